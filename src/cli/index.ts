@@ -1,0 +1,43 @@
+import { Command, CommanderError } from 'commander';
+import { UsageError } from './output.js';
+import { LibraryError } from '../library/store.js';
+import { registerLibrary } from './library/index.js';
+
+export function buildProgram(): Command {
+  const program = new Command('toolenv')
+    .description('ToolEnv: a tool-environment simulator for agent RL (50,011 real tool interfaces, simulated)')
+    .version(process.env.npm_package_version ?? '0.1.0')
+    .showHelpAfterError(false)
+    .exitOverride();
+  registerLibrary(program);
+  for (const command of program.commands) configure(command);
+  return program;
+}
+
+/** Subcommands throw instead of exiting, so main() owns every exit code. */
+function configure(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) configure(sub);
+}
+
+/** Runs the CLI; resolves to the process exit code (0 ok, 1 failure, 2 bad usage). */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has already printed help or its one-line message.
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (error instanceof UsageError || error instanceof LibraryError) {
+      process.stderr.write(`toolenv: ${error.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`toolenv: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (process.env.TOOLENV_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}

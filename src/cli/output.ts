@@ -1,0 +1,42 @@
+/** How every subcommand talks to its user: `--json` summaries on stdout's last line, one-line errors on stderr. */
+
+/** A mistake in what the user asked for: one line on stderr, exit code 2. */
+export class UsageError extends Error {}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+export function printLine(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** Parses an integer flag, or throws a UsageError naming the flag. */
+export function intFlag(name: string, value: string, { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = {}): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+export function numberFlag(name: string, value: string, { min = -Infinity, max = Infinity } = {}): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be a number between ${min} and ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** A horizontal bar chart for the terminal: one row per label, bars scaled to the largest value. */
+export function barChart(rows: { label: string; value: number }[], width = 40): string[] {
+  const max = Math.max(1, ...rows.map((r) => r.value));
+  const labelWidth = Math.max(0, ...rows.map((r) => r.label.length));
+  const valueWidth = Math.max(0, ...rows.map((r) => String(r.value).length));
+  const eighths = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+  return rows.map(({ label, value }) => {
+    const cells = (value / max) * width;
+    const bar = '█'.repeat(Math.floor(cells)) + eighths[Math.round((cells % 1) * 7)];
+    return `${label.padEnd(labelWidth)}  ${String(value).padStart(valueWidth)} ${bar}`;
+  });
+}

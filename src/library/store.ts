@@ -1,0 +1,278 @@
+import Database from 'better-sqlite3';
+import { mkdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync, gunzipSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+import type { ApiRecord, LibraryBatch, Tool } from './tool.js';
+
+export const LIBRARY_FILE = 'tools.db';
+const SCHEMA_VERSION = '1';
+
+export interface ToolSummary {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+}
+
+export interface ListQuery {
+  category?: string;
+  /** Case-insensitive substring of id, name or description. */
+  q?: string;
+  limit?: number;
+  /** Opaque: the `next_cursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface LibraryStats {
+  tools: number;
+  apis: number;
+  categories: { category: string; tools: number }[];
+  formats: Record<string, number>;
+  with_response_schema: number;
+  with_examples: number;
+  build: Record<string, unknown> | null;
+}
+
+export class LibraryError extends Error {}
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS apis (
+  api_id TEXT PRIMARY KEY, title TEXT NOT NULL, provider TEXT NOT NULL, category TEXT NOT NULL,
+  format TEXT NOT NULL, document BLOB
+);
+CREATE TABLE IF NOT EXISTS tools (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  category TEXT NOT NULL,
+  format TEXT NOT NULL,
+  api_id TEXT,
+  method TEXT,
+  path TEXT,
+  has_response_schema INTEGER NOT NULL,
+  has_examples INTEGER NOT NULL,
+  record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tools_category ON tools(category, seq);
+CREATE INDEX IF NOT EXISTS tools_api ON tools(api_id);
+`;
+
+/**
+ * The library: one SQLite file of tool records and API documents. Opening reads nothing but the schema
+ * version; records are parsed one at a time when asked for, behind a bounded LRU.
+ */
+export class LibraryStore {
+  readonly dir: string;
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly parsed = new LRUCache<string, Tool>({ max: 4096 });
+  private idList: string[] | undefined;
+  private readonly getRecord: Database.Statement<[string], { record: string }>;
+
+  private constructor(dir: string, db: Database.Database) {
+    this.dir = dir;
+    this.file = join(dir, LIBRARY_FILE);
+    this.db = db;
+    this.getRecord = db.prepare('SELECT record FROM tools WHERE id = ?');
+  }
+
+  static exists(dir: string): boolean {
+    return existsSync(join(dir, LIBRARY_FILE));
+  }
+
+  /** Opens an existing library read-only. */
+  static open(dir: string): LibraryStore {
+    const file = join(dir, LIBRARY_FILE);
+    if (!existsSync(file)) throw new LibraryError(`no library at ${dir} (expected ${file}); build one with \`toolenv library build\` or \`toolenv library import\``);
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    const store = new LibraryStore(dir, db);
+    const version = store.meta('schema_version');
+    if (version !== SCHEMA_VERSION) {
+      db.close();
+      throw new LibraryError(`${file} has library schema version ${version ?? 'none'}, this ToolEnv reads ${SCHEMA_VERSION}; rebuild it`);
+    }
+    return store;
+  }
+
+  /** Opens a library for writing, creating it when missing. */
+  static openWritable(dir: string): LibraryStore {
+    mkdirSync(dir, { recursive: true });
+    const db = new Database(join(dir, LIBRARY_FILE));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(DDL);
+    db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+    return new LibraryStore(dir, db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  meta(key: string): string | undefined {
+    return this.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(key)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  /** Writes a batch in one transaction: either all of it lands or none. Tools with an existing id are replaced. */
+  write(batch: LibraryBatch): void {
+    const putApi = this.db.prepare(
+      `INSERT INTO apis (api_id, title, provider, category, format, document) VALUES (@api_id, @title, @provider, @category, @format, @document)
+       ON CONFLICT(api_id) DO UPDATE SET title = excluded.title, provider = excluded.provider, category = excluded.category,
+       format = excluded.format, document = excluded.document`,
+    );
+    const putTool = this.db.prepare(
+      `INSERT INTO tools (id, name, description, category, format, api_id, method, path, has_response_schema, has_examples, record)
+       VALUES (@id, @name, @description, @category, @format, @api_id, @method, @path, @has_response_schema, @has_examples, @record)
+       ON CONFLICT(id) DO UPDATE SET name = excluded.name, description = excluded.description, category = excluded.category,
+       format = excluded.format, api_id = excluded.api_id, method = excluded.method, path = excluded.path,
+       has_response_schema = excluded.has_response_schema, has_examples = excluded.has_examples, record = excluded.record`,
+    );
+    this.db.transaction(() => {
+      for (const api of batch.apis) putApi.run(apiRow(api));
+      for (const tool of batch.tools) putTool.run(toolRow(tool));
+    })();
+    this.parsed.clear();
+    this.idList = undefined;
+  }
+
+  /** Removes every tool and API (a rebuild starts from an empty library). */
+  clear(): void {
+    this.db.exec('DELETE FROM tools; DELETE FROM apis;');
+    this.parsed.clear();
+    this.idList = undefined;
+  }
+
+  count(): number {
+    return this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tools').get()!.n;
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  get(id: string): Tool | undefined {
+    const hit = this.parsed.get(id);
+    if (hit) return hit;
+    const row = this.getRecord.get(id);
+    if (!row) return undefined;
+    const tool = JSON.parse(row.record) as Tool;
+    this.parsed.set(id, tool);
+    return tool;
+  }
+
+  /** Every tool id in library order; read once, on first use. */
+  ids(): readonly string[] {
+    this.idList ??= this.db.prepare<[], { id: string }>('SELECT id FROM tools ORDER BY seq').pluck().all() as unknown as string[];
+    return this.idList;
+  }
+
+  list(query: ListQuery = {}): { tools: ToolSummary[]; next_cursor: string | null } {
+    const limit = Math.max(1, Math.min(query.limit ?? 50, 1000));
+    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+    const where = ['seq > @after'];
+    if (query.category !== undefined) where.push('category = @category');
+    if (query.q) where.push("(id LIKE @q ESCAPE '\\' OR name LIKE @q ESCAPE '\\' OR description LIKE @q ESCAPE '\\')");
+    const rows = this.db
+      .prepare<Record<string, unknown>, ToolSummary & { seq: number }>(
+        `SELECT seq, id, name, description, category FROM tools WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit`,
+      )
+      .all({ after, category: query.category, q: query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined, limit: limit + 1 });
+    const page = rows.slice(0, limit);
+    const next_cursor = rows.length > limit ? encodeCursor(page[page.length - 1]!.seq) : null;
+    return { tools: page.map(({ seq: _seq, ...summary }) => summary), next_cursor };
+  }
+
+  /** Every full record in library order, parsed one at a time. */
+  *iterate(filter: { category?: string } = {}): IterableIterator<Tool> {
+    const sql = filter.category === undefined ? 'SELECT record FROM tools ORDER BY seq' : 'SELECT record FROM tools WHERE category = ? ORDER BY seq';
+    const stmt = this.db.prepare<unknown[], { record: string }>(sql);
+    const rows = filter.category === undefined ? stmt.iterate() : stmt.iterate(filter.category);
+    for (const row of rows) yield JSON.parse(row.record) as Tool;
+  }
+
+  api(apiId: string): Omit<ApiRecord, 'document'> | undefined {
+    return this.db
+      .prepare<[string], Omit<ApiRecord, 'document'>>('SELECT api_id, title, provider, category, format FROM apis WHERE api_id = ?')
+      .get(apiId);
+  }
+
+  /** The API's source document, decompressed and parsed on each call: callers cache what they need. */
+  apiDocument(apiId: string): unknown {
+    const row = this.db.prepare<[string], { document: Buffer | null }>('SELECT document FROM apis WHERE api_id = ?').get(apiId);
+    return row?.document ? JSON.parse(gunzipSync(row.document).toString('utf8')) : undefined;
+  }
+
+  /** The REST operations of one API: enough to route a request without parsing any record. */
+  apiOperations(apiId: string): { id: string; method: string; path: string }[] {
+    return this.db
+      .prepare<[string], { id: string; method: string; path: string }>(
+        'SELECT id, method, path FROM tools WHERE api_id = ? AND method IS NOT NULL AND path IS NOT NULL ORDER BY seq',
+      )
+      .all(apiId);
+  }
+
+  stats(): LibraryStats {
+    const one = <T>(sql: string) => this.db.prepare<[], T>(sql).get()!;
+    const formats: Record<string, number> = {};
+    for (const row of this.db.prepare<[], { format: string; n: number }>('SELECT format, count(*) AS n FROM tools GROUP BY format').all()) {
+      formats[row.format] = row.n;
+    }
+    const build = this.meta('build');
+    return {
+      tools: this.count(),
+      apis: one<{ n: number }>('SELECT count(*) AS n FROM apis').n,
+      categories: this.db
+        .prepare<[], { category: string; tools: number }>('SELECT category, count(*) AS tools FROM tools GROUP BY category ORDER BY tools DESC, category')
+        .all(),
+      formats,
+      with_response_schema: one<{ n: number }>('SELECT count(*) AS n FROM tools WHERE has_response_schema = 1').n,
+      with_examples: one<{ n: number }>('SELECT count(*) AS n FROM tools WHERE has_examples = 1').n,
+      build: build ? (JSON.parse(build) as Record<string, unknown>) : null,
+    };
+  }
+}
+
+function apiRow(api: ApiRecord) {
+  return {
+    api_id: api.api_id,
+    title: api.title,
+    provider: api.provider,
+    category: api.category,
+    format: api.format,
+    document: api.document === undefined ? null : gzipSync(JSON.stringify(api.document), { level: 6 }),
+  };
+}
+
+function toolRow(tool: Tool) {
+  const openapi = tool.origin.format === 'openapi' ? tool.origin : undefined;
+  return {
+    id: tool.id,
+    name: tool.name,
+    description: tool.description,
+    category: tool.category,
+    format: tool.origin.format,
+    api_id: openapi?.api_id ?? null,
+    method: openapi?.method ?? null,
+    path: openapi?.path ?? null,
+    has_response_schema: tool.response_schema === undefined ? 0 : 1,
+    has_examples: tool.examples.length > 0 ? 1 : 0,
+    record: JSON.stringify(tool),
+  };
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(String(seq)).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const seq = Number(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!Number.isSafeInteger(seq) || seq < 0) throw new LibraryError(`invalid cursor ${JSON.stringify(cursor)}`);
+  return seq;
+}

@@ -1,0 +1,43 @@
+import type { Tool } from '../library/tool.js';
+
+/** Where a response came from; travels as the `x-toolenv-source` header. `rule` marks a Rule-layer answer (4xx, injected error). */
+export type ResponseSource = 'cache' | 'example' | 'model' | 'synth' | 'rule';
+
+/** Injected error kinds; travel as the `x-toolenv-error` header. */
+export type InjectedErrorKind = 'rate_limit' | 'network' | 'timeout' | 'auth';
+
+export type Arguments = Record<string, unknown>;
+
+/** Per-request controls in Prism's style (`Prefer: code=429, example=NAME, dynamic=true`). */
+export interface CallControls {
+  code?: number;
+  example?: string;
+  dynamic?: boolean;
+}
+
+export interface CallResult {
+  status: number;
+  body: unknown;
+  source: ResponseSource;
+  /** Extra response headers the simulated API sends (Retry-After, content-type of a problem…). */
+  headers: Record<string, string>;
+  error?: InjectedErrorKind;
+}
+
+export interface RespondContext {
+  /** The server's seed; responders derive their randomness from it, the tool and the arguments only. */
+  seed: number;
+  signal?: AbortSignal;
+}
+
+export interface Responded {
+  status: number;
+  body: unknown;
+}
+
+/** The Response layer: spec examples, the synthesizer, and (later) the LLM models implement it. */
+export interface Responder {
+  readonly name: Exclude<ResponseSource, 'cache' | 'rule'>;
+  /** Resolves to undefined when this responder has nothing to say for the call (the next one is tried). */
+  respond(tool: Tool, args: Arguments, ctx: RespondContext): Promise<Responded | undefined>;
+}
