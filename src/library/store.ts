@@ -272,7 +272,8 @@ function encodeCursor(seq: number): string {
 }
 
 function decodeCursor(cursor: string): number {
-  const seq = Number(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!Number.isSafeInteger(seq) || seq < 0) throw new LibraryError(`invalid cursor ${JSON.stringify(cursor)}`);
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const seq = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(seq)) throw new LibraryError(`invalid cursor ${JSON.stringify(cursor)}`);
   return seq;
 }
