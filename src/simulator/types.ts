@@ -41,3 +41,14 @@ export interface Responder {
   /** Resolves to undefined when this responder has nothing to say for the call (the next one is tried). */
   respond(tool: Tool, args: Arguments, ctx: RespondContext): Promise<Responded | undefined>;
 }
+
+export interface CallOptions {
+  controls?: CallControls;
+  /** Overrides the server's error rate for this call (0 turns injection off). */
+  errorRate?: number;
+}
+
+/** The pipeline Rule → Cache → Response → write-back, as the server, the CLI and episodes see it. */
+export interface Simulator {
+  call(toolId: string, args: unknown, options?: CallOptions): Promise<CallResult>;
+}
