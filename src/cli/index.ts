@@ -1,17 +1,24 @@
+import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { UsageError } from './output.js';
 import { LibraryError } from '../library/store.js';
 import { registerLibrary } from './library/index.js';
+import { registerBench } from './bench.js';
 
 export function buildProgram(): Command {
   const program = new Command('toolenv')
     .description('ToolEnv: a tool-environment simulator for agent RL (50,011 real tool interfaces, simulated)')
-    .version(process.env.npm_package_version ?? '0.1.0')
+    .version(packageVersion())
     .showHelpAfterError(false)
     .exitOverride();
   registerLibrary(program);
+  registerBench(program);
   for (const command of program.commands) configure(command);
   return program;
+}
+
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 }
 
 /** Subcommands throw instead of exiting, so main() owns every exit code. */

@@ -1,0 +1,24 @@
+# ToolEnv server with the default 50,011-tool library built into the image.
+#   docker build -t toolenv .
+#   docker run --rm -p 8080:8080 toolenv
+FROM node:20-bookworm-slim
+
+# better-sqlite3 falls back to a native build when no prebuilt binary matches.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY package.json package-lock.json .npmrc tsconfig.json ./
+COPY bin ./bin
+COPY src ./src
+COPY schemas ./schemas
+COPY test ./test
+RUN npm ci \
+ && node bin/toolenv library build \
+ && npm prune --omit=dev \
+ && rm -rf test dist/test
+
+ENV NODE_ENV=production
+EXPOSE 8080
+CMD ["node", "bin/toolenv", "serve", "--host", "0.0.0.0", "--port", "8080"]

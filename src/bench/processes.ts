@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export interface Running {
+  child: ChildProcess;
+  /** Milliseconds from spawn until the process said it was ready. */
+  readyMs: number;
+  /** The line (or regex match) that said so. */
+  ready: string;
+  stop(): Promise<void>;
+}
+
+/** Spawns a process and resolves once a line of its stdout or stderr matches `ready`; rejects on exit or timeout. */
+export function startProcess(command: string, args: string[], ready: RegExp, { timeoutMs = 120_000, env = process.env } = {}): Promise<Running> {
+  const started = performance.now();
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${command} ${args.join(' ')} was not ready after ${timeoutMs} ms:\n${output.slice(-2000)}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = ready.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      child.stderr!.off('data', onData);
+      child.stdout!.resume();
+      child.stderr!.resume();
+      child.off('exit', onExit);
+      resolve({ child, readyMs: performance.now() - started, ready: match[0], stop: () => stop(child) });
+    };
+    const onExit = (code: number | null) => fail(new Error(`${command} ${args.join(' ')} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', onExit);
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident set size of a process, in MiB, from /proc (Linux). */
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for process ${pid}`);
+  return Math.round(Number(match[1]) / 1024);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LibraryStore } from '../library/store.js';
+import { toHttpRequest, type HttpRequestShape } from '../library/http-request.js';
+import type { Tool } from '../library/tool.js';
+import { synthesize } from '../simulator/synth/index.js';
+import { packageRoot } from '../paths.js';
+import { load, type LoadResult } from './load.js';
+import { freePort, rssMb, startProcess, type Running } from './processes.js';
+
+export interface BenchOptions {
+  library: string;
+  durationSeconds: number;
+  connections: number;
+  prism: boolean;
+  log: (line: string) => void;
+}
+
+export interface BenchReport {
+  library_tools: number;
+  open_ms: number;
+  startup_ms: number;
+  rss_mb: number;
+  rss_after_load_mb: number;
+  ceiling_rps: number;
+  call_rps: number;
+  rest_rps: number;
+  prism_rps: number | null;
+  call_vs_ceiling: number;
+  call_vs_prism: number | null;
+  tool: string;
+  connections: number;
+  duration_s: number;
+  details: Record<string, LoadResult>;
+}
+
+const SERVE_READY = /"url":"(http:\/\/[^"]+)"/;
+
+/** One bench run: every server in its own process, the load generator in this one, all measured back to back. */
+export async function runBench(options: BenchOptions): Promise<BenchReport> {
+  const { log } = options;
+  const work = mkdtempSync(join(tmpdir(), 'toolenv-bench-'));
+  const running: Running[] = [];
+  try {
+    const started = performance.now();
+    const store = LibraryStore.open(options.library);
+    const firstId = store.ids()[0];
+    if (firstId) store.get(firstId);
+    const open_ms = round(performance.now() - started);
+    const libraryTools = store.count();
+    const target = pickTarget(store);
+    store.close();
+    log(`library ${options.library}: ${libraryTools} tools, opened in ${open_ms} ms; target tool ${target.tool.id} (${target.request.method} ${target.request.url})`);
+    const run = (url: string, init: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {}) =>
+      load({ url, connections: options.connections, durationSeconds: options.durationSeconds, ...init });
+
+    log('ceiling: bare hono endpoint');
+    const ceilingServer = await startProcess(process.execPath, [join(packageRoot, 'dist/src/bench/ceiling-server.js')], SERVE_READY);
+    running.push(ceilingServer);
+    const ceiling = await run(SERVE_READY.exec(ceilingServer.ready)![1]!);
+    await ceilingServer.stop();
+
+    log('toolenv: serve with the library');
+    const cacheFile = join(work, 'cache.db');
+    const toolenv = await startProcess(
+      process.execPath,
+      [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', options.library, '--cache', cacheFile, '--error-rate', '0', '--json'],
+      SERVE_READY,
+    );
+    running.push(toolenv);
+    const base = SERVE_READY.exec(toolenv.ready)![1]!;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const rss_mb = rssMb(toolenv.child.pid!);
+    const callUrl = `${base}/v1/tools/${encodeURIComponent(target.tool.id)}/call`;
+    const callBody = JSON.stringify({ arguments: target.args });
+    const jsonHeaders = { 'content-type': 'application/json' };
+    const warm = await fetch(callUrl, { method: 'POST', headers: jsonHeaders, body: callBody });
+    if (warm.status >= 400) throw new Error(`warm-up call answered ${warm.status}: ${await warm.text()}`);
+    const call = await run(callUrl, { method: 'POST', body: callBody, headers: jsonHeaders });
+    const restUrl = `${base}/apis/${target.apiId}${target.request.url}`;
+    await fetch(restUrl, { headers: target.request.headers });
+    const rest = await run(restUrl, { headers: target.request.headers });
+    const documentResponse = await fetch(`${base}/apis/${target.apiId}/openapi.json`);
+    const document = await documentResponse.text();
+    const rss_after_load_mb = rssMb(toolenv.child.pid!);
+    await toolenv.stop();
+
+    let prism: LoadResult | null = null;
+    if (options.prism) {
+      log('prism: mocking the same API document');
+      const documentFile = join(work, 'openapi.json');
+      writeFileSync(documentFile, document);
+      const port = await freePort();
+      const prismServer = await startProcess(
+        process.execPath,
+        [join(packageRoot, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', '-h', '127.0.0.1', '-p', String(port), documentFile],
+        /Prism is listening/,
+      );
+      running.push(prismServer);
+      const prismUrl = `http://127.0.0.1:${port}${target.request.url}`;
+      const probe = await fetch(prismUrl, { headers: target.request.headers });
+      if (probe.status >= 400) log(`prism answered ${probe.status} to ${target.request.url}: ${(await probe.text()).slice(0, 200)}`);
+      prism = await run(prismUrl, { headers: target.request.headers });
+      await prismServer.stop();
+    }
+
+    const details: Record<string, LoadResult> = { ceiling, call, rest, ...(prism ? { prism } : {}) };
+    return {
+      library_tools: libraryTools,
+      open_ms,
+      startup_ms: round(toolenv.readyMs),
+      rss_mb,
+      rss_after_load_mb,
+      ceiling_rps: ceiling.rps,
+      call_rps: call.rps,
+      rest_rps: rest.rps,
+      prism_rps: prism?.rps ?? null,
+      call_vs_ceiling: ratio(call.rps, ceiling.rps),
+      call_vs_prism: prism ? ratio(call.rps, prism.rps) : null,
+      tool: target.tool.id,
+      connections: options.connections,
+      duration_s: options.durationSeconds,
+      details,
+    };
+  } finally {
+    await Promise.all(running.map((r) => r.stop()));
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+interface Target {
+  tool: Tool;
+  apiId: string;
+  args: Record<string, unknown>;
+  request: HttpRequestShape;
+}
+
+/** The first GET tool in library order with a path parameter and a response schema: a typical read, routed by template. */
+function pickTarget(store: LibraryStore): Target {
+  for (const tool of store.iterate()) {
+    if (tool.origin.format !== 'openapi' || tool.origin.method !== 'get' || !tool.response_schema) continue;
+    if (!Object.values(tool.bindings ?? {}).some((b) => b.in === 'path')) continue;
+    const args = synthesize({ ...tool, response_schema: tool.parameters, response_status: 200 }, {}, 1).body as Record<string, unknown>;
+    const request = toHttpRequest(tool, args);
+    if (!request || /[{}]/.test(request.url)) continue;
+    return { tool, apiId: tool.origin.api_id, args, request };
+  }
+  throw new Error('the library has no GET tool with a path parameter and a response schema to benchmark');
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);
