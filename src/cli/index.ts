@@ -4,6 +4,8 @@ import { UsageError } from './output.js';
 import { LibraryError } from '../library/store.js';
 import { registerLibrary } from './library/index.js';
 import { registerBench } from './bench.js';
+import { registerGraph } from './graph/index.js';
+import { registerSearch } from './search/index.js';
 
 export function buildProgram(): Command {
   const program = new Command('toolenv')
@@ -13,6 +15,8 @@ export function buildProgram(): Command {
     .exitOverride();
   registerLibrary(program);
   registerBench(program);
+  registerGraph(program);
+  registerSearch(program);
   for (const command of program.commands) configure(command);
   return program;
 }

@@ -11,6 +11,8 @@ export function isValidId(id: string): boolean {
 export function slug(text: string): string {
   return text
     .normalize('NFKD')
+    // NFKD splits "Ñ" into "N" and a combining tilde: drop the marks so that it reads "N", not "N_".
+    .replace(/\p{M}+/gu, '')
     .replace(/[^A-Za-z0-9_-]+/g, '_')
     .replace(/^[_-]+|[_-]+$/g, '');
 }

@@ -203,6 +203,11 @@ export class LibraryStore {
       .get(apiId);
   }
 
+  /** Every API in api_id order, without documents. */
+  apis(): Omit<ApiRecord, 'document'>[] {
+    return this.db.prepare<[], Omit<ApiRecord, 'document'>>('SELECT api_id, title, provider, category, format FROM apis ORDER BY api_id').all();
+  }
+
   /** The API's source document, decompressed and parsed on each call: callers cache what they need. */
   apiDocument(apiId: string): unknown {
     const row = this.db.prepare<[string], { document: Buffer | null }>('SELECT document FROM apis WHERE api_id = ?').get(apiId);

@@ -13,10 +13,12 @@ export function registerList(library: Command): void {
     .action(async (opts: { library: string; category?: string; json?: boolean }) => {
       const store = LibraryStore.open(opts.library);
       try {
+        const write = stdoutWriter();
         const out: string[] = [];
         const flush = async () => {
-          if (!process.stdout.write(out.join(''))) await new Promise((resolve) => process.stdout.once('drain', resolve));
+          const open = await write(out.join(''));
           out.length = 0;
+          return open;
         };
         for (const tool of store.iterate({ category: opts.category })) {
           out.push(
@@ -24,11 +26,34 @@ export function registerList(library: Command): void {
               ? `${JSON.stringify({ id: tool.id, name: tool.name, description: tool.description, category: tool.category, parameters: tool.parameters, origin: tool.origin })}\n`
               : `${tool.id}\t${tool.category}\t${tool.name}\n`,
           );
-          if (out.length >= 1000) await flush();
+          if (out.length >= 1000 && !(await flush())) return;
         }
         await flush();
       } finally {
         store.close();
       }
     });
+}
+
+/**
+ * Writes to stdout, waiting while its buffer is full; resolves false once the reader is gone, so that
+ * `toolenv library list | head` stops quietly instead of dying of EPIPE with a stack trace.
+ */
+function stdoutWriter(): (chunk: string) => Promise<boolean> {
+  let gone = false;
+  let wake: (() => void) | undefined;
+  process.stdout.on('error', () => {
+    gone = true;
+    wake?.();
+  });
+  return async (chunk) => {
+    if (gone) return false;
+    if (!process.stdout.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        process.stdout.once('drain', resolve);
+      });
+    }
+    return !gone;
+  };
 }

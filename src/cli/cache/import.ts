@@ -1,0 +1,81 @@
+import { statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { LibraryStore } from '../../library/store.js';
+import { ResponseCache, type ImportCounts } from '../../simulator/cache.js';
+import { readExportFile } from '../../simulator/cache-jsonl.js';
+import { readStableBench, StableBenchIndex, type StableBenchReport } from '../../simulator/stablebench.js';
+import { defaultCacheFile, defaultLibraryDir } from '../../paths.js';
+import { printJson, printLine, UsageError } from '../output.js';
+
+interface ImportOptions {
+  cache: string;
+  library: string;
+  replace?: boolean;
+  json?: boolean;
+}
+
+export function registerCacheImport(cache: Command): void {
+  cache
+    .command('import')
+    .description(
+      'import a `cache export` JSON Lines file, or a StableToolBench tool_response_cache directory (<Category>/<tool>/<api>.json, ' +
+        'matched to library tools of ToolBench origin); all in one transaction: bad input stores nothing',
+    )
+    .argument('<path>', 'JSON Lines file, or StableToolBench cache directory')
+    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--library <dir>', 'library whose ToolBench tools a StableToolBench cache is matched to', defaultLibraryDir())
+    .option('--replace', 'imported entries replace existing ones with the same tool and arguments (default: existing ones are kept)')
+    .option('--json', 'print the summary as one JSON object')
+    .action((path: string, opts: ImportOptions) => {
+      let isDirectory: boolean;
+      try {
+        isDirectory = statSync(path).isDirectory();
+      } catch {
+        throw new UsageError(`cannot read ${path}: no such file or directory`);
+      }
+      if (isDirectory) importStableBench(path, opts);
+      else importJsonLines(path, opts);
+    });
+}
+
+function importJsonLines(file: string, opts: ImportOptions): void {
+  const counts = withCache(opts.cache, (store) => store.import(readExportFile(file), { replace: opts.replace }));
+  if (opts.json) return printJson({ cache: opts.cache, from: file, format: 'jsonl', ...counts });
+  printLine(`imported ${file} into ${opts.cache}: ${describe(counts)}`);
+}
+
+function importStableBench(root: string, opts: ImportOptions): void {
+  const library = LibraryStore.open(opts.library);
+  let index: StableBenchIndex;
+  try {
+    index = new StableBenchIndex(library.iterate());
+  } finally {
+    library.close();
+  }
+  if (index.size === 0) throw new UsageError(`${opts.library} has no tools of ToolBench origin to match a StableToolBench cache to`);
+  const report: StableBenchReport = { files: 0, matched_files: 0, unmatched: [], entries: 0, skipped_errors: 0, skipped_arguments: [] };
+  const counts = withCache(opts.cache, (store) => store.import(readStableBench(root, index, report), { replace: opts.replace }));
+  if (opts.json) return printJson({ cache: opts.cache, from: root, format: 'stabletoolbench', ...counts, ...report });
+  printLine(`imported ${root} into ${opts.cache}: ${describe(counts)}`);
+  printLine(`files: ${report.files}, matched to library tools: ${report.matched_files}, unmatched: ${report.unmatched.length}`);
+  printLine(`skipped: ${report.skipped_errors} recorded errors, ${report.skipped_arguments.length} unreadable argument keys`);
+  const shown = report.unmatched.slice(0, 20);
+  if (shown.length > 0) {
+    printLine('unmatched files:');
+    for (const file of shown) printLine(`  ${file}`);
+    if (report.unmatched.length > shown.length) printLine(`  … and ${report.unmatched.length - shown.length} more (--json lists all)`);
+  }
+}
+
+function withCache<T>(file: string, run: (store: ResponseCache) => T): T {
+  const store = ResponseCache.open(file);
+  try {
+    return run(store);
+  } finally {
+    store.close();
+  }
+}
+
+function describe(counts: ImportCounts): string {
+  return `${counts.inserted} new, ${counts.replaced} replaced, ${counts.kept} kept (already cached)`;
+}

@@ -1,0 +1,118 @@
+/**
+ * Candidate pairs without comparing every tool with every other: tools meet only through an index entry they
+ * share — a key (`pet.id`) within one API or one provider, or a REST path within one API. Work grows with the
+ * size of each entry, not with the square of the library.
+ */
+import type { Input, Output, ToolFeatures } from './features.js';
+import { typesFit } from './schema-walk.js';
+
+export interface KeyMatch {
+  /** The producer: its response carries `output`. */
+  a: ToolFeatures;
+  /** The consumer: it takes `input`. */
+  b: ToolFeatures;
+  output: Output;
+  input: Input;
+}
+
+export interface MatchLimits {
+  /**
+   * A key more tools need than this within one scope is context the caller holds (an account, a project, a
+   * subscription), not a value one call hands the next; its entry is skipped.
+   */
+  maxConsumers: number;
+  /** A key more tools return than this is too common to say which call fed which. */
+  maxProducers: number;
+}
+
+export const DEFAULT_LIMITS: MatchLimits = { maxConsumers: 150, maxProducers: 60 };
+
+export interface KeyMatches {
+  matches: KeyMatch[];
+  /** Index entries skipped for being too common: `scope key (producers × consumers)`. */
+  skipped: string[];
+}
+
+type Scope = 'api' | 'provider';
+
+/** Producer–consumer pairs sharing a key, within one API (`api`) or across the APIs of one provider (`provider`). */
+export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limits: MatchLimits = DEFAULT_LIMITS): KeyMatches {
+  const scopeOf = scope === 'api' ? (f: ToolFeatures) => f.group : (f: ToolFeatures) => f.provider;
+  const multiGroup = scope === 'provider' ? providersWithSeveralApis(features) : undefined;
+  const addressed = addressedByGroup(features);
+  const producers = new Map<string, { tool: ToolFeatures; output: Output }[]>();
+  const consumers = new Map<string, { tool: ToolFeatures; input: Input }[]>();
+  for (const tool of features) {
+    if (multiGroup && !multiGroup.has(tool.provider)) continue;
+    const at = scopeOf(tool);
+    for (const output of tool.outputs) push(producers, `${at}\u0000${output.key}`, { tool, output });
+    for (const input of tool.inputs) {
+      if (input.bare && !addressed.get(tool.group)?.has(input.key.slice(0, -'.id'.length))) continue;
+      push(consumers, `${at}\u0000${input.key}`, { tool, input });
+    }
+  }
+  const matches: KeyMatch[] = [];
+  const skipped: string[] = [];
+  for (const [entry, takers] of consumers) {
+    const givers = producers.get(entry);
+    if (!givers) continue;
+    if (takers.length > limits.maxConsumers || givers.length > limits.maxProducers) {
+      skipped.push(`${entry.replace('\u0000', ' ')} (${givers.length} × ${takers.length})`);
+      continue;
+    }
+    for (const { tool: b, input } of takers) {
+      for (const { tool: a, output } of givers) {
+        if (a.id === b.id || (scope === 'provider' && a.group === b.group)) continue;
+        if (typesFit(output, input)) matches.push({ a, b, output, input });
+      }
+    }
+  }
+  return { matches, skipped };
+}
+
+function providersWithSeveralApis(features: readonly ToolFeatures[]): Set<string> {
+  const groups = new Map<string, Set<string>>();
+  for (const f of features) addTo(groups, f.provider, f.group);
+  return new Set([...groups].filter(([, g]) => g.size > 1).map(([provider]) => provider));
+}
+
+/** The nouns each API addresses by a path parameter: a bare `customer` parameter means `customer.id` only there. */
+function addressedByGroup(features: readonly ToolFeatures[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const f of features) for (const noun of f.addressed) addTo(out, f.group, noun);
+  return out;
+}
+
+export interface PathIndex {
+  /** `group \0 shape` → the tools on that exact path shape. */
+  byShape: Map<string, ToolFeatures[]>;
+  /** `group \0 prefix` → the tools whose path continues `prefix/{}…`: members (and their sub-resources) of that collection. */
+  byCollection: Map<string, ToolFeatures[]>;
+}
+
+export function pathIndex(features: readonly ToolFeatures[]): PathIndex {
+  const byShape = new Map<string, ToolFeatures[]>();
+  const byCollection = new Map<string, ToolFeatures[]>();
+  for (const f of features) {
+    if (f.shape === null) continue;
+    push(byShape, `${f.group}\u0000${f.shape}`, f);
+    let at = f.shape.indexOf('/{}');
+    while (at > 0) {
+      push(byCollection, `${f.group}\u0000${f.shape.slice(0, at)}`, f);
+      at = f.shape.indexOf('/{}', at + 1);
+    }
+  }
+  return { byShape, byCollection };
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (set) set.add(value);
+  else map.set(key, new Set([value]));
+}

@@ -1,0 +1,253 @@
+/**
+ * What the graph rules need to know about one tool, read once from its record: the API it belongs to, its REST
+ * shape, the keys it consumes (parameters) and the keys it produces (response fields). A key names a resource
+ * attribute (`pet.id`), so `petId`, `pet_id` and the `id` inside a pet object meet at one index entry.
+ */
+import type { ParamLocation, Tool } from '../library/tool.js';
+import { idAttr, isAmbientWord, isVagueNoun, isWrapper, nounOf, singular, words } from './names.js';
+import { collectionOf, isCreate, nameNoun, parsePath, pathNoun, pathShape, type Segment } from './paths.js';
+import { asNode, deref, isObjectLike, properties, requiredList, scalarType, schemaName, variants, type ScalarType, type SchemaNode } from './schema-walk.js';
+
+export interface Input extends ScalarType {
+  key: string;
+  param: string;
+  required: boolean;
+  location: ParamLocation | 'unknown';
+  /**
+   * A bare noun outside the path (`customer` in a request body, Stripe style). It means `customer.id` only when
+   * the API addresses `customer` by id somewhere; the index checks that.
+   */
+  bare: boolean;
+}
+
+export interface Output extends ScalarType {
+  key: string;
+  /** The field belongs to the tool's own resource (a pet's `id` from GET /pets), not a reference to another (an order's `petId`). */
+  owned: boolean;
+  /** Where in the response the field sits: `data[].company_id`. */
+  field: string;
+}
+
+export interface ToolFeatures {
+  id: string;
+  /** The API the tool belongs to (an OpenAPI document, a ToolBench tool…). */
+  group: string;
+  provider: string;
+  method: string | null;
+  path: string | null;
+  /** `path` with parameters blanked. */
+  shape: string | null;
+  /** The tool's own resource nouns, most specific first. */
+  nouns: string[];
+  creates: boolean;
+  inputs: Input[];
+  outputs: Output[];
+  /** Nouns this tool's path addresses by a parameter (`/customers/{customer}` → `customer`). */
+  addressed: string[];
+}
+
+const MAX_OUTPUTS = 400;
+const MAX_DEPTH = 6;
+/** Schema nodes visited per response: deep, wide schemas (cloud provider specs) stop here, well past any field that matters. */
+const MAX_VISITS = 4000;
+
+/** `provider` groups APIs of one vendor (OpenAPI); without one, the tool's API is its own provider. */
+export function toolFeatures(tool: Tool, provider?: string): ToolFeatures {
+  const rest = tool.origin.format === 'openapi' ? tool.origin : undefined;
+  const segments = rest ? parsePath(rest.path) : [];
+  const method = rest ? rest.method.toLowerCase() : null;
+  const nouns = ownNouns(tool, segments);
+  const creates = rest ? isCreate(method, segments) : /^(create|add|new|register|insert|post)\b/.test(words(tool.name).join(' '));
+  const group = groupOf(tool);
+  const features: ToolFeatures = {
+    id: tool.id,
+    group,
+    provider: provider ?? group,
+    method,
+    path: rest ? rest.path : null,
+    shape: rest ? pathShape(rest.path) : null,
+    nouns,
+    creates,
+    inputs: [],
+    outputs: [],
+    addressed: addressedNouns(segments),
+  };
+  features.inputs = readInputs(tool, segments, features);
+  const produced = new Set<string>();
+  const consumed = new Set(features.inputs.filter((i) => i.required).map((i) => i.key));
+  for (const output of readOutputs(tool.response_schema, nouns)) {
+    // A tool does not produce what it must be given: GET /pets/{petId} echoes the pet id, it does not mint one.
+    if (consumed.has(output.key) || produced.has(output.key)) continue;
+    produced.add(output.key);
+    features.outputs.push(output);
+  }
+  return features;
+}
+
+/** The API a tool belongs to, for any record format. */
+export function groupOf(tool: Tool): string {
+  const origin = tool.origin;
+  switch (origin.format) {
+    case 'openapi':
+      return origin.api_id;
+    case 'toolbench':
+      return `toolbench:${origin.category}/${origin.tool_name}`;
+    case 'mcp':
+    case 'openai': {
+      // Namespaced names (`github.create_issue`, `server/tool`) carry their server; a bare name is its own group.
+      const cut = origin.name.search(/[./:]/);
+      return `${origin.format}:${cut > 0 ? origin.name.slice(0, cut) : origin.name}`;
+    }
+  }
+}
+
+function ownNouns(tool: Tool, segments: Segment[]): string[] {
+  const nouns: string[] = [];
+  const add = (noun: string | undefined) => {
+    if (noun && !isVagueNoun(noun) && !nouns.includes(noun)) nouns.push(noun);
+  };
+  add(pathNoun(segments));
+  if (nouns.length === 0) {
+    add(nameNoun(tool.origin.format === 'openapi' ? (tool.origin.operation_id ?? tool.name) : tool.name));
+  }
+  const root = deref(tool.response_schema, tool.response_schema);
+  const body = root && (deref(root.items, tool.response_schema) ?? root);
+  const title = body && schemaName(body);
+  if (title) add(nounOf(words(title)));
+  return nouns;
+}
+
+function addressedNouns(segments: Segment[]): string[] {
+  const out: string[] = [];
+  for (const segment of segments) {
+    if (!segment.param) continue;
+    const noun = collectionOf(segments, segment.text);
+    if (noun && !out.includes(noun)) out.push(noun);
+  }
+  return out;
+}
+
+function readInputs(tool: Tool, segments: Segment[], features: ToolFeatures): Input[] {
+  const root = tool.parameters;
+  const required = new Set(requiredList(root as SchemaNode));
+  const inputs: Input[] = [];
+  for (const [param, schema] of properties(root as SchemaNode)) {
+    const location = tool.bindings?.[param]?.in ?? (tool.origin.format === 'openapi' ? 'body' : 'unknown');
+    if (location === 'header' || location === 'cookie') continue;
+    const isRequired = required.has(param) || location === 'path';
+    for (const input of inputsOf(param, schema, root, segments, location, isRequired, features)) {
+      // A create names the new member itself: POST /pets with `name` does not need an existing pet's name.
+      if (features.creates && features.nouns[0] !== undefined && input.key.startsWith(`${features.nouns[0]}.`)) continue;
+      inputs.push(input);
+    }
+  }
+  return inputs;
+}
+
+function inputsOf(
+  param: string,
+  schema: unknown,
+  root: unknown,
+  segments: Segment[],
+  location: Input['location'],
+  required: boolean,
+  features: ToolFeatures,
+): Input[] {
+  const make = (key: string, type: ScalarType, bare = false): Input => ({ ...type, key, param, required, location, bare });
+  const ws = words(param);
+  const type = scalarType(schema, root);
+  if (!type) return objectReference(param, ws, schema, root, location, required);
+  const last = ws[ws.length - 1];
+  if (last === undefined) return [];
+  if (ws.length >= 2) {
+    const attr = idAttr(last);
+    const noun = nounOf(ws.slice(0, -1));
+    return attr && !isVagueNoun(noun) ? [make(`${noun}.${attr}`, type)] : [];
+  }
+  const attr = idAttr(last);
+  if (location === 'path') {
+    const collection = collectionOf(segments, param);
+    if (!collection) return [];
+    if (attr) return [make(`${collection}.${attr}`, type)];
+    if (singular(last) === collection.split('_').pop()) return [make(`${collection}.id`, type)];
+    return isAmbientWord(last) ? [] : [make(`${collection}.${last}`, type)];
+  }
+  if (attr === 'id' || attr === 'uuid' || attr === 'guid') {
+    const own = features.nouns[0];
+    return own ? [make(`${own}.${attr}`, type)] : [];
+  }
+  if (!attr && !isAmbientWord(last) && (type.type === 'string' || type.type === 'integer')) return [make(`${singular(last)}.id`, type, true)];
+  return [];
+}
+
+/** An object parameter that points at a resource by its id (`category: {id}` → `category.id`). */
+function objectReference(param: string, ws: string[], schema: unknown, root: unknown, location: Input['location'], required: boolean): Input[] {
+  const node = deref(schema, root);
+  if (!node) return [];
+  const noun = nounOf(ws);
+  if (isVagueNoun(noun) || isWrapper(param)) return [];
+  const inner = new Set(requiredList(node));
+  for (const [prop, sub] of properties(node)) {
+    const attr = idAttr(prop.toLowerCase());
+    if (attr !== 'id' && attr !== 'uuid') continue;
+    const type = scalarType(sub, root);
+    if (!type) continue;
+    return [{ ...type, key: `${noun}.${attr}`, param: `${param}.${prop}`, required: required && (inner.has(prop) || properties(node).length === 1), location, bare: false }];
+  }
+  return [];
+}
+
+/** Every identifying field of a response, keyed by the resource that owns it. */
+function readOutputs(schema: unknown, rootNouns: string[]): Output[] {
+  const out: Output[] = [];
+  const seen = new Set<unknown>();
+  let visits = 0;
+  const visit = (node: SchemaNode | undefined, owners: string[], field: string, depth: number): void => {
+    if (!node || depth > MAX_DEPTH || out.length >= MAX_OUTPUTS || seen.has(node) || ++visits > MAX_VISITS) return;
+    seen.add(node);
+    for (const variant of variants(node)) visit(deref(variant, schema), owners, field, depth + 1);
+    const items = deref(node.items, schema);
+    if (items) visit(items, owners, `${field}[]`, depth + 1);
+    for (const [prop, sub] of properties(node)) {
+      const path = field === '' ? prop : `${field}.${prop}`;
+      const type = scalarType(sub, schema);
+      if (type) {
+        for (const key of outputKeys(prop, owners)) out.push({ ...type, key, field: path, owned: rootNouns.includes(key.slice(0, key.lastIndexOf('.'))) });
+        continue;
+      }
+      const child = deref(sub, schema);
+      if (!child) continue;
+      const childOwners = isWrapper(prop) ? owners : nestedOwners(prop, child, schema);
+      visit(child, childOwners, path, depth + 1);
+    }
+    seen.delete(node);
+  };
+  const root = deref(schema, schema);
+  if (root && (isObjectLike(root) || root.items !== undefined)) visit(root, rootNouns, '', 0);
+  return out;
+}
+
+function nestedOwners(prop: string, child: SchemaNode, root: unknown): string[] {
+  const owners: string[] = [];
+  const add = (noun: string) => {
+    if (!isVagueNoun(noun) && !owners.includes(noun)) owners.push(noun);
+  };
+  add(nounOf(words(prop)));
+  const items = asNode(child.items) ? deref(child.items, root) : undefined;
+  const title = schemaName(items ?? child);
+  if (title) add(nounOf(words(title)));
+  return owners;
+}
+
+function outputKeys(prop: string, owners: string[]): string[] {
+  const ws = words(prop);
+  const last = ws[ws.length - 1];
+  if (last === undefined) return [];
+  if (ws.length >= 2) {
+    const attr = idAttr(last);
+    const noun = nounOf(ws.slice(0, -1));
+    return attr && !isVagueNoun(noun) ? [`${noun}.${attr}`] : [];
+  }
+  const attr = idAttr(last) ?? last;
+  return owners.map((owner) => `${owner}.${attr}`);
+}

@@ -1,0 +1,60 @@
+/** Rules whose edges mean dst cannot run correctly without src's output: dataflow, creation, OpenAPI links. */
+import type { KeyMatch, PathIndex } from './candidates.js';
+import type { Edge } from './edge.js';
+import type { ToolFeatures } from './features.js';
+
+/**
+ * Whether A hands B the resource B acts on: A returns its own resource (the pet ids of GET /pets), or B addresses
+ * the resource the field points at (GET /pets/{petId} takes an order's `petId`). An order's `petId` passed on
+ * as another reference (POST /visits {petId}) only relates the two: that is soft.
+ */
+export function isDirect({ b, output, input }: KeyMatch): boolean {
+  const noun = input.key.slice(0, input.key.lastIndexOf('.'));
+  return output.owned || b.addressed.includes(noun) || b.nouns[0] === noun;
+}
+
+/** A response field of A feeds a required parameter of B. */
+export function dataflowEdges(matches: readonly KeyMatch[], scope: 'api' | 'provider'): Edge[] {
+  const edges: Edge[] = [];
+  for (const match of matches) {
+    const { a, b, output, input } = match;
+    if (!input.required || !isDirect(match)) continue;
+    // Declared types on both sides are stronger evidence than a name match over untyped fields.
+    const typed = output.type !== undefined && input.type !== undefined;
+    edges.push({
+      src: a.id,
+      dst: b.id,
+      kind: 'hard',
+      rule: scope === 'api' ? 'dataflow' : 'provider-dataflow',
+      score: scope === 'api' ? (typed ? 0.9 : 0.8) : typed ? 0.75 : 0.65,
+      evidence: flowEvidence(match),
+    });
+  }
+  return edges;
+}
+
+export function flowEvidence({ output, input }: KeyMatch): string {
+  return `response ${output.field || '(body)'} → ${input.location} ${input.param} (${input.key})`;
+}
+
+const MEMBER_METHODS = new Set(['get', 'put', 'patch', 'delete', 'post']);
+
+/** POST /pets creates the pet that GET|PUT|PATCH|DELETE /pets/{petId} and /pets/{petId}/… need. */
+export function createEdges(features: readonly ToolFeatures[], paths: PathIndex): Edge[] {
+  const edges: Edge[] = [];
+  for (const a of features) {
+    if (!a.creates || a.shape === null) continue;
+    for (const b of paths.byCollection.get(`${a.group}\u0000${a.shape}`) ?? []) {
+      if (b.id === a.id || b.method === null || !MEMBER_METHODS.has(b.method)) continue;
+      edges.push({
+        src: a.id,
+        dst: b.id,
+        kind: 'hard',
+        rule: 'creates',
+        score: 0.85,
+        evidence: `POST ${a.path} creates the ${a.nouns[0] ?? 'member'} that ${b.method.toUpperCase()} ${b.path} addresses`,
+      });
+    }
+  }
+  return edges;
+}

@@ -1,0 +1,63 @@
+/** REST paths as resource structure: which collection each path parameter indexes, and what a path is about. */
+import { isPathPrefix, isVerb, nounOf, words } from './names.js';
+
+export interface Segment {
+  /** Static text (extension stripped) or the parameter's name. */
+  text: string;
+  param: boolean;
+}
+
+export function parsePath(path: string): Segment[] {
+  const out: Segment[] = [];
+  for (const raw of path.split('/')) {
+    if (raw === '') continue;
+    const param = /\{([^}]+)\}/.exec(raw);
+    if (param) out.push({ text: param[1]!, param: true });
+    else if (!isPathPrefix(raw)) out.push({ text: raw.replace(/\.(json|xml|csv|txt|html|yaml|yml)$/i, ''), param: false });
+  }
+  return out;
+}
+
+/** The path with parameters blanked (`/pets/{petId}` → `/pets/{}`): two tools on one resource share it. */
+export function pathShape(path: string): string {
+  return path.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '') || '/';
+}
+
+/** The resource noun a static segment names, or undefined when it names an action (`findByStatus`, `login`). */
+export function segmentNoun(segment: Segment): string | undefined {
+  if (segment.param) return undefined;
+  const ws = words(segment.text);
+  if (ws.length === 0 || ws.some(isVerb)) return undefined;
+  return nounOf(ws);
+}
+
+/** What the path is about: the noun of its last resource-naming segment (`/pets/{petId}/uploadImage` → `pet`). */
+export function pathNoun(segments: Segment[]): string | undefined {
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const noun = segmentNoun(segments[i]!);
+    if (noun) return noun;
+  }
+  return undefined;
+}
+
+/** The collection a path parameter indexes: the noun of the static segment right before it (`/pets/{id}` → `pet`). */
+export function collectionOf(segments: Segment[], param: string): string | undefined {
+  const at = segments.findIndex((s) => s.param && s.text === param);
+  return at > 0 ? segmentNoun(segments[at - 1]!) : undefined;
+}
+
+/** A POST on a path whose last segment names a collection creates one of its members (`POST /users/{id}/repos`). */
+export function isCreate(method: string | null, segments: Segment[]): boolean {
+  const last = segments[segments.length - 1];
+  return method === 'post' && last !== undefined && segmentNoun(last) !== undefined;
+}
+
+/** Resource nouns named by an operation id or tool name, after its verbs (`getPetById` → `pet`). */
+export function nameNoun(name: string): string | undefined {
+  const ws: string[] = [];
+  for (const w of words(name)) {
+    if (w === 'by' || w === 'for' || w === 'with' || w === 'from' || w === 'of' || w === 'in') break;
+    if (!isVerb(w)) ws.push(w);
+  }
+  return ws.length > 0 ? nounOf(ws) : undefined;
+}

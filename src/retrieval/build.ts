@@ -1,0 +1,87 @@
+import type { LibraryStore } from '../library/store.js';
+import type { Tool } from '../library/tool.js';
+import { Bm25Builder, DEFAULT_BM25_PARAMS, type Bm25Index, type Bm25Params } from './bm25.js';
+import { CatalogBuilder, type Catalog } from './catalog.js';
+import { toolFields, toolPassage } from './documents.js';
+import type { Embedder } from './embedder.js';
+import { VectorIndex } from './vectors.js';
+
+export type Progress = (done: number, total: number) => void;
+
+/**
+ * Every tool in library order. By id rather than through store.iterate(): an open iterator keeps the
+ * SQLite connection busy, and API titles are looked up along the way.
+ */
+function* tools(store: LibraryStore): Generator<Tool> {
+  for (const id of store.ids()) {
+    const tool = store.get(id);
+    if (tool) yield tool;
+  }
+}
+
+/** API titles by api_id, read once each. */
+function apiTitles(store: LibraryStore): (tool: Tool) => string | undefined {
+  const titles = new Map<string, string | undefined>();
+  return (tool) => {
+    if (tool.origin.format !== 'openapi') return undefined;
+    const id = tool.origin.api_id;
+    if (!titles.has(id)) titles.set(id, store.api(id)?.title);
+    return titles.get(id);
+  };
+}
+
+export interface TokenizeOptions {
+  onProgress?: Progress;
+  /** Tools indexed without their description (the benchmark's held-out queries are written from it). */
+  withhold?: ReadonlySet<string>;
+}
+
+/** One pass over the library: the catalog, and every tool's fields tokenized, ready for BM25 parameters. */
+export function tokenizeLibrary(store: LibraryStore, { onProgress, withhold }: TokenizeOptions = {}): { catalog: Catalog; bm25: Bm25Builder } {
+  const total = store.ids().length;
+  const title = apiTitles(store);
+  const catalog = new CatalogBuilder();
+  const bm25 = new Bm25Builder();
+  let done = 0;
+  for (const tool of tools(store)) {
+    catalog.add(tool);
+    const fields = toolFields(tool, title(tool));
+    bm25.add(withhold?.has(tool.id) ? { ...fields, description: '' } : fields);
+    if (++done % 1000 === 0) onProgress?.(done, total);
+  }
+  onProgress?.(done, total);
+  return { catalog: catalog.finish(), bm25 };
+}
+
+/** The catalog and the BM25 index, from one pass over the library. */
+export function buildLexical(store: LibraryStore, params: Bm25Params = DEFAULT_BM25_PARAMS, onProgress?: Progress): { catalog: Catalog; bm25: Bm25Index } {
+  const { catalog, bm25 } = tokenizeLibrary(store, { onProgress });
+  return { catalog, bm25: bm25.finish(params) };
+}
+
+/** The passage a sentence encoder sees for a tool. */
+export function passageOf(store: LibraryStore): (tool: Tool) => string {
+  const title = apiTitles(store);
+  return (tool) => toolPassage(tool, title(tool));
+}
+
+/** One vector per tool passage, in library order, embedded in batches. */
+export async function buildVectors(store: LibraryStore, embedder: Embedder, onProgress?: Progress, batchSize = 32): Promise<VectorIndex> {
+  const total = store.ids().length;
+  const passage = passageOf(store);
+  const data = new Float32Array(total * embedder.dim);
+  let done = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    const vectors = await embedder.embedPassages(batch);
+    for (const v of vectors) data.set(v, done++ * embedder.dim);
+    batch = [];
+    onProgress?.(done, total);
+  };
+  for (const tool of tools(store)) {
+    batch.push(passage(tool));
+    if (batch.length >= batchSize) await flush();
+  }
+  if (batch.length > 0) await flush();
+    return new VectorIndex(data, embedder.dim);
+}

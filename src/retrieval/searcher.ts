@@ -1,0 +1,283 @@
+import { statSync } from 'node:fs';
+import { LibraryStore } from '../library/store.js';
+import type { Origin } from '../library/tool.js';
+import { DEFAULT_BM25_PARAMS, queryTerms, type Bm25Index, type Bm25Params } from './bm25.js';
+import { buildLexical } from './build.js';
+import type { Catalog } from './catalog.js';
+import type { Embedder } from './embedder.js';
+import { libraryFingerprint } from './fingerprint.js';
+import { reciprocalRankFusion } from './fuse.js';
+import { bm25File, catalogFile, vectorFile } from './index-paths.js';
+import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
+import { bm25Signature, isCurrent, loadBm25, loadCatalog, saveBm25, saveCatalog } from './persist.js';
+import type { Scored } from './topk.js';
+import { loadUseEmbedder } from './use-embedder.js';
+import type { VectorIndex } from './vectors.js';
+import { ensureVectors, vectorsCurrent } from './vector-store.js';
+
+export const RETRIEVERS = ['bm25', 'dense', 'use', 'hybrid'] as const;
+export type RetrieverName = (typeof RETRIEVERS)[number];
+
+export interface SearchOptions {
+  /** Results per query (default 3, as in the paper). */
+  k?: number;
+  /** Default bm25: embedded, no model to load. */
+  retriever?: RetrieverName;
+  /** Only tools of this category. */
+  category?: string;
+}
+
+export interface SearchResult {
+  id: string;
+  name: string;
+  score: number;
+  category: string;
+  origin: Origin;
+}
+
+export interface ToolSearchOptions {
+  /** Local ONNX model directory for the `dense` retriever, and for `hybrid` in place of the shipped USE model. */
+  embedModel?: string;
+  pooling?: Pooling;
+  queryPrefix?: string;
+  /** Build a missing or stale index on first use (default true). With false, using one is an error. */
+  autoBuild?: boolean;
+  bm25Params?: Bm25Params;
+  onProgress?: (stage: string, done: number, total: number) => void;
+}
+
+export interface IndexReport {
+  retriever: 'bm25' | 'use' | 'dense';
+  file: string;
+  built: boolean;
+  tools: number;
+  seconds: number;
+  bytes: number;
+  /** Growth of the process's resident memory while building. */
+  rss_mb: number;
+}
+
+/** A bad search request: the message names what was wrong. */
+export class SearchError extends Error {}
+
+export const MAX_K = 1000;
+/** How deep each retriever's list goes before fusion. */
+const FUSION_DEPTH = 100;
+
+interface Lexical {
+  catalog: Catalog;
+  bm25: Bm25Index;
+}
+
+/**
+ * Tool search over one library. Indexes are loaded (or built) on first use and kept; one instance serves
+ * any number of searches. Heavy models load only for the retrievers that need them.
+ */
+export class ToolSearch {
+  private fingerprintValue: string | undefined;
+  private lexical: Lexical | undefined;
+  private readonly embedders = new Map<'use' | 'dense', Promise<Embedder>>();
+  private readonly vectorIndexes = new Map<'use' | 'dense', Promise<VectorIndex>>();
+
+  private constructor(
+    readonly libraryDir: string,
+    private readonly options: ToolSearchOptions,
+  ) {}
+
+  /** Checks that the library exists; loads nothing yet. */
+  static open(libraryDir: string, options: ToolSearchOptions = {}): ToolSearch {
+    LibraryStore.open(libraryDir).close();
+    return new ToolSearch(libraryDir, options);
+  }
+
+  /** The default retriever, synchronously: BM25 only. */
+  searchBm25(queries: readonly string[], options: Omit<SearchOptions, 'retriever'> = {}): SearchResult[][] {
+    const { k, accept } = this.request(queries, options);
+    const { bm25, catalog } = this.lexicalIndex();
+    return queries.map((q) => this.results(bm25.search(queryTerms(q), k, accept), catalog));
+  }
+
+  /** Top-k tools for each query, in query order. */
+  async search(queries: readonly string[], options: SearchOptions = {}): Promise<SearchResult[][]> {
+    const retriever = options.retriever ?? 'bm25';
+    if (!RETRIEVERS.includes(retriever)) throw new SearchError(`unknown retriever ${JSON.stringify(retriever)}; use one of ${RETRIEVERS.join(', ')}`);
+    if (retriever === 'bm25') return this.searchBm25(queries, options);
+    const { k, accept } = this.request(queries, options);
+    const { catalog, bm25 } = this.lexicalIndex();
+    const { embedder, vectors } = await this.denseIndex(retriever === 'hybrid' ? this.hybridPartner() : retriever);
+    const queryVectors = await embedder.embedQueries([...queries]);
+    return queries.map((q, i) => {
+      if (retriever !== 'hybrid') return this.results(vectors.search(queryVectors[i]!, k, accept), catalog);
+      const depth = Math.max(FUSION_DEPTH, k);
+      const lists = [bm25.search(queryTerms(q), depth, accept), vectors.search(queryVectors[i]!, depth, accept)];
+      return this.results(reciprocalRankFusion(lists, k), catalog);
+    });
+  }
+
+  /** Loads, or builds when missing or stale, the index a retriever needs: for servers, before the first request. */
+  async prepare(retriever: RetrieverName = 'bm25'): Promise<void> {
+    this.lexicalIndex();
+    if (retriever !== 'bm25') await this.denseIndex(retriever === 'hybrid' ? this.hybridPartner() : retriever);
+  }
+
+  /** Builds the index files of one retriever (both of hybrid's), or only loads them when current and not forced. */
+  async index(retriever: RetrieverName, { force = false } = {}): Promise<IndexReport[]> {
+    const reports = [this.indexLexical(force)];
+    if (retriever !== 'bm25') reports.push(await this.indexVectors(retriever === 'hybrid' ? this.hybridPartner() : retriever, force));
+    return reports;
+  }
+
+  private indexLexical(force: boolean): IndexReport {
+    const started = process.hrtime.bigint();
+    const rss = process.memoryUsage().rss;
+    const build = force || !this.lexicalCurrent();
+    if (build) this.lexical = this.buildLexical();
+    return report('bm25', bm25File(this.libraryDir), build, this.lexicalIndex().catalog.size, started, rss);
+  }
+
+  private async indexVectors(kind: 'use' | 'dense', force: boolean): Promise<IndexReport> {
+    const embedder = await this.embedder(kind);
+    const file = vectorFile(this.libraryDir, embedder.key);
+    const started = process.hrtime.bigint();
+    const rss = process.memoryUsage().rss;
+    const build = force || !vectorsCurrent(this.libraryDir, this.fingerprint(), embedder);
+    if (build) this.vectorIndexes.set(kind, this.buildVectors(embedder, true));
+    const vectors = await this.vectorIndex(kind, embedder);
+    return report(kind, file, build, vectors.count, started, rss);
+  }
+
+  async close(): Promise<void> {
+    const loaded = [...this.embedders.values()];
+    this.embedders.clear();
+    this.vectorIndexes.clear();
+    for (const entry of await Promise.allSettled(loaded)) if (entry.status === 'fulfilled') await entry.value.close();
+  }
+
+  /** The library's categories, as the index knows them. */
+  categories(): readonly string[] {
+    return this.lexicalIndex().catalog.categories;
+  }
+
+  private hybridPartner(): 'use' | 'dense' {
+    return this.options.embedModel ? 'dense' : 'use';
+  }
+
+  private fingerprint(): string {
+    this.fingerprintValue ??= libraryFingerprint(this.libraryDir);
+    return this.fingerprintValue;
+  }
+
+  private request(queries: readonly string[], options: Omit<SearchOptions, 'retriever'>): { k: number; accept?: (doc: number) => boolean } {
+    if (!Array.isArray(queries)) throw new SearchError('queries must be an array of strings');
+    queries.forEach((q, i) => {
+      if (typeof q !== 'string') throw new SearchError(`query ${i} must be a string, got ${q === null ? 'null' : typeof q}`);
+    });
+    const k = options.k ?? 3;
+    if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new SearchError(`k must be an integer between 1 and ${MAX_K}, got ${JSON.stringify(k)}`);
+    if (options.category === undefined) return { k };
+    const { catalog } = this.lexicalIndex();
+    const id = catalog.categoryId(options.category);
+    if (id === undefined) {
+      const known = [...catalog.categories].sort();
+      throw new SearchError(`unknown category ${JSON.stringify(options.category)}; the library has ${known.length}: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`);
+    }
+    const categoryOf = catalog.categoryOf;
+    return { k, accept: (doc) => categoryOf[doc] === id };
+  }
+
+  private results(hits: Scored[], catalog: Catalog): SearchResult[] {
+    return hits.map(({ doc, score }) => {
+      const entry = catalog.entry(doc);
+      return { id: entry.id, name: entry.name, score: Math.round(score * 1e6) / 1e6, category: entry.category, origin: entry.origin };
+    });
+  }
+
+  private lexicalCurrent(): boolean {
+    const fingerprint = this.fingerprint();
+    const params = this.options.bm25Params ?? DEFAULT_BM25_PARAMS;
+    return isCurrent(catalogFile(this.libraryDir), fingerprint) && isCurrent(bm25File(this.libraryDir), fingerprint, bm25Signature(params));
+  }
+
+  private lexicalIndex(): Lexical {
+    if (this.lexical) return this.lexical;
+    if (this.lexicalCurrent()) {
+      this.lexical = { catalog: loadCatalog(this.libraryDir), bm25: loadBm25(this.libraryDir) };
+    } else {
+      this.requireAutoBuild('bm25');
+      this.lexical = this.buildLexical();
+    }
+    return this.lexical;
+  }
+
+  private buildLexical(): Lexical {
+    const params = this.options.bm25Params ?? DEFAULT_BM25_PARAMS;
+    const store = LibraryStore.open(this.libraryDir);
+    try {
+      const built = buildLexical(store, params, (done, total) => this.options.onProgress?.('bm25', done, total));
+      saveCatalog(this.libraryDir, this.fingerprint(), built.catalog);
+      saveBm25(this.libraryDir, this.fingerprint(), built.bm25, params);
+      return built;
+    } finally {
+      store.close();
+    }
+  }
+
+  private embedder(kind: 'use' | 'dense'): Promise<Embedder> {
+    let embedder = this.embedders.get(kind);
+    if (!embedder) {
+      if (kind === 'dense' && !this.options.embedModel) {
+        throw new SearchError('the dense retriever needs a local ONNX model directory (--embed-model DIR); `use` runs the shipped Universal Sentence Encoder');
+      }
+      embedder = kind === 'use' ? loadUseEmbedder() : loadOnnxEmbedder(this.options.embedModel!, { pooling: this.options.pooling, queryPrefix: this.options.queryPrefix });
+      this.embedders.set(kind, embedder);
+      embedder.catch(() => this.embedders.delete(kind));
+    }
+    return embedder;
+  }
+
+  private vectorIndex(kind: 'use' | 'dense', embedder: Embedder): Promise<VectorIndex> {
+    let vectors = this.vectorIndexes.get(kind);
+    if (!vectors) {
+      if (!vectorsCurrent(this.libraryDir, this.fingerprint(), embedder)) this.requireAutoBuild(kind);
+      vectors = this.buildVectors(embedder, false);
+      this.vectorIndexes.set(kind, vectors);
+      vectors.catch(() => this.vectorIndexes.delete(kind));
+    }
+    return vectors;
+  }
+
+  private async denseIndex(kind: 'use' | 'dense'): Promise<{ embedder: Embedder; vectors: VectorIndex }> {
+    const embedder = await this.embedder(kind);
+    const vectors = await this.vectorIndex(kind, embedder);
+    const { catalog } = this.lexicalIndex();
+    if (vectors.count !== catalog.size) {
+      throw new SearchError(`the ${kind} vectors hold ${vectors.count} tools, the library ${catalog.size}; rebuild them with \`toolenv search index --retriever ${kind} --force\``);
+    }
+    return { embedder, vectors };
+  }
+
+  private buildVectors(embedder: Embedder, force: boolean): Promise<VectorIndex> {
+    return ensureVectors(this.libraryDir, this.fingerprint(), embedder, {
+      force,
+      onProgress: (done, total) => this.options.onProgress?.(`vectors-${embedder.key}`, done, total),
+    });
+  }
+
+  private requireAutoBuild(retriever: string): void {
+    if (this.options.autoBuild === false) {
+      throw new SearchError(`the ${retriever} index of ${this.libraryDir} is missing or stale; build it with \`toolenv search index --retriever ${retriever}\``);
+    }
+  }
+}
+
+function report(retriever: IndexReport['retriever'], file: string, built: boolean, tools: number, started: bigint, rss: number): IndexReport {
+  return {
+    retriever,
+    file,
+    built,
+    tools,
+    seconds: Math.round(Number(process.hrtime.bigint() - started) / 1e6) / 1e3,
+    bytes: statSync(file).size,
+    rss_mb: Math.round((process.memoryUsage().rss - rss) / 1e5) / 10,
+  };
+}

@@ -1,0 +1,27 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { problemResponse } from './problems.js';
+
+/** Paths served without a key, so that load balancers and supervisors can probe the server. */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz']);
+
+/** Requires `Authorization: Bearer KEY` on every path but the open ones; keys are compared in constant time. */
+export function bearerAuth(apiKey: string): MiddlewareHandler {
+  const expected = digest(apiKey);
+  return async (c, next) => {
+    if (OPEN_PATHS.has(c.req.path)) return next();
+    const header = c.req.header('authorization');
+    const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+      return problemResponse(401, header === undefined ? 'this server requires an API key: send Authorization: Bearer KEY' : 'the API key in the Authorization header is not valid', {
+        headers: { 'www-authenticate': 'Bearer realm="toolenv"' },
+      });
+    }
+    return next();
+  };
+}
+
+/** Equal-length digests, so that timingSafeEqual neither throws nor leaks the key's length. */
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}

@@ -1,0 +1,93 @@
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+
+/** Upper bounds (seconds) of the request-duration histogram: a simulated call takes from microseconds (cache) to seconds (injected timeouts). */
+const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+interface Histogram {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * HTTP and process counters of this server, in Prometheus text format. Routes are labelled by their pattern
+ * (`/v1/tools/:id`, `/apis/*`), never by the raw path, so the number of series stays bounded.
+ */
+export class HttpMetrics {
+  private readonly requests = new Map<string, number>();
+  private readonly durations = new Map<string, Histogram>();
+  private inFlight = 0;
+
+  middleware(): MiddlewareHandler {
+    return async (c, next) => {
+      const started = performance.now();
+      this.inFlight++;
+      try {
+        await next();
+      } finally {
+        this.inFlight--;
+        const route = routePath(c);
+        this.record(c.req.method, route === '*' || route === '' ? 'unmatched' : route, c.res.status, (performance.now() - started) / 1000);
+      }
+    };
+  }
+
+  record(method: string, route: string, status: number, seconds: number): void {
+    const key = `${METHODS.has(method) ? method : 'OTHER'}\t${route}\t${status}`;
+    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
+    let histogram = this.durations.get(route);
+    if (!histogram) this.durations.set(route, (histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) histogram.counts[i]!++;
+    histogram.sum += seconds;
+    histogram.count++;
+  }
+
+  toPrometheus(): string {
+    const lines: string[] = [];
+    lines.push('# HELP toolenv_http_requests_total HTTP requests answered, by method, route pattern and status.');
+    lines.push('# TYPE toolenv_http_requests_total counter');
+    for (const [key, count] of this.requests) {
+      const [method, route, status] = key.split('\t');
+      lines.push(`toolenv_http_requests_total{method="${method}",route="${escapeLabel(route!)}",status="${status}"} ${count}`);
+    }
+    lines.push('# HELP toolenv_http_request_duration_seconds Time from request to response headers, by route pattern.');
+    lines.push('# TYPE toolenv_http_request_duration_seconds histogram');
+    for (const [route, histogram] of this.durations) {
+      const label = `route="${escapeLabel(route)}"`;
+      BUCKETS.forEach((le, i) => lines.push(`toolenv_http_request_duration_seconds_bucket{${label},le="${le}"} ${histogram.counts[i]}`));
+      lines.push(`toolenv_http_request_duration_seconds_bucket{${label},le="+Inf"} ${histogram.count}`);
+      lines.push(`toolenv_http_request_duration_seconds_sum{${label}} ${histogram.sum}`);
+      lines.push(`toolenv_http_request_duration_seconds_count{${label}} ${histogram.count}`);
+    }
+    lines.push('# HELP toolenv_http_requests_in_flight Requests being answered now.');
+    lines.push('# TYPE toolenv_http_requests_in_flight gauge');
+    lines.push(`toolenv_http_requests_in_flight ${this.inFlight}`);
+    return `${lines.join('\n')}\n${processMetrics()}`;
+  }
+}
+
+function processMetrics(): string {
+  const cpu = process.cpuUsage();
+  const memory = process.memoryUsage();
+  return [
+    '# HELP process_cpu_seconds_total User and system CPU time spent, in seconds.',
+    '# TYPE process_cpu_seconds_total counter',
+    `process_cpu_seconds_total ${(cpu.user + cpu.system) / 1e6}`,
+    '# HELP process_resident_memory_bytes Resident memory size in bytes.',
+    '# TYPE process_resident_memory_bytes gauge',
+    `process_resident_memory_bytes ${memory.rss}`,
+    '# HELP process_start_time_seconds Start time of the process since the Unix epoch, in seconds.',
+    '# TYPE process_start_time_seconds gauge',
+    `process_start_time_seconds ${Math.round((Date.now() - process.uptime() * 1000) / 1000)}`,
+    '# HELP nodejs_heap_used_bytes V8 heap in use, in bytes.',
+    '# TYPE nodejs_heap_used_bytes gauge',
+    `nodejs_heap_used_bytes ${memory.heapUsed}`,
+    '',
+  ].join('\n');
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}

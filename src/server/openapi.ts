@@ -1,0 +1,260 @@
+import { CONTROL_QUERY_PARAMS } from './prefer.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+
+const PROBLEMS = {
+  '400': { $ref: '#/components/responses/BadRequest' },
+  '401': { $ref: '#/components/responses/Unauthorized' },
+  '404': { $ref: '#/components/responses/NotFound' },
+  '405': { $ref: '#/components/responses/MethodNotAllowed' },
+  '413': { $ref: '#/components/responses/PayloadTooLarge' },
+  '500': { $ref: '#/components/responses/ServerError' },
+};
+const CONTROLS = [
+  { $ref: '#/components/parameters/Prefer' },
+  { $ref: '#/components/parameters/ControlCode' },
+  { $ref: '#/components/parameters/ControlExample' },
+  { $ref: '#/components/parameters/ControlDynamic' },
+];
+const SIMULATED = {
+  description: "The simulated tool's own status and body (a JSON value, or an RFC 7807 problem for 4xx/5xx answers).",
+  headers: {
+    'x-toolenv-source': { description: 'Where the answer came from.', schema: { type: 'string', enum: ['cache', 'example', 'model', 'synth', 'rule'] } },
+    'x-toolenv-error': { description: 'The kind of injected error, when one was injected.', schema: { type: 'string', enum: ['rate_limit', 'network', 'timeout', 'auth'] } },
+  },
+  content: { 'application/json': { schema: {} }, 'application/problem+json': { schema: ref('Problem') } },
+};
+const REST_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/**
+ * This server's own API as an OpenAPI 3.1 document, served at `/openapi.json` with `servers` set to the origin the
+ * client reached. `auth` adds the bearer scheme that `--api-key` turns on (everything but /healthz).
+ */
+export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: { auth?: boolean; maxBatch?: number } = {}): Record<string, unknown> {
+  const restOperation = (method: string) => ({
+    operationId: `rest${method[0]!.toUpperCase()}${method.slice(1)}`,
+    tags: ['REST surface'],
+    summary: `${method.toUpperCase()} an operation of an API, in its own HTTP shape`,
+    description:
+      'Routed by method and path template among the operations of the API that the library holds; the arguments are rebuilt from path, ' +
+      'query (typed by the parameter schema), headers, cookies and the body. `api_id` may contain slashes (`amazonaws.com/acm`): the ' +
+      'longest known api_id prefix of the path wins, and `path` is the rest of it, slashes included. A path with no operation is 404, ' +
+      'a path whose operations take other methods is 405 with `Allow`.',
+    parameters: [{ $ref: '#/components/parameters/ApiId' }, { name: 'path', in: 'path', required: true, description: 'The operation path, as in the API document.', schema: { type: 'string' } }, ...CONTROLS],
+    ...(method === 'get' || method === 'delete' ? {} : { requestBody: { required: false, content: { 'application/json': { schema: {} }, 'application/x-www-form-urlencoded': { schema: { type: 'object' } }, 'multipart/form-data': { schema: { type: 'object' } } } } }),
+    responses: { default: SIMULATED, ...PROBLEMS },
+  });
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'ToolEnv',
+      version: '0.1.0',
+      summary: 'A tool-environment simulator for agent RL.',
+      description:
+        'Real tool interfaces from public OpenAPI documents, simulated: every call passes Rule → Cache → Response. Bodies are what the ' +
+        'simulated API returns; ToolEnv metadata travels in `x-toolenv-*` headers; every error is `application/problem+json`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: origin }],
+    ...(auth ? { security: [{ bearer: [] }] } : {}),
+    tags: [{ name: 'Server' }, { name: 'Tools' }, { name: 'APIs' }, { name: 'REST surface' }],
+    paths: {
+      '/healthz': {
+        get: {
+          operationId: 'health',
+          tags: ['Server'],
+          summary: 'Liveness, and the number of tools served',
+          ...(auth ? { security: [] } : {}),
+          responses: { '200': json('Up.', ref('Health')), '500': PROBLEMS['500'] },
+        },
+      },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          tags: ['Server'],
+          summary: 'Prometheus metrics: simulated calls, cache, injected errors, HTTP requests, process',
+          responses: { '200': { description: 'Prometheus text exposition format 0.0.4.', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': PROBLEMS['401'] },
+        },
+      },
+      '/openapi.json': {
+        get: { operationId: 'openapi', tags: ['Server'], summary: 'This document', responses: { '200': json('OpenAPI 3.1 document.', { type: 'object' }), '401': PROBLEMS['401'] } },
+      },
+      '/v1/tools': {
+        get: {
+          operationId: 'listTools',
+          tags: ['Tools'],
+          summary: 'A page of tool summaries in library order',
+          parameters: [
+            { name: 'category', in: 'query', description: 'Only tools of this category.', schema: { type: 'string' } },
+            { name: 'q', in: 'query', description: 'Case-insensitive substring of id, name or description.', schema: { type: 'string' } },
+            { name: 'limit', in: 'query', description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
+            { name: 'cursor', in: 'query', description: 'The `next_cursor` of the previous page.', schema: { type: 'string' } },
+          ],
+          responses: { '200': json('A page.', ref('ToolPage')), '400': PROBLEMS['400'], '401': PROBLEMS['401'] },
+        },
+      },
+      '/v1/tools/{id}': {
+        get: {
+          operationId: 'getTool',
+          tags: ['Tools'],
+          summary: 'The full tool record',
+          parameters: [{ $ref: '#/components/parameters/ToolId' }],
+          responses: { '200': json('The record.', ref('Tool')), '401': PROBLEMS['401'], '404': PROBLEMS['404'] },
+        },
+      },
+      '/v1/tools/{id}/call': {
+        post: {
+          operationId: 'callTool',
+          tags: ['Tools'],
+          summary: 'Call a tool: the answer is the simulated tool’s own status and body',
+          parameters: [{ $ref: '#/components/parameters/ToolId' }, ...CONTROLS],
+          requestBody: { required: false, content: { 'application/json': { schema: ref('CallRequest') } } },
+          responses: { default: SIMULATED, ...PROBLEMS },
+        },
+      },
+      '/v1/calls': {
+        post: {
+          operationId: 'callBatch',
+          tags: ['Tools'],
+          summary: `Up to ${maxBatch} calls, run concurrently; results in request order`,
+          description: 'Prefer controls (header or query) apply to every call of the batch.',
+          parameters: CONTROLS,
+          requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
+          responses: { '200': json('One result per call, in order.', ref('BatchResponse')), ...PROBLEMS },
+        },
+      },
+      '/apis': {
+        get: { operationId: 'listApis', tags: ['APIs'], summary: 'Every API of the library', responses: { '200': json('The APIs.', ref('ApiList')), '401': PROBLEMS['401'] } },
+      },
+      '/apis/{api_id}/openapi.json': {
+        get: {
+          operationId: 'getApiDocument',
+          tags: ['APIs'],
+          summary: "An API's OpenAPI document, pointed at this server",
+          description: '`servers` is rewritten to `{origin}/apis/{api_id}` and `paths` keeps only the operations the library holds.',
+          parameters: [{ $ref: '#/components/parameters/ApiId' }],
+          responses: { '200': json('The document.', { type: 'object' }), '400': PROBLEMS['400'], '401': PROBLEMS['401'], '404': PROBLEMS['404'] },
+        },
+      },
+      '/apis/{api_id}/{path}': Object.fromEntries(REST_METHODS.map((method) => [method, restOperation(method)])),
+    },
+    components: {
+      ...(auth ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The key given to `toolenv serve --api-key` (or TOOLENV_API_KEY).' } } } : {}),
+      parameters: {
+        ToolId: { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+        ApiId: { name: 'api_id', in: 'path', required: true, description: 'The API id; may contain slashes (`apideck.com/crm`).', schema: { type: 'string' } },
+        Prefer: {
+          name: 'Prefer',
+          in: 'header',
+          description: 'Prism-style controls, comma-separated: `code=429` forces a status, `example=NAME` picks a named example, `dynamic=true` synthesizes a fresh body.',
+          schema: { type: 'string' },
+          example: 'code=429',
+        },
+        ControlCode: { name: CONTROL_QUERY_PARAMS.code, in: 'query', description: 'Same as `Prefer: code=…`; wins over the header.', schema: { type: 'integer', minimum: 200, maximum: 599 } },
+        ControlExample: { name: CONTROL_QUERY_PARAMS.example, in: 'query', description: 'Same as `Prefer: example=…`.', schema: { type: 'string' } },
+        ControlDynamic: { name: CONTROL_QUERY_PARAMS.dynamic, in: 'query', description: 'Same as `Prefer: dynamic=…`.', schema: { type: 'boolean' } },
+      },
+      responses: {
+        BadRequest: problemResponse('Malformed JSON, JSON nested too deep, an invalid body or query parameter, or invalid arguments.'),
+        Unauthorized: { ...problemResponse('Missing or wrong API key.'), headers: { 'WWW-Authenticate': { schema: { type: 'string' } } } },
+        NotFound: problemResponse('Unknown route, tool, API or operation.'),
+        MethodNotAllowed: { ...problemResponse('The path exists but not with this method.'), headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } } },
+        PayloadTooLarge: problemResponse('The request body is larger than the server’s body limit.'),
+        ServerError: problemResponse('An unexpected server error (logged).'),
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          description: 'RFC 7807 problem details.',
+          required: ['type', 'title', 'status'],
+          properties: { type: { type: 'string', format: 'uri' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' } },
+        },
+        Health: { type: 'object', required: ['status', 'tools'], properties: { status: { const: 'ok' }, tools: { type: 'integer', minimum: 0 } } },
+        ToolSummary: {
+          type: 'object',
+          required: ['id', 'name', 'description', 'category'],
+          properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, category: { type: 'string' } },
+        },
+        ToolPage: {
+          type: 'object',
+          required: ['tools', 'next_cursor'],
+          properties: { tools: { type: 'array', items: ref('ToolSummary') }, next_cursor: { type: ['string', 'null'] } },
+        },
+        Tool: {
+          type: 'object',
+          description: 'A tool record: `parameters` is one JSON Schema object merging every parameter; `bindings` says where each travels on the wire.',
+          required: ['id', 'name', 'description', 'category', 'parameters', 'examples', 'origin'],
+          properties: {
+            id: { type: 'string' },
+            name: { type: 'string' },
+            description: { type: 'string' },
+            category: { type: 'string' },
+            parameters: { type: 'object' },
+            bindings: {
+              type: 'object',
+              additionalProperties: {
+                type: 'object',
+                required: ['in', 'name'],
+                properties: { in: { enum: ['path', 'query', 'header', 'cookie', 'body'] }, name: { type: 'string' } },
+              },
+            },
+            response_status: { type: 'integer' },
+            response_schema: {},
+            examples: { type: 'array', items: { type: 'object', required: ['status', 'body'], properties: { name: { type: 'string' }, status: { type: 'integer' }, body: {} } } },
+            origin: { type: 'object', required: ['format'], properties: { format: { enum: ['openapi', 'toolbench', 'mcp', 'openai'] } } },
+          },
+        },
+        CallRequest: { type: 'object', additionalProperties: false, properties: { arguments: { type: 'object', default: {} } } },
+        BatchRequest: {
+          type: 'object',
+          required: ['calls'],
+          properties: {
+            calls: {
+              type: 'array',
+              minItems: 1,
+              maxItems: maxBatch,
+              items: { type: 'object', required: ['tool'], additionalProperties: false, properties: { tool: { type: 'string' }, arguments: { type: 'object', default: {} } } },
+            },
+          },
+        },
+        BatchResponse: {
+          type: 'object',
+          required: ['results'],
+          properties: {
+            results: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['status', 'body', 'source'],
+                properties: {
+                  status: { type: 'integer' },
+                  body: {},
+                  source: { enum: ['cache', 'example', 'model', 'synth', 'rule'] },
+                  error: { enum: ['rate_limit', 'network', 'timeout', 'auth'] },
+                  headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers the simulated API sent (Retry-After…), when any.' },
+                },
+              },
+            },
+          },
+        },
+        ApiList: {
+          type: 'object',
+          required: ['apis'],
+          properties: {
+            apis: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['api_id', 'title', 'provider', 'category', 'format'],
+                properties: { api_id: { type: 'string' }, title: { type: 'string' }, provider: { type: 'string' }, category: { type: 'string' }, format: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

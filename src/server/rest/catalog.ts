@@ -1,0 +1,66 @@
+import { LRUCache } from 'lru-cache';
+import type { LibraryStore } from '../../library/store.js';
+import { isPlainObject } from '../json-body.js';
+import { servedDocument } from './document.js';
+import { compileRoutes, type ApiRoutes } from './matcher.js';
+
+/** Longest api_id tried, in path segments (`amazonaws.com/acm` has two). */
+export const MAX_API_ID_SEGMENTS = 6;
+
+/**
+ * What the REST surface knows about the library's APIs, loaded lazily and kept in bounded LRUs: which api_ids
+ * exist, each API's compiled routes, and each served OpenAPI document (serialized, per server URL).
+ */
+export class RestCatalog {
+  private readonly store: LibraryStore;
+  private readonly known = new LRUCache<string, boolean>({ max: 8192 });
+  private readonly compiled = new LRUCache<string, ApiRoutes>({ max: 512 });
+  private readonly documents = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (text) => text.length || 1 });
+
+  constructor(store: LibraryStore) {
+    this.store = store;
+  }
+
+  /** Splits decoded path segments into the longest known api_id and the path after it. */
+  resolve(segments: readonly string[]): { apiId: string; rest: string[] } | undefined {
+    for (let k = Math.min(segments.length, MAX_API_ID_SEGMENTS); k >= 1; k--) {
+      const apiId = segments.slice(0, k).join('/');
+      if (this.exists(apiId)) return { apiId, rest: segments.slice(k) };
+    }
+    return undefined;
+  }
+
+  routes(apiId: string): ApiRoutes {
+    let routes = this.compiled.get(apiId);
+    if (!routes) this.compiled.set(apiId, (routes = compileRoutes(this.store.apiOperations(apiId))));
+    return routes;
+  }
+
+  /** The API's document as served from `baseUrl` (`http://host:port`), or undefined when the API has none. */
+  document(apiId: string, baseUrl: string): string | undefined {
+    const key = `${baseUrl}\n${apiId}`;
+    const cached = this.documents.get(key);
+    if (cached !== undefined) return cached;
+    const document = this.store.apiDocument(apiId);
+    if (!isPlainObject(document)) return undefined;
+    const text = JSON.stringify(servedDocument(document, this.store.apiOperations(apiId), apiBaseUrl(baseUrl, apiId)));
+    this.documents.set(key, text);
+    return text;
+  }
+
+  private exists(apiId: string): boolean {
+    let known = this.known.get(apiId);
+    if (known === undefined) this.known.set(apiId, (known = this.store.api(apiId) !== undefined));
+    return known;
+  }
+}
+
+/** Where an API's REST surface lives on this server: `http://host:port/apis/amazonaws.com:acm`. */
+export function apiBaseUrl(baseUrl: string, apiId: string): string {
+  return `${baseUrl}/apis/${apiId.split('/').map(encodeSegment).join('/')}`;
+}
+
+/** Percent-encodes what a path segment cannot hold, keeping the sub-delimiters, ':' and '@' that RFC 3986 allows there. */
+function encodeSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(/%(3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g, (escape) => decodeURIComponent(escape));
+}

@@ -1,0 +1,86 @@
+import type { JsonSchema } from '../../library/tool.js';
+import { MAX_JSON_DEPTH, depthExceeds } from '../json-body.js';
+
+/**
+ * Turning the strings of a URL, a header or a form into the typed values a tool's parameter schema asks for:
+ * "42" → 42 for integers, "true" → true for booleans, repeated keys or a comma list → an array, JSON text → an
+ * object. A string that does not fit its schema stays a string, so that validation names the real problem.
+ */
+export function coerceValues(values: readonly string[], schema: JsonSchema | undefined): unknown {
+  const types = schemaTypes(schema);
+  if (types.has('array') && !types.has('string')) {
+    const items = subschema(schema, 'items');
+    if (values.length === 1) {
+      const only = values[0]!;
+      if (only.startsWith('[')) {
+        const parsed = parseJsonText(only);
+        if (Array.isArray(parsed)) return parsed;
+      }
+      return only === '' ? [] : only.split(',').map((item) => coerceScalar(item, items));
+    }
+    return values.map((item) => coerceScalar(item, items));
+  }
+  return coerceScalar(values[0] ?? '', schema);
+}
+
+export function coerceScalar(text: string, schema: JsonSchema | undefined): unknown {
+  const types = schemaTypes(schema);
+  if (types.has('integer') && /^-?\d+$/.test(text)) {
+    const n = Number(text);
+    if (Number.isSafeInteger(n)) return n;
+  }
+  if (types.has('number') && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
+  if (types.has('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+  if (types.has('null') && !types.has('string') && text === 'null') return null;
+  if ((types.has('object') || types.has('array')) && /^\s*[[{]/.test(text)) {
+    const parsed = parseJsonText(text);
+    if (parsed !== undefined) return parsed;
+  }
+  return text;
+}
+
+/** The JSON types a schema admits: its `type`, or those of its anyOf/oneOf/allOf members; enum and const values count too. */
+export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
+  const types = new Set<string>();
+  const visit = (node: unknown, depth: number) => {
+    if (node === null || typeof node !== 'object' || depth > 4) return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.type === 'string') types.add(record.type);
+    else if (Array.isArray(record.type)) for (const type of record.type) if (typeof type === 'string') types.add(type);
+    for (const value of [...(Array.isArray(record.enum) ? record.enum : []), ...('const' in record ? [record.const] : [])]) types.add(jsonType(value));
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      const members = record[key];
+      if (Array.isArray(members)) for (const member of members) visit(member, depth + 1);
+    }
+  };
+  visit(schema, 0);
+  return types;
+}
+
+/** A keyword's schema (`items`, or `properties.NAME` via `propertySchema`), or undefined. */
+export function subschema(schema: JsonSchema | undefined, keyword: string): JsonSchema | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const value = (schema as Record<string, unknown>)[keyword];
+  return value !== null && (typeof value === 'object' || typeof value === 'boolean') ? (value as JsonSchema) : undefined;
+}
+
+export function propertySchema(schema: JsonSchema | undefined, name: string): JsonSchema | undefined {
+  const properties = subschema(schema, 'properties');
+  return properties && typeof properties === 'object' && Object.hasOwn(properties, name) ? subschema(properties, name) : undefined;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function parseJsonText(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return depthExceeds(value, MAX_JSON_DEPTH) ? undefined : value;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,174 @@
+/** Matching a request's method and path to one operation of an API, as an OpenAPI router does. */
+
+export interface Operation {
+  id: string;
+  method: string;
+  /** The OpenAPI path key: `/pets/{petId}`, possibly with a disambiguating suffix (`/#X-Amz-Target=…`, `/jobs?op=LIST`). */
+  path: string;
+}
+
+/**
+ * A suffix condition of a path key. Documents converted from AWS and a few others tell operations that share a
+ * path apart by a fixed query or header value (`#Action=DescribeRegions`, `#X-Amz-Target=Svc.Op`) or by the
+ * presence of a parameter (`#tagKeys`). Fixed values must match; presence only ranks.
+ */
+interface Condition {
+  name: string;
+  value?: string;
+}
+
+type Segment = { literal: string } | { pattern: RegExp; names: string[] };
+
+interface CompiledOperation {
+  id: string;
+  method: string;
+  segments: Segment[];
+  trailingSlash: boolean;
+  conditions: Condition[];
+  /** Per segment: 2 literal, 1 literal text around parameters, 0 a bare parameter. Concrete paths win (`/pets/mine` over `/pets/{id}`). */
+  specificity: number[];
+  order: number;
+}
+
+export interface ApiRoutes {
+  operations: CompiledOperation[];
+}
+
+/** The parts of a request the router looks at. */
+export interface RouteRequest {
+  method: string;
+  /** Path segments after the API's base, each percent-decoded. */
+  segments: string[];
+  trailingSlash: boolean;
+  /** Whether the request carries the query parameter or header `name` (with `value`, when given). */
+  has(name: string, value?: string): boolean;
+}
+
+export type RouteMatch =
+  | { kind: 'operation'; id: string; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allow: string[] }
+  | { kind: 'unmet-conditions'; conditions: string[] }
+  | { kind: 'no-path' };
+
+export function compileRoutes(operations: readonly Operation[]): ApiRoutes {
+  return { operations: operations.map((op, order) => compileOperation(op, order)) };
+}
+
+export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch {
+  const onPath: { op: CompiledOperation; params: Record<string, string> }[] = [];
+  for (const op of routes.operations) {
+    const params = matchPath(op, request.segments);
+    if (params) onPath.push({ op, params });
+  }
+  if (onPath.length === 0) return { kind: 'no-path' };
+  const methods = new Set(onPath.map(({ op }) => op.method));
+  // HEAD is answered by the GET operation when the API declares no HEAD of its own (hono drops the body).
+  const method = request.method === 'HEAD' && !methods.has('HEAD') ? 'GET' : request.method;
+  const forMethod = onPath.filter(({ op }) => op.method === method);
+  if (forMethod.length === 0) {
+    if (methods.has('GET')) methods.add('HEAD');
+    return { kind: 'method-not-allowed', allow: [...methods].sort() };
+  }
+  const eligible = forMethod.filter(({ op }) => op.conditions.every((c) => c.value === undefined || request.has(c.name, c.value)));
+  if (eligible.length === 0) {
+    return { kind: 'unmet-conditions', conditions: forMethod.map(({ op }) => op.conditions.map(describe).join('&')) };
+  }
+  const score = (op: CompiledOperation) => op.conditions.filter((c) => c.value === undefined && request.has(c.name)).length;
+  eligible.sort(
+    (a, b) =>
+      compareSpecificity(a.op, b.op) ||
+      score(b.op) - score(a.op) ||
+      Number(b.op.trailingSlash === request.trailingSlash) - Number(a.op.trailingSlash === request.trailingSlash) ||
+      a.op.order - b.op.order,
+  );
+  const best = eligible[0]!;
+  return { kind: 'operation', id: best.op.id, params: best.params };
+}
+
+function compileOperation(op: Operation, order: number): CompiledOperation {
+  const cut = op.path.search(/[#?]/);
+  const base = cut === -1 ? op.path : op.path.slice(0, cut);
+  const parts = base.split('/').slice(1);
+  const trailingSlash = parts.length > 1 && parts[parts.length - 1] === '';
+  if (parts[parts.length - 1] === '') parts.pop();
+  const segments = parts.map(compileSegment);
+  return {
+    id: op.id,
+    method: op.method.toUpperCase(),
+    segments,
+    trailingSlash,
+    conditions: cut === -1 ? [] : parseConditions(op.path.slice(cut + 1)),
+    specificity: segments.map((s) => ('literal' in s ? 2 : s.pattern.source === '^(.+)$' ? 0 : 1)),
+    order,
+  };
+}
+
+function compileSegment(text: string): Segment {
+  if (!/\{[^}]+\}/.test(text)) return { literal: text };
+  const names: string[] = [];
+  let source = '^';
+  let last = 0;
+  for (const match of text.matchAll(/\{([^}]+)\}/g)) {
+    // Greedy: `{name}.{ext}` splits report.final.pdf at the last dot.
+    source += `${escapeRegExp(text.slice(last, match.index))}(.+)`;
+    names.push(match[1]!);
+    last = match.index + match[0].length;
+  }
+  source += `${escapeRegExp(text.slice(last))}$`;
+  return { pattern: new RegExp(source, 's'), names };
+}
+
+/** `a=1&b` after `#` or `?`; templated values (`date_from={date_from}`) are ordinary parameters, not conditions. */
+function parseConditions(text: string): Condition[] {
+  const conditions: Condition[] = [];
+  for (const part of text.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    const name = decode(eq === -1 ? part : part.slice(0, eq));
+    const value = eq === -1 ? undefined : decode(part.slice(eq + 1));
+    if (value !== undefined && /^\{[^}]*\}$/.test(value)) continue;
+    conditions.push(value === undefined || value === '' ? { name } : { name, value });
+  }
+  return conditions;
+}
+
+function matchPath(op: CompiledOperation, segments: readonly string[]): Record<string, string> | undefined {
+  if (op.segments.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const segment = op.segments[i]!;
+    const text = segments[i]!;
+    if ('literal' in segment) {
+      if (segment.literal !== text) return undefined;
+      continue;
+    }
+    const match = segment.pattern.exec(text);
+    if (!match) return undefined;
+    segment.names.forEach((name, k) => (params[name] = match[k + 1]!));
+  }
+  return params;
+}
+
+function compareSpecificity(a: CompiledOperation, b: CompiledOperation): number {
+  for (let i = 0; i < a.specificity.length; i++) {
+    const diff = (b.specificity[i] ?? 0) - (a.specificity[i] ?? 0);
+    if (diff !== 0) return diff;
+  }
+  return 0;
+}
+
+function describe(condition: Condition): string {
+  return condition.value === undefined ? condition.name : `${condition.name}=${condition.value}`;
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,137 @@
+import { Hono, type Context } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { callResponse } from '../call-response.js';
+import type { AppContext } from '../context.js';
+import { parseJson } from '../json-body.js';
+import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
+import { httpProblem, problemResponse } from '../problems.js';
+import { buildArguments, type RestBody } from '../rest/arguments.js';
+import { matchRoute } from '../rest/matcher.js';
+
+const PREFIX = '/apis/';
+/** How many alternatives a 404 lists when operations at a path are told apart by a header or query value. */
+const LISTED_CONDITIONS = 20;
+
+/**
+ * Each API's real HTTP shape: `GET /apis` lists the APIs, `GET /apis/{api_id}/openapi.json` serves the API's
+ * document pointed at this server, and `ANY /apis/{api_id}/{path…}` routes a request by method and path template to
+ * one tool, rebuilds its arguments from path, query, headers, cookies and body, and answers through the simulator.
+ * (Hono answers HEAD by running GET and dropping the body.)
+ */
+export function apiRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  app.get('/apis', (c) => c.json({ apis: ctx.store.apis() }));
+  app.all('/apis/*', (c) => restCall(ctx, c));
+  return app;
+}
+
+async function restCall(ctx: AppContext, c: Context): Promise<Response> {
+  const url = new URL(c.req.url);
+  const method = c.req.method;
+  const raw = url.pathname.slice(PREFIX.length);
+  const trailingSlash = raw.endsWith('/');
+  const segments = (trailingSlash ? raw.slice(0, -1) : raw).split('/').map(decodeSegment);
+  // An api_id is made of plain segments only: "%2F", "..", "\" never join or leave one.
+  const plain = segments.findIndex((s) => s === '' || s === '.' || s === '..' || /[/\\\0]/.test(s));
+  const resolved = ctx.catalog.resolve(plain === -1 ? segments : segments.slice(0, plain));
+  if (!resolved) {
+    return problemResponse(404, `no API in the library matches ${JSON.stringify(url.pathname)}; GET /apis lists them`, { title: 'Unknown API' });
+  }
+  const { apiId } = resolved;
+  const rest = segments.slice(apiId.split('/').length);
+
+  if (rest.length === 1 && rest[0] === 'openapi.json' && method === 'GET') {
+    const document = ctx.catalog.document(apiId, url.origin);
+    if (document === undefined) return problemResponse(404, `API ${JSON.stringify(apiId)} has no OpenAPI document in the library`, { title: 'No API document' });
+    return c.body(document, 200, { 'content-type': 'application/json' });
+  }
+
+  const routes = ctx.catalog.routes(apiId);
+  if (routes.operations.length === 0) {
+    return problemResponse(404, `API ${JSON.stringify(apiId)} has no REST operations in the library; call its tools with POST /v1/tools/{id}/call`, { title: 'No REST surface' });
+  }
+  const contentType = c.req.header('content-type') ?? '';
+  const form = /^application\/x-www-form-urlencoded\b/i.test(contentType) ? new URLSearchParams(await c.req.text()) : undefined;
+  const path = `/${rest.join('/')}${trailingSlash && rest.length > 0 ? '/' : ''}`;
+  const match = matchRoute(routes, {
+    method,
+    segments: rest,
+    trailingSlash,
+    has: (name, value) => {
+      const values = [...url.searchParams.getAll(name), ...(form?.getAll(name) ?? [])];
+      const header = c.req.header(name);
+      if (header !== undefined) values.push(header);
+      return value === undefined ? values.length > 0 : values.includes(value);
+    },
+  });
+  switch (match.kind) {
+    case 'no-path':
+      return problemResponse(404, `API ${JSON.stringify(apiId)} has no operation at ${JSON.stringify(path)} in the library`, { title: 'Unknown operation' });
+    case 'method-not-allowed': {
+      const allow = match.allow.join(', ');
+      if (method === 'OPTIONS') return c.body(null, 204, { allow: `${allow}, OPTIONS` });
+      return problemResponse(405, `${method} ${path} is not an operation of API ${JSON.stringify(apiId)}; allowed: ${allow}`, {
+        headers: { allow },
+        extra: { allow: match.allow },
+      });
+    }
+    case 'unmet-conditions': {
+      const listed = match.conditions.slice(0, LISTED_CONDITIONS).join('; ');
+      const more = match.conditions.length > LISTED_CONDITIONS ? ` (and ${match.conditions.length - LISTED_CONDITIONS} more)` : '';
+      return problemResponse(404, `${method} ${path} of API ${JSON.stringify(apiId)} is told apart by a query parameter or header; send one of: ${listed}${more}`, {
+        title: 'Unknown operation',
+      });
+    }
+    case 'operation': {
+      const tool = ctx.store.get(match.id);
+      if (!tool) throw new Error(`the library lists operation ${match.id} of ${apiId} but holds no such tool`);
+      const query = new URLSearchParams(url.searchParams);
+      for (const param of Object.values(CONTROL_QUERY_PARAMS)) query.delete(param);
+      const args = buildArguments(tool, {
+        params: match.params,
+        query,
+        header: (name) => c.req.header(name),
+        cookies: getCookie(c),
+        body: await readBody(c, contentType, form),
+      });
+      const controls = readControls(c.req.header('prefer'), url.searchParams);
+      return callResponse(await ctx.simulator.call(tool.id, args, { controls }));
+    }
+  }
+}
+
+async function readBody(c: Context, contentType: string, form: URLSearchParams | undefined): Promise<RestBody | undefined> {
+  if (form) return { kind: 'form', fields: groupFields(form) };
+  if (/^multipart\/form-data\b/i.test(contentType)) {
+    let data: FormData;
+    try {
+      data = await c.req.formData();
+    } catch (error) {
+      throw httpProblem(400, `malformed multipart/form-data body: ${(error as Error).message}`, { title: 'Invalid request body' });
+    }
+    const fields = new Map<string, string[]>();
+    for (const [name, value] of data) {
+      fields.set(name, [...(fields.get(name) ?? []), typeof value === 'string' ? value : await value.text()]);
+    }
+    return { kind: 'form', fields };
+  }
+  const text = await c.req.text();
+  if (text === '') return undefined;
+  // application/json, application/*+json, and vendor types such as AWS's application/x-amz-json-1.0.
+  if (contentType === '' || /json/i.test(contentType)) return { kind: 'json', value: parseJson(text, 'request body') };
+  return { kind: 'text', value: text };
+}
+
+function groupFields(form: URLSearchParams): Map<string, string[]> {
+  const fields = new Map<string, string[]>();
+  for (const [name, value] of form) fields.set(name, [...(fields.get(name) ?? []), value]);
+  return fields;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw httpProblem(400, `malformed percent-encoding in path segment ${JSON.stringify(segment)}`, { title: 'Invalid path' });
+  }
+}

@@ -1,0 +1,137 @@
+import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { getRequestListener, RequestError } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { LibraryStore } from '../library/store.js';
+import { ResponseCache, type CacheMode } from '../simulator/cache.js';
+import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
+import type { Responder } from '../simulator/types.js';
+import { createApp } from './app.js';
+import { problemResponse } from './problems.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8080;
+
+export interface ServeOptions {
+  /** Library directory (must hold tools.db). */
+  library: string;
+  /** Response cache file; none when absent. */
+  cache?: string;
+  /** Default read-write. */
+  cacheMode?: Exclude<CacheMode, 'off'>;
+  /** The Response layer, asked in order. */
+  responders: readonly Responder[];
+  seed?: number;
+  /** Injected-error rate; default the simulator's (0.05). */
+  errorRate?: number;
+  apiKey?: string;
+  bodyLimit?: number;
+  maxBatch?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 8080; 0 picks a free port. */
+  port?: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  /** `http://host:port`, with the port actually bound. */
+  url: string;
+  host: string;
+  port: number;
+  tools: number;
+  /** Milliseconds startServer took: open the library and cache, build the app, listen. */
+  startupMs: number;
+  app: Hono;
+  simulator: ToolSimulator;
+  /** Stops accepting, lets requests in flight finish, then closes the cache and the library. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the library (no record is parsed) and the response cache, builds the simulator and the app, and listens.
+ * Everything opened is closed again if listening fails.
+ */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const started = performance.now();
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const store = LibraryStore.open(options.library);
+  let cache: ResponseCache | undefined;
+  let server: Server | undefined;
+  try {
+    if (options.cache !== undefined) cache = ResponseCache.open(options.cache, { mode: options.cacheMode ?? 'read-write' });
+    const simulator = createSimulator({ store, cache, responders: options.responders, seed: options.seed, errorRate: options.errorRate });
+    const app = createApp({
+      store,
+      simulator,
+      metrics: simulator.metrics,
+      apiKey: options.apiKey,
+      bodyLimit: options.bodyLimit,
+      maxBatch: options.maxBatch,
+      log,
+    });
+    server = createServer(
+      getRequestListener(app.fetch, {
+        // What hono never sees: a request line or Host header node-server cannot turn into a URL.
+        errorHandler: (error) => {
+          if (error instanceof RequestError) return problemResponse(400, error.message, { title: 'Invalid request' });
+          log(`toolenv: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          return problemResponse(500, 'the server failed to answer this request; the error is in its log');
+        },
+      }),
+    );
+    server.on('clientError', answerClientError);
+    const host = options.host ?? DEFAULT_HOST;
+    const port = await listen(server, host, options.port ?? DEFAULT_PORT);
+    const bound = server;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      host,
+      port,
+      tools: store.count(),
+      startupMs: performance.now() - started,
+      app,
+      simulator,
+      close: () =>
+        (closing ??= new Promise<void>((resolve) => bound.close(() => resolve())).finally(() => {
+          cache?.close();
+          store.close();
+        })),
+    };
+  } catch (error) {
+    server?.close();
+    cache?.close();
+    store.close();
+    throw error;
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      reject(error.code === 'EADDRINUSE' ? new Error(`${host}:${port} is already in use; pick another --port`) : error);
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/** Requests node's parser rejects (oversized headers, garbage) still get a problem+json answer before the socket closes. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const body = JSON.stringify(problem(status, undefined, `the request could not be parsed (${error.code ?? error.message})`));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,298 @@
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { canonicalJson } from './canonical.js';
+import type { Arguments } from './types.js';
+
+/** `read-write` reads through and writes answers back; `read-only` only reads; `off` opens nothing. */
+export type CacheMode = 'read-write' | 'read-only' | 'off';
+export const CACHE_MODES: readonly CacheMode[] = ['read-write', 'read-only', 'off'];
+
+export class CacheError extends Error {}
+
+/** A stored answer. `source` is its provenance (example, model, synth, stabletoolbench, …); a hit is served as source `cache`. */
+export interface CachedResponse {
+  status: number;
+  body: unknown;
+  source: string;
+}
+
+/** One row as `cache export` writes it and `cache import` reads it (times are ISO 8601). */
+export interface CacheEntry extends CachedResponse {
+  tool: string;
+  arguments: Arguments;
+  created_at: string;
+  last_hit_at: string | null;
+  hits: number;
+}
+
+/** What an import hands over: a CacheEntry whose bookkeeping fields are optional. */
+export interface ImportEntry extends CachedResponse {
+  tool: string;
+  arguments: Arguments;
+  created_at?: string;
+  last_hit_at?: string | null;
+  hits?: number;
+}
+
+export interface ImportCounts {
+  inserted: number;
+  replaced: number;
+  kept: number;
+}
+
+export interface CacheStats {
+  file: string;
+  entries: number;
+  tools: number;
+  hits: number;
+  by_source: Record<string, number>;
+  top_tools: { tool: string; entries: number; hits: number }[];
+  size_bytes: number;
+}
+
+export interface CacheOptions {
+  mode?: Exclude<CacheMode, 'off'>;
+  /** How long a write waits for another process's write lock before failing (SQLite busy_timeout); default 5000. */
+  busyTimeoutMs?: number;
+  /** Hit counts are gathered in memory and written at most this often (and on close); default 1000. */
+  hitFlushMs?: number;
+}
+
+const SCHEMA_VERSION = '1';
+/** Pending hit counts written at once when this many distinct entries were hit since the last flush. */
+const MAX_PENDING_HITS = 4096;
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS responses (
+  id INTEGER PRIMARY KEY,
+  tool TEXT NOT NULL,
+  args TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_hit_at INTEGER,
+  hits INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (tool, args)
+);
+`;
+
+interface Row {
+  tool: string;
+  args: string;
+  status: number;
+  body: string;
+  source: string;
+  created_at: number;
+  last_hit_at: number | null;
+  hits: number;
+}
+
+/**
+ * The response cache: one SQLite file keyed by tool id + canonical JSON of the arguments.
+ *
+ * Durability: WAL with synchronous=NORMAL. A write is committed to the WAL file before `put` returns, so an
+ * acknowledged entry survives the process being killed (even with SIGKILL): the bytes are in the OS page cache.
+ * Only a power loss or OS crash can drop the last commits (NORMAL does not fsync the WAL on each commit).
+ * Hit counts and last-hit times are statistics, batched in memory (see `hitFlushMs`): a killed process loses at
+ * most the last interval of them, never an entry.
+ */
+export class ResponseCache {
+  readonly file: string;
+  readonly mode: Exclude<CacheMode, 'off'>;
+  private readonly db: Database.Database;
+  private readonly select: Database.Statement<[string, string], { id: number; status: number; body: string; source: string }>;
+  private readonly insert: Database.Statement<unknown[]> | undefined;
+  private readonly pending = new Map<number, { hits: number; last: number }>();
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, hitFlushMs: number) {
+    this.file = file;
+    this.mode = mode;
+    this.db = db;
+    this.select = db.prepare('SELECT id, status, body, source FROM responses WHERE tool = ? AND args = ?');
+    if (mode === 'read-write') {
+      this.insert = db.prepare(
+        'INSERT INTO responses (tool, args, status, body, source, created_at, last_hit_at, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO NOTHING',
+      );
+      this.timer = setInterval(() => this.tryFlushHits(), hitFlushMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Opens (read-write: creating) the cache file. */
+  static open(file: string, options: CacheOptions = {}): ResponseCache {
+    const mode = options.mode ?? 'read-write';
+    const timeout = options.busyTimeoutMs ?? 5000;
+    if (mode === 'read-only' && !existsSync(file)) throw new CacheError(`no response cache at ${file}`);
+    let db: Database.Database | undefined;
+    try {
+      if (mode === 'read-only') {
+        db = new Database(file, { readonly: true, fileMustExist: true, timeout });
+      } else {
+        mkdirSync(dirname(file), { recursive: true });
+        db = new Database(file, { timeout });
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+        db.exec(DDL);
+        db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+      }
+      const version = readVersion(db);
+      if (version !== SCHEMA_VERSION) throw new CacheError(`schema version ${version ?? 'none'}, expected ${SCHEMA_VERSION}`);
+    } catch (error) {
+      db?.close();
+      throw new CacheError(`${file} is not a usable ToolEnv response cache: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return new ResponseCache(file, mode, db, options.hitFlushMs ?? 1000);
+  }
+
+  get writable(): boolean {
+    return this.mode === 'read-write';
+  }
+
+  /** The stored answer for a call, or undefined. A read-write cache counts the hit (written in batches). */
+  get(toolId: string, args: Arguments): CachedResponse | undefined {
+    const row = this.select.get(toolId, canonicalJson(args));
+    if (!row) return undefined;
+    if (this.insert) this.countHit(row.id);
+    return { status: row.status, body: JSON.parse(row.body), source: row.source };
+  }
+
+  /** Stores an answer unless the call already has one (the first answer stays). Resolves true when stored. */
+  put(toolId: string, args: Arguments, response: CachedResponse): boolean {
+    if (!this.insert) throw new CacheError(`${this.file} is open read-only`);
+    const body = JSON.stringify(response.body) ?? 'null';
+    return this.insert.run(toolId, canonicalJson(args), response.status, body, response.source, Date.now(), null, 0).changes > 0;
+  }
+
+  /**
+   * Imports entries in one transaction: a bad entry (the iterable throws) rolls all of them back, so nothing
+   * already cached is lost or half-replaced. Existing entries are kept unless `replace`.
+   */
+  import(entries: Iterable<ImportEntry>, options: { replace?: boolean } = {}): ImportCounts {
+    if (!this.insert) throw new CacheError(`${this.file} is open read-only`);
+    const insert = this.insert;
+    const update = this.db.prepare('UPDATE responses SET status = ?, body = ?, source = ?, created_at = ? WHERE tool = ? AND args = ?');
+    const counts: ImportCounts = { inserted: 0, replaced: 0, kept: 0 };
+    this.db
+      .transaction(() => {
+        for (const entry of entries) {
+          const args = canonicalJson(entry.arguments);
+          const body = JSON.stringify(entry.body) ?? 'null';
+          const created = entry.created_at === undefined ? Date.now() : Date.parse(entry.created_at);
+          const lastHit = entry.last_hit_at ? Date.parse(entry.last_hit_at) : null;
+          if (insert.run(entry.tool, args, entry.status, body, entry.source, created, lastHit, entry.hits ?? 0).changes > 0) counts.inserted++;
+          else if (options.replace) {
+            update.run(entry.status, body, entry.source, created, entry.tool, args);
+            counts.replaced++;
+          } else counts.kept++;
+        }
+      })
+      .immediate();
+    return counts;
+  }
+
+  /** Every entry in insertion order, parsed one at a time. */
+  *entries(): IterableIterator<CacheEntry> {
+    this.flushHits();
+    const rows = this.db.prepare<[], Row>('SELECT tool, args, status, body, source, created_at, last_hit_at, hits FROM responses ORDER BY id').iterate();
+    for (const row of rows) {
+      yield {
+        tool: row.tool,
+        arguments: JSON.parse(row.args) as Arguments,
+        status: row.status,
+        body: JSON.parse(row.body),
+        source: row.source,
+        created_at: new Date(row.created_at).toISOString(),
+        last_hit_at: row.last_hit_at === null ? null : new Date(row.last_hit_at).toISOString(),
+        hits: row.hits,
+      };
+    }
+  }
+
+  count(): number {
+    return this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM responses').get()!.n;
+  }
+
+  stats(top = 10): CacheStats {
+    this.flushHits();
+    const totals = this.db
+      .prepare<[], { entries: number; tools: number; hits: number | null }>('SELECT count(*) AS entries, count(DISTINCT tool) AS tools, sum(hits) AS hits FROM responses')
+      .get()!;
+    const by_source: Record<string, number> = {};
+    for (const row of this.db.prepare<[], { source: string; n: number }>('SELECT source, count(*) AS n FROM responses GROUP BY source ORDER BY n DESC').all()) {
+      by_source[row.source] = row.n;
+    }
+    const top_tools = this.db
+      .prepare<[number], { tool: string; entries: number; hits: number }>(
+        'SELECT tool, count(*) AS entries, sum(hits) AS hits FROM responses GROUP BY tool ORDER BY entries DESC, hits DESC, tool LIMIT ?',
+      )
+      .all(top);
+    const size_bytes = ['', '-wal', '-shm'].reduce((sum, suffix) => sum + (existsSync(this.file + suffix) ? statSync(this.file + suffix).size : 0), 0);
+    return { file: this.file, entries: totals.entries, tools: totals.tools, hits: totals.hits ?? 0, by_source, top_tools, size_bytes };
+  }
+
+  /** Writes the gathered hit counts in one transaction; on failure they stay gathered for the next flush. */
+  flushHits(): void {
+    if (this.pending.size === 0 || !this.db.open) return;
+    const update = this.db.prepare('UPDATE responses SET hits = hits + ?, last_hit_at = max(coalesce(last_hit_at, 0), ?) WHERE id = ?');
+    const batch = [...this.pending];
+    this.pending.clear();
+    try {
+      this.db.transaction(() => {
+        for (const [id, { hits, last }] of batch) update.run(hits, last, id);
+      }).immediate();
+    } catch (error) {
+      for (const [id, counted] of batch) this.merge(id, counted.hits, counted.last);
+      throw error;
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (!this.db.open) return;
+    this.flushHits();
+    this.db.close();
+  }
+
+  private countHit(id: number): void {
+    if (this.merge(id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) this.tryFlushHits();
+  }
+
+  /** Adds hits to the pending counts; true when the entry was not pending yet. */
+  private merge(id: number, hits: number, last: number): boolean {
+    const seen = this.pending.get(id);
+    if (!seen) {
+      this.pending.set(id, { hits, last });
+      return true;
+    }
+    seen.hits += hits;
+    seen.last = Math.max(seen.last, last);
+    return false;
+  }
+
+  /** A flush from the hit path or the timer: another process holding the write lock past busy_timeout only delays the counts. */
+  private tryFlushHits(): void {
+    try {
+      this.flushHits();
+    } catch (error) {
+      if (!(error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY'))) throw error;
+    }
+  }
+}
+
+/** Opens the cache in a mode: undefined for `off`, so callers simply have no cache. */
+export function openCache(file: string, mode: CacheMode = 'read-write', options: Omit<CacheOptions, 'mode'> = {}): ResponseCache | undefined {
+  if (!CACHE_MODES.includes(mode)) throw new CacheError(`cache mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+  return mode === 'off' ? undefined : ResponseCache.open(file, { ...options, mode });
+}
+
+function readVersion(db: Database.Database): string | undefined {
+  try {
+    return db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()?.value;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,232 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Tool } from '../library/tool.js';
+import type { ResponseCache } from './cache.js';
+import { canonicalJson } from './canonical.js';
+import { ErrorStream, injectedError, kindOfStatus, type InjectionConfig } from './inject.js';
+import { SimulatorMetrics } from './metrics.js';
+import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
+import type { Arguments, CallControls, CallOptions, CallResult, InjectedErrorKind, Responded, Responder, ResponseSource, Simulator } from './types.js';
+import { Rules, type ToolSource } from './validate.js';
+
+export interface SimulatorOptions {
+  /** The library (a `LibraryStore`, or anything with `get` and `ids`). */
+  store: ToolSource;
+  /** The response cache; absent means cache mode `off`. A read-only cache is read but never written. */
+  cache?: ResponseCache;
+  /** The Response layer, asked in order until one answers (default order: model, examples, synthesizer). */
+  responders: readonly Responder[];
+  /** Seeds the injection stream and is handed to responders; default 0. */
+  seed?: number;
+  /** Probability that a valid call answers an injected error instead; default 0.05, 0 turns injection off. */
+  errorRate?: number;
+  errorKinds?: Partial<Record<InjectedErrorKind, number>>;
+  timeoutDelayMs?: number;
+  /** Counters to record into (the server passes its own to render at /metrics); default a fresh one. */
+  metrics?: SimulatorMetrics;
+  /** Compiled argument validators kept at once; default 2048. */
+  maxValidators?: number;
+}
+
+export interface PipelineCallOptions extends CallOptions {
+  /** The injection stream this call reads (an episode's own); default the simulator's. */
+  errors?: ErrorStream;
+}
+
+/** The Simulator the server, the CLI and episodes hold: `call` plus what they inspect or share. */
+export interface ToolSimulator extends Simulator {
+  readonly seed: number;
+  readonly metrics: SimulatorMetrics;
+  /** The simulator's own injection stream. */
+  readonly errors: ErrorStream;
+  readonly rules: Rules;
+  readonly cache: ResponseCache | undefined;
+  call(toolId: string, args: unknown, options?: PipelineCallOptions): Promise<CallResult>;
+  /** A new injection stream with this simulator's rate, kinds and timeout delay and its own seed (one per episode). */
+  errorStream(seed: number): ErrorStream;
+}
+
+/**
+ * Rule → injection → cache → responders → write-back (paper §3.4).
+ *
+ * 1. Rules: the tool exists (404 with the nearest ids otherwise), the arguments are a JSON object that satisfies
+ *    its parameter schema (400 with `errors: [{path, message}]`), the controls are well-formed (400).
+ * 2. `Prefer: code=NNN`: an example of that status, else a kind-shaped error (429, 502/503, 504, 401), else the
+ *    normal path when NNN is the tool's success status, else a problem of that status (NNN ≥ 400) or 400.
+ * 3. Injection: the call's three numbers are read from the error stream, synchronously, before anything awaits —
+ *    so concurrent calls draw in the order `call` was invoked.
+ * 4. `Prefer: example=NAME` answers that spec example.
+ * 5. The cache (skipped with `Prefer: dynamic=true`): a hit answers with source `cache`.
+ * 6. The responders in order (`dynamic` skips the examples responder); the first answer is written back unless
+ *    `dynamic`. Concurrent identical misses share one responder call. A responder that throws is counted and the
+ *    next one asked.
+ * Rule answers, injected errors, forced codes, named examples and dynamic answers are never cached.
+ */
+export function createSimulator(options: SimulatorOptions): ToolSimulator {
+  return new PipelineSimulator(options);
+}
+
+type Answer = Responded & { source: ResponseSource };
+
+class PipelineSimulator implements ToolSimulator {
+  readonly seed: number;
+  readonly metrics: SimulatorMetrics;
+  readonly errors: ErrorStream;
+  readonly rules: Rules;
+  readonly cache: ResponseCache | undefined;
+  private readonly responders: readonly Responder[];
+  private readonly injection: InjectionConfig;
+  private readonly inflight = new Map<string, Promise<Answer>>();
+
+  constructor(options: SimulatorOptions) {
+    this.seed = options.seed ?? 0;
+    this.metrics = options.metrics ?? new SimulatorMetrics();
+    this.injection = { errorRate: options.errorRate, errorKinds: options.errorKinds, timeoutDelayMs: options.timeoutDelayMs };
+    this.errors = new ErrorStream(this.seed, this.injection);
+    this.rules = new Rules(options.store, {
+      maxValidators: options.maxValidators,
+      onCompileFailure: () => this.metrics.schemaCompileFailures++,
+    });
+    this.cache = options.cache;
+    this.responders = options.responders;
+  }
+
+  errorStream(seed: number): ErrorStream {
+    return new ErrorStream(seed, this.injection);
+  }
+
+  async call(toolId: string, args: unknown, options: PipelineCallOptions = {}): Promise<CallResult> {
+    const started = performance.now();
+    const result = await this.answer(toolId, args, options);
+    this.metrics.recordCall(result.source, result.status, (performance.now() - started) / 1000);
+    return result;
+  }
+
+  private async answer(toolId: string, args: unknown, options: PipelineCallOptions): Promise<CallResult> {
+    const checked = this.rules.check(toolId, args);
+    if (!checked.ok) return problemResult(checked.problem);
+    const { tool, args: given } = checked;
+    const controls = options.controls ?? {};
+    const badControl = checkControls(controls);
+    if (badControl) return problemResult(badControl);
+
+    if (controls.code !== undefined && controls.code !== successStatus(tool)) return forcedCode(tool, controls);
+
+    if (controls.code === undefined) {
+      const injection = (options.errors ?? this.errors).next(tool.id, options.errorRate);
+      if (injection) {
+        this.metrics.injected[injection.kind]++;
+        if (injection.delayMs > 0) await sleep(injection.delayMs);
+        return { status: injection.status, body: injection.body, source: 'rule', headers: injection.headers, error: injection.kind };
+      }
+    }
+
+    if (controls.example !== undefined) return namedExample(tool, controls.example);
+
+    if (!controls.dynamic && this.cache) {
+      const hit = this.cache.get(tool.id, given);
+      if (hit) {
+        this.metrics.cacheHits++;
+        return withHeaders({ status: hit.status, body: hit.body, source: 'cache' });
+      }
+      this.metrics.cacheMisses++;
+    }
+
+    return withHeaders(controls.dynamic ? await this.respond(tool, given, true) : await this.shared(tool, given));
+  }
+
+  /** One responder call per distinct (tool, arguments) in flight; its answer is written back once. */
+  private shared(tool: Tool, args: Arguments): Promise<Answer> {
+    const key = `${tool.id}\u0000${canonicalJson(args)}`;
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.respond(tool, args, false).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async respond(tool: Tool, args: Arguments, dynamic: boolean): Promise<Answer> {
+    let failure: Error | undefined;
+    for (const responder of this.responders) {
+      if (dynamic && responder.name === 'example') continue;
+      let answer: Responded | undefined;
+      try {
+        answer = await responder.respond(tool, args, { seed: this.seed });
+      } catch (error) {
+        this.metrics.responderErrors++;
+        failure = error instanceof Error ? error : new Error(String(error));
+        continue;
+      }
+      if (!answer) continue;
+      if (!dynamic) this.writeBack(tool, args, { ...answer, source: responder.name });
+      return { ...answer, source: responder.name };
+    }
+    const body = failure
+      ? problem(500, 'Responder failed', `no responder answered ${tool.id}: ${failure.message}`, { tool: tool.id })
+      : problem(501, 'No simulated response', `none of the responders (${this.responders.map((r) => r.name).join(', ') || 'none configured'}) answers ${tool.id}`, { tool: tool.id });
+    return { status: body.status, body, source: 'rule' };
+  }
+
+  private writeBack(tool: Tool, args: Arguments, answer: Answer): void {
+    if (!this.cache?.writable) return;
+    try {
+      if (this.cache.put(tool.id, args, { status: answer.status, body: answer.body, source: answer.source })) this.metrics.cacheWrites++;
+    } catch {
+      // The call is still answered; a lock held by another process past busy_timeout costs only this entry.
+      this.metrics.cacheWriteErrors++;
+    }
+  }
+}
+
+function successStatus(tool: Tool): number {
+  return tool.response_status ?? 200;
+}
+
+function problemResult(body: Problem): CallResult {
+  return { status: body.status, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
+}
+
+/** An answer as a CallResult: error answers shaped as problems (a responder's, or a cached one) say so in their content type. */
+function withHeaders(answer: Answer): CallResult {
+  const body = answer.body;
+  const isProblem = answer.status >= 400 && typeof body === 'object' && body !== null && 'type' in body && 'title' in body && 'status' in body;
+  return { ...answer, headers: isProblem ? { 'content-type': PROBLEM_CONTENT_TYPE } : {} };
+}
+
+function checkControls(controls: CallControls): Problem | undefined {
+  const wrong: string[] = [];
+  if (controls.code !== undefined && !(Number.isInteger(controls.code) && controls.code >= 100 && controls.code <= 599)) {
+    wrong.push(`code must be an HTTP status from 100 to 599, got ${JSON.stringify(controls.code)}`);
+  }
+  if (controls.example !== undefined && (typeof controls.example !== 'string' || controls.example === '')) {
+    wrong.push(`example must be a non-empty example name, got ${JSON.stringify(controls.example)}`);
+  }
+  if (controls.dynamic !== undefined && typeof controls.dynamic !== 'boolean') {
+    wrong.push(`dynamic must be true or false, got ${JSON.stringify(controls.dynamic)}`);
+  }
+  return wrong.length > 0 ? problem(400, 'Invalid Prefer', wrong.join('; ')) : undefined;
+}
+
+function forcedCode(tool: Tool, controls: CallControls): CallResult {
+  const code = controls.code!;
+  const example = tool.examples.find((e) => e.status === code && (controls.example === undefined || e.name === controls.example));
+  if (example) return { status: example.status, body: example.body, source: 'example', headers: {} };
+  const kind = kindOfStatus(code);
+  if (kind) {
+    const error = injectedError(kind, tool.id, { status: code });
+    return { status: error.status, body: error.body, source: 'rule', headers: error.headers, error: kind };
+  }
+  if (code >= 400) return problemResult(problem(code, undefined, `forced by Prefer: code=${code}`, { tool: tool.id }));
+  return problemResult(
+    problem(400, 'Invalid Prefer', `${tool.id} documents no ${code} response: its success status is ${successStatus(tool)}`, { tool: tool.id }),
+  );
+}
+
+function namedExample(tool: Tool, name: string): CallResult {
+  const example = tool.examples.find((e) => e.name === name);
+  if (example) return { status: example.status, body: example.body, source: 'example', headers: {} };
+  const names = tool.examples.flatMap((e) => (e.name === undefined ? [] : [e.name]));
+  const known = names.length > 0 ? `; its examples: ${names.map((n) => JSON.stringify(n)).join(', ')}` : '; it has no named examples';
+  return problemResult(problem(400, 'Unknown example', `${tool.id} has no example named ${JSON.stringify(name)}${known}`, { tool: tool.id, examples: names }));
+}

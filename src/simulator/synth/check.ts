@@ -1,0 +1,32 @@
+import type { ValidateFunction } from 'ajv';
+import { LRUCache } from 'lru-cache';
+import type { JsonSchema } from '../../library/tool.js';
+import { createAjv } from '../ajv.js';
+
+const ajv = createAjv();
+
+// ajv keeps every schema it compiled in its own cache, so evicting ours must evict ajv's too or memory only grows.
+const validators = new LRUCache<object, { validate: ValidateFunction | undefined }>({
+  max: 4096,
+  dispose: (_entry, schema) => ajv.removeSchema(schema),
+});
+
+/**
+ * Whether `value` satisfies `schema`, for the few keywords the walker cannot build in (`not`, the oneOf branches not
+ * taken, `maxContains`). Compiled on first use per schema object; undefined when the schema does not compile.
+ */
+export function satisfies(schema: JsonSchema, value: unknown): boolean | undefined {
+  if (typeof schema === 'boolean') return schema;
+  let entry = validators.get(schema);
+  if (!entry) {
+    let validate: ValidateFunction | undefined;
+    try {
+      validate = ajv.compile(schema);
+    } catch {
+      validate = undefined;
+    }
+    entry = { validate };
+    validators.set(schema, entry);
+  }
+  return entry.validate ? entry.validate(value) : undefined;
+}

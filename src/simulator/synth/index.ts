@@ -1,0 +1,39 @@
+import type { Tool } from '../../library/tool.js';
+import type { Arguments, Responded, Responder } from '../types.js';
+import { echoFrom } from './echo.js';
+import { reseed } from './faker.js';
+import { callSeed } from './random.js';
+import { generate } from './schema.js';
+import { shapeSchema } from './shape.js';
+import { NOTHING, type Site } from './site.js';
+import { newPersona, type Persona } from './values.js';
+
+/**
+ * The synthesized response of one call: `tool.response_status` (default 200) and a body satisfying
+ * `tool.response_schema` (or, without one, a shape read from the tool's name and description). The same tool,
+ * canonical arguments and seed always give the same body; a 204 has a null body.
+ */
+export function synthesize(tool: Tool, args: Arguments, seed: number): Responded {
+  const status = tool.response_status ?? 200;
+  if (status === 204) return { status, body: null };
+  reseed(callSeed(tool.id, args, seed));
+  const echo = echoFrom(tool, args);
+  let persona: Persona | undefined;
+  const root: Site = {
+    key: '',
+    parent: [...echo.resources][0] ?? '',
+    depth: 0,
+    inList: false,
+    record: true,
+    inRecord: false,
+    persona: () => (persona ??= newPersona()),
+  };
+  const body = generate([tool.response_schema ?? shapeSchema(tool, args)], root, { echo, nodes: 0 });
+  return { status, body: body === NOTHING ? null : body };
+}
+
+/** The Response layer's embedded default: answers every call, without a model. */
+export const synthResponder: Responder = {
+  name: 'synth',
+  respond: (tool, args, ctx) => Promise.resolve(synthesize(tool, args, ctx.seed)),
+};

@@ -1,0 +1,176 @@
+import { faker, rng } from './faker.js';
+import { jsonType, lengthOf, numberFits, stringFits } from './fits.js';
+import type { Flat, JsonType } from './flat.js';
+import { formatString, hasFormat } from './formats.js';
+import { fromPattern } from './regex.js';
+import { echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
+import { formatHintString, namedNumber, namedString, plainString, trueChance, type NumberHint } from './values.js';
+
+/** How often a field repeats one of its schema's own examples rather than a fresh value (lists would look cloned otherwise). */
+const EXAMPLE_CHANCE = 0.3;
+const DEFAULT_INTEGER: NumberHint = { min: 1, max: 1000, decimals: 0 };
+const DEFAULT_NUMBER: NumberHint = { min: 0, max: 1000, decimals: 2 };
+const DATE_LIKE = /(?:^|_)(?:at|date|time|timestamp|datetime|created|updated|modified)$/;
+const BOOLEAN_LIKE = /^(?:is|has|can|should|allow|allows|enable|include|includes|use|show|was|did|does)_/;
+
+function example(flat: Flat): unknown {
+  return flat.examples.length > 0 && rng.chance(EXAMPLE_CHANCE) ? rng.pick(flat.examples) : undefined;
+}
+
+export function booleanFor(flat: Flat, site: Site, walk: Walk): boolean {
+  const echoed = echoFor(site, walk);
+  if (typeof echoed === 'boolean') return echoed;
+  const sample = example(flat);
+  if (typeof sample === 'boolean') return sample;
+  return rng.chance(trueChance(site.key));
+}
+
+/** The type of a value whose schema names none (`{}`): the echoed value's, else what the field name suggests. */
+export function guessType(site: Site, walk: Walk): JsonType {
+  const echoed = echoFor(site, walk);
+  if (echoed !== undefined) return jsonType(echoed);
+  if (site.key === '') return 'object';
+  if (BOOLEAN_LIKE.test(site.key)) return 'boolean';
+  const hint = namedNumber(site.key);
+  if (hint && !DATE_LIKE.test(site.key)) return hint.decimals ? 'number' : 'integer';
+  return 'string';
+}
+
+const round = (value: number, decimals: number) => {
+  const factor = 10 ** decimals;
+  return Math.round(value * factor) / factor;
+};
+
+export function numberFor(flat: Flat, integer: boolean, site: Site, walk: Walk): number | typeof NOTHING {
+  const ok = (value: unknown): value is number => typeof value === 'number' && numberFits(value, flat, integer);
+  const echoed = echoFor(site, walk);
+  const echoNumber = typeof echoed === 'string' && /^-?\d+(?:\.\d+)?$/.test(echoed) ? Number(echoed) : echoed;
+  if (ok(echoNumber)) return echoNumber;
+  const sample = example(flat);
+  if (ok(sample)) return sample;
+  return drawNumber(flat, integer, namedNumber(site.key) ?? (integer ? DEFAULT_INTEGER : DEFAULT_NUMBER));
+}
+
+/** A number within the schema's bounds, inside the field's typical range where the two overlap. */
+function drawNumber(flat: Flat, integer: boolean, hint: NumberHint): number | typeof NOTHING {
+  let lo = flat.minimum ?? -Infinity;
+  let loOpen = false;
+  if (flat.exclusiveMinimum !== undefined && flat.exclusiveMinimum >= lo) [lo, loOpen] = [flat.exclusiveMinimum, true];
+  let hi = flat.maximum ?? Infinity;
+  let hiOpen = false;
+  if (flat.exclusiveMaximum !== undefined && flat.exclusiveMaximum <= hi) [hi, hiOpen] = [flat.exclusiveMaximum, true];
+  if (integer) {
+    lo = loOpen ? Math.floor(lo) + 1 : Math.ceil(lo);
+    hi = hiOpen ? Math.ceil(hi) - 1 : Math.floor(hi);
+    loOpen = hiOpen = false;
+  }
+  if (lo > hi || (lo === hi && (loOpen || hiOpen))) return NOTHING;
+  let a = Math.max(lo, hint.min);
+  let b = Math.min(hi, hint.max);
+  if (a > b) {
+    const span = Math.max(hint.max - hint.min, 10);
+    if (Number.isFinite(lo) && Number.isFinite(hi)) [a, b] = [lo, hi];
+    else if (Number.isFinite(lo)) [a, b] = [lo, lo + span];
+    else [a, b] = [hi - span, hi];
+  }
+  if (flat.multipleOf.length) return drawMultiple(flat, integer, [a, b], [lo, hi]);
+  for (let attempt = 0; attempt < 4; attempt++) {
+    let value: number;
+    if (integer) {
+      const [first, end] = [Math.ceil(a), Math.floor(b)];
+      value = first <= end ? Math.min(end, first + Math.floor(rng.next() * (end - first + 1))) : first;
+    } else {
+      const raw = a + rng.next() * (b - a);
+      const rounded = round(raw, hint.decimals);
+      value = numberFits(rounded, flat, false) ? rounded : raw;
+    }
+    if (numberFits(value, flat, integer)) return value;
+  }
+  const middle = Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : (a + b) / 2;
+  return numberFits(middle, flat, integer) ? middle : NOTHING;
+}
+
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
+/** A multiple of every `multipleOf` (as ajv tests it: the quotient must print as an integer) within the bounds. */
+function drawMultiple(flat: Flat, integer: boolean, [a, b]: [number, number], [lo, hi]: [number, number]): number | typeof NOTHING {
+  const divisors = flat.multipleOf;
+  let step = Math.max(...divisors);
+  if (divisors.every(Number.isInteger)) {
+    const lcm = divisors.reduce((x, y) => (x / gcd(x, y)) * y);
+    if (lcm < 1e15) step = lcm;
+  }
+  const fitting = (k: number) => {
+    for (const value of [k * step, Number((k * step).toPrecision(15)), Number((k * step).toPrecision(12))]) {
+      if (numberFits(value, flat, integer)) return value;
+    }
+    return undefined;
+  };
+  let kLo = Math.ceil(a / step);
+  let kHi = Math.floor(b / step);
+  if (kLo > kHi) [kLo, kHi] = [Math.ceil(lo / step), Math.floor(hi / step)];
+  if (!Number.isFinite(kLo) && !Number.isFinite(kHi)) [kLo, kHi] = [0, 10];
+  else if (!Number.isFinite(kLo)) kLo = kHi - 10;
+  else if (!Number.isFinite(kHi)) kHi = kLo + 10;
+  if (kLo > kHi) return NOTHING;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const value = fitting(rng.int(kLo, kHi));
+    if (value !== undefined) return value;
+  }
+  for (let k = kLo; k <= Math.min(kHi, kLo + 64); k++) {
+    const value = fitting(k);
+    if (value !== undefined) return value;
+  }
+  return NOTHING;
+}
+
+function sliceCodePoints(value: string, length: number): string {
+  return lengthOf(value) === value.length ? value.slice(0, length) : Array.from(value).slice(0, length).join('');
+}
+
+/** Cuts a string down to `max` code points or pads it with words up to `min`. */
+function fitLength(value: string, min: number, max: number): string {
+  let out = value;
+  if (lengthOf(out) > max) {
+    out = sliceCodePoints(out, max);
+    const trimmed = out.trimEnd();
+    if (lengthOf(trimmed) >= min) out = trimmed;
+  }
+  for (let words = 0; lengthOf(out) < min; words++) {
+    out += words < 64 ? `${out ? ' ' : ''}${faker.word.sample()}` : 'x'.repeat(min - lengthOf(out));
+  }
+  return lengthOf(out) > max ? sliceCodePoints(out, max) : out;
+}
+
+export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
+  const ok = (value: unknown): value is string => typeof value === 'string' && stringFits(value, flat);
+  const echoed = echoFor(site, walk);
+  const echoString = typeof echoed === 'number' ? String(echoed) : echoed;
+  if (ok(echoString)) return echoString;
+  const sample = example(flat);
+  if (ok(sample)) return sample;
+  const context = fieldContext(site);
+  const named = namedString(context);
+  if (named !== undefined && ok(named)) return named;
+
+  if (flat.patterns.length) {
+    const repeat = Math.max(1, Math.min(8, flat.maxLength ?? 8));
+    for (const pattern of flat.patterns) {
+      const value = fromPattern(pattern, ok, repeat);
+      if (value !== undefined) return value;
+    }
+    return named ?? '';
+  }
+  const format = flat.formats.find(hasFormat);
+  if (format !== undefined) {
+    let value = '';
+    for (let attempt = 0; attempt < 3; attempt++) {
+      value = formatString(format, `${site.parent}_${site.key}`)!;
+      if (ok(value)) return value;
+    }
+    return value;
+  }
+  const hinted = flat.formats.length ? formatHintString(flat.formats[0]!, context) : undefined;
+  const value = fitLength(hinted ?? named ?? plainString(), flat.minLength ?? 0, flat.maxLength ?? Infinity);
+  return ok(value) ? value : fitLength(plainString(), flat.minLength ?? 0, flat.maxLength ?? Infinity);
+}

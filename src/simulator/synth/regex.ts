@@ -1,0 +1,71 @@
+import { createRequire } from 'node:module';
+import type randexp from 'randexp';
+import { rng } from './faker.js';
+
+// randexp is CommonJS exporting the class itself, while its typings describe an ES module's default export.
+const RandExp = createRequire(import.meta.url)('randexp') as typeof randexp.default;
+type RandExp = randexp.default;
+
+interface Compiled {
+  /** The pattern as ajv compiles it (with the `u` flag); undefined when it is not a valid pattern at all. */
+  test: RegExp | undefined;
+  /** randexp's generator, or undefined when randexp cannot parse the pattern. */
+  gen: RandExp | undefined;
+}
+
+const compiled = new Map<string, Compiled>();
+const MAX_PATTERNS = 20_000;
+
+// randexp does not know Unicode property escapes; for generating (never for checking) a letter or digit class stands in.
+const PROPERTY_ESCAPES: [RegExp, string][] = [
+  [/\\p\{(?:L|Letter|Lu|Ll|Lt|Lm|Lo|Alphabetic|Alpha)\}/g, '[a-zA-Z]'],
+  [/\\p\{(?:N|Nd|Number|Digit)\}/g, '[0-9]'],
+  [/\\[pP]\{[^}]*\}/g, '[a-z]'],
+];
+
+function compile(pattern: string): Compiled {
+  let entry = compiled.get(pattern);
+  if (entry) return entry;
+  let test: RegExp | undefined;
+  try {
+    test = new RegExp(pattern, 'u');
+  } catch {
+    try {
+      test = new RegExp(pattern);
+    } catch {
+      test = undefined;
+    }
+  }
+  let gen: RandExp | undefined;
+  try {
+    gen = new RandExp(PROPERTY_ESCAPES.reduce((source, [from, to]) => source.replace(from, to), pattern));
+    gen.randInt = (min: number, max: number) => rng.int(min, max);
+  } catch {
+    gen = undefined;
+  }
+  entry = { test, gen };
+  if (compiled.size >= MAX_PATTERNS) compiled.clear();
+  compiled.set(pattern, entry);
+  return entry;
+}
+
+/** Whether `value` matches `pattern` as ajv checks it; a pattern that does not compile matches nothing. */
+export function matches(pattern: string, value: string): boolean {
+  const test = compile(pattern).test;
+  return test !== undefined && test.test(value);
+}
+
+/**
+ * A string matching `pattern` whose length fits, drawn with randexp from the synthesizer's stream; undefined after a
+ * few tries that all missed (lookarounds and back-references can defeat it). `repeat` caps open repetitions (`+`, `*`).
+ */
+export function fromPattern(pattern: string, fits: (value: string) => boolean, repeat: number): string | undefined {
+  const { gen, test } = compile(pattern);
+  if (!gen || !test) return undefined;
+  for (let attempt = 0; attempt < 6; attempt++) {
+    gen.max = attempt < 3 ? repeat : repeat * (attempt - 1);
+    const value = gen.gen();
+    if (test.test(value) && fits(value)) return value;
+  }
+  return undefined;
+}

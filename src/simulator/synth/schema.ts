@@ -1,0 +1,269 @@
+import type { JsonSchema } from '../../library/tool.js';
+import { canonicalJson } from '../canonical.js';
+import { satisfies } from './check.js';
+import type { Echo } from './echo.js';
+import { faker, rng } from './faker.js';
+import { fits, jsonType, typeAllowed } from './fits.js';
+import { resolve, type Flat, type JsonType } from './flat.js';
+import { hasFormat } from './formats.js';
+import { booleanFor, guessType, numberFor, stringFor } from './leaves.js';
+import { nameKey, singular } from './names.js';
+import { fromPattern, matches } from './regex.js';
+import { echoFor, NOTHING, type Site, type Walk } from './site.js';
+import { newPersona, type Persona } from './values.js';
+
+const ATTEMPTS = 6;
+const MAX_DEPTH = 10;
+const NODE_BUDGET = 2000;
+const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
+const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 'created_at', 'count', 'enabled', 'url'];
+
+/** A value satisfying every schema of `schemas` (read as an allOf), or NOTHING when none can. */
+export function generate(schemas: readonly JsonSchema[], site: Site, walk: Walk): unknown {
+  walk.nodes++;
+  let fallback: unknown = NOTHING;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const flat = resolve(schemas, rng);
+    const value = flat.impossible ? NOTHING : fromFlat(flat, site, walk);
+    if (value !== NOTHING && passes(flat, value)) return value;
+    if (value !== NOTHING) fallback = value;
+    else if (!flat.chose) break;
+  }
+  return fallback;
+}
+
+function passes(flat: Flat, value: unknown): boolean {
+  for (const schema of flat.mustMatch) if (satisfies(schema, value) === false) return false;
+  for (const schema of flat.mustNotMatch) if (satisfies(schema, value) === true) return false;
+  return true;
+}
+
+function fromFlat(flat: Flat, site: Site, walk: Walk): unknown {
+  if (flat.enum) return fromEnum(flat, site, walk);
+  const type = chooseType(flat, site, walk);
+  switch (type) {
+    case 'null':
+      return null;
+    case 'boolean':
+      return booleanFor(flat, site, walk);
+    case 'integer':
+    case 'number':
+      return numberFor(flat, type === 'integer', site, walk);
+    case 'string':
+      return stringFor(flat, site, walk);
+    case 'array':
+      return arrayFor(flat, site, walk);
+    case 'object':
+      return objectFor(flat, site, walk);
+    default:
+      return NOTHING;
+  }
+}
+
+function fromEnum(flat: Flat, site: Site, walk: Walk): unknown {
+  const candidates = flat.enum!.filter((value) => fits(value, flat));
+  if (candidates.length === 0) return NOTHING;
+  const echoed = echoFor(site, walk);
+  if (echoed !== undefined && candidates.includes(echoed)) return echoed;
+  const value = rng.pick(candidates);
+  return value !== null && typeof value === 'object' ? structuredClone(value) : value;
+}
+
+function inferTypes(flat: Flat): JsonType[] | undefined {
+  const types: JsonType[] = [];
+  if (flat.objects.length || flat.required.size || flat.minProperties !== undefined || flat.maxProperties !== undefined || flat.propertyNames.length) types.push('object');
+  if (flat.arrays.length || flat.minItems !== undefined || flat.maxItems !== undefined || flat.contains !== undefined) types.push('array');
+  if (flat.patterns.length || flat.minLength !== undefined || flat.maxLength !== undefined || flat.formats.some(hasFormat)) types.push('string');
+  if (flat.minimum !== undefined || flat.maximum !== undefined || flat.exclusiveMinimum !== undefined || flat.exclusiveMaximum !== undefined || flat.multipleOf.length) types.push('number');
+  return types.length ? types : undefined;
+}
+
+function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
+  const types = flat.types ? [...flat.types] : inferTypes(flat);
+  if (!types) return guessType(site, walk);
+  if (types.length <= 1) return types[0];
+  const echoed = echoFor(site, walk);
+  if (echoed !== undefined && typeAllowed(echoed, flat.types)) {
+    const type = jsonType(echoed);
+    return type === 'integer' && !types.includes('integer') ? 'number' : type;
+  }
+  const solid = types.filter((type) => type !== 'null');
+  if (solid.length === 0 || (solid.length < types.length && rng.chance(0.1))) return 'null';
+  return rng.pick(solid);
+}
+
+function childSite(site: Site, key: string, persona: () => Persona, walk: Walk): Site {
+  const name = nameKey(key);
+  return {
+    key: name,
+    parent: site.key || site.parent,
+    depth: site.depth + 1,
+    inList: site.inList,
+    record: site.record && (WRAPPERS.has(name) || walk.echo.resources.has(name)),
+    inRecord: site.record,
+    persona,
+  };
+}
+
+function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
+  const min = flat.minItems ?? 0;
+  let max = flat.maxItems ?? Infinity;
+  for (const part of flat.arrays) if (part.items === false) max = Math.min(max, part.prefixItems.length);
+  if (min > max) return NOTHING;
+  let length: number;
+  if (site.depth >= MAX_DEPTH || walk.nodes > NODE_BUDGET) length = min;
+  else if (site.record && !site.inList && walk.echo.listSize !== undefined) length = walk.echo.listSize;
+  else length = site.depth < 3 ? rng.int(1, 5) : rng.int(1, 2);
+  length = Math.max(min, Math.min(max, length));
+  const containing = flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
+  if (containing.size > length) length = containing.size;
+  const item: Site = {
+    key: site.key ? singular(site.key) : '',
+    parent: site.parent,
+    depth: site.depth + 1,
+    inList: true,
+    record: site.record,
+    inRecord: false,
+    persona: site.persona,
+  };
+  const seen = flat.uniqueItems ? new Set<string>() : undefined;
+  const out: unknown[] = [];
+  for (let index = 0; index < length; index++) {
+    const schemas: JsonSchema[] = [];
+    for (const part of flat.arrays) {
+      const schema = index < part.prefixItems.length ? part.prefixItems[index] : part.items;
+      if (schema !== undefined) schemas.push(schema);
+    }
+    if (containing.has(index)) schemas.push(flat.contains!);
+    let value = generateItem(schemas, item, walk);
+    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 4; retry++) value = generateItem(schemas, item, walk);
+    if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {
+      if (out.length >= min && !containing.has(index)) break;
+      if (value === NOTHING) return NOTHING;
+    }
+    seen?.add(canonicalJson(value));
+    out.push(value);
+  }
+  return out;
+}
+
+function generateItem(schemas: JsonSchema[], site: Site, walk: Walk): unknown {
+  let persona: Persona | undefined;
+  return generate(schemas, { ...site, persona: () => (persona ??= newPersona()) }, walk);
+}
+
+/** Which positions of a list hold the `contains` items: at least `count` of them, within the length bounds. */
+function pickIndices(length: number, count: number, min: number, max: number): Set<number> {
+  const size = Math.min(Math.max(length, count, min), max);
+  const order = rng.shuffle(Array.from({ length: size }, (_, i) => i));
+  return new Set(order.slice(0, Math.min(count, size)));
+}
+
+/** The schemas a property's value must satisfy: its declarations, the patterns its name matches, or each part's additionalProperties. */
+function propertySchemas(flat: Flat, key: string): JsonSchema[] | undefined {
+  const schemas: JsonSchema[] = [];
+  for (const part of flat.objects) {
+    let covered = false;
+    const declared = part.properties && Object.hasOwn(part.properties, key) ? part.properties[key] : undefined;
+    if (declared !== undefined) {
+      schemas.push(declared);
+      covered = true;
+    }
+    if (part.patternProperties) {
+      for (const pattern in part.patternProperties) {
+        if (matches(pattern, key)) {
+          schemas.push(part.patternProperties[pattern]!);
+          covered = true;
+        }
+      }
+    }
+    if (!covered && part.additionalProperties !== undefined) {
+      if (part.additionalProperties === false) return undefined;
+      schemas.push(part.additionalProperties);
+    }
+  }
+  return schemas;
+}
+
+function keyAllowed(flat: Flat, key: string, declared: Set<string>): boolean {
+  if (flat.closed && !declared.has(key) && !flat.objects.some((part) => part.patternProperties && Object.keys(part.patternProperties).some((p) => matches(p, key)))) return false;
+  for (const schema of flat.propertyNames) if (satisfies(schema, key) === false) return false;
+  return propertySchemas(flat, key) !== undefined;
+}
+
+function optionalChance(site: Site, walk: Walk): number {
+  if (site.depth >= MAX_DEPTH || walk.nodes > NODE_BUDGET) return 0;
+  return site.depth < 2 ? 0.9 : site.depth < 4 ? 0.8 : 0.6;
+}
+
+function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
+  const declared = new Set<string>();
+  for (const part of flat.objects) if (part.properties) for (const key in part.properties) declared.add(key);
+  const chance = optionalChance(site, walk);
+  const keys: string[] = [];
+  const chosen = new Set<string>();
+  const add = (key: string) => {
+    if (!chosen.has(key)) {
+      chosen.add(key);
+      keys.push(key);
+    }
+  };
+  for (const key of declared) {
+    if (flat.required.has(key)) add(key);
+    else if (!flat.forbidden.has(key) && rng.chance(chance) && keyAllowed(flat, key, declared)) add(key);
+  }
+  for (const key of flat.required) add(key);
+  // An object with declared fields never comes back empty by chance.
+  if (keys.length === 0 && chance > 0) for (const key of declared) if (keys.length === 0 && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key);
+  for (let i = 0; i < keys.length; i++) for (const dependency of flat.dependentRequired.get(keys[i]!) ?? []) add(dependency);
+
+  const maxProperties = flat.maxProperties ?? Infinity;
+  if (keys.length > maxProperties) {
+    for (let i = keys.length - 1; i >= 0 && keys.length > maxProperties; i--) {
+      if (!flat.required.has(keys[i]!)) keys.splice(i, 1);
+    }
+  }
+  const wanted = Math.max(flat.minProperties ?? 0, declared.size === 0 && site.depth < 4 ? freeFormSize(flat) : 0);
+  if (keys.length < wanted) {
+    for (const key of declared) if (keys.length < wanted && !chosen.has(key) && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key);
+    for (let tries = 0; keys.length < Math.min(wanted, maxProperties) && tries < wanted * 4 + 8; tries++) {
+      const key = extraKey(flat, keys.length);
+      if (key !== undefined && !chosen.has(key) && keyAllowed(flat, key, declared)) add(key);
+    }
+  }
+
+  let persona: Persona | undefined;
+  const personaOf = () => (persona ??= newPersona());
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const schemas = propertySchemas(flat, key);
+    const value = schemas === undefined ? NOTHING : generate(schemas, childSite(site, key, personaOf, walk), walk);
+    if (value !== NOTHING) out[key] = value;
+  }
+  return out;
+}
+
+/** How many entries an object without declared properties gets: a map keyed by pattern or a free-form object. */
+function freeFormSize(flat: Flat): number {
+  const open = flat.objects.every((part) => part.additionalProperties !== false) || flat.objects.some((part) => part.patternProperties);
+  return open ? rng.int(1, 3) : 0;
+}
+
+/** A new key for an object that needs more entries: from patternProperties, propertyNames, or plausible field names. */
+function extraKey(flat: Flat, index: number): string | undefined {
+  const patterns = flat.objects.flatMap((part) => (part.patternProperties ? Object.keys(part.patternProperties) : []));
+  const closed = flat.closed || flat.objects.some((part) => part.additionalProperties === false);
+  if (patterns.length && (closed || rng.chance(0.5))) return fromPattern(rng.pick(patterns), () => true, 6);
+  if (flat.propertyNames.length) {
+    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0 });
+    return typeof key === 'string' ? key : undefined;
+  }
+  return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();
+}
+
+const EMPTY_ECHO: Echo = { byKey: new Map(), resourceId: undefined, resources: new Set(), listSize: undefined };
+
+function rootlessSite(): Site {
+  return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona };
+}
+

@@ -1,0 +1,40 @@
+import type { Echo } from './echo.js';
+import type { FieldContext, Persona } from './values.js';
+
+/** What a schema that admits no value generates; the holder leaves the field out (or, at the root, answers null). */
+export const NOTHING: unique symbol = Symbol('nothing');
+
+/** Where in the body a value goes. */
+export interface Site {
+  /** The field's name key ('' at the root and for items of an unnamed list). */
+  key: string;
+  /** The key of the nearest named holder, or the tool's resource noun at the top. */
+  parent: string;
+  depth: number;
+  /** Inside a list: echoed ids stay out, or every item would have the same one. */
+  inList: boolean;
+  /** A value here is a record of the tool's resource (or a list of them): the root, `data`, `items`, `pets`… */
+  record: boolean;
+  /** The object holding this field is such a record, so request values echo into it. */
+  inRecord: boolean;
+  persona: () => Persona;
+}
+
+export interface Walk {
+  echo: Echo;
+  /** Values generated so far: past the budget, optional fields are left out and lists are kept short. */
+  nodes: number;
+}
+
+/** The request value this field repeats, if any (whether it fits is the caller's to check). */
+export function echoFor(site: Site, walk: Walk): unknown {
+  if (!site.inRecord) return undefined;
+  const { echo } = walk;
+  if (site.key === 'id') return site.inList ? undefined : (echo.resourceId ?? echo.byKey.get('id'));
+  return echo.byKey.get(site.key);
+}
+
+export function fieldContext(site: Site): FieldContext {
+  return { key: site.key, parent: site.parent, persona: site.persona };
+}
+

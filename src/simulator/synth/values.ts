@@ -1,0 +1,271 @@
+import { faker, rng } from './faker.js';
+import { dateFor, dateString, dateTimeString } from './formats.js';
+import { hash32 } from './random.js';
+
+/** The person an object describes: its first name, last name, email and username agree with each other. */
+export interface Persona {
+  first: string;
+  last: string;
+}
+
+/** Where a value goes: its field's name key (see `nameKey`), the key of the object or list holding it, and that object's persona. */
+export interface FieldContext {
+  key: string;
+  parent: string;
+  persona: () => Persona;
+}
+
+/** A typical range for a numeric field; the walker intersects it with the schema's bounds. */
+export interface NumberHint {
+  min: number;
+  max: number;
+  decimals: number;
+}
+
+const any = (...words: string[]) => new RegExp(`(?:^|_)(?:${words.join('|')})(?:_|$)`);
+const last = (...words: string[]) => new RegExp(`(?:^|_)(?:${words.join('|')})$`);
+
+export function newPersona(): Persona {
+  return { first: faker.person.firstName(), last: faker.person.lastName() };
+}
+
+const ascii = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+function email(ctx: FieldContext): string {
+  const { first, last: family } = ctx.persona();
+  const domain = rng.pick(['gmail.com', 'yahoo.com', 'outlook.com', 'hotmail.com', 'example.com', faker.internet.domainName()]);
+  return `${ascii(first)}${rng.pick(['.', '_', ''])}${ascii(family)}${rng.chance(0.3) ? rng.int(1, 99) : ''}@${domain}`;
+}
+
+function username(ctx: FieldContext): string {
+  const { first, last: family } = ctx.persona();
+  return rng.pick([`${ascii(first)}${ascii(family).slice(0, 1)}${rng.int(1, 999)}`, `${ascii(first)}_${ascii(family)}`, `${ascii(first)}.${ascii(family)}`]);
+}
+
+const fullName = (ctx: FieldContext) => {
+  const { first, last: family } = ctx.persona();
+  return `${first} ${family}`;
+};
+
+const titleCase = (text: string) => text.replace(/(^|\s)\S/g, (c) => c.toUpperCase());
+const words = (min: number, max: number) => faker.word.words({ count: { min, max } });
+const title = () => titleCase(words(2, 5));
+const sentence = () => {
+  const text = faker.hacker.phrase();
+  return text.charAt(0).toUpperCase() + text.slice(1);
+};
+const kebab = () => words(2, 3).toLowerCase().replace(/[^a-z0-9]+/g, '-');
+const hex = (length: number) => faker.string.hexadecimal({ length, casing: 'lower', prefix: '' });
+const money = () => (rng.int(100, 99_999) / 100).toFixed(2);
+const upperCode = (length: number) => faker.string.alphanumeric({ length, casing: 'upper' });
+
+/** Styles of string ids; one per field name, so an API's ids look alike from call to call. */
+const ID_STYLES: (() => string)[] = [
+  () => String(rng.int(10_000, 999_999_999)),
+  () => hex(24),
+  () => faker.string.alphanumeric(16),
+  () => faker.string.uuid(),
+];
+
+function stringId(ctx: FieldContext): string {
+  return ID_STYLES[hash32(ctx.key) % ID_STYLES.length]!();
+}
+
+const LONGITUDE = /(?:^|_)(?:lon|lng|longitude)(?:_|$)|^long$/;
+const PERSON = /(?:^|_)(?:user|users|person|people|customer|author|owner|member|employee|contact|player|artist|driver|patient|student|teacher|agent|recipient|sender|buyer|seller|profile|creator|assignee|reviewer|manager|admin|guest|account|client|participant|attendee|speaker|actor|director|candidate|applicant|subscriber|follower|friend|reporter|editor|writer|doctor|physician|traveler|passenger|tenant|landlord|coach|athlete|representative|individual|human|signer|approver|requester|submitter|organizer|host_user)(?:_|$)/;
+const COMPANY = /(?:^|_)(?:company|companies|organization|organisation|org|employer|business|brand|publisher|manufacturer|vendor|merchant|agency|provider|supplier|carrier|bank|institution|firm|partner|store|shop|retailer|airline|sponsor)(?:_|$)/;
+const PRODUCT = /(?:^|_)(?:product|products|item|items|sku|good|goods|article|merchandise|offer|listing)(?:_|$)/;
+const PET = /(?:^|_)(?:pet|pets|animal|dog|cat|horse|breed)(?:_|$)/;
+const TECH = /(?:^|_)(?:app|application|project|repo|repository|service|package|library|bucket|database|db|table|cluster|instance|server|environment|env|workspace|channel|queue|topic|namespace|branch|container|image|function|job|pipeline|deployment|model|dataset|index|schema|key|secret|volume|network|node|pod|zone|region|stack|resource|module|plugin|bot|webhook|integration|domain)(?:_|$)/;
+const PLACE = /(?:^|_)(?:city|town|place|location|venue|destination|origin|airport|station|hotel|restaurant|building|site|area|neighborhood)(?:_|$)/;
+const GEO_PARENT = /(?:^|_)(?:address|addresses|location|billing|shipping|geo|place|residence|postal|mailing|home|office)(?:_|$)/;
+
+/** A realistic `name` from what holds it: a user's name is a person's, a company's a company's, a repo's a slug. */
+function nameFor(ctx: FieldContext): string {
+  const noun = ctx.key === 'name' || ctx.key === 'display_name' ? ctx.parent : ctx.key;
+  if (PERSON.test(noun)) return fullName(ctx);
+  if (COMPANY.test(noun)) return faker.company.name();
+  if (PRODUCT.test(noun)) return faker.commerce.productName();
+  if (PET.test(noun)) return faker.animal.petName();
+  if (TECH.test(noun)) return kebab();
+  if (/(?:^|_)country(?:_|$)/.test(noun)) return faker.location.country();
+  if (/(?:^|_)(?:state|province)(?:_|$)/.test(noun)) return faker.location.state();
+  if (/(?:^|_)street(?:_|$)/.test(noun)) return faker.location.street();
+  if (PLACE.test(noun)) return faker.location.city();
+  if (/(?:^|_)(?:file|document|attachment|upload)(?:_|$)/.test(noun)) return fileName();
+  if (/(?:^|_)(?:category|categories|tag|tags|label|labels|genre|department|dept)(?:_|$)/.test(noun)) return titleCase(faker.commerce.department());
+  return title();
+}
+
+const EXTENSIONS = ['pdf', 'png', 'jpg', 'csv', 'json', 'txt', 'docx', 'xlsx', 'zip', 'mp4'];
+const fileName = () => `${words(1, 3).toLowerCase().replace(/[^a-z0-9]+/g, '_')}.${rng.pick(EXTENSIONS)}`;
+
+const STATUSES = ['active', 'inactive', 'pending', 'completed', 'cancelled', 'processing', 'approved', 'failed'];
+
+type StringRule = [RegExp, (ctx: FieldContext) => string];
+
+/** Field name → value, first match wins; the order settles overlaps (`email_address` is an email, not an address). */
+const STRING_RULES: StringRule[] = [
+  [any('uuid', 'guid'), () => faker.string.uuid()],
+  [any('email', 'e_mail', 'mail', 'email_address'), email],
+  [any('timezone', 'time_zone', 'tz'), () => faker.location.timeZone()],
+  [any('ip', 'ip_address', 'ipv4', 'ip_addr', 'remote_addr', 'client_ip', 'server_ip'), () => faker.internet.ipv4()],
+  [any('ipv6'), () => faker.internet.ipv6()],
+  [any('mac', 'mac_address'), () => faker.internet.mac()],
+  [any('user_agent', 'useragent'), () => faker.internet.userAgent()],
+  [any('image', 'images', 'img', 'avatar', 'photo', 'photos', 'picture', 'pic', 'thumbnail', 'thumb', 'logo', 'icon', 'banner', 'cover', 'poster', 'headshot', 'artwork'), () => `https://picsum.photos/seed/${faker.string.alphanumeric(8)}/${rng.pick([320, 640, 800, 1024])}/${rng.pick([240, 480, 600, 768])}`],
+  [any('url', 'uri', 'link', 'links', 'href', 'website', 'homepage', 'webpage', 'endpoint', 'callback', 'redirect', 'permalink', 'src', 'web'), () => `${faker.internet.url()}/${faker.word.noun()}/${rng.int(1, 99_999)}`],
+  [any('domain', 'hostname', 'host', 'fqdn', 'host_name', 'domain_name'), () => faker.internet.domainName()],
+  [any('birthday', 'birthdate', 'birth_date', 'dob', 'date_of_birth'), (ctx) => dateString(dateFor(`${ctx.parent}_${ctx.key}`))],
+  [last('at', 'timestamp', 'datetime', 'time', 'date_time', 'created', 'updated', 'modified', 'deleted', 'published', 'expires', 'expiry', 'expiration', 'last_seen', 'last_login', 'last_modified'), (ctx) => dateTimeString(dateFor(`${ctx.parent}_${ctx.key}`))],
+  [any('date', 'day', 'on', 'since', 'until', 'deadline', 'due'), (ctx) => dateString(dateFor(`${ctx.parent}_${ctx.key}`))],
+  [any('phone', 'phone_number', 'mobile', 'fax', 'tel', 'telephone', 'cell', 'msisdn', 'whatsapp'), () => faker.phone.number({ style: 'international' })],
+  [any('first_name', 'firstname', 'given_name', 'forename'), (ctx) => ctx.persona().first],
+  [any('last_name', 'lastname', 'surname', 'family_name'), (ctx) => ctx.persona().last],
+  [any('middle_name'), () => faker.person.middleName()],
+  [any('username', 'user_name', 'login', 'handle', 'screen_name', 'nickname', 'nick', 'account_name', 'userid_name'), username],
+  [any('full_name', 'fullname', 'contact_name', 'author', 'owner_name', 'customer_name', 'real_name', 'person_name', 'author_name', 'recipient_name', 'sender_name'), fullName],
+  [any('job_title', 'occupation', 'profession', 'job'), () => faker.person.jobTitle()],
+  [any('department', 'dept'), () => faker.commerce.department()],
+  [any('company', 'company_name', 'organization', 'organisation', 'employer', 'business_name', 'brand', 'publisher', 'manufacturer', 'vendor', 'merchant', 'agency', 'org_name', 'organization_name'), () => faker.company.name()],
+  [any('zip', 'zipcode', 'zip_code', 'postal_code', 'postcode', 'postalcode', 'postal'), () => faker.location.zipCode()],
+  [any('country_code', 'country_iso', 'iso_country', 'nationality', 'country_iso_code'), () => faker.location.countryCode()],
+  [any('country', 'country_name'), () => faker.location.country()],
+  [any('county'), () => faker.location.county()],
+  [any('city', 'town', 'locality', 'municipality', 'city_name'), () => faker.location.city()],
+  [any('province', 'region', 'state_name'), () => faker.location.state()],
+  [any('street', 'address', 'address_line', 'address1', 'address2', 'address_line1', 'address_line2', 'line1', 'line2', 'street_address'), () => faker.location.streetAddress()],
+  [any('location', 'place', 'venue', 'destination'), () => `${faker.location.city()}, ${faker.location.countryCode()}`],
+  [any('lat', 'latitude'), () => faker.location.latitude().toFixed(6)],
+  [LONGITUDE, () => faker.location.longitude().toFixed(6)],
+  [any('currency_symbol'), () => rng.pick(['$', '€', '£', '¥'])],
+  [any('currency', 'currency_code', 'iso_currency'), () => faker.finance.currencyCode()],
+  [any('card_number', 'credit_card', 'cc_number', 'pan'), () => faker.finance.creditCardNumber()],
+  [any('iban'), () => faker.finance.iban()],
+  [any('bic', 'swift', 'swift_code'), () => faker.finance.bic()],
+  [any('account_number', 'acct_number', 'account_no'), () => faker.finance.accountNumber()],
+  [any('routing_number'), () => faker.finance.routingNumber()],
+  [any('isbn'), () => faker.commerce.isbn()],
+  [any('price', 'amount', 'cost', 'total', 'subtotal', 'balance', 'fee', 'fees', 'tax', 'salary', 'revenue', 'budget', 'discount', 'payment', 'charge', 'income', 'spend', 'profit', 'value_usd'), money],
+  [any('count', 'quantity', 'qty', 'num', 'number_of'), () => String(rng.int(0, 500))],
+  [any('color', 'colour', 'hex_color', 'background_color', 'foreground_color'), () => faker.color.rgb()],
+  [any('language', 'lang', 'language_code', 'lang_code'), () => faker.location.language().alpha2],
+  [any('locale'), () => rng.pick(['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES', 'ja-JP', 'pt-BR'])],
+  [any('version', 'semver', 'api_version', 'app_version', 'release'), () => faker.system.semver()],
+  [any('password', 'passwd', 'pass', 'pwd'), () => faker.internet.password()],
+  [any('hash', 'checksum', 'sha', 'sha1', 'digest', 'etag', 'fingerprint'), () => hex(40)],
+  [any('sha256', 'signature'), () => hex(64)],
+  [any('md5'), () => hex(32)],
+  [any('token', 'secret', 'api_key', 'apikey', 'access_key', 'access_token', 'refresh_token', 'nonce', 'salt', 'session', 'cursor', 'page_token'), () => faker.string.alphanumeric(32)],
+  [any('mime', 'mime_type', 'mimetype', 'content_type', 'media_type'), () => faker.system.mimeType()],
+  [any('file_name', 'filename', 'file'), fileName],
+  [any('path', 'file_path', 'filepath', 'dir', 'directory', 'folder'), () => `/${words(1, 3).toLowerCase().replace(/[^a-z0-9]+/g, '/')}/${fileName()}`],
+  [any('extension', 'ext', 'file_extension'), () => rng.pick(EXTENSIONS)],
+  [any('sku'), () => `${upperCode(3)}-${rng.int(1000, 99_999)}`],
+  [any('symbol', 'ticker', 'ticker_symbol'), () => faker.string.alpha({ length: { min: 3, max: 4 }, casing: 'upper' })],
+  [any('slug'), kebab],
+  [last('id', 'ids', 'identifier', 'key', 'uid', 'ref', 'reference', 'number', 'no'), stringId],
+  [any('code', 'promo_code', 'coupon_code', 'coupon'), () => upperCode(rng.int(4, 8))],
+  [any('state'), (ctx) => (GEO_PARENT.test(ctx.parent) ? faker.location.state({ abbreviated: true }) : rng.pick(STATUSES))],
+  [any('status'), () => rng.pick(STATUSES)],
+  [any('role', 'roles'), () => rng.pick(['admin', 'member', 'owner', 'viewer', 'editor'])],
+  [any('gender', 'sex'), () => faker.person.sex()],
+  [any('priority', 'severity', 'level'), () => rng.pick(['low', 'medium', 'high', 'critical'])],
+  [any('method', 'http_method'), () => rng.pick(['GET', 'POST', 'PUT', 'DELETE', 'PATCH'])],
+  [any('unit', 'units'), () => rng.pick(['metric', 'imperial', 'kg', 'km', 'celsius'])],
+  [any('format'), () => rng.pick(['json', 'csv', 'xml', 'pdf', 'html'])],
+  [any('type', 'kind', 'category', 'categories', 'genre', 'class', 'group'), () => faker.word.noun()],
+  [any('tag', 'tags', 'label', 'labels', 'keyword', 'keywords', 'topic', 'topics', 'hashtag'), () => faker.word.noun()],
+  [any('query', 'q', 'search', 'term', 'search_term'), () => words(1, 3)],
+  [any('bio', 'about'), () => faker.person.bio()],
+  [any('title', 'headline', 'subject', 'caption', 'heading'), (ctx) => (PRODUCT.test(ctx.parent) ? faker.commerce.productName() : title())],
+  [any('name', 'display_name'), nameFor],
+  [any('description', 'desc', 'summary', 'abstract', 'excerpt', 'snippet', 'overview', 'details', 'detail', 'message', 'msg', 'comment', 'comments', 'note', 'notes', 'body', 'content', 'text', 'reason', 'instructions', 'feedback', 'review', 'answer', 'question', 'reply', 'error', 'error_message', 'warning', 'explanation', 'purpose', 'remarks'), (ctx) => (PRODUCT.test(ctx.parent) ? faker.commerce.productDescription() : sentence())],
+  [any('word', 'words', 'value', 'values'), () => faker.word.sample()],
+];
+
+/** A realistic string for a field, or undefined when its name says nothing the rules know. */
+export function namedString(ctx: FieldContext): string | undefined {
+  for (const [test, make] of STRING_RULES) if (test.test(ctx.key)) return make(ctx);
+  return undefined;
+}
+
+/** A couple of plain words: what a string field with an unknown name gets. */
+export function plainString(): string {
+  return words(1, 3);
+}
+
+/** What a string in a non-standard format (`phone`, `currency`, `int64` for a string-encoded number…) looks like. */
+export function formatHintString(format: string, ctx: FieldContext): string | undefined {
+  const key = format.toLowerCase().replace(/[^a-z0-9]+/g, '_');
+  if (/^(?:u?int\d*|integer|long)$/.test(key)) return String(rng.int(1, 999_999));
+  if (/^(?:float|double|decimal|number|money|currency_amount)$/.test(key)) return money();
+  return namedString({ ...ctx, key });
+}
+
+const hint = (min: number, max: number, decimals = 0): NumberHint => ({ min, max, decimals });
+const SECONDS_NOW = Math.floor(Date.parse('2025-06-01T12:00:00Z') / 1000);
+
+type NumberRule = [RegExp, NumberHint];
+
+/** Field name → typical range; the first match wins. */
+const NUMBER_RULES: NumberRule[] = [
+  [any('lat', 'latitude'), hint(-90, 90, 6)],
+  [LONGITUDE, hint(-180, 180, 6)],
+  [any('ms', 'millis', 'milliseconds', 'timestamp_ms', 'time_ms'), hint((SECONDS_NOW - 3 * 365 * 86_400) * 1000, SECONDS_NOW * 1000)],
+  [any('duration', 'elapsed', 'timeout', 'ttl', 'latency', 'seconds', 'secs', 'uptime', 'interval', 'delay', 'runtime'), hint(1, 3600)],
+  [last('at', 'timestamp', 'epoch', 'time', 'created', 'updated', 'modified', 'date', 'expires', 'expiry', 'last_seen', 'last_login'), hint(SECONDS_NOW - 3 * 365 * 86_400, SECONDS_NOW)],
+  [any('year', 'yr', 'years'), hint(1990, 2025)],
+  [any('month', 'months'), hint(1, 12)],
+  [any('day', 'days', 'weekday'), hint(1, 28)],
+  [any('hour', 'hours'), hint(0, 23)],
+  [any('minute', 'minutes', 'mins'), hint(0, 59)],
+  [any('second'), hint(0, 59)],
+  [any('age'), hint(18, 85)],
+  [any('total_pages', 'page_count', 'pages'), hint(1, 20)],
+  [any('page', 'page_number', 'current_page', 'page_index'), hint(1, 10)],
+  [any('per_page', 'page_size', 'pagesize', 'limit', 'max_results', 'results_per_page'), hint(10, 50)],
+  [any('offset', 'skip', 'start', 'cursor'), hint(0, 100)],
+  [any('rating', 'ratings', 'score', 'stars', 'review_score', 'vote_average'), hint(1, 5, 1)],
+  [any('percent', 'percentage', 'pct', 'humidity', 'cloud', 'clouds', 'cloud_cover', 'progress', 'battery'), hint(0, 100, 1)],
+  [any('ratio', 'probability', 'confidence', 'share', 'fraction', 'similarity', 'weight_ratio'), hint(0, 1, 3)],
+  [any('temperature', 'temp', 'feels_like', 'dew_point', 'temp_min', 'temp_max', 'celsius'), hint(-10, 35, 1)],
+  [any('fahrenheit'), hint(14, 95, 1)],
+  [any('pressure'), hint(980, 1040)],
+  [any('wind', 'wind_speed', 'gust', 'speed'), hint(0, 30, 1)],
+  [any('visibility'), hint(1, 10, 1)],
+  [any('uv', 'uv_index'), hint(0, 11)],
+  [any('precipitation', 'rain', 'snow', 'precip', 'rainfall'), hint(0, 20, 1)],
+  [any('width', 'height', 'w', 'h', 'resolution'), hint(100, 1920)],
+  [any('bytes', 'file_size', 'filesize', 'size_bytes', 'content_length'), hint(1024, 10_000_000)],
+  [any('port'), hint(1024, 65_535)],
+  [any('status_code', 'http_status', 'http_code', 'response_code'), hint(200, 200)],
+  [any('error_code'), hint(1000, 9999)],
+  [any('version', 'revision', 'rev'), hint(1, 20)],
+  [any('priority', 'level', 'rank', 'order', 'position', 'index', 'sort', 'step', 'stage', 'tier', 'sequence', 'seq'), hint(1, 10)],
+  [any('quantity', 'qty', 'stock', 'inventory', 'units'), hint(0, 200)],
+  [any('views', 'likes', 'followers', 'following', 'downloads', 'votes', 'shares', 'favorites', 'clicks', 'impressions', 'visits', 'plays', 'subscribers', 'retweets', 'reactions'), hint(0, 10_000)],
+  [any('population'), hint(1000, 10_000_000)],
+  [any('distance', 'miles', 'km', 'kilometers', 'meters'), hint(0.1, 500, 1)],
+  [any('weight', 'kg', 'lbs', 'grams'), hint(0.1, 100, 1)],
+  [any('rate', 'interest', 'apr', 'exchange_rate', 'multiplier'), hint(0.01, 10, 4)],
+  [any('price', 'amount', 'cost', 'subtotal', 'balance', 'fee', 'fees', 'tax', 'salary', 'revenue', 'budget', 'discount', 'payment', 'charge', 'income', 'spend', 'profit', 'value', 'usd', 'eur'), hint(1, 1000, 2)],
+  [last('id', 'ids', 'uid', 'key', 'number', 'no'), hint(1, 99_999)],
+  [any('count', 'total', 'num', 'number', 'size', 'length', 'amount_of', 'hits', 'results', 'items'), hint(0, 500)],
+];
+
+/** A typical range for a numeric field, or undefined when its name says nothing the rules know. */
+export function namedNumber(key: string): NumberHint | undefined {
+  for (const [test, found] of NUMBER_RULES) if (test.test(key)) return found;
+  return undefined;
+}
+
+const MOSTLY_TRUE = any('success', 'successful', 'ok', 'succeeded', 'available', 'enabled', 'active', 'valid', 'verified', 'visible', 'public', 'ready', 'online', 'open', 'confirmed', 'approved', 'completed', 'exists', 'found', 'healthy', 'in_stock');
+const MOSTLY_FALSE = any('error', 'errors', 'failed', 'failure', 'deleted', 'archived', 'disabled', 'blocked', 'banned', 'locked', 'deprecated', 'private', 'hidden', 'suspended', 'expired', 'test', 'draft', 'spam', 'fraud', 'cancelled', 'canceled', 'bot', 'truncated', 'has_more', 'more', 'sandbox');
+
+/** How likely a boolean field is to be true, going by its name (`success` mostly is, `deleted` mostly is not). */
+export function trueChance(key: string): number {
+  if (MOSTLY_TRUE.test(key)) return 0.85;
+  if (MOSTLY_FALSE.test(key)) return 0.15;
+  return 0.5;
+}

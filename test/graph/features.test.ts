@@ -1,0 +1,92 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { keyMatches } from '../../src/graph/candidates.js';
+import { toolFeatures } from '../../src/graph/features.js';
+import { nounOf, singular, words } from '../../src/graph/names.js';
+import { parsePath, pathNoun } from '../../src/graph/paths.js';
+import type { Tool } from '../../src/library/tool.js';
+import { petstoreTools } from '../fixtures/tools.js';
+
+test('names split into words and nouns become singular', () => {
+  assert.deepEqual(words('petId'), ['pet', 'id']);
+  assert.deepEqual(words('PetID'), ['pet', 'id']);
+  assert.deepEqual(words('X-Request-Id'), ['x', 'request', 'id']);
+  assert.deepEqual(words('customer_account.ID'), ['customer', 'account', 'id']);
+  assert.deepEqual(['pets', 'categories', 'addresses', 'boxes', 'status', 'people', 'analyses', 'news', 'bus'].map(singular), ['pet', 'category', 'address', 'box', 'status', 'person', 'analysis', 'news', 'bus']);
+  assert.equal(nounOf(words('customer-accounts')), 'customer_account');
+});
+
+test('a path says what it is about, skipping versions and actions', () => {
+  assert.equal(pathNoun(parsePath('/v2/pets/{petId}/uploadImage')), 'pet');
+  assert.equal(pathNoun(parsePath('/pets/findByStatus')), 'pet');
+  assert.equal(pathNoun(parsePath('/api/users/{id}/repos.json')), 'repo');
+  assert.equal(pathNoun(parsePath('/search')), undefined);
+});
+
+const rest = (path: string, method: string, extra: Partial<Tool>): Tool => ({
+  id: `t_${method}_${path.replace(/\W+/g, '_')}`,
+  name: `${method} ${path}`,
+  description: '',
+  category: 'test',
+  parameters: { type: 'object', properties: {} },
+  examples: [],
+  origin: { format: 'openapi', api_id: 'x.test', method, path, operation_id: null, server: null },
+  ...extra,
+});
+
+test('inputs become keys: <resource>Id, a path {id} after its collection, a Stripe-style bare noun; headers and paging do not', () => {
+  const f = toolFeatures(
+    rest('/customers/{customer}/cards/{id}', 'post', {
+      parameters: {
+        type: 'object',
+        required: ['customer', 'id', 'plan', 'limit', 'X-Account-Id', 'owner_id', 'parent_id'],
+        properties: {
+          customer: { type: 'string' },
+          id: { type: 'string' },
+          plan: { type: 'string' },
+          limit: { type: 'integer' },
+          'X-Account-Id': { type: 'string' },
+          owner_id: { type: 'integer' },
+          parent_id: { type: 'integer' },
+          source_ids: { type: 'array', items: { type: 'string' } },
+        },
+      },
+      bindings: { customer: { in: 'path', name: 'customer' }, id: { in: 'path', name: 'id' }, 'X-Account-Id': { in: 'header', name: 'X-Account-Id' } },
+    }),
+  );
+  const keys = Object.fromEntries(f.inputs.map((i) => [i.param, [i.key, i.required, i.bare]]));
+  assert.deepEqual(keys, {
+    customer: ['customer.id', true, false],
+    id: ['card.id', true, false],
+    plan: ['plan.id', true, true],
+    owner_id: ['owner.id', true, false],
+  });
+  assert.deepEqual(f.addressed, ['customer', 'card']);
+});
+
+test('outputs are keyed by the resource that owns them, and a tool does not produce what it must be given', () => {
+  const [listPets, addPet, getPetById] = petstoreTools.map((t) => toolFeatures(t));
+  assert.deepEqual(listPets!.outputs.filter((o) => o.key.endsWith('.id')).map((o) => [o.field, o.key, o.owned]), [
+    ['[].id', 'pet.id', true],
+    ['[].tags[].id', 'tag.id', false],
+  ]);
+  assert.ok(addPet!.outputs.some((o) => o.key === 'pet.id'));
+  // The creation names the new pet itself, so `name` is no dependency.
+  assert.deepEqual(addPet!.inputs, []);
+  assert.deepEqual(getPetById!.inputs.map((i) => i.key), ['pet.id']);
+  assert.ok(!getPetById!.outputs.some((o) => o.key === 'pet.id'));
+});
+
+test('key matches stay inside one API, respect types, and skip keys too common to mean anything', () => {
+  const producer = (api: string, idType: string, n = 0) =>
+    toolFeatures({ ...rest('/pets', 'get', { response_schema: { type: 'array', items: { type: 'object', properties: { id: { type: idType } } } } }), id: `list_${api}_${n}`, origin: { format: 'openapi', api_id: api, method: 'get', path: '/pets', operation_id: null, server: null } });
+  const consumer = (api: string, n = 0) =>
+    toolFeatures({ ...rest('/pets/{petId}', 'get', { parameters: { type: 'object', required: ['petId'], properties: { petId: { type: 'integer' } } }, bindings: { petId: { in: 'path', name: 'petId' } } }), id: `get_${api}_${n}`, origin: { format: 'openapi', api_id: api, method: 'get', path: '/pets/{petId}', operation_id: null, server: null } });
+  const pairs = (fs: ReturnType<typeof toolFeatures>[], limits = { maxConsumers: 150, maxProducers: 60 }) => keyMatches(fs, 'api', limits).matches.map((m) => `${m.a.id}>${m.b.id}`);
+  assert.deepEqual(pairs([producer('a', 'integer'), consumer('a'), consumer('b')]), ['list_a_0>get_a_0']);
+  assert.deepEqual(pairs([producer('a', 'string'), consumer('a')]), []);
+  const many = [producer('a', 'integer'), ...Array.from({ length: 5 }, (_, n) => consumer('a', n))];
+  assert.equal(pairs(many).length, 5);
+  const capped = keyMatches(many, 'api', { maxConsumers: 4, maxProducers: 60 });
+  assert.deepEqual([capped.matches.length, capped.skipped], [0, ['a pet.id (1 × 5)']]);
+});
