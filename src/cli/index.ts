@@ -6,6 +6,11 @@ import { registerLibrary } from './library/index.js';
 import { registerBench } from './bench.js';
 import { registerGraph } from './graph/index.js';
 import { registerSearch } from './search/index.js';
+import { registerCall } from './call.js';
+import { registerCache } from './cache/index.js';
+import { registerServe } from './serve.js';
+import { registerModel } from './model.js';
+import { CacheError } from '../simulator/cache.js';
 
 export function buildProgram(): Command {
   const program = new Command('toolenv')
@@ -17,6 +22,10 @@ export function buildProgram(): Command {
   registerBench(program);
   registerGraph(program);
   registerSearch(program);
+  registerCall(program);
+  registerCache(program);
+  registerServe(program);
+  registerModel(program);
   for (const command of program.commands) configure(command);
   return program;
 }
@@ -43,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       return 2;
     }
-    if (error instanceof UsageError || error instanceof LibraryError) {
+    if (error instanceof UsageError || error instanceof LibraryError || error instanceof CacheError) {
       process.stderr.write(`toolenv: ${error.message}\n`);
       return 2;
     }

@@ -45,7 +45,10 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
   for (const tool of features) {
     if (multiGroup && !multiGroup.has(tool.provider)) continue;
     const at = scopeOf(tool);
-    for (const output of tool.outputs) push(producers, `${at}\u0000${output.key}`, { tool, output });
+    for (const output of tool.outputs) {
+      if (scope === 'provider' && !output.owned) continue;
+      push(producers, `${at}\u0000${output.key}`, { tool, output });
+    }
     for (const input of tool.inputs) {
       if (input.bare && !addressed.get(tool.group)?.has(input.key.slice(0, -'.id'.length))) continue;
       push(consumers, `${at}\u0000${input.key}`, { tool, input });
@@ -63,11 +66,20 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
     for (const { tool: b, input } of takers) {
       for (const { tool: a, output } of givers) {
         if (a.id === b.id || (scope === 'provider' && a.group === b.group)) continue;
-        if (typesFit(output, input)) matches.push({ a, b, output, input });
+        if (typesFit(output, input) && ownersFit(output, input, scope)) matches.push({ a, b, output, input });
       }
     }
   }
   return { matches, skipped };
+}
+
+/**
+ * Registrants of a webinar are not registrants of a training: when both sides say which resource owns the
+ * collection, the owners must agree. Across APIs only a tool's own resource travels, under the same owner.
+ */
+function ownersFit(output: Output, input: Input, scope: Scope): boolean {
+  if (scope === 'provider') return output.owned && output.owner === input.owner;
+  return output.owner === '' || input.owner === '' || output.owner === input.owner;
 }
 
 function providersWithSeveralApis(features: readonly ToolFeatures[]): Set<string> {

@@ -5,7 +5,7 @@
  */
 import type { ParamLocation, Tool } from '../library/tool.js';
 import { idAttr, isAmbientWord, isVagueNoun, isWrapper, nounOf, singular, words } from './names.js';
-import { collectionOf, isCreate, nameNoun, parsePath, pathNoun, pathShape, type Segment } from './paths.js';
+import { collectionOf, isCreate, nameNoun, parsePath, pathNoun, pathOwner, pathShape, type Segment } from './paths.js';
 import { asNode, deref, isObjectLike, properties, requiredList, scalarType, schemaName, variants, type ScalarType, type SchemaNode } from './schema-walk.js';
 
 export interface Input extends ScalarType {
@@ -13,6 +13,8 @@ export interface Input extends ScalarType {
   param: string;
   required: boolean;
   location: ParamLocation | 'unknown';
+  /** For a path parameter, the resource owning the collection it indexes (`webinar` in /webinars/{w}/registrants/{r}); else ''. */
+  owner: string;
   /**
    * A bare noun outside the path (`customer` in a request body, Stripe style). It means `customer.id` only when
    * the API addresses `customer` by id somewhere; the index checks that.
@@ -22,10 +24,14 @@ export interface Input extends ScalarType {
 
 export interface Output extends ScalarType {
   key: string;
-  /** The field belongs to the tool's own resource (a pet's `id` from GET /pets), not a reference to another (an order's `petId`). */
-  owned: boolean;
   /** Where in the response the field sits: `data[].company_id`. */
   field: string;
+  /** The field belongs to the tool's own resource (a pet's `id` from GET /pets), not a reference to another (an order's `petId`). */
+  owned: boolean;
+  /** Named objects between the response root and the field: 0 for `petId`, 1 for `owner.id`, 2 for `hits[].entity.tags[].id`. */
+  hops: number;
+  /** For an owned field, the resource owning the tool's collection (see Input.owner); else ''. */
+  owner: string;
 }
 
 export interface ToolFeatures {
@@ -40,6 +46,8 @@ export interface ToolFeatures {
   /** The tool's own resource nouns, most specific first. */
   nouns: string[];
   creates: boolean;
+  /** Only reads (GET, or a name like `get_weather`). */
+  reads: boolean;
   inputs: Input[];
   outputs: Output[];
   /** Nouns this tool's path addresses by a parameter (`/customers/{customer}` → `customer`). */
@@ -47,7 +55,7 @@ export interface ToolFeatures {
 }
 
 const MAX_OUTPUTS = 400;
-const MAX_DEPTH = 6;
+const MAX_DEPTH = 8;
 /** Schema nodes visited per response: deep, wide schemas (cloud provider specs) stop here, well past any field that matters. */
 const MAX_VISITS = 4000;
 
@@ -57,7 +65,7 @@ export function toolFeatures(tool: Tool, provider?: string): ToolFeatures {
   const segments = rest ? parsePath(rest.path) : [];
   const method = rest ? rest.method.toLowerCase() : null;
   const nouns = ownNouns(tool, segments);
-  const creates = rest ? isCreate(method, segments) : /^(create|add|new|register|insert|post)\b/.test(words(tool.name).join(' '));
+  const firstWord = words(tool.name)[0] ?? '';
   const group = groupOf(tool);
   const features: ToolFeatures = {
     id: tool.id,
@@ -67,19 +75,20 @@ export function toolFeatures(tool: Tool, provider?: string): ToolFeatures {
     path: rest ? rest.path : null,
     shape: rest ? pathShape(rest.path) : null,
     nouns,
-    creates,
+    creates: rest ? isCreate(method, segments) : /^(create|add|new|register|insert|post)$/.test(firstWord),
+    reads: rest ? method === 'get' : /^(get|list|search|find|fetch|retrieve|read|lookup|query|show|describe)$/.test(firstWord),
     inputs: [],
     outputs: [],
     addressed: addressedNouns(segments),
   };
   features.inputs = readInputs(tool, segments, features);
-  const produced = new Set<string>();
-  const consumed = new Set(features.inputs.filter((i) => i.required).map((i) => i.key));
+  // A tool does not produce what it is given: GET /pets/{petId} echoes the pet id, it does not mint one.
+  const taken = new Set(features.inputs.map((i) => i.key));
+  const owner = pathOwner(segments);
   for (const output of readOutputs(tool.response_schema, nouns)) {
-    // A tool does not produce what it must be given: GET /pets/{petId} echoes the pet id, it does not mint one.
-    if (consumed.has(output.key) || produced.has(output.key)) continue;
-    produced.add(output.key);
-    features.outputs.push(output);
+    if (taken.has(output.key)) continue;
+    taken.add(output.key);
+    features.outputs.push(output.owned ? { ...output, owner } : output);
   }
   return features;
 }
@@ -121,7 +130,7 @@ function addressedNouns(segments: Segment[]): string[] {
   const out: string[] = [];
   for (const segment of segments) {
     if (!segment.param) continue;
-    const noun = collectionOf(segments, segment.text);
+    const noun = collectionOf(segments, segment.text)?.noun;
     if (noun && !out.includes(noun)) out.push(noun);
   }
   return out;
@@ -153,30 +162,30 @@ function inputsOf(
   required: boolean,
   features: ToolFeatures,
 ): Input[] {
-  const make = (key: string, type: ScalarType, bare = false): Input => ({ ...type, key, param, required, location, bare });
+  const make = (key: string, type: ScalarType, owner = '', bare = false): Input => ({ ...type, key, param, required, location, owner, bare });
   const ws = words(param);
   const type = scalarType(schema, root);
   if (!type) return objectReference(param, ws, schema, root, location, required);
   const last = ws[ws.length - 1];
   if (last === undefined) return [];
-  if (ws.length >= 2) {
-    const attr = idAttr(last);
-    const noun = nounOf(ws.slice(0, -1));
-    return attr && !isVagueNoun(noun) ? [make(`${noun}.${attr}`, type)] : [];
-  }
   const attr = idAttr(last);
+  const collection = location === 'path' ? collectionOf(segments, param) : undefined;
+  if (ws.length >= 2) {
+    const noun = nounOf(ws.slice(0, -1));
+    if (!attr || isVagueNoun(noun)) return [];
+    return [make(`${noun}.${attr}`, type, collection?.noun === noun ? collection.owner : '')];
+  }
   if (location === 'path') {
-    const collection = collectionOf(segments, param);
     if (!collection) return [];
-    if (attr) return [make(`${collection}.${attr}`, type)];
-    if (singular(last) === collection.split('_').pop()) return [make(`${collection}.id`, type)];
-    return isAmbientWord(last) ? [] : [make(`${collection}.${last}`, type)];
+    if (attr) return [make(`${collection.noun}.${attr}`, type, collection.owner)];
+    if (singular(last) === collection.noun.split('_').pop()) return [make(`${collection.noun}.id`, type, collection.owner)];
+    return isAmbientWord(last) ? [] : [make(`${collection.noun}.${last}`, type, collection.owner)];
   }
   if (attr === 'id' || attr === 'uuid' || attr === 'guid') {
     const own = features.nouns[0];
     return own ? [make(`${own}.${attr}`, type)] : [];
   }
-  if (!attr && !isAmbientWord(last) && (type.type === 'string' || type.type === 'integer')) return [make(`${singular(last)}.id`, type, true)];
+  if (!attr && !isAmbientWord(last) && (type.type === 'string' || type.type === 'integer')) return [make(`${singular(last)}.id`, type, '', true)];
   return [];
 }
 
@@ -185,14 +194,15 @@ function objectReference(param: string, ws: string[], schema: unknown, root: unk
   const node = deref(schema, root);
   if (!node) return [];
   const noun = nounOf(ws);
-  if (isVagueNoun(noun) || isWrapper(param)) return [];
+  if (isVagueNoun(noun) || isWrapper(param, true)) return [];
   const inner = new Set(requiredList(node));
-  for (const [prop, sub] of properties(node)) {
+  const props = properties(node);
+  for (const [prop, sub] of props) {
     const attr = idAttr(prop.toLowerCase());
     if (attr !== 'id' && attr !== 'uuid') continue;
     const type = scalarType(sub, root);
     if (!type) continue;
-    return [{ ...type, key: `${noun}.${attr}`, param: `${param}.${prop}`, required: required && (inner.has(prop) || properties(node).length === 1), location, bare: false }];
+    return [{ ...type, key: `${noun}.${attr}`, param: `${param}.${prop}`, required: required && (inner.has(prop) || props.length === 1), location, owner: '', bare: false }];
   }
   return [];
 }
@@ -202,28 +212,31 @@ function readOutputs(schema: unknown, rootNouns: string[]): Output[] {
   const out: Output[] = [];
   const seen = new Set<unknown>();
   let visits = 0;
-  const visit = (node: SchemaNode | undefined, owners: string[], field: string, depth: number): void => {
+  // `envelope`: still in the response's wrapping (`{data: {items: [...]}}`), not yet inside a resource object.
+  const visit = (node: SchemaNode | undefined, owners: string[], field: string, depth: number, hops: number, envelope: boolean): void => {
     if (!node || depth > MAX_DEPTH || out.length >= MAX_OUTPUTS || seen.has(node) || ++visits > MAX_VISITS) return;
     seen.add(node);
-    for (const variant of variants(node)) visit(deref(variant, schema), owners, field, depth + 1);
+    for (const variant of variants(node)) visit(deref(variant, schema), owners, field, depth + 1, hops, envelope);
     const items = deref(node.items, schema);
-    if (items) visit(items, owners, `${field}[]`, depth + 1);
+    if (items) visit(items, owners, `${field}[]`, depth + 1, hops, false);
     for (const [prop, sub] of properties(node)) {
       const path = field === '' ? prop : `${field}.${prop}`;
       const type = scalarType(sub, schema);
       if (type) {
-        for (const key of outputKeys(prop, owners)) out.push({ ...type, key, field: path, owned: rootNouns.includes(key.slice(0, key.lastIndexOf('.'))) });
+        for (const key of outputKeys(prop, owners)) {
+          out.push({ ...type, key, field: path, owned: rootNouns.includes(key.slice(0, key.lastIndexOf('.'))), hops, owner: '' });
+        }
         continue;
       }
       const child = deref(sub, schema);
       if (!child) continue;
-      const childOwners = isWrapper(prop) ? owners : nestedOwners(prop, child, schema);
-      visit(child, childOwners, path, depth + 1);
+      if (isWrapper(prop, envelope)) visit(child, owners, path, depth + 1, hops, envelope);
+      else visit(child, nestedOwners(prop, child, schema), path, depth + 1, hops + 1, false);
     }
     seen.delete(node);
   };
   const root = deref(schema, schema);
-  if (root && (isObjectLike(root) || root.items !== undefined)) visit(root, rootNouns, '', 0);
+  if (root && (isObjectLike(root) || root.items !== undefined)) visit(root, rootNouns, '', 0, 0, true);
   return out;
 }
 

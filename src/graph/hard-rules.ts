@@ -4,13 +4,15 @@ import type { Edge } from './edge.js';
 import type { ToolFeatures } from './features.js';
 
 /**
- * Whether A hands B the resource B acts on: A returns its own resource (the pet ids of GET /pets), or B addresses
- * the resource the field points at (GET /pets/{petId} takes an order's `petId`). An order's `petId` passed on
- * as another reference (POST /visits {petId}) only relates the two: that is soft.
+ * Whether A hands B the resource B works on: A returns its own resource (the pet ids of GET /pets), or A names
+ * a related one near the top of its response and B reads that one (an order's `petId` → GET /pets/{petId}).
+ * Anything else (an order's `petId` passed on to POST /visits, a dispute's `location_id` to PUT /locations/{id},
+ * a tag id three objects deep) relates the two without B needing A: that is soft.
  */
 export function isDirect({ b, output, input }: KeyMatch): boolean {
+  if (output.owned) return true;
   const noun = input.key.slice(0, input.key.lastIndexOf('.'));
-  return output.owned || b.addressed.includes(noun) || b.nouns[0] === noun;
+  return output.hops <= 1 && b.reads && (b.addressed.includes(noun) || b.nouns[0] === noun);
 }
 
 /** A response field of A feeds a required parameter of B. */

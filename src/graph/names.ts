@@ -120,15 +120,18 @@ export function isAmbientWord(name: string): boolean {
   return AMBIENT_WORDS.has(snake(name));
 }
 
-/** Property names that wrap a payload (`{data: [...]}`): the objects inside still belong to the tool's own resource. */
+/** Property names that only wrap a payload (`{data: [...]}`, JSON:API `relationships`): what is inside keeps its owner. */
 const WRAPPERS = new Set([
-  'data', 'result', 'results', 'items', 'item', 'records', 'record', 'response', 'content', 'contents', 'entries', 'entry',
-  'payload', 'body', 'value', 'values', 'list', 'objects', 'object', 'hits', 'docs', 'rows', 'elements', 'embedded', 'collection',
-  'resources', 'resource', 'nodes', 'node', 'edges', 'output', 'return', 'page',
+  'data', 'result', 'results', 'response', 'payload', 'body', 'content', 'contents', 'value', 'values', 'output', 'return',
+  'embedded', 'attributes', 'relationships', 'nodes', 'node', 'edges', 'resource', 'resources', 'object', 'objects', 'collection',
 ]);
 
-export function isWrapper(property: string): boolean {
-  return WRAPPERS.has(snake(property));
+/** Names that wrap a list at the top of a response but name a real thing inside an object (an order's `items`). */
+const TOP_WRAPPERS = new Set(['items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'hits', 'docs', 'rows', 'elements', 'page']);
+
+export function isWrapper(property: string, top: boolean): boolean {
+  const name = snake(property);
+  return WRAPPERS.has(name) || (top && TOP_WRAPPERS.has(name));
 }
 
 /** Words that open an action rather than name a resource: `findByStatus`, `search`, `uploadImage`. */

@@ -33,17 +33,36 @@ export function segmentNoun(segment: Segment): string | undefined {
 
 /** What the path is about: the noun of its last resource-naming segment (`/pets/{petId}/uploadImage` → `pet`). */
 export function pathNoun(segments: Segment[]): string | undefined {
-  for (let i = segments.length - 1; i >= 0; i--) {
-    const noun = segmentNoun(segments[i]!);
-    if (noun) return noun;
-  }
-  return undefined;
+  return segments[resourceIndex(segments)] && segmentNoun(segments[resourceIndex(segments)]!);
 }
 
-/** The collection a path parameter indexes: the noun of the static segment right before it (`/pets/{id}` → `pet`). */
-export function collectionOf(segments: Segment[], param: string): string | undefined {
+function resourceIndex(segments: Segment[]): number {
+  for (let i = segments.length - 1; i >= 0; i--) if (segmentNoun(segments[i]!)) return i;
+  return -1;
+}
+
+/**
+ * The resource that owns the collection at `index`: `webinar` for the registrants of
+ * `/organizers/{o}/webinars/{w}/registrants`, '' for a top-level collection. Two collections with one noun
+ * under different owners (webinar registrants, training registrants) hold different things.
+ */
+function ownerAt(segments: Segment[], index: number): string {
+  const before = segments[index - 1];
+  const owner = segments[index - 2];
+  return before?.param && owner ? (segmentNoun(owner) ?? '') : '';
+}
+
+/** The owner of the collection the path is about (see ownerAt). */
+export function pathOwner(segments: Segment[]): string {
+  const at = resourceIndex(segments);
+  return at < 0 ? '' : ownerAt(segments, at);
+}
+
+/** The collection a path parameter indexes (`/pets/{id}` → `pet`) and that collection's owner. */
+export function collectionOf(segments: Segment[], param: string): { noun: string; owner: string } | undefined {
   const at = segments.findIndex((s) => s.param && s.text === param);
-  return at > 0 ? segmentNoun(segments[at - 1]!) : undefined;
+  const noun = at > 0 ? segmentNoun(segments[at - 1]!) : undefined;
+  return noun ? { noun, owner: ownerAt(segments, at - 1) } : undefined;
 }
 
 /** A POST on a path whose last segment names a collection creates one of its members (`POST /users/{id}/repos`). */

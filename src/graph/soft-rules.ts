@@ -8,7 +8,7 @@ import { flowEvidence, isDirect } from './hard-rules.js';
 export function optionalInputEdges(matches: readonly KeyMatch[]): Edge[] {
   const edges: Edge[] = [];
   for (const match of matches) {
-    if (match.input.required) continue;
+    if (match.input.required || !near(match)) continue;
     edges.push({ src: match.a.id, dst: match.b.id, kind: 'soft', rule: 'optional-input', score: 0.75, evidence: flowEvidence(match) });
   }
   return edges;
@@ -18,10 +18,15 @@ export function optionalInputEdges(matches: readonly KeyMatch[]): Edge[] {
 export function sharedReferenceEdges(matches: readonly KeyMatch[]): Edge[] {
   const edges: Edge[] = [];
   for (const match of matches) {
-    if (!match.input.required || isDirect(match)) continue;
+    if (!match.input.required || isDirect(match) || !near(match)) continue;
     edges.push({ src: match.a.id, dst: match.b.id, kind: 'soft', rule: 'shared-reference', score: 0.7, evidence: flowEvidence(match) });
   }
   return edges;
+}
+
+/** A field of A's own resource, or of an object right under it: deeper references relate A and B too loosely to order them. */
+function near({ output }: KeyMatch): boolean {
+  return output.owned || output.hops <= 1;
 }
 
 /** GET /pets lists the members GET /pets/{petId} fetches: the usual way to find an id before fetching it. */

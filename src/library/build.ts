@@ -59,6 +59,8 @@ export interface BuildSummary {
   conversion: ConversionStats;
   file_mb: number;
   duration_ms: number;
+  /** CPU time of this process (user + system) during the build: wall time says little on a shared machine. */
+  cpu_ms: number;
   peak_rss_mb: number;
 }
 
@@ -74,6 +76,7 @@ interface Scanned extends Candidate {
 
 export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<BuildSummary> {
   const started = Date.now();
+  const cpu = process.cpuUsage();
   const dir = options.dir ?? defaultLibraryDir();
   const source = options.source ?? defaultSource().dir;
   const files = listJsonFiles(source);
@@ -169,6 +172,7 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
       conversion: stats,
       file_mb: Math.round(statSync(target).size / 2 ** 20),
       duration_ms: Date.now() - started,
+      cpu_ms: cpuMs(cpu),
       peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
     };
   } finally {
@@ -248,6 +252,11 @@ function listJsonFiles(dir: string): string[] {
   };
   walk(dir);
   return files;
+}
+
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(since);
+  return Math.round((user + system) / 1000);
 }
 
 function readJson(file: string): unknown {

@@ -17,15 +17,19 @@ export interface TinyModelOptions {
   contextLength?: number;
 }
 
-/** Token ids of the vocabulary's three special tokens; bytes 0x00…0xFF follow them. */
+/**
+ * Token ids: three special tokens, then SPM's word-boundary piece '▁' (the tokenizer writes every space as '▁'; without
+ * a token for it, spaces would fall back to the bytes of U+2581 and never decode back to spaces), then the 256 bytes.
+ */
 const UNK = 0;
 const BOS = 1;
 const EOS = 2;
-const FIRST_BYTE_TOKEN = 3;
+const SPACE = 3;
+const FIRST_BYTE_TOKEN = 4;
 const VOCAB_SIZE = FIRST_BYTE_TOKEN + 256;
 
 /** llama.cpp's token types. */
-const TOKEN_TYPE = { unknown: 2, control: 3, byte: 6 } as const;
+const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
 
 export function tinyModel(options: TinyModelOptions = {}): GgufFile {
   const { seed = 1, embedding = 64, layers = 2, heads = 4, kvHeads = 2, feedForward = 128, contextLength = 4096 } = options;
@@ -61,11 +65,13 @@ export function tinyModel(options: TinyModelOptions = {}): GgufFile {
 
   add('output_norm.weight', [embedding], ones(embedding));
   const output = uniform(embedding * VOCAB_SIZE, 0.25);
-  for (let token = 0; token < VOCAB_SIZE; token++) output[token * embedding] = tokenPrior(token) / 4;
+  for (let token = 0; token < VOCAB_SIZE; token++) output[token * embedding] = tokenPrior(token) / 2;
   add('output.weight', [embedding, VOCAB_SIZE], output);
 
-  const tokens = ['<unk>', '<s>', '</s>', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`)];
-  const tokenTypes = tokens.map((_, id) => (id === UNK ? TOKEN_TYPE.unknown : id < FIRST_BYTE_TOKEN ? TOKEN_TYPE.control : TOKEN_TYPE.byte));
+  const tokens = ['<unk>', '<s>', '</s>', '\u2581', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`)];
+  const tokenTypes = tokens.map((_, id) =>
+    id === UNK ? TOKEN_TYPE.unknown : id === SPACE ? TOKEN_TYPE.normal : id < FIRST_BYTE_TOKEN ? TOKEN_TYPE.control : TOKEN_TYPE.byte,
+  );
 
   return {
     metadata: {
@@ -113,14 +119,15 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): nu
  */
 function tokenPrior(token: number): number {
   if (token === EOS) return 2;
+  if (token === SPACE) return -3;
   if (token < FIRST_BYTE_TOKEN) return -10;
   const byte = token - FIRST_BYTE_TOKEN;
   const char = String.fromCharCode(byte);
-  if (char === '"') return 3;
+  if (char === '"') return 4;
   if (char === '}' || char === ']') return 2.5;
   if (/[0-9]/.test(char)) return 1;
   if (/[A-Za-z]/.test(char)) return 0.5;
-  if (char === ',' || char === ':') return 0;
+  if (char === ',' || char === ':') return -1;
   if (char === ' ') return -3;
   if (byte >= 0x21 && byte <= 0x7e && char !== '\\') return -2;
   return -8;

@@ -37,8 +37,6 @@ const SYNONYMS: Record<string, string[]> = {
   retrieves: ['gets', 'fetches', 'obtains'],
   returns: ['gives back', 'provides', 'yields'],
   return: ['give back', 'provide'],
-  list: ['enumerate', 'show all', 'browse'],
-  lists: ['enumerates', 'shows all'],
   create: ['make', 'add', 'set up', 'generate'],
   creates: ['makes', 'adds', 'sets up'],
   add: ['create', 'insert', 'append'],
@@ -90,6 +88,11 @@ const SYNONYMS: Record<string, string[]> = {
   items: ['entries', 'elements'],
 };
 
+/** Words that are verbs only at the start of a request ("list the users", not "a list of users"). */
+const LEAD_SYNONYMS: Record<string, string[]> = {
+  list: ['enumerate', 'show all', 'browse'],
+};
+
 const LEAD_VERBS: Record<string, string> = {
   returns: 'get',
   return: 'get',
@@ -137,14 +140,14 @@ export function gist(text: string, maxWords = 16): string {
 }
 
 /** Rewords a gist: synonym swaps, an imperative first verb, a request template, sometimes the API's name. */
-export function paraphrase(text: string, apiName: string, random: () => number, { mentionApi = 0.6 } = {}): string {
+export function paraphrase(text: string, apiName: string, random: () => number, { mentionApi = 0.35 } = {}): string {
   let words = text.split(' ');
   // "Returns the user" / "This endpoint returns the user" read as requests: "get the user".
   const lead = words.findIndex((w) => LEAD_VERBS[w.toLowerCase()] !== undefined);
   if (lead >= 0 && lead <= 3) words = [LEAD_VERBS[words[lead]!.toLowerCase()]!, ...words.slice(lead + 1)];
-  words = words.map((word) => {
+  words = words.map((word, i) => {
     const key = word.toLowerCase().replace(/[^a-z]/g, '');
-    const options = SYNONYMS[key];
+    const options = SYNONYMS[key] ?? (i === 0 ? LEAD_SYNONYMS[key] : undefined);
     return options && random() < 0.6 ? pick(random, options) : word;
   });
   const q = words.join(' ').replace(/^\w/, (c) => c.toLowerCase());
@@ -155,12 +158,19 @@ export function paraphrase(text: string, apiName: string, random: () => number, 
 
 /** Whether a tool's text says enough to write a query from. */
 export function describable(tool: Tool): boolean {
-  return gist(tool.description).split(' ').length >= 4 || gist(tool.name).split(' ').length >= 3;
+  return querySource(tool).split(' ').length >= 3;
 }
 
-/** The text a query is written from: the description's gist, or the name when the description says less. */
+/**
+ * The text a query is written from: the first sentence of the description that says more than the name
+ * (many descriptions open by repeating it), else the name.
+ */
 export function querySource(tool: Tool): string {
-  const fromDescription = gist(tool.description);
-  const fromName = gist(tool.name.replace(/[_-]+/g, ' '));
-  return fromDescription.split(' ').length >= 4 ? fromDescription : fromName;
+  const name = gist(tool.name.replace(/[_-]+/g, ' '));
+  const sentences = plainText(tool.description).split(/(?<=[.!?])\s+/);
+  for (const sentence of sentences.slice(0, 3)) {
+    const g = gist(sentence);
+    if (g.split(' ').length >= 4 && g.toLowerCase() !== name.toLowerCase()) return g;
+  }
+  return name;
 }

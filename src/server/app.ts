@@ -8,6 +8,7 @@ import { bearerAuth } from './auth.js';
 import type { AppContext } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { problemResponse } from './problems.js';
+import { ResponderBusyError } from '../simulator/queue.js';
 import { RestCatalog } from './rest/catalog.js';
 import { apiRoutes } from './routes/apis.js';
 import { callRoutes, DEFAULT_MAX_BATCH } from './routes/calls.js';
@@ -21,6 +22,8 @@ export interface AppOptions {
   simulator: Simulator;
   /** The simulator's counters (cache, responders, injected errors), served first on /metrics. */
   metrics?: { toPrometheus(): string };
+  /** More routes, mounted after the built-in ones (the model's `POST /v1/chat/completions`). */
+  routes?: readonly Hono[];
   /** When set, every route but /healthz needs `Authorization: Bearer KEY`. */
   apiKey?: string;
   /** Largest request body in bytes (default 1 MiB); larger ones are answered 413. */
@@ -64,17 +67,22 @@ export function createApp(options: AppOptions): Hono {
     '*',
     bodyLimit({
       maxSize: limit,
-      onError: () => problemResponse(413, `the request body is larger than ${limit} bytes`, { extra: { limit } }),
+      // The rest of the body is not read: close the connection rather than leave it unusable for the next request.
+      onError: () => problemResponse(413, `the request body is larger than ${limit} bytes`, { extra: { limit }, headers: { connection: 'close' } }),
     }),
   );
   app.route('/', healthRoutes(ctx));
   app.route('/', toolRoutes(ctx));
   app.route('/', callRoutes(ctx));
   app.route('/', apiRoutes(ctx));
+  for (const routes of options.routes ?? []) app.route('/', routes);
 
   app.notFound((c) => problemResponse(404, `no route ${c.req.method} ${c.req.path}; GET /openapi.json describes this server`, { title: 'Unknown route' }));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof ResponderBusyError) {
+      return problemResponse(503, error.message, { title: 'Simulator busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
+    }
     log(`toolenv: ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
     return problemResponse(500, 'the server failed to answer this request; the error is in its log');
   });

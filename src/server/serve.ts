@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { LibraryStore } from '../library/store.js';
-import { ResponseCache, type CacheMode } from '../simulator/cache.js';
+import { openCache, type CacheMode, type ResponseCache } from '../simulator/cache.js';
 import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
@@ -18,10 +18,14 @@ export interface ServeOptions {
   library: string;
   /** Response cache file; none when absent. */
   cache?: string;
-  /** Default read-write. */
-  cacheMode?: Exclude<CacheMode, 'off'>;
+  /** Default read-write; `off` opens no cache. */
+  cacheMode?: CacheMode;
   /** The Response layer, asked in order. */
   responders: readonly Responder[];
+  /** More counters for /metrics (the model responders'). */
+  metrics?: readonly { toPrometheus(): string }[];
+  /** More routes (the model's `POST /v1/chat/completions`). */
+  routes?: readonly Hono[];
   seed?: number;
   /** Injected-error rate; default the simulator's (0.05). */
   errorRate?: number;
@@ -60,12 +64,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let cache: ResponseCache | undefined;
   let server: Server | undefined;
   try {
-    if (options.cache !== undefined) cache = ResponseCache.open(options.cache, { mode: options.cacheMode ?? 'read-write' });
+    if (options.cache !== undefined) cache = openCache(options.cache, options.cacheMode);
     const simulator = createSimulator({ store, cache, responders: options.responders, seed: options.seed, errorRate: options.errorRate });
     const app = createApp({
       store,
       simulator,
-      metrics: simulator.metrics,
+      metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? [])].map((m) => m.toPrometheus()).join('') },
+      routes: options.routes,
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit,
       maxBatch: options.maxBatch,

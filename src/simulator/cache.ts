@@ -61,7 +61,7 @@ export interface CacheOptions {
 
 const SCHEMA_VERSION = '1';
 /** Pending hit counts written at once when this many distinct entries were hit since the last flush. */
-const MAX_PENDING_HITS = 4096;
+const MAX_PENDING_HITS = 65_536;
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -107,11 +107,13 @@ export class ResponseCache {
   private readonly insert: Database.Statement<unknown[]> | undefined;
   private readonly pending = new Map<number, { hits: number; last: number }>();
   private readonly timer: NodeJS.Timeout | undefined;
+  private readonly busyTimeoutMs: number;
 
-  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, hitFlushMs: number) {
+  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, busyTimeoutMs: number, hitFlushMs: number) {
     this.file = file;
     this.mode = mode;
     this.db = db;
+    this.busyTimeoutMs = busyTimeoutMs;
     this.select = db.prepare('SELECT id, status, body, source FROM responses WHERE tool = ? AND args = ?');
     if (mode === 'read-write') {
       this.insert = db.prepare(
@@ -145,7 +147,7 @@ export class ResponseCache {
       db?.close();
       throw new CacheError(`${file} is not a usable ToolEnv response cache: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return new ResponseCache(file, mode, db, options.hitFlushMs ?? 1000);
+    return new ResponseCache(file, mode, db, timeout, options.hitFlushMs ?? 1000);
   }
 
   get writable(): boolean {
@@ -158,6 +160,14 @@ export class ResponseCache {
     if (!row) return undefined;
     if (this.insert) this.countHit(row.id);
     return { status: row.status, body: JSON.parse(row.body), source: row.source };
+  }
+
+  /** Up to `limit` answers below status 400 stored for one tool, newest first: the model responders' few-shot examples. */
+  examples(toolId: string, limit: number): { arguments: Arguments; status: number; body: unknown }[] {
+    const rows = this.db
+      .prepare<[string, number], { args: string; status: number; body: string }>('SELECT args, status, body FROM responses WHERE tool = ? AND status < 400 ORDER BY id DESC LIMIT ?')
+      .all(toolId, limit);
+    return rows.map((row) => ({ arguments: JSON.parse(row.args) as Arguments, status: row.status, body: JSON.parse(row.body) }));
   }
 
   /** Stores an answer unless the call already has one (the first answer stays). Resolves true when stored. */
@@ -273,12 +283,20 @@ export class ResponseCache {
     return false;
   }
 
-  /** A flush from the hit path or the timer: another process holding the write lock past busy_timeout only delays the counts. */
+  /**
+   * A flush from the hit path or the timer: it must neither fail a hit nor stall the event loop, so it does not
+   * wait for another process's write lock (busy_timeout 0 meanwhile) and a failed flush keeps the counts for the
+   * next one; a lasting failure surfaces from the flush of `stats`, `entries` or `close`.
+   */
   private tryFlushHits(): void {
+    if (this.pending.size === 0 || !this.db.open) return;
+    this.db.pragma('busy_timeout = 0');
     try {
       this.flushHits();
-    } catch (error) {
-      if (!(error instanceof Database.SqliteError && error.code.startsWith('SQLITE_BUSY'))) throw error;
+    } catch {
+      // The counts were merged back into `pending`.
+    } finally {
+      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     }
   }
 }

@@ -8,6 +8,7 @@ import { SimulatorMetrics } from './metrics.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
 import type { Arguments, CallControls, CallOptions, CallResult, InjectedErrorKind, Responded, Responder, ResponseSource, Simulator } from './types.js';
 import { Rules, type ToolSource } from './validate.js';
+import { ResponderBusyError } from './queue.js';
 
 export interface SimulatorOptions {
   /** The library (a `LibraryStore`, or anything with `get` and `ids`). */
@@ -135,15 +136,17 @@ class PipelineSimulator implements ToolSimulator {
     return withHeaders(controls.dynamic ? await this.respond(tool, given, true) : await this.shared(tool, given));
   }
 
-  /** One responder call per distinct (tool, arguments) in flight; its answer is written back once. */
+  /**
+   * One responder call per distinct (tool, arguments) in flight — a GRPO group's rollouts make the same call at
+   * once — written back once. Callers that join get their own copy of the body.
+   */
   private shared(tool: Tool, args: Arguments): Promise<Answer> {
     const key = `${tool.id}\u0000${canonicalJson(args)}`;
-    let pending = this.inflight.get(key);
-    if (!pending) {
-      pending = this.respond(tool, args, false).finally(() => this.inflight.delete(key));
-      this.inflight.set(key, pending);
-    }
-    return pending;
+    const pending = this.inflight.get(key);
+    if (pending) return pending.then((answer) => ({ ...answer, body: structuredClone(answer.body) }));
+    const first = this.respond(tool, args, false).finally(() => this.inflight.delete(key));
+    this.inflight.set(key, first);
+    return first;
   }
 
   private async respond(tool: Tool, args: Arguments, dynamic: boolean): Promise<Answer> {
@@ -154,6 +157,8 @@ class PipelineSimulator implements ToolSimulator {
       try {
         answer = await responder.respond(tool, args, { seed: this.seed });
       } catch (error) {
+        // A full model queue is the simulator's own overload, not a wrong answer: the caller gets 503 + Retry-After.
+        if (error instanceof ResponderBusyError) throw error;
         this.metrics.responderErrors++;
         failure = error instanceof Error ? error : new Error(String(error));
         continue;

@@ -25,7 +25,10 @@ export function problemType(title: string): string {
  */
 export function problem(status: number, title?: string, detail?: string, extra: Record<string, unknown> = {}): Problem {
   const heading = title ?? STATUS_CODES[status] ?? `HTTP ${status}`;
-  const body: Problem = { ...extra, type: problemType(heading), title: heading, status };
+  const body: Problem = { type: problemType(heading), title: heading, status };
   if (detail !== undefined) body.detail = detail;
+  for (const [member, value] of Object.entries(extra)) if (!(member in body) && !STANDARD.has(member)) body[member] = value;
   return body;
 }
+
+const STANDARD = new Set(['type', 'title', 'status', 'detail']);

@@ -48,7 +48,7 @@ test('text output: the stats table and one tool\'s edges with rule and evidence'
   const show = toolenv(['graph', 'show', addPet, '--library', library, '--limit', '2']);
   assert.equal(show.status, 0, show.stderr);
   assert.match(show.stdout, /depends on \(in, 0\):\n {2}none/);
-  assert.match(show.stdout, /needed by \(out, \d+\):\n {2}hard {2}0\.90 {2}\S+ {2}dataflow: response id → /);
+  assert.match(show.stdout, /needed by \(out, \d+\):\n {2}hard {2}0\.90 {2}\S+ +dataflow: response id → /);
   assert.equal(show.stdout.split('\n').filter((l) => l.startsWith('  hard') || l.startsWith('  soft')).length, 2);
 });
 

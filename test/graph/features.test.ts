@@ -90,3 +90,34 @@ test('key matches stay inside one API, respect types, and skip keys too common t
   const capped = keyMatches(many, 'api', { maxConsumers: 4, maxProducers: 60 });
   assert.deepEqual([capped.matches.length, capped.skipped], [0, ['a pet.id (1 × 5)']]);
 });
+
+test('wrappers keep their owner, named objects add a hop, and an order\'s items are not the order', () => {
+  const f = toolFeatures(
+    rest('/orders', 'get', {
+      response_schema: {
+        type: 'object',
+        properties: {
+          data: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, items: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } }, relationships: { type: 'object', properties: { customer: { type: 'object', properties: { data: { type: 'object', properties: { id: { type: 'string' } } } } } } } } } },
+        },
+      },
+    }),
+  );
+  assert.deepEqual(f.outputs.filter((o) => o.key.endsWith('.id')).map((o) => [o.field, o.key, o.owned, o.hops]), [
+    ['data[].id', 'order.id', true, 0],
+    ['data[].relationships.customer.data.id', 'customer.id', false, 1],
+  ]);
+  const listed = toolFeatures(rest('/orders', 'get', { response_schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } } } }));
+  assert.deepEqual(listed.outputs.map((o) => [o.field, o.key, o.owned]), [['items[].id', 'order.id', true]]);
+});
+
+test('collections under different owners do not match; across APIs only owned fields under the same owner travel', () => {
+  const tool = (api: string, method: string, path: string, extra: Partial<Tool>) => toolFeatures({ ...rest(path, method, extra), id: `${api}:${method} ${path}`, origin: { format: 'openapi', api_id: api, method, path, operation_id: null, server: null } }, 'vendor');
+  const registered = (api: string, parent: string) => tool(api, 'post', `/organizers/{o}/${parent}/{w}/registrants`, { response_schema: { type: 'object', properties: { registrantKey: { type: 'integer' } } } });
+  const fetch = (api: string, parent: string) =>
+    tool(api, 'get', `/organizers/{o}/${parent}/{t}/registrants/{registrantKey}`, { parameters: { type: 'object', required: ['registrantKey'], properties: { registrantKey: { type: 'integer' } } }, bindings: { registrantKey: { in: 'path', name: 'registrantKey' } } });
+  const pairs = (fs: ReturnType<typeof toolFeatures>[], scope: 'api' | 'provider') => keyMatches(fs, scope).matches.map((m) => `${m.a.id} > ${m.b.id}`);
+  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('one', 'trainings')], 'api'), []);
+  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('one', 'webinars')], 'api').length, 1);
+  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'trainings')], 'provider'), []);
+  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'webinars')], 'provider').length, 1);
+});

@@ -39,6 +39,15 @@ test('every accepted wrapper reads the same specs', () => {
   assert.deepEqual(convertOpenai(openaiFunctions[0], 'f.json').tools, expected, 'a single spec');
 });
 
+test('a name over 64 characters gets a cut id with a hash of the name, the same on every import', () => {
+  const long = 'fetch_' + 'very_'.repeat(15) + 'long_report';
+  const other = long.replace('report', 'record');
+  const ids = convertOpenai([{ name: long }, { name: other }], 'f.json').tools.map((t) => t.id);
+  for (const id of ids) assert.ok(isValidId(id) && id.length <= 64, id);
+  assert.notEqual(ids[0], ids[1]);
+  assert.deepEqual(convertOpenai([{ name: long }, { name: other }], 'g.json').tools.map((t) => t.id), ids);
+});
+
 test('bad specs name the file and the JSON Pointer of the problem', () => {
   const cases: [unknown, RegExp][] = [
     [{ tools: [openaiTools.tools[0], { type: 'code_interpreter' }] }, /f\.json at \/tools\/1\/type: only function tools can be imported, got "code_interpreter"/],

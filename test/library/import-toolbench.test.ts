@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ImportError } from '../../src/library/importers/errors.js';
 import { readImport } from '../../src/library/importers/index.js';
-import { templateSchema } from '../../src/library/importers/toolbench.js';
+import { convertToolbench, templateSchema } from '../../src/library/importers/toolbench.js';
 import { isValidId } from '../../src/library/ids.js';
 import { createAjv } from '../../src/simulator/ajv.js';
 import type { Tool } from '../../src/library/tool.js';
@@ -80,6 +80,14 @@ test('parameters map ToolBench types to JSON Schema; defaults become examples on
   }
 });
 
+test('parameters named like Object.prototype members are kept', () => {
+  const doc = JSON.parse('{"tool_name": "t", "api_list": [{"name": "a", "required_parameters": [{"name": "constructor", "type": "STRING"}, {"name": "__proto__", "type": "NUMBER"}]}]}');
+  const [tool] = convertToolbench(doc, 't.json', 'Data').tools;
+  assert.deepEqual(Object.keys(tool!.parameters.properties), ['constructor', '__proto__']);
+  assert.deepEqual(tool!.parameters.required, ['constructor', '__proto__']);
+  assert.equal(JSON.stringify(tool!.parameters), '{"type":"object","properties":{"constructor":{"type":"string"},"__proto__":{"type":"number"}},"required":["constructor","__proto__"]}');
+});
+
 test('template_response becomes a response schema that accepts the shape and rejects others', async () => {
   const { batch } = await readImport(writeSources({ 'Weather/w.json': weatherapiTool }), 'toolbench');
   const realtime = byName(batch.tools, 'Realtime Weather API');
@@ -124,6 +132,7 @@ test('templateSchema reads lists of mixed items, literal values and unknown type
     properties: { a: { type: 'number' }, b: { type: 'boolean' }, c: {}, d: { type: 'string' }, e: { type: 'array' } },
     required: ['a', 'b', 'c', 'd', 'e'],
   });
+  assert.deepEqual(templateSchema(JSON.parse('{"constructor": "toString", "__proto__": "int"}')), JSON.parse('{"type":"object","properties":{"constructor":{"type":"string"},"__proto__":{"type":"integer"}},"required":["constructor","__proto__"]}'));
   let deep: unknown = 'int';
   for (let i = 0; i < 200; i++) deep = [deep];
   assert.doesNotThrow(() => templateSchema(deep));

@@ -63,6 +63,22 @@ test('hits and last-hit times are counted in batches and written by close', () =
   reopened.close();
 });
 
+test('hit counts that cannot be written while another connection holds the write lock are kept for a later flush', async () => {
+  const file = cacheFile();
+  const cache = ResponseCache.open(file, { hitFlushMs: 5 });
+  cache.put('t', { q: 1 }, { status: 200, body: 1, source: 'synth' });
+  const other = new Database(file);
+  other.exec('BEGIN IMMEDIATE');
+  for (let i = 0; i < 4; i++) assert.equal(cache.get('t', { q: 1 })!.body, 1);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  other.exec('ROLLBACK');
+  other.close();
+  cache.close();
+  const reopened = ResponseCache.open(file, { mode: 'read-only' });
+  assert.equal(reopened.stats().hits, 4);
+  reopened.close();
+});
+
 test('read-only caches read but refuse writes; off opens nothing; a missing or foreign file is a clear error', () => {
   const file = cacheFile();
   const writer = ResponseCache.open(file);

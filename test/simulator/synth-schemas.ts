@@ -132,9 +132,9 @@ export class SchemaMaker {
     return out;
   }
 
-  object(depth: number): Record<string, unknown> {
+  object(depth: number, prefix = ''): Record<string, unknown> {
     const r = this.rng;
-    const keys = r.shuffle(this.names).slice(0, r.int(0, 6));
+    const keys = r.shuffle(this.names).slice(0, r.int(0, 6)).map((key) => prefix + key);
     const properties: Record<string, JsonSchema> = {};
     for (const key of keys) properties[key] = this.schema(depth + 1);
     const required = keys.filter(() => r.chance(0.5));
@@ -142,18 +142,25 @@ export class SchemaMaker {
     if (r.chance(0.3)) out.additionalProperties = r.pick<JsonSchema>([false, true, { type: 'string' }]);
     if (r.chance(0.15)) out.patternProperties = { '^x-': { type: 'string' } };
     if (r.chance(0.15)) out.minProperties = Math.min(keys.length, r.int(0, 3));
-    if (r.chance(0.15)) out.maxProperties = Math.max(required.length, r.int(1, 4));
-    if (r.chance(0.1)) out.propertyNames = { pattern: '^[a-zA-Z_-]+$' };
     if (r.chance(0.15) && keys.length >= 2) out.dependentRequired = { [keys[0]!]: [keys[1]!] };
+    // Room for every required key and the key a required one depends on.
+    if (r.chance(0.15)) out.maxProperties = Math.max(required.length + (out.dependentRequired ? 1 : 0), (out.minProperties as number | undefined) ?? 0, r.int(1, 4));
+    if (r.chance(0.1)) out.propertyNames = { pattern: '^[a-zA-Z_-]+$' };
     if (r.chance(0.05) && keys.length >= 1) out.dependentSchemas = { [keys[0]!]: { required: [keys[0]!] } };
     return out;
+  }
+
+  /** An object schema that leaves room for another's properties (merged by allOf, both must hold). */
+  openObject(depth: number, prefix: string): JsonSchema {
+    const { additionalProperties: _a, maxProperties: _b, propertyNames: _c, dependentSchemas: _d, ...open } = this.object(depth, prefix);
+    return open;
   }
 
   array(depth: number): JsonSchema {
     const r = this.rng;
     const minItems = r.int(0, 3);
     const out: Record<string, unknown> = { type: 'array', minItems };
-    if (r.chance(0.5)) out.maxItems = minItems + r.int(0, 5);
+    if (r.chance(0.5)) out.maxItems = minItems + r.int(2, 5);
     if (r.chance(0.3)) {
       out.items = r.pick<JsonSchema>([{ type: 'integer' }, { type: 'string', minLength: 2 }, { type: 'number' }]);
       out.uniqueItems = true;
@@ -176,7 +183,7 @@ export class SchemaMaker {
   allOf(depth: number): JsonSchema {
     const r = this.rng;
     return r.pick<JsonSchema>([
-      { allOf: [this.object(depth + 1), this.object(depth + 1)] },
+      { allOf: [this.openObject(depth + 1, ''), this.openObject(depth + 1, 'more_')] },
       { allOf: [{ type: 'string', minLength: 2 }, { maxLength: 12 }, { pattern: '^[a-z]' }] },
       { allOf: [{ type: 'number', minimum: 5 }, { type: 'integer', maximum: 50 }, { multipleOf: 5 }] },
       { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, { type: 'object', properties: { a: { minLength: 3 }, b: { type: 'integer' } } }] },

@@ -51,10 +51,12 @@ export async function readImport(path: string, format: ImportFormat, options: Re
   const files = listFiles(path, converter.extensions);
   const batch: LibraryBatch = { apis: [], tools: [] };
   const skipped: SkippedFile[] = [];
+  const apiIds = new Set<string>();
   options.onFile?.(0, files.length);
   for (const [i, file] of files.entries()) {
     try {
       const part = await converter.convert(file);
+      claimApiIds(part, apiIds);
       batch.apis.push(...part.apis);
       batch.tools.push(...part.tools);
     } catch (error) {
@@ -66,6 +68,23 @@ export async function readImport(path: string, format: ImportFormat, options: Re
     options.onFile?.(i + 1, files.length);
   }
   return { batch, files: files.length, skipped };
+}
+
+/**
+ * Keeps API ids unique within one import, the way importOpenapi does across the documents of one call (two
+ * versions of one API in a folder share an id): a later file's taken id gets `_2`, `_3`…, and the origins of its
+ * OpenAPI tools follow, so that each tool still points at its own document.
+ */
+function claimApiIds(part: LibraryBatch, taken: Set<string>): void {
+  for (const api of part.apis) {
+    const original = api.api_id;
+    for (let n = 2; taken.has(api.api_id); n++) api.api_id = `${original}_${n}`;
+    taken.add(api.api_id);
+    if (api.api_id === original) continue;
+    for (const tool of part.tools) {
+      if (tool.origin.format === 'openapi' && tool.origin.api_id === original) tool.origin = { ...tool.origin, api_id: api.api_id };
+    }
+  }
 }
 
 export interface WriteResult {

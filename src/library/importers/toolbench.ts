@@ -52,7 +52,8 @@ function convertApi(api: unknown, ctx: ApiContext): Tool {
   if (!isObject(api)) throw invalid(file, at, `expected an API object {name, description, method, required_parameters, optional_parameters}, got ${kind(api)}`);
   const apiName = text(api.name) ?? text(api.api_name);
   if (!apiName) throw invalid(file, pointer(at, 'name'), 'missing: every API in api_list needs a name');
-  const properties: Record<string, JsonSchema> = {};
+  // A Map, not an object: a parameter may be called "constructor" or "__proto__".
+  const properties = new Map<string, JsonSchema>();
   const required: string[] = [];
   for (const list of ['required_parameters', 'optional_parameters'] as const) {
     const params = api[list];
@@ -64,12 +65,12 @@ function convertApi(api: unknown, ctx: ApiContext): Tool {
       const name = typeof param.name === 'string' && param.name !== '' ? param.name : undefined;
       if (!name) throw invalid(file, pointer(where, 'name'), 'missing: every parameter needs a name');
       // A name listed twice keeps its first (required) declaration.
-      if (name in properties) return;
-      properties[name] = parameterSchema(param);
+      if (properties.has(name)) return;
+      properties.set(name, parameterSchema(param));
       if (list === 'required_parameters') required.push(name);
     });
   }
-  const parameters: JsonSchemaObject = { type: 'object', properties };
+  const parameters: JsonSchemaObject = { type: 'object', properties: Object.fromEntries(properties) };
   if (required.length > 0) parameters.required = required;
   const tool: Tool = {
     id: makeId([toolName, apiName], `${folder}/${toolName}/${apiName}`),
@@ -119,7 +120,7 @@ const PARAMETER_TYPES: Record<string, SchemaObject> = {
 
 function parameterSchema(param: JsonObject): SchemaObject {
   const typeName = typeof param.type === 'string' ? (/^[A-Za-z]+/.exec(param.type.trim())?.[0] ?? '').toUpperCase() : '';
-  const schema: SchemaObject = { ...(PARAMETER_TYPES[typeName] ?? {}) };
+  const schema: SchemaObject = { ...(Object.hasOwn(PARAMETER_TYPES, typeName) ? PARAMETER_TYPES[typeName] : {}) };
   const description = text(param.description);
   if (description) schema.description = description;
   // RapidAPI's "default" is the value its playground pre-fills: an example, kept only when it fits the type.
@@ -209,7 +210,11 @@ const MAX_TEMPLATE_DEPTH = 64;
  */
 export function templateSchema(template: unknown, depth = 0): SchemaObject {
   if (depth > MAX_TEMPLATE_DEPTH) return {};
-  if (typeof template === 'string') return { ...(TEMPLATE_TYPES[template.trim()] ?? { type: 'string' }) };
+  if (typeof template === 'string') {
+    const name = template.trim();
+    // Anything but a type name is a sample value that slipped into the template: a string.
+    return { ...(Object.hasOwn(TEMPLATE_TYPES, name) ? TEMPLATE_TYPES[name] : { type: 'string' }) };
+  }
   if (typeof template === 'number') return { type: Number.isInteger(template) ? 'integer' : 'number' };
   if (typeof template === 'boolean') return { type: 'boolean' };
   if (Array.isArray(template)) {
@@ -223,10 +228,9 @@ export function templateSchema(template: unknown, depth = 0): SchemaObject {
     return { type: 'array', items: items.length === 1 ? items[0] : { anyOf: items } };
   }
   if (isObject(template)) {
-    const properties: Record<string, SchemaObject> = {};
-    for (const [key, value] of Object.entries(template)) properties[key] = templateSchema(value, depth + 1);
-    const keys = Object.keys(properties);
-    return keys.length > 0 ? { type: 'object', properties, required: keys } : { type: 'object' };
+    const keys = Object.keys(template);
+    if (keys.length === 0) return { type: 'object' };
+    return { type: 'object', properties: Object.fromEntries(keys.map((key) => [key, templateSchema(template[key], depth + 1)])), required: keys };
   }
   return {};
 }

@@ -43,7 +43,9 @@ export function successResponse(context: DocumentContext, operation: JsonObject)
   }
   const examples: ToolExample[] = [];
   const seen = new Set<string>();
-  for (const { name, body } of bodies) {
+  const stringBody = schema !== undefined && typeof schema !== 'boolean' && (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string')));
+  for (const { name, body: raw } of bodies) {
+    const body = stringBody ? raw : decodeJsonText(raw);
     const text = JSON.stringify(body);
     if (text === undefined || text.length > MAX_EXAMPLE_CHARS || seen.has(text)) continue;
     seen.add(text);
@@ -51,6 +53,16 @@ export function successResponse(context: DocumentContext, operation: JsonObject)
     if (examples.length === MAX_EXAMPLES) break;
   }
   return { status, ...(schema === undefined ? {} : { schema }), examples };
+}
+
+/** A JSON body's example written as JSON text (as documents converted from Postman do) is the value that text holds. */
+function decodeJsonText(body: unknown): unknown {
+  if (typeof body !== 'string' || !/^\s*[{[]/.test(body)) return body;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
 }
 
 function mediaExamples(context: DocumentContext, media: JsonObject): { name?: string; body: unknown }[] {

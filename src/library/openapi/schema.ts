@@ -15,13 +15,13 @@ export type SchemaDialect = '3.0' | '3.1';
 export type SchemaUsage = 'request' | 'response';
 
 export interface SchemaLimits {
-  /** Deepest nesting of sub-schemas kept; deeper ones become stubs that keep only their type. */
+  /** Deepest nesting of sub-schemas kept (0: only the top schema's own keywords); deeper ones become stubs that keep only their type. */
   maxDepth: number;
   /** Most schema objects one converted schema may hold; a bigger one is rebuilt shallower until it fits. */
   maxNodes: number;
 }
 
-export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxDepth: 12, maxNodes: 1000 };
+export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxDepth: 12, maxNodes: 500 };
 
 /** What conversion cut or dropped, summed over all schemas converted with the same counters. */
 export interface ConversionStats {
@@ -66,7 +66,7 @@ export function dialectOf(document: unknown): SchemaDialect {
 /** Converts one schema; never throws, never returns a `$ref`. */
 export function convertSchema(schema: unknown, options: ConvertOptions): JsonSchema {
   const limits = options.limits ?? DEFAULT_SCHEMA_LIMITS;
-  const depths = [...new Set([limits.maxDepth, 12, 8, 6, 4, 3, 2, 1].filter((d) => d <= limits.maxDepth))];
+  const depths = [...new Set([limits.maxDepth, 12, 8, 6, 4, 3, 2, 1, 0].filter((d) => d <= limits.maxDepth))];
   let result: JsonSchema | undefined;
   let stats = conversionStats();
   for (const [i, maxDepth] of depths.entries()) {

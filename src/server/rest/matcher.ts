@@ -73,7 +73,8 @@ export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch
   if (eligible.length === 0) {
     return { kind: 'unmet-conditions', conditions: forMethod.map(({ op }) => op.conditions.map(describe).join('&')) };
   }
-  const score = (op: CompiledOperation) => op.conditions.filter((c) => c.value === undefined && request.has(c.name)).length;
+  // Presence suffixes met count for an operation, missing ones against it (`/tags/{arn}#tagKeys` needs tagKeys).
+  const score = (op: CompiledOperation) => op.conditions.reduce((sum, c) => (c.value !== undefined ? sum : sum + (request.has(c.name) ? 1 : -1)), 0);
   eligible.sort(
     (a, b) =>
       compareSpecificity(a.op, b.op) ||

@@ -28,7 +28,7 @@ export function synthesize(tool: Tool, args: Arguments, seed: number): Responded
     inRecord: false,
     persona: () => (persona ??= newPersona()),
   };
-  const body = generate([tool.response_schema ?? shapeSchema(tool, args)], root, { echo, nodes: 0 });
+  const body = generate([tool.response_schema ?? shapeSchema(tool, args)], root, { echo, nodes: 0, loose: false });
   return { status, body: body === NOTHING ? null : body };
 }
 

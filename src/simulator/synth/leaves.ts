@@ -10,6 +10,8 @@ import { formatHintString, namedNumber, namedString, plainString, trueChance, ty
 const EXAMPLE_CHANCE = 0.3;
 const DEFAULT_INTEGER: NumberHint = { min: 1, max: 1000, decimals: 0 };
 const DEFAULT_NUMBER: NumberHint = { min: 0, max: 1000, decimals: 2 };
+const LOOSE_INTEGER: NumberHint = { min: -1000, max: 1000, decimals: 0 };
+const LOOSE_NUMBER: NumberHint = { min: -1000, max: 1000, decimals: 3 };
 const DATE_LIKE = /(?:^|_)(?:at|date|time|timestamp|datetime|created|updated|modified)$/;
 const BOOLEAN_LIKE = /^(?:is|has|can|should|allow|allows|enable|include|includes|use|show|was|did|does)_/;
 
@@ -18,6 +20,7 @@ function example(flat: Flat): unknown {
 }
 
 export function booleanFor(flat: Flat, site: Site, walk: Walk): boolean {
+  if (walk.loose) return rng.chance(0.5);
   const echoed = echoFor(site, walk);
   if (typeof echoed === 'boolean') return echoed;
   const sample = example(flat);
@@ -42,6 +45,7 @@ const round = (value: number, decimals: number) => {
 };
 
 export function numberFor(flat: Flat, integer: boolean, site: Site, walk: Walk): number | typeof NOTHING {
+  if (walk.loose) return drawNumber(flat, integer, integer ? LOOSE_INTEGER : LOOSE_NUMBER);
   const ok = (value: unknown): value is number => typeof value === 'number' && numberFits(value, flat, integer);
   const echoed = echoFor(site, walk);
   const echoNumber = typeof echoed === 'string' && /^-?\d+(?:\.\d+)?$/.test(echoed) ? Number(echoed) : echoed;
@@ -144,19 +148,22 @@ function fitLength(value: string, min: number, max: number): string {
 
 export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
   const ok = (value: unknown): value is string => typeof value === 'string' && stringFits(value, flat);
-  const echoed = echoFor(site, walk);
-  const echoString = typeof echoed === 'number' ? String(echoed) : echoed;
-  if (ok(echoString)) return echoString;
-  const sample = example(flat);
-  if (ok(sample)) return sample;
   const context = fieldContext(site);
-  const named = namedString(context);
-  if (named !== undefined && ok(named)) return named;
+  let named: string | undefined;
+  if (!walk.loose) {
+    const echoed = echoFor(site, walk);
+    const echoString = typeof echoed === 'number' ? String(echoed) : echoed;
+    if (ok(echoString)) return echoString;
+    const sample = example(flat);
+    if (ok(sample)) return sample;
+    named = namedString(context);
+    if (named !== undefined && ok(named)) return named;
+  }
 
   if (flat.patterns.length) {
     const repeat = Math.max(1, Math.min(8, flat.maxLength ?? 8));
     for (const pattern of flat.patterns) {
-      const value = fromPattern(pattern, ok, repeat);
+      const value = fromPattern(pattern, ok, repeat, flat.minLength);
       if (value !== undefined) return value;
     }
     return named ?? '';
@@ -170,7 +177,10 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     }
     return value;
   }
+  const min = flat.minLength ?? 0;
+  const max = flat.maxLength ?? Infinity;
+  if (walk.loose) return faker.string.alpha({ length: rng.int(min, Math.min(max, min + 24)), casing: 'lower' });
   const hinted = flat.formats.length ? formatHintString(flat.formats[0]!, context) : undefined;
-  const value = fitLength(hinted ?? named ?? plainString(), flat.minLength ?? 0, flat.maxLength ?? Infinity);
-  return ok(value) ? value : fitLength(plainString(), flat.minLength ?? 0, flat.maxLength ?? Infinity);
+  const value = fitLength(hinted ?? named ?? plainString(), min, max);
+  return ok(value) ? value : fitLength(plainString(), min, max);
 }

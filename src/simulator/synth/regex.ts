@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type randexp from 'randexp';
-import { rng } from './faker.js';
+import { faker, rng } from './faker.js';
 
 // randexp is CommonJS exporting the class itself, while its typings describe an ES module's default export.
 const RandExp = createRequire(import.meta.url)('randexp') as typeof randexp.default;
@@ -59,13 +59,18 @@ export function matches(pattern: string, value: string): boolean {
  * A string matching `pattern` whose length fits, drawn with randexp from the synthesizer's stream; undefined after a
  * few tries that all missed (lookarounds and back-references can defeat it). `repeat` caps open repetitions (`+`, `*`).
  */
-export function fromPattern(pattern: string, fits: (value: string) => boolean, repeat: number): string | undefined {
+export function fromPattern(pattern: string, fits: (value: string) => boolean, repeat: number, minLength = 0): string | undefined {
   const { gen, test } = compile(pattern);
   if (!gen || !test) return undefined;
   for (let attempt = 0; attempt < 6; attempt++) {
     gen.max = attempt < 3 ? repeat : repeat * (attempt - 1);
     const value = gen.gen();
     if (test.test(value) && fits(value)) return value;
+    // A pattern open at the end (`^[a-z]`) still matches once letters are added to reach the minimum length.
+    if (value.length < minLength) {
+      const padded = value + faker.string.alpha({ length: minLength - value.length, casing: 'lower' });
+      if (test.test(padded) && fits(padded)) return padded;
+    }
   }
   return undefined;
 }

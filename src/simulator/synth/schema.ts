@@ -12,7 +12,9 @@ import { fromPattern, matches } from './regex.js';
 import { echoFor, NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
 
-const ATTEMPTS = 6;
+const ATTEMPTS = 12;
+/** Past this many values in one body, a value that fails its checks is not tried again (retries nest). */
+const RETRY_BUDGET = 20_000;
 const MAX_DEPTH = 10;
 const NODE_BUDGET = 2000;
 const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
@@ -21,21 +23,48 @@ const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 
 /** A value satisfying every schema of `schemas` (read as an allOf), or NOTHING when none can. */
 export function generate(schemas: readonly JsonSchema[], site: Site, walk: Walk): unknown {
   walk.nodes++;
+  const loose = walk.loose;
   let fallback: unknown = NOTHING;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const flat = resolve(schemas, rng);
-    const value = flat.impossible ? NOTHING : fromFlat(flat, site, walk);
-    if (value !== NOTHING && passes(flat, value)) return value;
-    if (value !== NOTHING) fallback = value;
-    else if (!flat.chose) break;
+  try {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      walk.loose = loose || attempt >= 2;
+      const flat = resolve(schemas, rng);
+      const value = flat.impossible ? NOTHING : fromFlat(flat, site, walk);
+      if (value !== NOTHING && passes(flat, value)) return value;
+      if (value !== NOTHING) fallback = value;
+      else if (!flat.chose) break;
+      if (walk.nodes > RETRY_BUDGET) break;
+    }
+    return fallback;
+  } finally {
+    walk.loose = loose;
   }
-  return fallback;
 }
 
 function passes(flat: Flat, value: unknown): boolean {
   for (const schema of flat.mustMatch) if (satisfies(schema, value) === false) return false;
-  for (const schema of flat.mustNotMatch) if (satisfies(schema, value) === true) return false;
+  for (const schema of flat.mustNotMatch) if (!surelyMisses(schema, value) && satisfies(schema, value) === true) return false;
   return true;
+}
+
+/**
+ * A look at a schema's own type, enum, const and required that proves a value does not match it, sparing a compile:
+ * most oneOf branches not taken differ from the value in exactly these.
+ */
+function surelyMisses(schema: JsonSchema, value: unknown): boolean {
+  if (typeof schema !== 'object') return !schema;
+  const { type, required } = schema as { type?: unknown; required?: unknown };
+  if (type !== undefined) {
+    const types = Array.isArray(type) ? type : [type];
+    const actual = jsonType(value);
+    if (!types.includes(actual) && !(actual === 'integer' && types.includes('number'))) return true;
+  }
+  if ('const' in schema && canonicalJson(schema.const) !== canonicalJson(value)) return true;
+  if (Array.isArray(schema.enum) && !schema.enum.some((member) => canonicalJson(member) === canonicalJson(value))) return true;
+  if (Array.isArray(required) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    for (const key of required) if (typeof key === 'string' && !Object.hasOwn(value, key)) return true;
+  }
+  return false;
 }
 
 function fromFlat(flat: Flat, site: Site, walk: Walk): unknown {
@@ -78,9 +107,29 @@ function inferTypes(flat: Flat): JsonType[] | undefined {
   return types.length ? types : undefined;
 }
 
+const ALL_TYPES: JsonType[] = ['string', 'integer', 'number', 'boolean', 'object', 'array', 'null'];
+
+/** Types a `not: {type: …}` rules out (the common way to say "anything but null"). */
+function excludedTypes(flat: Flat): Set<string> {
+  const out = new Set<string>();
+  for (const schema of flat.mustNotMatch) {
+    if (typeof schema !== 'object' || Object.keys(schema).some((keyword) => keyword !== 'type' && keyword !== 'description' && keyword !== 'title')) continue;
+    const type = schema.type;
+    for (const name of Array.isArray(type) ? type : [type]) if (typeof name === 'string') out.add(name);
+  }
+  if (out.has('number')) out.add('integer');
+  return out;
+}
+
 function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
-  const types = flat.types ? [...flat.types] : inferTypes(flat);
-  if (!types) return guessType(site, walk);
+  const excluded = flat.mustNotMatch.length ? excludedTypes(flat) : undefined;
+  let types = flat.types ? [...flat.types] : inferTypes(flat);
+  if (!types) {
+    const guess = guessType(site, walk);
+    if (!excluded?.has(guess) && !walk.loose) return guess;
+    types = ALL_TYPES;
+  }
+  if (excluded) types = types.filter((type) => !excluded.has(type));
   if (types.length <= 1) return types[0];
   const echoed = echoFor(site, walk);
   if (echoed !== undefined && typeAllowed(echoed, flat.types)) {
@@ -200,35 +249,36 @@ function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   const declared = new Set<string>();
   for (const part of flat.objects) if (part.properties) for (const key in part.properties) declared.add(key);
   const chance = optionalChance(site, walk);
+  const maxProperties = flat.maxProperties ?? Infinity;
   const keys: string[] = [];
   const chosen = new Set<string>();
-  const add = (key: string) => {
-    if (!chosen.has(key)) {
-      chosen.add(key);
-      keys.push(key);
+  // A key comes with the keys it depends on (dependentRequired), and only if all of them fit under maxProperties.
+  const add = (key: string, force: boolean): boolean => {
+    const closure = [key];
+    for (let i = 0; i < closure.length; i++) {
+      for (const dependency of flat.dependentRequired.get(closure[i]!) ?? []) if (!closure.includes(dependency) && !chosen.has(dependency)) closure.push(dependency);
     }
+    const fresh = closure.filter((k) => !chosen.has(k));
+    if (!force && keys.length + fresh.length > maxProperties) return false;
+    for (const k of fresh) {
+      chosen.add(k);
+      keys.push(k);
+    }
+    return true;
   };
+  for (const key of flat.required) add(key, true);
   for (const key of declared) {
-    if (flat.required.has(key)) add(key);
-    else if (!flat.forbidden.has(key) && rng.chance(chance) && keyAllowed(flat, key, declared)) add(key);
+    if (!chosen.has(key) && !flat.forbidden.has(key) && rng.chance(chance) && keyAllowed(flat, key, declared)) add(key, false);
   }
-  for (const key of flat.required) add(key);
   // An object with declared fields never comes back empty by chance.
-  if (keys.length === 0 && chance > 0) for (const key of declared) if (keys.length === 0 && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key);
-  for (let i = 0; i < keys.length; i++) for (const dependency of flat.dependentRequired.get(keys[i]!) ?? []) add(dependency);
+  if (keys.length === 0 && chance > 0) for (const key of declared) if (keys.length === 0 && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);
 
-  const maxProperties = flat.maxProperties ?? Infinity;
-  if (keys.length > maxProperties) {
-    for (let i = keys.length - 1; i >= 0 && keys.length > maxProperties; i--) {
-      if (!flat.required.has(keys[i]!)) keys.splice(i, 1);
-    }
-  }
   const wanted = Math.max(flat.minProperties ?? 0, declared.size === 0 && site.depth < 4 ? freeFormSize(flat) : 0);
   if (keys.length < wanted) {
-    for (const key of declared) if (keys.length < wanted && !chosen.has(key) && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key);
+    for (const key of declared) if (keys.length < wanted && !chosen.has(key) && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);
     for (let tries = 0; keys.length < Math.min(wanted, maxProperties) && tries < wanted * 4 + 8; tries++) {
       const key = extraKey(flat, keys.length);
-      if (key !== undefined && !chosen.has(key) && keyAllowed(flat, key, declared)) add(key);
+      if (key !== undefined && !chosen.has(key) && keyAllowed(flat, key, declared)) add(key, false);
     }
   }
 
@@ -255,7 +305,7 @@ function extraKey(flat: Flat, index: number): string | undefined {
   const closed = flat.closed || flat.objects.some((part) => part.additionalProperties === false);
   if (patterns.length && (closed || rng.chance(0.5))) return fromPattern(rng.pick(patterns), () => true, 6);
   if (flat.propertyNames.length) {
-    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0 });
+    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0, loose: false });
     return typeof key === 'string' ? key : undefined;
   }
   return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();

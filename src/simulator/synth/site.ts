@@ -24,6 +24,11 @@ export interface Walk {
   echo: Echo;
   /** Values generated so far: past the budget, optional fields are left out and lists are kept short. */
   nodes: number;
+  /**
+   * Set on the later tries of a value that keeps failing its checks (an integer for `oneOf: [integer, number]`, a
+   * 5-letter word for two overlapping string lengths): leaves then skip names, echoes and examples for plain random values.
+   */
+  loose: boolean;
 }
 
 /** The request value this field repeats, if any (whether it fits is the caller's to check). */

@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { LibraryStore } from '../library/store.js';
+import { CACHE_MODES, openCache, type CacheMode } from '../simulator/cache.js';
+import { DEFAULT_ERROR_RATE } from '../simulator/inject.js';
+import { createSimulator } from '../simulator/pipeline.js';
+import type { CallControls } from '../simulator/types.js';
+import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
+import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
+
+interface CallFlags {
+  args?: string;
+  argsFile?: string;
+  library: string;
+  cache: string;
+  cacheMode: string;
+  seed: string;
+  errorRate: string;
+  code?: string;
+  example?: string;
+  dynamic?: boolean;
+  json?: boolean;
+}
+
+export function registerCall(program: Command): void {
+  program
+    .command('call')
+    .description('simulate one tool call through Rule → Cache → Response → write-back; prints status, source, error kind and body')
+    .argument('<tool-id>', 'tool id (see `toolenv library list`)')
+    .option('--args <json>', 'arguments as a JSON object (default {})')
+    .option('--args-file <file>', 'read the arguments from a JSON file')
+    .option('--library <dir>', 'library directory', defaultLibraryDir())
+    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
+    .option('--seed <n>', 'seed of error injection and synthesis', '0')
+    .option('--error-rate <r>', 'probability of an injected error (0 turns injection off)', String(DEFAULT_ERROR_RATE))
+    .option('--code <status>', 'force this status (as `Prefer: code=NNN`)')
+    .option('--example <name>', 'answer this named spec example (as `Prefer: example=NAME`)')
+    .option('--dynamic', 'skip the cache and the examples and synthesize (as `Prefer: dynamic=true`)')
+    .option('--json', 'print one JSON object {tool, status, source, error, headers, body}')
+    .action(async (toolId: string, flags: CallFlags) => {
+      const args = readArguments(flags);
+      const seed = intFlag('--seed', flags.seed);
+      const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
+      if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
+        throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
+      }
+      const controls: CallControls = {};
+      if (flags.code !== undefined) controls.code = intFlag('--code', flags.code, { min: 100, max: 599 });
+      if (flags.example !== undefined) controls.example = flags.example;
+      if (flags.dynamic) controls.dynamic = true;
+
+      const store = LibraryStore.open(flags.library);
+      const cache = openCache(flags.cache, flags.cacheMode as CacheMode);
+      try {
+        // The synthesizer loads faker: only `call` pays for it, not every other subcommand.
+        const { synthResponder } = await import('../simulator/synth/index.js');
+        const simulator = createSimulator({ store, cache, responders: [synthResponder], seed, errorRate });
+        const result = await simulator.call(toolId, args, { controls });
+        if (flags.json) return printJson({ tool: toolId, status: result.status, source: result.source, error: result.error ?? null, headers: result.headers, body: result.body });
+        printLine(`status  ${result.status}`);
+        printLine(`source  ${result.source}`);
+        printLine(`error   ${result.error ?? '-'}`);
+        for (const [name, value] of Object.entries(result.headers)) printLine(`${name}: ${value}`);
+        printLine();
+        printLine(typeof result.body === 'string' ? result.body : (JSON.stringify(result.body, null, 2) ?? ''));
+      } finally {
+        cache?.close();
+        store.close();
+      }
+    });
+}
+
+function readArguments(flags: CallFlags): unknown {
+  if (flags.args !== undefined && flags.argsFile !== undefined) throw new UsageError('give --args or --args-file, not both');
+  let text: string;
+  let where: string;
+  if (flags.argsFile !== undefined) {
+    where = flags.argsFile;
+    try {
+      text = readFileSync(flags.argsFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --args-file ${flags.argsFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  } else {
+    if (flags.args === undefined) return {};
+    where = '--args';
+    text = flags.args;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${where} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

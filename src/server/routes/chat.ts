@@ -1,0 +1,145 @@
+import { basename } from 'node:path';
+import type { ErrorObject } from 'ajv';
+import { Hono } from 'hono';
+import type { JsonSchema } from '../../library/tool.js';
+import { createAjv } from '../../simulator/ajv.js';
+import type { EngineInfo, LlamaEngine } from '../../simulator/llama/engine.js';
+import type { ChatMessage } from '../../simulator/model-responder.js';
+import { ResponderBusyError } from '../../simulator/queue.js';
+import { readJsonBody } from '../json-body.js';
+import { httpProblem, problemResponse } from '../problems.js';
+
+/** Tokens an answer may take when the request names no max_tokens. */
+export const DEFAULT_CHAT_MAX_TOKENS = 512;
+
+const TEXT_PART = { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } };
+const POSITIVE = { type: 'integer', minimum: 1 };
+
+/** The subset of OpenAI's chat-completions request this route honours; anything else is refused by name. */
+const REQUEST_SCHEMA = {
+  type: 'object',
+  required: ['messages'],
+  additionalProperties: false,
+  properties: {
+    model: { type: 'string' },
+    messages: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['role', 'content'],
+        properties: {
+          role: { enum: ['system', 'developer', 'user', 'assistant'] },
+          content: { anyOf: [{ type: 'string' }, { type: 'array', items: TEXT_PART }] },
+          name: { type: 'string' },
+        },
+        additionalProperties: false,
+      },
+    },
+    max_tokens: POSITIVE,
+    max_completion_tokens: POSITIVE,
+    temperature: { type: 'number', minimum: 0, maximum: 2 },
+    seed: { type: 'integer' },
+    n: { const: 1 },
+    stream: { const: false },
+    user: { type: 'string' },
+    response_format: {
+      type: 'object',
+      required: ['type'],
+      properties: {
+        type: { enum: ['text', 'json_object', 'json_schema'] },
+        json_schema: { type: 'object', required: ['schema'], properties: { name: { type: 'string' }, schema: { type: ['object', 'boolean'] }, strict: { type: ['boolean', 'null'] } } },
+      },
+      if: { properties: { type: { const: 'json_schema' } } },
+      then: { required: ['type', 'json_schema'] },
+    },
+    guided_json: { type: ['object', 'boolean'] },
+  },
+};
+
+interface ChatRequest {
+  model?: string;
+  messages: { role: 'system' | 'developer' | 'user' | 'assistant'; content: string | { type: 'text'; text: string }[] }[];
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
+  seed?: number;
+  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { schema: JsonSchema } };
+  guided_json?: JsonSchema;
+}
+
+/**
+ * `POST /v1/chat/completions` and `GET /v1/models` backed by a local GGUF model: the OpenAI-compatible face of the
+ * engine the llama responder uses, so that another ToolEnv (or any OpenAI client) can use this one as its remote
+ * responder. JSON output is grammar-constrained (`response_format` json_schema or json_object, or vLLM's
+ * `guided_json`); streaming is not offered. A full queue answers 503 with Retry-After.
+ */
+export function chatRoutes(engine: LlamaEngine): Hono {
+  const validate = createAjv().compile<ChatRequest>(REQUEST_SCHEMA);
+  const modelId = basename(engine.options.model);
+  const app = new Hono();
+
+  app.get('/v1/models', (c) => c.json({ object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'toolenv' }] }));
+
+  app.post('/v1/chat/completions', async (c) => {
+    const body = await readJsonBody(c);
+    if (!validate(body)) throw invalid(describe(validate.errors ?? []));
+    if (body.response_format?.type === 'json_schema' && body.guided_json !== undefined) throw invalid('give the schema once: response_format json_schema or guided_json, not both');
+
+    let info: EngineInfo;
+    try {
+      info = await engine.load();
+    } catch (error) {
+      return problemResponse(500, (error as Error).message, { title: 'Model unavailable' });
+    }
+    const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_CHAT_MAX_TOKENS;
+    if (maxTokens >= info.contextSize) throw invalid(`max_tokens must be below the context size (${info.contextSize}), got ${maxTokens}`);
+
+    const format = body.guided_json !== undefined ? 'json_schema' : (body.response_format?.type ?? 'text');
+    const messages: ChatMessage[] = body.messages.map((m) => ({
+      role: m.role === 'developer' ? 'system' : m.role,
+      content: typeof m.content === 'string' ? m.content : m.content.map((part) => part.text).join(''),
+    }));
+    try {
+      const generation = await engine.generate({
+        messages,
+        schema: body.guided_json ?? body.response_format?.json_schema?.schema,
+        text: format === 'text',
+        maxTokens,
+        temperature: body.temperature ?? 1,
+        seed: (body.seed ?? 0) >>> 0,
+        signal: c.req.raw.signal,
+      });
+      return c.json({
+        id: `chatcmpl-${crypto.randomUUID()}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: modelId,
+        choices: [{ index: 0, message: { role: 'assistant', content: generation.text }, finish_reason: generation.truncated ? 'length' : 'stop' }],
+        usage: { prompt_tokens: generation.promptTokens, completion_tokens: generation.completionTokens, total_tokens: generation.promptTokens + generation.completionTokens },
+      });
+    } catch (error) {
+      if (error instanceof ResponderBusyError) {
+        return problemResponse(503, error.message, { title: 'Model busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
+      }
+      throw error;
+    }
+  });
+  return app;
+}
+
+function describe(errors: ErrorObject[]): string {
+  return errors
+    .slice(0, 5)
+    .map((e) => {
+      const where = e.instancePath || '(body)';
+      if (where === '/stream') return 'stream: streaming is not offered; leave stream out or send false';
+      if (e.keyword === 'additionalProperties') return `${where} has an unsupported member ${JSON.stringify(e.params.additionalProperty)}`;
+      return `${where} ${e.message ?? 'is invalid'}`;
+    })
+    .join('; ');
+}
+
+function invalid(detail: string) {
+  return httpProblem(400, detail, { title: 'Invalid chat request' });
+}

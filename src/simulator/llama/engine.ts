@@ -1,0 +1,205 @@
+import { availableParallelism } from 'node:os';
+import { LRUCache } from 'lru-cache';
+import type { ChatHistoryItem, Llama, LlamaChat, LlamaContext, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { JsonSchema } from '../../library/tool.js';
+import type { ChatMessage, Generation, GenerationRequest, TextGenerator } from '../model-responder.js';
+import { BoundedQueue } from '../queue.js';
+import { grammarSchema } from './grammar-schema.js';
+
+export type GpuChoice = 'auto' | 'cuda' | 'vulkan' | 'cpu';
+export const GPU_CHOICES: readonly GpuChoice[] = ['auto', 'cuda', 'vulkan', 'cpu'];
+
+export interface LlamaEngineOptions {
+  /** Path of a GGUF file. */
+  model: string;
+  /** Compute back-end; `auto` takes CUDA or Vulkan when present, else the CPU. Default auto. */
+  gpu?: GpuChoice;
+  /** Layers offloaded to the GPU: a number, or `auto` (as many as fit, node-llama-cpp's estimate). Default auto. */
+  gpuLayers?: number | 'auto';
+  /** Tokens per context sequence (prompt + answer); default the smaller of 4096 and the model's training context. */
+  contextSize?: number;
+  /** Context sequences, i.e. calls generated at once; default 4. */
+  parallel?: number;
+  /** Calls that may wait for a free sequence before more are refused as busy; default 16 × parallel. */
+  maxWaiting?: number;
+  /** CPU threads; default half the cores (at least 1). More threads than free cores make llama.cpp spin, not speed up. */
+  threads?: number;
+  /** Where llama.cpp's warnings and errors go; default stderr. */
+  log?: (line: string) => void;
+}
+
+export interface EngineInfo {
+  model: string;
+  /** The back-end in use: cuda, vulkan, metal, or false for the CPU. */
+  gpu: string | false;
+  gpuLayers: number;
+  contextSize: number;
+  trainContextSize: number;
+  parallel: number;
+  threads: number;
+  loadMs: number;
+}
+
+interface Loaded {
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+  /** One LlamaChat per sequence; the queue guarantees one is free whenever a task runs. */
+  free: LlamaChat[];
+  info: EngineInfo;
+}
+
+/**
+ * A GGUF model behind llama.cpp (node-llama-cpp, imported only when a model is first asked for): one context with
+ * `parallel` sequences, each generating one call at a time, batched together by llama.cpp, behind a bounded queue.
+ * The model loads once; a load that fails stays failed (every call then falls back) and says why in `loadError`.
+ */
+export class LlamaEngine implements TextGenerator {
+  readonly label: string;
+  readonly options: LlamaEngineOptions;
+  readonly queue: BoundedQueue;
+  private loading: Promise<Loaded> | undefined;
+  private loaded: Loaded | undefined;
+  private failure: Error | undefined;
+  private readonly grammars = new LRUCache<string, Promise<LlamaGrammar>>({ max: 256 });
+
+  constructor(options: LlamaEngineOptions) {
+    const parallel = options.parallel ?? 4;
+    this.options = options;
+    this.label = `llama:${options.model}`;
+    this.queue = new BoundedQueue({ name: `model ${options.model}`, concurrency: parallel, maxWaiting: options.maxWaiting ?? 16 * parallel });
+  }
+
+  /** Why the model could not be loaded, once a load has failed. */
+  get loadError(): Error | undefined {
+    return this.failure;
+  }
+
+  /** Loads the model (once; later calls share the first load). */
+  async load(): Promise<EngineInfo> {
+    this.loading ??= this.open().then(
+      (loaded) => (this.loaded = loaded),
+      (error: unknown) => {
+        this.failure = new Error(`cannot load model ${this.options.model}: ${error instanceof Error ? error.message : String(error)}`);
+        throw this.failure;
+      },
+    );
+    return (await this.loading).info;
+  }
+
+  async ready(): Promise<void> {
+    await this.load();
+  }
+
+  countTokens(text: string): number {
+    if (!this.loaded) throw new Error(`model ${this.options.model} is not loaded yet`);
+    return this.loaded.model.tokenize(text).length;
+  }
+
+  async generate(request: GenerationRequest): Promise<Generation> {
+    const loaded = this.loaded ?? (await this.load(), this.loaded!);
+    return this.queue.run(async () => {
+      const chat = loaded.free.pop()!;
+      try {
+        const grammar = request.text ? undefined : await this.grammar(loaded, request.schema);
+        let completionTokens = 0;
+        const result = await chat.generateResponse(history(request.messages), {
+          grammar,
+          maxTokens: request.maxTokens,
+          temperature: request.temperature,
+          seed: request.seed,
+          signal: request.signal,
+          stopOnAbortSignal: false,
+          // Thinking models answer directly: the grammar constrains the answer, and thoughts only cost time here.
+          budgets: { thoughtTokens: 0 },
+          onToken: (tokens) => {
+            completionTokens += tokens.length;
+          },
+        });
+        return {
+          text: result.response,
+          promptTokens: request.messages.reduce((n, m) => n + loaded.model.tokenize(m.content).length, 0),
+          completionTokens,
+          truncated: result.metadata.stopReason === 'maxTokens',
+        };
+      } finally {
+        loaded.free.push(chat);
+      }
+    }, request.signal);
+  }
+
+  /** Frees the model and its context; waits for a load in progress. */
+  async close(): Promise<void> {
+    const loaded = await this.loading?.catch(() => undefined);
+    if (!loaded) return;
+    this.loaded = undefined;
+    await loaded.context.dispose();
+    await loaded.model.dispose();
+    await loaded.llama.dispose();
+  }
+
+  private async open(): Promise<Loaded> {
+    const started = performance.now();
+    const { getLlama, LlamaChat: Chat, LlamaLogLevel } = await import('node-llama-cpp');
+    const log = this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const threads = this.options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2));
+    const gpu = this.options.gpu ?? 'auto';
+    const llama = await getLlama({
+      gpu: gpu === 'cpu' ? false : gpu,
+      // Prebuilt binaries only: never compile llama.cpp, never download anything.
+      build: 'never',
+      skipDownload: true,
+      progressLogs: false,
+      maxThreads: threads,
+      logLevel: LlamaLogLevel.warn,
+      logger: (level, message) => {
+        const text = message.trim();
+        if (text && (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal || level === LlamaLogLevel.warn)) log(`llama.cpp: ${text}`);
+      },
+    });
+    try {
+      const model = await llama.loadModel({ modelPath: this.options.model, gpuLayers: this.options.gpuLayers ?? 'auto' });
+      const parallel = this.queue.concurrency;
+      const contextSize = this.options.contextSize ?? Math.min(4096, model.trainContextSize);
+      const context = await model.createContext({ contextSize, sequences: parallel, threads });
+      const free = Array.from({ length: parallel }, () => new Chat({ contextSequence: context.getSequence() }));
+      const info: EngineInfo = {
+        model: this.options.model,
+        gpu: llama.gpu,
+        gpuLayers: model.gpuLayers,
+        contextSize: context.contextSize,
+        trainContextSize: model.trainContextSize,
+        parallel,
+        threads,
+        loadMs: performance.now() - started,
+      };
+      return { llama, model, context, free, info };
+    } catch (error) {
+      await llama.dispose();
+      throw error;
+    }
+  }
+
+  /** The grammar for a response schema (simplified to what the grammar expresses), or for any JSON value. */
+  private grammar(loaded: Loaded, schema: JsonSchema | undefined): Promise<LlamaGrammar> {
+    const simplified = schema === undefined ? undefined : grammarSchema(schema);
+    const key = simplified === undefined ? '' : JSON.stringify(simplified);
+    let grammar = this.grammars.get(key);
+    if (!grammar) {
+      grammar =
+        simplified === undefined
+          ? loaded.llama.getGrammarFor('json')
+          : // The simplified schema is plain JSON Schema; its static type is node-llama-cpp's narrower one. Should the
+            // grammar builder still refuse it, any JSON will do: the answer is validated against the real schema anyway.
+            loaded.llama
+              .createGrammarForJsonSchema(simplified as Parameters<Llama['createGrammarForJsonSchema']>[0])
+              .catch(() => loaded.llama.getGrammarFor('json'));
+      this.grammars.set(key, grammar);
+    }
+    return grammar;
+  }
+}
+
+function history(messages: readonly ChatMessage[]): ChatHistoryItem[] {
+  return messages.map((m): ChatHistoryItem => (m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content }));
+}

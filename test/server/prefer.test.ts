@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parsePrefer, readControls } from '../../src/server/prefer.js';
+
+describe('Prefer controls', () => {
+  it('parses Prism-style preferences, quoted values and parameters', () => {
+    assert.deepEqual(parsePrefer('code=429, example="cat, black", dynamic=true'), [
+      ['code', '429'],
+      ['example', 'cat, black'],
+      ['dynamic', 'true'],
+    ]);
+    assert.deepEqual(parsePrefer('respond-async; wait=10, Code = 404'), [
+      ['respond-async', 'true'],
+      ['code', '404'],
+    ]);
+    assert.deepEqual(parsePrefer(''), []);
+  });
+
+  it('builds CallControls; query parameters win over the header; unknown preferences are ignored', () => {
+    assert.deepEqual(readControls('code=429, example=cat, dynamic=false, return=minimal', new URLSearchParams()), { code: 429, example: 'cat', dynamic: false });
+    assert.deepEqual(readControls('code=429', new URLSearchParams('__code=503&__dynamic=true')), { code: 503, dynamic: true });
+    assert.deepEqual(readControls('dynamic', new URLSearchParams()), { dynamic: true });
+    assert.deepEqual(readControls(undefined, new URLSearchParams('__example=dog')), { example: 'dog' });
+    assert.deepEqual(readControls(undefined, new URLSearchParams()), {});
+  });
+
+  it('rejects bad values with a 400 problem naming them', () => {
+    for (const [prefer, query] of [['code=abc', ''], ['code=100', ''], ['code=600', ''], ['dynamic=yes', ''], ['', '__example='], ['', '__code=4290']]) {
+      assert.throws(
+        () => readControls(prefer, new URLSearchParams(query)),
+        (error: Error & { status?: number }) => error.status === 400 && /code|dynamic|example/.test(error.message),
+        `${prefer} ${query}`,
+      );
+    }
+  });
+});

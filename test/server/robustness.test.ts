@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { LibraryStore } from '../../src/library/store.js';
+import { createApp } from '../../src/server/app.js';
+import type { RunningServer } from '../../src/server/serve.js';
+import { writeFixtureLibrary } from '../fixtures/tools.js';
+import { expectProblem, postJson, rawRequest, startTestServer } from './helpers.js';
+
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+function expectRawProblem(response: { status: number; headers: Record<string, unknown>; body: string }, status: number): Record<string, unknown> {
+  assert.equal(response.status, status, response.body);
+  assert.equal(response.headers['content-type'], 'application/problem+json');
+  const body = JSON.parse(response.body) as Record<string, unknown>;
+  assert.equal(body.status, status);
+  return body;
+}
+
+/** Sends bytes on a fresh socket and returns everything the server wrote back before closing. */
+function rawSocket(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+describe('robustness', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  it('413 for a body over the limit, with or without Content-Length', async () => {
+    const big = JSON.stringify({ arguments: { city: 'x'.repeat(1024 * 1024) } });
+    const problem = await expectProblem(await postJson(`${server.url}/v1/tools/weather_forecast/call`, JSON.parse(big)), 413);
+    assert.equal(problem.limit, 1024 * 1024);
+    const chunked = await rawRequest(server.url, '/v1/tools/weather_forecast/call', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      body: big,
+    });
+    expectRawProblem(chunked, 413);
+    await expectProblem(await fetch(`${server.url}/apis/petstore.test/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }), 413);
+  });
+
+  it('400 for malformed JSON, naming the problem', async () => {
+    for (const body of ['{"arguments":', '{arguments: {}}', 'nul', '{"a":1}}']) {
+      const problem = await expectProblem(await fetch(`${server.url}/v1/tools/weather_forecast/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }), 400);
+      assert.equal(problem.title, 'Malformed JSON');
+    }
+    await expectProblem(await fetch(`${server.url}/v1/calls`, { method: 'POST', body: '{"calls": [' }), 400);
+  });
+
+  it('deeply nested JSON is a 400, never a crash', async () => {
+    for (const depth of [10_000, 500_000]) {
+      const body = `{"arguments":{"city":"x","days":${nested(depth)}}}`;
+      const problem = await expectProblem(await fetch(`${server.url}/v1/tools/weather_forecast/call`, { method: 'POST', body }), 400);
+      assert.equal(problem.title, 'JSON too deep');
+    }
+    await expectProblem(await fetch(`${server.url}/v1/calls`, { method: 'POST', body: `{"calls":[{"tool":"weather_forecast","arguments":{"city":${nested(10_000)}}}]}` }), 400);
+    await expectProblem(await fetch(`${server.url}/apis/petstore.test/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested(10_000) }), 400);
+    // Nesting inside a query value stays a string rather than being parsed.
+    const query = await fetch(`${server.url}/apis/petstore.test/pets?limit=${nested(1000)}`);
+    await expectProblem(query, 400);
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  });
+
+  it('path traversal never leaves the routes: 404 or 400 problems', async () => {
+    const paths = [
+      '/apis/../../etc/passwd',
+      '/apis/%2e%2e/%2e%2e/etc/passwd',
+      '/apis/petstore.test/..%2F..%2Fetc%2Fpasswd',
+      '/apis/petstore.test%2F..%2F..%2Fsecret/openapi.json',
+      '/apis/..%2F..%2Fpackage.json/openapi.json',
+      '/apis/%2e%2e%2fpackage.json',
+      '/apis/..%5c..%5cpackage.json/openapi.json',
+      '/v1/tools/..%2F..%2Fpackage.json',
+      '/apis/petstore.test/pets/%C3%28',
+    ];
+    for (const path of paths) {
+      const response = await rawRequest(server.url, path);
+      assert.ok(response.status === 404 || response.status === 400, `${path} answered ${response.status}`);
+      expectRawProblem(response, response.status);
+      assert.doesNotMatch(response.body, /root:|"dependencies"/, path);
+    }
+    expectRawProblem(await rawRequest(server.url, '/apis/..\\..\\package.json'), 400);
+  });
+
+  it('405 with Allow for wrong methods on fixed routes', async () => {
+    const cases: [string, string, string][] = [
+      ['DELETE', '/v1/tools/weather_forecast', 'GET, HEAD'],
+      ['GET', '/v1/tools/weather_forecast/call', 'POST'],
+      ['GET', '/v1/calls', 'POST'],
+      ['PUT', '/v1/tools', 'GET, HEAD'],
+      ['POST', '/healthz', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of cases) {
+      const response = await fetch(`${server.url}${path}`, { method });
+      const problem = await expectProblem(response, 405);
+      assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
+      assert.deepEqual(problem.allow, allow.split(', '));
+    }
+  });
+
+  it('404 problems for unknown routes and unicode ids', async () => {
+    await expectProblem(await fetch(`${server.url}/nope`), 404);
+    await expectProblem(await fetch(`${server.url}/v1/nope/deeper`), 404);
+    const unicode = await expectProblem(await fetch(`${server.url}/v1/tools/${encodeURIComponent('инструмент✓')}`), 404);
+    assert.match(String(unicode.detail), /инструмент✓/);
+    await expectProblem(await postJson(`${server.url}/v1/tools/${encodeURIComponent('工具')}/call`, { arguments: {} }), 404);
+    await expectProblem(await fetch(`${server.url}/apis/${encodeURIComponent('пример.рф')}/x`), 404);
+  });
+
+  it('requests node cannot parse get a problem before the socket closes', async () => {
+    const garbage = await rawSocket(server.url, 'NOT HTTP AT ALL\r\n\r\n');
+    assert.match(garbage, /^HTTP\/1\.1 400 /);
+    assert.match(garbage, /application\/problem\+json/);
+    const huge = await rawSocket(server.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    assert.match(huge, /^HTTP\/1\.1 431 /);
+    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+  });
+});
+
+describe('unexpected errors', () => {
+  it('are logged and answered 500 problem; the server keeps serving', async () => {
+    const store = LibraryStore.open(writeFixtureLibrary());
+    const logged: string[] = [];
+    const app = createApp({
+      store,
+      simulator: {
+        call: async () => {
+          throw new Error('simulator exploded');
+        },
+      },
+      log: (line) => logged.push(line),
+    });
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const problem = await expectProblem(await postJson(`${url}/v1/tools/weather_forecast/call`, { arguments: { city: 'x' } }), 500);
+      assert.doesNotMatch(JSON.stringify(problem), /exploded/);
+      assert.match(logged.join('\n'), /simulator exploded/);
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      store.close();
+    }
+  });
+});
