@@ -3,12 +3,15 @@ import type { Command } from 'commander';
 import { LibraryStore } from '../library/store.js';
 import { CACHE_MODES, openCache, type CacheMode } from '../simulator/cache.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/inject.js';
+import { examplesResponder } from '../simulator/examples.js';
 import { createSimulator } from '../simulator/pipeline.js';
-import type { CallControls } from '../simulator/types.js';
+import type { CallControls, Responder } from '../simulator/types.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
+import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
 
-interface CallFlags {
+interface CallFlags extends ModelFlags {
+  responder: string;
   args?: string;
   argsFile?: string;
   library: string;
@@ -23,9 +26,9 @@ interface CallFlags {
 }
 
 export function registerCall(program: Command): void {
-  program
+  const call = program
     .command('call')
-    .description('simulate one tool call through Rule → Cache → Response → write-back; prints status, source, error kind and body')
+    .description('simulate one tool call through Rule → Cache → Response (the --responder list: by default spec examples, then the synthesizer) → write-back; prints status, source, error kind and body')
     .argument('<tool-id>', 'tool id (see `toolenv library list`)')
     .option('--args <json>', 'arguments as a JSON object (default {})')
     .option('--args-file <file>', 'read the arguments from a JSON file')
@@ -37,38 +40,43 @@ export function registerCall(program: Command): void {
     .option('--code <status>', 'force this status (as `Prefer: code=NNN`)')
     .option('--example <name>', 'answer this named spec example (as `Prefer: example=NAME`)')
     .option('--dynamic', 'skip the cache and the examples and synthesize (as `Prefer: dynamic=true`)')
-    .option('--json', 'print one JSON object {tool, status, source, error, headers, body}')
-    .action(async (toolId: string, flags: CallFlags) => {
-      const args = readArguments(flags);
-      const seed = intFlag('--seed', flags.seed);
-      const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
-      if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
-        throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
-      }
-      const controls: CallControls = {};
-      if (flags.code !== undefined) controls.code = intFlag('--code', flags.code, { min: 100, max: 599 });
-      if (flags.example !== undefined) controls.example = flags.example;
-      if (flags.dynamic) controls.dynamic = true;
+    .option('--responder <names>', `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`, 'example,synth')
+    .option('--json', 'print one JSON object {tool, status, source, error, headers, body}');
+  addModelOptions(call).action(async (toolId: string, flags: CallFlags) => {
+    const args = readArguments(flags);
+    const seed = intFlag('--seed', flags.seed);
+    const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
+    if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
+      throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
+    }
+    const controls: CallControls = {};
+    if (flags.code !== undefined) controls.code = intFlag('--code', flags.code, { min: 100, max: 599 });
+    if (flags.example !== undefined) controls.example = flags.example;
+    if (flags.dynamic) controls.dynamic = true;
 
-      const store = LibraryStore.open(flags.library);
-      const cache = openCache(flags.cache, flags.cacheMode as CacheMode);
-      try {
-        // The synthesizer loads faker: only `call` pays for it, not every other subcommand.
-        const { synthResponder } = await import('../simulator/synth/index.js');
-        const simulator = createSimulator({ store, cache, responders: [synthResponder], seed, errorRate });
-        const result = await simulator.call(toolId, args, { controls });
-        if (flags.json) return printJson({ tool: toolId, status: result.status, source: result.source, error: result.error ?? null, headers: result.headers, body: result.body });
-        printLine(`status  ${result.status}`);
-        printLine(`source  ${result.source}`);
-        printLine(`error   ${result.error ?? '-'}`);
-        for (const [name, value] of Object.entries(result.headers)) printLine(`${name}: ${value}`);
-        printLine();
-        printLine(typeof result.body === 'string' ? result.body : (JSON.stringify(result.body, null, 2) ?? ''));
-      } finally {
-        cache?.close();
-        store.close();
-      }
-    });
+    const store = LibraryStore.open(flags.library);
+    const cache = openCache(flags.cache, flags.cacheMode as CacheMode);
+    let responders: Responder[] = [];
+    try {
+      // The synthesizer loads faker: only `call` pays for it, not every other subcommand.
+      const { synthResponder } = await import('../simulator/synth/index.js');
+      responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
+      startModels(responders, cache, (line) => process.stderr.write(`${line}\n`));
+      const simulator = createSimulator({ store, cache, responders, seed, errorRate });
+      const result = await simulator.call(toolId, args, { controls });
+      if (flags.json) return printJson({ tool: toolId, status: result.status, source: result.source, error: result.error ?? null, headers: result.headers, body: result.body });
+      printLine(`status  ${result.status}`);
+      printLine(`source  ${result.source}`);
+      printLine(`error   ${result.error ?? '-'}`);
+      for (const [name, value] of Object.entries(result.headers)) printLine(`${name}: ${value}`);
+      printLine();
+      printLine(typeof result.body === 'string' ? result.body : (JSON.stringify(result.body, null, 2) ?? ''));
+    } finally {
+      await closeModels(responders);
+      cache?.close();
+      store.close();
+    }
+  });
 }
 
 function readArguments(flags: CallFlags): unknown {

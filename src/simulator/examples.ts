@@ -29,10 +29,10 @@ export function successExample(tool: Tool, args: Arguments, seed: number): ToolE
  * Resolves to undefined when there is none (or no example has that name), so the next responder answers.
  * The body is a copy: callers may change it without touching the tool record.
  */
-export const examplesResponder: Responder & { respond(tool: Tool, args: Arguments, ctx: ExampleContext): Promise<Responded | undefined> } = {
+export const examplesResponder = {
   name: 'example',
-  respond(tool, args, ctx) {
+  respond(tool: Tool, args: Arguments, ctx: ExampleContext): Promise<Responded | undefined> {
     const example = ctx.exampleName === undefined ? successExample(tool, args, ctx.seed) : exampleNamed(tool, ctx.exampleName);
     return Promise.resolve(example && { status: example.status, body: structuredClone(example.body) });
   },
-};
+} satisfies Responder;

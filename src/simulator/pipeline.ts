@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tool } from '../library/tool.js';
 import type { ResponseCache } from './cache.js';
 import { canonicalJson } from './canonical.js';
+import { exampleNamed } from './examples.js';
 import { ErrorStream, injectedError, kindOfStatus, type InjectionConfig } from './inject.js';
 import { SimulatorMetrics } from './metrics.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
@@ -62,6 +63,10 @@ export interface ToolSimulator extends Simulator {
  *    `dynamic`. Concurrent identical misses share one responder call. A responder that throws is counted and the
  *    next one asked.
  * Rule answers, injected errors, forced codes, named examples and dynamic answers are never cached.
+ *
+ * Spec examples enter the cache on a call's first miss: the examples responder's answer is written back like any
+ * other (source `example`). Nothing is seeded up front — that would parse all 50,011 records at startup, and an
+ * example carries no arguments to key it by; only calls someone made are cached.
  */
 export function createSimulator(options: SimulatorOptions): ToolSimulator {
   return new PipelineSimulator(options);
@@ -216,7 +221,7 @@ function checkControls(controls: CallControls): Problem | undefined {
 function forcedCode(tool: Tool, controls: CallControls): CallResult {
   const code = controls.code!;
   const example = tool.examples.find((e) => e.status === code && (controls.example === undefined || e.name === controls.example));
-  if (example) return { status: example.status, body: example.body, source: 'example', headers: {} };
+  if (example) return { status: example.status, body: structuredClone(example.body), source: 'example', headers: {} };
   const kind = kindOfStatus(code);
   if (kind) {
     const error = injectedError(kind, tool.id, { status: code });
@@ -229,8 +234,9 @@ function forcedCode(tool: Tool, controls: CallControls): CallResult {
 }
 
 function namedExample(tool: Tool, name: string): CallResult {
-  const example = tool.examples.find((e) => e.name === name);
-  if (example) return { status: example.status, body: example.body, source: 'example', headers: {} };
+  const example = exampleNamed(tool, name);
+  // A copy: the tool record is shared (the library keeps parsed records in an LRU).
+  if (example) return { status: example.status, body: structuredClone(example.body), source: 'example', headers: {} };
   const names = tool.examples.flatMap((e) => (e.name === undefined ? [] : [e.name]));
   const known = names.length > 0 ? `; its examples: ${names.map((n) => JSON.stringify(n)).join(', ')}` : '; it has no named examples';
   return problemResult(problem(400, 'Unknown example', `${tool.id} has no example named ${JSON.stringify(name)}${known}`, { tool: tool.id, examples: names }));

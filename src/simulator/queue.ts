@@ -33,6 +33,7 @@ export class BoundedQueue {
   private readonly waiters: (() => void)[] = [];
   /** Moving average of a task's seconds, for Retry-After. */
   private averageSeconds = 1;
+  private idlers: (() => void)[] = [];
 
   constructor(options: QueueOptions) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new Error(`queue ${options.name}: concurrency must be a positive integer`);
@@ -71,6 +72,12 @@ export class BoundedQueue {
     }
   }
 
+  /** Resolves once nothing runs or waits (at once if nothing does). */
+  idle(): Promise<void> {
+    if (this.active === 0 && this.waiters.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idlers.push(resolve));
+  }
+
   /** Seconds until the queue has likely drained by one slot's worth: the waiting tasks' expected run time per slot. */
   retryAfterSeconds(): number {
     return Math.max(1, Math.ceil((this.averageSeconds * (this.waiters.length + 1)) / this.concurrency));
@@ -95,7 +102,8 @@ export class BoundedQueue {
 
   private release(): void {
     const next = this.waiters.shift();
-    if (next) next();
-    else this.active--;
+    if (next) return next();
+    this.active--;
+    if (this.active === 0) for (const resolve of this.idlers.splice(0)) resolve();
   }
 }

@@ -245,6 +245,9 @@ test('call prints status, source, error kind and body; bad flags are usage error
   const second = summary(toolenv(['call', 'weather_forecast', '--args-file', argsFile, ...args, '--json']));
   assert.deepEqual(second, { ...first, source: 'cache' });
 
+  const example = summary(toolenv(['call', 'petstore_test__getPetById', '--args', '{"petId": 7}', ...args, '--json']));
+  assert.deepEqual([example.source, example.body], ['example', { id: 7, name: 'Rex', status: 'sold' }], 'spec examples answer before the synthesizer');
+
   const text = toolenv(['call', 'weather_forecast', '--args', '{"city": "Oslo"}', ...args, '--code', '503']);
   assert.equal(text.status, 0);
   assert.match(text.stdout, /^status  503\nsource  rule\nerror   network\n/);

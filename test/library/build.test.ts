@@ -1,11 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildDefaultLibrary } from '../../src/library/build.js';
 import { selectCandidates, waterFill, type Candidate } from '../../src/library/openapi/select.js';
 import { LibraryError, LibraryStore } from '../../src/library/store.js';
+import { packageRoot } from '../../src/paths.js';
 import { tempDir, writeFixtureLibrary, petstoreTools } from '../fixtures/tools.js';
+
+const BIN = join(packageRoot, 'bin', 'toolenv');
 
 type Op = { path: string; described?: boolean; schema?: boolean; operationId?: string };
 
@@ -124,16 +128,16 @@ test('the build keeps exactly --size operations, spread across providers, descri
 
 test('builds are deterministic, "all" takes every operation, and a failed build leaves the library as it was', async () => {
   const source = writeSource();
-  const ids = async (size: number | 'all') => {
+  const ids = async (size: number | 'all', workers?: number) => {
     const dir = tempDir('toolenv-build-');
-    await buildDefaultLibrary({ size, dir, source });
+    await buildDefaultLibrary({ size, dir, source, workers });
     const store = LibraryStore.open(dir);
     const list = [...store.ids()];
     store.close();
     return list;
   };
-  const first = await ids(20);
-  assert.deepEqual(await ids(20), first);
+  const first = await ids(20, 1);
+  assert.deepEqual(await ids(20, 3), first, 'the same library whatever the number of workers');
   const all = await ids('all');
   assert.equal(all.length, 34);
   assert.equal(new Set(all).size, 34);
@@ -153,4 +157,30 @@ test('builds are deterministic, "all" takes every operation, and a failed build 
   assert.equal(rebuilt.get(petstoreTools[0]!.id), undefined);
   rebuilt.close();
   assert.equal(existsSync(join(dir, 'tools.db-wal')), false);
+});
+
+test('toolenv library build: --json ends with the summary line; bad flags exit 2 with one line', () => {
+  const source = writeSource();
+  const dir = tempDir('toolenv-build-');
+  const run = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', '9', '--json'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stderr, '', 'no progress bar when stderr is not a terminal');
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop()!) as { tools: number; apis: number; categories: number; duration_ms: number; peak_rss_mb: number };
+  assert.equal(summary.tools, 9);
+  assert.ok(summary.apis >= 3 && summary.categories >= 3 && summary.duration_ms > 0 && summary.peak_rss_mb > 0);
+
+  const table = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', 'all'], { encoding: 'utf8' });
+  assert.equal(table.status, 0, table.stderr);
+  assert.match(table.stdout, /\| category \| tools \| share \|/);
+  assert.match(table.stdout, /\| cloud \| \d+ \| [\d.]+% \|/);
+
+  for (const args of [['--size', '0'], ['--size', 'many'], ['--size', '500']]) {
+    const bad = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, ...args], { encoding: 'utf8' });
+    assert.equal(bad.status, 2, `${args.join(' ')}: ${bad.stderr}`);
+    assert.equal(bad.stderr.trim().split('\n').length, 1);
+    assert.match(bad.stderr, /^toolenv: .*(--size|size 500)/);
+  }
+  const help = spawnSync(process.execPath, [BIN, 'library', 'build', '--help'], { encoding: 'utf8' });
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /--size <n>/);
 });

@@ -2,13 +2,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import onnxProto from 'onnx-proto';
 
+const { onnx } = onnxProto;
+
 /**
  * Writes a tiny BERT-shaped feature-extraction model in transformers.js layout: a WordPiece tokenizer and
  * an ONNX graph that looks token ids up in an embedding table and zeroes padding (Gather, Cast, Unsqueeze,
  * Mul). Each topic word gets its own axis, so mean-pooled sentences about one topic point the same way.
  */
-const { onnx } = onnxProto;
-
 export const TOPICS: Record<string, string[]> = {
   weather: ['weather', 'forecast', 'rain', 'temperature', 'climate', 'sunny', 'tomorrow'],
   pet: ['pet', 'pets', 'dog', 'cat', 'animal', 'puppy'],

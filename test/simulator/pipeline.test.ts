@@ -5,6 +5,7 @@ import { LibraryStore } from '../../src/library/store.js';
 import type { Tool } from '../../src/library/tool.js';
 import { ResponseCache } from '../../src/simulator/cache.js';
 import { createSimulator, type SimulatorOptions } from '../../src/simulator/pipeline.js';
+import { examplesResponder } from '../../src/simulator/examples.js';
 import { synthResponder } from '../../src/simulator/synth/index.js';
 import type { CallResult, Responder } from '../../src/simulator/types.js';
 import { petstoreApi, petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
@@ -24,15 +25,6 @@ const orderTool: Tool = {
 };
 
 const store = LibraryStore.open(writeFixtureLibrary([...petstoreTools, orderTool], [petstoreApi]));
-
-/** The spec examples as a responder: the first example with the tool's success status. */
-const examplesResponder: Responder = {
-  name: 'example',
-  respond: async (tool) => {
-    const example = tool.examples.find((e) => e.status === (tool.response_status ?? 200));
-    return example && { status: example.status, body: example.body };
-  },
-};
 
 /** A responder that counts its calls and answers after a tick, as a model would after a while. */
 function countingResponder(name: 'model' | 'synth' = 'model') {
@@ -230,6 +222,7 @@ test('500 parallel distinct calls leave 500 rows; parallel identical misses ask 
   const same = await Promise.all(Array.from({ length: 20 }, () => sim.call('weather_forecast', { city: 'Paris' })));
   assert.equal(counter.calls, 501);
   assert.ok(same.every((r) => r.source === 'model' && JSON.stringify(r.body) === JSON.stringify(same[0]!.body)));
+  assert.notEqual(same[1]!.body, same[2]!.body, 'each caller gets its own body object');
   assert.equal((await sim.call('weather_forecast', { city: 'Paris' })).source, 'cache');
   cache.close();
 });

@@ -19,7 +19,8 @@ export function registerCacheImport(cache: Command): void {
     .command('import')
     .description(
       'import a `cache export` JSON Lines file, or a StableToolBench tool_response_cache directory (<Category>/<tool>/<api>.json, ' +
-        'matched to library tools of ToolBench origin); all in one transaction: bad input stores nothing',
+        'matched to library tools of ToolBench origin); all in one transaction: bad input stores nothing. ' +
+        'The transaction holds the write lock: a server writing to the same file waits meanwhile',
     )
     .argument('<path>', 'JSON Lines file, or StableToolBench cache directory')
     .option('--cache <file>', 'response cache file', defaultCacheFile())

@@ -38,8 +38,11 @@ export function successResponse(context: DocumentContext, operation: JsonObject)
   // Converted Swagger 2.0 documents keep the schema under `*/*` and the examples under application/json.
   const jsonMedia = Object.entries(content).filter(([type, value]) => isJsonMediaType(type) && isObject(value));
   for (const [, value] of jsonMedia) bodies.push(...mediaExamples(context, value as JsonObject));
-  if (schema !== undefined && typeof schema !== 'boolean' && Array.isArray(schema.examples)) {
-    for (const body of schema.examples) bodies.push({ body });
+  // From the document, not the converted schema, which keeps only small examples.
+  const rawSchema = deref(context.document, raw);
+  if (isObject(rawSchema)) {
+    if (rawSchema.example !== undefined) bodies.push({ body: rawSchema.example });
+    if (Array.isArray(rawSchema.examples)) for (const body of rawSchema.examples) bodies.push({ body });
   }
   const examples: ToolExample[] = [];
   const seen = new Set<string>();

@@ -21,7 +21,7 @@ export interface SchemaLimits {
   maxNodes: number;
 }
 
-export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxDepth: 12, maxNodes: 500 };
+export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxDepth: 12, maxNodes: 300 };
 
 /** What conversion cut or dropped, summed over all schemas converted with the same counters. */
 export interface ConversionStats {
@@ -126,6 +126,14 @@ function isValidPattern(pattern: string): boolean {
     patternValidity.set(pattern, valid);
   }
   return valid;
+}
+
+/** Examples inside schemas illustrate; a few small ones do that (some documents embed whole 400 kB responses). */
+const MAX_SCHEMA_EXAMPLES = 3;
+const MAX_SCHEMA_EXAMPLE_CHARS = 1000;
+
+function smallExamples(values: unknown[]): unknown[] {
+  return values.filter((value) => value !== undefined && (JSON.stringify(value)?.length ?? 0) <= MAX_SCHEMA_EXAMPLE_CHARS).slice(0, MAX_SCHEMA_EXAMPLES);
 }
 
 function toNumber(value: unknown): number | undefined {
@@ -319,10 +327,16 @@ class Conversion {
         return;
       }
       case 'examples':
-        if (Array.isArray(value)) out.examples = [...value];
+        if (Array.isArray(value)) {
+          const kept = smallExamples(value);
+          if (kept.length > 0) out.examples = kept;
+        }
         return;
       case 'example':
-        if (value !== undefined && !Array.isArray(node.examples)) out.examples = [value];
+        if (!Array.isArray(node.examples)) {
+          const kept = smallExamples([value]);
+          if (kept.length > 0) out.examples = kept;
+        }
         return;
       case 'dependentRequired':
         if (isObject(value) && Object.values(value).every((names) => Array.isArray(names) && names.every((n) => typeof n === 'string'))) {

@@ -8,17 +8,18 @@ import { MAX_JSON_DEPTH, depthExceeds } from '../json-body.js';
  */
 export function coerceValues(values: readonly string[], schema: JsonSchema | undefined): unknown {
   const types = schemaTypes(schema);
-  if (types.has('array') && !types.has('string')) {
-    const items = subschema(schema, 'items');
-    if (values.length === 1) {
-      const only = values[0]!;
-      if (only.startsWith('[')) {
-        const parsed = parseJsonText(only);
-        if (Array.isArray(parsed)) return parsed;
-      }
-      return only === '' ? [] : only.split(',').map((item) => coerceScalar(item, items));
+  // Repeated keys always make an array; a single value does when the schema cannot take it as a string.
+  if (types.has('array') && (values.length > 1 || !types.has('string'))) {
+    const items = arrayItems(schema);
+    if (values.length > 1) return values.map((item) => coerceScalar(item, items));
+    const only = values[0] ?? '';
+    if (/^\s*\[/.test(only)) {
+      const parsed = parseJsonText(only);
+      if (Array.isArray(parsed)) return parsed;
     }
-    return values.map((item) => coerceScalar(item, items));
+    // One JSON object item: its commas are not list separators.
+    if (/^\s*\{/.test(only) && schemaTypes(items).has('object')) return [coerceScalar(only, items)];
+    return only === '' ? [] : only.split(',').map((item) => coerceScalar(item, items));
   }
   return coerceScalar(values[0] ?? '', schema);
 }
@@ -39,14 +40,24 @@ export function coerceScalar(text: string, schema: JsonSchema | undefined): unkn
   return text;
 }
 
-/** The JSON types a schema admits: its `type`, or those of its anyOf/oneOf/allOf members; enum and const values count too. */
+/**
+ * The JSON types a schema admits: its `type` (implied by `properties` or `items` when absent), or those of its
+ * anyOf/oneOf/allOf members; enum and const values count too.
+ */
 export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
   const types = new Set<string>();
   const visit = (node: unknown, depth: number) => {
     if (node === null || typeof node !== 'object' || depth > 4) return;
     const record = node as Record<string, unknown>;
-    if (typeof record.type === 'string') types.add(record.type);
-    else if (Array.isArray(record.type)) for (const type of record.type) if (typeof type === 'string') types.add(type);
+    if (typeof record.type === 'string') {
+      types.add(record.type);
+    } else if (Array.isArray(record.type)) {
+      for (const type of record.type) if (typeof type === 'string') types.add(type);
+    } else if (record.properties !== undefined) {
+      types.add('object');
+    } else if (record.items !== undefined) {
+      types.add('array');
+    }
     for (const value of [...(Array.isArray(record.enum) ? record.enum : []), ...('const' in record ? [record.const] : [])]) types.add(jsonType(value));
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const members = record[key];
@@ -55,6 +66,21 @@ export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
   };
   visit(schema, 0);
   return types;
+}
+
+/** The `items` schema of an array schema, or of the first array member of its anyOf/oneOf/allOf. */
+function arrayItems(schema: JsonSchema | undefined): JsonSchema | undefined {
+  const items = subschema(schema, 'items');
+  if (items !== undefined || schema === null || typeof schema !== 'object') return items;
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const members = schema[key];
+    if (!Array.isArray(members)) continue;
+    for (const member of members as JsonSchema[]) {
+      const found = subschema(member, 'items');
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** A keyword's schema (`items`, or `properties.NAME` via `propertySchema`), or undefined. */

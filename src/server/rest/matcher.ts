@@ -32,6 +32,8 @@ interface CompiledOperation {
 
 export interface ApiRoutes {
   operations: CompiledOperation[];
+  /** Operations by segment count and first segment (`3 repos`), or segment count alone (`3 *`) when that segment is templated. */
+  buckets: Map<string, CompiledOperation[]>;
 }
 
 /** The parts of a request the router looks at. */
@@ -51,12 +53,22 @@ export type RouteMatch =
   | { kind: 'no-path' };
 
 export function compileRoutes(operations: readonly Operation[]): ApiRoutes {
-  return { operations: operations.map((op, order) => compileOperation(op, order)) };
+  const compiled = operations.map((op, order) => compileOperation(op, order));
+  const buckets = new Map<string, CompiledOperation[]>();
+  for (const op of compiled) {
+    const first = op.segments[0];
+    const key = `${op.segments.length} ${first === undefined ? '' : 'literal' in first ? first.literal : '*'}`;
+    buckets.set(key, [...(buckets.get(key) ?? []), op]);
+  }
+  return { operations: compiled, buckets };
 }
 
 export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch {
   const onPath: { op: CompiledOperation; params: Record<string, string> }[] = [];
-  for (const op of routes.operations) {
+  // Only operations with as many segments, whose first segment is this literal or a template, can match.
+  const { length } = request.segments;
+  const candidates = [...(routes.buckets.get(`${length} ${request.segments[0] ?? ''}`) ?? []), ...(length > 0 ? (routes.buckets.get(`${length} *`) ?? []) : [])];
+  for (const op of candidates) {
     const params = matchPath(op, request.segments);
     if (params) onPath.push({ op, params });
   }
@@ -73,8 +85,9 @@ export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch
   if (eligible.length === 0) {
     return { kind: 'unmet-conditions', conditions: forMethod.map(({ op }) => op.conditions.map(describe).join('&')) };
   }
-  // Presence suffixes met count for an operation, missing ones against it (`/tags/{arn}#tagKeys` needs tagKeys).
-  const score = (op: CompiledOperation) => op.conditions.reduce((sum, c) => (c.value !== undefined ? sum : sum + (request.has(c.name) ? 1 : -1)), 0);
+  // Fixed values met (all are, by now) and presence suffixes met count for an operation, missing presence suffixes
+  // against it: `/{Bucket}#list-type=2` beats `/{Bucket}` when list-type=2 is sent, `/tags/{arn}#tagKeys` needs tagKeys.
+  const score = (op: CompiledOperation) => op.conditions.reduce((sum, c) => sum + (c.value !== undefined || request.has(c.name) ? 1 : -1), 0);
   eligible.sort(
     (a, b) =>
       compareSpecificity(a.op, b.op) ||

@@ -62,6 +62,8 @@ export class LlamaEngine implements TextGenerator {
   private loaded: Loaded | undefined;
   private failure: Error | undefined;
   private readonly grammars = new LRUCache<string, Promise<LlamaGrammar>>({ max: 256 });
+  /** Aborted by close(): generations in flight stop at their next token instead of meeting a disposed context. */
+  private readonly closing = new AbortController();
 
   constructor(options: LlamaEngineOptions) {
     const parallel = options.parallel ?? 4;
@@ -97,7 +99,9 @@ export class LlamaEngine implements TextGenerator {
   }
 
   async generate(request: GenerationRequest): Promise<Generation> {
+    this.closing.signal.throwIfAborted();
     const loaded = this.loaded ?? (await this.load(), this.loaded!);
+    const signal = AbortSignal.any([request.signal, this.closing.signal]);
     return this.queue.run(async () => {
       const chat = loaded.free.pop()!;
       try {
@@ -108,7 +112,7 @@ export class LlamaEngine implements TextGenerator {
           maxTokens: request.maxTokens,
           temperature: request.temperature,
           seed: request.seed,
-          signal: request.signal,
+          signal,
           stopOnAbortSignal: false,
           // Thinking models answer directly: the grammar constrains the answer, and thoughts only cost time here.
           budgets: { thoughtTokens: 0 },
@@ -125,13 +129,15 @@ export class LlamaEngine implements TextGenerator {
       } finally {
         loaded.free.push(chat);
       }
-    }, request.signal);
+    }, signal);
   }
 
-  /** Frees the model and its context; waits for a load in progress. */
+  /** Stops the generations in flight, then frees the model and its context; later calls fail. */
   async close(): Promise<void> {
+    this.closing.abort(new Error(`model ${this.options.model} is closed`));
     const loaded = await this.loading?.catch(() => undefined);
-    if (!loaded) return;
+    await this.queue.idle();
+    if (!loaded || !this.loaded) return;
     this.loaded = undefined;
     await loaded.context.dispose();
     await loaded.model.dispose();

@@ -20,6 +20,7 @@ function example(flat: Flat): unknown {
 }
 
 export function booleanFor(flat: Flat, site: Site, walk: Walk): boolean {
+  if (site.taken?.size === 1) return !site.taken.has('true');
   if (walk.loose) return rng.chance(0.5);
   const echoed = echoFor(site, walk);
   if (typeof echoed === 'boolean') return echoed;

@@ -18,7 +18,9 @@ const MAX_PATTERNS = 20_000;
 
 // randexp does not know Unicode property escapes; for generating (never for checking) a letter or digit class stands in.
 const PROPERTY_ESCAPES: [RegExp, string][] = [
-  [/\\p\{(?:L|Letter|Lu|Ll|Lt|Lm|Lo|Alphabetic|Alpha)\}/g, '[a-zA-Z]'],
+  [/\\p\{(?:Lu|Uppercase_Letter|Uppercase)\}/g, '[A-Z]'],
+  [/\\p\{(?:Ll|Lowercase_Letter|Lowercase)\}/g, '[a-z]'],
+  [/\\p\{(?:L|Letter|Lt|Lm|Lo|Alphabetic|Alpha)\}/g, '[a-zA-Z]'],
   [/\\p\{(?:N|Nd|Number|Digit)\}/g, '[0-9]'],
   [/\\[pP]\{[^}]*\}/g, '[a-z]'],
 ];

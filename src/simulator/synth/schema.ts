@@ -90,7 +90,11 @@ function fromFlat(flat: Flat, site: Site, walk: Walk): unknown {
 }
 
 function fromEnum(flat: Flat, site: Site, walk: Walk): unknown {
-  const candidates = flat.enum!.filter((value) => fits(value, flat));
+  let candidates = flat.enum!.filter((value) => fits(value, flat));
+  if (site.taken?.size) {
+    const fresh = candidates.filter((value) => !site.taken!.has(canonicalJson(value)));
+    if (fresh.length) candidates = fresh;
+  }
   if (candidates.length === 0) return NOTHING;
   const echoed = echoFor(site, walk);
   if (echoed !== undefined && candidates.includes(echoed)) return echoed;
@@ -166,6 +170,7 @@ function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
   length = Math.max(min, Math.min(max, length));
   const containing = flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
   if (containing.size > length) length = containing.size;
+  const seen = flat.uniqueItems ? new Set<string>() : undefined;
   const item: Site = {
     key: site.key ? singular(site.key) : '',
     parent: site.parent,
@@ -174,8 +179,8 @@ function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     record: site.record,
     inRecord: false,
     persona: site.persona,
+    taken: seen,
   };
-  const seen = flat.uniqueItems ? new Set<string>() : undefined;
   const out: unknown[] = [];
   for (let index = 0; index < length; index++) {
     const schemas: JsonSchema[] = [];
@@ -185,7 +190,7 @@ function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     }
     if (containing.has(index)) schemas.push(flat.contains!);
     let value = generateItem(schemas, item, walk);
-    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 4; retry++) value = generateItem(schemas, item, walk);
+    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, item, walk);
     if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {
       if (out.length >= min && !containing.has(index)) break;
       if (value === NOTHING) return NOTHING;
@@ -268,7 +273,9 @@ function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   };
   for (const key of flat.required) add(key, true);
   for (const key of declared) {
-    if (!chosen.has(key) && !flat.forbidden.has(key) && rng.chance(chance) && keyAllowed(flat, key, declared)) add(key, false);
+    // An `id` is always there: records without one look broken, and echoes of the requested id land on it.
+    const wanted = key === 'id' ? chance > 0 : rng.chance(chance);
+    if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
   }
   // An object with declared fields never comes back empty by chance.
   if (keys.length === 0 && chance > 0) for (const key of declared) if (keys.length === 0 && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);

@@ -12,7 +12,7 @@ export function shapeSchema(tool: Tool, args: Arguments): JsonSchema {
   const text = `${words.join(' ')} ${tool.description} ${tool.category}`.toLowerCase();
   const echoed = echoProperties(tool, args);
   const domain = DOMAINS.find(([test]) => test.test(text));
-  if (domain) return domain[1](echoed, args);
+  if (domain) return requireEchoes(domain[1](echoed, args), echoed);
   const noun = resourceNoun(words);
   const record = recordSchema(noun, echoed, args);
   switch (intent(words, tool.description)) {
@@ -25,9 +25,9 @@ export function shapeSchema(tool: Tool, args: Arguments): JsonSchema {
     case 'delete':
       return object({ ...pick(record, 'id'), status: { const: 'deleted' }, deleted_at: { type: 'string', format: 'date-time' } }, ['status']);
     case 'send':
-      return object({ id: { type: 'string', format: 'uuid' }, status: { enum: ['sent', 'queued', 'delivered'] }, sent_at: { type: 'string', format: 'date-time' }, ...echoed }, ['id', 'status']);
+      return object({ id: { type: 'string', format: 'uuid' }, status: { enum: ['sent', 'queued', 'delivered'] }, sent_at: { type: 'string', format: 'date-time' }, ...echoed }, ['id', 'status', ...Object.keys(echoed)]);
     case 'compute':
-      return object({ result: { type: 'number' }, ...echoed }, ['result']);
+      return object({ result: { type: 'number' }, ...echoed }, ['result', ...Object.keys(echoed)]);
     default:
       return record;
   }
@@ -72,6 +72,12 @@ function pick(schema: JsonSchema, key: string): Properties {
   return properties[key] === undefined ? {} : { [key]: properties[key] };
 }
 
+/** The request's own values always come back: a weather answer names the city it was asked about. */
+function requireEchoes(schema: JsonSchema, echoed: Properties): JsonSchema {
+  const { required } = schema as { required: string[] };
+  return { ...(schema as object), required: [...new Set([...required, ...Object.keys(echoed)])] };
+}
+
 function withTimestamp(schema: JsonSchema, key: string): JsonSchema {
   const { properties, required } = schema as { properties: Properties; required: string[] };
   return object({ ...properties, [key]: { type: 'string', format: 'date-time' } }, [...required, key]);
@@ -94,7 +100,7 @@ function echoProperties(tool: Tool, args: Arguments): Properties {
 function recordSchema(noun: string, echoed: Properties, args: Arguments): JsonSchema {
   const idValue = Object.entries(args).find(([key]) => /(?:^|_)id$/.test(nameKey(key)))?.[1];
   const id: JsonSchema = typeof idValue === 'string' ? { type: 'string' } : { type: 'integer', minimum: 1 };
-  return object({ id, name: { type: 'string' }, ...echoed, description: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } }, ['id', 'name']);
+  return object({ id, name: { type: 'string' }, ...echoed, description: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } }, ['id', 'name', ...Object.keys(echoed)]);
 }
 
 const dayCount = (args: Arguments) => {

@@ -18,6 +18,8 @@ export interface Site {
   /** The object holding this field is such a record, so request values echo into it. */
   inRecord: boolean;
   persona: () => Persona;
+  /** Values (canonical JSON) already in a uniqueItems list: enums and booleans pick others while they can. */
+  taken?: Set<string>;
 }
 
 export interface Walk {

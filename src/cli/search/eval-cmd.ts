@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { EVAL_RETRIEVERS, evaluate, type EvalRetriever } from '../../retrieval/eval.js';
+import { intFlag, printJson, printLine, UsageError } from '../output.js';
+import { asUsage, type LibraryFlags } from './options.js';
+import { indexProgress } from './progress.js';
+
+export function registerEval(search: Command): void {
+  search
+    .command('eval')
+    .description('retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): Recall@k, NDCG@k, MRR per retriever')
+    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25,use,hybrid; with --embed-model also dense,hybrid-dense)`)
+    .option('--size <n>', 'queries per set', '200')
+    .option('--seed <n>', 'seed of the query sample', '1')
+    .configureHelp({ showGlobalOptions: true })
+    .action(async (_opts: unknown, command: Command) => {
+      const opts = command.optsWithGlobals<LibraryFlags & { retrievers?: string; size: string; seed: string; json?: boolean }>();
+      const retrievers = opts.retrievers?.split(',').map((r) => r.trim());
+      for (const r of retrievers ?? []) {
+        if (!(EVAL_RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers: unknown retriever ${JSON.stringify(r)}; use ${EVAL_RETRIEVERS.join(', ')}`);
+      }
+      if (retrievers?.some((r) => r === 'dense' || r === 'hybrid-dense') && !opts.embedModel) throw new UsageError('--retrievers dense and hybrid-dense need --embed-model DIR');
+      const progress = indexProgress();
+      try {
+        const report = await asUsage(() =>
+          evaluate(opts.library, {
+            retrievers: retrievers as EvalRetriever[] | undefined,
+            size: intFlag('--size', opts.size, { min: 1, max: 100_000 }),
+            seed: intFlag('--seed', opts.seed, { min: 0 }),
+            embedModel: opts.embedModel,
+            pooling: opts.pooling as 'mean' | 'cls' | undefined,
+            queryPrefix: opts.queryPrefix,
+            onProgress: progress.update,
+          }),
+        );
+        progress.stop();
+        if (opts.json) return printJson(report);
+        printLine(`${report.tools} tools; ${Object.entries(report.queries).map(([set, n]) => `${n} ${set}`).join(', ')} queries (seed ${report.seed})`);
+        printLine('retriever       R@1    R@3    R@10   NDCG@3 NDCG@10 MRR@10  | R@3 paraphrase heldout multi | ms/query');
+        for (const r of report.results) {
+          const o = r.overall;
+          const f = (n: number) => n.toFixed(3).padEnd(7);
+          printLine(
+            `${r.retriever.padEnd(14)}  ${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ${f(r.sets.paraphrase.recall_3)}    ${f(r.sets.heldout.recall_3)}${f(r.sets.multi.recall_3)}| ${r.ms_per_query}`,
+          );
+        }
+      } finally {
+        progress.stop();
+      }
+    });
+}

@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadOnnxEmbedder } from '../../src/retrieval/onnx-embedder.js';
+import { vectorFile } from '../../src/retrieval/index-paths.js';
+import { ToolSearch } from '../../src/retrieval/searcher.js';
+import { loadUseEmbedder } from '../../src/retrieval/use-embedder.js';
+import { tempDir } from '../fixtures/tools.js';
+import { writeRetrievalLibrary } from './fixture.js';
+import { writeTinyModel } from './tiny-model.js';
+
+function tinyModelDir(): string {
+  const dir = join(tempDir('toolenv-model-'), 'tiny-bert');
+  writeTinyModel(dir);
+  return dir;
+}
+
+test('a local ONNX model runs through transformers.js: unit vectors, mean pooling over real tokens', async () => {
+  const embedder = await loadOnnxEmbedder(tinyModelDir());
+  try {
+    assert.equal(embedder.dim, 7);
+    assert.equal(embedder.key, 'onnx-tiny-bert');
+    const [rain, removeDog, padded] = await embedder.embedQueries(['rain tomorrow', 'delete the dog', 'rain tomorrow in paris is it sunny']);
+    const norm = (v: Float32Array) => Math.hypot(...v);
+    for (const v of [rain!, removeDog!, padded!]) assert.ok(Math.abs(norm(v) - 1) < 1e-5);
+    assert.ok(rain![0]! > 0.99, 'weather words point along the weather axis');
+    assert.ok(Math.abs(removeDog![1]! - removeDog![2]!) < 1e-5 && removeDog![1]! > 0.6, 'pet and remove axes share the mean');
+  } finally {
+    await embedder.close();
+  }
+});
+
+test('dense search with a local model ranks by meaning, builds its vector file once, and hybrid fuses it with BM25', async () => {
+  const library = writeRetrievalLibrary();
+  const model = tinyModelDir();
+  const search = ToolSearch.open(library, { embedModel: model });
+  try {
+    // "rain" and "dog" appear in no tool text: only the model knows they mean weather and pet.
+    const [rain, dog] = await search.search(['will it rain tomorrow', 'remove my dog'], { retriever: 'dense', k: 2 });
+    assert.equal(rain![0]!.id, 'weather_forecast');
+    assert.equal(dog![0]!.id, 'petstore_test__deletePet');
+    assert.ok(existsSync(vectorFile(library, 'onnx-tiny-bert')));
+
+    const [hybrid] = await search.search(['delete pet'], { retriever: 'hybrid', k: 1 });
+    assert.equal(hybrid![0]!.id, 'petstore_test__deletePet');
+  } finally {
+    await search.close();
+  }
+  const reopened = ToolSearch.open(library, { embedModel: model, autoBuild: false });
+  const [again] = await reopened.search(['will it rain tomorrow'], { retriever: 'dense', k: 1 });
+  assert.equal(again![0]!.id, 'weather_forecast');
+  await reopened.close();
+});
+
+test('a model directory without weights, or no model at all, is a clear error', async () => {
+  const dir = tinyModelDir();
+  rmSync(join(dir, 'onnx'), { recursive: true });
+  await assert.rejects(loadOnnxEmbedder(dir), /has no ONNX weights: expected onnx\/model.onnx or onnx\/model_quantized.onnx/);
+  const empty = join(tempDir(), 'empty');
+  mkdirSync(empty);
+  await assert.rejects(loadOnnxEmbedder(empty), /is not a model directory: config.json is missing/);
+  const search = ToolSearch.open(writeRetrievalLibrary());
+  await assert.rejects(search.search(['x'], { retriever: 'dense' }), /dense retriever needs a local ONNX model directory \(--embed-model DIR\)/);
+});
+
+test('the shipped Universal Sentence Encoder loads offline and finds tools by meaning', async () => {
+  const embedder = await loadUseEmbedder();
+  try {
+    assert.equal(embedder.dim, 512);
+    const [weather, pets] = await embedder.embedQueries(['is it going to be sunny this weekend', 'adopt a puppy']);
+    const passages = await embedder.embedPassages(['Get the weather forecast for a city.', 'Add a pet to the pet store.']);
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+    assert.ok(dot(weather!, passages[0]!) > dot(weather!, passages[1]!));
+    assert.ok(dot(pets!, passages[1]!) > dot(pets!, passages[0]!));
+  } finally {
+    await embedder.close();
+  }
+});
