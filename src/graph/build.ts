@@ -46,10 +46,11 @@ export async function buildGraph(libraryDir: string, options: BuildOptions = {})
     const { features, routes } = readFeatures(store, (done) => progress('tools', done, total));
 
     const apis = [...routes.keys()];
-    const candidates: Edge[] = [];
+    // Lists of candidates, one per rule (and per API for links): a single spread of 10^5 edges would overflow the stack.
+    const candidates: Edge[][] = [];
     apis.forEach((apiId, i) => {
       const ops = routes.get(apiId)!;
-      candidates.push(...linkEdges(store.apiDocument(apiId), { byOperationId: (op) => ops.get(`#${op}`), byRoute: (m, p) => ops.get(`${m} ${p}`) }));
+      candidates.push(linkEdges(store.apiDocument(apiId), { byOperationId: (op) => ops.get(`#${op}`), byRoute: (m, p) => ops.get(`${m} ${p}`) }));
       if (i % 50 === 0 || i === apis.length - 1) progress('links', i + 1, apis.length);
     });
 
@@ -59,15 +60,15 @@ export async function buildGraph(libraryDir: string, options: BuildOptions = {})
     const provider = keyMatches(features, 'provider', limits);
     const paths = pathIndex(features);
     candidates.push(
-      ...dataflowEdges(local.matches, 'api'),
-      ...dataflowEdges(provider.matches, 'provider'),
-      ...createEdges(features, paths),
-      ...optionalInputEdges(local.matches),
-      ...sharedReferenceEdges(local.matches),
-      ...listGetEdges(features, paths),
-      ...writeReadEdges(features, paths),
+      dataflowEdges(local.matches, 'api'),
+      dataflowEdges(provider.matches, 'provider'),
+      createEdges(features, paths),
+      optionalInputEdges(local.matches),
+      sharedReferenceEdges(local.matches),
+      listGetEdges(features, paths),
+      writeReadEdges(features, paths),
     );
-    const merged = mergeCandidates(candidates);
+    const merged = mergeCandidates(candidates.flat());
     progress('rules', 1, 1);
 
     let edges: Edge[];

@@ -244,3 +244,15 @@ test('text helpers', () => {
   assert.equal(mergeDescription('Get quotes for all symbols', 'Get quotes'), 'Get quotes for all symbols');
   assert.equal(mergeDescription('List pets', 'Returns pets. List pets. Paged.'), 'List pets. Returns pets. Paged.');
 });
+
+test('a large example on the response schema still becomes a tool example', () => {
+  const body = { blob: 'z'.repeat(5000) };
+  const document: Doc = {
+    openapi: '3.0.0',
+    info: { title: 't', version: '1' },
+    paths: { '/blob': { get: { operationId: 'blob', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', example: body } } } } } } } },
+  };
+  const [tool] = tools(document, 'b.test');
+  assert.deepEqual(tool!.examples, [{ status: 200, body }]);
+  assert.deepEqual(tool!.response_schema, { type: 'object' });
+});

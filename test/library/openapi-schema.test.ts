@@ -243,3 +243,9 @@ test('very long descriptions inside schemas are shortened', () => {
   assert.ok(schema.description.length <= 1000);
   assert.ok(schema.description.startsWith('word word'));
 });
+
+test('examples inside schemas: at most three, each small', () => {
+  const schema = convertSchema({ type: 'object', examples: [{ a: 1 }, { b: 'x'.repeat(2000) }, { c: 2 }, { d: 3 }, { e: 4 }] }, { ...opts('response'), dialect: '3.1' });
+  assert.deepEqual(schema, { type: 'object', examples: [{ a: 1 }, { c: 2 }, { d: 3 }] });
+  assert.deepEqual(convertSchema({ type: 'string', example: 'y'.repeat(2000) }, opts('request')), { type: 'string' });
+});

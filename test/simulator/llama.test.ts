@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { LibraryStore } from '../../src/library/store.js';
@@ -109,14 +109,18 @@ test('a model call past its deadline falls back to the synthesizer', async () =>
 test('a corrupt model file falls back to the synthesizer: no 5xx, the load error is kept and counted', async () => {
   const dir = tempDir('toolenv-llama-corrupt-');
   const corrupt = join(dir, 'corrupt.gguf');
-  writeFileSync(corrupt, Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(64, 7)]));
-  const broken = createLlamaResponder({ ...TEST_MODEL, model: corrupt });
+  // A download cut short: the header and metadata are intact, half the tensor data is missing.
+  const whole = readFileSync(tinyModelFile());
+  writeFileSync(corrupt, whole.subarray(0, whole.length >> 1));
+  const logs: string[] = [];
+  const broken = createLlamaResponder({ ...TEST_MODEL, model: corrupt, log: (line) => logs.push(line) });
   const server = await startServer({ library: writeFixtureLibrary(tools, [petstoreApi]), responders: [broken, synthResponder], errorRate: 0, port: 0, metrics: [broken] });
   after(() => server.close());
   const response = await fetch(`${server.url}/v1/tools/${addPet.id}/call`, { method: 'POST', body: JSON.stringify({ arguments: { name: 'Rex' } }) });
   assert.equal(response.status, 201);
   assert.equal(response.headers.get('x-toolenv-source'), 'synth');
   assert.match(broken.engine.loadError?.message ?? '', /cannot load model .*corrupt\.gguf/);
+  assert.match(logs.join('\n'), /llama\.cpp: .*corrupted or incomplete/, 'llama.cpp says why');
   assert.equal(broken.stats.errors, 1);
   assert.equal(broken.stats.fallbacks, 1);
   const metrics = await (await fetch(`${server.url}/metrics`)).text();

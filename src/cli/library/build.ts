@@ -28,7 +28,7 @@ export function registerBuild(library: Command): void {
       printLine(`response schema  ${summary.with_response_schema}, examples ${summary.with_examples}`);
       printLine(`conversion   ${Object.entries(summary.conversion).map(([k, v]) => `${k} ${v}`).join(', ')}`);
       if (summary.skipped_documents.length > 0) printLine(`skipped      ${summary.skipped_documents.join(', ')}`);
-      printLine(`time         ${(summary.duration_ms / 1000).toFixed(1)} s, peak RSS ${summary.peak_rss_mb} MB`);
+      printLine(`time         ${(summary.duration_ms / 1000).toFixed(1)} s (CPU ${(summary.cpu_ms / 1000).toFixed(1)} s), peak RSS ${summary.peak_rss_mb} MB`);
       printLine();
       printLine(`${summary.categories} categories:`);
       printLine();

@@ -17,7 +17,7 @@ export async function loadDocument(file: string): Promise<JsonObject> {
   } catch (error) {
     throw new ImportError(`${file}: cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
-  return openapiDocument(parseText(file, text), file);
+  return openapiDocument(parseText(file, text.replace(/^\uFEFF/, '')), file);
 }
 
 function parseText(file: string, text: string): unknown {

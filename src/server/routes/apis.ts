@@ -40,7 +40,7 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   const { apiId } = resolved;
   const rest = segments.slice(apiId.split('/').length);
 
-  if (rest.length === 1 && rest[0] === 'openapi.json' && method === 'GET') {
+  if (rest.length === 1 && rest[0] === 'openapi.json' && (method === 'GET' || method === 'HEAD')) {
     const document = ctx.catalog.document(apiId, url.origin);
     if (document === undefined) return problemResponse(404, `API ${JSON.stringify(apiId)} has no OpenAPI document in the library`, { title: 'No API document' });
     return c.body(document, 200, { 'content-type': 'application/json' });
@@ -90,7 +90,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       const args = buildArguments(tool, {
         params: match.params,
         query,
-        header: (name) => c.req.header(name),
+        // With an API key, Authorization carries ToolEnv's key: it must never become a tool argument (or a cache key).
+        header: (name) => (ctx.auth && name.toLowerCase() === 'authorization' ? undefined : c.req.header(name)),
         cookies: getCookie(c),
         body: await readBody(c, contentType, form),
       });

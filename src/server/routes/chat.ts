@@ -122,6 +122,8 @@ export function chatRoutes(engine: LlamaEngine): Hono {
       if (error instanceof ResponderBusyError) {
         return problemResponse(503, error.message, { title: 'Model busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
       }
+      // Stopped on purpose (the client went away, the server is closing): nothing to log.
+      if (engine.closed || c.req.raw.signal.aborted) return problemResponse(503, (error as Error).message, { title: 'Model unavailable' });
       throw error;
     }
   });

@@ -72,6 +72,10 @@ export class LlamaEngine implements TextGenerator {
     this.queue = new BoundedQueue({ name: `model ${options.model}`, concurrency: parallel, maxWaiting: options.maxWaiting ?? 16 * parallel });
   }
 
+  get closed(): boolean {
+    return this.closing.signal.aborted;
+  }
+
   /** Why the model could not be loaded, once a load has failed. */
   get loadError(): Error | undefined {
     return this.failure;

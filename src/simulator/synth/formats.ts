@@ -70,6 +70,21 @@ const GENERATORS: Record<string, (key: string) => string> = {
   byte: base64,
 };
 
+/**
+ * Other spellings of a value in `format`, for schemas that also constrain its length or pattern: timestamps with
+ * milliseconds or a numeric offset (a `minLength: 24` asks for `…:07.123Z`), upper-case uuids.
+ */
+export function formatVariants(format: string, value: string): string[] {
+  if ((format === 'date-time' || format === 'iso-date-time') && value.endsWith('Z')) {
+    const base = value.slice(0, -1);
+    const millis = String(rng.int(0, 999)).padStart(3, '0');
+    return [`${base}.${millis}Z`, `${base}+00:00`, `${base}.${millis}+00:00`, `${base}.${millis}000Z`, base];
+  }
+  if (format === 'uuid') return [value.toUpperCase()];
+  if (format === 'time' && value.endsWith('Z')) return [`${value.slice(0, -1)}+00:00`, value.slice(0, -1)];
+  return [];
+}
+
 /** Whether `format` is one the synthesizer writes values in (and so a string format). */
 export function hasFormat(format: string): boolean {
   return Object.hasOwn(GENERATORS, format);

@@ -1,7 +1,7 @@
 import { faker, rng } from './faker.js';
 import { jsonType, lengthOf, numberFits, stringFits } from './fits.js';
 import type { Flat, JsonType } from './flat.js';
-import { formatString, hasFormat } from './formats.js';
+import { formatString, formatVariants, hasFormat } from './formats.js';
 import { fromPattern } from './regex.js';
 import { echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
 import { formatHintString, namedNumber, namedString, plainString, trueChance, type NumberHint } from './values.js';
@@ -147,6 +147,29 @@ function fitLength(value: string, min: number, max: number): string {
   return lengthOf(out) > max ? sliceCodePoints(out, max) : out;
 }
 
+/** A value in `format` that also passes `ok` (its length, its pattern), trying the format's other spellings. */
+function fromFormat(format: string, key: string, ok: (value: string) => boolean): string | undefined {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const value = formatString(format, key)!;
+    if (ok(value)) return value;
+    const variant = formatVariants(format, value).find(ok);
+    if (variant !== undefined) return variant;
+  }
+  return undefined;
+}
+
+const FALLBACK_ALPHABETS = ['abcdefghijklmnopqrstuvwxyz', 'abcdefghijklmnopqrstuvwxyz0123456789', '0123456789', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
+
+/** Plain letters or digits of a fitting length: what a pattern randexp cannot draw from (lookarounds) often still takes. */
+function plainFallback(min: number, max: number, ok: (value: string) => boolean): string | undefined {
+  const length = Math.min(Math.max(min, 8), max);
+  for (const alphabet of FALLBACK_ALPHABETS) {
+    const value = faker.string.fromCharacters(alphabet, length);
+    if (ok(value)) return value;
+  }
+  return undefined;
+}
+
 export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
   const ok = (value: unknown): value is string => typeof value === 'string' && stringFits(value, flat);
   const context = fieldContext(site);
@@ -161,25 +184,21 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     if (named !== undefined && ok(named)) return named;
   }
 
+  const min = flat.minLength ?? 0;
+  const max = flat.maxLength ?? Infinity;
+  const format = flat.formats.find(hasFormat);
+  if (format !== undefined) {
+    const value = fromFormat(format, `${site.parent}_${site.key}`, ok);
+    if (value !== undefined || !flat.patterns.length) return value ?? formatString(format, site.key)!;
+  }
   if (flat.patterns.length) {
     const repeat = Math.max(1, Math.min(8, flat.maxLength ?? 8));
     for (const pattern of flat.patterns) {
-      const value = fromPattern(pattern, ok, repeat, flat.minLength);
+      const value = fromPattern(pattern, ok, repeat, min);
       if (value !== undefined) return value;
     }
-    return named ?? '';
+    return plainFallback(min, max, ok) ?? named ?? '';
   }
-  const format = flat.formats.find(hasFormat);
-  if (format !== undefined) {
-    let value = '';
-    for (let attempt = 0; attempt < 3; attempt++) {
-      value = formatString(format, `${site.parent}_${site.key}`)!;
-      if (ok(value)) return value;
-    }
-    return value;
-  }
-  const min = flat.minLength ?? 0;
-  const max = flat.maxLength ?? Infinity;
   if (walk.loose) return faker.string.alpha({ length: rng.int(min, Math.min(max, min + 24)), casing: 'lower' });
   const hinted = flat.formats.length ? formatHintString(flat.formats[0]!, context) : undefined;
   const value = fitLength(hinted ?? named ?? plainString(), min, max);

@@ -23,6 +23,9 @@ const PROPERTY_ESCAPES: [RegExp, string][] = [
   [/\\p\{(?:L|Letter|Lt|Lm|Lo|Alphabetic|Alpha)\}/g, '[a-zA-Z]'],
   [/\\p\{(?:N|Nd|Number|Digit)\}/g, '[0-9]'],
   [/\\[pP]\{[^}]*\}/g, '[a-z]'],
+  // Nor lookbehinds (dropped: the result is checked against the real pattern) or named groups.
+  [/\(\?<[=!][^()]*\)/g, ''],
+  [/\(\?<[A-Za-z_][A-Za-z0-9_]*>/g, '(?:'],
 ];
 
 function compile(pattern: string): Compiled {
@@ -57,6 +60,8 @@ export function matches(pattern: string, value: string): boolean {
   return test !== undefined && test.test(value);
 }
 
+const REPEATS: ((repeat: number) => number)[] = [(r) => r, (r) => r, (r) => Math.min(r, 1), () => 0, (r) => r * 2, (r) => r * 4];
+
 /**
  * A string matching `pattern` whose length fits, drawn with randexp from the synthesizer's stream; undefined after a
  * few tries that all missed (lookarounds and back-references can defeat it). `repeat` caps open repetitions (`+`, `*`).
@@ -64,8 +69,9 @@ export function matches(pattern: string, value: string): boolean {
 export function fromPattern(pattern: string, fits: (value: string) => boolean, repeat: number, minLength = 0): string | undefined {
   const { gen, test } = compile(pattern);
   if (!gen || !test) return undefined;
-  for (let attempt = 0; attempt < 6; attempt++) {
-    gen.max = attempt < 3 ? repeat : repeat * (attempt - 1);
+  for (let attempt = 0; attempt < REPEATS.length; attempt++) {
+    // Open repetitions (`+`, `{12,}`) go up to `repeat` more, then none more (tight maxLength), then further.
+    gen.max = REPEATS[attempt]!(repeat);
     const value = gen.gen();
     if (test.test(value) && fits(value)) return value;
     // A pattern open at the end (`^[a-z]`) still matches once letters are added to reach the minimum length.

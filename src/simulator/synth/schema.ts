@@ -15,6 +15,7 @@ import { newPersona, type Persona } from './values.js';
 const ATTEMPTS = 12;
 /** Past this many values in one body, a value that fails its checks is not tried again (retries nest). */
 const RETRY_BUDGET = 20_000;
+const RETRY_SPEND = 400;
 const MAX_DEPTH = 10;
 const NODE_BUDGET = 2000;
 const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
@@ -24,9 +25,11 @@ const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 
 export function generate(schemas: readonly JsonSchema[], site: Site, walk: Walk): unknown {
   walk.nodes++;
   const loose = walk.loose;
+  const start = walk.nodes;
   let fallback: unknown = NOTHING;
   try {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    // Retrying a large value is costly: past a few hundred values spent on it, the last try stands.
+    for (let attempt = 0; attempt < ATTEMPTS && walk.nodes - start < RETRY_SPEND; attempt++) {
       walk.loose = loose || attempt >= 2;
       const flat = resolve(schemas, rng);
       const value = flat.impossible ? NOTHING : fromFlat(flat, site, walk);
@@ -51,9 +54,9 @@ function passes(flat: Flat, value: unknown): boolean {
  * A look at a schema's own type, enum, const and required that proves a value does not match it, sparing a compile:
  * most oneOf branches not taken differ from the value in exactly these.
  */
-function surelyMisses(schema: JsonSchema, value: unknown): boolean {
+function surelyMisses(schema: JsonSchema, value: unknown, depth = 0): boolean {
   if (typeof schema !== 'object') return !schema;
-  const { type, required } = schema as { type?: unknown; required?: unknown };
+  const { type, required, properties, additionalProperties } = schema as { type?: unknown; required?: unknown; properties?: unknown; additionalProperties?: unknown };
   if (type !== undefined) {
     const types = Array.isArray(type) ? type : [type];
     const actual = jsonType(value);
@@ -61,8 +64,18 @@ function surelyMisses(schema: JsonSchema, value: unknown): boolean {
   }
   if ('const' in schema && canonicalJson(schema.const) !== canonicalJson(value)) return true;
   if (Array.isArray(schema.enum) && !schema.enum.some((member) => canonicalJson(member) === canonicalJson(value))) return true;
-  if (Array.isArray(required) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    for (const key of required) if (typeof key === 'string' && !Object.hasOwn(value, key)) return true;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    if (Array.isArray(required)) for (const key of required) if (typeof key === 'string' && !Object.hasOwn(value, key)) return true;
+    const declared = properties !== null && typeof properties === 'object' ? (properties as Record<string, JsonSchema>) : undefined;
+    if (additionalProperties === false && !('patternProperties' in schema)) {
+      for (const key in value) if (!declared || !Object.hasOwn(declared, key)) return true;
+    }
+    // A discriminator (`kind: {const: "dog"}`) usually sits a level or two down.
+    if (declared && depth < 3) {
+      for (const key in declared) {
+        if (Object.hasOwn(value, key) && surelyMisses(declared[key]!, (value as Record<string, unknown>)[key], depth + 1)) return true;
+      }
+    }
   }
   return false;
 }
