@@ -45,6 +45,7 @@ export interface ModelFlags {
   gpuLayers: string;
   ctx?: string;
   parallel: string;
+  threads?: string;
   responderUrl?: string;
   responderModel?: string;
   responderKey?: string;
@@ -60,6 +61,7 @@ export function addModelOptions(command: Command): Command {
     .option('--gpu-layers <n>', 'layers offloaded to the GPU, or auto', 'auto')
     .option('--ctx <tokens>', 'context tokens per sequence (prompt + answer); default min(4096, the model’s)')
     .option('--parallel <n>', 'calls the local model generates at once (context sequences)', '4')
+    .option('--threads <n>', 'CPU threads of the local model (default half the cores; more than the free cores only spin)')
     .option('--responder-url <url>', 'OpenAI-compatible server of `--responder openai` (vLLM, SGLang, llama-server, another ToolEnv)')
     .option('--responder-model <name>', 'model name sent to --responder-url (default: the first it lists)')
     .addOption(new Option('--responder-key <key>', 'bearer key for --responder-url').env('TOOLENV_RESPONDER_KEY'))
@@ -85,6 +87,7 @@ export async function modelResponderFromFlags(name: string, flags: ModelFlags): 
       gpu: flags.gpu as GpuChoice,
       gpuLayers: flags.gpuLayers === 'auto' ? 'auto' : intFlag('--gpu-layers', flags.gpuLayers, { min: 0 }),
       contextSize: flags.ctx === undefined ? undefined : intFlag('--ctx', flags.ctx, { min: 64 }),
+      threads: flags.threads === undefined ? undefined : intFlag('--threads', flags.threads, { min: 1, max: 1024 }),
       parallel,
     });
   }

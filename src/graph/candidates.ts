@@ -39,7 +39,7 @@ type Scope = 'api' | 'provider';
 export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limits: MatchLimits = DEFAULT_LIMITS): KeyMatches {
   const scopeOf = scope === 'api' ? (f: ToolFeatures) => f.group : (f: ToolFeatures) => f.provider;
   const multiGroup = scope === 'provider' ? providersWithSeveralApis(features) : undefined;
-  const addressed = addressedByGroup(features);
+  const { addressed, named } = nounsByScope(features, scopeOf);
   const producers = new Map<string, { tool: ToolFeatures; output: Output }[]>();
   const consumers = new Map<string, { tool: ToolFeatures; input: Input }[]>();
   for (const tool of features) {
@@ -50,7 +50,9 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
       push(producers, `${at}\u0000${output.key}`, { tool, output });
     }
     for (const input of tool.inputs) {
-      if (input.bare && !addressed.get(tool.group)?.has(input.key.slice(0, -'.id'.length))) continue;
+      // `display_name`, `created_by_id`: a key counts only when its noun is a resource the API has paths for.
+      const noun = input.key.slice(0, input.key.lastIndexOf('.'));
+      if (!(input.bare ? addressed : named).get(at)?.has(noun)) continue;
       push(consumers, `${at}\u0000${input.key}`, { tool, input });
     }
   }
@@ -88,11 +90,18 @@ function providersWithSeveralApis(features: readonly ToolFeatures[]): Set<string
   return new Set([...groups].filter(([, g]) => g.size > 1).map(([provider]) => provider));
 }
 
-/** The nouns each API addresses by a path parameter: a bare `customer` parameter means `customer.id` only there. */
-function addressedByGroup(features: readonly ToolFeatures[]): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const f of features) for (const noun of f.addressed) addTo(out, f.group, noun);
-  return out;
+/**
+ * Per scope, the nouns it addresses by a path parameter (a bare `customer` parameter means `customer.id` only
+ * there) and every resource noun it names in paths or tool names.
+ */
+function nounsByScope(features: readonly ToolFeatures[], scopeOf: (f: ToolFeatures) => string): { addressed: Map<string, Set<string>>; named: Map<string, Set<string>> } {
+  const addressed = new Map<string, Set<string>>();
+  const named = new Map<string, Set<string>>();
+  for (const f of features) {
+    for (const noun of f.addressed) addTo(addressed, scopeOf(f), noun);
+    for (const noun of [...f.pathNouns, ...f.nouns]) addTo(named, scopeOf(f), noun);
+  }
+  return { addressed, named };
 }
 
 export interface PathIndex {

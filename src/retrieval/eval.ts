@@ -7,7 +7,7 @@ import { apiName } from './documents.js';
 import type { Embedder } from './embedder.js';
 import { describable, paraphrase, querySource, rng, type EvalQuery, type QuerySet } from './eval-queries.js';
 import { libraryFingerprint } from './fingerprint.js';
-import { reciprocalRankFusion } from './fuse.js';
+import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid, reciprocalRankFusion } from './fuse.js';
 import { computeMetrics, type Metrics } from './metrics.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
 import type { Scored } from './topk.js';
@@ -15,7 +15,7 @@ import { loadUseEmbedder } from './use-embedder.js';
 import { ensureVectors } from './vector-store.js';
 import { VectorIndex } from './vectors.js';
 
-export const EVAL_RETRIEVERS = ['bm25', 'use', 'dense', 'hybrid', 'hybrid-dense'] as const;
+export const EVAL_RETRIEVERS = ['bm25', 'use', 'dense', 'hybrid', 'hybrid-rrf', 'hybrid-dense'] as const;
 export type EvalRetriever = (typeof EVAL_RETRIEVERS)[number];
 
 export interface EvalOptions {
@@ -27,6 +27,7 @@ export interface EvalOptions {
   embedModel?: string;
   pooling?: Pooling;
   queryPrefix?: string;
+  denseWeight?: number;
   bm25Params?: Bm25Params;
   onProgress?: (stage: string, done: number, total: number) => void;
 }
@@ -105,7 +106,7 @@ export function makeBenchmark(store: LibraryStore, { size = 200, seed = 1 }: { s
 /** Runs the benchmark against each retriever; the indexes are built in memory with the held-out descriptions removed. */
 export async function evaluate(libraryDir: string, options: EvalOptions = {}): Promise<EvalReport> {
   const seed = options.seed ?? 1;
-  const retrievers = options.retrievers ?? (options.embedModel ? ['bm25', 'use', 'dense', 'hybrid', 'hybrid-dense'] : ['bm25', 'use', 'hybrid']);
+  const retrievers = options.retrievers ?? (options.embedModel ? ['bm25', 'use', 'dense', 'hybrid', 'hybrid-rrf', 'hybrid-dense'] : ['bm25', 'use', 'hybrid', 'hybrid-rrf']);
   const progress = (stage: string): Progress => (done, total) => options.onProgress?.(stage, done, total);
   const store = LibraryStore.open(libraryDir);
   try {
@@ -129,10 +130,11 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
     const results: RetrieverScore[] = [];
     for (const retriever of retrievers) {
       if ((retriever === 'dense' || retriever === 'hybrid-dense') && !options.embedModel) throw new Error(`the ${retriever} retriever needs an embedModel`);
-      const kind = retriever === 'use' || retriever === 'hybrid' ? 'use' : retriever === 'bm25' ? undefined : 'dense';
+      const kind = retriever === 'bm25' ? undefined : retriever === 'dense' || retriever === 'hybrid-dense' ? 'dense' : 'use';
       const model = kind ? await denseFor(kind) : undefined;
+      const fusion = retriever === 'hybrid-rrf' ? 'rrf' : retriever.startsWith('hybrid') ? 'score' : undefined;
       const started = process.hrtime.bigint();
-      const rankings = await rank(queries, bm25, model, retriever.startsWith('hybrid'));
+      const rankings = await rank(queries, bm25, model, fusion, options.denseWeight ?? DEFAULT_DENSE_WEIGHT);
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       results.push(score(retriever, queries, rankings.map((list) => list.map((s) => catalog.entry(s.doc).id)), ms));
     }
@@ -145,7 +147,13 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
   }
 }
 
-async function rank(queries: EvalQuery[], bm25: Bm25Index, model: { embedder: Embedder; vectors: VectorIndex } | undefined, hybrid: boolean): Promise<Scored[][]> {
+async function rank(
+  queries: EvalQuery[],
+  bm25: Bm25Index,
+  model: { embedder: Embedder; vectors: VectorIndex } | undefined,
+  fusion: 'score' | 'rrf' | undefined,
+  denseWeight: number,
+): Promise<Scored[][]> {
   const lexical = (q: EvalQuery, depth: number) => bm25.search(queryTerms(q.query), depth);
   if (!model) return queries.map((q) => lexical(q, DEPTH));
   const out: Scored[][] = [];
@@ -153,8 +161,9 @@ async function rank(queries: EvalQuery[], bm25: Bm25Index, model: { embedder: Em
     const batch = queries.slice(i, i + 64);
     const vectors = await model.embedder.embedQueries(batch.map((q) => q.query));
     batch.forEach((q, j) => {
-      if (!hybrid) out.push(model.vectors.search(vectors[j]!, DEPTH));
-      else out.push(reciprocalRankFusion([lexical(q, 100), model.vectors.search(vectors[j]!, 100)], DEPTH));
+      if (!fusion) return out.push(model.vectors.search(vectors[j]!, DEPTH));
+      const lists = [lexical(q, FUSION_DEPTH), model.vectors.search(vectors[j]!, FUSION_DEPTH)] as const;
+      out.push(fusion === 'rrf' ? reciprocalRankFusion(lists, DEPTH) : fuseHybrid(lists[0], lists[1], DEPTH, denseWeight));
     });
   }
   return out;

@@ -36,3 +36,17 @@ function best(fused: Map<number, number>, k: number): Scored[] {
     .sort((a, b) => b.score - a.score || a.doc - b.doc)
     .slice(0, k);
 }
+
+/**
+ * How much the dense list counts against BM25 in hybrid search. Chosen on the evaluation (docs/retrieval.md):
+ * with the shipped USE model, dense is the weaker signal and helps as a tie-breaker, not as an equal.
+ */
+export const DEFAULT_DENSE_WEIGHT = 0.2;
+
+/** How deep each list goes before fusion: deep enough that a document one list ranks low still meets the other's. */
+export const FUSION_DEPTH = 100;
+
+/** The hybrid retriever's fusion: normalized scores, BM25 at weight 1 and the dense list at `denseWeight`. */
+export function fuseHybrid(lexical: Scored[], dense: Scored[], k: number, denseWeight = DEFAULT_DENSE_WEIGHT): Scored[] {
+  return normalizedScoreFusion([lexical, dense], k, [1, denseWeight]);
+}

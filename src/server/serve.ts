@@ -51,7 +51,7 @@ export interface RunningServer {
   startupMs: number;
   app: Hono;
   simulator: ToolSimulator;
-  /** Stops accepting, lets requests in flight finish, then closes the cache and the library. */
+  /** Stops accepting, lets requests in flight finish (cut after CLOSE_GRACE_MS), then closes the cache and the library. */
   close(): Promise<void>;
 }
 

@@ -13,7 +13,8 @@ test('names split into words and nouns become singular', () => {
   assert.deepEqual(words('X-Request-Id'), ['x', 'request', 'id']);
   assert.deepEqual(words('customer_account.ID'), ['customer', 'account', 'id']);
   assert.deepEqual(['pets', 'categories', 'addresses', 'boxes', 'status', 'people', 'analyses', 'news', 'bus'].map(singular), ['pet', 'category', 'address', 'box', 'status', 'person', 'analysis', 'news', 'bus']);
-  assert.equal(nounOf(words('customer-accounts')), 'customer_account');
+  assert.equal(nounOf(words('customer-accounts')), 'customeraccount');
+  assert.equal(nounOf(words('powerForm')), nounOf(words('powerforms')));
 });
 
 test('a path says what it is about, skipping versions and actions', () => {

@@ -147,3 +147,26 @@ describe('server routes', () => {
     assert.deepEqual(body.apis, [{ api_id: 'petstore.test', title: 'Petstore', provider: 'petstore.test', category: 'ecommerce', format: 'openapi' }]);
   });
 });
+
+describe('error injection through the server', () => {
+  it('--error-rate 1 injects an error on every valid call, marked by x-toolenv-error', async () => {
+    const server = await startTestServer({ errorRate: 1, seed: 7 });
+    try {
+      for (let i = 0; i < 6; i++) {
+        const response = await postJson(`${server.url}/v1/tools/weather_forecast/call`, { arguments: { city: `c${i}` } });
+        const kind = response.headers.get('x-toolenv-error');
+        assert.ok(kind && ['rate_limit', 'network', 'timeout', 'auth'].includes(kind), String(kind));
+        assert.ok(response.status >= 400);
+        assert.equal(response.headers.get('x-toolenv-source'), 'rule');
+        assert.equal(response.headers.get('content-type'), 'application/problem+json');
+        await response.text();
+      }
+      // Invalid arguments are answered by the Rule layer before injection.
+      const invalid = await postJson(`${server.url}/v1/tools/weather_forecast/call`, { arguments: {} });
+      assert.equal(invalid.status, 400);
+      assert.equal(invalid.headers.get('x-toolenv-error'), null);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EVAL_RETRIEVERS, evaluate, type EvalRetriever } from '../../retrieval/eval.js';
-import { intFlag, printJson, printLine, UsageError } from '../output.js';
+import { intFlag, numberFlag, printJson, printLine, UsageError } from '../output.js';
 import { asUsage, type LibraryFlags } from './options.js';
 import { indexProgress } from './progress.js';
 
@@ -8,7 +8,7 @@ export function registerEval(search: Command): void {
   search
     .command('eval')
     .description('retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): Recall@k, NDCG@k, MRR per retriever')
-    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25,use,hybrid; with --embed-model also dense,hybrid-dense)`)
+    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25,use,hybrid,hybrid-rrf; with --embed-model also dense,hybrid-dense)`)
     .option('--size <n>', 'queries per set', '200')
     .option('--seed <n>', 'seed of the query sample', '1')
     .configureHelp({ showGlobalOptions: true })
@@ -29,6 +29,7 @@ export function registerEval(search: Command): void {
             embedModel: opts.embedModel,
             pooling: opts.pooling as 'mean' | 'cls' | undefined,
             queryPrefix: opts.queryPrefix,
+            denseWeight: opts.denseWeight === undefined ? undefined : numberFlag('--dense-weight', opts.denseWeight, { min: 0, max: 100 }),
             onProgress: progress.update,
           }),
         );

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
 import { RETRIEVERS, SearchError, ToolSearch, type RetrieverName, type ToolSearchOptions } from '../../retrieval/searcher.js';
 import { ModelDirError } from '../../retrieval/onnx-embedder.js';
-import { UsageError } from '../output.js';
+import { numberFlag, UsageError } from '../output.js';
 
 /** Flags shared by every search subcommand: where the library is and which model a dense retriever uses. */
 export interface LibraryFlags {
@@ -10,6 +10,7 @@ export interface LibraryFlags {
   embedModel?: string;
   pooling?: string;
   queryPrefix?: string;
+  denseWeight?: string;
 }
 
 export function libraryOptions(command: Command): Command {
@@ -17,7 +18,8 @@ export function libraryOptions(command: Command): Command {
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--embed-model <dir>', 'local ONNX sentence-encoder directory (transformers.js layout, e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid')
     .option('--pooling <mean|cls>', "pooling of the --embed-model (default: the model's 1_Pooling/config.json, else mean)")
-    .option('--query-prefix <text>', 'text put before each query for --embed-model (bge: "Represent this sentence for searching relevant passages: ")');
+    .option('--query-prefix <text>', 'text put before each query for --embed-model (bge: "Represent this sentence for searching relevant passages: ")')
+    .option('--dense-weight <w>', 'weight of the dense list against BM25 in hybrid search (default 0.2, measured with the USE model)');
 }
 
 export function retrieverFlag(value: string): RetrieverName {
@@ -33,6 +35,7 @@ export function openSearch(flags: LibraryFlags, extra: Pick<ToolSearchOptions, '
     embedModel: flags.embedModel,
     pooling: flags.pooling as 'mean' | 'cls' | undefined,
     queryPrefix: flags.queryPrefix,
+    denseWeight: flags.denseWeight === undefined ? undefined : numberFlag('--dense-weight', flags.denseWeight, { min: 0, max: 100 }),
     ...extra,
   });
 }

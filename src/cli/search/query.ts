@@ -20,7 +20,7 @@ export function registerQuery(search: Command): void {
   libraryOptions(search)
     .argument('[query...]', 'what the tool should do, in words')
     .option('-k, --k <n>', 'results per query', '3')
-    .option('--retriever <name>', 'bm25 (default, embedded), use (shipped Universal Sentence Encoder), dense (--embed-model), hybrid (bm25 + a dense model, rank fusion)', 'bm25')
+    .option('--retriever <name>', 'bm25 (default, embedded), use (shipped Universal Sentence Encoder), dense (--embed-model), hybrid (bm25 + use, or + --embed-model, score fusion)', 'bm25')
     .option('--category <name>', 'only tools of this category')
     .option('--queries <file>', 'JSON Lines of {"query": …}: one result line per query, in order')
     .option('--json', 'JSON Lines: {"query", "results": [{id, name, score, category, origin}]} per query, then a summary line')

@@ -1,7 +1,4 @@
-/**
- * The two things the default build does to one document of the directory, as plain functions of a file so that
- * build workers can run them: rank its operations on cheap features, and convert the operations kept.
- */
+/** The two things the default build does to one document of the directory: rank its operations on cheap features, and convert the ones kept. */
 import { readFileSync } from 'node:fs';
 import type { Tool } from '../tool.js';
 import { apiIdentity, type ApiIdentity } from './document.js';
@@ -13,7 +10,6 @@ import { conversionStats, dialectOf, type ConversionStats, type SchemaLimits } f
 import { quality } from './select.js';
 
 export interface ScanJob {
-  kind: 'scan';
   file: string;
   /** The file's path inside the source, the API's name of last resort. */
   name: string;
@@ -55,7 +51,6 @@ export function scanDocument(job: ScanJob): ScannedDocument {
 }
 
 export interface ConvertJob {
-  kind: 'convert';
   file: string;
   apiId: string;
   title: string;
@@ -66,19 +61,19 @@ export interface ConvertJob {
 }
 
 export interface ConvertedDocument {
-  /** In document order; ids unique within the document (the build makes them unique across documents). */
+  /** In document order. */
   tools: Tool[];
   /** The document cut down to the kept operations. */
   document: JsonObject;
   stats: ConversionStats;
 }
 
-export function convertDocument(job: ConvertJob): ConvertedDocument {
+/** `taken` holds the ids given so far in the library; the new tools' ids are added to it. */
+export function convertDocument(job: ConvertJob, taken: Set<string>): ConvertedDocument {
   const document = JSON.parse(readFileSync(job.file, 'utf8')) as JsonObject;
   const keep = new Set(job.keep);
   const stats = conversionStats();
   const context = { document, dialect: dialectOf(document), limits: job.limits, stats, apiId: job.apiId, title: job.title, category: job.category };
-  const taken = new Set<string>();
   const tools = listOperations(document)
     .filter(({ method, path }) => keep.has(`${method} ${path}`))
     .map((operation) => operationTool(context, operation, taken));

@@ -286,11 +286,12 @@ function compatible(flat: Flat, branch: JsonSchema): boolean {
 }
 
 /**
- * Flattens `schemas` (read as an allOf) into one `Flat`, choosing branches with `rng`. A taken oneOf branch adds the
+ * Flattens `schemas` (read as an allOf) into one `Flat`, choosing branches with `rng` (and, given `tried`, the
+ * branches earlier tries did not take first). A taken oneOf branch adds the
  * others to `mustNotMatch`; a condition is taken with its `then` (the value will match `if`) or its `else` (the value
  * must not match `if`).
  */
-export function resolve(schemas: readonly JsonSchema[], rng: Rng): Flat {
+export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<readonly JsonSchema[], Set<number>>): Flat {
   const flat = emptyFlat();
   const pending: Pending = { alternatives: [], conditionals: [], dependentSchemas: new Map() };
   for (const schema of schemas) absorb(flat, pending, schema);
@@ -298,8 +299,12 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng): Flat {
     const alternative = pending.alternatives.shift();
     if (alternative) {
       flat.chose ||= alternative.branches.length > 1;
-      const order = rng.shuffle(alternative.branches.map((_, i) => i));
+      // Branches an earlier try of the same value took come last, so retries explore the others.
+      const taken = tried?.get(alternative.branches);
+      const shuffled = rng.shuffle(alternative.branches.map((_, i) => i));
+      const order = taken ? [...shuffled.filter((i) => !taken.has(i)), ...shuffled.filter((i) => taken.has(i))] : shuffled;
       const index = order.find((i) => compatible(flat, alternative.branches[i]!)) ?? order[0]!;
+      if (tried) tried.set(alternative.branches, (taken ?? new Set()).add(index));
       if (alternative.oneOf) alternative.branches.forEach((branch, i) => i !== index && flat.mustNotMatch.push(branch));
       absorb(flat, pending, alternative.branches[index]);
       continue;

@@ -3,7 +3,7 @@ import type { Arguments, Responded, Responder } from '../types.js';
 import { echoFrom } from './echo.js';
 import { reseed } from './faker.js';
 import { callSeed } from './random.js';
-import { generate } from './schema.js';
+import { generateRequired } from './schema.js';
 import { shapeSchema } from './shape.js';
 import { NOTHING, type Site } from './site.js';
 import { newPersona, type Persona } from './values.js';
@@ -28,7 +28,7 @@ export function synthesize(tool: Tool, args: Arguments, seed: number): Responded
     inRecord: false,
     persona: () => (persona ??= newPersona()),
   };
-  const body = generate([tool.response_schema ?? shapeSchema(tool, args)], root, { echo, nodes: 0, loose: false });
+  const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, { echo, nodes: 0, loose: false, lenient: false });
   return { status, body: body === NOTHING ? null : body };
 }
 

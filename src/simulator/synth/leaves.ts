@@ -189,7 +189,8 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
   const format = flat.formats.find(hasFormat);
   if (format !== undefined) {
     const value = fromFormat(format, `${site.parent}_${site.key}`, ok);
-    if (value !== undefined || !flat.patterns.length) return value ?? formatString(format, site.key)!;
+    if (value !== undefined) return value;
+    if (!flat.patterns.length) return walk.lenient ? formatString(format, site.key)! : NOTHING;
   }
   if (flat.patterns.length) {
     const repeat = Math.max(1, Math.min(8, flat.maxLength ?? 8));
@@ -197,10 +198,15 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
       const value = fromPattern(pattern, ok, repeat, min);
       if (value !== undefined) return value;
     }
-    return plainFallback(min, max, ok) ?? named ?? '';
+    return plainFallback(min, max, ok) ?? (walk.lenient ? (named ?? '') : NOTHING);
   }
-  if (walk.loose) return faker.string.alpha({ length: rng.int(min, Math.min(max, min + 24)), casing: 'lower' });
+  if (walk.loose) {
+    const value = faker.string.alpha({ length: rng.int(min, Math.min(max, min + 24)), casing: 'lower' });
+    return ok(value) || walk.lenient ? value : NOTHING;
+  }
   const hinted = flat.formats.length ? formatHintString(flat.formats[0]!, context) : undefined;
   const value = fitLength(hinted ?? named ?? plainString(), min, max);
-  return ok(value) ? value : fitLength(plainString(), min, max);
+  if (ok(value)) return value;
+  const plain = fitLength(plainString(), min, max);
+  return ok(plain) || walk.lenient ? plain : NOTHING;
 }

@@ -21,27 +21,83 @@ const NODE_BUDGET = 2000;
 const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
 const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 'created_at', 'count', 'enabled', 'url'];
 
-/** A value satisfying every schema of `schemas` (read as an allOf), or NOTHING when none can. */
+/**
+ * A value satisfying every schema of `schemas` (read as an allOf), or NOTHING when none was found — unless
+ * `walk.lenient`, when the last try is returned anyway (a required field is better wrong than missing).
+ */
 export function generate(schemas: readonly JsonSchema[], site: Site, walk: Walk): unknown {
   walk.nodes++;
   const loose = walk.loose;
   const start = walk.nodes;
   let fallback: unknown = NOTHING;
+  let attempts = ATTEMPTS;
+  const tried = new Map<readonly JsonSchema[], Set<number>>();
   try {
     // Retrying a large value is costly: past a few hundred values spent on it, the last try stands.
-    for (let attempt = 0; attempt < ATTEMPTS && walk.nodes - start < RETRY_SPEND; attempt++) {
+    for (let attempt = 0; attempt < attempts && walk.nodes - start < RETRY_SPEND && walk.nodes < RETRY_BUDGET; attempt++) {
       walk.loose = loose || attempt >= 2;
-      const flat = resolve(schemas, rng);
+      const flat = resolve(schemas, rng, tried);
+      if (flat.impossible && !flat.chose) break;
+      // Without choices or checks, only a leaf's bad luck can fail (a pattern randexp missed): a few tries do.
+      if (!flat.chose && flat.mustMatch.length === 0 && flat.mustNotMatch.length === 0) attempts = Math.min(attempts, 3);
       const value = flat.impossible ? NOTHING : fromFlat(flat, site, walk);
-      if (value !== NOTHING && passes(flat, value)) return value;
-      if (value !== NOTHING) fallback = value;
-      else if (!flat.chose) break;
-      if (walk.nodes > RETRY_BUDGET) break;
+      if (value === NOTHING) continue;
+      if (passes(flat, value) || (spoil(flat, value) && passes(flat, value))) return value;
+      fallback = value;
     }
-    return fallback;
+    return walk.lenient ? fallback : NOTHING;
   } finally {
     walk.loose = loose;
   }
+}
+
+/** `generate`, then, if nothing valid came, a best-effort value: for required fields, list minimums and the root. */
+export function generateRequired(schemas: readonly JsonSchema[], site: Site, walk: Walk): unknown {
+  const value = generate(schemas, site, walk);
+  if (value !== NOTHING || walk.lenient) return value;
+  walk.lenient = true;
+  try {
+    return generate(schemas, site, walk);
+  } finally {
+    walk.lenient = false;
+  }
+}
+
+const SPOILERS: unknown[] = [null, '', 0, false, [], {}];
+
+/**
+ * OpenAPI's oneOf branches are often objects that declare different fields but require none of them, so one
+ * value matches several. For each branch not taken that the object still matches, this sets a field that
+ * branch declares (and the taken one leaves open) to a value of a type that branch refuses. Says whether it changed anything.
+ */
+function spoil(flat: Flat, value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || flat.mustNotMatch.length === 0) return false;
+  const record = value as Record<string, unknown>;
+  const declared = new Set<string>();
+  for (const part of flat.objects) if (part.properties) for (const key in part.properties) declared.add(key);
+  let changed = false;
+  for (const other of flat.mustNotMatch) {
+    if (surelyMisses(other, record) || satisfies(other, record) !== true) continue;
+    const fields = declaredFields(other);
+    for (const key of rng.shuffle(Object.keys(fields))) {
+      if (Object.hasOwn(record, key) || declared.has(key) || !keyAllowed(flat, key, declared)) continue;
+      const open = propertySchemas(flat, key) ?? [];
+      const spoiler = SPOILERS.find((candidate) => surelyMisses(fields[key]!, candidate) && open.every((schema) => satisfies(schema, candidate) !== false));
+      if (spoiler === undefined) continue;
+      record[key] = structuredClone(spoiler);
+      changed = true;
+      break;
+    }
+  }
+  return changed;
+}
+
+/** The properties a schema declares itself or through its allOf members. */
+function declaredFields(schema: JsonSchema): Record<string, JsonSchema> {
+  if (typeof schema !== 'object') return {};
+  const out: Record<string, JsonSchema> = { ...((schema.properties as Record<string, JsonSchema> | undefined) ?? {}) };
+  if (Array.isArray(schema.allOf)) for (const member of schema.allOf) Object.assign(out, declaredFields(member as JsonSchema));
+  return out;
 }
 
 function passes(flat: Flat, value: unknown): boolean {
@@ -81,7 +137,12 @@ function surelyMisses(schema: JsonSchema, value: unknown, depth = 0): boolean {
 }
 
 function fromFlat(flat: Flat, site: Site, walk: Walk): unknown {
-  if (flat.enum) return fromEnum(flat, site, walk);
+  if (flat.enum) {
+    const value = fromEnum(flat, site, walk);
+    // An enum none of whose values fits the rest (an array typed field with a string enum) is unsatisfiable: when
+    // the value must be there anyway, the enum gives way.
+    if (value !== NOTHING || !walk.lenient) return value;
+  }
   const type = chooseType(flat, site, walk);
   switch (type) {
     case 'null':
@@ -202,8 +263,9 @@ function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
       if (schema !== undefined) schemas.push(schema);
     }
     if (containing.has(index)) schemas.push(flat.contains!);
-    let value = generateItem(schemas, item, walk);
-    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, item, walk);
+    const required = index < min || containing.has(index);
+    let value = generateItem(schemas, item, walk, required);
+    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, item, walk, required);
     if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {
       if (out.length >= min && !containing.has(index)) break;
       if (value === NOTHING) return NOTHING;
@@ -214,9 +276,10 @@ function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
   return out;
 }
 
-function generateItem(schemas: JsonSchema[], site: Site, walk: Walk): unknown {
+function generateItem(schemas: JsonSchema[], site: Site, walk: Walk, required: boolean): unknown {
   let persona: Persona | undefined;
-  return generate(schemas, { ...site, persona: () => (persona ??= newPersona()) }, walk);
+  const item = { ...site, persona: () => (persona ??= newPersona()) };
+  return required ? generateRequired(schemas, item, walk) : generate(schemas, item, walk);
 }
 
 /** Which positions of a list hold the `contains` items: at least `count` of them, within the length bounds. */
@@ -306,8 +369,16 @@ function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   const personaOf = () => (persona ??= newPersona());
   const out: Record<string, unknown> = {};
   for (const key of keys) {
-    const schemas = propertySchemas(flat, key);
-    const value = schemas === undefined ? NOTHING : generate(schemas, childSite(site, key, personaOf, walk), walk);
+    let schemas = propertySchemas(flat, key);
+    if (schemas === undefined) {
+      // A required key some part's additionalProperties: false shuts out: no valid object exists. When one must
+      // be there anyway, the key comes with whatever declares it.
+      if (!flat.required.has(key)) continue;
+      if (!walk.lenient) return NOTHING;
+      schemas = flat.objects.flatMap((part) => (part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : []));
+    }
+    const child = childSite(site, key, personaOf, walk);
+    const value = flat.required.has(key) ? generateRequired(schemas, child, walk) : generate(schemas, child, walk);
     if (value !== NOTHING) out[key] = value;
   }
   return out;
@@ -325,7 +396,7 @@ function extraKey(flat: Flat, index: number): string | undefined {
   const closed = flat.closed || flat.objects.some((part) => part.additionalProperties === false);
   if (patterns.length && (closed || rng.chance(0.5))) return fromPattern(rng.pick(patterns), () => true, 6);
   if (flat.propertyNames.length) {
-    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0, loose: false });
+    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0, loose: false, lenient: false });
     return typeof key === 'string' ? key : undefined;
   }
   return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();

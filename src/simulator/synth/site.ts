@@ -31,6 +31,8 @@ export interface Walk {
    * 5-letter word for two overlapping string lengths): leaves then skip names, echoes and examples for plain random values.
    */
   loose: boolean;
+  /** Set while generating a value that must be there (a required field, a list minimum, the root): leaves that find no valid value return their best try rather than NOTHING. */
+  lenient: boolean;
 }
 
 /** The request value this field repeats, if any (whether it fits is the caller's to check). */
