@@ -4,6 +4,7 @@
  * size of each entry, not with the square of the library.
  */
 import type { Input, Output, ToolFeatures } from './features.js';
+import { isUniqueAttr } from './names.js';
 import { typesFit } from './schema-walk.js';
 
 export interface KeyMatch {
@@ -46,7 +47,7 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
     if (multiGroup && !multiGroup.has(tool.provider)) continue;
     const at = scopeOf(tool);
     for (const output of tool.outputs) {
-      if (scope === 'provider' && !output.owned) continue;
+      if (tool.deletes || (scope === 'provider' && !output.owned)) continue;
       push(producers, `${at}\u0000${output.key}`, { tool, output });
     }
     for (const input of tool.inputs) {
@@ -77,10 +78,11 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
 
 /**
  * Registrants of a webinar are not registrants of a training: when both sides say which resource owns the
- * collection, the owners must agree. Across APIs only a tool's own resource travels, under the same owner.
+ * collection, the owners must agree. Across APIs only a tool's own resource travels, under the same owner,
+ * by an attribute that identifies it alone (an id, not a name two services may both use).
  */
 function ownersFit(output: Output, input: Input, scope: Scope): boolean {
-  if (scope === 'provider') return output.owned && output.owner === input.owner;
+  if (scope === 'provider') return output.owned && output.owner === input.owner && isUniqueAttr(input.key.slice(input.key.lastIndexOf('.') + 1));
   return output.owner === '' || input.owner === '' || output.owner === input.owner;
 }
 

@@ -4,7 +4,7 @@
  * attribute (`pet.id`), so `petId`, `pet_id` and the `id` inside a pet object meet at one index entry.
  */
 import type { ParamLocation, Tool } from '../library/tool.js';
-import { idAttr, isAmbientWord, isVagueNoun, isWrapper, nounOf, singular, words } from './names.js';
+import { idAttr, isAmbientWord, isVagueNoun, isWrapper, nounOf, singular, titleNoun, words } from './names.js';
 import { collectionOf, isCreate, nameNoun, parsePath, pathNoun, pathOwner, pathShape, segmentNoun, type Segment } from './paths.js';
 import { asNode, deref, isObjectLike, properties, requiredList, scalarType, schemaName, variants, type ScalarType, type SchemaNode } from './schema-walk.js';
 
@@ -30,7 +30,11 @@ export interface Output extends ScalarType {
   owned: boolean;
   /** Named objects between the response root and the field: 0 for `petId`, 1 for `owner.id`, 2 for `hits[].entity.tags[].id`. */
   hops: number;
-  /** For an owned field, the resource owning the tool's collection (see Input.owner); else ''. */
+  /**
+   * The resource owning the collection the field's resource belongs to (see Input.owner): for an owned field the
+   * owner of the tool's own collection, for an id in a list nested in the response (a post's `extensions[].id`)
+   * the tool's resource; else ''.
+   */
   owner: string;
 }
 
@@ -48,6 +52,8 @@ export interface ToolFeatures {
   creates: boolean;
   /** Only reads (GET, or a name like `get_weather`). */
   reads: boolean;
+  /** Deletes what it addresses (DELETE, `/schedules/deleteRange`): what it returns no longer exists, so it feeds nothing. */
+  deletes: boolean;
   inputs: Input[];
   outputs: Output[];
   /** Nouns this tool's path addresses by a parameter (`/customers/{customer}` → `customer`). */
@@ -79,17 +85,21 @@ export function toolFeatures(tool: Tool, provider?: string): ToolFeatures {
     nouns,
     creates: rest ? isCreate(method, segments) : /^(create|add|new|register|insert|post)$/.test(firstWord),
     reads: rest ? method === 'get' : /^(get|list|search|find|fetch|retrieve|read|lookup|query|show|describe)$/.test(firstWord),
+    deletes: method === 'delete' || /^(delete|remove|destroy|purge|del)$/.test(words(lastStatic(segments) ?? tool.name)[0] ?? ''),
     inputs: [],
     outputs: [],
     addressed: addressedNouns(segments),
     pathNouns: [...new Set(segments.map(segmentNoun).filter((n): n is string => n !== undefined))],
   };
   features.inputs = readInputs(tool, segments, features);
-  // A tool does not produce what it is given: GET /pets/{petId} echoes the pet id, it does not mint one.
+  // A tool does not produce what it is given: GET /pets/{petId} and PATCH /groups/{groupId} echo the id they
+  // were called with, and a field the request carries (however deep) comes back as it went in.
   const taken = new Set(features.inputs.map((i) => i.key));
+  for (const field of readOutputs(tool.parameters, nouns)) taken.add(field.key);
   const owner = pathOwner(segments);
   for (const output of readOutputs(tool.response_schema, nouns)) {
-    if (taken.has(output.key)) continue;
+    const noun = output.key.slice(0, output.key.lastIndexOf('.'));
+    if (taken.has(output.key) || (output.owned && features.addressed.includes(noun))) continue;
     taken.add(output.key);
     features.outputs.push(output.owned ? { ...output, owner } : output);
   }
@@ -113,6 +123,11 @@ export function groupOf(tool: Tool): string {
   }
 }
 
+function lastStatic(segments: Segment[]): string | undefined {
+  for (let i = segments.length - 1; i >= 0; i--) if (!segments[i]!.param) return segments[i]!.text;
+  return undefined;
+}
+
 function ownNouns(tool: Tool, segments: Segment[]): string[] {
   const nouns: string[] = [];
   const add = (noun: string | undefined) => {
@@ -125,7 +140,7 @@ function ownNouns(tool: Tool, segments: Segment[]): string[] {
   const root = deref(tool.response_schema, tool.response_schema);
   const body = root && (deref(root.items, tool.response_schema) ?? root);
   const title = body && schemaName(body);
-  if (title) add(nounOf(words(title)));
+  if (title) add(titleNoun(title));
   return nouns;
 }
 
@@ -141,12 +156,23 @@ function addressedNouns(segments: Segment[]): string[] {
 
 function readInputs(tool: Tool, segments: Segment[], features: ToolFeatures): Input[] {
   const root = tool.parameters;
+  const params: { param: string; schema: unknown; location: Input['location']; required: boolean }[] = [];
   const required = new Set(requiredList(root as SchemaNode));
-  const inputs: Input[] = [];
   for (const [param, schema] of properties(root as SchemaNode)) {
-    const location = tool.bindings?.[param]?.in ?? (tool.origin.format === 'openapi' ? 'body' : 'unknown');
+    const binding = tool.bindings?.[param];
+    const location = binding?.in ?? (tool.origin.format === 'openapi' ? 'body' : 'unknown');
     if (location === 'header' || location === 'cookie') continue;
-    const isRequired = required.has(param) || location === 'path';
+    const whole = binding?.in === 'body' && binding.name === '' ? deref(schema, root) : undefined;
+    if (whole && properties(whole).length > 0) {
+      // A body that is not spread into parameters (a form, a oneOf): its fields are the inputs.
+      const inner = new Set(requiredList(whole));
+      for (const [field, sub] of properties(whole)) params.push({ param: field, schema: sub, location: 'body', required: inner.has(field) });
+    } else {
+      params.push({ param, schema, location, required: required.has(param) || location === 'path' });
+    }
+  }
+  const inputs: Input[] = [];
+  for (const { param, schema, location, required: isRequired } of params) {
     for (const input of inputsOf(param, schema, root, segments, location, isRequired, features)) {
       // A create names the new member itself: POST /pets with `name` does not need an existing pet's name.
       if (features.creates && features.nouns[0] !== undefined && input.key.startsWith(`${features.nouns[0]}.`)) continue;
@@ -216,30 +242,32 @@ function readOutputs(schema: unknown, rootNouns: string[]): Output[] {
   const seen = new Set<unknown>();
   let visits = 0;
   // `envelope`: still in the response's wrapping (`{data: {items: [...]}}`), not yet inside a resource object.
-  const visit = (node: SchemaNode | undefined, owners: string[], field: string, depth: number, hops: number, envelope: boolean): void => {
+  // `holder`: the resource whose nested list the fields are in (a post's `extensions[]`), or ''.
+  const visit = (node: SchemaNode | undefined, owners: string[], field: string, depth: number, hops: number, envelope: boolean, holder: string): void => {
     if (!node || depth > MAX_DEPTH || out.length >= MAX_OUTPUTS || seen.has(node) || ++visits > MAX_VISITS) return;
     seen.add(node);
-    for (const variant of variants(node)) visit(deref(variant, schema), owners, field, depth + 1, hops, envelope);
+    for (const variant of variants(node)) visit(deref(variant, schema), owners, field, depth + 1, hops, envelope, holder);
     const items = deref(node.items, schema);
-    if (items) visit(items, owners, `${field}[]`, depth + 1, hops, false);
+    if (items) visit(items, owners, `${field}[]`, depth + 1, hops, false, holder);
     for (const [prop, sub] of properties(node)) {
       const path = field === '' ? prop : `${field}.${prop}`;
       const type = scalarType(sub, schema);
       if (type) {
         for (const key of outputKeys(prop, owners, hops)) {
-          out.push({ ...type, key, field: path, owned: rootNouns.includes(key.slice(0, key.lastIndexOf('.'))), hops, owner: '' });
+          const owned = rootNouns.includes(key.slice(0, key.lastIndexOf('.')));
+          out.push({ ...type, key, field: path, owned, hops, owner: owned || words(prop).length > 1 ? '' : holder });
         }
         continue;
       }
       const child = deref(sub, schema);
       if (!child) continue;
-      if (isWrapper(prop, envelope)) visit(child, owners, path, depth + 1, hops, envelope);
-      else visit(child, nestedOwners(prop, child, schema), path, depth + 1, hops + 1, false);
+      if (isWrapper(prop, envelope)) visit(child, owners, path, depth + 1, hops, envelope, holder);
+      else visit(child, nestedOwners(prop, child, schema), path, depth + 1, hops + 1, false, hops === 0 && child.items !== undefined ? (rootNouns[0] ?? '') : '');
     }
     seen.delete(node);
   };
   const root = deref(schema, schema);
-  if (root && (isObjectLike(root) || root.items !== undefined)) visit(root, rootNouns, '', 0, 0, true);
+  if (root && (isObjectLike(root) || root.items !== undefined)) visit(root, rootNouns, '', 0, 0, true, '');
   return out;
 }
 
@@ -251,7 +279,8 @@ function nestedOwners(prop: string, child: SchemaNode, root: unknown): string[] 
   add(nounOf(words(prop)));
   const items = asNode(child.items) ? deref(child.items, root) : undefined;
   const title = schemaName(items ?? child);
-  if (title) add(nounOf(words(title)));
+  const noun = title && titleNoun(title);
+  if (noun) add(noun);
   return owners;
 }
 

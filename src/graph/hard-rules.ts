@@ -2,17 +2,18 @@
 import type { KeyMatch, PathIndex } from './candidates.js';
 import type { Edge } from './edge.js';
 import type { ToolFeatures } from './features.js';
+import { isAmbientWord } from './names.js';
 
 /**
- * Whether A hands B the resource B works on: A returns its own resource (the pet ids of GET /pets), or A names
- * a related one near the top of its response and B reads that one (an order's `petId` → GET /pets/{petId}).
- * Anything else (an order's `petId` passed on to POST /visits, a dispute's `location_id` to PUT /locations/{id},
- * a tag id three objects deep) relates the two without B needing A: that is soft.
+ * Whether A hands B the resource B works on: A returns its own resource (the pet ids of GET /pets), or A looks
+ * up something that names a related resource near the top of its response and B reads that one (GET an order,
+ * its `petId` → GET /pets/{petId}). Anything else (an order's `petId` passed on to POST /visits, the `teamId` an
+ * acknowledged alert mentions, a tag id three objects deep) relates the two without B needing A: that is soft.
  */
-export function isDirect({ b, output, input }: KeyMatch): boolean {
+export function isDirect({ a, b, output, input }: KeyMatch): boolean {
   if (output.owned) return true;
   const noun = input.key.slice(0, input.key.lastIndexOf('.'));
-  return output.hops <= 1 && b.reads && (b.addressed.includes(noun) || b.nouns[0] === noun);
+  return output.hops <= 1 && a.reads && b.reads && (b.addressed.includes(noun) || b.nouns[0] === noun);
 }
 
 /** A response field of A feeds a required parameter of B. */
@@ -35,6 +36,12 @@ export function dataflowEdges(matches: readonly KeyMatch[], scope: 'api' | 'prov
   return edges;
 }
 
+/** The name of the parameter right after `collection` in `path` (`/pets/{petId}/photos`, `/pets` → `petId`). */
+function memberParam(path: string, collection: string): string {
+  const depth = collection.split('/').length;
+  return path.split('/')[depth]?.replace(/^\{|\}$/g, '') ?? '';
+}
+
 export function flowEvidence({ output, input }: KeyMatch): string {
   return `response ${output.field || '(body)'} → ${input.location} ${input.param} (${input.key})`;
 }
@@ -54,6 +61,8 @@ export function createEdges(features: readonly ToolFeatures[], paths: PathIndex)
       if (b.id === a.id || b.method === null || !MEMBER_METHODS.has(b.method)) continue;
       const rest = b.shape!.slice(a.shape.length + '/{}'.length);
       if (rest !== '' && (rest.includes('{}') || rest.indexOf('/', 1) >= 0)) continue;
+      // GET /boards/{id}/lists/{filter} takes a filter word, not the list just made.
+      if (isAmbientWord(memberParam(b.path!, a.shape))) continue;
       edges.push({
         src: a.id,
         dst: b.id,

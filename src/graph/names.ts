@@ -85,6 +85,24 @@ export function idAttr(word: string): string | undefined {
   return Object.hasOwn(ID_ATTRS, word) ? ID_ATTRS[word] : undefined;
 }
 
+/** Attributes that identify a resource on their own; a name or a number may repeat from one API to the next. */
+const UNIQUE_ATTRS = new Set(['id', 'uuid', 'guid', 'key', 'sid', 'slug', 'token']);
+
+export function isUniqueAttr(attr: string): boolean {
+  return UNIQUE_ATTRS.has(attr);
+}
+
+/** Words that say what a schema is, not what it describes: `PetResponse`, `UserDto`, `usergroups.disable schema`. */
+const SCHEMA_WORDS = new Set(['schema', 'response', 'responses', 'result', 'results', 'model', 'dto', 'object', 'resource', 'output', 'data', 'entity', 'info', 'details', 'detail', 'item', 'list', 'collection', 'page', 'wrapper', 'envelope', 'body', 'payload', 'view', 'summary']);
+
+/** The resource noun a schema title names, if any (`PetResponse` → `pet`, `usergroups.disable schema` → undefined). */
+export function titleNoun(title: string): string | undefined {
+  const ws = words(title);
+  while (ws.length > 0 && SCHEMA_WORDS.has(ws[ws.length - 1]!)) ws.pop();
+  if (ws.length === 0 || ws.some(isVerb)) return undefined;
+  return nounOf(ws);
+}
+
 /**
  * Nouns that qualify nothing: `x_request_id`, `page_token`, `parent_id` and `external_id` do not say which
  * resource they point at, so they must not connect tools.
@@ -155,5 +173,5 @@ export function isVerb(word: string): boolean {
 
 /** Path segments that version or prefix an API rather than name a resource. */
 export function isPathPrefix(segment: string): boolean {
-  return /^(v\d+(\.\d+)*[a-z]*|api|apis|rest|public|private|internal|latest|beta|alpha|\d+(\.\d+)*)$/i.test(segment);
+  return /^(v\d+[.\d]*([a-z]+\d*)*|api|apis|rest|public|private|internal|latest|beta|alpha|[\d.-]+)$/i.test(segment);
 }

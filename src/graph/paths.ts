@@ -43,13 +43,16 @@ function resourceIndex(segments: Segment[]): number {
 
 /**
  * The resource that owns the collection at `index`: `webinar` for the registrants of
- * `/organizers/{o}/webinars/{w}/registrants`, '' for a top-level collection. Two collections with one noun
- * under different owners (webinar registrants, training registrants) hold different things.
+ * `/organizers/{o}/webinars/{w}/registrants`, `app` for `/apps/{owner}/{app}/groups`, '' for a collection no
+ * parameter separates from what comes before. Two collections with one noun under different owners (webinar
+ * registrants, training registrants) hold different things.
  */
 function ownerAt(segments: Segment[], index: number): string {
-  const before = segments[index - 1];
-  const owner = segments[index - 2];
-  return before?.param && owner ? (segmentNoun(owner) ?? '') : '';
+  let at = index - 1;
+  if (!segments[at]?.param) return '';
+  while (segments[at]?.param) at--;
+  const owner = segments[at];
+  return owner ? (segmentNoun(owner) ?? '') : '';
 }
 
 /** The owner of the collection the path is about (see ownerAt). */

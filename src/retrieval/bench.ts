@@ -3,6 +3,7 @@ import { makeBenchmark } from './eval.js';
 import { bm25File, catalogFile } from './index-paths.js';
 import { ToolSearch } from './searcher.js';
 import { statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 
 export interface SearchBenchmark {
   tools: number;
@@ -21,6 +22,8 @@ export interface SearchBenchmark {
   batch8_p50_ms: number;
   /** Resident memory of the process after loading the index. */
   rss_mb: number;
+  /** The machine's 1-minute load average while measuring: latencies on a busy machine are not the code's. */
+  loadavg_1m: number;
 }
 
 const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
@@ -76,5 +79,6 @@ export async function measureSearch(libraryDir: string, { queries: count = 400, 
     batch8_ms: round(quantile(batches, 0.95)),
     batch8_p50_ms: round(quantile(batches, 0.5)),
     rss_mb,
+    loadavg_1m: Math.round(loadavg()[0]! * 100) / 100,
   };
 }

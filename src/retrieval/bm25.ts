@@ -36,6 +36,7 @@ export class Bm25Index {
   private readonly termIds: Map<string, number>;
   private readonly scores: Float32Array;
   private readonly touched: Uint8Array;
+  private readonly hits: Uint32Array;
 
   constructor(
     readonly terms: readonly string[],
@@ -48,6 +49,7 @@ export class Bm25Index {
     this.termIds = new Map(terms.map((t, i) => [t, i]));
     this.scores = new Float32Array(docCount);
     this.touched = new Uint8Array(docCount);
+    this.hits = new Uint32Array(docCount);
   }
 
   termId(term: string): number | undefined {
@@ -64,8 +66,8 @@ export class Bm25Index {
    * not interleave, which holds because this function is synchronous.
    */
   search(query: ReadonlyMap<string, number>, k: number, accept?: (doc: number) => boolean): Scored[] {
-    const { scores, touched, offsets, docs, impacts } = this;
-    const hit: number[] = [];
+    const { scores, touched, hits, offsets, docs, impacts } = this;
+    let hitCount = 0;
     for (const [term, weight] of query) {
       const t = this.termIds.get(term);
       if (t === undefined) continue;
@@ -74,16 +76,18 @@ export class Bm25Index {
         if (touched[doc] === 0) {
           touched[doc] = 1;
           scores[doc] = 0;
-          hit.push(doc);
+          hits[hitCount++] = doc;
         }
         scores[doc]! += weight * impacts[p]!;
       }
     }
     const top = new TopK(k);
-    for (const doc of hit) {
+    for (let i = 0; i < hitCount; i++) {
+      const doc = hits[i]!;
       touched[doc] = 0;
-      if (accept && !accept(doc)) continue;
-      top.push(doc, scores[doc]!);
+      const score = scores[doc]!;
+      if (score < top.threshold || (accept && !accept(doc))) continue;
+      top.push(doc, score);
     }
     return top.result();
   }

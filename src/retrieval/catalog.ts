@@ -9,21 +9,24 @@ export interface CatalogEntry {
 }
 
 /**
- * The tools of an index in document order (= library order). Entries are kept as one JSON Lines string and
- * decoded only for the documents a search returns, so loading 50k of them is one string read.
+ * The tools of an index in document order (= library order). Entries are kept as UTF-8 JSON bytes and
+ * decoded only for the documents a search returns, so loading 50k of them is one file read.
  */
 export class Catalog {
   private readonly categoryIds: Map<string, number>;
   private ids: Map<string, number> | undefined;
 
+  private readonly bytes: Buffer;
+
   constructor(
-    readonly lines: string,
-    /** Character offset of each entry in `lines`, plus the end. */
+    readonly lines: Uint8Array,
+    /** Byte offset of each entry in `lines`, plus the end. */
     readonly offsets: Uint32Array,
     readonly categories: readonly string[],
     readonly categoryOf: Uint16Array,
   ) {
     this.categoryIds = new Map(categories.map((c, i) => [c, i]));
+    this.bytes = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength);
   }
 
   get size(): number {
@@ -31,7 +34,7 @@ export class Catalog {
   }
 
   entry(doc: number): CatalogEntry {
-    return JSON.parse(this.lines.slice(this.offsets[doc]!, this.offsets[doc + 1]!)) as CatalogEntry;
+    return JSON.parse(this.bytes.toString('utf8', this.offsets[doc]!, this.offsets[doc + 1]!)) as CatalogEntry;
   }
 
   categoryId(category: string): number | undefined {
@@ -49,16 +52,16 @@ export class Catalog {
 }
 
 export class CatalogBuilder {
-  private readonly parts: string[] = [];
+  private readonly parts: Buffer[] = [];
   private readonly offsets: number[] = [0];
   private readonly categories = new Map<string, number>();
   private readonly categoryOf: number[] = [];
   private length = 0;
 
   add(tool: Tool): void {
-    const line = JSON.stringify({ id: tool.id, name: tool.name, category: tool.category, origin: tool.origin } satisfies CatalogEntry);
+    const line = Buffer.from(JSON.stringify({ id: tool.id, name: tool.name, category: tool.category, origin: tool.origin } satisfies CatalogEntry));
     this.parts.push(line);
-    this.length += line.length;
+    this.length += line.byteLength;
     this.offsets.push(this.length);
     let category = this.categories.get(tool.category);
     if (category === undefined) {
@@ -70,6 +73,6 @@ export class CatalogBuilder {
   }
 
   finish(): Catalog {
-    return new Catalog(this.parts.join(''), Uint32Array.from(this.offsets), [...this.categories.keys()], Uint16Array.from(this.categoryOf));
+    return new Catalog(Buffer.concat(this.parts), Uint32Array.from(this.offsets), [...this.categories.keys()], Uint16Array.from(this.categoryOf));
   }
 }

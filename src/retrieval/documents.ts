@@ -50,7 +50,7 @@ export function toolFields(tool: Tool, apiTitle?: string): FieldTexts {
 }
 
 /** One passage per tool for sentence encoders: what it does first, since encoders truncate. */
-export function toolPassage(tool: Tool, apiTitle: string | undefined, maxChars = 400): string {
+export function toolPassage(tool: Tool, apiTitle: string | undefined, maxChars = 600): string {
   const api = apiName(tool, apiTitle);
   const head = api && !tool.name.toLowerCase().includes(api.toLowerCase()) ? `${tool.name} (${api})` : tool.name;
   const description = tool.description && tool.description !== tool.name ? `: ${tool.description}` : '';

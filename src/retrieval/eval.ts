@@ -6,7 +6,7 @@ import type { Catalog } from './catalog.js';
 import { apiName } from './documents.js';
 import type { Embedder } from './embedder.js';
 import { describable, paraphrase, querySource, rng, type EvalQuery, type QuerySet } from './eval-queries.js';
-import { libraryFingerprint } from './fingerprint.js';
+import { LibraryVersion } from './fingerprint.js';
 import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid, reciprocalRankFusion } from './fuse.js';
 import { computeMetrics, type Metrics } from './metrics.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
@@ -113,14 +113,14 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
     const { queries, withheld } = makeBenchmark(store, { size: options.size, seed });
     const { catalog, bm25: builder } = tokenizeLibrary(store, { withhold: withheld, onProgress: progress('bm25') });
     const bm25 = builder.finish(options.bm25Params ?? DEFAULT_BM25_PARAMS);
-    const fingerprint = libraryFingerprint(libraryDir);
+    const version = new LibraryVersion(libraryDir);
 
     const dense = new Map<'use' | 'dense', { embedder: Embedder; vectors: VectorIndex }>();
     const denseFor = async (kind: 'use' | 'dense') => {
       let entry = dense.get(kind);
       if (!entry) {
         const embedder = kind === 'use' ? await loadUseEmbedder() : await loadOnnxEmbedder(options.embedModel!, { pooling: options.pooling, queryPrefix: options.queryPrefix });
-        const stored = await ensureVectors(libraryDir, fingerprint, embedder, { onProgress: progress(`vectors-${embedder.key}`) });
+        const stored = await ensureVectors(libraryDir, version, embedder, { onProgress: progress(`vectors-${embedder.key}`) });
         entry = { embedder, vectors: await withhold(stored, catalog, store, embedder, withheld) };
         dense.set(kind, entry);
       }

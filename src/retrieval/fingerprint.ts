@@ -1,13 +1,35 @@
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIBRARY_FILE } from '../library/store.js';
 
 /**
- * A digest of what the indexes are built from: every tool's id, name, description, category and the
- * byte length of its record, in library order. Any import or rebuild that changes a searchable field
- * changes it, and an index whose fingerprint differs is stale. octet_length() lets SQLite skip reading
- * the records themselves, so this costs one pass over the small columns.
+ * Which library content an index was built from. The stamp (size and mtime of tools.db and its WAL) is
+ * free to read and changes on every write; the fingerprint is a digest of the searchable columns and
+ * survives copies. An index is current when its stamp matches, or else when its fingerprint does.
+ */
+export class LibraryVersion {
+  readonly stamp: string;
+  private digest: string | undefined;
+
+  constructor(readonly libraryDir: string) {
+    const file = join(libraryDir, LIBRARY_FILE);
+    const stat = (f: string) => (existsSync(f) ? `${statSync(f).size}:${statSync(f).mtimeMs}` : '-');
+    this.stamp = `${stat(file)}|${stat(`${file}-wal`)}`;
+  }
+
+  /** Computed on first use: one pass over 50k rows is most of a second. */
+  get fingerprint(): string {
+    this.digest ??= libraryFingerprint(this.libraryDir);
+    return this.digest;
+  }
+}
+
+/**
+ * A digest of every tool's id, name, description, category and record size, in library order: any import
+ * or rebuild that changes a searchable field changes it. octet_length() lets SQLite skip reading the
+ * records themselves.
  */
 export function libraryFingerprint(libraryDir: string): string {
   const db = new Database(join(libraryDir, LIBRARY_FILE), { readonly: true, fileMustExist: true });

@@ -5,7 +5,7 @@ import { DEFAULT_BM25_PARAMS, queryTerms, type Bm25Index, type Bm25Params } from
 import { buildLexical } from './build.js';
 import type { Catalog } from './catalog.js';
 import type { Embedder } from './embedder.js';
-import { libraryFingerprint } from './fingerprint.js';
+import { LibraryVersion } from './fingerprint.js';
 import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid } from './fuse.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
@@ -74,7 +74,7 @@ interface Lexical {
  * any number of searches. Heavy models load only for the retrievers that need them.
  */
 export class ToolSearch {
-  private fingerprintValue: string | undefined;
+  private versionValue: LibraryVersion | undefined;
   private lexical: Lexical | undefined;
   private readonly embedders = new Map<'use' | 'dense', Promise<Embedder>>();
   private readonly vectorIndexes = new Map<'use' | 'dense', Promise<VectorIndex>>();
@@ -140,7 +140,7 @@ export class ToolSearch {
     const file = vectorFile(this.libraryDir, embedder.key);
     const started = process.hrtime.bigint();
     const rss = process.memoryUsage().rss;
-    const build = force || !vectorsCurrent(this.libraryDir, this.fingerprint(), embedder);
+    const build = force || !vectorsCurrent(this.libraryDir, this.version(), embedder);
     if (build) this.vectorIndexes.set(kind, this.buildVectors(embedder, true));
     const vectors = await this.vectorIndex(kind, embedder);
     return report(kind, file, build, vectors.count, started, rss);
@@ -162,9 +162,9 @@ export class ToolSearch {
     return this.options.embedModel ? 'dense' : 'use';
   }
 
-  private fingerprint(): string {
-    this.fingerprintValue ??= libraryFingerprint(this.libraryDir);
-    return this.fingerprintValue;
+  private version(): LibraryVersion {
+    this.versionValue ??= new LibraryVersion(this.libraryDir);
+    return this.versionValue;
   }
 
   private request(queries: readonly string[], options: Omit<SearchOptions, 'retriever'>): { k: number; accept?: (doc: number) => boolean } {
@@ -193,9 +193,9 @@ export class ToolSearch {
   }
 
   private lexicalCurrent(): boolean {
-    const fingerprint = this.fingerprint();
+    const version = this.version();
     const params = this.options.bm25Params ?? DEFAULT_BM25_PARAMS;
-    return isCurrent(catalogFile(this.libraryDir), fingerprint) && isCurrent(bm25File(this.libraryDir), fingerprint, bm25Signature(params));
+    return isCurrent(catalogFile(this.libraryDir), version) && isCurrent(bm25File(this.libraryDir), version, bm25Signature(params));
   }
 
   private lexicalIndex(): Lexical {
@@ -214,8 +214,8 @@ export class ToolSearch {
     const store = LibraryStore.open(this.libraryDir);
     try {
       const built = buildLexical(store, params, (done, total) => this.options.onProgress?.('bm25', done, total));
-      saveCatalog(this.libraryDir, this.fingerprint(), built.catalog);
-      saveBm25(this.libraryDir, this.fingerprint(), built.bm25, params);
+      saveCatalog(this.libraryDir, this.version(), built.catalog);
+      saveBm25(this.libraryDir, this.version(), built.bm25, params);
       return built;
     } finally {
       store.close();
@@ -238,7 +238,7 @@ export class ToolSearch {
   private vectorIndex(kind: 'use' | 'dense', embedder: Embedder): Promise<VectorIndex> {
     let vectors = this.vectorIndexes.get(kind);
     if (!vectors) {
-      if (!vectorsCurrent(this.libraryDir, this.fingerprint(), embedder)) this.requireAutoBuild(kind);
+      if (!vectorsCurrent(this.libraryDir, this.version(), embedder)) this.requireAutoBuild(kind);
       vectors = this.buildVectors(embedder, false);
       this.vectorIndexes.set(kind, vectors);
       vectors.catch(() => this.vectorIndexes.delete(kind));
@@ -257,7 +257,7 @@ export class ToolSearch {
   }
 
   private buildVectors(embedder: Embedder, force: boolean): Promise<VectorIndex> {
-    return ensureVectors(this.libraryDir, this.fingerprint(), embedder, {
+    return ensureVectors(this.libraryDir, this.version(), embedder, {
       force,
       onProgress: (done, total) => this.options.onProgress?.(`vectors-${embedder.key}`, done, total),
     });

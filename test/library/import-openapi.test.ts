@@ -165,6 +165,7 @@ test('broken files fail with an ImportError that names the file and the problem'
     ['v2.json', '{"openapi": "2.5.0", "paths": {}}', /v2\.json: unsupported OpenAPI version "2\.5\.0"/],
     ['swagger1.json', '{"swagger": "1.2"}', /swagger1\.json: unsupported Swagger version "1\.2"/],
     ['paths.json', '{"openapi": "3.0.0", "paths": []}', /paths\.json: \/paths must be an object/],
+    ['cycle.yaml', 'openapi: 3.0.0\ncomponents:\n  schemas:\n    Node: &node\n      type: object\n      properties:\n        next: *node\n', /cycle\.yaml: a YAML alias at \/components\/schemas\/Node\/properties\/next contains itself/],
   ];
   for (const [name, text, message] of cases) {
     const file = join(dir, name);
@@ -174,4 +175,27 @@ test('broken files fail with an ImportError that names the file and the problem'
   await assert.rejects(importOpenapi(join(dir, 'missing.json')), ImportError);
   // One broken file fails the whole folder: nothing half-imported.
   await assert.rejects(importOpenapi(dir), ImportError);
+});
+
+test('YAML anchors shared by several operations are fine', async () => {
+  const file = join(tempDir('toolenv-anchor-'), 'anchors.yaml');
+  writeFileSync(
+    file,
+    [
+      'openapi: 3.0.3',
+      'info: {title: Anchors, version: "1"}',
+      'paths:',
+      '  /a:',
+      '    get:',
+      '      operationId: a',
+      '      responses: &ok',
+      '        "200": {description: ok, content: {application/json: {schema: {type: integer}}}}',
+      '  /b:',
+      '    get:',
+      '      operationId: b',
+      '      responses: *ok',
+    ].join('\n'),
+  );
+  const { tools } = await importOpenapi(file);
+  assert.deepEqual(tools.map((t) => [t.id, t.response_schema]), [['anchors__a', { type: 'integer' }], ['anchors__b', { type: 'integer' }]]);
 });

@@ -8,6 +8,7 @@ import type { Tool } from '../../src/library/tool.js';
 import { packageRoot } from '../../src/paths.js';
 import { startServer } from '../../src/server/serve.js';
 import { ResponseCache } from '../../src/simulator/cache.js';
+import { benchModel } from '../../src/simulator/llama/bench.js';
 import { createLlamaResponder } from '../../src/simulator/llama/responder.js';
 import { createModelResponder, type GenerationRequest } from '../../src/simulator/model-responder.js';
 import { createSimulator } from '../../src/simulator/pipeline.js';
@@ -106,6 +107,14 @@ test('a model call past its deadline falls back to the synthesizer', async () =>
   assert.equal(hasty.stats.answered, 0);
 });
 
+test('a prompt that leaves no room for the answer in the context falls back instead of being cut', async () => {
+  const cramped = createLlamaResponder({ ...TEST_MODEL, model: tinyModelFile(), contextSize: 512 });
+  after(() => cramped.engine.close());
+  assert.equal(await cramped.respond(orderTool, { order_id: 'C-3' }, { seed: 0 }), undefined);
+  assert.match(cramped.stats.lastError ?? '', /the prompt takes \d+ tokens; with 200 for the answer it exceeds the context of 512/);
+  assert.equal(cramped.stats.errors, 1);
+});
+
 test('a corrupt model file falls back to the synthesizer: no 5xx, the load error is kept and counted', async () => {
   const dir = tempDir('toolenv-llama-corrupt-');
   const corrupt = join(dir, 'corrupt.gguf');
@@ -197,6 +206,31 @@ test('`serve --responder llama --model FILE` answers from the model, counts it o
   assert.equal(chat.status, 200);
   const completion = (await chat.json()) as { choices: { message: { content: string } }[] };
   assert.equal(typeof completion.choices[0]!.message.content, 'string');
+});
+
+test('`call --responder llama` answers one call from the model', () => {
+  const library = writeFixtureLibrary(tools, [petstoreApi]);
+  const args = ['call', getPet.id, '--library', library, '--args', '{"petId":3}', '--cache-mode', 'off', '--error-rate', '0', '--json'];
+  const run = spawnSync(process.execPath, [BIN, ...args, '--responder', 'llama', '--model', tinyModelFile(), '--gpu', 'cpu', '--ctx', '2048', '--max-tokens', '200'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const result = JSON.parse(run.stdout.trimEnd().split('\n').at(-1)!) as { status: number; source: string; body: unknown };
+  assert.equal(result.source, 'model');
+  assert.equal(result.status, 200);
+  assertSatisfies(getPet.response_schema, result.body, getPet.id);
+});
+
+test('benchModel measures model-backed calls at each parallelism', async () => {
+  const report = await benchModel({ model: tinyModelFile(), gpu: 'cpu', contextSize: 2048, threads: 1, parallel: [2], calls: 4, maxTokens: 64 });
+  assert.equal(report.prompt, 'tool-response.v1');
+  assert.equal(report.gpu, false);
+  assert.ok(report.load_ms > 0);
+  assert.equal(report.rows.length, 1);
+  const [row] = report.rows;
+  assert.equal(row!.parallel, 2);
+  assert.equal(row!.calls, 4);
+  assert.ok(row!.answered >= 1 && row!.answered <= 4);
+  assert.ok(row!.calls_per_s > 0 && row!.tokens_per_s > 0);
+  assert.ok(row!.p95_ms >= row!.p50_ms);
 });
 
 test('bad model flags are usage errors', () => {

@@ -63,7 +63,7 @@ test('the chat route refuses what it does not offer with a problem naming it', a
     [{ model: 'm' }, /must have required property 'messages'/],
     [{ messages: [] }, /\/messages must NOT have fewer than 1 items/],
     [{ messages: [{ role: 'user', content: 'x' }], tools: [] }, /unsupported member "tools"/],
-    [{ messages: [{ role: 'user', content: 'x' }], max_tokens: 5000 }, /max_tokens must be below the context size \(2048\)/],
+    [{ messages: [{ role: 'user', content: 'x' }], max_tokens: 5000 }, /exceeds the context of 2048 \(raise --ctx or lower --max-tokens\)/],
     [{ messages: [{ role: 'user', content: 'x' }], guided_json: {}, response_format: { type: 'json_schema', json_schema: { schema: {} } } }, /not both/],
   ];
   for (const [body, detail] of cases) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JsonSchema, Tool } from '../../src/library/tool.js';
 import { createAjv } from '../../src/simulator/ajv.js';
-import { synthesize, synthResponder } from '../../src/simulator/synth/index.js';
+import { synthesize, synthesizeChecked, synthResponder } from '../../src/simulator/synth/index.js';
 import { callSeed } from '../../src/simulator/synth/random.js';
 import { petstoreTools } from '../fixtures/tools.js';
 
@@ -188,9 +188,17 @@ test('a tool without a response schema gets a shape from its name and descriptio
   assert.deepEqual(again.body, forecast);
 });
 
-test('a root schema that admits nothing answers null; an empty schema answers a plausible object', () => {
-  assert.equal(synthesize(toolWith(false), {}, 0).body, null);
-  assert.equal(synthesize(toolWith({ type: 'string', enum: [] }), {}, 0).body, null);
+test('a schema that admits nothing gets a best effort, flagged; an empty schema answers a plausible object', () => {
+  assert.deepEqual(synthesizeChecked(toolWith(false), {}, 0), { status: 200, body: null, satisfied: false });
+  const enumless = synthesizeChecked(toolWith({ type: 'string', enum: [] }), {}, 0);
+  assert.equal(typeof enumless.body, 'string');
+  assert.equal(enumless.satisfied, false);
+  // two closed objects that each require a key the other forbids: the body keeps both shapes
+  const closed = synthesizeChecked(toolWith({ allOf: [{ type: 'object', required: ['a'], properties: { a: { type: 'integer' } }, additionalProperties: false }, { type: 'object', required: ['b'], properties: { b: { type: 'string' } }, additionalProperties: false }] }), {}, 0);
+  assert.equal(closed.satisfied, false);
+  assert.equal(typeof (closed.body as { a: unknown }).a, 'number');
+  assert.equal(typeof (closed.body as { b: unknown }).b, 'string');
+  assert.equal(synthesizeChecked(listPets, { limit: 2 }, 0).satisfied, true);
   for (const schema of [{}, true] as JsonSchema[]) {
     const body = synthesize(toolWith(schema), {}, 0).body;
     assert.ok(body !== null && typeof body === 'object' && Object.keys(body).length > 0, JSON.stringify(body));

@@ -22,11 +22,36 @@ export async function loadDocument(file: string): Promise<JsonObject> {
 
 function parseText(file: string, text: string): unknown {
   const json = extname(file).toLowerCase() === '.json' || /^\s*[{[]/.test(text);
+  let value: unknown;
   try {
-    return json ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 10_000 });
+    value = json ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 10_000 });
   } catch (error) {
     throw new ImportError(`${file}: not valid ${json ? 'JSON' : 'YAML'}: ${(error as Error).message.split('\n')[0]}`);
   }
+  if (!json) {
+    const cycle = cyclePath(value);
+    if (cycle !== undefined) throw new ImportError(`${file}: a YAML alias at ${cycle || '/'} contains itself; a document must be a tree`);
+  }
+  return value;
+}
+
+/** The JSON pointer of a node that contains itself (a YAML anchor whose alias sits inside it), or undefined. */
+function cyclePath(root: unknown): string | undefined {
+  const open = new Set<object>();
+  const done = new WeakSet<object>();
+  const visit = (node: unknown, path: string): string | undefined => {
+    if (typeof node !== 'object' || node === null || done.has(node)) return undefined;
+    if (open.has(node)) return path;
+    open.add(node);
+    for (const [key, child] of Object.entries(node)) {
+      const found = visit(child, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+      if (found !== undefined) return found;
+    }
+    open.delete(node);
+    done.add(node);
+    return undefined;
+  };
+  return visit(root, '');
 }
 
 /** Checks that a parsed value is an OpenAPI 3.x or Swagger 2.0 document; Swagger 2.0 comes back as OpenAPI 3.0. */

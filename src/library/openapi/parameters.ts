@@ -5,7 +5,7 @@
 import type { JsonSchema, JsonSchemaObject, ParamBinding, ParamLocation } from '../tool.js';
 import { convert, isJsonMediaType, pickJsonMediaType, type DocumentContext } from './context.js';
 import { deref, isObject, type JsonObject } from './refs.js';
-import { plainText } from './text.js';
+import { cut, MAX_DESCRIPTION_LENGTH, plainText } from './text.js';
 
 export interface RequestShape {
   parameters: JsonSchemaObject;
@@ -50,7 +50,7 @@ export function requestShape(context: DocumentContext, pathItem: JsonObject, ope
     if (spread) {
       for (const [name, property] of Object.entries(spread.properties)) add(name, 'body', name, property, bodyRequired && spread.required.has(name));
     } else {
-      const description = plainText(body.description);
+      const description = cut(plainText(body.description), MAX_DESCRIPTION_LENGTH);
       const described = description && typeof schema !== 'boolean' && schema.description === undefined ? { ...schema, description } : schema;
       add('body', 'body', '', described, bodyRequired);
     }
@@ -89,7 +89,7 @@ function parameterSchema(context: DocumentContext, spec: JsonObject): JsonSchema
   const converted = raw === undefined ? { type: 'string' } : convert(context, raw, 'request');
   if (typeof converted === 'boolean') return converted;
   const schema = { ...converted };
-  const description = plainText(spec.description);
+  const description = cut(plainText(spec.description), MAX_DESCRIPTION_LENGTH);
   if (description) schema.description = description;
   if (spec.deprecated === true) schema.deprecated = true;
   const examples = parameterExamples(context, spec);

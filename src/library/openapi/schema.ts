@@ -107,7 +107,7 @@ const COUNTS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'minPr
 const BOOLEANS = new Set(['uniqueItems', 'readOnly', 'writeOnly', 'deprecated']);
 const STRINGS = new Set(['title', 'description', 'format', 'contentMediaType', 'contentEncoding', '$comment']);
 const VALUES = new Set(['const', 'default']);
-/** Keywords a `$ref`'s siblings may carry without changing what validates: merged onto the inlined target. */
+/** Keywords a `$ref`'s siblings may carry without changing what validates; of these only a description is kept. */
 const ANNOTATIONS = new Set(['description', 'title', 'summary', 'deprecated', 'readOnly', 'writeOnly', 'default', 'example', 'examples', '$comment']);
 
 const patternValidity = new Map<string, boolean>();

@@ -3,7 +3,7 @@ import type { ErrorObject } from 'ajv';
 import { Hono } from 'hono';
 import type { JsonSchema } from '../../library/tool.js';
 import { createAjv } from '../../simulator/ajv.js';
-import type { EngineInfo, LlamaEngine } from '../../simulator/llama/engine.js';
+import { ContextOverflowError, type EngineInfo, type LlamaEngine } from '../../simulator/llama/engine.js';
 import type { ChatMessage } from '../../simulator/model-responder.js';
 import { ResponderBusyError } from '../../simulator/queue.js';
 import { readJsonBody } from '../json-body.js';
@@ -92,8 +92,7 @@ export function chatRoutes(engine: LlamaEngine): Hono {
     } catch (error) {
       return problemResponse(500, (error as Error).message, { title: 'Model unavailable' });
     }
-    const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_CHAT_MAX_TOKENS;
-    if (maxTokens >= info.contextSize) throw invalid(`max_tokens must be below the context size (${info.contextSize}), got ${maxTokens}`);
+    const maxTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_CHAT_MAX_TOKENS, info.contextSize);
 
     const format = body.guided_json !== undefined ? 'json_schema' : (body.response_format?.type ?? 'text');
     const messages: ChatMessage[] = body.messages.map((m) => ({
@@ -122,6 +121,7 @@ export function chatRoutes(engine: LlamaEngine): Hono {
       if (error instanceof ResponderBusyError) {
         return problemResponse(503, error.message, { title: 'Model busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
       }
+      if (error instanceof ContextOverflowError) throw invalid(error.message);
       // Stopped on purpose (the client went away, the server is closing): nothing to log.
       if (engine.closed || c.req.raw.signal.aborted) return problemResponse(503, (error as Error).message, { title: 'Model unavailable' });
       throw error;

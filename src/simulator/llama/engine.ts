@@ -5,6 +5,7 @@ import type { JsonSchema } from '../../library/tool.js';
 import type { ChatMessage, Generation, GenerationRequest, TextGenerator } from '../model-responder.js';
 import { BoundedQueue } from '../queue.js';
 import { grammarSchema } from './grammar-schema.js';
+import { acquireRuntime } from './runtime.js';
 
 export type GpuChoice = 'auto' | 'cuda' | 'vulkan' | 'cpu';
 export const GPU_CHOICES: readonly GpuChoice[] = ['auto', 'cuda', 'vulkan', 'cpu'];
@@ -40,13 +41,22 @@ export interface EngineInfo {
   loadMs: number;
 }
 
+/** A prompt that leaves no room in the context for `maxTokens` of answer (llama.cpp would otherwise drop its start). */
+export class ContextOverflowError extends Error {
+  constructor(promptTokens: number, maxTokens: number, contextSize: number) {
+    super(`the prompt takes ${promptTokens} tokens; with ${maxTokens} for the answer it exceeds the context of ${contextSize} (raise --ctx or lower --max-tokens)`);
+    this.name = 'ContextOverflowError';
+  }
+}
+
 interface Loaded {
-  llama: Llama;
   model: LlamaModel;
   context: LlamaContext;
   /** One LlamaChat per sequence; the queue guarantees one is free whenever a task runs. */
   free: LlamaChat[];
   info: EngineInfo;
+  /** Lets go of the shared llama.cpp runtime. */
+  release: () => Promise<void>;
 }
 
 /**
@@ -109,9 +119,13 @@ export class LlamaEngine implements TextGenerator {
     return this.queue.run(async () => {
       const chat = loaded.free.pop()!;
       try {
+        const chatHistory = history(request.messages);
+        // Counted the way the chat template lays the messages out, role markers included.
+        const promptTokens = chat.chatWrapper.generateContextState({ chatHistory }).contextText.tokenize(loaded.model.tokenizer).length;
+        if (promptTokens + request.maxTokens > loaded.info.contextSize) throw new ContextOverflowError(promptTokens, request.maxTokens, loaded.info.contextSize);
         const grammar = request.text ? undefined : await this.grammar(loaded, request.schema);
         let completionTokens = 0;
-        const result = await chat.generateResponse(history(request.messages), {
+        const result = await chat.generateResponse(chatHistory, {
           grammar,
           maxTokens: request.maxTokens,
           temperature: request.temperature,
@@ -126,7 +140,7 @@ export class LlamaEngine implements TextGenerator {
         });
         return {
           text: result.response,
-          promptTokens: request.messages.reduce((n, m) => n + loaded.model.tokenize(m.content).length, 0),
+          promptTokens,
           completionTokens,
           truncated: result.metadata.stopReason === 'maxTokens',
         };
@@ -145,37 +159,24 @@ export class LlamaEngine implements TextGenerator {
     this.loaded = undefined;
     await loaded.context.dispose();
     await loaded.model.dispose();
-    await loaded.llama.dispose();
+    await loaded.release();
   }
 
   private async open(): Promise<Loaded> {
     const started = performance.now();
-    const { getLlama, LlamaChat: Chat, LlamaLogLevel } = await import('node-llama-cpp');
-    const log = this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const { LlamaChat: Chat } = await import('node-llama-cpp');
     const threads = this.options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2));
-    const gpu = this.options.gpu ?? 'auto';
-    const llama = await getLlama({
-      gpu: gpu === 'cpu' ? false : gpu,
-      // Prebuilt binaries only: never compile llama.cpp, never download anything.
-      build: 'never',
-      skipDownload: true,
-      progressLogs: false,
-      maxThreads: threads,
-      logLevel: LlamaLogLevel.warn,
-      logger: (level, message) => {
-        const text = message.trim();
-        if (text && (level === LlamaLogLevel.error || level === LlamaLogLevel.fatal || level === LlamaLogLevel.warn)) log(`llama.cpp: ${text}`);
-      },
-    });
+    const runtime = await acquireRuntime(this.options.gpu ?? 'auto', this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
+    let model: LlamaModel | undefined;
     try {
-      const model = await llama.loadModel({ modelPath: this.options.model, gpuLayers: this.options.gpuLayers ?? 'auto' });
+      model = await runtime.llama.loadModel({ modelPath: this.options.model, gpuLayers: this.options.gpuLayers ?? 'auto' });
       const parallel = this.queue.concurrency;
       const contextSize = this.options.contextSize ?? Math.min(4096, model.trainContextSize);
       const context = await model.createContext({ contextSize, sequences: parallel, threads });
       const free = Array.from({ length: parallel }, () => new Chat({ contextSequence: context.getSequence() }));
       const info: EngineInfo = {
         model: this.options.model,
-        gpu: llama.gpu,
+        gpu: runtime.llama.gpu,
         gpuLayers: model.gpuLayers,
         contextSize: context.contextSize,
         trainContextSize: model.trainContextSize,
@@ -183,9 +184,10 @@ export class LlamaEngine implements TextGenerator {
         threads,
         loadMs: performance.now() - started,
       };
-      return { llama, model, context, free, info };
+      return { model, context, free, info, release: runtime.release };
     } catch (error) {
-      await llama.dispose();
+      await model?.dispose();
+      await runtime.release();
       throw error;
     }
   }
@@ -196,14 +198,15 @@ export class LlamaEngine implements TextGenerator {
     const key = simplified === undefined ? '' : JSON.stringify(simplified);
     let grammar = this.grammars.get(key);
     if (!grammar) {
+      const llama = loaded.model.llama;
       grammar =
         simplified === undefined
-          ? loaded.llama.getGrammarFor('json')
+          ? llama.getGrammarFor('json')
           : // The simplified schema is plain JSON Schema; its static type is node-llama-cpp's narrower one. Should the
             // grammar builder still refuse it, any JSON will do: the answer is validated against the real schema anyway.
-            loaded.llama
+            llama
               .createGrammarForJsonSchema(simplified as Parameters<Llama['createGrammarForJsonSchema']>[0])
-              .catch(() => loaded.llama.getGrammarFor('json'));
+              .catch(() => llama.getGrammarFor('json'));
       this.grammars.set(key, grammar);
     }
     return grammar;

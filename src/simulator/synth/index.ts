@@ -5,7 +5,7 @@ import { reseed } from './faker.js';
 import { callSeed } from './random.js';
 import { generateRequired } from './schema.js';
 import { shapeSchema } from './shape.js';
-import { NOTHING, type Site } from './site.js';
+import { NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
 
 /**
@@ -14,8 +14,18 @@ import { newPersona, type Persona } from './values.js';
  * canonical arguments and seed always give the same body; a 204 has a null body.
  */
 export function synthesize(tool: Tool, args: Arguments, seed: number): Responded {
+  const { status, body } = synthesizeChecked(tool, args, seed);
+  return { status, body };
+}
+
+/**
+ * `synthesize`, also saying whether the body met every constraint the synthesizer checked. False only for schemas
+ * that admit no value (an allOf of two closed objects requiring different keys, a oneOf of identical branches…),
+ * where the body is a best effort: the shape, with the impossible parts as close as they come.
+ */
+export function synthesizeChecked(tool: Tool, args: Arguments, seed: number): Responded & { satisfied: boolean } {
   const status = tool.response_status ?? 200;
-  if (status === 204) return { status, body: null };
+  if (status === 204) return { status, body: null, satisfied: true };
   reseed(callSeed(tool.id, args, seed));
   const echo = echoFrom(tool, args);
   let persona: Persona | undefined;
@@ -28,8 +38,9 @@ export function synthesize(tool: Tool, args: Arguments, seed: number): Responded
     inRecord: false,
     persona: () => (persona ??= newPersona()),
   };
-  const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, { echo, nodes: 0, loose: false, lenient: false });
-  return { status, body: body === NOTHING ? null : body };
+  const walk: Walk = { echo, nodes: 0, loose: false, lenient: false, faults: 0 };
+  const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, walk);
+  return { status, body: body === NOTHING ? null : body, satisfied: walk.faults === 0 && body !== NOTHING };
 }
 
 /** The Response layer's embedded default: answers every call, without a model. */

@@ -3,7 +3,7 @@ import { jsonType, lengthOf, numberFits, stringFits } from './fits.js';
 import type { Flat, JsonType } from './flat.js';
 import { formatString, formatVariants, hasFormat } from './formats.js';
 import { fromPattern } from './regex.js';
-import { echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
+import { bestEffort, echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
 import { formatHintString, namedNumber, namedString, plainString, trueChance, type NumberHint } from './values.js';
 
 /** How often a field repeats one of its schema's own examples rather than a fresh value (lists would look cloned otherwise). */
@@ -190,7 +190,7 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
   if (format !== undefined) {
     const value = fromFormat(format, `${site.parent}_${site.key}`, ok);
     if (value !== undefined) return value;
-    if (!flat.patterns.length) return walk.lenient ? formatString(format, site.key)! : NOTHING;
+    if (!flat.patterns.length) return bestEffort(walk, formatString(format, site.key)!);
   }
   if (flat.patterns.length) {
     const repeat = Math.max(1, Math.min(8, flat.maxLength ?? 8));
@@ -198,15 +198,15 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
       const value = fromPattern(pattern, ok, repeat, min);
       if (value !== undefined) return value;
     }
-    return plainFallback(min, max, ok) ?? (walk.lenient ? (named ?? '') : NOTHING);
+    return plainFallback(min, max, ok) ?? bestEffort(walk, named ?? '');
   }
   if (walk.loose) {
     const value = faker.string.alpha({ length: rng.int(min, Math.min(max, min + 24)), casing: 'lower' });
-    return ok(value) || walk.lenient ? value : NOTHING;
+    return ok(value) ? value : bestEffort(walk, value);
   }
   const hinted = flat.formats.length ? formatHintString(flat.formats[0]!, context) : undefined;
   const value = fitLength(hinted ?? named ?? plainString(), min, max);
   if (ok(value)) return value;
   const plain = fitLength(plainString(), min, max);
-  return ok(plain) || walk.lenient ? plain : NOTHING;
+  return ok(plain) ? plain : bestEffort(walk, plain);
 }

@@ -9,7 +9,7 @@ import { hasFormat } from './formats.js';
 import { booleanFor, guessType, numberFor, stringFor } from './leaves.js';
 import { nameKey, singular } from './names.js';
 import { fromPattern, matches } from './regex.js';
-import { echoFor, NOTHING, type Site, type Walk } from './site.js';
+import { bestEffort, echoFor, NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
 
 const ATTEMPTS = 12;
@@ -29,23 +29,32 @@ export function generate(schemas: readonly JsonSchema[], site: Site, walk: Walk)
   walk.nodes++;
   const loose = walk.loose;
   const start = walk.nodes;
+  const faults = walk.faults;
   let fallback: unknown = NOTHING;
+  let fallbackFaults = Infinity;
   let attempts = ATTEMPTS;
   const tried = new Map<readonly JsonSchema[], Set<number>>();
   try {
     // Retrying a large value is costly: past a few hundred values spent on it, the last try stands.
     for (let attempt = 0; attempt < attempts && walk.nodes - start < RETRY_SPEND && walk.nodes < RETRY_BUDGET; attempt++) {
       walk.loose = loose || attempt >= 2;
+      walk.faults = faults;
       const flat = resolve(schemas, rng, tried);
       if (flat.impossible && !flat.chose) break;
       // Without choices or checks, only a leaf's bad luck can fail (a pattern randexp missed): a few tries do.
       if (!flat.chose && flat.mustMatch.length === 0 && flat.mustNotMatch.length === 0) attempts = Math.min(attempts, 3);
       const value = flat.impossible ? NOTHING : fromFlat(flat, site, walk);
       if (value === NOTHING) continue;
-      if (passes(flat, value) || (spoil(flat, value) && passes(flat, value))) return value;
-      fallback = value;
+      const clean = walk.faults === faults;
+      if (clean && (passes(flat, value) || (spoil(flat, value) && passes(flat, value)))) return value;
+      const cost = walk.faults - faults + (clean ? 1 : 0);
+      if (cost < fallbackFaults) [fallback, fallbackFaults] = [value, cost];
     }
-    return walk.lenient ? fallback : NOTHING;
+    walk.faults = faults;
+    if (fallback === NOTHING) return bestEffort(walk, NOTHING);
+    if (!walk.lenient) return NOTHING;
+    walk.faults += fallbackFaults;
+    return fallback;
   } finally {
     walk.loose = loose;
   }
@@ -141,7 +150,8 @@ function fromFlat(flat: Flat, site: Site, walk: Walk): unknown {
     const value = fromEnum(flat, site, walk);
     // An enum none of whose values fits the rest (an array typed field with a string enum) is unsatisfiable: when
     // the value must be there anyway, the enum gives way.
-    if (value !== NOTHING || !walk.lenient) return value;
+    if (value !== NOTHING) return value;
+    if (bestEffort(walk, true) === NOTHING) return NOTHING;
   }
   const type = chooseType(flat, site, walk);
   switch (type) {
@@ -374,7 +384,7 @@ function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
       // A required key some part's additionalProperties: false shuts out: no valid object exists. When one must
       // be there anyway, the key comes with whatever declares it.
       if (!flat.required.has(key)) continue;
-      if (!walk.lenient) return NOTHING;
+      if (bestEffort(walk, true) === NOTHING) return NOTHING;
       schemas = flat.objects.flatMap((part) => (part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : []));
     }
     const child = childSite(site, key, personaOf, walk);
@@ -396,7 +406,7 @@ function extraKey(flat: Flat, index: number): string | undefined {
   const closed = flat.closed || flat.objects.some((part) => part.additionalProperties === false);
   if (patterns.length && (closed || rng.chance(0.5))) return fromPattern(rng.pick(patterns), () => true, 6);
   if (flat.propertyNames.length) {
-    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0, loose: false, lenient: false });
+    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0, loose: false, lenient: false, faults: 0 });
     return typeof key === 'string' ? key : undefined;
   }
   return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();

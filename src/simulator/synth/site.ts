@@ -33,6 +33,15 @@ export interface Walk {
   loose: boolean;
   /** Set while generating a value that must be there (a required field, a list minimum, the root): leaves that find no valid value return their best try rather than NOTHING. */
   lenient: boolean;
+  /** Best-effort values placed so far (see `bestEffort`): a try that needed one is not valid, and another is made. */
+  faults: number;
+}
+
+/** A value known not to satisfy its schema: NOTHING unless the value must be there (`walk.lenient`), then counted as a fault. */
+export function bestEffort<T>(walk: Walk, value: T): T | typeof NOTHING {
+  if (!walk.lenient) return NOTHING;
+  walk.faults++;
+  return value;
 }
 
 /** The request value this field repeats, if any (whether it fits is the caller's to check). */
