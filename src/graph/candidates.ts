@@ -14,6 +14,8 @@ export interface KeyMatch {
   b: ToolFeatures;
   output: Output;
   input: Input;
+  /** The key's resource is a context most of the API works under (see contextNouns). */
+  contextual: boolean;
 }
 
 export interface MatchLimits {
@@ -57,6 +59,7 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
       push(consumers, `${at}\u0000${input.key}`, { tool, input });
     }
   }
+  const contexts = contextNouns(features);
   const matches: KeyMatch[] = [];
   const skipped: string[] = [];
   for (const [entry, takers] of consumers) {
@@ -69,7 +72,9 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
     for (const { tool: b, input } of takers) {
       for (const { tool: a, output } of givers) {
         if (a.id === b.id || (scope === 'provider' && a.group === b.group)) continue;
-        if (typesFit(output, input) && ownersFit(output, input, scope)) matches.push({ a, b, output, input });
+        if (!typesFit(output, input) || !ownersFit(output, input, scope)) continue;
+        const contextual = contexts.get(b.group)?.has(input.key.slice(0, input.key.lastIndexOf('.'))) ?? false;
+        matches.push({ a, b, output, input, contextual });
       }
     }
   }
@@ -83,8 +88,39 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
  */
 function ownersFit(output: Output, input: Input, scope: Scope): boolean {
   if (scope === 'provider') return output.owned && output.owner === input.owner && isUniqueAttr(input.key.slice(input.key.lastIndexOf('.') + 1));
-  return output.owner === '' || input.owner === '' || output.owner === input.owner;
+  const a = output.owner;
+  const b = input.owner;
+  // A resource owner and a static namespace ('/mysql') are different kinds of context: they do not exclude each other.
+  return a === '' || b === '' || a === b || a.startsWith('/') !== b.startsWith('/');
 }
+
+/**
+ * Per API, the resources that lead the paths of a good share of its tools (`/orgs/{org_id}/…`, `/sites/{site_id}/…`):
+ * the account, organization or site a caller works in. A call that merely mentions one (a WLAN's `msp_id`) is no
+ * source of it; the tools that list or create them are.
+ */
+function contextNouns(features: readonly ToolFeatures[]): Map<string, Set<string>> {
+  const leading = new Map<string, Map<string, number>>();
+  const sizes = new Map<string, number>();
+  for (const f of features) {
+    sizes.set(f.group, (sizes.get(f.group) ?? 0) + 1);
+    const first = f.addressed[0];
+    if (first === undefined) continue;
+    let counts = leading.get(f.group);
+    if (!counts) leading.set(f.group, (counts = new Map()));
+    counts.set(first, (counts.get(first) ?? 0) + 1);
+  }
+  const out = new Map<string, Set<string>>();
+  for (const [group, counts] of leading) {
+    const floor = Math.max(CONTEXT_MIN_TOOLS, CONTEXT_SHARE * sizes.get(group)!);
+    const nouns = [...counts].filter(([, n]) => n >= floor).map(([noun]) => noun);
+    if (nouns.length > 0) out.set(group, new Set(nouns));
+  }
+  return out;
+}
+
+const CONTEXT_MIN_TOOLS = 5;
+const CONTEXT_SHARE = 0.1;
 
 function providersWithSeveralApis(features: readonly ToolFeatures[]): Set<string> {
   const groups = new Map<string, Set<string>>();

@@ -2,16 +2,18 @@
 import type { KeyMatch, PathIndex } from './candidates.js';
 import type { Edge } from './edge.js';
 import type { ToolFeatures } from './features.js';
-import { isAmbientWord } from './names.js';
+import { idAttr, isAmbientWord, nounOf, words } from './names.js';
 
 /**
  * Whether A hands B the resource B works on: A returns its own resource (the pet ids of GET /pets), or A looks
  * up something that names a related resource near the top of its response and B reads that one (GET an order,
  * its `petId` → GET /pets/{petId}). Anything else (an order's `petId` passed on to POST /visits, the `teamId` an
- * acknowledged alert mentions, a tag id three objects deep) relates the two without B needing A: that is soft.
+ * acknowledged alert mentions, a tag id three objects deep, the organization a site's WLAN belongs to) relates
+ * the two without B needing A: that is soft.
  */
-export function isDirect({ a, b, output, input }: KeyMatch): boolean {
+export function isDirect({ a, b, output, input, contextual }: KeyMatch): boolean {
   if (output.owned) return true;
+  if (contextual) return false;
   const noun = input.key.slice(0, input.key.lastIndexOf('.'));
   return output.hops <= 1 && a.reads && b.reads && (b.addressed.includes(noun) || b.nouns[0] === noun);
 }
@@ -34,6 +36,19 @@ export function dataflowEdges(matches: readonly KeyMatch[], scope: 'api' | 'prov
     });
   }
   return edges;
+}
+
+/**
+ * Whether the parameter after a collection picks one of its members: `/pets/{petId}`, `/pets/{id}`, but not
+ * `/boards/{b}/lists/{filter}` (a filter word) or `/carts/{c}/gift-message/{itemId}` (a cart item, not a message).
+ */
+function namesMember(param: string, collection: string): boolean {
+  if (isAmbientWord(param)) return false;
+  const ws = words(param);
+  if (ws.length < 2 || !idAttr(ws[ws.length - 1]!)) return true;
+  const noun = nounOf(ws.slice(0, -1));
+  const member = nounOf(words(collection.slice(collection.lastIndexOf('/') + 1)));
+  return member.endsWith(noun) || noun.endsWith(member);
 }
 
 /** The name of the parameter right after `collection` in `path` (`/pets/{petId}/photos`, `/pets` → `petId`). */
@@ -61,8 +76,7 @@ export function createEdges(features: readonly ToolFeatures[], paths: PathIndex)
       if (b.id === a.id || b.method === null || !MEMBER_METHODS.has(b.method)) continue;
       const rest = b.shape!.slice(a.shape.length + '/{}'.length);
       if (rest !== '' && (rest.includes('{}') || rest.indexOf('/', 1) >= 0)) continue;
-      // GET /boards/{id}/lists/{filter} takes a filter word, not the list just made.
-      if (isAmbientWord(memberParam(b.path!, a.shape))) continue;
+      if (!namesMember(memberParam(b.path!, a.shape), a.shape)) continue;
       edges.push({
         src: a.id,
         dst: b.id,

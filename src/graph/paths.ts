@@ -42,17 +42,21 @@ function resourceIndex(segments: Segment[]): number {
 }
 
 /**
- * The resource that owns the collection at `index`: `webinar` for the registrants of
- * `/organizers/{o}/webinars/{w}/registrants`, `app` for `/apps/{owner}/{app}/groups`, '' for a collection no
- * parameter separates from what comes before. Two collections with one noun under different owners (webinar
- * registrants, training registrants) hold different things.
+ * What the collection at `index` belongs to, so that two collections with one noun stay apart:
+ * - the nearest resource a parameter addresses before it: `team` for `/teams/{t}/pipelines_config/variables`,
+ *   `app` for `/apps/{owner}/{app}/groups`, against `user` for `/users/{u}/pipelines_config/variables`;
+ * - else the static segment right before it, as `/mysql` for `/databases/mysql/instances`, against `/mongodb`;
+ * - else '' (a top-level collection).
+ * Only owners of the same form are compared (see ownersFit): `/vision/models` and `/datasets/{d}/models` may hold the same models.
  */
 function ownerAt(segments: Segment[], index: number): string {
-  let at = index - 1;
-  if (!segments[at]?.param) return '';
-  while (segments[at]?.param) at--;
-  const owner = segments[at];
-  return owner ? (segmentNoun(owner) ?? '') : '';
+  for (let at = index - 1; at > 0; at--) {
+    if (!segments[at]!.param || segments[at - 1]!.param) continue;
+    const owner = segmentNoun(segments[at - 1]!);
+    if (owner) return owner;
+  }
+  const before = segments[index - 1];
+  return before && segmentNoun(before) ? `/${before.text.toLowerCase()}` : '';
 }
 
 /** The owner of the collection the path is about (see ownerAt). */

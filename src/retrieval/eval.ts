@@ -1,6 +1,6 @@
 import { LibraryStore } from '../library/store.js';
 import type { Tool } from '../library/tool.js';
-import { DEFAULT_BM25_PARAMS, queryTerms, type Bm25Index, type Bm25Params } from './bm25.js';
+import { DEFAULT_BM25_PARAMS, queryTerms, type Bm25Index } from './bm25.js';
 import { passageOf, tokenizeLibrary, type Progress } from './build.js';
 import type { Catalog } from './catalog.js';
 import { apiName } from './documents.js';
@@ -28,7 +28,6 @@ export interface EvalOptions {
   pooling?: Pooling;
   queryPrefix?: string;
   denseWeight?: number;
-  bm25Params?: Bm25Params;
   onProgress?: (stage: string, done: number, total: number) => void;
 }
 
@@ -112,7 +111,7 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
   try {
     const { queries, withheld } = makeBenchmark(store, { size: options.size, seed });
     const { catalog, bm25: builder } = tokenizeLibrary(store, { withhold: withheld, onProgress: progress('bm25') });
-    const bm25 = builder.finish(options.bm25Params ?? DEFAULT_BM25_PARAMS);
+    const bm25 = builder.finish(DEFAULT_BM25_PARAMS);
     const version = new LibraryVersion(libraryDir);
 
     const dense = new Map<'use' | 'dense', { embedder: Embedder; vectors: VectorIndex }>();

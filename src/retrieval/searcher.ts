@@ -1,12 +1,13 @@
 import { statSync } from 'node:fs';
 import { LibraryStore } from '../library/store.js';
 import type { Origin } from '../library/tool.js';
-import { DEFAULT_BM25_PARAMS, queryTerms, type Bm25Index, type Bm25Params } from './bm25.js';
+import { DEFAULT_BM25_PARAMS, queryTerms, type Bm25Index } from './bm25.js';
 import { buildLexical } from './build.js';
 import type { Catalog } from './catalog.js';
 import type { Embedder } from './embedder.js';
 import { LibraryVersion } from './fingerprint.js';
 import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid } from './fuse.js';
+import { IndexFileError } from './index-file.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
 import { bm25Signature, isCurrent, loadBm25, loadCatalog, saveBm25, saveCatalog } from './persist.js';
@@ -44,7 +45,6 @@ export interface ToolSearchOptions {
   denseWeight?: number;
   /** Build a missing or stale index on first use (default true). With false, using one is an error. */
   autoBuild?: boolean;
-  bm25Params?: Bm25Params;
   onProgress?: (stage: string, done: number, total: number) => void;
 }
 
@@ -153,11 +153,6 @@ export class ToolSearch {
     for (const entry of await Promise.allSettled(loaded)) if (entry.status === 'fulfilled') await entry.value.close();
   }
 
-  /** The library's categories, as the index knows them. */
-  categories(): readonly string[] {
-    return this.lexicalIndex().catalog.categories;
-  }
-
   private hybridPartner(): 'use' | 'dense' {
     return this.options.embedModel ? 'dense' : 'use';
   }
@@ -194,28 +189,31 @@ export class ToolSearch {
 
   private lexicalCurrent(): boolean {
     const version = this.version();
-    const params = this.options.bm25Params ?? DEFAULT_BM25_PARAMS;
-    return isCurrent(catalogFile(this.libraryDir), version) && isCurrent(bm25File(this.libraryDir), version, bm25Signature(params));
+    return isCurrent(catalogFile(this.libraryDir), version) && isCurrent(bm25File(this.libraryDir), version, bm25Signature(DEFAULT_BM25_PARAMS));
   }
 
   private lexicalIndex(): Lexical {
     if (this.lexical) return this.lexical;
     if (this.lexicalCurrent()) {
-      this.lexical = { catalog: loadCatalog(this.libraryDir), bm25: loadBm25(this.libraryDir) };
-    } else {
-      this.requireAutoBuild('bm25');
-      this.lexical = this.buildLexical();
+      try {
+        this.lexical = { catalog: loadCatalog(this.libraryDir), bm25: loadBm25(this.libraryDir) };
+        return this.lexical;
+      } catch (error) {
+        // A header that reads as current over a body that does not: rebuild like any stale file.
+        if (!(error instanceof IndexFileError)) throw error;
+      }
     }
+    this.requireAutoBuild('bm25');
+    this.lexical = this.buildLexical();
     return this.lexical;
   }
 
   private buildLexical(): Lexical {
-    const params = this.options.bm25Params ?? DEFAULT_BM25_PARAMS;
     const store = LibraryStore.open(this.libraryDir);
     try {
-      const built = buildLexical(store, params, (done, total) => this.options.onProgress?.('bm25', done, total));
+      const built = buildLexical(store, DEFAULT_BM25_PARAMS, (done, total) => this.options.onProgress?.('bm25', done, total));
       saveCatalog(this.libraryDir, this.version(), built.catalog);
-      saveBm25(this.libraryDir, this.version(), built.bm25, params);
+      saveBm25(this.libraryDir, this.version(), built.bm25, DEFAULT_BM25_PARAMS);
       return built;
     } finally {
       store.close();

@@ -135,7 +135,8 @@ export function createModelResponder(options: ModelResponderOptions): ModelRespo
         ...(responder.fewShot?.examples(tool.id, maxExamples) ?? []),
         ...tool.examples.filter((e) => e.status < 400).map((e) => ({ status: e.status, body: e.body })),
       ].slice(0, maxExamples);
-      await generator.ready();
+      // The first call waits for the model to load, but no longer than its deadline.
+      await untilAborted(generator.ready(), signal);
       const prompt = renderToolPrompt(tool, args, { examples, budgetTokens: budget, countTokens: (text) => generator.countTokens(text) });
       const messages: ChatMessage[] = [
         { role: 'system', content: prompt.system },
@@ -181,6 +182,15 @@ export function createModelResponder(options: ModelResponderOptions): ModelRespo
     toPrometheus: () => modelPrometheus(stats),
   };
   return responder;
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {

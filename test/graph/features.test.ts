@@ -4,7 +4,7 @@ import { keyMatches } from '../../src/graph/candidates.js';
 import { toolFeatures } from '../../src/graph/features.js';
 import { nounOf, singular, words } from '../../src/graph/names.js';
 import { parsePath, pathNoun } from '../../src/graph/paths.js';
-import type { Tool } from '../../src/library/tool.js';
+import type { JsonSchema, Tool } from '../../src/library/tool.js';
 import { petstoreTools } from '../fixtures/tools.js';
 
 test('names split into words and nouns become singular', () => {
@@ -121,4 +121,59 @@ test('collections under different owners do not match; across APIs only owned fi
   assert.deepEqual(pairs([registered('one', 'webinars'), fetch('one', 'webinars')], 'api').length, 1);
   assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'trainings')], 'provider'), []);
   assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'webinars')], 'provider').length, 1);
+});
+
+/** Tools of one API, each `[method, path, parameters (name → [type, where]), response]`. */
+function api(tools: [string, string, Record<string, [string, 'path' | 'query' | 'body']>, JsonSchema?][]) {
+  return tools.map(([method, path, params, response]) =>
+    toolFeatures({
+      ...rest(path, method, {
+        parameters: { type: 'object', required: Object.keys(params), properties: Object.fromEntries(Object.entries(params).map(([n, [type]]) => [n, { type }])) },
+        bindings: Object.fromEntries(Object.entries(params).map(([n, [, where]]) => [n, { in: where, name: n }])),
+        ...(response === undefined ? {} : { response_schema: response }),
+      }),
+      id: `${method} ${path}`,
+    }),
+  );
+}
+const pairsOf = (fs: ReturnType<typeof toolFeatures>[]) => keyMatches(fs, 'api').matches.map((m) => `${m.a.id} > ${m.b.id}`);
+const list = (props: Record<string, string>) => ({ type: 'array', items: { type: 'object', properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])) } });
+
+test('deletions feed nothing, and an update echoes the id it was called with', () => {
+  assert.deepEqual(
+    pairsOf(api([
+      ['delete', '/expenses/{expense_id}', { expense_id: ['string', 'path'] }, { type: 'object', properties: { company_id: { type: 'string' } } }],
+      ['patch', '/groups/{serviceGroupId}', { serviceGroupId: ['string', 'path'] }, { type: 'object', properties: { id: { type: 'string' } } }],
+      ['get', '/companies/{company_id}', { company_id: ['string', 'path'] }],
+      ['get', '/groups/{groupId}/keys', { groupId: ['string', 'path'] }],
+    ])),
+    [],
+  );
+});
+
+test('a key needs a resource the API has paths for: display_name and created_by_id connect nothing', () => {
+  const tools = api([
+    ['get', '/users', {}, list({ display_name: 'string', created_by_id: 'string', id: 'string' })],
+    ['post', '/messages', { display_name: ['string', 'body'], created_by_id: ['string', 'body'] }],
+    ['get', '/users/{user_id}', { user_id: ['string', 'path'] }],
+  ]);
+  assert.deepEqual(pairsOf(tools), ['get /users > get /users/{user_id}']);
+});
+
+test('a form body\'s fields are inputs; sub-collections of different owners stay apart', () => {
+  const form = toolFeatures({
+    ...rest('/usergroups.disable', 'post', {
+      parameters: { type: 'object', properties: { body: { type: 'object', required: ['usergroup'], properties: { usergroup: { type: 'string' } } } } },
+      bindings: { body: { in: 'body', name: '' } },
+    }),
+  });
+  assert.deepEqual(form.inputs.map((i) => [i.param, i.key, i.required, i.bare]), [['usergroup', 'usergroup.id', true, true]]);
+  assert.deepEqual(
+    pairsOf(api([
+      ['get', '/apps/{owner}/{app}/groups', { owner: ['string', 'path'], app: ['string', 'path'] }, list({ name: 'string' })],
+      ['delete', '/orgs/{org}/groups/{group_name}', { org: ['string', 'path'], group_name: ['string', 'path'] }],
+      ['get', '/apps/{owner}/{app}/groups/{group_name}', { owner: ['string', 'path'], app: ['string', 'path'], group_name: ['string', 'path'] }],
+    ])),
+    ['get /apps/{owner}/{app}/groups > get /apps/{owner}/{app}/groups/{group_name}'],
+  );
 });

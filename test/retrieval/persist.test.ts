@@ -40,10 +40,15 @@ test('a changed library makes the index stale: rebuilt on use, or an error witho
 test('a damaged index file is rebuilt rather than trusted', () => {
   const dir = writeRetrievalLibrary();
   ToolSearch.open(dir).searchBm25(['pet']);
+  const whole = readFileSync(bm25File(dir));
   writeFileSync(bm25File(dir), 'not an index');
-  const [results] = ToolSearch.open(dir).searchBm25(['delete pet']);
-  assert.equal(results![0]!.id, 'petstore_test__deletePet');
+  assert.equal(ToolSearch.open(dir).searchBm25(['delete pet'])[0]![0]!.id, 'petstore_test__deletePet');
   assert.equal(readFileSync(bm25File(dir)).subarray(0, 8).toString('latin1'), 'TOOLENVX');
+
+  // A current header over a cut-off body.
+  writeFileSync(bm25File(dir), whole.subarray(0, whole.length - 16));
+  assert.equal(ToolSearch.open(dir).searchBm25(['delete pet'])[0]![0]!.id, 'petstore_test__deletePet');
+  assert.equal(readFileSync(bm25File(dir)).length, whole.length);
 });
 
 test('index file sections round-trip with their types', () => {

@@ -128,7 +128,7 @@ test('a corrupt model file falls back to the synthesizer: no 5xx, the load error
   const response = await fetch(`${server.url}/v1/tools/${addPet.id}/call`, { method: 'POST', body: JSON.stringify({ arguments: { name: 'Rex' } }) });
   assert.equal(response.status, 201);
   assert.equal(response.headers.get('x-toolenv-source'), 'synth');
-  assert.match(broken.engine.loadError?.message ?? '', /cannot load model .*corrupt\.gguf/);
+  assert.match(broken.engine.loadError?.message ?? '', /cannot load model .*corrupt\.gguf: .*corrupted or incomplete/, 'the error says why');
   assert.match(logs.join('\n'), /llama\.cpp: .*corrupted or incomplete/, 'llama.cpp says why');
   assert.equal(broken.stats.errors, 1);
   assert.equal(broken.stats.fallbacks, 1);

@@ -1,8 +1,9 @@
 import type { Tool } from '../../library/tool.js';
 import { TOOL_RESPONSE_V1 } from '../prompt/tool-response.v1.js';
 import type { Arguments } from '../types.js';
-import type { GpuChoice } from './engine.js';
+import type { EngineInfo, GpuChoice } from './engine.js';
 import { createLlamaResponder } from './responder.js';
+import { acquireRuntime } from './runtime.js';
 
 export interface ModelBenchOptions {
   /** GGUF file (`toolenv model tiny` writes one). */
@@ -40,7 +41,9 @@ export interface ModelBenchResult {
   model: string;
   gpu: string | false;
   prompt: string;
-  /** Load time of the first run's model (later runs reload it with another sequence count). */
+  /** Starting llama.cpp (on Linux node-llama-cpp first tests the prebuilt binary in a child process). */
+  runtime_ms: number;
+  /** Loading the model and creating its context, first run. */
   load_ms: number;
   rows: ModelBenchRow[];
 }
@@ -50,64 +53,82 @@ export interface ModelBenchResult {
  * one call, then has `parallel` workers make `calls` calls between them (different arguments each, no cache).
  */
 export async function benchModel(options: ModelBenchOptions): Promise<ModelBenchResult> {
+  const rows: ModelBenchRow[] = [];
+  let first: EngineInfo | undefined;
+  // Held across the runs so that llama.cpp starts once; each run still loads the model with its own sequences.
+  const started = performance.now();
+  const lease = await acquireRuntime(options.gpu ?? 'auto', () => {});
+  const runtimeMs = performance.now() - started;
+  try {
+    for (const parallel of options.parallel ?? [1, 4, 8]) {
+      const { info, row } = await benchRun(options, parallel);
+      first ??= info;
+      rows.push(row);
+    }
+  } finally {
+    await lease.release();
+  }
+  return {
+    model: options.model,
+    gpu: lease.llama.gpu,
+    prompt: TOOL_RESPONSE_V1.version,
+    runtime_ms: Math.round(runtimeMs),
+    load_ms: Math.round(first?.loadMs ?? 0),
+    rows,
+  };
+}
+
+/** One run: the model loaded with `parallel` sequences, one warm-up call, then `calls` calls from `parallel` workers. */
+async function benchRun(options: ModelBenchOptions, parallel: number): Promise<{ info: EngineInfo; row: ModelBenchRow }> {
   const workload = options.workload ?? DEFAULT_WORKLOAD;
   const calls = options.calls ?? 16;
-  const rows: ModelBenchRow[] = [];
-  let loadMs = 0;
-  let gpu: string | false = false;
-  for (const parallel of options.parallel ?? [1, 4, 8]) {
-    const responder = createLlamaResponder({
-      model: options.model,
-      gpu: options.gpu,
-      gpuLayers: options.gpuLayers,
-      contextSize: options.contextSize,
-      threads: options.threads,
-      parallel,
-      maxWaiting: parallel,
-      maxTokens: options.maxTokens ?? 128,
-    });
-    try {
-      const info = await responder.engine.load();
-      if (rows.length === 0) {
-        loadMs = info.loadMs;
-        gpu = info.gpu;
-      }
-      const [warmTool, warmArgs] = workload[0]!;
-      await responder.respond(warmTool, { ...warmArgs, warm: true }, { seed: 0 });
+  const responder = createLlamaResponder({
+    model: options.model,
+    gpu: options.gpu,
+    gpuLayers: options.gpuLayers,
+    contextSize: options.contextSize,
+    threads: options.threads,
+    parallel,
+    maxWaiting: parallel,
+    maxTokens: options.maxTokens ?? 128,
+  });
+  try {
+    const info = await responder.engine.load();
+    const [warmTool, warmArgs] = workload[0]!;
+    await responder.respond(warmTool, { ...warmArgs, warm: true }, { seed: 0 });
 
-      const before = { ...responder.stats };
-      const latencies: number[] = [];
-      let next = 0;
-      const started = performance.now();
-      const worker = async () => {
-        for (let i = next++; i < calls; i = next++) {
-          const [tool, args] = workload[i % workload.length]!;
-          const t0 = performance.now();
-          await responder.respond(tool, { ...args, n: i }, { seed: i });
-          latencies.push(performance.now() - t0);
-        }
-      };
-      await Promise.all(Array.from({ length: parallel }, worker));
-      const seconds = (performance.now() - started) / 1000;
-      const completion = responder.stats.completionTokens - before.completionTokens;
-      latencies.sort((a, b) => a - b);
-      rows.push({
-        parallel,
-        calls,
-        answered: responder.stats.answered - before.answered,
-        seconds: round(seconds),
-        calls_per_s: round(calls / seconds),
-        p50_ms: Math.round(quantile(latencies, 0.5)),
-        p95_ms: Math.round(quantile(latencies, 0.95)),
-        completion_tokens: completion,
-        tokens_per_s: round(completion / seconds),
-        prompt_tokens_per_s: round((responder.stats.promptTokens - before.promptTokens) / seconds),
-      });
-    } finally {
-      await responder.engine.close();
-    }
+    const before = { ...responder.stats };
+    const latencies: number[] = [];
+    let next = 0;
+    const started = performance.now();
+    const worker = async () => {
+      for (let i = next++; i < calls; i = next++) {
+        const [tool, args] = workload[i % workload.length]!;
+        const t0 = performance.now();
+        await responder.respond(tool, { ...args, n: i }, { seed: i });
+        latencies.push(performance.now() - t0);
+      }
+    };
+    await Promise.all(Array.from({ length: parallel }, worker));
+    const seconds = (performance.now() - started) / 1000;
+    const completion = responder.stats.completionTokens - before.completionTokens;
+    latencies.sort((a, b) => a - b);
+    const row: ModelBenchRow = {
+      parallel,
+      calls,
+      answered: responder.stats.answered - before.answered,
+      seconds: round(seconds),
+      calls_per_s: round(calls / seconds),
+      p50_ms: Math.round(quantile(latencies, 0.5)),
+      p95_ms: Math.round(quantile(latencies, 0.95)),
+      completion_tokens: completion,
+      tokens_per_s: round(completion / seconds),
+      prompt_tokens_per_s: round((responder.stats.promptTokens - before.promptTokens) / seconds),
+    };
+    return { info, row };
+  } finally {
+    await responder.engine.close();
   }
-  return { model: options.model, gpu, prompt: TOOL_RESPONSE_V1.version, load_ms: Math.round(loadMs), rows };
 }
 
 function quantile(sorted: readonly number[], q: number): number {

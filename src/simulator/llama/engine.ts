@@ -113,8 +113,9 @@ export class LlamaEngine implements TextGenerator {
   }
 
   async generate(request: GenerationRequest): Promise<Generation> {
-    this.closing.signal.throwIfAborted();
-    const loaded = this.loaded ?? (await this.load(), this.loaded!);
+    if (!this.loaded) await this.load();
+    const loaded = this.loaded;
+    if (!loaded || this.closed) throw new Error(`model ${this.options.model} is closed`);
     const signal = AbortSignal.any([request.signal, this.closing.signal]);
     return this.queue.run(async () => {
       const chat = loaded.free.pop()!;
@@ -166,7 +167,13 @@ export class LlamaEngine implements TextGenerator {
     const started = performance.now();
     const { LlamaChat: Chat } = await import('node-llama-cpp');
     const threads = this.options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2));
-    const runtime = await acquireRuntime(this.options.gpu ?? 'auto', this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
+    const log = this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const recent: string[] = [];
+    const runtime = await acquireRuntime(this.options.gpu ?? 'auto', (line) => {
+      recent.push(line);
+      if (recent.length > 4) recent.shift();
+      log(line);
+    });
     let model: LlamaModel | undefined;
     try {
       model = await runtime.llama.loadModel({ modelPath: this.options.model, gpuLayers: this.options.gpuLayers ?? 'auto' });
@@ -186,9 +193,12 @@ export class LlamaEngine implements TextGenerator {
       };
       return { model, context, free, info, release: runtime.release };
     } catch (error) {
+      // llama.cpp's own explanation (a corrupt tensor, an unknown architecture…) reaches JS through a queued
+      // callback, after the failure: wait for it, and say it with the error.
+      await new Promise((resolve) => setTimeout(resolve, 20));
       await model?.dispose();
       await runtime.release();
-      throw error;
+      throw new Error([(error as Error).message, ...recent].join('; '));
     }
   }
 
