@@ -88,6 +88,7 @@ export async function buildGraph(libraryDir: string, options: BuildOptions = {})
       edges,
       meta: {
         built_at: new Date().toISOString(),
+        library_built_at: libraryBuiltAt(store),
         library_tools: String(total),
         candidates: String(merged.length),
         skipped_keys: JSON.stringify([...local.skipped, ...provider.skipped].slice(0, 200)),
@@ -114,6 +115,13 @@ export async function buildGraph(libraryDir: string, options: BuildOptions = {})
   } finally {
     store.close();
   }
+}
+
+/** When the library itself was built (its `build` meta), so a graph can tell it is older than its library. */
+export function libraryBuiltAt(store: LibraryStore): string {
+  const build = store.meta('build');
+  const at = build ? (JSON.parse(build) as { built_at?: unknown }).built_at : undefined;
+  return typeof at === 'string' ? at : '';
 }
 
 /** Features of every tool, and per OpenAPI API its operations by `#operationId` and by `method path` (for links). */

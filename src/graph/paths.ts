@@ -23,11 +23,16 @@ export function pathShape(path: string): string {
   return path.replace(/\{[^}]*\}/g, '{}').replace(/\/+$/, '') || '/';
 }
 
-/** The resource noun a static segment names, or undefined when it names an action (`findByStatus`, `login`). */
+/**
+ * The resource noun a static segment names, or undefined when it names an action: one that opens or ends with
+ * a verb (`findByStatus`, `login`, `customerSearch`) or selects by something (`AuthenticateByName`). A list that
+ * ends a compound is a thing (`calendarList`, `blockList`).
+ */
 export function segmentNoun(segment: Segment): string | undefined {
   if (segment.param) return undefined;
   const ws = words(segment.text);
-  if (ws.length === 0 || ws.some(isVerb)) return undefined;
+  const last = ws[ws.length - 1];
+  if (last === undefined || isVerb(ws[0]!) || ws.includes('by') || (isVerb(last) && last !== 'list')) return undefined;
   return nounOf(ws);
 }
 

@@ -2,7 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
+import { LibraryStore } from '../../src/library/store.js';
 import { packageRoot } from '../../src/paths.js';
 import { tempDir } from '../fixtures/tools.js';
 import { id, writeGraphFixtureLibrary } from './fixtures.js';
@@ -50,6 +52,21 @@ test('text output: the stats table and one tool\'s edges with rule and evidence'
   assert.match(show.stdout, /depends on \(in, 0\):\n {2}none/);
   assert.match(show.stdout, /needed by \(out, \d+\):\n {2}hard {2}0\.90 {2}\S+ +dataflow: response id → /);
   assert.equal(show.stdout.split('\n').filter((l) => l.startsWith('  hard') || l.startsWith('  soft')).length, 2);
+});
+
+test('stats say when the library was rebuilt after the graph', () => {
+  const dir = tempDir();
+  cpSync(join(library, 'tools.db'), join(dir, 'tools.db'));
+  assert.equal(toolenv(['graph', 'build', '--library', dir]).status, 0);
+  const fresh = toolenv(['graph', 'stats', '--library', dir, '--json']);
+  assert.equal(last(fresh.stdout).stale, false);
+  assert.equal(fresh.stderr, '');
+  const store = LibraryStore.openWritable(dir);
+  store.setMeta('build', JSON.stringify({ built_at: '2030-01-01T00:00:00.000Z' }));
+  store.close();
+  const stale = toolenv(['graph', 'stats', '--library', dir, '--json']);
+  assert.equal(last(stale.stdout).stale, true);
+  assert.match(stale.stderr, /rebuilt after this graph; run `toolenv graph build`/);
 });
 
 test('bad input exits 2 with one line naming what was wrong', () => {

@@ -22,6 +22,9 @@ test('a path says what it is about, skipping versions and actions', () => {
   assert.equal(pathNoun(parsePath('/pets/findByStatus')), 'pet');
   assert.equal(pathNoun(parsePath('/api/users/{id}/repos.json')), 'repo');
   assert.equal(pathNoun(parsePath('/search')), undefined);
+  assert.equal(pathNoun(parsePath('/users/me/calendarList')), 'calendarlist');
+  assert.equal(pathNoun(parsePath('/customers/customerSearch')), 'customer');
+  assert.equal(pathNoun(parsePath('/v1beta1/projects/{p}/Users/AuthenticateByName')), 'user');
 });
 
 const rest = (path: string, method: string, extra: Partial<Tool>): Tool => ({

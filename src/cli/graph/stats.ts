@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { libraryBuiltAt } from '../../graph/build.js';
 import { openGraph } from '../../graph/store.js';
+import { LibraryStore } from '../../library/store.js';
 import type { GraphStats } from '../../graph/stats.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { printJson, printLine } from '../output.js';
@@ -14,12 +16,25 @@ export function registerGraphStats(graph: Command): void {
       const g = openGraph(opts.library);
       try {
         const stats = g.stats();
-        if (opts.json) return printJson({ library: opts.library, built_at: g.meta('built_at') ?? null, ...stats });
+        const stale = isStale(opts.library, g.meta('library_built_at'));
+        if (stale) process.stderr.write(`toolenv: the library at ${opts.library} was rebuilt after this graph; run \`toolenv graph build\` to refresh it\n`);
+        if (opts.json) return printJson({ library: opts.library, built_at: g.meta('built_at') ?? null, stale, ...stats });
         printStatsTable(stats);
       } finally {
         g.close();
       }
     });
+}
+
+/** Whether the library's own build is not the one the graph was built from. */
+function isStale(libraryDir: string, builtFrom: string | undefined): boolean {
+  if (!LibraryStore.exists(libraryDir)) return false;
+  const store = LibraryStore.open(libraryDir);
+  try {
+    return libraryBuiltAt(store) !== (builtFrom ?? '');
+  } finally {
+    store.close();
+  }
 }
 
 export function printStatsTable(stats: GraphStats): void {

@@ -8,7 +8,6 @@ import { grammarSchema } from './grammar-schema.js';
 import { acquireRuntime } from './runtime.js';
 
 export type GpuChoice = 'auto' | 'cuda' | 'vulkan' | 'cpu';
-export const GPU_CHOICES: readonly GpuChoice[] = ['auto', 'cuda', 'vulkan', 'cpu'];
 
 export interface LlamaEngineOptions {
   /** Path of a GGUF file. */
@@ -169,10 +168,14 @@ export class LlamaEngine implements TextGenerator {
     const threads = this.options.threads ?? Math.max(1, Math.floor(availableParallelism() / 2));
     const log = this.options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     const recent: string[] = [];
-    const runtime = await acquireRuntime(this.options.gpu ?? 'auto', (line) => {
+    const gpu = this.options.gpu ?? 'auto';
+    const runtime = await acquireRuntime(gpu, (line) => {
       recent.push(line);
       if (recent.length > 4) recent.shift();
       log(line);
+    }).catch((error: Error) => {
+      if (error.name !== 'NoBinaryFoundError' && error.message !== 'NoBinaryFoundError') throw error;
+      throw new Error(`no prebuilt llama.cpp binary runs here for --gpu ${gpu} (cuda needs the NVIDIA driver, vulkan a Vulkan loader); try --gpu auto or cpu`);
     });
     let model: LlamaModel | undefined;
     try {
