@@ -223,7 +223,7 @@ test('benchModel measures model-backed calls at each parallelism', async () => {
   const report = await benchModel({ model: tinyModelFile(), gpu: 'cpu', contextSize: 2048, threads: 1, parallel: [2], calls: 4, maxTokens: 64 });
   assert.equal(report.prompt, 'tool-response.v1');
   assert.equal(report.gpu, false);
-  assert.ok(report.load_ms > 0 && report.runtime_ms > 0);
+  assert.ok(report.load_ms > 0 && report.runtime_ms >= 0, 'a runtime already held by another engine starts in no time');
   assert.equal(report.rows.length, 1);
   const [row] = report.rows;
   assert.equal(row!.parallel, 2);
