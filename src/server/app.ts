@@ -14,6 +14,8 @@ import { apiRoutes } from './routes/apis.js';
 import { callRoutes, DEFAULT_MAX_BATCH } from './routes/calls.js';
 import { healthRoutes } from './routes/health.js';
 import { toolRoutes } from './routes/tools.js';
+import { searchRoutes } from './routes/search.js';
+import { graphRoutes } from './routes/graph.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -75,6 +77,8 @@ export function createApp(options: AppOptions): Hono {
   app.route('/', toolRoutes(ctx));
   app.route('/', callRoutes(ctx));
   app.route('/', apiRoutes(ctx));
+  app.route('/', searchRoutes(ctx));
+  app.route('/', graphRoutes(ctx));
   for (const routes of options.routes ?? []) app.route('/', routes);
 
   app.notFound((c) => problemResponse(404, `no route ${c.req.method} ${c.req.path}; GET /openapi.json describes this server`, { title: 'Unknown route' }));

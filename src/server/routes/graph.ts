@@ -1,0 +1,47 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../context.js';
+import { isPlainObject, readJsonBody } from '../json-body.js';
+import { httpProblem, problemResponse } from '../problems.js';
+import { GraphError, openGraph, type Graph } from '../../graph/store.js';
+
+/** Most tools in one subgraph query: an execution plan's tool set, with room to spare. */
+export const MAX_SUBGRAPH_TOOLS = 1000;
+
+/**
+ * The tool-dependency graph: `GET /v1/graph/{id}` (in and out edges) and `POST /v1/graph/subgraph {"tools": […]}`
+ * (the induced edges, which the phase reward scores an execution DAG against). The graph file opens on first use.
+ */
+export function graphRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  let graph: Graph | undefined;
+  const open = (): Graph => {
+    try {
+      return (graph ??= openGraph(ctx.store.dir));
+    } catch (error) {
+      if (error instanceof GraphError) throw httpProblem(503, error.message, { title: 'Graph not available' });
+      throw error;
+    }
+  };
+
+  app.get('/v1/graph/:id', (c) => {
+    const id = c.req.param('id');
+    const g = open();
+    if (!g.has(id)) return problemResponse(404, `no tool ${JSON.stringify(id)} in the dependency graph`, { title: 'Unknown tool' });
+    return c.json({ id, ...g.edgesOf(id) });
+  });
+
+  app.post('/v1/graph/subgraph', async (c) => {
+    const body = await readJsonBody(c);
+    const tools = isPlainObject(body) ? body.tools : undefined;
+    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string')) {
+      throw httpProblem(400, 'the request body must be a JSON object {"tools": [ID, ...]}', { title: 'Invalid request body' });
+    }
+    if (tools.length > MAX_SUBGRAPH_TOOLS) {
+      throw httpProblem(400, `at most ${MAX_SUBGRAPH_TOOLS} tools per subgraph, got ${tools.length}`, { title: 'Invalid request body', extra: { max_tools: MAX_SUBGRAPH_TOOLS } });
+    }
+    const g = open();
+    const ids = [...new Set(tools as string[])];
+    return c.json({ tools: ids, unknown: ids.filter((id) => !g.has(id)), edges: g.subgraph(ids) });
+  });
+  return app;
+}

@@ -1,0 +1,54 @@
+import { Hono } from 'hono';
+import type { AppContext } from '../context.js';
+import { isPlainObject, readJsonBody } from '../json-body.js';
+import { httpProblem } from '../problems.js';
+import type { RetrieverName, ToolSearch } from '../../retrieval/searcher.js';
+
+/** Most queries in one request: a ParaAct exploration step fans out over a handful of capability slots. */
+export const MAX_QUERIES = 64;
+
+/**
+ * `POST /v1/search` `{"query"} | {"queries": […]}, k?, retriever?, category?`: ParaAct's parallel `search_tool`
+ * actions in one request. The retrieval module loads on the first search, so `serve` starts without it.
+ */
+export function searchRoutes(ctx: AppContext): Hono {
+  const app = new Hono();
+  let searcher: Promise<ToolSearch> | undefined;
+  const open = () =>
+    (searcher ??= import('../../retrieval/searcher.js').then(({ ToolSearch }) => ToolSearch.open(ctx.store.dir)));
+
+  app.post('/v1/search', async (c) => {
+    const body = await readJsonBody(c);
+    if (!isPlainObject(body)) throw invalid('the request body must be a JSON object {"query": TEXT} or {"queries": [TEXT, ...]}');
+    const known = new Set(['query', 'queries', 'k', 'retriever', 'category']);
+    const extra = Object.keys(body).find((key) => !known.has(key));
+    if (extra !== undefined) throw invalid(`unknown member ${JSON.stringify(extra)}; search takes query or queries, k, retriever, category`);
+    const single = typeof body.query === 'string';
+    if (single === (body.queries !== undefined)) throw invalid('send exactly one of "query" (a string) or "queries" (an array of strings)');
+    const queries = single ? [body.query as string] : body.queries;
+    if (!Array.isArray(queries) || queries.length === 0 || !queries.every((q) => typeof q === 'string')) throw invalid('"queries" must be a non-empty array of strings');
+    if (queries.length > MAX_QUERIES) throw invalid(`at most ${MAX_QUERIES} queries per request, got ${queries.length}`, { max_queries: MAX_QUERIES });
+    if (body.k !== undefined && !Number.isInteger(body.k)) throw invalid('"k" must be an integer');
+    if (body.retriever !== undefined && typeof body.retriever !== 'string') throw invalid('"retriever" must be a string');
+    if (body.category !== undefined && typeof body.category !== 'string') throw invalid('"category" must be a string');
+    const search = await open();
+    const { SearchError } = await import('../../retrieval/searcher.js');
+    try {
+      const results = await search.search(queries as string[], {
+        k: body.k as number | undefined,
+        retriever: body.retriever as RetrieverName | undefined,
+        category: body.category as string | undefined,
+      });
+      if (single) return c.json({ query: queries[0], results: results[0] });
+      return c.json({ results: (queries as string[]).map((query, i) => ({ query, results: results[i] })) });
+    } catch (error) {
+      if (error instanceof SearchError) throw invalid(error.message);
+      throw error;
+    }
+  });
+  return app;
+}
+
+function invalid(detail: string, extra?: Record<string, unknown>) {
+  return httpProblem(400, detail, { title: 'Invalid search request', extra });
+}
