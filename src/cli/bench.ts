@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { runBench } from '../bench/run.js';
 import { defaultLibraryDir } from '../paths.js';
 import { intFlag, printJson, printLine } from './output.js';
 
@@ -13,6 +12,8 @@ export function registerBench(program: Command): void {
     .option('--no-prism', 'skip Stoplight Prism')
     .option('--json', 'print the report as one JSON object (last stdout line)')
     .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; json?: boolean }) => {
+      // Loaded here: the load generator is a large import no other command needs.
+      const { runBench } = await import('../bench/run.js');
       const report = await runBench({
         library: opts.library,
         durationSeconds: intFlag('--duration', opts.duration, { min: 1, max: 600 }),

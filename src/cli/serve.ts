@@ -39,7 +39,7 @@ export function registerServe(program: Command): void {
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
     .option('--seed <n>', 'seed of error injection and synthesis', '0')
     .option('--error-rate <r>', 'probability of an injected error per call (0 turns injection off)', String(DEFAULT_ERROR_RATE))
-    .option('--responder <names>', `responders asked in order, comma-separated: ${[...Object.keys(RESPONDERS), ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'synth')
+    .option('--responder <names>', `responders asked in order, comma-separated: ${[...Object.keys(RESPONDERS), ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
     .addOption(new Option('--api-key <key>', 'require Authorization: Bearer KEY on every route but /healthz').env('TOOLENV_API_KEY'))
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
     .option('--json', 'print {url, tools, startup_ms} as one JSON line once listening');
