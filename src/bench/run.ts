@@ -6,6 +6,7 @@ import { toHttpRequest, type HttpRequestShape } from '../library/http-request.js
 import type { Tool } from '../library/tool.js';
 import { synthesize } from '../simulator/synth/index.js';
 import { packageRoot } from '../paths.js';
+import { measureSearch } from '../retrieval/bench.js';
 import { load, type LoadResult } from './load.js';
 import { freePort, rssMb, startProcess, type Running } from './processes.js';
 
@@ -27,6 +28,8 @@ export interface BenchReport {
   call_rps: number;
   rest_rps: number;
   prism_rps: number | null;
+  search_p95_ms: number;
+  search_batch8_ms: number;
   call_vs_ceiling: number;
   call_vs_prism: number | null;
   tool: string;
@@ -105,6 +108,9 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await prismServer.stop();
     }
 
+    log('search: BM25 at k=3 over the library');
+    const search = await measureSearch(options.library);
+
     const details: Record<string, LoadResult> = { ceiling, call, rest, ...(prism ? { prism } : {}) };
     return {
       library_tools: libraryTools,
@@ -116,6 +122,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       call_rps: call.rps,
       rest_rps: rest.rps,
       prism_rps: prism?.rps ?? null,
+      search_p95_ms: search.search_p95_ms,
+      search_batch8_ms: search.batch8_ms,
       call_vs_ceiling: ratio(call.rps, ceiling.rps),
       call_vs_prism: prism ? ratio(call.rps, prism.rps) : null,
       tool: target.tool.id,

@@ -31,6 +31,7 @@ export function registerBench(program: Command): void {
         ['ceiling (bare hono)', `${report.ceiling_rps} req/s`],
         ['tool call (cached)', `${report.call_rps} req/s (${report.call_vs_ceiling} × ceiling)`],
         ['REST surface (cached)', `${report.rest_rps} req/s`],
+        ['search p95 (k=3)', `${report.search_p95_ms} ms (batch of 8: ${report.search_batch8_ms} ms)`],
         ['Stoplight Prism', report.prism_rps === null ? 'skipped' : `${report.prism_rps} req/s (call is ${report.call_vs_prism} × Prism)`],
       ];
       for (const [label, value] of rows) printLine(`${label.padEnd(24)}${value}`);
