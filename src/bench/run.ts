@@ -48,8 +48,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   try {
     const started = performance.now();
     const store = LibraryStore.open(options.library);
-    const firstId = store.ids()[0];
-    if (firstId) store.get(firstId);
+    const first = store.list({ limit: 1 }).tools[0];
+    if (first) store.get(first.id);
     const open_ms = round(performance.now() - started);
     const libraryTools = store.count();
     const target = pickTarget(store);
@@ -93,7 +93,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     if (options.prism) {
       log('prism: mocking the same API document');
       const documentFile = join(work, 'openapi.json');
-      writeFileSync(documentFile, document);
+      writeFileSync(documentFile, JSON.stringify(withoutSecurity(JSON.parse(document))));
       const port = await freePort();
       const prismServer = await startProcess(
         process.execPath,
@@ -155,6 +155,18 @@ function pickTarget(store: LibraryStore): Target {
     return { tool, apiId: tool.origin.api_id, args, request };
   }
   throw new Error('the library has no GET tool with a path parameter and a response schema to benchmark');
+}
+
+/**
+ * The document without security requirements: ToolEnv's simulated calls take no credentials (auth failures are
+ * injected), so Prism is asked to mock the same calls without them rather than answer every one 401.
+ */
+function withoutSecurity(document: { security?: unknown; paths?: Record<string, Record<string, unknown>> }) {
+  delete document.security;
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) if (operation && typeof operation === 'object') delete (operation as { security?: unknown }).security;
+  }
+  return document;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -58,6 +58,8 @@ CREATE TABLE IF NOT EXISTS tools (
 );
 CREATE INDEX IF NOT EXISTS tools_category ON tools(category, seq);
 CREATE INDEX IF NOT EXISTS tools_api ON tools(api_id);
+-- Covering index: listing every id (for nearest-id suggestions) must not scan the records.
+CREATE INDEX IF NOT EXISTS tools_seq_id ON tools(seq, id);
 `;
 
 /**

@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { LibraryStore } from '../library/store.js';
 import type { Simulator } from '../simulator/types.js';
 import { bearerAuth } from './auth.js';
+import { bodyLimit } from './body-limit.js';
 import type { AppContext } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { problemResponse } from './problems.js';
@@ -65,14 +65,7 @@ export function createApp(options: AppOptions): Hono {
     }),
   );
   if (options.apiKey !== undefined) app.use('*', bearerAuth(options.apiKey));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: limit,
-      // The rest of the body is not read: close the connection rather than leave it unusable for the next request.
-      onError: () => problemResponse(413, `the request body is larger than ${limit} bytes`, { extra: { limit }, headers: { connection: 'close' } }),
-    }),
-  );
+  app.use('*', bodyLimit(limit));
   app.route('/', healthRoutes(ctx));
   app.route('/', toolRoutes(ctx));
   app.route('/', callRoutes(ctx));

@@ -37,6 +37,16 @@ export interface Walk {
   faults: number;
 }
 
+/** Nesting past which objects get only their required fields and lists their minimum length. */
+const MAX_DEPTH = 10;
+/** Values in one body past which the same holds: a wide schema stays a reasonable size. */
+const NODE_BUDGET = 2000;
+
+/** Whether this value should be as small as its schema allows. */
+export function exhausted(site: Site, walk: Walk): boolean {
+  return site.depth >= MAX_DEPTH || walk.nodes > NODE_BUDGET;
+}
+
 /** A value known not to satisfy its schema: NOTHING unless the value must be there (`walk.lenient`), then counted as a fault. */
 export function bestEffort<T>(walk: Walk, value: T): T | typeof NOTHING {
   if (!walk.lenient) return NOTHING;

@@ -1,0 +1,66 @@
+import type { JsonSchema } from '../../library/tool.js';
+import { canonicalJson } from '../canonical.js';
+import { rng } from './faker.js';
+import type { Flat } from './flat.js';
+import { singular } from './names.js';
+import { generate, generateRequired } from './schema.js';
+import { exhausted, NOTHING, type Site, type Walk } from './site.js';
+import { newPersona, type Persona } from './values.js';
+
+/** A list within the length bounds (a page size the request asked for, else 1–5 near the top), with unique and `contains` items as asked. */
+export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
+  const min = flat.minItems ?? 0;
+  let max = flat.maxItems ?? Infinity;
+  for (const part of flat.arrays) if (part.items === false) max = Math.min(max, part.prefixItems.length);
+  if (min > max) return NOTHING;
+  let length: number;
+  if (exhausted(site, walk)) length = min;
+  else if (site.record && !site.inList && walk.echo.listSize !== undefined) length = walk.echo.listSize;
+  else length = site.depth < 3 ? rng.int(1, 5) : rng.int(1, 2);
+  length = Math.max(min, Math.min(max, length));
+  const containing = flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
+  if (containing.size > length) length = containing.size;
+  const seen = flat.uniqueItems ? new Set<string>() : undefined;
+  const item: Site = {
+    key: site.key ? singular(site.key) : '',
+    parent: site.parent,
+    depth: site.depth + 1,
+    inList: true,
+    record: site.record,
+    inRecord: false,
+    persona: site.persona,
+    taken: seen,
+  };
+  const out: unknown[] = [];
+  for (let index = 0; index < length; index++) {
+    const schemas: JsonSchema[] = [];
+    for (const part of flat.arrays) {
+      const schema = index < part.prefixItems.length ? part.prefixItems[index] : part.items;
+      if (schema !== undefined) schemas.push(schema);
+    }
+    if (containing.has(index)) schemas.push(flat.contains!);
+    const required = index < min || containing.has(index);
+    let value = generateItem(schemas, item, walk, required);
+    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, item, walk, required);
+    if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {
+      if (out.length >= min && !containing.has(index)) break;
+      if (value === NOTHING) return NOTHING;
+    }
+    seen?.add(canonicalJson(value));
+    out.push(value);
+  }
+  return out;
+}
+
+function generateItem(schemas: JsonSchema[], site: Site, walk: Walk, required: boolean): unknown {
+  let persona: Persona | undefined;
+  const item = { ...site, persona: () => (persona ??= newPersona()) };
+  return required ? generateRequired(schemas, item, walk) : generate(schemas, item, walk);
+}
+
+/** Which positions of a list hold the `contains` items: at least `count` of them, within the length bounds. */
+function pickIndices(length: number, count: number, min: number, max: number): Set<number> {
+  const size = Math.min(Math.max(length, count, min), max);
+  const order = rng.shuffle(Array.from({ length: size }, (_, i) => i));
+  return new Set(order.slice(0, Math.min(count, size)));
+}

@@ -1,0 +1,147 @@
+import type { JsonSchema } from '../../library/tool.js';
+import { satisfies } from './check.js';
+import type { Echo } from './echo.js';
+import { faker, rng } from './faker.js';
+import type { Flat } from './flat.js';
+import { nameKey } from './names.js';
+import { fromPattern, matches } from './regex.js';
+import { generate, generateRequired } from './schema.js';
+import { bestEffort, exhausted, NOTHING, type Site, type Walk } from './site.js';
+import { newPersona, type Persona } from './values.js';
+
+/** Keys whose value is the record itself (or a list of them) in an envelope: `{"data": {...}}`, `{"items": [...]}`. */
+const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
+/** Field names a free-form object (`{type: object}`, often a cut recursion) is given. */
+const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 'created_at', 'count', 'enabled', 'url'];
+
+function childSite(site: Site, key: string, persona: () => Persona, walk: Walk): Site {
+  const name = nameKey(key);
+  return {
+    key: name,
+    parent: site.key || site.parent,
+    depth: site.depth + 1,
+    inList: site.inList,
+    record: site.record && (WRAPPERS.has(name) || walk.echo.resources.has(name)),
+    inRecord: site.record,
+    persona,
+  };
+}
+
+/** The schemas a property's value must satisfy: its declarations, the patterns its name matches, or each part's additionalProperties. */
+export function propertySchemas(flat: Flat, key: string): JsonSchema[] | undefined {
+  const schemas: JsonSchema[] = [];
+  for (const part of flat.objects) {
+    let covered = false;
+    const declared = part.properties && Object.hasOwn(part.properties, key) ? part.properties[key] : undefined;
+    if (declared !== undefined) {
+      schemas.push(declared);
+      covered = true;
+    }
+    if (part.patternProperties) {
+      for (const pattern in part.patternProperties) {
+        if (matches(pattern, key)) {
+          schemas.push(part.patternProperties[pattern]!);
+          covered = true;
+        }
+      }
+    }
+    if (!covered && part.additionalProperties !== undefined) {
+      if (part.additionalProperties === false) return undefined;
+      schemas.push(part.additionalProperties);
+    }
+  }
+  return schemas;
+}
+
+export function keyAllowed(flat: Flat, key: string, declared: Set<string>): boolean {
+  if (flat.closed && !declared.has(key) && !flat.objects.some((part) => part.patternProperties && Object.keys(part.patternProperties).some((p) => matches(p, key)))) return false;
+  for (const schema of flat.propertyNames) if (satisfies(schema, key) === false) return false;
+  return propertySchemas(flat, key) !== undefined;
+}
+
+function optionalChance(site: Site, walk: Walk): number {
+  if (exhausted(site, walk)) return 0;
+  return site.depth < 2 ? 0.9 : site.depth < 4 ? 0.8 : 0.6;
+}
+
+export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
+  const declared = new Set<string>();
+  for (const part of flat.objects) if (part.properties) for (const key in part.properties) declared.add(key);
+  const chance = optionalChance(site, walk);
+  const maxProperties = flat.maxProperties ?? Infinity;
+  const keys: string[] = [];
+  const chosen = new Set<string>();
+  // A key comes with the keys it depends on (dependentRequired), and only if all of them fit under maxProperties.
+  const add = (key: string, force: boolean): boolean => {
+    const closure = [key];
+    for (let i = 0; i < closure.length; i++) {
+      for (const dependency of flat.dependentRequired.get(closure[i]!) ?? []) if (!closure.includes(dependency) && !chosen.has(dependency)) closure.push(dependency);
+    }
+    const fresh = closure.filter((k) => !chosen.has(k));
+    if (!force && keys.length + fresh.length > maxProperties) return false;
+    for (const k of fresh) {
+      chosen.add(k);
+      keys.push(k);
+    }
+    return true;
+  };
+  for (const key of flat.required) add(key, true);
+  for (const key of declared) {
+    // An `id` is always there: records without one look broken, and echoes of the requested id land on it.
+    const wanted = key === 'id' ? chance > 0 : rng.chance(chance);
+    if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
+  }
+  // An object with declared fields never comes back empty by chance.
+  if (keys.length === 0 && chance > 0) for (const key of declared) if (keys.length === 0 && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);
+
+  const wanted = Math.max(flat.minProperties ?? 0, declared.size === 0 && site.depth < 4 ? freeFormSize(flat) : 0);
+  if (keys.length < wanted) {
+    for (const key of declared) if (keys.length < wanted && !chosen.has(key) && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);
+    for (let tries = 0; keys.length < Math.min(wanted, maxProperties) && tries < wanted * 4 + 8; tries++) {
+      const key = extraKey(flat, keys.length);
+      if (key !== undefined && !chosen.has(key) && keyAllowed(flat, key, declared)) add(key, false);
+    }
+  }
+
+  let persona: Persona | undefined;
+  const personaOf = () => (persona ??= newPersona());
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    let schemas = propertySchemas(flat, key);
+    if (schemas === undefined) {
+      // A required key some part's additionalProperties: false shuts out: no valid object exists. When one must
+      // be there anyway, the key comes with whatever declares it.
+      if (!flat.required.has(key)) continue;
+      if (bestEffort(walk, true) === NOTHING) return NOTHING;
+      schemas = flat.objects.flatMap((part) => (part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : []));
+    }
+    const child = childSite(site, key, personaOf, walk);
+    const value = flat.required.has(key) ? generateRequired(schemas, child, walk) : generate(schemas, child, walk);
+    if (value !== NOTHING) out[key] = value;
+  }
+  return out;
+}
+
+/** How many entries an object without declared properties gets: a map keyed by pattern or a free-form object. */
+function freeFormSize(flat: Flat): number {
+  const open = flat.objects.every((part) => part.additionalProperties !== false) || flat.objects.some((part) => part.patternProperties);
+  return open ? rng.int(1, 3) : 0;
+}
+
+/** A new key for an object that needs more entries: from patternProperties, propertyNames, or plausible field names. */
+function extraKey(flat: Flat, index: number): string | undefined {
+  const patterns = flat.objects.flatMap((part) => (part.patternProperties ? Object.keys(part.patternProperties) : []));
+  const closed = flat.closed || flat.objects.some((part) => part.additionalProperties === false);
+  if (patterns.length && (closed || rng.chance(0.5))) return fromPattern(rng.pick(patterns), () => true, 6);
+  if (flat.propertyNames.length) {
+    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0, loose: false, lenient: false, faults: 0 });
+    return typeof key === 'string' ? key : undefined;
+  }
+  return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();
+}
+
+const EMPTY_ECHO: Echo = { byKey: new Map(), resourceId: undefined, resources: new Set(), listSize: undefined };
+
+function rootlessSite(): Site {
+  return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona };
+}
