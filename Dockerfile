@@ -1,4 +1,4 @@
-# ToolEnv server with the default 50,011-tool library built into the image.
+# ToolEnv server with the default 50,011-tool library, its search index and dependency graph built into the image.
 #   docker build -t toolenv .
 #   docker run --rm -p 8080:8080 toolenv
 FROM node:20-bookworm-slim
@@ -16,6 +16,8 @@ COPY schemas ./schemas
 COPY test ./test
 RUN npm ci \
  && node bin/toolenv library build \
+ && node bin/toolenv search index \
+ && node bin/toolenv graph build \
  && npm prune --omit=dev \
  && rm -rf test dist/test
 
