@@ -19,7 +19,7 @@ function toolFor(schema: JsonSchema, index: number): Tool {
   };
 }
 
-test('bodies for 3,000 generated schemas using every keyword family validate (≥ 99.9%)', () => {
+test('bodies for 3,000 generated schemas using every keyword family validate (≥ 99.9%)', (t) => {
   const rng = new Rng(20240601);
   const maker = new SchemaMaker(rng);
   const ajv = createAjv();
@@ -33,5 +33,6 @@ test('bodies for 3,000 generated schemas using every keyword family validate (�
     if (typeof schema === 'object') ajv.removeSchema(schema);
   }
   const rate = 1 - failures.length / total;
+  t.diagnostic(`${total - failures.length} of ${total} valid`);
   assert.ok(rate >= 0.999, `valid ${(rate * 100).toFixed(2)}%; first failures: ${JSON.stringify(failures.slice(0, 3), null, 1).slice(0, 4000)}`);
 });

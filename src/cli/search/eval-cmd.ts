@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { EVAL_RETRIEVERS, evaluate, type EvalRetriever } from '../../retrieval/eval.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from '../output.js';
 import { asUsage, type LibraryFlags } from './options.js';
-import { indexProgress } from './progress.js';
+import { stagedProgress } from '../progress.js';
 
 export function registerEval(search: Command): void {
   search
@@ -19,7 +19,7 @@ export function registerEval(search: Command): void {
         if (!(EVAL_RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers: unknown retriever ${JSON.stringify(r)}; use ${EVAL_RETRIEVERS.join(', ')}`);
       }
       if (retrievers?.some((r) => r === 'dense' || r === 'hybrid-dense') && !opts.embedModel) throw new UsageError('--retrievers dense and hybrid-dense need --embed-model DIR');
-      const progress = indexProgress();
+      const progress = stagedProgress('tools');
       try {
         const report = await asUsage(() =>
           evaluate(opts.library, {

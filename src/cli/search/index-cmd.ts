@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { printJson, printLine } from '../output.js';
 import { asUsage, openSearch, retrieverFlag, type LibraryFlags } from './options.js';
-import { indexProgress } from './progress.js';
+import { stagedProgress } from '../progress.js';
 
 export function registerIndex(search: Command): void {
   search
@@ -13,7 +13,7 @@ export function registerIndex(search: Command): void {
       // --library, --retriever, --json … belong to `search` and reach here as its options.
       const opts = command.optsWithGlobals<LibraryFlags & { retriever: string; force?: boolean; json?: boolean }>();
       const retriever = retrieverFlag(opts.retriever);
-      const progress = indexProgress();
+      const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });
       try {
         const reports = await asUsage(() => searcher.index(retriever, { force: opts.force === true }));

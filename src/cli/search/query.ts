@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { SearchResult } from '../../retrieval/searcher.js';
 import { intFlag, printJson, printLine, UsageError } from '../output.js';
 import { asUsage, libraryOptions, openSearch, retrieverFlag, type LibraryFlags } from './options.js';
-import { indexProgress } from './progress.js';
+import { stagedProgress } from '../progress.js';
 
 interface QueryFlags extends LibraryFlags {
   k: string;
@@ -30,7 +30,7 @@ export function registerQuery(search: Command): void {
       if (opts.queries !== undefined && words.length > 0) throw new UsageError('give either a QUERY or --queries FILE, not both');
       const queries = opts.queries !== undefined ? readQueries(opts.queries) : [words.join(' ')];
       if (queries.length === 1 && queries[0]!.trim() === '') throw new UsageError('nothing to search for: give a QUERY or --queries FILE');
-      const progress = indexProgress();
+      const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });
       try {
         const started = process.hrtime.bigint();

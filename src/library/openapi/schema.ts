@@ -15,7 +15,7 @@ export type SchemaDialect = '3.0' | '3.1';
 export type SchemaUsage = 'request' | 'response';
 
 export interface SchemaLimits {
-  /** Deepest nesting of sub-schemas kept (0: only the top schema's own keywords); deeper ones become stubs that keep only their type. */
+  /** Deepest nesting of sub-schemas kept (0: only the top schema's own keywords); deeper ones become placeholders that keep only their type. */
   maxDepth: number;
   /** Most schema objects one converted schema may hold; a bigger one is rebuilt shallower until it fits. */
   maxNodes: number;
@@ -26,15 +26,15 @@ export const DEFAULT_SCHEMA_LIMITS: SchemaLimits = { maxDepth: 12, maxNodes: 300
 /** What conversion cut or dropped, summed over all schemas converted with the same counters. */
 export interface ConversionStats {
   schemas: number;
-  /** `$ref`s met again inside their own expansion, replaced by a stub. */
+  /** `$ref`s met again inside their own expansion, replaced by a placeholder. */
   recursive_refs: number;
   /** `$ref`s that are external, malformed or dangling, replaced by `{}`. */
   unresolved_refs: number;
-  /** Sub-schemas below the depth limit, replaced by a stub. */
+  /** Sub-schemas below the depth limit, replaced by a placeholder. */
   depth_cuts: number;
   /** Schemas rebuilt with a smaller depth limit to fit the node budget. */
   shrunk_schemas: number;
-  /** Sub-schemas replaced by a stub because even the shallowest rebuild exceeded the node budget. */
+  /** Sub-schemas replaced by a placeholder because even the shallowest rebuild exceeded the node budget. */
   budget_cuts: number;
   /** Keyword values JSON Schema forbids (a type of "file", a pattern that is no regular expression…), removed. */
   dropped_keywords: number;
@@ -169,10 +169,10 @@ class Conversion {
       return {};
     }
     if (typeof value.$ref === 'string') return this.ref(value, value.$ref, depth);
-    if (!this.count()) return this.stub(value);
+    if (!this.count()) return this.placeholder(value);
     if (depth > this.maxDepth) {
       this.stats.depth_cuts++;
-      return this.stub(value);
+      return this.placeholder(value);
     }
     return this.keywords(value, depth);
   }
@@ -195,7 +195,7 @@ class Conversion {
     if (this.stack.has(ref)) {
       this.count();
       this.stats.recursive_refs++;
-      inlined = this.stub(target);
+      inlined = this.placeholder(target);
     } else {
       this.stack.add(ref);
       try {
@@ -226,7 +226,7 @@ class Conversion {
   }
 
   /** What stands in for a schema that is not expanded: its type (so the shape stays recognisable), nothing inside. */
-  private stub(value: unknown): JsonSchema {
+  private placeholder(value: unknown): JsonSchema {
     const target = deref(this.document, value);
     if (typeof target === 'boolean') return target;
     if (!isObject(target)) return {};

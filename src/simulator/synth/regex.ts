@@ -77,6 +77,15 @@ const PROPERTY_ESCAPES: [RegExp, string][] = [
   [/\(\?<[A-Za-z_][A-Za-z0-9_]*>/g, '(?:'],
 ];
 
+/** Wide bounded repetitions (`{1,1011}`) are drawn near their minimum: randexp spends microseconds per character. */
+const WIDE_REPEAT = /\{(\d+),(\d+)\}/g;
+const REPEAT_SPAN = 8;
+
+function generationSource(pattern: string): string {
+  const plain = PROPERTY_ESCAPES.reduce((source, [from, to]) => source.replace(from, to), pattern);
+  return plain.replace(WIDE_REPEAT, (whole, min: string, max: string) => (Number(max) - Number(min) > REPEAT_SPAN ? `{${min},${Number(min) + REPEAT_SPAN}}` : whole));
+}
+
 function compile(pattern: string): Compiled {
   let entry = compiled.get(pattern);
   if (entry) return entry;
@@ -88,8 +97,16 @@ function compile(pattern: string): Compiled {
   }
   let gen: RandExp | undefined;
   try {
-    gen = new RandExp(PROPERTY_ESCAPES.reduce((source, [from, to]) => source.replace(from, to), pattern));
+    gen = new RandExp(generationSource(pattern));
     gen.randInt = (min: number, max: number) => rng.int(min, max);
+    // randexp rebuilds a character class's ranges for every character it draws; the parsed tokens never change.
+    const expand = gen._expand.bind(gen);
+    const expanded = new Map<object, ReturnType<RandExp['_expand']>>();
+    gen._expand = (token) => {
+      let ranges = expanded.get(token);
+      if (!ranges) expanded.set(token, (ranges = expand(token)));
+      return ranges;
+    };
   } catch {
     gen = undefined;
   }

@@ -48,13 +48,19 @@ const fullName = (ctx: FieldContext) => {
 };
 
 const titleCase = (text: string) => text.replace(/(^|\s)\S/g, (c) => c.toUpperCase());
-const words = (min: number, max: number) => faker.word.words({ count: { min, max } });
-const title = () => titleCase(words(2, 5));
+/** A short noun phrase ("quarterly budget", "harbor"): reads like a name, where random words read like noise. */
+const phrase = () => {
+  const roll = rng.next();
+  if (roll < 0.35) return faker.word.noun();
+  if (roll < 0.8) return `${faker.word.adjective()} ${faker.word.noun()}`;
+  return `${faker.word.noun()} ${faker.word.noun()}`;
+};
+const title = () => titleCase(rng.chance(0.5) ? phrase() : `${faker.word.adjective()} ${faker.word.noun()} ${faker.word.noun()}`);
 const sentence = () => {
   const text = faker.hacker.phrase();
   return text.charAt(0).toUpperCase() + text.slice(1);
 };
-const kebab = () => words(2, 3).toLowerCase().replace(/[^a-z0-9]+/g, '-');
+const kebab = () => phrase().toLowerCase().replace(/[^a-z0-9]+/g, '-');
 const hex = (length: number) => faker.string.hexadecimal({ length, casing: 'lower', prefix: '' });
 const money = () => (rng.int(100, 99_999) / 100).toFixed(2);
 const upperCode = (length: number) => faker.string.alphanumeric({ length, casing: 'upper' });
@@ -98,7 +104,7 @@ function nameFor(ctx: FieldContext): string {
 }
 
 const EXTENSIONS = ['pdf', 'png', 'jpg', 'csv', 'json', 'txt', 'docx', 'xlsx', 'zip', 'mp4'];
-const fileName = () => `${words(1, 3).toLowerCase().replace(/[^a-z0-9]+/g, '_')}.${rng.pick(EXTENSIONS)}`;
+const fileName = () => `${phrase().toLowerCase().replace(/[^a-z0-9]+/g, '_')}.${rng.pick(EXTENSIONS)}`;
 
 const STATUSES = ['active', 'inactive', 'pending', 'completed', 'cancelled', 'processing', 'approved', 'failed'];
 
@@ -159,7 +165,7 @@ const STRING_RULES: StringRule[] = [
   [any('token', 'secret', 'api_key', 'apikey', 'access_key', 'access_token', 'refresh_token', 'nonce', 'salt', 'session', 'cursor', 'page_token'), () => faker.string.alphanumeric(32)],
   [any('mime', 'mime_type', 'mimetype', 'content_type', 'media_type'), () => faker.system.mimeType()],
   [any('file_name', 'filename', 'file'), fileName],
-  [any('path', 'file_path', 'filepath', 'dir', 'directory', 'folder'), () => `/${words(1, 3).toLowerCase().replace(/[^a-z0-9]+/g, '/')}/${fileName()}`],
+  [any('path', 'file_path', 'filepath', 'dir', 'directory', 'folder'), () => `/${phrase().toLowerCase().replace(/[^a-z0-9]+/g, '/')}/${fileName()}`],
   [any('extension', 'ext', 'file_extension'), () => rng.pick(EXTENSIONS)],
   [any('sku'), () => `${upperCode(3)}-${rng.int(1000, 99_999)}`],
   [any('symbol', 'ticker', 'ticker_symbol'), () => faker.string.alpha({ length: { min: 3, max: 4 }, casing: 'upper' })],
@@ -176,7 +182,7 @@ const STRING_RULES: StringRule[] = [
   [any('format'), () => rng.pick(['json', 'csv', 'xml', 'pdf', 'html'])],
   [any('type', 'kind', 'category', 'categories', 'genre', 'class', 'group'), () => faker.word.noun()],
   [any('tag', 'tags', 'label', 'labels', 'keyword', 'keywords', 'topic', 'topics', 'hashtag'), () => faker.word.noun()],
-  [any('query', 'q', 'search', 'term', 'search_term'), () => words(1, 3)],
+  [any('query', 'q', 'search', 'term', 'search_term'), phrase],
   [any('bio', 'about'), () => faker.person.bio()],
   [any('title', 'headline', 'subject', 'caption', 'heading'), (ctx) => (PRODUCT.test(ctx.parent) ? faker.commerce.productName() : title())],
   [any('name', 'display_name'), nameFor],
@@ -192,7 +198,7 @@ export function namedString(ctx: FieldContext): string | undefined {
 
 /** A couple of plain words: what a string field with an unknown name gets. */
 export function plainString(): string {
-  return words(1, 3);
+  return phrase();
 }
 
 /** What a string in a non-standard format (`phone`, `currency`, `int64` for a string-encoded number…) looks like. */

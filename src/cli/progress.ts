@@ -1,10 +1,15 @@
 import cliProgress from 'cli-progress';
 
-/** One bar per index stage on stderr, only when stderr is a terminal. */
-export function indexProgress(): { update: (stage: string, done: number, total: number) => void; stop: () => void } {
+export interface StagedProgress {
+  update: (stage: string, done: number, total: number) => void;
+  stop: () => void;
+}
+
+/** One bar per stage of a long job (a bar restarts when the stage changes), on stderr and only when it is a terminal. */
+export function stagedProgress(unit: string): StagedProgress {
   if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
   const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: 'index {stage} [{bar}] {value}/{total} tools | {duration_formatted}', hideCursor: true },
+    { stream: process.stderr, format: `{stage} [{bar}] {value}/{total} ${unit} | {duration_formatted}`, hideCursor: true },
     cliProgress.Presets.shades_classic,
   );
   let current: string | undefined;
