@@ -7,6 +7,7 @@ import type { Tool } from '../library/tool.js';
 import { synthesize } from '../simulator/synth/index.js';
 import { packageRoot } from '../paths.js';
 import { measureSearch } from '../retrieval/bench.js';
+import type { ModelBenchResult } from '../simulator/llama/bench.js';
 import { load, type LoadResult } from './load.js';
 import { freePort, rssMb, startProcess, type Running } from './processes.js';
 
@@ -15,6 +16,11 @@ export interface BenchOptions {
   durationSeconds: number;
   connections: number;
   prism: boolean;
+  /** Also build the default library into a temporary directory (a minute or more). */
+  build: boolean;
+  /** Also measure model-backed calls with this GGUF. */
+  model?: string;
+  gpu: 'auto' | 'cuda' | 'vulkan' | 'cpu';
   log: (line: string) => void;
 }
 
@@ -36,6 +42,8 @@ export interface BenchReport {
   connections: number;
   duration_s: number;
   details: Record<string, LoadResult>;
+  build?: { duration_ms: number; cpu_ms: number; peak_rss_mb: number; tools: number };
+  model?: ModelBenchResult;
 }
 
 const SERVE_READY = /"url":"(http:\/\/[^"]+)"/;
@@ -111,6 +119,28 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     log('search: BM25 at k=3 over the library');
     const search = await measureSearch(options.library);
 
+    let build: BenchReport['build'];
+    if (options.build) {
+      log('library build: the default library into a temporary directory');
+      const builder = await startProcess(
+        process.execPath,
+        [join(packageRoot, 'bin/toolenv'), 'library', 'build', '--library', join(work, 'library'), '--json'],
+        /^\{.*"duration_ms".*\}$/m,
+        { timeoutMs: 900_000 },
+      );
+      const summary = JSON.parse(builder.ready) as { tools: number; duration_ms: number; cpu_ms: number; peak_rss_mb: number };
+      await builder.stop();
+      build = { duration_ms: summary.duration_ms, cpu_ms: summary.cpu_ms, peak_rss_mb: summary.peak_rss_mb, tools: summary.tools };
+    }
+
+    let model: ModelBenchResult | undefined;
+    if (options.model) {
+      log(`model: ${options.model} at parallel 1, 4, 8`);
+      // Loaded only here: node-llama-cpp is a large import that the other measurements must not pay for.
+      const { benchModel } = await import('../simulator/llama/bench.js');
+      model = await benchModel({ model: options.model, parallel: [1, 4, 8], gpu: options.gpu });
+    }
+
     const details: Record<string, LoadResult> = { ceiling, call, rest, ...(prism ? { prism } : {}) };
     return {
       library_tools: libraryTools,
@@ -130,6 +160,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       connections: options.connections,
       duration_s: options.durationSeconds,
       details,
+      ...(build ? { build } : {}),
+      ...(model ? { model } : {}),
     };
   } finally {
     await Promise.all(running.map((r) => r.stop()));

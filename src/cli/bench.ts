@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../paths.js';
-import { intFlag, printJson, printLine } from './output.js';
+import { intFlag, printJson, printLine, UsageError } from './output.js';
 
 export function registerBench(program: Command): void {
   program
@@ -10,8 +10,12 @@ export function registerBench(program: Command): void {
     .option('--duration <seconds>', 'seconds of load per target', '5')
     .option('--connections <n>', 'concurrent connections', '32')
     .option('--no-prism', 'skip Stoplight Prism')
+    .option('--build', 'also build the default library into a temporary directory and report build time and peak memory')
+    .option('--model <file>', 'also measure model-backed calls with this GGUF at --parallel 1, 4 and 8 (e.g. `toolenv model tiny`)')
+    .option('--gpu <kind>', 'compute back-end for --model: auto, cuda, vulkan, cpu', 'auto')
     .option('--json', 'print the report as one JSON object (last stdout line)')
-    .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; json?: boolean }) => {
+    .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; build?: boolean; model?: string; gpu: string; json?: boolean }) => {
+      if (!['auto', 'cuda', 'vulkan', 'cpu'].includes(opts.gpu)) throw new UsageError(`--gpu must be auto, cuda, vulkan or cpu, got ${JSON.stringify(opts.gpu)}`);
       // Loaded here: the load generator is a large import no other command needs.
       const { runBench } = await import('../bench/run.js');
       const report = await runBench({
@@ -19,6 +23,9 @@ export function registerBench(program: Command): void {
         durationSeconds: intFlag('--duration', opts.duration, { min: 1, max: 600 }),
         connections: intFlag('--connections', opts.connections, { min: 1, max: 1000 }),
         prism: opts.prism,
+        build: opts.build ?? false,
+        model: opts.model,
+        gpu: opts.gpu as 'auto' | 'cuda' | 'vulkan' | 'cpu',
         log: (line) => process.stderr.write(`${line}\n`),
       });
       if (opts.json) return printJson(report);
@@ -34,6 +41,10 @@ export function registerBench(program: Command): void {
         ['search p95 (k=3)', `${report.search_p95_ms} ms (batch of 8: ${report.search_batch8_ms} ms)`],
         ['Stoplight Prism', report.prism_rps === null ? 'skipped' : `${report.prism_rps} req/s (call is ${report.call_vs_prism} × Prism)`],
       ];
+      if (report.build) rows.push(['library build', `${(report.build.duration_ms / 1000).toFixed(1)} s (CPU ${(report.build.cpu_ms / 1000).toFixed(1)} s), peak RSS ${report.build.peak_rss_mb} MB`]);
+      for (const row of report.model?.rows ?? []) {
+        rows.push([`model, parallel ${row.parallel}`, `${row.calls_per_s} calls/s, p50 ${row.p50_ms} ms, p95 ${row.p95_ms} ms, ${row.tokens_per_s} tokens/s`]);
+      }
       for (const [label, value] of rows) printLine(`${label.padEnd(24)}${value}`);
     });
 }

@@ -153,6 +153,20 @@ test('values follow field names in camelCase, snake_case and kebab-case, and a r
   }
 });
 
+test('a nested name object describes the same person as its holder; an owner object another one', () => {
+  const person = { type: 'object', required: ['firstName', 'lastName'], properties: { firstName: { type: 'string' }, lastName: { type: 'string' } } };
+  const schema = { type: 'array', minItems: 3, items: { type: 'object', required: ['email', 'name', 'owner'], properties: { email: { type: 'string', format: 'email' }, name: person, owner: { type: 'object', required: ['email'], properties: { email: { type: 'string' } } } } } };
+  for (let seed = 0; seed < 10; seed++) {
+    const users = synthesize(toolWith(schema), {}, seed).body as { email: string; name: { firstName: string; lastName: string }; owner: { email: string } }[];
+    for (const user of users) {
+      const first = user.name.firstName.toLowerCase().replace(/[^a-z0-9]/g, '');
+      assert.ok(user.email.startsWith(first), `${user.email} / ${user.name.firstName}`);
+    }
+    assert.notEqual(users[0]!.owner.email, users[0]!.email);
+    assert.notEqual(users[0]!.email, users[1]!.email);
+  }
+});
+
 test('a tool without a response schema gets a shape from its name and description', () => {
   const forecast = obj(synthesize(weather, { city: 'Paris', days: 4 }, 1).body);
   assert.equal(forecast.city, 'Paris');

@@ -7,7 +7,7 @@ import { nameKey } from './names.js';
 import { fromPattern, matches } from './regex.js';
 import { generate, generateRequired } from './schema.js';
 import { bestEffort, exhausted, NOTHING, type Site, type Walk } from './site.js';
-import { newPersona, type Persona } from './values.js';
+import { namesPerson, newPersona, type Persona } from './values.js';
 
 /** Keys whose value is the record itself (or a list of them) in an envelope: `{"data": {...}}`, `{"items": [...]}`. */
 const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
@@ -103,8 +103,10 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
     }
   }
 
+  // A nested object describes the same person as its holder (`name: {first, last}` beside `email`) unless its key
+  // names another one (`owner`, `author`).
   let persona: Persona | undefined;
-  const personaOf = () => (persona ??= newPersona());
+  const personaOf = site.key && namesPerson(site.key) ? () => (persona ??= newPersona()) : site.persona;
   const out: Record<string, unknown> = {};
   for (const key of keys) {
     let schemas = propertySchemas(flat, key);

@@ -86,6 +86,11 @@ const TECH = /(?:^|_)(?:app|application|project|repo|repository|service|package|
 const PLACE = /(?:^|_)(?:city|town|place|location|venue|destination|origin|airport|station|hotel|restaurant|building|site|area|neighborhood)(?:_|$)/;
 const GEO_PARENT = /(?:^|_)(?:address|addresses|location|billing|shipping|geo|place|residence|postal|mailing|home|office)(?:_|$)/;
 
+/** Whether a field's name says it holds a person (`owner`, `author_info`): such an object gets a person of its own. */
+export function namesPerson(key: string): boolean {
+  return PERSON.test(key);
+}
+
 /** A realistic `name` from what holds it: a user's name is a person's, a company's a company's, a repo's a slug. */
 function nameFor(ctx: FieldContext): string {
   const noun = ctx.key === 'name' || ctx.key === 'display_name' ? ctx.parent : ctx.key;
@@ -120,7 +125,7 @@ const STRING_RULES: StringRule[] = [
   [any('mac', 'mac_address'), () => faker.internet.mac()],
   [any('user_agent', 'useragent'), () => faker.internet.userAgent()],
   [any('image', 'images', 'img', 'avatar', 'photo', 'photos', 'picture', 'pic', 'thumbnail', 'thumb', 'logo', 'icon', 'banner', 'cover', 'poster', 'headshot', 'artwork'), () => `https://picsum.photos/seed/${faker.string.alphanumeric(8)}/${rng.pick([320, 640, 800, 1024])}/${rng.pick([240, 480, 600, 768])}`],
-  [any('url', 'uri', 'link', 'links', 'href', 'website', 'homepage', 'webpage', 'endpoint', 'callback', 'redirect', 'permalink', 'src', 'web'), () => `${faker.internet.url()}/${faker.word.noun()}/${rng.int(1, 99_999)}`],
+  [any('url', 'uri', 'link', 'links', 'href', 'website', 'homepage', 'webpage', 'endpoint', 'callback', 'redirect', 'permalink', 'src', 'web'), () => `${faker.internet.url({ appendSlash: false })}/${faker.word.noun()}/${rng.int(1, 99_999)}`],
   [any('domain', 'hostname', 'host', 'fqdn', 'host_name', 'domain_name'), () => faker.internet.domainName()],
   [any('birthday', 'birthdate', 'birth_date', 'dob', 'date_of_birth'), (ctx) => dateString(dateFor(`${ctx.parent}_${ctx.key}`))],
   [last('at', 'timestamp', 'datetime', 'time', 'date_time', 'created', 'updated', 'modified', 'deleted', 'published', 'expires', 'expiry', 'expiration', 'last_seen', 'last_login', 'last_modified'), (ctx) => dateTimeString(dateFor(`${ctx.parent}_${ctx.key}`))],
