@@ -126,6 +126,34 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           responses: { '200': json('One result per call, in order.', ref('BatchResponse')), ...PROBLEMS },
         },
       },
+      '/v1/search': {
+        post: {
+          operationId: 'searchTools',
+          tags: ['Retrieval'],
+          summary: 'Top-k tools for one query or many (ParaAct’s parallel search_tool actions)',
+          description: 'Send exactly one of `query` or `queries` (at most 64). The retrieval index loads on the first search.',
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SearchRequest') } } },
+          responses: { '200': json('Results, best first; for `queries`, one entry per query in order.', ref('SearchResponse')), '400': PROBLEMS['400'], '401': PROBLEMS['401'] },
+        },
+      },
+      '/v1/graph/{id}': {
+        get: {
+          operationId: 'getToolEdges',
+          tags: ['Graph'],
+          summary: 'A tool’s dependency edges: in (tools it depends on) and out (tools that depend on it)',
+          parameters: [{ $ref: '#/components/parameters/ToolId' }],
+          responses: { '200': json('The edges, hard first.', ref('ToolEdges')), '401': PROBLEMS['401'], '404': PROBLEMS['404'], '503': { $ref: '#/components/responses/GraphUnavailable' } },
+        },
+      },
+      '/v1/graph/subgraph': {
+        post: {
+          operationId: 'getSubgraph',
+          tags: ['Graph'],
+          summary: 'The dependency edges induced by a set of tools',
+          requestBody: { required: true, content: { 'application/json': { schema: ref('SubgraphRequest') } } },
+          responses: { '200': json('The induced edges.', ref('Subgraph')), '400': PROBLEMS['400'], '401': PROBLEMS['401'], '503': { $ref: '#/components/responses/GraphUnavailable' } },
+        },
+      },
       '/apis': {
         get: { operationId: 'listApis', tags: ['APIs'], summary: 'Every API of the library', responses: { '200': json('The APIs.', ref('ApiList')), '401': PROBLEMS['401'] } },
       },
@@ -164,6 +192,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         MethodNotAllowed: { ...problemResponse('The path exists but not with this method.'), headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } } },
         PayloadTooLarge: problemResponse('The request body is larger than the server’s body limit.'),
         ServerError: problemResponse('An unexpected server error (logged).'),
+        GraphUnavailable: problemResponse('The dependency graph of this library has not been built (`toolenv graph build`).'),
       },
       schemas: {
         Problem: {
@@ -239,6 +268,65 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
               },
             },
           },
+        },
+        SearchRequest: {
+          type: 'object',
+          properties: {
+            query: { type: 'string' },
+            queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 64 },
+            k: { type: 'integer', minimum: 1, default: 3 },
+            retriever: { type: 'string', enum: ['bm25', 'use', 'dense', 'hybrid'], default: 'bm25' },
+            category: { type: 'string' },
+          },
+          additionalProperties: false,
+        },
+        SearchHit: {
+          type: 'object',
+          required: ['id', 'name', 'score', 'category', 'origin'],
+          properties: { id: { type: 'string' }, name: { type: 'string' }, score: { type: 'number' }, category: { type: 'string' }, origin: { type: 'object' } },
+        },
+        SearchResponse: {
+          type: 'object',
+          required: ['results'],
+          properties: {
+            query: { type: 'string' },
+            results: {
+              type: 'array',
+              items: {
+                oneOf: [
+                  ref('SearchHit'),
+                  { type: 'object', required: ['query', 'results'], properties: { query: { type: 'string' }, results: { type: 'array', items: ref('SearchHit') } } },
+                ],
+              },
+            },
+          },
+        },
+        Edge: {
+          type: 'object',
+          required: ['src', 'dst', 'kind', 'rule', 'score', 'evidence'],
+          properties: {
+            src: { type: 'string' },
+            dst: { type: 'string' },
+            kind: { type: 'string', enum: ['hard', 'soft'] },
+            rule: { type: 'string' },
+            score: { type: 'number' },
+            evidence: { type: 'string' },
+          },
+        },
+        ToolEdges: {
+          type: 'object',
+          required: ['id', 'in', 'out'],
+          properties: { id: { type: 'string' }, in: { type: 'array', items: ref('Edge') }, out: { type: 'array', items: ref('Edge') } },
+        },
+        SubgraphRequest: {
+          type: 'object',
+          required: ['tools'],
+          properties: { tools: { type: 'array', items: { type: 'string' }, maxItems: 1000 } },
+        },
+        Subgraph: {
+          type: 'object',
+          required: ['tools', 'unknown', 'edges'],
+          properties: { tools: { type: 'array', items: { type: 'string' } }, unknown: { type: 'array', items: { type: 'string' } }, edges: { type: 'array', items: ref('Edge') } },
         },
         ApiList: {
           type: 'object',

@@ -46,14 +46,19 @@ const round = (value: number, decimals: number) => {
 };
 
 export function numberFor(flat: Flat, integer: boolean, site: Site, walk: Walk): number | typeof NOTHING {
-  if (walk.loose) return drawNumber(flat, integer, integer ? LOOSE_INTEGER : LOOSE_NUMBER);
-  const ok = (value: unknown): value is number => typeof value === 'number' && numberFits(value, flat, integer);
-  const echoed = echoFor(site, walk);
-  const echoNumber = typeof echoed === 'string' && /^-?\d+(?:\.\d+)?$/.test(echoed) ? Number(echoed) : echoed;
-  if (ok(echoNumber)) return echoNumber;
-  const sample = example(flat);
-  if (ok(sample)) return sample;
-  return drawNumber(flat, integer, namedNumber(site.key) ?? (integer ? DEFAULT_INTEGER : DEFAULT_NUMBER));
+  let hint = integer ? LOOSE_INTEGER : LOOSE_NUMBER;
+  if (!walk.loose) {
+    const ok = (value: unknown): value is number => typeof value === 'number' && numberFits(value, flat, integer);
+    const echoed = echoFor(site, walk);
+    const echoNumber = typeof echoed === 'string' && /^-?\d+(?:\.\d+)?$/.test(echoed) ? Number(echoed) : echoed;
+    if (ok(echoNumber)) return echoNumber;
+    const sample = example(flat);
+    if (ok(sample)) return sample;
+    hint = namedNumber(site.key) ?? (integer ? DEFAULT_INTEGER : DEFAULT_NUMBER);
+  }
+  const value = drawNumber(flat, integer, hint);
+  // Bounds that cross (minimum above maximum) admit nothing; a required number still comes, at the minimum.
+  return value === NOTHING ? bestEffort(walk, flat.minimum ?? flat.exclusiveMinimum ?? hint.min) : value;
 }
 
 /** A number within the schema's bounds, inside the field's typical range where the two overlap. */
