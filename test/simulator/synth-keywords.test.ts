@@ -147,3 +147,12 @@ test('not, if/then/else and boolean schemas', () => {
   bodies({ type: 'object', required: ['a'], properties: { a: true, b: false } });
   bodies({ type: 'array', items: true, minItems: 2 });
 });
+
+test('patterns prone to catastrophic backtracking are still generated and checked (the call finishes)', { timeout: 60_000 }, () => {
+  // Natively, testing a non-matching string against this spec pattern takes minutes: it nests `*` in `*`.
+  const url = '^(https?:\\/\\/)?([\\da-z\\.-]+)\\.([a-z\\.]{2,6})([\\/\\w \\.-]*)*\\/?$';
+  const values = bodies({ type: 'object', required: ['avatar_url', 'code'], properties: { avatar_url: { type: 'string', pattern: url }, code: { type: 'string', pattern: '^([a-zA-Z0-9]+\\s?)*$', minLength: 30 } } }, 20) as { avatar_url: string }[];
+  assert.ok(values.every(({ avatar_url }) => avatar_url.startsWith('https://')));
+  // RE2 caps repeat counts at 1000: an ARN pattern with {0,1023} still gets valid values.
+  bodies({ type: 'string', pattern: '^arn:aws:[a-z0-9-]{1,63}:[a-z]{2}-[a-z]+-\\d:\\d{12}:[A-Za-z0-9/][A-Za-z0-9:_/+.-]{0,1023}$' }, 20);
+});

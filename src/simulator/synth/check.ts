@@ -2,12 +2,8 @@ import type { ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { JsonSchema } from '../../library/tool.js';
 import { createAjv } from '../ajv.js';
-import { SafePattern } from './regex.js';
 
 const ajv = createAjv();
-// The values checked here are the synthesizer's own, often not matching the patterns of a branch not taken: those
-// patterns run where catastrophic backtracking cannot happen.
-ajv.opts.code.regExp = Object.assign((pattern: string) => new SafePattern(pattern), { code: 'SafePattern' });
 
 // ajv keeps every schema it compiled in its own cache, so evicting ours must evict ajv's too or memory only grows.
 const validators = new LRUCache<object, { validate: ValidateFunction | undefined }>({

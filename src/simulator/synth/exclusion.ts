@@ -57,6 +57,7 @@ export function spoil(flat: Flat, value: unknown): boolean {
   for (const part of flat.objects) if (part.properties) for (const key in part.properties) declared.add(key);
   let changed = false;
   for (const other of flat.mustNotMatch) {
+    if (Object.keys(record).length >= (flat.maxProperties ?? Infinity)) break;
     if (surelyMisses(other, record) || satisfies(other, record) !== true) continue;
     const fields = declaredFields(other);
     for (const key of rng.shuffle(Object.keys(fields))) {

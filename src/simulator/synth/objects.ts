@@ -53,17 +53,24 @@ export function propertySchemas(flat: Flat, key: string): JsonSchema[] | undefin
   return schemas;
 }
 
+/** Whether an object may hold `key` at all: no closing keyword, propertyNames or additionalProperties: false rules it out. */
 export function keyAllowed(flat: Flat, key: string, declared: Set<string>): boolean {
   if (flat.closed && !declared.has(key) && !flat.objects.some((part) => part.patternProperties && Object.keys(part.patternProperties).some((p) => matches(p, key)))) return false;
   for (const schema of flat.propertyNames) if (satisfies(schema, key) === false) return false;
   return propertySchemas(flat, key) !== undefined;
 }
 
+/** How likely an optional field is present: most near the top (real responses carry most of their fields), fewer deeper down. */
 function optionalChance(site: Site, walk: Walk): number {
   if (exhausted(site, walk)) return 0;
   return site.depth < 2 ? 0.9 : site.depth < 4 ? 0.8 : 0.6;
 }
 
+/**
+ * An object: its required keys (with those they depend on), most optional ones, extra keys up to minProperties (from
+ * patternProperties, propertyNames or plausible field names), each valued by its own schemas. NOTHING when a required
+ * key is shut out and the object need not be there.
+ */
 export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   const declared = new Set<string>();
   for (const part of flat.objects) if (part.properties) for (const key in part.properties) declared.add(key);
