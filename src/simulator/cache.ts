@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { canonicalJson } from './canonical.js';
 import type { Arguments } from './types.js';
 
@@ -60,6 +61,10 @@ export interface CacheOptions {
 }
 
 const SCHEMA_VERSION = '1';
+/** Bytes of stored rows kept in memory for repeated hits: an RL rollout group repeats the same calls many times. */
+const HOT_BYTES = 64 * 1024 * 1024;
+
+type HotRow = { id: number; status: number; body: string; source: string };
 /** Pending hit counts written at once when this many distinct entries were hit since the last flush. */
 const MAX_PENDING_HITS = 65_536;
 
@@ -103,7 +108,12 @@ export class ResponseCache {
   readonly file: string;
   readonly mode: Exclude<CacheMode, 'off'>;
   private readonly db: Database.Database;
-  private readonly select: Database.Statement<[string, string], { id: number; status: number; body: string; source: string }>;
+  private readonly select: Database.Statement<[string, string], HotRow>;
+  /**
+   * Rows read recently, by tool and canonical arguments. Entries never change once written (the first answer stays),
+   * so a memoized row is only stale after an `import --replace` by another process; this process clears it on import.
+   */
+  private readonly hot = new LRUCache<string, HotRow>({ maxSize: HOT_BYTES, sizeCalculation: (row, key) => row.body.length + key.length + 64 });
   private readonly insert: Database.Statement<unknown[]> | undefined;
   private readonly pending = new Map<number, { hits: number; last: number }>();
   private readonly timer: NodeJS.Timeout | undefined;
@@ -156,8 +166,14 @@ export class ResponseCache {
 
   /** The stored answer for a call, or undefined. A read-write cache counts the hit (written in batches). */
   get(toolId: string, args: Arguments): CachedResponse | undefined {
-    const row = this.select.get(toolId, canonicalJson(args));
-    if (!row) return undefined;
+    const canonical = canonicalJson(args);
+    const key = `${toolId}\u0000${canonical}`;
+    let row = this.hot.get(key);
+    if (!row) {
+      row = this.select.get(toolId, canonical);
+      if (!row) return undefined;
+      this.hot.set(key, row);
+    }
     if (this.insert) this.countHit(row.id);
     return { status: row.status, body: JSON.parse(row.body), source: row.source };
   }
@@ -186,6 +202,7 @@ export class ResponseCache {
     const insert = this.insert;
     const update = this.db.prepare('UPDATE responses SET status = ?, body = ?, source = ?, created_at = ? WHERE tool = ? AND args = ?');
     const counts: ImportCounts = { inserted: 0, replaced: 0, kept: 0 };
+    this.hot.clear();
     this.db
       .transaction(() => {
         for (const entry of entries) {
