@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { ApiRecord, LibraryBatch, Tool } from './tool.js';
@@ -189,6 +190,21 @@ export class LibraryStore {
     const page = rows.slice(0, limit);
     const next_cursor = rows.length > limit ? encodeCursor(page[page.length - 1]!.seq) : null;
     return { tools: page.map(({ seq: _seq, ...summary }) => summary), next_cursor };
+  }
+
+  /**
+   * A digest of every tool's id, name, description, category and record size, in library order: any import or
+   * rebuild that changes a searchable field changes it. octet_length() lets SQLite skip reading the records.
+   * Derived indexes (retrieval) record it to tell whether they are stale.
+   */
+  fingerprint(): string {
+    const hash = createHash('sha256');
+    const rows = this.db
+      .prepare<[], [string, string, string, string, number]>('SELECT id, name, description, category, octet_length(record) FROM tools ORDER BY seq')
+      .raw()
+      .iterate();
+    for (const [id, name, description, category, size] of rows) hash.update(`${id}\u0000${name}\u0000${description}\u0000${category}\u0000${size}\u0001`);
+    return hash.digest('hex').slice(0, 32);
   }
 
   /** Every full record in library order, parsed one at a time. */

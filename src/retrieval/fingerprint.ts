@@ -1,8 +1,6 @@
-import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { LIBRARY_FILE } from '../library/store.js';
+import { LIBRARY_FILE, LibraryStore } from '../library/store.js';
 
 /**
  * Which library content an index was built from. The stamp (size and mtime of tools.db and its WAL) is
@@ -26,22 +24,12 @@ export class LibraryVersion {
   }
 }
 
-/**
- * A digest of every tool's id, name, description, category and record size, in library order: any import
- * or rebuild that changes a searchable field changes it. octet_length() lets SQLite skip reading the
- * records themselves.
- */
+/** The library's fingerprint, read through its store (which owns the table layout). */
 export function libraryFingerprint(libraryDir: string): string {
-  const db = new Database(join(libraryDir, LIBRARY_FILE), { readonly: true, fileMustExist: true });
+  const store = LibraryStore.open(libraryDir);
   try {
-    const hash = createHash('sha256');
-    const rows = db
-      .prepare<[], [string, string, string, string, number]>('SELECT id, name, description, category, octet_length(record) FROM tools ORDER BY seq')
-      .raw()
-      .iterate();
-    for (const [id, name, description, category, size] of rows) hash.update(`${id}\u0000${name}\u0000${description}\u0000${category}\u0000${size}\u0001`);
-    return hash.digest('hex').slice(0, 32);
+    return store.fingerprint();
   } finally {
-    db.close();
+    store.close();
   }
 }

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem } from '../problems.js';
-import type { RetrieverName, ToolSearch } from '../../retrieval/searcher.js';
+import type { RetrieverName } from '../../retrieval/searcher.js';
 
 /** Most queries in one request: a ParaAct exploration step fans out over a handful of capability slots. */
 export const MAX_QUERIES = 64;
@@ -13,9 +13,9 @@ export const MAX_QUERIES = 64;
  */
 export function searchRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  let searcher: Promise<ToolSearch> | undefined;
+  let retrieval: Promise<{ search: import('../../retrieval/searcher.js').ToolSearch; SearchError: typeof import('../../retrieval/searcher.js').SearchError }> | undefined;
   const open = () =>
-    (searcher ??= import('../../retrieval/searcher.js').then(({ ToolSearch }) => ToolSearch.open(ctx.store.dir)));
+    (retrieval ??= import('../../retrieval/searcher.js').then(({ ToolSearch, SearchError }) => ({ search: ToolSearch.open(ctx.store.dir), SearchError })));
 
   app.post('/v1/search', async (c) => {
     const body = await readJsonBody(c);
@@ -31,8 +31,7 @@ export function searchRoutes(ctx: AppContext): Hono {
     if (body.k !== undefined && !Number.isInteger(body.k)) throw invalid('"k" must be an integer');
     if (body.retriever !== undefined && typeof body.retriever !== 'string') throw invalid('"retriever" must be a string');
     if (body.category !== undefined && typeof body.category !== 'string') throw invalid('"category" must be a string');
-    const search = await open();
-    const { SearchError } = await import('../../retrieval/searcher.js');
+    const { search, SearchError } = await open();
     try {
       const results = await search.search(queries as string[], {
         k: body.k as number | undefined,
