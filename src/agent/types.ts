@@ -1,0 +1,96 @@
+import type { EpisodeTask, Trajectory } from '../episodes/types.js';
+
+/** The agent loops the client runs: the paper's ParaAct and its two baselines (§4). */
+export const AGENTS = ['paraact', 'react', 'parallel'] as const;
+export type AgentName = (typeof AGENTS)[number];
+
+/** A task an agent is given: the episode's task plus what a rule-based checker compares the answer with. */
+export interface AgentTask extends EpisodeTask {
+  /** Expected answer: a string the answer must contain (case-insensitive), or a list of strings it must all contain. */
+  answer?: string | string[];
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface TokenUsage {
+  prompt: number;
+  completion: number;
+}
+
+/** What writes the agent's next turn: a model behind an OpenAI-compatible endpoint, a local GGUF, or the heuristic. */
+export interface Policy {
+  /** `heuristic`, `openai:MODEL@URL`, `gguf:FILE`. */
+  readonly name: string;
+  /** The next assistant message (tagged text: <think>, <plan>, <search_tool>, <tool_call>, <answer>) and its token usage. */
+  next(messages: readonly ChatMessage[], context: PolicyContext): Promise<{ text: string; usage: TokenUsage }>;
+  close?(): Promise<void>;
+}
+
+export interface PolicyContext {
+  agent: AgentName;
+  task: AgentTask;
+  /** 1-based turn about to be written. */
+  turn: number;
+  signal?: AbortSignal;
+}
+
+/** One successful or failed tool call as the run saw it. */
+export interface CallRecord {
+  tool: string;
+  status: number;
+  /** 2xx answered. */
+  ok: boolean;
+  turn: number;
+  error?: string;
+}
+
+/** Why a run ended. */
+export type Finish = 'answer' | 'turn_cap' | 'episode_done' | 'error';
+
+/** The outcome of one agent run on one task: what `eval` scores. */
+export interface AgentRun {
+  task_id: string;
+  agent: AgentName;
+  policy: string;
+  episode_id: string;
+  /** The text inside <answer>, when the agent gave one. */
+  answer?: string;
+  finish: Finish;
+  /** Set when finish is `error`. */
+  error?: string;
+  turns: number;
+  /** search_tool and tool_call actions over the run. */
+  actions: number;
+  tokens: TokenUsage;
+  wall_ms: number;
+  calls: CallRecord[];
+  /** Tool ids surfaced by search, in first-seen order. */
+  surfaced: string[];
+  /** The model's messages, turn by turn. */
+  messages: ChatMessage[];
+  /** The episode as the server recorded it. */
+  trajectory: Trajectory;
+}
+
+export interface RunAgentOptions {
+  /** ToolEnv server base URL (`http://127.0.0.1:8080`). */
+  server: string;
+  apiKey?: string;
+  agent: AgentName;
+  policy: Policy;
+  task: AgentTask;
+  /** Default 15 (the paper's cap). */
+  maxTurns?: number;
+  /** Most tool calls dispatched in one turn; default 3 (the paper's). */
+  maxCallsPerTurn?: number;
+  /** Search results per query; default 3 (the paper's top-3). */
+  k?: number;
+  /** Episode seed (error-injection stream). */
+  seed?: number;
+  /** Episode error rate; default the server's. */
+  errorRate?: number;
+  signal?: AbortSignal;
+}
