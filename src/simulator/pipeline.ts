@@ -201,7 +201,7 @@ function problemResult(body: Problem): CallResult {
 function withHeaders(answer: Answer): CallResult {
   const body = answer.body;
   const isProblem = answer.status >= 400 && typeof body === 'object' && body !== null && 'type' in body && 'title' in body && 'status' in body;
-  return { ...answer, headers: isProblem ? { 'content-type': PROBLEM_CONTENT_TYPE } : {} };
+  return { status: answer.status, body, source: answer.source, headers: isProblem ? { 'content-type': PROBLEM_CONTENT_TYPE } : {} };
 }
 
 function checkControls(controls: CallControls): Problem | undefined {

@@ -48,6 +48,19 @@ test('nullable adds "null" to type and enum, only where a type is declared', () 
   assert.deepEqual(convertSchema({ type: 'string', nullable: true }, { ...opts('request'), dialect: '3.1' }), { type: 'string' });
 });
 
+test('type "null" beside a union of non-null members reads as "one of these, or null"', () => {
+  const schema = convertSchema({ type: 'null', oneOf: [{ type: 'string' }, { type: 'number' }] }, opts('response'));
+  assert.deepEqual(schema, { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] });
+  const validate = compile(schema);
+  for (const value of ['a', 1, null]) assert.equal(validate(value), true, JSON.stringify(value));
+  assert.equal(validate(true), false);
+  // A union that already admits null keeps its type as written.
+  assert.deepEqual(convertSchema({ type: 'null', anyOf: [{ type: 'null' }, { type: 'string' }] }, opts('response')), {
+    type: 'null',
+    anyOf: [{ type: 'null' }, { type: 'string' }],
+  });
+});
+
 test('example becomes examples, boolean exclusive bounds become numeric, OpenAPI-only keywords go', () => {
   const schema = convertSchema(
     { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false, example: 5, xml: { name: 'n' }, 'x-extra': 1, externalDocs: {} },

@@ -401,9 +401,27 @@ class Conversion {
       if (!types.includes('null')) out.type = [...types, 'null'];
       if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum.push(null);
     }
+    nullBesideUnion(out);
     const types = Array.isArray(out.type) ? out.type : [out.type];
     if (types.includes('array') && out.items === undefined && out.prefixItems === undefined) out.items = {};
   }
+}
+
+/**
+ * `{type: "null", oneOf: [string, number, …]}` admits no value at all (the union's members exclude null), yet real
+ * documents write it (vercel's EdgeConfigItemValue) to mean "one of these, or null": read it that way, making null
+ * one more member of the union.
+ */
+function nullBesideUnion(out: JsonObject): void {
+  if (out.type !== 'null') return;
+  const key = Array.isArray(out.oneOf) ? 'oneOf' : Array.isArray(out.anyOf) ? 'anyOf' : undefined;
+  if (key === undefined) return;
+  const members = out[key] as JsonSchema[];
+  const admitsNull = (member: JsonSchema) =>
+    typeof member === 'boolean' ? member : member.type === undefined || member.type === 'null' || (Array.isArray(member.type) && member.type.includes('null'));
+  if (members.some(admitsNull)) return;
+  delete out.type;
+  out[key] = [...members, { type: 'null' }];
 }
 
 /** The JSON types a `type` value names: undefined when it names none (so it is dropped), [] for "any". */
