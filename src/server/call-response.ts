@@ -1,3 +1,4 @@
+import { untouchedBodyText } from '../simulator/stored-result.js';
 import type { CallResult } from '../simulator/types.js';
 
 /** Statuses whose responses carry no body (RFC 9110). */
@@ -15,10 +16,15 @@ export function callResponse(result: CallResult): Response {
   for (const name in result.headers) headers[name.toLowerCase()] = result.headers[name]!;
   headers['x-toolenv-source'] = result.source;
   if (result.error) headers['x-toolenv-error'] = result.error;
-  if (BODYLESS.has(result.status) || result.body === undefined) return new Response(null, { status: result.status, headers });
+  if (BODYLESS.has(result.status)) return new Response(null, { status: result.status, headers });
   const contentType = headers['content-type'];
+  const stored = contentType === undefined ? untouchedBodyText(result) : undefined;
+  if (stored === undefined && result.body === undefined) return new Response(null, { status: result.status, headers });
   let text: string;
-  if (typeof result.body === 'string' && contentType !== undefined && !/[/+]json\b/i.test(contentType)) {
+  if (stored !== undefined) {
+    text = stored;
+    headers['content-type'] = 'application/json';
+  } else if (typeof result.body === 'string' && contentType !== undefined && !/[/+]json\b/i.test(contentType)) {
     text = result.body;
   } else {
     text = JSON.stringify(result.body);

@@ -166,6 +166,12 @@ export class ResponseCache {
 
   /** The stored answer for a call, or undefined. A read-write cache counts the hit (written in batches). */
   get(toolId: string, args: Arguments): CachedResponse | undefined {
+    const hit = this.getText(toolId, args);
+    return hit && { status: hit.status, body: JSON.parse(hit.text), source: hit.source };
+  }
+
+  /** `get` with the body left as its stored JSON text. */
+  getText(toolId: string, args: Arguments): { status: number; text: string; source: string } | undefined {
     const canonical = canonicalJson(args);
     const key = `${toolId}\u0000${canonical}`;
     let row = this.hot.get(key);
@@ -175,7 +181,7 @@ export class ResponseCache {
       this.hot.set(key, row);
     }
     if (this.insert) this.countHit(row.id);
-    return { status: row.status, body: JSON.parse(row.body), source: row.source };
+    return { status: row.status, text: row.body, source: row.source };
   }
 
   /** Up to `limit` answers below status 400 stored for one tool, newest first: the model responders' few-shot examples. */

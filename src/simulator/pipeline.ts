@@ -10,6 +10,7 @@ import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
 import type { Arguments, CallControls, CallOptions, CallResult, InjectedErrorKind, Responded, Responder, ResponseSource, Simulator } from './types.js';
 import { Rules, type ToolSource } from './validate.js';
 import { ResponderBusyError } from './queue.js';
+import { storedResult } from './stored-result.js';
 
 export interface SimulatorOptions {
   /** The library (a `LibraryStore`, or anything with `get` and `ids`). */
@@ -130,10 +131,10 @@ class PipelineSimulator implements ToolSimulator {
     if (controls.example !== undefined) return namedExample(tool, controls.example);
 
     if (!controls.dynamic && this.cache) {
-      const hit = this.cache.get(tool.id, given);
+      const hit = this.cache.getText(tool.id, given);
       if (hit) {
         this.metrics.cacheHits++;
-        return withHeaders({ status: hit.status, body: hit.body, source: 'cache' });
+        return storedResult(hit.status, hit.text, hit.status >= 400 && isProblemText(hit.text) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {});
       }
       this.metrics.cacheMisses++;
     }
@@ -199,9 +200,16 @@ function problemResult(body: Problem): CallResult {
 
 /** An answer as a CallResult: error answers shaped as problems (a responder's, or a cached one) say so in their content type. */
 function withHeaders(answer: Answer): CallResult {
-  const body = answer.body;
-  const isProblem = answer.status >= 400 && typeof body === 'object' && body !== null && 'type' in body && 'title' in body && 'status' in body;
-  return { status: answer.status, body, source: answer.source, headers: isProblem ? { 'content-type': PROBLEM_CONTENT_TYPE } : {} };
+  return { status: answer.status, body: answer.body, source: answer.source, headers: answer.status >= 400 && isProblem(answer.body) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {} };
+}
+
+function isProblem(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'type' in body && 'title' in body && 'status' in body;
+}
+
+/** isProblem for a stored error body, parsed only for this check (error answers are rare among cache hits). */
+function isProblemText(text: string): boolean {
+  return isProblem(JSON.parse(text));
 }
 
 function checkControls(controls: CallControls): Problem | undefined {
