@@ -1,4 +1,5 @@
 import type { EpisodeTask, Trajectory } from '../episodes/types.js';
+import type { RunState } from './state.js';
 
 /** The agent loops the client runs: the paper's ParaAct and its two baselines (§4). */
 export const AGENTS = ['paraact', 'react', 'parallel'] as const;
@@ -35,6 +36,16 @@ export interface PolicyContext {
   /** 1-based turn about to be written. */
   turn: number;
   signal?: AbortSignal;
+  /** The run's turn cap (the policy may answer on the last turn). Added by the agent client; absent means 15. */
+  maxTurns?: number;
+  /** Most tool calls the client dispatches in one turn. Added by the agent client; absent means 3. */
+  maxCallsPerTurn?: number;
+  /**
+   * What the run has seen so far, as data: the tools surfaced (full records), every search and call outcome, the
+   * execution plan being followed. The same facts the observation messages render as text; the heuristic policy
+   * reads them here instead of re-parsing its own transcript. Added by the agent client.
+   */
+  state?: Readonly<RunState>;
 }
 
 /** One successful or failed tool call as the run saw it. */

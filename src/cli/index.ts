@@ -10,6 +10,7 @@ import { registerCall } from './call.js';
 import { registerCache } from './cache/index.js';
 import { registerServe } from './serve.js';
 import { registerModel } from './model.js';
+import { registerEval } from './eval.js';
 import { CacheError } from '../simulator/cache.js';
 
 export function buildProgram(): Command {
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerCache(program);
   registerServe(program);
   registerModel(program);
+  registerEval(program);
   for (const command of program.commands) configure(command);
   return program;
 }

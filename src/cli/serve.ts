@@ -1,6 +1,8 @@
 import { Option, type Command } from 'commander';
 import { LibraryStore } from '../library/store.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
+import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT } from '../server/app.js';
 import { DEFAULT_HOST, DEFAULT_PORT, startServer } from '../server/serve.js';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache.js';
@@ -25,6 +27,10 @@ interface ServeFlags extends ModelFlags {
   responder: string;
   apiKey?: string;
   bodyLimit: string;
+  maxEpisodes: string;
+  episodeTtl: string;
+  maxMcpSessions: string;
+  mcpSessionTtl: string;
   json?: boolean;
 }
 
@@ -42,12 +48,20 @@ export function registerServe(program: Command): void {
     .option('--responder <names>', `responders asked in order, comma-separated: ${[...Object.keys(RESPONDERS), ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
     .addOption(new Option('--api-key <key>', 'require Authorization: Bearer KEY on every route but /healthz').env('TOOLENV_API_KEY'))
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
+    .option('--max-episodes <n>', 'live episodes at most; creating one more is answered 429', String(DEFAULT_MAX_EPISODES))
+    .option('--episode-ttl <seconds>', 'idle time after which an episode is dropped', String(DEFAULT_EPISODE_TTL_MS / 1000))
+    .option('--max-mcp-sessions <n>', 'live MCP sessions at most; initializing one more is answered 429', String(DEFAULT_MAX_SESSIONS))
+    .option('--mcp-session-ttl <seconds>', 'idle time after which an MCP session is closed and the episode it opened ended', String(DEFAULT_SESSION_IDLE_MS / 1000))
     .option('--json', 'print {url, tools, startup_ms} as one JSON line once listening');
   addModelOptions(serve).action(async (flags: ServeFlags, command: Command) => {
     const port = intFlag('--port', flags.port, { min: 0, max: 65535 });
     const seed = intFlag('--seed', flags.seed);
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
     const bodyLimit = intFlag('--body-limit', flags.bodyLimit, { min: 1 });
+    const maxEpisodes = intFlag('--max-episodes', flags.maxEpisodes, { min: 1 });
+    const episodeTtlMs = numberFlag('--episode-ttl', flags.episodeTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
+    const maxSessions = intFlag('--max-mcp-sessions', flags.maxMcpSessions, { min: 1 });
+    const idleMs = numberFlag('--mcp-session-ttl', flags.mcpSessionTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
@@ -73,6 +87,9 @@ export function registerServe(program: Command): void {
       errorRate,
       apiKey: flags.apiKey,
       bodyLimit,
+      maxEpisodes,
+      episodeTtlMs,
+      mcp: { maxSessions, idleMs },
       host: flags.host,
       port,
       ...(await modelServeOptions(responders)),

@@ -1,4 +1,4 @@
-import type { InjectedErrorKind, ResponseSource } from '../simulator/types.js';
+import type { CallControls, InjectedErrorKind, ResponseSource } from '../simulator/types.js';
 
 /**
  * The episode API's wire shapes (`POST /v1/episodes`, `POST /v1/episodes/{id}/step`, `GET /v1/episodes/{id}`), shared by
@@ -25,7 +25,14 @@ export interface EpisodeConfig {
 }
 
 export type SearchAction = { type: 'search_tool'; query: string; k?: number; id?: string };
-export type ToolCallAction = { type: 'tool_call'; tool: string; arguments: Record<string, unknown>; id?: string };
+export type ToolCallAction = {
+  type: 'tool_call';
+  tool: string;
+  arguments: Record<string, unknown>;
+  id?: string;
+  /** Prism-style controls for this call (`Prefer: code=429…`), as a REST or tool-call request inside the episode sent them. */
+  controls?: CallControls;
+};
 export type Action = SearchAction | ToolCallAction;
 
 export interface SearchHit {
@@ -50,6 +57,11 @@ export type ToolCallObservation = {
   headers?: Record<string, string>;
   /** Set when the episode's world state answered or changed the call (`created`, `read`, `updated`, `deleted`, `listed`, `missing`). */
   state?: string;
+  /**
+   * In a stored trajectory only: the body was too large to keep (over 64 KiB of JSON, or past the episode's 1 MiB
+   * budget), `body` holds the first 512 characters of its JSON and this is the full JSON's size in bytes.
+   */
+  truncated?: number;
 };
 export type Observation = SearchObservation | ToolCallObservation;
 

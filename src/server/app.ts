@@ -5,7 +5,7 @@ import type { LibraryStore } from '../library/store.js';
 import type { Simulator } from '../simulator/types.js';
 import { bearerAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
-import type { AppContext } from './context.js';
+import { retrievalLoader, type AppContext, type RetrievalLoader } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { problemResponse } from './problems.js';
 import { ResponderBusyError } from '../simulator/queue.js';
@@ -16,6 +16,11 @@ import { healthRoutes } from './routes/health.js';
 import { toolRoutes } from './routes/tools.js';
 import { searchRoutes } from './routes/search.js';
 import { graphRoutes } from './routes/graph.js';
+import { episodeProblem, episodeRoutes } from './routes/episodes.js';
+import { EpisodeError } from '../episodes/errors.js';
+import type { EpisodeStore } from '../episodes/store.js';
+import { mcpRoutes } from './routes/mcp.js';
+import type { McpSessionOptions } from '../mcp/limits.js';
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -32,6 +37,12 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Most calls in one `POST /v1/calls` (default 100). */
   maxBatch?: number;
+  /** The server's episode store; without one the episode routes are not served. */
+  episodes?: EpisodeStore;
+  /** MCP session limits (`/mcp` is served with the episode routes: every session records into an episode). */
+  mcp?: McpSessionOptions;
+  /** The tool search loader, when the caller shares it (with the episode store); default one of the app's own. */
+  retrieval?: RetrievalLoader;
   /** Where unexpected errors are logged (default: stderr). */
   log?: (line: string) => void;
 }
@@ -49,21 +60,12 @@ export function createApp(options: AppOptions): Hono {
     catalog: new RestCatalog(options.store),
     maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH,
     auth: options.apiKey !== undefined,
+    retrieval: options.retrieval ?? retrievalLoader(options.store.dir),
+    episodes: options.episodes,
   };
 
   const app = new Hono();
   app.use('*', ctx.httpMetrics.middleware());
-  app.use(
-    '*',
-    methodNotAllowed({
-      app,
-      onMethodNotAllowed: (c, methods) =>
-        problemResponse(405, `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`, {
-          headers: { allow: methods.join(', ') },
-          extra: { allow: methods },
-        }),
-    }),
-  );
   if (options.apiKey !== undefined) app.use('*', bearerAuth(options.apiKey));
   app.use('*', bodyLimit(limit));
   app.route('/', healthRoutes(ctx));
@@ -72,11 +74,28 @@ export function createApp(options: AppOptions): Hono {
   app.route('/', apiRoutes(ctx));
   app.route('/', searchRoutes(ctx));
   app.route('/', graphRoutes(ctx));
+  if (ctx.episodes) app.route('/', episodeRoutes(ctx.episodes));
+  if (ctx.episodes) app.route('/', mcpRoutes(ctx, ctx.episodes, options.mcp));
   for (const routes of options.routes ?? []) app.route('/', routes);
 
-  app.notFound((c) => problemResponse(404, `no route ${c.req.method} ${c.req.path}; GET /openapi.json describes this server`, { title: 'Unknown route' }));
+  // Told apart from a 404 only once no route answered: a middleware would cost every request an extra async hop.
+  const allowMethods = methodNotAllowed({
+    app,
+    onMethodNotAllowed: (c, methods) =>
+      problemResponse(405, `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`, {
+        headers: { allow: methods.join(', ') },
+        extra: { allow: methods },
+      }),
+  });
+  app.notFound(async (c) => {
+    await allowMethods(c, async () => {
+      c.res = problemResponse(404, `no route ${c.req.method} ${c.req.path}; GET /openapi.json describes this server`, { title: 'Unknown route' });
+    });
+    return c.res;
+  });
   app.onError((error, c) => {
     if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof EpisodeError) return episodeProblem(error);
     if (error instanceof ResponderBusyError) {
       return problemResponse(503, error.message, { title: 'Simulator busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
     }

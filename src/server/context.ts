@@ -1,4 +1,6 @@
+import type { EpisodeStore } from '../episodes/store.js';
 import type { LibraryStore } from '../library/store.js';
+import type { SearchError, ToolSearch } from '../retrieval/searcher.js';
 import type { Simulator } from '../simulator/types.js';
 import type { HttpMetrics } from './http-metrics.js';
 import type { RestCatalog } from './rest/catalog.js';
@@ -15,4 +17,21 @@ export interface AppContext {
   maxBatch: number;
   /** Whether requests need the API key. */
   auth: boolean;
+  /** The server's one tool search, loaded on first use (`POST /v1/search` and episodes share it). */
+  retrieval: RetrievalLoader;
+  /** Live episodes; absent when the app was built without a store (startServer always gives one). */
+  episodes?: EpisodeStore;
+}
+
+export interface Retrieval {
+  search: ToolSearch;
+  SearchError: typeof SearchError;
+}
+
+export type RetrievalLoader = () => Promise<Retrieval>;
+
+/** Imports the retrieval module and opens the library's ToolSearch on the first call, once: `serve` starts without it. */
+export function retrievalLoader(libraryDir: string): RetrievalLoader {
+  let loaded: Promise<Retrieval> | undefined;
+  return () => (loaded ??= import('../retrieval/searcher.js').then(({ ToolSearch, SearchError }) => ({ search: ToolSearch.open(libraryDir), SearchError })));
 }

@@ -1,3 +1,4 @@
+import { episodeComponentSchemas } from '../episodes/schema.js';
 import { CONTROL_QUERY_PARAMS } from './prefer.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -18,11 +19,14 @@ const CONTROLS = [
   { $ref: '#/components/parameters/ControlExample' },
   { $ref: '#/components/parameters/ControlDynamic' },
 ];
+const EPISODE_HEADER = { $ref: '#/components/parameters/EpisodeHeader' };
 const SIMULATED = {
   description: "The simulated tool's own status and body (a JSON value, or an RFC 7807 problem for 4xx/5xx answers).",
   headers: {
-    'x-toolenv-source': { description: 'Where the answer came from.', schema: { type: 'string', enum: ['cache', 'example', 'model', 'synth', 'rule'] } },
+    'x-toolenv-source': { description: 'Where the answer came from (`state`: an episode\'s world state).', schema: { type: 'string', enum: ['cache', 'example', 'model', 'synth', 'rule', 'state'] } },
     'x-toolenv-error': { description: 'The kind of injected error, when one was injected.', schema: { type: 'string', enum: ['rate_limit', 'network', 'timeout', 'auth'] } },
+    'x-toolenv-step': { description: 'Inside an episode: the step the call was recorded as.', schema: { type: 'integer' } },
+    'x-toolenv-state': { description: 'Inside an episode: what world state did.', schema: { type: 'string', enum: ['created', 'read', 'updated', 'deleted', 'listed', 'missing'] } },
   },
   content: { 'application/json': { schema: {} }, 'application/problem+json': { schema: ref('Problem') } },
 };
@@ -42,7 +46,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
       'query (typed by the parameter schema), headers, cookies and the body. `api_id` may contain slashes (`amazonaws.com/acm`): the ' +
       'longest known api_id prefix of the path wins, and `path` is the rest of it, slashes included. A path with no operation is 404, ' +
       'a path whose operations take other methods is 405 with `Allow`.',
-    parameters: [{ $ref: '#/components/parameters/ApiId' }, { name: 'path', in: 'path', required: true, description: 'The operation path, as in the API document.', schema: { type: 'string' } }, ...CONTROLS],
+    parameters: [{ $ref: '#/components/parameters/ApiId' }, { name: 'path', in: 'path', required: true, description: 'The operation path, as in the API document.', schema: { type: 'string' } }, ...CONTROLS, EPISODE_HEADER],
     ...(method === 'get' || method === 'delete' ? {} : { requestBody: { required: false, content: { 'application/json': { schema: {} }, 'application/x-www-form-urlencoded': { schema: { type: 'object' } }, 'multipart/form-data': { schema: { type: 'object' } } } } }),
     responses: { default: SIMULATED, ...PROBLEMS },
   });
@@ -60,7 +64,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
     },
     servers: [{ url: origin }],
     ...(auth ? { security: [{ bearer: [] }] } : {}),
-    tags: [{ name: 'Server' }, { name: 'Tools' }, { name: 'APIs' }, { name: 'REST surface' }],
+    tags: [{ name: 'Server' }, { name: 'Tools' }, { name: 'APIs' }, { name: 'REST surface' }, { name: 'Episodes' }, { name: 'MCP' }],
     paths: {
       '/healthz': {
         get: {
@@ -110,7 +114,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           operationId: 'callTool',
           tags: ['Tools'],
           summary: 'Call a tool: the answer is the simulated tool’s own status and body',
-          parameters: [{ $ref: '#/components/parameters/ToolId' }, ...CONTROLS],
+          parameters: [{ $ref: '#/components/parameters/ToolId' }, ...CONTROLS, EPISODE_HEADER],
           requestBody: { required: false, content: { 'application/json': { schema: ref('CallRequest') } } },
           responses: { default: SIMULATED, ...PROBLEMS },
         },
@@ -154,6 +158,119 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           responses: { '200': json('The induced edges.', ref('Subgraph')), '400': PROBLEMS['400'], '401': PROBLEMS['401'], '503': { $ref: '#/components/responses/GraphUnavailable' } },
         },
       },
+      '/v1/episodes': {
+        post: {
+          operationId: 'createEpisode',
+          tags: ['Episodes'],
+          summary: 'Start an episode: its own seed, injected-error stream, world state and trajectory',
+          description:
+            'Without a seed one is derived from the server\'s and reported back. `tools` restricts search and calls to those ids. ' +
+            'Idle episodes expire (`toolenv serve --episode-ttl`); live ones are capped (`--max-episodes`, 429 when full).',
+          requestBody: { required: false, content: { 'application/json': { schema: ref('EpisodeConfig') } } },
+          responses: {
+            '201': { ...json('The episode.', ref('EpisodeSummary')), headers: { Location: { description: 'The episode\'s URL.', schema: { type: 'string' } } } },
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '429': { $ref: '#/components/responses/TooManyEpisodes' },
+          },
+        },
+      },
+      '/v1/episodes/{id}/step': {
+        post: {
+          operationId: 'stepEpisode',
+          tags: ['Episodes'],
+          summary: 'Run one step: its actions concurrently (ParaAct\'s parallel layer), observations in action order',
+          description:
+            'Steps of one episode run one at a time. Injected errors are drawn in action order; world state is applied in action order, ' +
+            'so a read does not see a write of the same step. The step that reaches `max_steps` answers `done: true`; later ones are 409.',
+          parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('StepRequest') } } },
+          responses: {
+            '200': json('The observations.', ref('StepResult')),
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '403': problemResponse('A tool_call names a tool outside the episode\'s `tools`; `errors` lists them.'),
+            '404': { $ref: '#/components/responses/UnknownEpisode' },
+            '409': problemResponse('The episode is done.'),
+          },
+        },
+      },
+      '/v1/episodes/{id}': {
+        get: {
+          operationId: 'getEpisode',
+          tags: ['Episodes'],
+          summary: 'The trajectory: summary, working set, counts and every step',
+          parameters: [
+            { $ref: '#/components/parameters/EpisodeId' },
+            { name: 'format', in: 'query', description: '`jsonl`: the summary on the first line, then one step per line (schemas/trajectory.schema.json#/$defs/TrajectoryLine).', schema: { type: 'string', enum: ['json', 'jsonl'], default: 'json' } },
+          ],
+          responses: {
+            '200': {
+              description: 'The trajectory.',
+              content: { 'application/json': { schema: ref('Trajectory') }, 'application/x-ndjson': { schema: { type: 'string' } } },
+            },
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '404': { $ref: '#/components/responses/UnknownEpisode' },
+          },
+        },
+        delete: {
+          operationId: 'deleteEpisode',
+          tags: ['Episodes'],
+          summary: 'End an episode; answers its final summary',
+          parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
+          responses: { '200': json('The final summary.', ref('EpisodeSummary')), '401': PROBLEMS['401'], '404': { $ref: '#/components/responses/UnknownEpisode' } },
+        },
+      },
+      '/mcp': {
+        post: {
+          operationId: 'mcpMessage',
+          tags: ['MCP'],
+          summary: 'MCP over Streamable HTTP: JSON-RPC messages of a session; an initialize opens the session and its episode',
+          description:
+            'The Model Context Protocol, Streamable HTTP transport (`Accept: application/json, text/event-stream`). A request without ' +
+            '`Mcp-Session-Id` must be an `initialize`: it opens a session, answered with its `Mcp-Session-Id`, and an episode the session ' +
+            'records every tool call into (`x-toolenv-episode`; also named in the initialize `instructions`). With `?episode=ID` the session ' +
+            'records into an existing episode instead, which it then neither opens nor ends. Tools: `search_tool {query, k?}` and ' +
+            '`call_tool {tool, arguments}`, or with `tools=`, `category=` or `working_set` library tools listed as native MCP tools. ' +
+            'Query parameters are read from the initialize request only.',
+          parameters: [
+            { name: 'mcp-session-id', in: 'header', description: 'The session, on every request after initialize.', schema: { type: 'string' } },
+            { name: 'episode', in: 'query', description: 'Record into this existing episode.', schema: { type: 'string' } },
+            { name: 'seed', in: 'query', description: 'The new episode\'s seed.', schema: { type: 'integer' } },
+            { name: 'error_rate', in: 'query', description: 'The new episode\'s injected-error rate.', schema: { type: 'number', minimum: 0, maximum: 1 } },
+            { name: 'max_steps', in: 'query', description: 'The new episode\'s step budget (each tool call is one step).', schema: { type: 'integer', minimum: 1 } },
+            { name: 'tools', in: 'query', description: 'List these library tools (comma-separated ids, at most 256) as native MCP tools.', schema: { type: 'string' } },
+            { name: 'category', in: 'query', description: 'List this category\'s tools as native MCP tools, 100 per page.', schema: { type: 'string' } },
+            { name: 'working_set', in: 'query', description: 'List `search_tool` and every tool the episode\'s searches surfaced, growing as it grows.', schema: { type: 'boolean' } },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: { description: 'A JSON-RPC 2.0 message or batch.' } } } },
+          responses: {
+            '200': {
+              description: 'The JSON-RPC answers: JSON, or for a `working_set` session a server-sent event stream (which also carries `tools/list_changed`).',
+              headers: {
+                'mcp-session-id': { description: 'The session.', schema: { type: 'string' } },
+                'x-toolenv-episode': { description: 'The episode the session records into.', schema: { type: 'string' } },
+              },
+              content: { 'application/json': { schema: { description: 'A JSON-RPC 2.0 response or batch.' } }, 'text/event-stream': { schema: { type: 'string' } } },
+            },
+            '202': { description: 'Notifications and responses accepted.' },
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '404': problemResponse('No such session (closed or expired: initialize again), or no such episode for `?episode=`.'),
+            '406': { description: 'The Accept header lacks application/json or text/event-stream (a JSON-RPC error body).' },
+            '413': PROBLEMS['413'],
+            '429': problemResponse('The live-session cap (or the live-episode cap) is reached.'),
+          },
+        },
+        delete: {
+          operationId: 'mcpCloseSession',
+          tags: ['MCP'],
+          summary: 'Close an MCP session, ending the episode it opened',
+          parameters: [{ name: 'mcp-session-id', in: 'header', required: true, description: 'The session to close.', schema: { type: 'string' } }],
+          responses: { '200': { description: 'Closed.' }, '400': PROBLEMS['400'], '401': PROBLEMS['401'], '404': problemResponse('No such session.') },
+        },
+      },
       '/apis': {
         get: { operationId: 'listApis', tags: ['APIs'], summary: 'Every API of the library', responses: { '200': json('The APIs.', ref('ApiList')), '401': PROBLEMS['401'] } },
       },
@@ -184,6 +301,13 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         ControlCode: { name: CONTROL_QUERY_PARAMS.code, in: 'query', description: 'Same as `Prefer: code=…`; wins over the header.', schema: { type: 'integer', minimum: 200, maximum: 599 } },
         ControlExample: { name: CONTROL_QUERY_PARAMS.example, in: 'query', description: 'Same as `Prefer: example=…`.', schema: { type: 'string' } },
         ControlDynamic: { name: CONTROL_QUERY_PARAMS.dynamic, in: 'query', description: 'Same as `Prefer: dynamic=…`.', schema: { type: 'boolean' } },
+        EpisodeId: { name: 'id', in: 'path', required: true, description: 'The episode id `POST /v1/episodes` answered.', schema: { type: 'string' } },
+        EpisodeHeader: {
+          name: 'x-toolenv-episode',
+          in: 'header',
+          description: 'Runs the call inside this episode: its injection stream and world state, recorded as a one-action step (404, 409, 403 as for a step).',
+          schema: { type: 'string' },
+        },
       },
       responses: {
         BadRequest: problemResponse('Malformed JSON, JSON nested too deep, an invalid body or query parameter, or invalid arguments.'),
@@ -193,8 +317,11 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         PayloadTooLarge: problemResponse('The request body is larger than the server’s body limit.'),
         ServerError: problemResponse('An unexpected server error (logged).'),
         GraphUnavailable: problemResponse('The dependency graph of this library has not been built (`toolenv graph build`).'),
+        UnknownEpisode: problemResponse('No such episode: it never existed, was deleted, or expired.'),
+        TooManyEpisodes: problemResponse('The live-episode cap is reached.'),
       },
       schemas: {
+        ...episodeComponentSchemas(),
         Problem: {
           type: 'object',
           description: 'RFC 7807 problem details.',

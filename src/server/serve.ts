@@ -7,7 +7,10 @@ import { openCache, type CacheMode, type ResponseCache } from '../simulator/cach
 import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
+import { EpisodeStore } from '../episodes/store.js';
+import type { McpSessionOptions } from '../mcp/limits.js';
 import { createApp } from './app.js';
+import { retrievalLoader } from './context.js';
 import { problemResponse } from './problems.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -34,6 +37,12 @@ export interface ServeOptions {
   apiKey?: string;
   bodyLimit?: number;
   maxBatch?: number;
+  /** Live episodes at most (default 10,000). */
+  maxEpisodes?: number;
+  /** Idle time in milliseconds after which an episode is dropped (default 30 min). */
+  episodeTtlMs?: number;
+  /** MCP session limits: live sessions at most, idle expiry. */
+  mcp?: McpSessionOptions;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 8080; 0 picks a free port. */
@@ -51,6 +60,7 @@ export interface RunningServer {
   startupMs: number;
   app: Hono;
   simulator: ToolSimulator;
+  episodes: EpisodeStore;
   /** Stops accepting, lets requests in flight finish (cut after CLOSE_GRACE_MS), then closes the cache and the library. */
   close(): Promise<void>;
 }
@@ -65,12 +75,24 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const store = LibraryStore.open(options.library);
   let cache: ResponseCache | undefined;
   let server: Server | undefined;
+  let episodes: EpisodeStore | undefined;
   try {
     if (options.cache !== undefined) cache = openCache(options.cache, options.cacheMode);
     const simulator = createSimulator({ store, cache, responders: options.responders, seed: options.seed, errorRate: options.errorRate });
+    const retrieval = retrievalLoader(store.dir);
+    episodes = new EpisodeStore({
+      simulator,
+      library: store,
+      search: () => retrieval().then((loaded) => loaded.search),
+      maxEpisodes: options.maxEpisodes,
+      ttlMs: options.episodeTtlMs,
+    });
     const app = createApp({
       store,
       simulator,
+      episodes,
+      retrieval,
+      mcp: options.mcp,
       metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? [])].map((m) => m.toPrometheus()).join('') },
       routes: options.routes,
       apiKey: options.apiKey,
@@ -92,6 +114,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const host = options.host ?? DEFAULT_HOST;
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
     const bound = server;
+    const boundEpisodes = episodes;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     let closing: Promise<void> | undefined;
     return {
@@ -102,18 +125,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       startupMs: performance.now() - started,
       app,
       simulator,
+      episodes,
       close: () =>
         (closing ??= new Promise<void>((resolve) => {
           bound.close(() => resolve());
           // Requests in flight get a grace period; connections still open after it are cut.
           setTimeout(() => bound.closeAllConnections(), CLOSE_GRACE_MS).unref();
         }).finally(() => {
+          boundEpisodes.close();
           cache?.close();
           store.close();
         })),
     };
   } catch (error) {
     server?.close();
+    episodes?.close();
     cache?.close();
     store.close();
     throw error;

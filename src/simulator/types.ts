@@ -1,7 +1,10 @@
 import type { Tool } from '../library/tool.js';
 
-/** Where a response came from; travels as the `x-toolenv-source` header. `rule` marks a Rule-layer answer (4xx, injected error). */
-export type ResponseSource = 'cache' | 'example' | 'model' | 'synth' | 'rule';
+/**
+ * Where a response came from; travels as the `x-toolenv-source` header. `rule` marks a Rule-layer answer (4xx,
+ * injected error); `state` an answer an episode's world state gave or changed (src/episodes/world.ts).
+ */
+export type ResponseSource = 'cache' | 'example' | 'model' | 'synth' | 'rule' | 'state';
 
 /** Injected error kinds; travel as the `x-toolenv-error` header. */
 export type InjectedErrorKind = 'rate_limit' | 'network' | 'timeout' | 'auth';
@@ -37,7 +40,7 @@ export interface Responded {
 
 /** The Response layer: spec examples, the synthesizer, and (later) the LLM models implement it. */
 export interface Responder {
-  readonly name: Exclude<ResponseSource, 'cache' | 'rule'>;
+  readonly name: Exclude<ResponseSource, 'cache' | 'rule' | 'state'>;
   /** Resolves to undefined when this responder has nothing to say for the call (the next one is tried). */
   respond(tool: Tool, args: Arguments, ctx: RespondContext): Promise<Responded | undefined>;
 }

@@ -7,6 +7,7 @@ import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
 import { httpProblem, problemResponse } from '../problems.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { matchRoute } from '../rest/matcher.js';
+import { EPISODE_HEADER, episodeCallResponse } from './episodes.js';
 
 const PREFIX = '/apis/';
 /** How many alternatives a 404 lists when operations at a path are told apart by a header or query value. */
@@ -96,6 +97,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         body: await readBody(c, contentType, form),
       });
       const controls = readControls(c.req.header('prefer'), url.searchParams);
+      const episode = c.req.header(EPISODE_HEADER);
+      if (episode !== undefined) return episodeCallResponse(ctx.episodes, episode, tool.id, args, controls);
       return callResponse(await ctx.simulator.call(tool.id, args, { controls }));
     }
   }

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { CallResult } from '../../simulator/types.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
-import { readControls } from '../prefer.js';
+import { requestControls } from '../prefer.js';
 import { httpProblem } from '../problems.js';
 
 /** The default cap on calls per batch: enough for any plan step, small enough that one request cannot hog the server. */
@@ -25,7 +25,7 @@ export function callRoutes(ctx: AppContext): Hono {
       const extra = Object.keys(call).find((key) => key !== 'tool' && key !== 'arguments');
       if (extra !== undefined) throw invalid(`calls[${i}] has an unknown member ${JSON.stringify(extra)}; a call takes "tool" and "arguments"`);
     });
-    const controls = readControls(c.req.header('prefer'), new URL(c.req.url).searchParams);
+    const controls = requestControls(c);
     const results = await Promise.all(
       (calls as { tool: string; arguments?: unknown }[]).map((call) => ctx.simulator.call(call.tool, call.arguments ?? {}, { controls }).then(summarize)),
     );

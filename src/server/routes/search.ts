@@ -13,10 +13,6 @@ export const MAX_QUERIES = 64;
  */
 export function searchRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  let retrieval: Promise<{ search: import('../../retrieval/searcher.js').ToolSearch; SearchError: typeof import('../../retrieval/searcher.js').SearchError }> | undefined;
-  const open = () =>
-    (retrieval ??= import('../../retrieval/searcher.js').then(({ ToolSearch, SearchError }) => ({ search: ToolSearch.open(ctx.store.dir), SearchError })));
-
   app.post('/v1/search', async (c) => {
     const body = await readJsonBody(c);
     if (!isPlainObject(body)) throw invalid('the request body must be a JSON object {"query": TEXT} or {"queries": [TEXT, ...]}');
@@ -31,7 +27,7 @@ export function searchRoutes(ctx: AppContext): Hono {
     if (body.k !== undefined && !Number.isInteger(body.k)) throw invalid('"k" must be an integer');
     if (body.retriever !== undefined && typeof body.retriever !== 'string') throw invalid('"retriever" must be a string');
     if (body.category !== undefined && typeof body.category !== 'string') throw invalid('"category" must be a string');
-    const { search, SearchError } = await open();
+    const { search, SearchError } = await ctx.retrieval();
     try {
       const results = await search.search(queries as string[], {
         k: body.k as number | undefined,

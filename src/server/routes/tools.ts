@@ -3,8 +3,9 @@ import { LibraryError } from '../../library/store.js';
 import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
-import { readControls } from '../prefer.js';
+import { requestControls } from '../prefer.js';
 import { httpProblem, problemResponse } from '../problems.js';
+import { EPISODE_HEADER, episodeCallResponse } from './episodes.js';
 
 export const MAX_PAGE = 1000;
 
@@ -46,7 +47,9 @@ export function toolRoutes(ctx: AppContext): Hono {
     if (!isPlainObject(body)) throw httpProblem(400, 'the request body must be a JSON object {"arguments": {...}}', { title: 'Invalid request body' });
     const extra = Object.keys(body).filter((key) => key !== 'arguments');
     if (extra.length > 0) throw httpProblem(400, `unknown member ${JSON.stringify(extra[0])} in the request body; it takes {"arguments": {...}}`, { title: 'Invalid request body' });
-    const controls = readControls(c.req.header('prefer'), new URL(c.req.url).searchParams);
+    const controls = requestControls(c);
+    const episode = c.req.header(EPISODE_HEADER);
+    if (episode !== undefined) return episodeCallResponse(ctx.episodes, episode, c.req.param('id'), body.arguments, controls);
     const result = await ctx.simulator.call(c.req.param('id'), body.arguments ?? {}, { controls });
     return callResponse(result);
   });

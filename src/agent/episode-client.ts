@@ -1,0 +1,87 @@
+import type { Action, EpisodeConfig, EpisodeSummary, StepResult, Trajectory } from '../episodes/types.js';
+import type { Tool } from '../library/tool.js';
+
+/** A ToolEnv answer other than the one asked for: the status and the problem's detail. */
+export class ServerError extends Error {
+  constructor(
+    readonly status: number,
+    readonly route: string,
+    detail: string,
+  ) {
+    super(`${route} answered ${status}: ${detail}`);
+    this.name = 'ServerError';
+  }
+}
+
+/** The episode API and the tool records, over HTTP: what the agent client needs from a ToolEnv server. */
+export class EpisodeClient {
+  private readonly base: string;
+
+  constructor(
+    server: string,
+    private readonly apiKey?: string,
+    private readonly signal?: AbortSignal,
+  ) {
+    let url: URL;
+    try {
+      url = new URL(server);
+    } catch {
+      throw new Error(`server ${JSON.stringify(server)} is not a URL (http://host:port)`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`server ${server} must be an http or https URL`);
+    this.base = url.toString().replace(/\/+$/, '');
+  }
+
+  create(config: EpisodeConfig): Promise<EpisodeSummary> {
+    return this.request('POST', '/v1/episodes', config);
+  }
+
+  step(id: string, actions: Action[]): Promise<StepResult> {
+    return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/step`, { actions });
+  }
+
+  get(id: string): Promise<Trajectory> {
+    return this.request('GET', `/v1/episodes/${encodeURIComponent(id)}`);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.request('DELETE', `/v1/episodes/${encodeURIComponent(id)}`);
+  }
+
+  tool(id: string): Promise<Tool> {
+    return this.request('GET', `/v1/tools/${encodeURIComponent(id)}`);
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    const route = `${method} ${path}`;
+    let response: Response;
+    try {
+      response = await fetch(`${this.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: this.signal });
+    } catch (error) {
+      if (this.signal?.aborted) throw error;
+      throw new Error(`${route}: cannot reach ${this.base} (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message})`);
+    }
+    const text = await response.text();
+    if (!response.ok) throw new ServerError(response.status, route, problemDetail(text));
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ServerError(response.status, route, `an answer that is not JSON: ${text.slice(0, 200)}`);
+    }
+  }
+}
+
+function problemDetail(text: string): string {
+  try {
+    const problem = JSON.parse(text) as { detail?: unknown; title?: unknown; errors?: { path?: string; message?: string }[] };
+    const errors = Array.isArray(problem.errors) ? problem.errors.slice(0, 3).map((e) => `${e.path ?? ''} ${e.message ?? ''}`.trim()) : [];
+    const head = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : text.slice(0, 200);
+    return [head, ...errors].join('; ');
+  } catch {
+    return text.slice(0, 200) || 'no body';
+  }
+}

@@ -1,0 +1,128 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { approximateUsage } from '../tokens.js';
+import type { ChatMessage, Policy, PolicyContext, TokenUsage } from '../types.js';
+
+/** `openai:MODEL@URL`: any OpenAI-compatible chat completions endpoint (vLLM, SGLang, llama-server, a provider). */
+
+export interface OpenAIPolicyOptions {
+  model: string;
+  /** The server's root (`http://host:8000`), its `/v1`, or the full `/v1/chat/completions` URL. */
+  url: string;
+  /** Sent as `Authorization: Bearer KEY`. */
+  apiKey?: string;
+  /** Per request; default 120 s. */
+  timeoutMs?: number;
+  /** Retries after a 429, a 5xx, a timeout or a network failure; default 3. */
+  retries?: number;
+  /** First backoff; doubles per retry, and a Retry-After header (capped at 30 s) takes precedence. Default 1 s. */
+  retryDelayMs?: number;
+  /** Default 2048 (the paper's per-call budget). */
+  maxTokens?: number;
+  /** Default: the server's. */
+  temperature?: number;
+  seed?: number;
+}
+
+/** The model stops before writing an observation itself: those come from the environment. */
+export const STOP_SEQUENCES = ['<tool_response>', '<tools>', '<error>'];
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export class PolicyRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'PolicyRequestError';
+  }
+}
+
+export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
+  const endpoint = chatEndpoint(options.url);
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const retries = options.retries ?? 3;
+  const retryDelayMs = options.retryDelayMs ?? 1000;
+  return {
+    name: `openai:${options.model}@${options.url}`,
+    async next(messages: readonly ChatMessage[], context: PolicyContext) {
+      const body: Record<string, unknown> = { model: options.model, messages, max_tokens: options.maxTokens ?? 2048, stop: STOP_SEQUENCES, stream: false };
+      if (options.temperature !== undefined) body.temperature = options.temperature;
+      if (options.seed !== undefined) body.seed = options.seed;
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+      if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+
+      for (let attempt = 0; ; attempt++) {
+        const outcome = await post(endpoint, headers, body, timeoutMs, context.signal);
+        if (outcome.kind === 'ok') {
+          const text = outcome.content;
+          const usage: TokenUsage = outcome.usage ?? approximateUsage(messages, text);
+          return { text, usage };
+        }
+        if (outcome.kind === 'fatal' || attempt >= retries) throw new PolicyRequestError(`${endpoint}: ${outcome.message}${attempt > 0 ? ` (after ${attempt + 1} tries)` : ''}`, outcome.status);
+        const backoff = outcome.retryAfterMs ?? retryDelayMs * 2 ** attempt;
+        await sleep(Math.min(backoff, MAX_RETRY_AFTER_MS), undefined, { signal: context.signal });
+      }
+    },
+  };
+}
+
+type Outcome =
+  | { kind: 'ok'; content: string; usage?: TokenUsage }
+  | { kind: 'retry'; message: string; status?: number; retryAfterMs?: number }
+  | { kind: 'fatal'; message: string; status?: number };
+
+async function post(endpoint: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<Outcome> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    text = await response.text();
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    if (timeout.aborted) return { kind: 'retry', message: `no answer within ${timeoutMs} ms` };
+    const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message;
+    return { kind: 'retry', message: `request failed (${cause})` };
+  }
+  if (response.status === 429 || response.status >= 500) {
+    return { kind: 'retry', status: response.status, message: `answered ${response.status}: ${text.slice(0, 200)}`, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
+  }
+  if (!response.ok) return { kind: 'fatal', status: response.status, message: `answered ${response.status}: ${text.slice(0, 300)}` };
+  let json: { choices?: { message?: { content?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  try {
+    json = JSON.parse(text) as typeof json;
+  } catch {
+    return { kind: 'fatal', status: response.status, message: `answered something that is not JSON: ${text.slice(0, 200)}` };
+  }
+  const message = json.choices?.[0]?.message;
+  if (!message) return { kind: 'fatal', status: response.status, message: 'answered without choices[0].message' };
+  // A null content (a model that answered with native tool calls only) is an empty message: the loop rejects it and says why.
+  const content = typeof message.content === 'string' ? message.content : '';
+  const prompt = json.usage?.prompt_tokens;
+  const completion = json.usage?.completion_tokens;
+  const usage = typeof prompt === 'number' && typeof completion === 'number' ? { prompt, completion } : undefined;
+  return usage ? { kind: 'ok', content, usage } : { kind: 'ok', content };
+}
+
+/** The chat completions URL for a server root, its `/v1`, or the endpoint itself. */
+export function chatEndpoint(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`policy URL ${JSON.stringify(url)} is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`policy URL ${url} must be http or https`);
+  const path = parsed.pathname.replace(/\/+$/, '');
+  parsed.pathname = path.endsWith('/chat/completions') ? path : path.endsWith('/v1') ? `${path}/chat/completions` : `${path}/v1/chat/completions`;
+  return parsed.toString();
+}
+
+/** Retry-After in ms (seconds or an HTTP date), or undefined when absent or unreadable. */
+function retryAfter(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}

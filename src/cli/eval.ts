@@ -1,0 +1,131 @@
+import { Option, type Command } from 'commander';
+import { MAX_K } from '../agent/protocol.js';
+import { AGENTS, type AgentName } from '../agent/types.js';
+import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
+import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
+
+interface EvalFlags {
+  server?: string;
+  library: string;
+  cache: string;
+  tasks?: string;
+  format?: string;
+  agent: string;
+  policy: string;
+  runs: string;
+  concurrency: string;
+  maxTurns?: string;
+  k?: string;
+  seed?: string;
+  errorRate?: string;
+  apiKey?: string;
+  judge?: string;
+  judgeApiKey?: string;
+  out?: string;
+  json?: boolean;
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .description('run agents over a task file (own JSONL or ToolBench queries) against a ToolEnv server; report success, tool path, coverage, turns, tokens')
+    .option('--server <url>', 'ToolEnv server to run against (default: start one in this process on --library)')
+    .option('--library <dir>', 'library of the in-process server (only without --server)', defaultLibraryDir())
+    .option('--cache <file>', 'response cache of the in-process server (only without --server)', defaultCacheFile())
+    .option('--tasks <file>', 'task file: JSON Lines of {id, query, reference_tools?, answer?} or ToolBench queries (JSON array or JSONL)')
+    .option('--format <format>', 'task file format: own or toolbench (default: detected)')
+    .option('--agent <names>', `agent loop(s), comma-separated to compare: ${AGENTS.join(', ')}`, 'paraact')
+    .option('--policy <spec>', 'what writes each turn: heuristic, openai:MODEL@URL, gguf:FILE', 'heuristic')
+    .option('--runs <n>', 'runs of every task (mean ± sample SD over runs)', '1')
+    .option('--concurrency <n>', 'task-runs in flight at once', '4')
+    .option('--max-turns <n>', 'turn cap per run (agent default 15)')
+    .option('--k <n>', 'search results per query (agent default 3)')
+    .option('--seed <n>', 'derive each task-run’s episode seed from (seed, task, run): reruns meet the same injected errors')
+    .option('--error-rate <r>', 'injected-error rate of every episode (default the server’s)')
+    .addOption(new Option('--api-key <key>', 'ToolEnv server API key').env('TOOLENV_API_KEY'))
+    .option('--judge <spec>', 'LLM judge of success for tasks without an expected answer: openai:MODEL@URL')
+    .addOption(new Option('--judge-api-key <key>', 'API key of the judge endpoint').env('TOOLENV_JUDGE_API_KEY'))
+    .option('--out <dir>', 'write report.md, report.json and one trajectory per task-run here')
+    .option('--json', 'print the summary as one JSON object (last stdout line)')
+    .action(async (flags: EvalFlags, command: Command) => {
+      if (flags.tasks === undefined) throw new UsageError('--tasks FILE is required');
+      const agents = parseAgents(flags.agent);
+      if (flags.format !== undefined && flags.format !== 'own' && flags.format !== 'toolbench') {
+        throw new UsageError(`--format must be own or toolbench, got ${JSON.stringify(flags.format)}`);
+      }
+      if (flags.server !== undefined && !/^https?:\/\/[^\s/]+/.test(flags.server)) throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(flags.server)}`);
+      for (const flag of ['library', 'cache'] as const) {
+        if (flags.server !== undefined && command.getOptionValueSource(flag) === 'cli') throw new UsageError(`--${flag} is for the in-process server: drop it or drop --server`);
+      }
+      if (!/^(heuristic|openai:.*|gguf:.+)$/.test(flags.policy)) throw new UsageError(`--policy must be heuristic, openai:MODEL@URL or gguf:FILE, got ${JSON.stringify(flags.policy)}`);
+      const options = {
+        tasks: flags.tasks,
+        format: flags.format as 'own' | 'toolbench' | undefined,
+        server: flags.server,
+        library: flags.library,
+        cache: flags.cache,
+        apiKey: flags.apiKey,
+        agents,
+        policy: flags.policy,
+        runs: intFlag('--runs', flags.runs, { min: 1, max: 100 }),
+        concurrency: intFlag('--concurrency', flags.concurrency, { min: 1, max: 256 }),
+        maxTurns: flags.maxTurns === undefined ? undefined : intFlag('--max-turns', flags.maxTurns, { min: 1, max: 100 }),
+        k: flags.k === undefined ? undefined : intFlag('--k', flags.k, { min: 1, max: MAX_K }),
+        seed: flags.seed === undefined ? undefined : intFlag('--seed', flags.seed, { min: 0 }),
+        errorRate: flags.errorRate === undefined ? undefined : numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 }),
+        judge: flags.judge,
+        judgeApiKey: flags.judgeApiKey,
+        out: flags.out,
+      };
+
+      // Loaded here: the runner, the reports and (through them) the agent are no cost to other commands.
+      const [{ evaluate }, { EvalInputError }, { summaryLine }, { stagedProgress }] = await Promise.all([
+        import('../eval/evaluate.js'),
+        import('../eval/tasks.js'),
+        import('../eval/report.js'),
+        import('./progress.js'),
+      ]);
+      const progress = stagedProgress('task-runs');
+      const abort = new AbortController();
+      const stop = () => {
+        process.stderr.write('\ntoolenv: stopping: runs in flight end as errors, the report is still written (again to quit at once)\n');
+        abort.abort();
+        process.once('SIGINT', () => process.exit(130));
+      };
+      process.once('SIGINT', stop);
+      let report;
+      try {
+        report = await evaluate({
+          ...options,
+          onProgress: (done, total) => progress.update('eval', done, total),
+          log: (line) => process.stderr.write(`${line}\n`),
+          signal: abort.signal,
+        });
+      } catch (error) {
+        if (error instanceof EvalInputError) throw new UsageError(error.message);
+        throw error;
+      } finally {
+        progress.stop();
+        process.off('SIGINT', stop);
+      }
+
+      for (const task of report.tasks.unmappable) process.stderr.write(`toolenv: not run: task ${task.id} (line ${task.line}): no reference tool is in the library\n`);
+      if (flags.json) return printJson(summaryLine(report, options.out));
+      for (const { summary } of report.results) {
+        const s = summary.stats;
+        const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
+        const num = (v: number | null, d = 2) => (v === null ? '–' : v.toFixed(d));
+        printLine(
+          `${summary.agent.padEnd(9)} success ${pct(s.success.mean)}  path ${pct(s.path.mean)}  coverage ${pct(s.coverage.mean)}  turns ${num(s.turns.mean)}  actions/turn ${num(s.actions_per_turn.mean)}  tokens ${num(s.tokens.mean, 0)}  wall ${num(s.wall_ms.mean === null ? null : s.wall_ms.mean / 1000)} s`,
+        );
+      }
+      printLine(`${report.tasks.scored} tasks × ${report.runs} run(s), policy ${report.policy}${options.out ? `; report in ${options.out}/report.md` : ''}`);
+    });
+}
+
+function parseAgents(text: string): AgentName[] {
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = names.find((n) => !(AGENTS as readonly string[]).includes(n));
+  if (names.length === 0 || bad !== undefined) throw new UsageError(`--agent must be one or more of ${AGENTS.join(', ')} (comma-separated), got ${JSON.stringify(text)}`);
+  return [...new Set(names)] as AgentName[];
+}

@@ -1,0 +1,130 @@
+import type { ErrorStream } from '../simulator/inject.js';
+import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, WORLD_BUDGET } from './limits.js';
+import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, TrajectoryStep } from './types.js';
+import { WorldState, type ItemParamLookup } from './world.js';
+
+export interface EpisodeInit {
+  id: string;
+  seed: number;
+  errorRate: number;
+  maxSteps: number;
+  config: EpisodeConfig;
+  errors: ErrorStream;
+  itemParam: ItemParamLookup;
+  now: number;
+}
+
+/**
+ * One episode's state: its seed and injection stream, world, working set, counts and trajectory. Steps are run one
+ * at a time through `exclusive`, so step numbers, injection draws and world changes follow the order steps arrived.
+ */
+export class Episode {
+  readonly id: string;
+  readonly seed: number;
+  readonly errorRate: number;
+  readonly maxSteps: number;
+  readonly task: EpisodeTask | undefined;
+  /** The tool ids the episode is restricted to, when it is. */
+  readonly tools: ReadonlySet<string> | undefined;
+  readonly createdAt: string;
+  readonly errors: ErrorStream;
+  readonly world: WorldState;
+  /** Clock reading of the last request that touched the episode: idle expiry counts from it. */
+  lastActive: number;
+  private readonly workingSet = new Set<string>();
+  private readonly counts: EpisodeCounts = { steps: 0, actions: 0, searches: 0, calls: 0, failed_calls: 0, injected_errors: 0 };
+  private readonly steps: TrajectoryStep[] = [];
+  /** Steps started, finished or not: the next step's number is one more. */
+  private started = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Steps queued or running. */
+  private pending = 0;
+  private storedBytes = 0;
+
+  constructor(init: EpisodeInit) {
+    this.id = init.id;
+    this.seed = init.seed;
+    this.errorRate = init.errorRate;
+    this.maxSteps = init.maxSteps;
+    this.task = init.config.task;
+    this.tools = init.config.tools ? new Set(init.config.tools) : undefined;
+    this.createdAt = new Date().toISOString();
+    this.errors = init.errors;
+    this.world = new WorldState(init.itemParam, WORLD_BUDGET);
+    this.lastActive = init.now;
+  }
+
+  /** Whether every step has been taken (a step still running counts). */
+  get done(): boolean {
+    return this.started >= this.maxSteps;
+  }
+
+  /** Whether a step is queued or running: idle expiry waits for it. */
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  /**
+   * Runs `task` once every step before it has finished, with the new step's number; when the episode is done by
+   * then, rejects with `doneError()` instead.
+   */
+  exclusive<T>(task: (step: number) => Promise<T>, doneError: () => Error): Promise<T> {
+    this.pending++;
+    const run = this.queue
+      .then(() => {
+        if (this.done) throw doneError();
+        return task(++this.started);
+      })
+      .finally(() => this.pending--);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Records a finished step; bodies past the size limits are stored as previews. */
+  record(step: number, startedAt: string, wallMs: number, actions: Action[], observations: Observation[]): void {
+    this.counts.steps++;
+    this.counts.actions += actions.length;
+    for (const observation of observations) {
+      if (observation.type === 'search_tool') {
+        this.counts.searches++;
+        for (const hit of observation.results) this.workingSet.add(hit.id);
+        continue;
+      }
+      this.counts.calls++;
+      if (observation.status >= 400) this.counts.failed_calls++;
+      if (observation.error) this.counts.injected_errors++;
+    }
+    this.steps.push({ step, started_at: startedAt, wall_ms: wallMs, actions, observations: observations.map((o) => this.stored(o)) });
+  }
+
+  private stored(observation: Observation): Observation {
+    if (observation.type !== 'tool_call' || observation.body === undefined) return observation;
+    const text = JSON.stringify(observation.body);
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= MAX_STORED_BODY_BYTES && this.storedBytes + bytes <= EPISODE_BODY_BUDGET) {
+      this.storedBytes += bytes;
+      return observation;
+    }
+    return { ...observation, body: text.slice(0, TRUNCATED_PREVIEW_CHARS), truncated: bytes };
+  }
+
+  summary(): EpisodeSummary {
+    return {
+      id: this.id,
+      seed: this.seed,
+      error_rate: this.errorRate,
+      max_steps: this.maxSteps,
+      ...(this.task ? { task: this.task } : {}),
+      ...(this.tools ? { tools: [...this.tools] } : {}),
+      created_at: this.createdAt,
+      done: this.done,
+      working_set: [...this.workingSet],
+      counts: { ...this.counts },
+    };
+  }
+
+  /** The steps recorded so far, in order. */
+  trajectorySteps(): readonly TrajectoryStep[] {
+    return this.steps;
+  }
+}

@@ -1,0 +1,44 @@
+/** One wrong member of a request: a JSON pointer into it and what is wrong there. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export type EpisodeErrorStatus = 400 | 403 | 404 | 409 | 429;
+
+const TITLES: Record<EpisodeErrorStatus, string> = {
+  400: 'Invalid episode request',
+  403: 'Tool not in episode',
+  404: 'Unknown episode',
+  409: 'Episode done',
+  429: 'Too many episodes',
+};
+
+/**
+ * Every refusal of the episode store, with the HTTP status it maps to: the HTTP routes, MCP and in-process callers
+ * all see the same error. `errors` lists the wrong members of a 400.
+ */
+export class EpisodeError extends Error {
+  readonly title: string;
+
+  constructor(
+    readonly status: EpisodeErrorStatus,
+    message: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(message);
+    this.name = 'EpisodeError';
+    this.title = TITLES[status];
+  }
+}
+
+/** A 400 listing every wrong member, its message naming the first ones. */
+export function invalidRequest(what: string, errors: FieldError[]): EpisodeError {
+  const listed = errors.slice(0, 3).map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
+  return new EpisodeError(400, `invalid ${what}: ${listed}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`, errors);
+}
+
+/** The 404 of an episode id the store does not hold. */
+export function unknownEpisode(id: string, ttlMs: number): EpisodeError {
+  return new EpisodeError(404, `no episode ${JSON.stringify(id)}: it never existed, was deleted, or expired after ${ttlMs / 1000} s idle`);
+}

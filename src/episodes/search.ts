@@ -1,0 +1,34 @@
+import type { ToolSearch } from '../retrieval/searcher.js';
+import type { Tool } from '../library/tool.js';
+import type { SearchHit } from './types.js';
+
+/** The server's one ToolSearch, loaded on first use (shared with `POST /v1/search`). */
+export type SearchLoader = () => Promise<ToolSearch>;
+
+/** ToolSearch's largest k (its MAX_K; the module itself is loaded only on the first search). */
+const MAX_DEPTH = 1000;
+/** First depth searched for an episode restricted to a tool set; it grows fourfold until k of them are found. */
+const RESTRICTED_DEPTH = 64;
+
+/**
+ * The top-k tools for one query (BM25, as `POST /v1/search` by default), with their descriptions. For an episode
+ * restricted to `only`, the search over-fetches and keeps members of the set, widening until k are found, the
+ * retriever runs out of matches, or MAX_DEPTH results were looked at: a member ranked below that is not found.
+ */
+export async function searchTools(search: ToolSearch, library: { get(id: string): Tool | undefined }, query: string, k: number, only?: ReadonlySet<string>): Promise<SearchHit[]> {
+  let depth = only ? Math.min(MAX_DEPTH, Math.max(RESTRICTED_DEPTH, k * 8)) : k;
+  for (;;) {
+    const [found = []] = await search.search([query], { k: depth });
+    const kept = only ? found.filter((hit) => only.has(hit.id)) : found;
+    if (kept.length >= k || found.length < depth || depth >= MAX_DEPTH) {
+      return kept.slice(0, k).map((hit) => ({
+        id: hit.id,
+        name: hit.name,
+        description: library.get(hit.id)?.description ?? '',
+        category: hit.category,
+        score: hit.score,
+      }));
+    }
+    depth = Math.min(MAX_DEPTH, depth * 4);
+  }
+}

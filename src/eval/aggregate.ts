@@ -1,0 +1,87 @@
+import type { AgentName, Finish } from '../agent/types.js';
+import type { TaskScore } from './score.js';
+
+/** A metric over the task-runs: the mean of the per-run values and, with several runs, their sample standard deviation. */
+export interface Stat {
+  mean: number | null;
+  std: number | null;
+}
+
+export const STAT_METRICS = [
+  'success',
+  'path',
+  'coverage',
+  'hit_rate',
+  'turns',
+  'actions',
+  'actions_per_turn',
+  'searches',
+  'calls',
+  'tokens',
+  'prompt_tokens',
+  'completion_tokens',
+  'wall_ms',
+  'injected_errors',
+  'failed_calls',
+] as const;
+export type StatMetric = (typeof STAT_METRICS)[number];
+
+export interface AgentSummary {
+  agent: AgentName;
+  /** Tasks scored per run. */
+  tasks: number;
+  runs: number;
+  stats: Record<StatMetric, Stat>;
+  /** Task-runs by how they ended, over all runs. */
+  finish: Record<Finish, number>;
+  /** Task-runs whose success the answer checker, the judge or the fallback rule decided. */
+  success_by: Record<TaskScore['success_by'], number>;
+  injected_errors_total: number;
+}
+
+/**
+ * Per run: success, path, coverage, hit rate are means over the tasks that have a value (path and coverage need
+ * reference tools); turns, actions, tokens, wall time, errors are means per task; actions per turn is the run's
+ * actions over its turns. Then the mean over runs, and the sample standard deviation when there are several.
+ */
+export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: number): AgentSummary {
+  const byRun = Array.from({ length: runs }, (_, i) => scores.filter((s) => s.run === i + 1));
+  const perRun = (metric: StatMetric) => byRun.map((list) => runValue(list, metric)).filter((v): v is number => v !== null);
+  const stats = Object.fromEntries(STAT_METRICS.map((metric) => [metric, stat(perRun(metric))])) as Record<StatMetric, Stat>;
+  const finish: Record<Finish, number> = { answer: 0, turn_cap: 0, episode_done: 0, error: 0 };
+  const success_by: AgentSummary['success_by'] = { answer: 0, judge: 0, fallback: 0 };
+  for (const s of scores) {
+    finish[s.finish]++;
+    success_by[s.success_by]++;
+  }
+  return {
+    agent,
+    tasks: byRun[0]?.length ?? 0,
+    runs,
+    stats,
+    finish,
+    success_by,
+    injected_errors_total: scores.reduce((n, s) => n + s.injected_errors, 0),
+  };
+}
+
+function runValue(list: readonly TaskScore[], metric: StatMetric): number | null {
+  if (metric === 'actions_per_turn') {
+    const turns = sum(list.map((s) => s.turns));
+    return turns === 0 ? null : sum(list.map((s) => s.actions)) / turns;
+  }
+  const values = list.map((s) => (metric === 'success' ? (s.success ? 1 : 0) : s[metric])).filter((v): v is number => v !== null);
+  return values.length === 0 ? null : sum(values) / values.length;
+}
+
+export function stat(values: readonly number[]): Stat {
+  if (values.length === 0) return { mean: null, std: null };
+  const mean = sum(values) / values.length;
+  if (values.length < 2) return { mean, std: null };
+  const variance = sum(values.map((v) => (v - mean) ** 2)) / (values.length - 1);
+  return { mean, std: Math.sqrt(variance) };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}

@@ -1,0 +1,169 @@
+import type { AgentName, Policy } from '../agent/types.js';
+import { LibraryStore } from '../library/store.js';
+import type { RunningServer } from '../server/serve.js';
+import { writeReport, writeTrajectory } from './files.js';
+import { createJudge, type Judge } from './judge.js';
+import { serverLibrary } from './library-client.js';
+import { loadTasks } from './load.js';
+import { isUnmappable, mapReferences } from './map-references.js';
+import { mappingCounts, taskCounts, type EvalReport } from './report.js';
+import { DEFAULT_CONCURRENCY, runEval } from './run.js';
+import { EvalInputError, type TaskFormat } from './tasks.js';
+
+export interface EvaluateOptions {
+  tasks: string;
+  format?: TaskFormat;
+  /** A running ToolEnv server; without it eval starts one in this process on `library`. */
+  server?: string;
+  /** Library directory of the in-process server. */
+  library: string;
+  /** Response cache file of the in-process server. */
+  cache?: string;
+  apiKey?: string;
+  agents: readonly AgentName[];
+  /** `heuristic`, `openai:MODEL@URL`, `gguf:FILE`: one policy drives every agent. */
+  policy: string;
+  runs?: number;
+  concurrency?: number;
+  maxTurns?: number;
+  k?: number;
+  seed?: number;
+  errorRate?: number;
+  /** `openai:MODEL@URL`. */
+  judge?: string;
+  judgeApiKey?: string;
+  /** Where trajectories, report.json and report.md go; nothing is written without it. */
+  out?: string;
+  onProgress?: (done: number, total: number) => void;
+  log?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * One eval: load and map the tasks through the server, run every agent on every mappable task `runs` times, score,
+ * and write trajectories and the report when `out` is given.
+ */
+export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
+  const file = loadTasks(options.tasks, options.format);
+  const judge: Judge | undefined = options.judge === undefined ? undefined : await asInput('--judge', () => createJudge(options.judge!, options.judgeApiKey));
+  let inProcess: RunningServer | undefined;
+  let policy: Policy | undefined;
+  try {
+    if (options.server === undefined) inProcess = await startInProcess(options);
+    const server = options.server ?? inProcess!.url;
+    await checkServer(server, options.apiKey);
+    await warmSearch(server, options.apiKey);
+
+    const mapped = await mapReferences(file.tasks, serverLibrary(server, options.apiKey));
+    const runnable = mapped.filter((t) => !isUnmappable(t));
+    if (runnable.length === 0) throw new EvalInputError(`no task of ${options.tasks} has a reference tool in the served library (${mapped.length} tasks, all unmapped); check the library the server serves`);
+
+    // Loaded only now: a policy may pull in a model runtime.
+    const { createPolicy, runAgent } = await import('../agent/index.js');
+    policy = await asInput('--policy', () => createPolicy(options.policy, { log: options.log }));
+    const runs = options.runs ?? 1;
+    const results = await runEval({
+      server,
+      apiKey: options.apiKey,
+      agents: options.agents,
+      policy,
+      runAgent,
+      tasks: runnable,
+      runs,
+      concurrency: options.concurrency,
+      maxTurns: options.maxTurns,
+      k: options.k,
+      seed: options.seed,
+      errorRate: options.errorRate,
+      judge,
+      onRun: options.out === undefined ? undefined : (run, score) => {
+        writeTrajectory(options.out!, run, score);
+      },
+      onProgress: options.onProgress,
+      signal: options.signal,
+    });
+    const report: EvalReport = {
+      created_at: new Date().toISOString(),
+      server: inProcess ? `${server} (in-process: ${options.library})` : server,
+      task_file: options.tasks,
+      format: file.format,
+      agents: [...options.agents],
+      policy: options.policy,
+      judge: options.judge ?? null,
+      runs,
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      max_turns: options.maxTurns ?? null,
+      k: options.k ?? null,
+      seed: options.seed ?? null,
+      error_rate: options.errorRate ?? null,
+      tasks: taskCounts(mapped),
+      mapping: mappingCounts(mapped),
+      results,
+    };
+    if (options.out !== undefined) writeReport(options.out, report);
+    return report;
+  } finally {
+    await policy?.close?.();
+    await inProcess?.close();
+  }
+}
+
+/** A server on the library directory, in this process, on a free port: what `toolenv serve` would run, for one eval. */
+async function startInProcess(options: EvaluateOptions): Promise<RunningServer> {
+  if (!LibraryStore.exists(options.library)) {
+    throw new EvalInputError(`no library at ${options.library}: pass --server URL, or --library DIR, or build the default library once with \`toolenv serve\``);
+  }
+  const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
+    import('../server/serve.js'),
+    import('../simulator/examples.js'),
+    import('../simulator/synth/index.js'),
+  ]);
+  const server = await startServer({
+    library: options.library,
+    cache: options.cache,
+    responders: [examplesResponder, synthResponder],
+    apiKey: options.apiKey,
+    port: 0,
+    log: options.log ?? (() => {}),
+  });
+  options.log?.(`toolenv: serving ${options.library} in-process at ${server.url} (${server.tools} tools)`);
+  return server;
+}
+
+/** Fails early, as an input error, on a URL that is not a ToolEnv server or a key it refuses. */
+async function checkServer(server: string, apiKey?: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(`${server.replace(/\/+$/, '')}/healthz`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause;
+    throw new EvalInputError(`cannot reach a ToolEnv server at ${server} (${cause?.code ?? (error as Error).message})`);
+  }
+  if (!response.ok) throw new EvalInputError(`${server}/healthz answered ${response.status}: is it a ToolEnv server?`);
+  // /healthz is open to all; the library route tells whether the key is right.
+  const probe = await fetch(`${server.replace(/\/+$/, '')}/v1/tools?limit=1`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  await probe.body?.cancel();
+  if (probe.status === 401 || probe.status === 403) {
+    throw new EvalInputError(`${server} refused the ${apiKey ? 'API key given' : 'requests without an API key'} (${probe.status}); pass --api-key KEY or set TOOLENV_API_KEY`);
+  }
+}
+
+/**
+ * The server loads its search index on the first search: one search before the runs keeps that load out of the
+ * first runs' wall time. A failure here is left for the runs to meet and report.
+ */
+async function warmSearch(server: string, apiKey?: string): Promise<void> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  const response = await fetch(`${server.replace(/\/+$/, '')}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'warm up', k: 1 }) }).catch(() => undefined);
+  await response?.body?.cancel();
+}
+
+/** A step whose failure is the user's input at fault (a bad spec, a missing model file): reported against the flag. */
+async function asInput<T>(flag: string, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    throw new EvalInputError(`${flag}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

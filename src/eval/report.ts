@@ -1,0 +1,97 @@
+import type { AgentName } from '../agent/types.js';
+import { STAT_METRICS } from './aggregate.js';
+import { isUnmappable, type EvalTask } from './map-references.js';
+import type { AgentResult } from './run.js';
+import { referenceLabel, type TaskFormat } from './tasks.js';
+
+/** Everything one `toolenv eval` measured: report.json as written, and what report.md renders. */
+export interface EvalReport {
+  created_at: string;
+  /** The server's URL, with `(in-process: LIBRARY)` when eval started it. */
+  server: string;
+  task_file: string;
+  format: TaskFormat;
+  agents: AgentName[];
+  policy: string;
+  judge: string | null;
+  runs: number;
+  concurrency: number;
+  max_turns: number | null;
+  k: number | null;
+  seed: number | null;
+  error_rate: number | null;
+  tasks: {
+    /** Tasks in the file. */
+    total: number;
+    /** Tasks run and scored: all but the unmappable ones. */
+    scored: number;
+    /** Tasks that name reference tools none of which is in the library: not run. */
+    unmappable: { id: string; line: number; references: string[] }[];
+    /** Tasks run with some of their reference tools missing from the library: path and coverage count only the mapped ones. */
+    partially_mapped: { id: string; line: number; unmapped: string[] }[];
+    /** Each task's `meta` from the task file, by task id, when any task has one. */
+    meta?: Record<string, Record<string, unknown>>;
+  };
+  mapping: MappingCounts;
+  results: AgentResult[];
+}
+
+export interface MappingCounts {
+  references: number;
+  by_id: number;
+  exact: number;
+  normalized: number;
+  /** Mapped references whose names matched more than one tool (the one in the named category, else the first, was taken). */
+  ambiguous: number;
+  unmapped: number;
+}
+
+export function mappingCounts(tasks: readonly EvalTask[]): MappingCounts {
+  const all = tasks.flatMap((t) => t.mapping);
+  return {
+    references: all.length,
+    by_id: all.filter((m) => m.match === 'id').length,
+    exact: all.filter((m) => m.match === 'exact').length,
+    normalized: all.filter((m) => m.match === 'normalized').length,
+    ambiguous: all.filter((m) => m.also !== undefined).length,
+    unmapped: all.filter((m) => m.id === undefined).length,
+  };
+}
+
+/** The task section of the report: which tasks were not run, and which ran without all their references. */
+export function taskCounts(tasks: readonly EvalTask[]): EvalReport['tasks'] {
+  const unmappable = tasks.filter(isUnmappable);
+  const partial = tasks.filter((t) => !isUnmappable(t) && t.mapping.some((m) => m.id === undefined));
+  const withMeta = tasks.filter((t) => t.meta !== undefined);
+  const counts: EvalReport['tasks'] = {
+    total: tasks.length,
+    scored: tasks.length - unmappable.length,
+    unmappable: unmappable.map((t) => ({ id: t.task.id, line: t.line, references: t.mapping.map((m) => referenceLabel(m.reference)) })),
+    partially_mapped: partial.map((t) => ({ id: t.task.id, line: t.line, unmapped: t.mapping.filter((m) => m.id === undefined).map((m) => referenceLabel(m.reference)) })),
+  };
+  if (withMeta.length > 0) counts.meta = Object.fromEntries(withMeta.map((t) => [t.task.id, t.meta!]));
+  return counts;
+}
+
+/**
+ * The `--json` summary line: one agent → `{tasks, runs, agent, policy, success, path, coverage, turns,
+ * actions_per_turn, tokens, wall_ms, …}` with each metric's mean (and `std: {metric: …}` with several runs);
+ * several agents → `{tasks, runs, policy, agents: [one such object per agent]}`.
+ */
+export function summaryLine(report: EvalReport, out?: string): Record<string, unknown> {
+  const perAgent = report.results.map(({ summary }) => {
+    const line: Record<string, unknown> = { tasks: report.tasks.scored, runs: report.runs, agent: summary.agent, policy: report.policy };
+    for (const metric of STAT_METRICS) line[metric] = round(summary.stats[metric].mean);
+    line.finish = summary.finish;
+    line.injected_errors_total = summary.injected_errors_total;
+    if (report.runs > 1) line.std = Object.fromEntries(STAT_METRICS.map((metric) => [metric, round(summary.stats[metric].std)]));
+    return line;
+  });
+  const common = { unmappable: report.tasks.unmappable.length, judge: report.judge, seed: report.seed, ...(out ? { out } : {}) };
+  if (perAgent.length === 1) return { ...perAgent[0], ...common };
+  return { tasks: report.tasks.scored, runs: report.runs, policy: report.policy, agents: perAgent, ...common };
+}
+
+function round(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 10_000) / 10_000;
+}

@@ -1,0 +1,91 @@
+import type { AgentName, AgentRun, Policy, RunAgentOptions } from '../agent/types.js';
+import { summarize, type AgentSummary } from './aggregate.js';
+import type { Judge } from './judge.js';
+import type { EvalTask } from './map-references.js';
+import { mapLimit } from './pool.js';
+import { failedScore, scoreRun, type TaskScore, type Verdict } from './score.js';
+import { episodeSeed } from './seed.js';
+
+export interface RunEvalOptions {
+  server: string;
+  apiKey?: string;
+  agents: readonly AgentName[];
+  policy: Policy;
+  /** The agent client (src/agent's runAgent), passed in so that eval loads it only when it runs. */
+  runAgent: (options: RunAgentOptions) => Promise<AgentRun>;
+  tasks: readonly EvalTask[];
+  /** Runs of every task per agent; default 1. */
+  runs?: number;
+  /** Task-runs in flight at once; default 4. */
+  concurrency?: number;
+  maxTurns?: number;
+  k?: number;
+  /** Each task-run's episode seed is derived from (seed, task, run); without it the server picks fresh ones. */
+  seed?: number;
+  errorRate?: number;
+  judge?: Judge;
+  /** Called with each finished task-run and its score (trajectory files are written here). */
+  onRun?: (run: AgentRun | undefined, score: TaskScore) => void | Promise<void>;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface AgentResult {
+  summary: AgentSummary;
+  scores: TaskScore[];
+}
+
+export const DEFAULT_CONCURRENCY = 4;
+
+/** Every task × run × agent through the agent client under a concurrency bound, each scored as it finishes. */
+export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
+  const runs = options.runs ?? 1;
+  // Agents interleaved task by task: a slow spell of the machine then falls on every agent alike, not on one.
+  const jobs = Array.from({ length: runs }, (_, r) => options.tasks.flatMap((task) => options.agents.map((agent) => ({ agent, run: r + 1, task })))).flat();
+  let done = 0;
+  options.onProgress?.(0, jobs.length);
+  const scores = await mapLimit(jobs, options.concurrency ?? DEFAULT_CONCURRENCY, async ({ agent, run: index, task }) => {
+    const seed = options.seed === undefined ? undefined : episodeSeed(options.seed, task.task.id, index);
+    const started = performance.now();
+    const outcome = await options
+      .runAgent({
+        server: options.server,
+        apiKey: options.apiKey,
+        agent,
+        policy: options.policy,
+        task: task.task,
+        maxTurns: options.maxTurns,
+        k: options.k,
+        seed,
+        errorRate: options.errorRate,
+        signal: options.signal,
+      })
+      .then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+      );
+    const score =
+      'result' in outcome
+        ? scoreRun(task, outcome.result, index, await verdictFor(options.judge, task, outcome.result, options.signal))
+        : failedScore(task, agent, index, outcome.error, Math.round(performance.now() - started), seed ?? null);
+    await options.onRun?.('result' in outcome ? outcome.result : undefined, score);
+    options.onProgress?.(++done, jobs.length);
+    return score;
+  });
+  return options.agents.map((agent) => {
+    const own = scores.filter((s) => s.agent === agent);
+    return { summary: summarize(agent, own, runs), scores: own };
+  });
+}
+
+/** The judge is asked only about runs that gave an answer and tasks without an expected one. */
+async function verdictFor(judge: Judge | undefined, task: EvalTask, run: AgentRun, signal?: AbortSignal): Promise<Verdict | undefined> {
+  if (!judge || task.task.answer !== undefined) return undefined;
+  if (run.finish !== 'answer' || (run.answer ?? '').trim() === '') return { solved: false, reason: 'the agent gave no answer' };
+  try {
+    return await judge.judge(task.task, run, signal);
+  } catch (error) {
+    // A judge that fails leaves the run unsolved, with the reason on record, rather than losing the run's metrics.
+    return { solved: false, reason: `the judge failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

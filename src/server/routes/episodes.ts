@@ -1,0 +1,68 @@
+import { Hono } from 'hono';
+import { EpisodeError, unknownEpisode } from '../../episodes/errors.js';
+import type { EpisodeStore } from '../../episodes/store.js';
+import type { CallControls } from '../../simulator/types.js';
+import { callResponse } from '../call-response.js';
+import { readJsonBody } from '../json-body.js';
+import { httpProblem, problemResponse } from '../problems.js';
+
+/** The request header that runs a tool call or REST-surface request inside an episode. */
+export const EPISODE_HEADER = 'x-toolenv-episode';
+const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+
+/**
+ * The episode API (issue #6): `POST /v1/episodes` starts one, `POST /v1/episodes/{id}/step` runs a step of parallel
+ * actions, `GET /v1/episodes/{id}` is its trajectory (`?format=jsonl`: the summary line, then one line per step),
+ * `DELETE /v1/episodes/{id}` ends it and answers its final summary. The store's refusals travel as EpisodeError,
+ * answered by the app's error handler (episodeProblem).
+ */
+export function episodeRoutes(episodes: EpisodeStore): Hono {
+  const app = new Hono();
+
+  app.post('/v1/episodes', async (c) => {
+    const summary = episodes.create(await readJsonBody(c));
+    return c.json(summary, 201, { location: `/v1/episodes/${summary.id}` });
+  });
+
+  app.post('/v1/episodes/:id/step', async (c) => c.json(await episodes.step(c.req.param('id'), await readJsonBody(c))));
+
+  app.get('/v1/episodes/:id', (c) => {
+    const format = c.req.query('format') ?? 'json';
+    if (format !== 'json' && format !== 'jsonl') {
+      throw httpProblem(400, `format must be "json" or "jsonl", got ${JSON.stringify(format)}`, { title: 'Invalid query parameter' });
+    }
+    const trajectory = episodes.get(c.req.param('id'));
+    if (!trajectory) throw unknownEpisode(c.req.param('id'), episodes.ttlMs);
+    if (format === 'json') return c.json(trajectory);
+    const { steps, ...summary } = trajectory;
+    const lines = [summary, ...steps].map((line) => `${JSON.stringify(line)}\n`).join('');
+    return c.body(lines, 200, { 'content-type': JSONL_CONTENT_TYPE });
+  });
+
+  app.delete('/v1/episodes/:id', (c) => {
+    const id = c.req.param('id');
+    const summary = episodes.summary(id);
+    if (!summary || !episodes.delete(id)) throw unknownEpisode(id, episodes.ttlMs);
+    return c.json({ ...summary, done: true });
+  });
+
+  return app;
+}
+
+/** An EpisodeError as problem+json: its status and title, and `errors` when it lists wrong members. */
+export function episodeProblem(error: EpisodeError): Response {
+  return problemResponse(error.status, error.message, { title: error.title, extra: error.errors ? { errors: error.errors } : undefined });
+}
+
+/**
+ * A tool call made inside an episode (`x-toolenv-episode` on `POST /v1/tools/{id}/call` or the REST surface),
+ * answered like any call plus `x-toolenv-step` (the step it was recorded as) and `x-toolenv-state` (what world
+ * state did, when anything).
+ */
+export async function episodeCallResponse(episodes: EpisodeStore | undefined, episodeId: string, toolId: string, args: unknown, controls: CallControls): Promise<Response> {
+  if (!episodes) throw new EpisodeError(404, `no episode ${JSON.stringify(episodeId)}: this server keeps no episodes`);
+  const result = await episodes.call(episodeId, toolId, args, controls);
+  const headers: Record<string, string> = { ...result.headers, 'x-toolenv-step': String(result.step) };
+  if (result.state) headers['x-toolenv-state'] = result.state;
+  return callResponse({ status: result.status, body: result.body, source: result.source, headers, error: result.error });
+}

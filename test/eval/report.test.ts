@@ -1,0 +1,127 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentName } from '../../src/agent/types.js';
+import { summarize } from '../../src/eval/aggregate.js';
+import { trajectoryFile, writeReport } from '../../src/eval/files.js';
+import { summaryLine, type EvalReport } from '../../src/eval/report.js';
+import { renderMarkdown } from '../../src/eval/report-md.js';
+import type { TaskScore } from '../../src/eval/score.js';
+import { tempDir } from '../fixtures/tools.js';
+
+function score(agent: AgentName, task_id: string, run: number, over: Partial<TaskScore>): TaskScore {
+  return {
+    task_id,
+    agent,
+    run,
+    episode_id: `ep_${task_id}_${run}`,
+    seed: 1,
+    success: true,
+    success_by: 'fallback',
+    path: 1,
+    coverage: 1,
+    hit_rate: 1,
+    references: 2,
+    turns: 2,
+    actions: 4,
+    actions_per_turn: 2,
+    searches: 2,
+    calls: 2,
+    failed_calls: 0,
+    injected_errors: 0,
+    prompt_tokens: 300,
+    completion_tokens: 50,
+    tokens: 350,
+    wall_ms: 1500,
+    finish: 'answer',
+    ...over,
+  };
+}
+
+function report(runs: number): EvalReport {
+  const para = [score('paraact', 'a|b', 1, {}), score('paraact', 'c', 1, { success: false, path: 0.5 }), score('paraact', 'a|b', 2, {}), score('paraact', 'c', 2, {})];
+  const react = [
+    score('react', 'a|b', 1, { turns: 5, actions: 5 }),
+    score('react', 'c', 1, { success: false, finish: 'turn_cap', turns: 5, actions: 5, error: 'gave up\nearly' }),
+    score('react', 'a|b', 2, { turns: 5, actions: 5 }),
+    score('react', 'c', 2, { success: false, finish: 'turn_cap', turns: 5, actions: 5 }),
+  ].filter((s) => s.run <= runs);
+  const paraKept = para.filter((s) => s.run <= runs);
+  return {
+    created_at: '2025-01-01T00:00:00.000Z',
+    server: 'http://127.0.0.1:8080',
+    task_file: 'tasks.json',
+    format: 'toolbench',
+    agents: ['paraact', 'react'],
+    policy: 'heuristic',
+    judge: null,
+    runs,
+    concurrency: 4,
+    max_turns: null,
+    k: null,
+    seed: 3,
+    error_rate: 0.1,
+    tasks: { total: 3, scored: 2, unmappable: [{ id: 'x', line: 9, references: ['Gone / api'] }], partially_mapped: [{ id: 'c', line: 5, unmapped: ['Lost / one'] }] },
+    mapping: { references: 5, by_id: 0, exact: 3, normalized: 0, ambiguous: 0, unmapped: 2 },
+    results: [
+      { summary: summarize('paraact', paraKept, runs), scores: paraKept },
+      { summary: summarize('react', react, runs), scores: react },
+    ],
+  };
+}
+
+test('report.md: setup, one metrics row per agent (mean ± SD with several runs), charts, finish reasons, tasks, unmapped', () => {
+  const md = renderMarkdown(report(2));
+  assert.match(md, /^# ToolEnv eval/);
+  assert.match(md, /- agents: paraact, react; policy: heuristic; judge: none/);
+  // paraact: success per run 1/2 and 2/2 → 75.0 ± 35.4; path 75 and 100 → 87.5 ± 17.7; turns 2.
+  assert.match(md, /\| paraact \| 75\.0 ± 35\.4 \| 87\.5 ± 17\.7 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 2\.00 ± 0\.00 \| 2\.00 ± 0\.00 \| 4\.00 ± 0\.00 \| 350 ± 0 \| 1\.50 ± 0\.00 \| 0\.00 ± 0\.00 \|/);
+  assert.match(md, /\| react \| 50\.0 ± 0\.0 \|/);
+  assert.match(md, /Each cell: mean ± sample SD over 2 runs\./);
+  // Bar charts: react's 5 turns is the longest bar.
+  const turns = md.slice(md.indexOf('Turns per task:'));
+  assert.match(turns, /paraact  2 █{16}\n/);
+  assert.match(turns, /react    5 █{40}\n/);
+  assert.match(md, /\| react \| 2 \| 2 \| 0 \| 0 \| 0 \/ 0 \/ 4 \|/);
+  // Task ids are escaped inside table cells; runs solved shown as k/N.
+  assert.match(md, /\| a\\\|b \| paraact \| 2\/2 \| 100\.0 \| 100\.0 \| 2\.00 \| 4\.00 \| answer \|/);
+  assert.match(md, /\| c \| paraact \| 1\/2 \| 75\.0 \|/);
+  assert.match(md, /- c \(react, run 1\): gave up early/);
+  assert.match(md, /- not run: x \(line 9\): none of Gone \/ api is in the library/);
+  assert.match(md, /- c \(line 5\): Lost \/ one not in the library; scored on the rest/);
+  assert.doesNotMatch(renderMarkdown(report(1)), /±/);
+});
+
+test('the --json summary: flat for one agent, {agents: […]} for several; std only with several runs', () => {
+  const one = report(1);
+  one.results = one.results.slice(0, 1);
+  const flat = summaryLine(one, 'out');
+  assert.equal(flat.agent, 'paraact');
+  assert.equal(flat.tasks, 2);
+  assert.equal(flat.success, 0.5);
+  assert.equal(flat.path, 0.75);
+  assert.equal(flat.actions_per_turn, 2);
+  assert.equal(flat.tokens, 350);
+  assert.equal(flat.unmappable, 1);
+  assert.equal(flat.out, 'out');
+  assert.equal(flat.std, undefined);
+
+  const both = summaryLine(report(2));
+  const agents = both.agents as Record<string, unknown>[];
+  assert.deepEqual(agents.map((a) => a.agent), ['paraact', 'react']);
+  assert.equal(agents[1]!.turns, 5);
+  assert.equal((agents[0]!.std as Record<string, number>).success, 0.3536);
+  assert.equal(both.policy, 'heuristic');
+});
+
+test('report files and trajectory file names', () => {
+  const dir = tempDir();
+  const files = writeReport(dir, report(2));
+  assert.equal((JSON.parse(readFileSync(files.json, 'utf8')) as EvalReport).results.length, 2);
+  assert.match(readFileSync(files.markdown, 'utf8'), /## Metrics/);
+  assert.equal(trajectoryFile(dir, { agent: 'react', task_id: '101', run: 2 }), join(dir, 'trajectories', 'react', '101.run2.json'));
+  const odd = trajectoryFile(dir, { agent: 'react', task_id: '../a b', run: 1 });
+  assert.match(odd, /trajectories\/react\/a_b-[0-9a-f]{8}\.run1\.json$/);
+  assert.notEqual(odd, trajectoryFile(dir, { agent: 'react', task_id: '../a/b', run: 1 }));
+});
