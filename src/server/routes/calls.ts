@@ -1,16 +1,18 @@
-import { Hono } from 'hono';
-import type { CallResult } from '../../simulator/types.js';
+import { Hono, type Context } from 'hono';
+import type { CallControls, CallResult } from '../../simulator/types.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
 import { httpProblem } from '../problems.js';
+import { EPISODE_HEADER } from './episodes.js';
 
 /** The default cap on calls per batch: enough for any plan step, small enough that one request cannot hog the server. */
 export const DEFAULT_MAX_BATCH = 100;
 
 /**
  * `POST /v1/calls` `{"calls": [{"tool", "arguments"}…]}`: every call runs concurrently and the results come back in
- * request order, each as the call's own status and body. Prefer controls apply to every call of the batch.
+ * request order, each as the call's own status and body. Prefer controls apply to every call of the batch. With
+ * `x-toolenv-episode` the batch is one step of that episode.
  */
 export function callRoutes(ctx: AppContext): Hono {
   const app = new Hono();
@@ -26,12 +28,28 @@ export function callRoutes(ctx: AppContext): Hono {
       if (extra !== undefined) throw invalid(`calls[${i}] has an unknown member ${JSON.stringify(extra)}; a call takes "tool" and "arguments"`);
     });
     const controls = requestControls(c);
+    const episode = c.req.header(EPISODE_HEADER);
+    if (episode !== undefined) return episodeBatch(ctx, c, episode, calls as { tool: string; arguments?: unknown }[], controls);
     const results = await Promise.all(
       (calls as { tool: string; arguments?: unknown }[]).map((call) => ctx.simulator.call(call.tool, call.arguments ?? {}, { controls }).then(summarize)),
     );
     return c.json({ results });
   });
   return app;
+}
+
+/** A batch inside an episode is one step of it: its calls run concurrently and are recorded together. */
+async function episodeBatch(ctx: AppContext, c: Context, episode: string, calls: { tool: string; arguments?: unknown }[], controls: CallControls) {
+  if (!ctx.episodes) throw httpProblem(404, 'this server keeps no episodes', { title: 'Unknown episode' });
+  const hasControls = Object.keys(controls).length > 0;
+  const actions = calls.map((call) => ({ type: 'tool_call', tool: call.tool, arguments: call.arguments ?? {}, ...(hasControls ? { controls } : {}) }));
+  const step = await ctx.episodes.step(episode, { actions });
+  const results = step.observations.map((observation) => {
+    if (observation.type !== 'tool_call') throw new Error(`episode step answered a ${observation.type} observation to a tool call`);
+    const { type: _type, id: _id, tool: _tool, ...result } = observation;
+    return result;
+  });
+  return c.json({ results, step: step.step, done: step.done }, 200, { 'x-toolenv-step': String(step.step) });
 }
 
 function summarize(result: CallResult) {
