@@ -208,3 +208,15 @@ test('the heuristic speaks each protocol: its messages pass the client checks, P
   assert.match(parseMessage(last.text).answer!, /not done within the turn limit/);
   assert.deepEqual(last.usage, { prompt: 0, completion: Math.ceil(last.text.length / 4) });
 });
+
+test('a call missing a required identifier that nothing provides is not sent: the slot is given up with the reason', async () => {
+  const state = stateAfter([['find the pet by its id', [getPet]]]);
+  const [alone] = planSlots('find the pet by its id', state);
+  assert.equal(alone!.status, 'abandoned');
+  assert.equal(alone!.reason, 'nothing in the task or in other results gives petId');
+  const reply = await heuristicPolicy().next([], { agent: 'paraact', task: { id: 't', query: 'find the pet by its id' }, turn: 2, state });
+  assert.match(parseMessage(reply.text).answer!, /find the pet by its id: not done, nothing in the task or in other results gives petId\./);
+  // Given in the task, the id is used as it is.
+  const [given] = planSlots('find the pet with id 42', stateAfter([['find the pet with id 42', [getPet]]]));
+  assert.deepEqual([given!.status, given!.call!.arguments], ['call', { petId: 42 }]);
+});

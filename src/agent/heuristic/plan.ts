@@ -117,8 +117,9 @@ function fillArguments(plans: SlotPlan[], query: string): void {
       if (fallback) call.arguments[param] = fallback.value;
       else unfilled.push(param);
     }
-    // Sent without a required identifier, the call could only fail or act on a made-up resource.
-    if (unfilled.length > 0 && call.producers.length === 0) {
+    // Sent without a required value (an identifier is never made up), the call could only fail validation or act on
+    // a resource that does not exist.
+    if (unfilled.length > 0) {
       plan.status = 'abandoned';
       plan.reason = `nothing in the task or in other results gives ${unfilled.join(', ')}`;
     }
