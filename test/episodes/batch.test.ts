@@ -42,3 +42,19 @@ test('POST /v1/calls with x-toolenv-episode runs the batch as one step of the ep
 
   await expectProblem(await post(`${server.url}/v1/calls`, { calls: [{ tool: 'notes_test__listNotes', arguments: {} }] }, { 'x-toolenv-episode': 'no-such-episode' }), 404);
 });
+
+test('a batch inside an episode is checked as one step, its refusals naming the batch members', async () => {
+  const id = (await createEpisode(server.url)).id as string;
+  const headers = { 'x-toolenv-episode': id };
+  const wrong = await expectProblem(
+    await post(`${server.url}/v1/calls`, { calls: [{ tool: 'notes_test__listNotes', arguments: {} }, { tool: 'notes_test__getNote', arguments: 'n1' }] }, headers),
+    400,
+  );
+  assert.deepEqual((wrong.errors as { path: string }[]).map((e) => e.path), ['/calls/1/arguments']);
+  assert.doesNotMatch(String(wrong.detail), /actions/);
+  const calls = Array.from({ length: 65 }, () => ({ tool: 'notes_test__listNotes', arguments: {} }));
+  const tooMany = await expectProblem(await post(`${server.url}/v1/calls`, { calls }, headers), 400);
+  assert.equal(tooMany.max_batch, 64);
+  const trajectory = await json(await fetch(`${server.url}/v1/episodes/${id}`));
+  assert.equal((trajectory.steps as unknown[]).length, 0, 'a refused batch records nothing');
+});
