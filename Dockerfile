@@ -13,6 +13,7 @@ COPY package.json package-lock.json .npmrc tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY schemas ./schemas
+COPY examples ./examples
 COPY test ./test
 RUN npm ci \
  && node bin/toolenv library build \
