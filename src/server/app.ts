@@ -5,6 +5,7 @@ import type { LibraryStore } from '../library/store.js';
 import type { Simulator } from '../simulator/types.js';
 import { bearerAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
+import { DEFAULT_BODY_LIMIT } from './defaults.js';
 import { retrievalLoader, type AppContext, type RetrievalLoader } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { problemResponse } from './problems.js';
@@ -22,7 +23,7 @@ import type { EpisodeStore } from '../episodes/store.js';
 import { mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export { DEFAULT_BODY_LIMIT };
 
 export interface AppOptions {
   store: LibraryStore;

@@ -10,11 +10,11 @@ import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { createApp } from './app.js';
+import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader } from './context.js';
 import { problemResponse } from './problems.js';
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 8080;
+export { DEFAULT_HOST, DEFAULT_PORT };
 /** How long close() lets requests in flight finish. */
 export const CLOSE_GRACE_MS = 5000;
 

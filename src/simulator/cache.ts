@@ -2,14 +2,12 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LRUCache } from 'lru-cache';
+import { CacheError } from './cache-error.js';
+import { CACHE_MODES, type CacheMode } from './cache-mode.js';
 import { canonicalJson } from './canonical.js';
 import type { Arguments } from './types.js';
 
-/** `read-write` reads through and writes answers back; `read-only` only reads; `off` opens nothing. */
-export type CacheMode = 'read-write' | 'read-only' | 'off';
-export const CACHE_MODES: readonly CacheMode[] = ['read-write', 'read-only', 'off'];
-
-export class CacheError extends Error {}
+export { CACHE_MODES, CacheError, type CacheMode };
 
 /** A stored answer. `source` is its provenance (example, model, synth, stabletoolbench, …); a hit is served as source `cache`. */
 export interface CachedResponse {

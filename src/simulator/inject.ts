@@ -1,8 +1,8 @@
+import { DEFAULT_ERROR_RATE } from './error-rate.js';
 import { PROBLEM_CONTENT_TYPE, problem } from './problem.js';
 import type { InjectedErrorKind, Responded } from './types.js';
 
-/** The paper's rate of injected failures (§3.4: rate limits, network failures…). */
-export const DEFAULT_ERROR_RATE = 0.05;
+export { DEFAULT_ERROR_RATE };
 
 /** How often each kind is picked once a call is chosen to fail; weights, normalized when drawn. */
 export const DEFAULT_ERROR_KINDS: Readonly<Record<InjectedErrorKind, number>> = { rate_limit: 0.4, network: 0.3, timeout: 0.2, auth: 0.1 };

@@ -1,8 +1,6 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Command } from 'commander';
-import { ResponseCache } from '../../simulator/cache.js';
-import { exportLine } from '../../simulator/cache-jsonl.js';
 import { defaultCacheFile } from '../../paths.js';
 import { printJson, printLine } from '../output.js';
 
@@ -14,6 +12,7 @@ export function registerCacheExport(cache: Command): void {
     .option('--out <file>', 'write to this file instead of stdout (a summary is then printed)')
     .option('--json', 'with --out: print the summary as one JSON object')
     .action(async (opts: { cache: string; out?: string; json?: boolean }) => {
+      const [{ ResponseCache }, { exportLine }] = await Promise.all([import('../../simulator/cache.js'), import('../../simulator/cache-jsonl.js')]);
       const store = ResponseCache.open(opts.cache, { mode: 'read-only' });
       const out: NodeJS.WritableStream | WriteStream = opts.out ? createWriteStream(opts.out) : process.stdout;
       let exported = 0;

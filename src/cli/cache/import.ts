@@ -1,9 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { LibraryStore } from '../../library/store.js';
-import { ResponseCache, type ImportCounts } from '../../simulator/cache.js';
-import { readExportFile } from '../../simulator/cache-jsonl.js';
-import { readStableBench, StableBenchIndex, type StableBenchReport } from '../../simulator/stablebench.js';
+import type { ImportCounts, ResponseCache } from '../../simulator/cache.js';
+import type { StableBenchIndex, StableBenchReport } from '../../simulator/stablebench.js';
 import { defaultCacheFile, defaultLibraryDir } from '../../paths.js';
 import { printJson, printLine, UsageError } from '../output.js';
 
@@ -27,25 +25,27 @@ export function registerCacheImport(cache: Command): void {
     .option('--library <dir>', 'library whose ToolBench tools a StableToolBench cache is matched to', defaultLibraryDir())
     .option('--replace', 'imported entries replace existing ones with the same tool and arguments (default: existing ones are kept)')
     .option('--json', 'print the summary as one JSON object')
-    .action((path: string, opts: ImportOptions) => {
+    .action(async (path: string, opts: ImportOptions) => {
       let isDirectory: boolean;
       try {
         isDirectory = statSync(path).isDirectory();
       } catch {
         throw new UsageError(`cannot read ${path}: no such file or directory`);
       }
-      if (isDirectory) importStableBench(path, opts);
-      else importJsonLines(path, opts);
+      if (isDirectory) await importStableBench(path, opts);
+      else await importJsonLines(path, opts);
     });
 }
 
-function importJsonLines(file: string, opts: ImportOptions): void {
-  const counts = withCache(opts.cache, (store) => store.import(readExportFile(file), { replace: opts.replace }));
+async function importJsonLines(file: string, opts: ImportOptions): Promise<void> {
+  const { readExportFile } = await import('../../simulator/cache-jsonl.js');
+  const counts = await withCache(opts.cache, (store) => store.import(readExportFile(file), { replace: opts.replace }));
   if (opts.json) return printJson({ cache: opts.cache, from: file, format: 'jsonl', ...counts });
   printLine(`imported ${file} into ${opts.cache}: ${describe(counts)}`);
 }
 
-function importStableBench(root: string, opts: ImportOptions): void {
+async function importStableBench(root: string, opts: ImportOptions): Promise<void> {
+  const [{ LibraryStore }, { readStableBench, StableBenchIndex }] = await Promise.all([import('../../library/store.js'), import('../../simulator/stablebench.js')]);
   const library = LibraryStore.open(opts.library);
   let index: StableBenchIndex;
   try {
@@ -55,7 +55,7 @@ function importStableBench(root: string, opts: ImportOptions): void {
   }
   if (index.size === 0) throw new UsageError(`${opts.library} has no tools of ToolBench origin to match a StableToolBench cache to`);
   const report: StableBenchReport = { files: 0, matched_files: 0, unmatched: [], entries: 0, skipped_errors: 0, skipped_arguments: [] };
-  const counts = withCache(opts.cache, (store) => store.import(readStableBench(root, index, report), { replace: opts.replace }));
+  const counts = await withCache(opts.cache, (store) => store.import(readStableBench(root, index, report), { replace: opts.replace }));
   if (opts.json) return printJson({ cache: opts.cache, from: root, format: 'stabletoolbench', ...counts, ...report });
   printLine(`imported ${root} into ${opts.cache}: ${describe(counts)}`);
   printLine(`files: ${report.files}, matched to library tools: ${report.matched_files}, unmatched: ${report.unmatched.length}`);
@@ -68,7 +68,8 @@ function importStableBench(root: string, opts: ImportOptions): void {
   }
 }
 
-function withCache<T>(file: string, run: (store: ResponseCache) => T): T {
+async function withCache<T>(file: string, run: (store: ResponseCache) => T): Promise<T> {
+  const { ResponseCache } = await import('../../simulator/cache.js');
   const store = ResponseCache.open(file);
   try {
     return run(store);

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { ResponseCache } from '../../simulator/cache.js';
 import { defaultCacheFile } from '../../paths.js';
 import { barChart, intFlag, printJson, printLine } from '../output.js';
 
@@ -10,8 +9,9 @@ export function registerCacheStats(cache: Command): void {
     .option('--cache <file>', 'response cache file', defaultCacheFile())
     .option('--top <n>', 'how many tools to list', '10')
     .option('--json', 'print one JSON object')
-    .action((opts: { cache: string; top: string; json?: boolean }) => {
+    .action(async (opts: { cache: string; top: string; json?: boolean }) => {
       const top = intFlag('--top', opts.top, { min: 0, max: 100_000 });
+      const { ResponseCache } = await import('../../simulator/cache.js');
       const store = ResponseCache.open(opts.cache, { mode: 'read-only' });
       try {
         const stats = store.stats(top);

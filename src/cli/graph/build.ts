@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { buildGraph } from '../../graph/build.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { printJson, printLine } from '../output.js';
-import { stagedProgress } from '../progress.js';
 import { printStatsTable } from './stats.js';
 
 export function registerGraphBuild(graph: Command): void {
@@ -12,6 +10,7 @@ export function registerGraphBuild(graph: Command): void {
     .option('--library <dir>', 'library directory (its graph.db is replaced only when the build succeeds)', defaultLibraryDir())
     .option('--json', 'print one JSON summary line')
     .action(async (opts: { library: string; json?: boolean }) => {
+      const [{ buildGraph }, { stagedProgress }] = await Promise.all([import('../../graph/build.js'), import('../progress.js')]);
       const progress = stagedProgress('items');
       let report;
       try {

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { Edge } from '../../graph/edge.js';
-import { openGraph } from '../../graph/store.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { intFlag, printJson, printLine, UsageError } from '../output.js';
 
@@ -12,8 +11,9 @@ export function registerGraphShow(graph: Command): void {
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--limit <n>', 'edges shown per direction', '50')
     .option('--json', 'print one JSON object {tool, in, out, in_total, out_total}')
-    .action((tool: string, opts: { library: string; limit: string; json?: boolean }) => {
+    .action(async (tool: string, opts: { library: string; limit: string; json?: boolean }) => {
       const limit = intFlag('--limit', opts.limit, { min: 1, max: 100000 });
+      const { openGraph } = await import('../../graph/store.js');
       const g = openGraph(opts.library);
       try {
         if (!g.has(tool)) throw new UsageError(`no tool ${JSON.stringify(tool)} in the graph of ${opts.library}`);

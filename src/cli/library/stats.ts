@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { LibraryStore } from '../../library/store.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { barChart, printJson, printLine } from '../output.js';
 
@@ -9,7 +8,8 @@ export function registerStats(library: Command): void {
     .description('tools, APIs, categories (as a bar chart), schema and example coverage, build info')
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--json', 'print one JSON object')
-    .action((opts: { library: string; json?: boolean }) => {
+    .action(async (opts: { library: string; json?: boolean }) => {
+      const { LibraryStore } = await import('../../library/store.js');
       const store = LibraryStore.open(opts.library);
       try {
         const stats = store.stats();

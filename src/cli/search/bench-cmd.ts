@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { measureSearch } from '../../retrieval/bench.js';
 import { intFlag, printJson, printLine } from '../output.js';
 import type { LibraryFlags } from './options.js';
 
@@ -11,6 +10,7 @@ export function registerSearchBench(search: Command): void {
     .configureHelp({ showGlobalOptions: true })
     .action(async (_opts: unknown, command: Command) => {
       const opts = command.optsWithGlobals<LibraryFlags & { count: string; json?: boolean }>();
+      const { measureSearch } = await import('../../retrieval/bench.js');
       const report = await measureSearch(opts.library, { queries: intFlag('--count', opts.count, { min: 10, max: 100_000 }) });
       if (opts.json) return printJson(report);
       for (const [key, value] of Object.entries(report)) printLine(`${key.padEnd(16)}${value}`);

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { EVAL_RETRIEVERS, evaluate, type EvalRetriever } from '../../retrieval/eval.js';
+import { EVAL_RETRIEVERS, type EvalRetriever } from '../../retrieval/retrievers.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from '../output.js';
-import { asUsage, type LibraryFlags } from './options.js';
-import { stagedProgress } from '../progress.js';
+import type { LibraryFlags } from './options.js';
 
 export function registerEval(search: Command): void {
   search
@@ -19,6 +18,7 @@ export function registerEval(search: Command): void {
         if (!(EVAL_RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers: unknown retriever ${JSON.stringify(r)}; use ${EVAL_RETRIEVERS.join(', ')}`);
       }
       if (retrievers?.some((r) => r === 'dense' || r === 'hybrid-dense') && !opts.embedModel) throw new UsageError('--retrievers dense and hybrid-dense need --embed-model DIR');
+      const [{ evaluate }, { asUsage }, { stagedProgress }] = await Promise.all([import('../../retrieval/eval.js'), import('./open.js'), import('../progress.js')]);
       const progress = stagedProgress('tools');
       try {
         const report = await asUsage(() =>

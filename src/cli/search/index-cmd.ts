@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { printJson, printLine } from '../output.js';
-import { asUsage, openSearch, retrieverFlag, type LibraryFlags } from './options.js';
-import { stagedProgress } from '../progress.js';
+import { retrieverFlag, type LibraryFlags } from './options.js';
 
 export function registerIndex(search: Command): void {
   search
@@ -13,6 +12,7 @@ export function registerIndex(search: Command): void {
       // --library, --retriever, --json … belong to `search` and reach here as its options.
       const opts = command.optsWithGlobals<LibraryFlags & { retriever: string; force?: boolean; json?: boolean }>();
       const retriever = retrieverFlag(opts.retriever);
+      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../progress.js')]);
       const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });
       try {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
-import { RETRIEVERS, SearchError, ToolSearch, type RetrieverName, type ToolSearchOptions } from '../../retrieval/searcher.js';
-import { ModelDirError } from '../../retrieval/onnx-embedder.js';
-import { numberFlag, UsageError } from '../output.js';
+import { RETRIEVERS, type RetrieverName } from '../../retrieval/retrievers.js';
+import { UsageError } from '../output.js';
 
 /** Flags shared by every search subcommand: where the library is and which model a dense retriever uses. */
 export interface LibraryFlags {
@@ -25,27 +24,4 @@ export function libraryOptions(command: Command): Command {
 export function retrieverFlag(value: string): RetrieverName {
   if (!(RETRIEVERS as readonly string[]).includes(value)) throw new UsageError(`--retriever must be one of ${RETRIEVERS.join(', ')}, got ${JSON.stringify(value)}`);
   return value as RetrieverName;
-}
-
-export function openSearch(flags: LibraryFlags, extra: Pick<ToolSearchOptions, 'onProgress'> = {}): ToolSearch {
-  if (flags.pooling !== undefined && flags.pooling !== 'mean' && flags.pooling !== 'cls') {
-    throw new UsageError(`--pooling must be mean or cls, got ${JSON.stringify(flags.pooling)}`);
-  }
-  return ToolSearch.open(flags.library, {
-    embedModel: flags.embedModel,
-    pooling: flags.pooling as 'mean' | 'cls' | undefined,
-    queryPrefix: flags.queryPrefix,
-    denseWeight: flags.denseWeight === undefined ? undefined : numberFlag('--dense-weight', flags.denseWeight, { min: 0, max: 100 }),
-    ...extra,
-  });
-}
-
-/** Turns the retrieval layer's request errors into usage errors (one line, exit 2). */
-export async function asUsage<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof SearchError || error instanceof ModelDirError) throw new UsageError(error.message, { cause: error });
-    throw error;
-  }
 }

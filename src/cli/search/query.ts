@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { SearchResult } from '../../retrieval/searcher.js';
 import { intFlag, printJson, printLine, UsageError } from '../output.js';
-import { asUsage, libraryOptions, openSearch, retrieverFlag, type LibraryFlags } from './options.js';
-import { stagedProgress } from '../progress.js';
+import { libraryOptions, retrieverFlag, type LibraryFlags } from './options.js';
 
 interface QueryFlags extends LibraryFlags {
   k: string;
@@ -30,6 +29,7 @@ export function registerQuery(search: Command): void {
       if (opts.queries !== undefined && words.length > 0) throw new UsageError('give either a QUERY or --queries FILE, not both');
       const queries = opts.queries !== undefined ? readQueries(opts.queries) : [words.join(' ')];
       if (queries.length === 1 && queries[0]!.trim() === '') throw new UsageError('nothing to search for: give a QUERY or --queries FILE');
+      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../progress.js')]);
       const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });
       try {

@@ -3,13 +3,13 @@ import { uniqueId } from '../ids.js';
 import { LibraryStore } from '../store.js';
 import type { LibraryBatch, Origin, Tool } from '../tool.js';
 import { ImportError } from './errors.js';
+import { IMPORT_FORMATS, type ImportFormat } from './formats.js';
 import { importMcpFile, MCP_EXTENSIONS } from './mcp.js';
 import { importOpenaiFile, OPENAI_EXTENSIONS } from './openai.js';
 import { listFiles } from './source.js';
 import { importToolbenchFile, TOOLBENCH_EXTENSIONS } from './toolbench.js';
 
-export const IMPORT_FORMATS = ['openapi', 'toolbench', 'mcp', 'openai'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export { IMPORT_FORMATS, type ImportFormat };
 
 interface Converter {
   extensions: readonly string[];
