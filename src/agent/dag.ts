@@ -1,6 +1,7 @@
 /**
  * The execution plan's DAG: Kahn layering (paper Eq. 3: each layer is every node of in-degree zero in the residual
- * graph), cycle reporting, checking a layering the model wrote, and splitting layers wider than the per-turn cap.
+ * graph), cycle reporting, and checking a layering the model wrote. A layer wider than the per-turn cap is not cut
+ * here: the executor (dispatch.ts) defers the calls over the cap to the next turn.
  */
 
 export interface DagNode {
@@ -98,12 +99,4 @@ export function checkLayers(nodes: readonly DagNode[], layers: readonly (readonl
     }
   }
   return problems;
-}
-
-/** Layers cut into turns of at most `width` nodes: a layer of 5 under width 3 becomes 3 then 2. */
-export function splitLayers(layers: readonly (readonly string[])[], width: number): string[][] {
-  if (!Number.isInteger(width) || width < 1) throw new RangeError(`layer width must be a positive integer, got ${width}`);
-  const out: string[][] = [];
-  for (const layer of layers) for (let i = 0; i < layer.length; i += width) out.push(layer.slice(i, i + width));
-  return out;
 }

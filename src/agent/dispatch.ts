@@ -1,7 +1,7 @@
 import type { Action, Observation, SearchAction, StepResult, ToolCallAction } from '../episodes/types.js';
 import type { Checked } from './check.js';
 import type { ParsedMessage, SearchRequest } from './protocol.js';
-import { bindRefs, findRefs, RefError, type CallOutput } from './references.js';
+import { bindRefs, findRefs, referencedCalls, RefError, type CallOutput } from './references.js';
 import type { CallOutcome, NotRun, PlanNode, RunState, SearchOutcome } from './state.js';
 import type { AgentName } from './types.js';
 
@@ -111,19 +111,15 @@ function requestedCalls(message: ParsedMessage, checked: Checked, state: RunStat
     const node = call.id !== undefined ? nodes?.get(call.id) : undefined;
     if (node) {
       const args = call.arguments ?? node.arguments;
-      return { ...fromNode(node), arguments: args, deps: [...new Set([...node.deps, ...refCalls(args)])] };
+      return { ...fromNode(node), arguments: args, deps: [...new Set([...node.deps, ...referencedCalls(args)])] };
     }
     const args = call.arguments ?? {};
-    return { id: call.id ?? freshId(), tool: call.tool!, arguments: args, deps: refCalls(args) };
+    return { id: call.id ?? freshId(), tool: call.tool!, arguments: args, deps: referencedCalls(args) };
   });
 }
 
 function fromNode(node: PlanNode): Requested {
-  return { id: node.id, tool: node.tool, arguments: node.arguments, deps: [...new Set([...node.deps, ...refCalls(node.arguments)])], node };
-}
-
-function refCalls(args: Record<string, unknown>): string[] {
-  return [...new Set(findRefs(args).refs.map((r) => r.call))];
+  return { id: node.id, tool: node.tool, arguments: node.arguments, deps: [...new Set([...node.deps, ...referencedCalls(node.arguments)])], node };
 }
 
 /** Why a call cannot go out this turn, if it cannot: an upstream failed (skip) or has no result yet (wait). */

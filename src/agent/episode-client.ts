@@ -1,5 +1,6 @@
 import type { Action, EpisodeConfig, EpisodeSummary, StepResult, Trajectory } from '../episodes/types.js';
 import type { Tool } from '../library/tool.js';
+import { fetchFailure } from './fetch-failure.js';
 
 /** A ToolEnv answer other than the one asked for: the status and the problem's detail. */
 export class ServerError extends Error {
@@ -62,7 +63,7 @@ export class EpisodeClient {
       response = await fetch(`${this.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: this.signal });
     } catch (error) {
       if (this.signal?.aborted) throw error;
-      throw new Error(`${route}: cannot reach ${this.base} (${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message})`);
+      throw new Error(`${route}: cannot reach ${this.base} (${fetchFailure(error)})`);
     }
     const text = await response.text();
     if (!response.ok) throw new ServerError(response.status, route, problemDetail(text));

@@ -1,7 +1,8 @@
 /**
  * JSON as models write it inside a tag: possibly in a code fence, possibly with trailing commas, possibly several
- * values one after another (`{…}\n{…}` or `{…},{…}`) instead of an array. Anything else that is not JSON — single
- * quotes, comments, bare words — is refused with JSON.parse's own reason.
+ * values one after another (`{…}\n{…}` or `{…},{…}`) instead of an array, possibly with raw line breaks or tabs
+ * inside strings (long text arguments). Anything else that is not JSON — single quotes, comments, bare words — is
+ * refused with JSON.parse's own reason.
  */
 
 export type JsonValues = { ok: true; values: unknown[] } | { ok: false; error: string };
@@ -24,7 +25,7 @@ export function parseJsonValues(text: string): JsonValues {
   const values: unknown[] = [];
   for (const piece of pieces) {
     try {
-      values.push(JSON.parse(dropTrailingCommas(piece)));
+      values.push(JSON.parse(escapeControlCharacters(dropTrailingCommas(piece))));
     } catch (error) {
       return { ok: false, error: `not JSON: ${(error as Error).message}${pieces.length > 1 ? ` in ${preview(piece)}` : ''}` };
     }
@@ -91,6 +92,31 @@ function dropTrailingCommas(text: string): string {
       if (text[j] === '}' || text[j] === ']') continue;
     }
     out += ch;
+  }
+  return out;
+}
+
+const ESCAPES: Record<string, string> = { '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** Raw control characters inside strings (which JSON forbids there) written as escapes; outside strings nothing changes. */
+export function escapeControlCharacters(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (!inString) {
+      if (ch === '"') inString = true;
+      out += ch;
+    } else if (ch === '\\') {
+      out += ch + (text[++i] ?? '');
+    } else if (ch === '"') {
+      inString = false;
+      out += ch;
+    } else if (ch < ' ') {
+      out += ESCAPES[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    } else {
+      out += ch;
+    }
   }
   return out;
 }

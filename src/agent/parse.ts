@@ -1,5 +1,5 @@
 import { blockErrors } from './block-schemas.js';
-import { parseJsonValues, stripFence } from './lenient-json.js';
+import { escapeControlCharacters, parseJsonValues, stripFence } from './lenient-json.js';
 import type { CallRequest, CapabilitySlot, ExecutionPlan, ExplorationPlan, ParsedMessage, Plan, SearchRequest } from './protocol.js';
 import { extractBlocks } from './tags.js';
 
@@ -107,7 +107,7 @@ function readCalls(content: string, label: string, problems: string[]): CallRequ
     const call = renameToolMember(value);
     if (call !== null && typeof call === 'object' && typeof (call as { arguments?: unknown }).arguments === 'string') {
       try {
-        (call as { arguments: unknown }).arguments = JSON.parse((call as { arguments: string }).arguments);
+        (call as { arguments: unknown }).arguments = JSON.parse(escapeControlCharacters((call as { arguments: string }).arguments));
       } catch (error) {
         problems.push(`${label}: "arguments" is a string that is not JSON (${(error as Error).message})`);
         continue;

@@ -18,8 +18,6 @@ export const DEFAULT_K = 3;
 export const MAX_SEARCHES_PER_TURN = 8;
 /** The largest `k` a search may ask for. */
 export const MAX_K = 10;
-/** Call ids: short names the model can refer to (`c1`, `geo`, `send_2`). */
-export const CALL_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,31}$/;
 
 export interface CapabilitySlot {
   /** The functional requirement, in the model's words. */

@@ -16,10 +16,12 @@ const RECORD_FETCH_CONCURRENCY = 8;
  * One agent run on one task against a ToolEnv server. Creates an episode (task, seed, error rate), then loops:
  * the policy writes a tagged message, the client parses and checks it, runs its actions as one episode step and
  * appends the observations (or the reasons it rejected the message) as the next user message, until `<answer>`,
- * the turn cap, or the episode's step limit. Fetches the trajectory and deletes the episode at the end.
+ * the turn cap, or the episode's step limit (set to the turn cap: a turn is at most one step). Fetches the
+ * trajectory and deletes the episode at the end.
  *
  * Throws only when there is no episode to report on (bad options, server unreachable, episode refused); any later
- * failure (the policy, a step) ends the run with `finish: 'error'`.
+ * failure (the policy, a step) ends the run with `finish: 'error'`. A trajectory that cannot be fetched leaves the
+ * run without one (`trajectory_error` says why); the episode is deleted all the same.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { agent, policy, task } = options;
@@ -29,8 +31,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const k = positive(options.k, DEFAULT_K, 'k');
   const started = performance.now();
   const client = new EpisodeClient(options.server, options.apiKey, options.signal);
+  // Deletes go out even after the caller aborted: no episode is left behind.
+  const janitor = new EpisodeClient(options.server, options.apiKey);
 
-  const config: EpisodeConfig = { task: { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}) } };
+  const config: EpisodeConfig = {
+    task: { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}) },
+    max_steps: maxTurns,
+  };
   if (options.seed !== undefined) config.seed = options.seed;
   if (options.errorRate !== undefined) config.error_rate = options.errorRate;
   const episode: EpisodeSummary = await client.create(config);
@@ -49,7 +56,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
       state.turn = turn;
-      const reply = await policy.next(messages, { agent, task, turn, signal: options.signal, maxTurns, maxCallsPerTurn, state });
+      const reply = await policy.next(messages, { agent, task, turn, signal: options.signal, maxTurns, maxCallsPerTurn, state, seed: episode.seed });
       tokens.prompt += reply.usage.prompt;
       tokens.completion += reply.usage.completion;
       messages.push({ role: 'assistant', content: reply.text });
@@ -81,21 +88,22 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       }
       messages.push({ role: 'user', content: renderObservation(state, dispatch, result, new Set(fresh)) });
       if (result?.done) {
-        finish = 'episode_done';
+        // On the last turn the step limit and the turn cap coincide: the cap is what ended the run.
+        if (turn < maxTurns) finish = 'episode_done';
         break;
       }
     }
   } catch (failure) {
     if (options.signal?.aborted) {
       // The caller gave up on the run: leave no episode behind, and report nothing.
-      await new EpisodeClient(options.server, options.apiKey).delete(episode.id).catch(() => undefined);
+      await janitor.delete(episode.id).catch(() => undefined);
       throw failure;
     }
     finish = 'error';
     error = failure instanceof Error ? failure.message : String(failure);
   }
 
-  const trajectory = await closeEpisode(client, episode.id);
+  const closed = await closeEpisode(client, janitor, episode.id);
   const run: AgentRun = {
     task_id: task.id,
     agent,
@@ -106,10 +114,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     actions,
     tokens,
     wall_ms: Math.round(performance.now() - started),
-    calls: state.calls.map((c): CallRecord => ({ tool: c.tool, status: c.status, ok: c.ok, turn: c.turn, ...(c.error ? { error: c.error } : {}) })),
+    calls: state.calls.map((c): CallRecord => ({ tool: c.tool, status: c.status, ok: c.ok, turn: c.turn, ...(c.error ? { error: c.error } : {}), ...(c.injected ? { injected: c.injected } : {}) })),
     surfaced: [...state.surfaced],
     messages,
-    trajectory,
+    seed: episode.seed,
+    ...closed,
   };
   if (answer !== undefined) run.answer = answer;
   if (error !== undefined) run.error = error;
@@ -131,10 +140,15 @@ async function fetchRecords(client: EpisodeClient, state: RunState, ids: readonl
   await Promise.all(Array.from({ length: Math.min(RECORD_FETCH_CONCURRENCY, queue.length) }, worker));
 }
 
-async function closeEpisode(client: EpisodeClient, id: string): Promise<Trajectory> {
-  const trajectory = await client.get(id);
-  await client.delete(id).catch(() => undefined);
-  return trajectory;
+/** The episode's trajectory, or why it could not be had; the episode is deleted either way. */
+async function closeEpisode(client: EpisodeClient, janitor: EpisodeClient, id: string): Promise<{ trajectory: Trajectory } | { trajectory_error: string }> {
+  try {
+    return { trajectory: await client.get(id) };
+  } catch (failure) {
+    return { trajectory_error: failure instanceof Error ? failure.message : String(failure) };
+  } finally {
+    await janitor.delete(id).catch(() => undefined);
+  }
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

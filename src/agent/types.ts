@@ -1,4 +1,5 @@
 import type { EpisodeTask, Trajectory } from '../episodes/types.js';
+import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from './state.js';
 
 /** The agent loops the client runs: the paper's ParaAct and its two baselines (§4). */
@@ -46,6 +47,12 @@ export interface PolicyContext {
    * reads them here instead of re-parsing its own transcript. Added by the agent client.
    */
   state?: Readonly<RunState>;
+  /**
+   * The run's seed (its episode's: the one the caller chose, else the one the server picked). A policy that samples
+   * mixes it with the turn, so every run samples its own stream and a rerun with the same seed repeats. Added by the
+   * agent client.
+   */
+  seed?: number;
 }
 
 /** One successful or failed tool call as the run saw it. */
@@ -56,6 +63,8 @@ export interface CallRecord {
   ok: boolean;
   turn: number;
   error?: string;
+  /** Set when the simulator injected the failure (rate limit, network, timeout, missing key). */
+  injected?: InjectedErrorKind;
 }
 
 /** Why a run ended. */
@@ -82,8 +91,12 @@ export interface AgentRun {
   surfaced: string[];
   /** The model's messages, turn by turn. */
   messages: ChatMessage[];
-  /** The episode as the server recorded it. */
-  trajectory: Trajectory;
+  /** The episode's seed. */
+  seed?: number;
+  /** The episode as the server recorded it; absent when it could not be fetched (then `trajectory_error` says why). */
+  trajectory?: Trajectory;
+  /** Why the trajectory is missing: the run itself is complete (its calls, answer, tokens), only the server's record is not. */
+  trajectory_error?: string;
 }
 
 export interface RunAgentOptions {

@@ -110,13 +110,21 @@ export function registerEval(program: Command): void {
       }
 
       for (const task of report.tasks.unmappable) process.stderr.write(`toolenv: not run: task ${task.id} (line ${task.line}): no reference tool is in the library\n`);
+      const unscored = report.tasks.unscored;
+      if (unscored.length > 0) {
+        const ids = unscored.slice(0, 10).map((t) => t.id).join(', ') + (unscored.length > 10 ? `, … (${unscored.length - 10} more)` : '');
+        process.stderr.write(`toolenv: unscored: ${unscored.length} task(s) with no expected answer, no reference tool and no --judge, left out of success: ${ids}\n`);
+      }
       if (flags.json) return printJson(summaryLine(report, options.out));
+      // Path and coverage count references missing from the library as misses; with any, the mapped-only values too.
+      const partly = report.tasks.partially_mapped.length > 0;
       for (const { summary } of report.results) {
         const s = summary.stats;
         const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
         const num = (v: number | null, d = 2) => (v === null ? '–' : v.toFixed(d));
+        const mapped = (v: number | null) => (partly ? ` (mapped ${pct(v)})` : '');
         printLine(
-          `${summary.agent.padEnd(9)} success ${pct(s.success.mean)}  path ${pct(s.path.mean)}  coverage ${pct(s.coverage.mean)}  turns ${num(s.turns.mean)}  actions/turn ${num(s.actions_per_turn.mean)}  tokens ${num(s.tokens.mean, 0)}  wall ${num(s.wall_ms.mean === null ? null : s.wall_ms.mean / 1000)} s`,
+          `${summary.agent.padEnd(9)} success ${pct(s.success.mean)}  path ${pct(s.path.mean)}${mapped(s.path_mapped.mean)}  coverage ${pct(s.coverage.mean)}${mapped(s.coverage_mapped.mean)}  turns ${num(s.turns.mean)}  actions/turn ${num(s.actions_per_turn.mean)}  tokens ${num(s.tokens.mean, 0)}  wall ${num(s.wall_ms.mean === null ? null : s.wall_ms.mean / 1000)} s`,
         );
       }
       printLine(`${report.tasks.scored} tasks × ${report.runs} run(s), policy ${report.policy}${options.out ? `; report in ${options.out}/report.md` : ''}`);

@@ -10,7 +10,9 @@ export interface Stat {
 export const STAT_METRICS = [
   'success',
   'path',
+  'path_mapped',
   'coverage',
+  'coverage_mapped',
   'hit_rate',
   'turns',
   'actions',
@@ -34,14 +36,14 @@ export interface AgentSummary {
   stats: Record<StatMetric, Stat>;
   /** Task-runs by how they ended, over all runs. */
   finish: Record<Finish, number>;
-  /** Task-runs whose success the answer checker, the judge or the fallback rule decided. */
+  /** Task-runs whose success the answer checker, the judge or the fallback rule decided, and those left unscored. */
   success_by: Record<TaskScore['success_by'], number>;
   injected_errors_total: number;
 }
 
 /**
- * Per run: success, path, coverage, hit rate are means over the tasks that have a value (path and coverage need
- * reference tools); turns, actions, tokens, wall time, errors are means per task; actions per turn is the run's
+ * Per run: success, path, coverage, hit rate are means over the tasks that have a value (success needs a way to
+ * decide it, path and coverage need reference tools); turns, actions, tokens, wall time, errors are means per task; actions per turn is the run's
  * actions over its turns. Then the mean over runs, and the sample standard deviation when there are several.
  */
 export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: number): AgentSummary {
@@ -49,7 +51,7 @@ export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: 
   const perRun = (metric: StatMetric) => byRun.map((list) => runValue(list, metric)).filter((v): v is number => v !== null);
   const stats = Object.fromEntries(STAT_METRICS.map((metric) => [metric, stat(perRun(metric))])) as Record<StatMetric, Stat>;
   const finish: Record<Finish, number> = { answer: 0, turn_cap: 0, episode_done: 0, error: 0 };
-  const success_by: AgentSummary['success_by'] = { answer: 0, judge: 0, fallback: 0 };
+  const success_by: AgentSummary['success_by'] = { answer: 0, judge: 0, fallback: 0, unscored: 0 };
   for (const s of scores) {
     finish[s.finish]++;
     success_by[s.success_by]++;
@@ -70,7 +72,7 @@ function runValue(list: readonly TaskScore[], metric: StatMetric): number | null
     const turns = sum(list.map((s) => s.turns));
     return turns === 0 ? null : sum(list.map((s) => s.actions)) / turns;
   }
-  const values = list.map((s) => (metric === 'success' ? (s.success ? 1 : 0) : s[metric])).filter((v): v is number => v !== null);
+  const values = list.map((s) => (metric === 'success' ? (s.success === null ? null : Number(s.success)) : s[metric])).filter((v): v is number => v !== null);
   return values.length === 0 ? null : sum(values) / values.length;
 }
 

@@ -1,3 +1,4 @@
+import { fetchFailure } from '../agent/fetch-failure.js';
 import type { AgentName, Policy } from '../agent/types.js';
 import { LibraryStore } from '../library/store.js';
 import type { RunningServer } from '../server/serve.js';
@@ -96,7 +97,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       k: options.k ?? null,
       seed: options.seed ?? null,
       error_rate: options.errorRate ?? null,
-      tasks: taskCounts(mapped),
+      tasks: taskCounts(mapped, judge !== undefined),
       mapping: mappingCounts(mapped),
       results,
     };
@@ -136,8 +137,7 @@ async function checkServer(server: string, apiKey?: string): Promise<void> {
   try {
     response = await fetch(`${server.replace(/\/+$/, '')}/healthz`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause;
-    throw new EvalInputError(`cannot reach a ToolEnv server at ${server} (${cause?.code ?? (error as Error).message})`);
+    throw new EvalInputError(`cannot reach a ToolEnv server at ${server} (${fetchFailure(error)})`);
   }
   if (!response.ok) throw new EvalInputError(`${server}/healthz answered ${response.status}: is it a ToolEnv server?`);
   // /healthz is open to all; the library route tells whether the key is right.

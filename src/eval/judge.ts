@@ -45,12 +45,17 @@ export function parseJudgeSpec(spec: string): JudgeSpec {
 /** The messages the judge gets for one run. */
 export function judgeMessages(task: AgentTask, run: AgentRun): ChatMessage[] {
   const calls: string[] = [];
-  for (const step of run.trajectory?.steps ?? []) {
-    for (const observation of step.observations) {
-      if (observation.type !== 'tool_call' || calls.length >= MAX_CALLS_SHOWN) continue;
-      const body = JSON.stringify(observation.body) ?? '';
-      calls.push(`- ${observation.tool} → ${observation.status}: ${body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}…` : body}`);
+  if (run.trajectory) {
+    for (const step of run.trajectory.steps) {
+      for (const observation of step.observations) {
+        if (observation.type !== 'tool_call' || calls.length >= MAX_CALLS_SHOWN) continue;
+        const body = JSON.stringify(observation.body) ?? '';
+        calls.push(`- ${observation.tool} → ${observation.status}: ${body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}…` : body}`);
+      }
     }
+  } else {
+    // Without the server's record the responses are unknown: the judge sees which calls were made and how they ended.
+    for (const call of run.calls.slice(0, MAX_CALLS_SHOWN)) calls.push(`- ${call.tool} → ${call.status}${call.error ? ` (${call.error})` : ''}`);
   }
   const user = [
     `Request:\n${task.query}`,

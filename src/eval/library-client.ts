@@ -1,3 +1,4 @@
+import { fetchFailure } from '../agent/fetch-failure.js';
 import type { ToolSummary } from '../library/store.js';
 import type { ApiRecord, Tool } from '../library/tool.js';
 
@@ -25,8 +26,7 @@ export function serverLibrary(server: string, apiKey?: string): LibraryClient {
     try {
       return await fetch(`${base}${path}`, { headers });
     } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new Error(`cannot reach the ToolEnv server at ${base} (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+      throw new Error(`cannot reach the ToolEnv server at ${base} (${fetchFailure(error)})`);
     }
   };
   const json = async <T>(response: Response, what: string): Promise<T> => {

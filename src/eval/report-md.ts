@@ -7,7 +7,7 @@ import type { TaskScore } from './score.js';
 export function renderMarkdown(report: EvalReport): string {
   const lines: string[] = ['# ToolEnv eval', ''];
   lines.push(
-    `- tasks: ${report.task_file} (${report.format}), ${report.tasks.scored} scored of ${report.tasks.total}`,
+    `- tasks: ${report.task_file} (${report.format}), ${report.tasks.scored} run of ${report.tasks.total}${report.tasks.unscored.length > 0 ? `, ${report.tasks.unscored.length} of them unscored` : ''}`,
     `- server: ${report.server}`,
     `- agents: ${report.agents.join(', ')}; policy: ${report.policy}; judge: ${report.judge ?? 'none'}`,
     `- runs: ${report.runs}; concurrency: ${report.concurrency}; max turns: ${report.max_turns ?? 'agent default'}; k: ${report.k ?? 'agent default'}; seed: ${report.seed ?? 'fresh per episode'}; error rate: ${report.error_rate ?? 'server default'}`,
@@ -16,13 +16,19 @@ export function renderMarkdown(report: EvalReport): string {
     '',
     '## Metrics',
     '',
-    '| Agent | Success | Path | Coverage | Hit rate | Turns | Actions/turn | Actions | Tokens | Wall (s) | Injected errors |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  );
+  // The mapped-only variants differ from path and coverage only when some reference is missing from the library.
+  const mappedColumns = report.tasks.partially_mapped.length > 0;
+  lines.push(
+    `| Agent | Success | Path |${mappedColumns ? ' Path (mapped) |' : ''} Coverage |${mappedColumns ? ' Coverage (mapped) |' : ''} Hit rate | Turns | Actions/turn | Actions | Tokens | Wall (s) | Injected errors |`,
+    `|---|---:|---:|${mappedColumns ? '---:|' : ''}---:|${mappedColumns ? '---:|' : ''}---:|---:|---:|---:|---:|---:|---:|`,
   );
   for (const { summary } of report.results) {
     const s = summary.stats;
+    const path = mappedColumns ? `${pct(s.path)} | ${pct(s.path_mapped)}` : pct(s.path);
+    const coverage = mappedColumns ? `${pct(s.coverage)} | ${pct(s.coverage_mapped)}` : pct(s.coverage);
     lines.push(
-      `| ${summary.agent} | ${pct(s.success)} | ${pct(s.path)} | ${pct(s.coverage)} | ${pct(s.hit_rate)} | ${num(s.turns)} | ${num(s.actions_per_turn)} | ${num(s.actions)} | ${num(s.tokens, 0)} | ${num(scaled(s.wall_ms, 1 / 1000))} | ${num(s.injected_errors)} |`,
+      `| ${summary.agent} | ${pct(s.success)} | ${path} | ${coverage} | ${pct(s.hit_rate)} | ${num(s.turns)} | ${num(s.actions_per_turn)} | ${num(s.actions)} | ${num(s.tokens, 0)} | ${num(scaled(s.wall_ms, 1 / 1000))} | ${num(s.injected_errors)} |`,
     );
   }
   lines.push(
@@ -41,45 +47,54 @@ export function renderMarkdown(report: EvalReport): string {
   chart('Turns per task', (s) => s.turns.mean);
   chart('Actions per turn', (s) => s.actions_per_turn.mean);
 
-  lines.push('## Finish reasons', '', '| Agent | answer | turn_cap | episode_done | error | success by answer / judge / fallback |', '|---|---:|---:|---:|---:|---|');
+  lines.push('## Finish reasons', '', '| Agent | answer | turn_cap | episode_done | error | success by answer / judge / fallback / unscored |', '|---|---:|---:|---:|---:|---|');
   for (const { summary } of report.results) {
     const f = summary.finish;
     const by = summary.success_by;
-    lines.push(`| ${summary.agent} | ${f.answer} | ${f.turn_cap} | ${f.episode_done} | ${f.error} | ${by.answer} / ${by.judge} / ${by.fallback} |`);
+    lines.push(`| ${summary.agent} | ${f.answer} | ${f.turn_cap} | ${f.episode_done} | ${f.error} | ${by.answer} / ${by.judge} / ${by.fallback} / ${by.unscored} |`);
   }
   lines.push('');
 
   lines.push('## Tasks', '', '| Task | Agent | Solved | Path | Coverage | Turns | Actions | Finish |', '|---|---|---:|---:|---:|---:|---:|---|');
   for (const { summary, scores } of report.results) {
     for (const [taskId, runs] of groupByTask(scores)) {
-      const solved = runs.filter((r) => r.success).length;
+      const scored = runs.filter((r) => r.success !== null);
+      const solved = scored.length === 0 ? 'unscored' : `${scored.filter((r) => r.success).length}/${scored.length}`;
       const finishes = [...new Set(runs.map((r) => r.finish))].join(', ');
       lines.push(
-        `| ${cell(taskId)} | ${summary.agent} | ${solved}/${runs.length} | ${pctValue(mean(runs.map((r) => r.path)))} | ${pctValue(mean(runs.map((r) => r.coverage)))} | ${numValue(mean(runs.map((r) => r.turns)))} | ${numValue(mean(runs.map((r) => r.actions)))} | ${finishes} |`,
+        `| ${cell(taskId)} | ${summary.agent} | ${solved} | ${pctValue(mean(runs.map((r) => r.path)))} | ${pctValue(mean(runs.map((r) => r.coverage)))} | ${numValue(mean(runs.map((r) => r.turns)))} | ${numValue(mean(runs.map((r) => r.actions)))} | ${finishes} |`,
       );
     }
   }
   lines.push('');
 
-  const errors = report.results.flatMap(({ scores }) => scores.filter((s) => s.error !== undefined));
+  const errors = report.results.flatMap(({ scores }) => scores.filter((s) => s.error !== undefined || s.trajectory_error !== undefined));
   if (errors.length > 0) {
     lines.push('## Errors', '');
-    for (const s of errors.slice(0, 50)) lines.push(`- ${cell(s.task_id)} (${s.agent}, run ${s.run}): ${cell(s.error ?? '')}`);
+    for (const s of errors.slice(0, 50)) {
+      const what = [s.error, s.trajectory_error === undefined ? undefined : `no trajectory (scored from the calls the agent saw): ${s.trajectory_error}`].filter((e) => e !== undefined);
+      lines.push(`- ${cell(s.task_id)} (${s.agent}, run ${s.run}): ${cell(what.join('; '))}`);
+    }
     if (errors.length > 50) lines.push(`- … and ${errors.length - 50} more in report.json`);
     lines.push('');
   }
   if (report.tasks.unmappable.length > 0 || report.tasks.partially_mapped.length > 0) {
     lines.push('## Unmapped references', '');
     for (const t of report.tasks.unmappable) lines.push(`- not run: ${cell(t.id)} (line ${t.line}): none of ${t.references.map(cell).join('; ')} is in the library`);
-    for (const t of report.tasks.partially_mapped) lines.push(`- ${cell(t.id)} (line ${t.line}): ${t.unmapped.map(cell).join('; ')} not in the library; scored on the rest`);
+    for (const t of report.tasks.partially_mapped) lines.push(`- ${cell(t.id)} (line ${t.line}): ${t.unmapped.map(cell).join('; ')} not in the library; counted as misses in path and coverage, left out of their mapped variants`);
+    lines.push('');
+  }
+  if (report.tasks.unscored.length > 0) {
+    lines.push('## Unscored tasks', '', 'No expected answer, no reference tool and no judge: nothing decides their success, so the success means leave them out.', '');
+    for (const t of report.tasks.unscored) lines.push(`- ${cell(t.id)} (line ${t.line})`);
     lines.push('');
   }
   lines.push(
     '## Definitions',
     '',
-    '- **Success**: the answer contains every expected string (tasks with `answer`); else the judge’s verdict (with `--judge`); else the agent answered and invoked every reference tool successfully.',
-    '- **Path**: reference tools invoked with a 2xx answer at least once, over the task’s reference tools (ToolBench Tool-Path).',
-    '- **Coverage**: reference tools surfaced by search, over the task’s reference tools.',
+    '- **Success**: the answer contains every expected string (tasks with `answer`); else the judge’s verdict (with `--judge`); else the agent answered and invoked every reference tool successfully (one missing from the library fails it); a task with none of these is unscored.',
+    '- **Path**: reference tools invoked with a 2xx answer at least once, over the task’s reference tools, those missing from the library included (ToolBench Tool-Path); **path (mapped)** over the ones the library has.',
+    '- **Coverage**: reference tools surfaced by search, over the task’s reference tools; **coverage (mapped)** over the ones the library has.',
     '- **Hit rate**: calls that invoked a reference tool, over all calls.',
     '- **Turns**: model turns; **actions**: search_tool and tool_call actions; **actions/turn**: a run’s actions over its turns.',
     '',

@@ -2,6 +2,7 @@ import type { AgentName } from '../agent/types.js';
 import { STAT_METRICS } from './aggregate.js';
 import { isUnmappable, type EvalTask } from './map-references.js';
 import type { AgentResult } from './run.js';
+import { successSource } from './score.js';
 import { referenceLabel, type TaskFormat } from './tasks.js';
 
 /** Everything one `toolenv eval` measured: report.json as written, and what report.md renders. */
@@ -27,8 +28,10 @@ export interface EvalReport {
     scored: number;
     /** Tasks that name reference tools none of which is in the library: not run. */
     unmappable: { id: string; line: number; references: string[] }[];
-    /** Tasks run with some of their reference tools missing from the library: path and coverage count only the mapped ones. */
+    /** Tasks run with some of their reference tools missing from the library: path and coverage count those as misses, path_mapped and coverage_mapped leave them out. */
     partially_mapped: { id: string; line: number; unmapped: string[] }[];
+    /** Tasks run whose success nothing decides (no expected answer, no judge, no reference tool): left out of the success means. */
+    unscored: { id: string; line: number }[];
     /** Each task's `meta` from the task file, by task id, when any task has one. */
     meta?: Record<string, Record<string, unknown>>;
   };
@@ -58,8 +61,8 @@ export function mappingCounts(tasks: readonly EvalTask[]): MappingCounts {
   };
 }
 
-/** The task section of the report: which tasks were not run, and which ran without all their references. */
-export function taskCounts(tasks: readonly EvalTask[]): EvalReport['tasks'] {
+/** The task section of the report: which tasks were not run, which ran without all their references, which are unscored. */
+export function taskCounts(tasks: readonly EvalTask[], judged: boolean): EvalReport['tasks'] {
   const unmappable = tasks.filter(isUnmappable);
   const partial = tasks.filter((t) => !isUnmappable(t) && t.mapping.some((m) => m.id === undefined));
   const withMeta = tasks.filter((t) => t.meta !== undefined);
@@ -68,15 +71,17 @@ export function taskCounts(tasks: readonly EvalTask[]): EvalReport['tasks'] {
     scored: tasks.length - unmappable.length,
     unmappable: unmappable.map((t) => ({ id: t.task.id, line: t.line, references: t.mapping.map((m) => referenceLabel(m.reference)) })),
     partially_mapped: partial.map((t) => ({ id: t.task.id, line: t.line, unmapped: t.mapping.filter((m) => m.id === undefined).map((m) => referenceLabel(m.reference)) })),
+    unscored: tasks.filter((t) => !isUnmappable(t) && successSource(t, judged) === 'unscored').map((t) => ({ id: t.task.id, line: t.line })),
   };
   if (withMeta.length > 0) counts.meta = Object.fromEntries(withMeta.map((t) => [t.task.id, t.meta!]));
   return counts;
 }
 
 /**
- * The `--json` summary line: one agent → `{tasks, runs, agent, policy, success, path, coverage, turns,
+ * The `--json` summary line: one agent → `{tasks, runs, agent, policy, success, path, path_mapped, coverage, turns,
  * actions_per_turn, tokens, wall_ms, …}` with each metric's mean (and `std: {metric: …}` with several runs);
- * several agents → `{tasks, runs, policy, agents: [one such object per agent]}`.
+ * several agents → `{tasks, runs, policy, agents: [one such object per agent]}`. Both end with the counts of
+ * unmappable and unscored tasks.
  */
 export function summaryLine(report: EvalReport, out?: string): Record<string, unknown> {
   const perAgent = report.results.map(({ summary }) => {
@@ -87,7 +92,7 @@ export function summaryLine(report: EvalReport, out?: string): Record<string, un
     if (report.runs > 1) line.std = Object.fromEntries(STAT_METRICS.map((metric) => [metric, round(summary.stats[metric].std)]));
     return line;
   });
-  const common = { unmappable: report.tasks.unmappable.length, judge: report.judge, seed: report.seed, ...(out ? { out } : {}) };
+  const common = { unmappable: report.tasks.unmappable.length, unscored: report.tasks.unscored.length, judge: report.judge, seed: report.seed, ...(out ? { out } : {}) };
   if (perAgent.length === 1) return { ...perAgent[0], ...common };
   return { tasks: report.tasks.scored, runs: report.runs, policy: report.policy, agents: perAgent, ...common };
 }

@@ -67,7 +67,7 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
     const score =
       'result' in outcome
         ? scoreRun(task, outcome.result, index, await verdictFor(options.judge, task, outcome.result, options.signal))
-        : failedScore(task, agent, index, outcome.error, Math.round(performance.now() - started), seed ?? null);
+        : failedScore(task, agent, index, outcome.error, Math.round(performance.now() - started), seed ?? null, options.judge !== undefined);
     await options.onRun?.('result' in outcome ? outcome.result : undefined, score);
     options.onProgress?.(++done, jobs.length);
     return score;

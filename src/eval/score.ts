@@ -1,15 +1,22 @@
 import type { AgentName, AgentRun, Finish } from '../agent/types.js';
 import type { EvalTask } from './map-references.js';
 
-/** What decided success: the task's expected answer, the LLM judge, or the fallback rule (see scoreRun). */
-export type SuccessSource = 'answer' | 'judge' | 'fallback';
+/**
+ * What decided success: the task's expected answer, the LLM judge, or the fallback rule (see scoreRun); `unscored`
+ * when nothing can (no expected answer, no judge, no reference tool): success is then null and left out of the means.
+ */
+export type SuccessSource = 'answer' | 'judge' | 'fallback' | 'unscored';
 
 export interface Verdict {
   solved: boolean;
   reason: string;
 }
 
-/** One task-run scored. Ratios over reference tools are null when the task has none in the library. */
+/**
+ * One task-run scored. Ratios over reference tools are null when the task names none. `path` and `coverage` count
+ * every reference tool the task names, those missing from the library as misses (the paper's Tool-Path);
+ * `path_mapped` and `coverage_mapped` count only the ones the library has.
+ */
 export interface TaskScore {
   task_id: string;
   agent: AgentName;
@@ -17,16 +24,24 @@ export interface TaskScore {
   run: number;
   episode_id: string | null;
   seed: number | null;
-  success: boolean;
+  /** Null when the task-run is unscored (success_by `unscored`). */
+  success: boolean | null;
   success_by: SuccessSource;
   judge_reason?: string;
   /** Reference tools invoked successfully (a 2xx answer) at least once, as a fraction of the task's reference tools. */
   path: number | null;
+  /** The same over the reference tools the library has. */
+  path_mapped: number | null;
   /** Reference tools search surfaced, as a fraction of the task's reference tools. */
   coverage: number | null;
+  /** The same over the reference tools the library has. */
+  coverage_mapped: number | null;
   /** Calls that invoked a reference tool, as a fraction of all calls; null without calls. */
   hit_rate: number | null;
+  /** Reference tools the task names. */
   references: number;
+  /** Of those, the ones no library tool matched. */
+  unmapped_references: number;
   turns: number;
   actions: number;
   actions_per_turn: number | null;
@@ -40,6 +55,8 @@ export interface TaskScore {
   wall_ms: number;
   finish: Finish;
   error?: string;
+  /** The run finished but its trajectory could not be fetched: scored from the calls the agent client saw. */
+  trajectory_error?: string;
   answer?: string;
 }
 
@@ -50,32 +67,41 @@ export function answerContains(answer: string | undefined, expected: string | st
   return (Array.isArray(expected) ? expected : [expected]).every((part) => text.includes(part.toLowerCase()));
 }
 
+/** The task's reference tools: the mapped ids the agent is given, and how many references the library lacks. */
+function references(eval_: EvalTask): { mapped: string[]; unmapped: number; total: number } {
+  const mapped = eval_.task.reference_tools ?? [];
+  const unmapped = eval_.mapping.filter((m) => m.id === undefined).length;
+  return { mapped, unmapped, total: mapped.length + unmapped };
+}
+
+/** What decides a task's success: its expected answer, else the judge (when one is asked), else the fallback rule when there are reference tools to check. */
+export function successSource(eval_: EvalTask, judged: boolean): SuccessSource {
+  if (eval_.task.answer !== undefined) return 'answer';
+  if (judged) return 'judge';
+  return references(eval_).total > 0 ? 'fallback' : 'unscored';
+}
+
 /**
  * Scores one run. Success is rule-based when the task has an expected answer; else the judge's verdict when one
- * was asked; else the fallback: the agent answered and invoked every reference tool successfully (a task without
- * reference tools then only needs an answer).
+ * was asked; else the fallback: the agent answered and invoked every reference tool successfully — a reference the
+ * library lacks cannot be invoked, so such a task never passes the fallback. A task with none of these is unscored.
  */
 export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdict?: Verdict): TaskScore {
-  const refs = eval_.task.reference_tools ?? [];
+  const refs = references(eval_);
   const okTools = new Set(run.calls.filter((c) => c.ok).map((c) => c.tool));
   const surfaced = new Set(run.surfaced);
-  const path = refs.length === 0 ? null : refs.filter((id) => okTools.has(id)).length / refs.length;
-  const coverage = refs.length === 0 ? null : refs.filter((id) => surfaced.has(id)).length / refs.length;
-  const refSet = new Set(refs);
+  const invoked = refs.mapped.filter((id) => okTools.has(id)).length;
+  const found = refs.mapped.filter((id) => surfaced.has(id)).length;
+  const path = ratio(invoked, refs.total);
+  const refSet = new Set(refs.mapped);
   const answered = run.finish === 'answer' && (run.answer ?? '').trim() !== '';
 
-  let success: boolean;
-  let success_by: SuccessSource;
-  if (eval_.task.answer !== undefined) {
-    success = answered && answerContains(run.answer, eval_.task.answer);
-    success_by = 'answer';
-  } else if (verdict) {
-    success = answered && verdict.solved;
-    success_by = 'judge';
-  } else {
-    success = answered && (path === null || path === 1);
-    success_by = 'fallback';
-  }
+  const success_by = successSource(eval_, verdict !== undefined);
+  const success =
+    success_by === 'answer' ? answered && answerContains(run.answer, eval_.task.answer!)
+    : success_by === 'judge' ? answered && verdict!.solved
+    : success_by === 'fallback' ? answered && path === 1
+    : null;
 
   const counts = run.trajectory?.counts;
   const score: TaskScore = {
@@ -83,20 +109,23 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
     agent: run.agent,
     run: runIndex,
     episode_id: run.episode_id || null,
-    seed: run.trajectory?.seed ?? null,
+    seed: run.trajectory?.seed ?? run.seed ?? null,
     success,
     success_by,
     path,
-    coverage,
-    hit_rate: refs.length === 0 || run.calls.length === 0 ? null : run.calls.filter((c) => refSet.has(c.tool)).length / run.calls.length,
-    references: refs.length,
+    path_mapped: ratio(invoked, refs.mapped.length),
+    coverage: ratio(found, refs.total),
+    coverage_mapped: ratio(found, refs.mapped.length),
+    hit_rate: refs.mapped.length === 0 || run.calls.length === 0 ? null : run.calls.filter((c) => refSet.has(c.tool)).length / run.calls.length,
+    references: refs.total,
+    unmapped_references: refs.unmapped,
     turns: run.turns,
     actions: run.actions,
     actions_per_turn: run.turns === 0 ? null : run.actions / run.turns,
     searches: counts?.searches ?? run.actions - run.calls.length,
     calls: run.calls.length,
     failed_calls: counts?.failed_calls ?? run.calls.filter((c) => !c.ok).length,
-    injected_errors: counts?.injected_errors ?? 0,
+    injected_errors: counts?.injected_errors ?? run.calls.filter((c) => c.injected !== undefined).length,
     prompt_tokens: run.tokens.prompt,
     completion_tokens: run.tokens.completion,
     tokens: run.tokens.prompt + run.tokens.completion,
@@ -105,25 +134,30 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
   };
   if (verdict && success_by === 'judge') score.judge_reason = verdict.reason;
   if (run.error !== undefined) score.error = run.error;
+  if (run.trajectory_error !== undefined) score.trajectory_error = run.trajectory_error;
   if (run.answer !== undefined) score.answer = run.answer;
   return score;
 }
 
-/** A run that threw before it could report: a failure that reached no tool. */
-export function failedScore(eval_: EvalTask, agent: AgentName, runIndex: number, error: string, wall_ms: number, seed: number | null): TaskScore {
-  const refs = eval_.task.reference_tools ?? [];
+/** A run that threw before it could report: a failure that reached no tool (unscored tasks stay unscored). */
+export function failedScore(eval_: EvalTask, agent: AgentName, runIndex: number, error: string, wall_ms: number, seed: number | null, judged = false): TaskScore {
+  const refs = references(eval_);
+  const success_by = successSource(eval_, judged);
   return {
     task_id: eval_.task.id,
     agent,
     run: runIndex,
     episode_id: null,
     seed,
-    success: false,
-    success_by: eval_.task.answer !== undefined ? 'answer' : 'fallback',
-    path: refs.length === 0 ? null : 0,
-    coverage: refs.length === 0 ? null : 0,
+    success: success_by === 'unscored' ? null : false,
+    success_by,
+    path: ratio(0, refs.total),
+    path_mapped: ratio(0, refs.mapped.length),
+    coverage: ratio(0, refs.total),
+    coverage_mapped: ratio(0, refs.mapped.length),
     hit_rate: null,
-    references: refs.length,
+    references: refs.total,
+    unmapped_references: refs.unmapped,
     turns: 0,
     actions: 0,
     actions_per_turn: null,
@@ -138,4 +172,8 @@ export function failedScore(eval_: EvalTask, agent: AgentName, runIndex: number,
     finish: 'error',
     error,
   };
+}
+
+function ratio(part: number, whole: number): number | null {
+  return whole === 0 ? null : part / whole;
 }

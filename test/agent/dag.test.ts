@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkLayers, kahnLayers, splitLayers, type DagNode } from '../../src/agent/dag.js';
+import { checkLayers, kahnLayers, type DagNode } from '../../src/agent/dag.js';
 
 const nodes = (edges: Record<string, string[]>): DagNode[] => Object.entries(edges).map(([id, deps]) => ({ id, deps }));
 
@@ -45,11 +45,4 @@ test('a layering the model wrote is checked: coverage, duplicates, unknown ids, 
   assert.deepEqual(checkLayers(dag, [['b', 'c'], ['a']]), ['layers: b (layer 1) depends on a, which runs later (layer 2)']);
   assert.deepEqual(checkLayers(dag, [['a', 'q'], ['b']]), ['layers: layer 1 names q, which is not a call of the plan', 'layers: c is in no layer']);
   assert.deepEqual(checkLayers(dag, [['a', 'c'], ['b', 'a']]), ['layers: a appears in layer 1 and again in layer 2']);
-});
-
-test('layers wider than the per-turn cap are split over turns, in order', () => {
-  assert.deepEqual(splitLayers([['a', 'b', 'c', 'd', 'e'], ['f']], 3), [['a', 'b', 'c'], ['d', 'e'], ['f']]);
-  assert.deepEqual(splitLayers([['a', 'b'], ['c']], 3), [['a', 'b'], ['c']]);
-  assert.deepEqual(splitLayers([['a', 'b', 'c', 'd']], 1), [['a'], ['b'], ['c'], ['d']]);
-  assert.throws(() => splitLayers([['a']], 0), /layer width must be a positive integer, got 0/);
 });

@@ -43,6 +43,30 @@ test('the gguf policy drives a run with the tiny model: its noise is rejected tu
   assert.ok(result.tokens.completion > 0);
 });
 
+test('the gguf policy samples per run: another run seed draws another message, the same seed the same one', async (t) => {
+  const task = { id: 'noise', query: 'Get the weather forecast for Paris' };
+  const prompt: ChatMessage[] = [
+    { role: 'system', content: 'You are an agent.' },
+    { role: 'user', content: task.query },
+  ];
+  const write = async (seed: number) => {
+    try {
+      return (await policy.next(prompt, { agent: 'paraact', task, turn: 1, seed })).text;
+    } catch (error) {
+      if (/no prebuilt llama\.cpp binary|cannot load model/.test((error as Error).message)) return undefined;
+      throw error;
+    }
+  };
+  const first = await write(1);
+  if (first === undefined) {
+    t.skip('node-llama-cpp cannot run here');
+    return;
+  }
+  const others = [await write(2), await write(3)];
+  assert.ok(others.some((text) => text !== first), 'other run seeds sample other text');
+  assert.equal(await write(1), first, 'the same run seed samples the same text');
+});
+
 test('a conversation longer than the context drops its oldest exchanges, keeping the system prompt, the task and the latest turn', () => {
   const count = (text: string) => text.length;
   const messages: ChatMessage[] = [

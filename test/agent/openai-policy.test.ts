@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createPolicy } from '../../src/agent/policies/create.js';
 import { chatEndpoint, STOP_SEQUENCES } from '../../src/agent/policies/openai.js';
+import { sampleSeed } from '../../src/agent/policies/sample-seed.js';
 import { runAgent } from '../../src/agent/run.js';
 import type { ChatMessage, PolicyContext } from '../../src/agent/types.js';
 import { writeRetrievalLibrary } from '../retrieval/fixture.js';
@@ -74,7 +75,37 @@ test('the request is an OpenAI chat completion: endpoint, model, messages, limit
   assert.equal(request!.url, '/v1/chat/completions');
   assert.equal(request!.headers.authorization, 'Bearer sk-test');
   assert.equal(request!.headers['content-type'], 'application/json');
-  assert.deepEqual(request!.body, { model: 'qwen3-4b', messages, max_tokens: 512, stop: STOP_SEQUENCES, stream: false, temperature: 0.2, seed: 9 });
+  assert.deepEqual(request!.body, { model: 'qwen3-4b', messages, max_tokens: 512, stop: STOP_SEQUENCES, stream: false, temperature: 0.2, seed: sampleSeed(9, undefined, 1) });
+});
+
+test('the request seed mixes the run seed with the turn: runs and turns differ, the same run and turn repeat; a server refusing it is asked without', async (t) => {
+  const ok = { status: 200, body: completion('<answer>x</answer>', { prompt_tokens: 1, completion_tokens: 1 }) };
+  const server = await scriptedServer([ok, ok, ok, ok, ok]);
+  t.after(() => server.close());
+  const policy = await createPolicy(`openai:m@${server.url}`);
+  for (const [seed, turn] of [[11, 1], [12, 1], [11, 2], [11, 1]] as const) await policy.next(messages, { ...context, seed, turn });
+  const seeds = server.seen.map((s) => s.body.seed);
+  assert.deepEqual(seeds, [sampleSeed(undefined, 11, 1), sampleSeed(undefined, 12, 1), sampleSeed(undefined, 11, 2), sampleSeed(undefined, 11, 1)]);
+  assert.equal(new Set(seeds).size, 3);
+  assert.ok(seeds.every((seed) => Number.isInteger(seed) && (seed as number) >= 0 && (seed as number) < 2 ** 31));
+  // Neither a policy seed nor a run seed: the server's own sampling.
+  await policy.next(messages, context);
+  assert.equal('seed' in server.seen[4]!.body, false);
+
+  const strict = await scriptedServer([{ status: 400, body: { error: { message: "Unrecognized request argument supplied: seed" } } }, ok, ok]);
+  t.after(() => strict.close());
+  const refused = await createPolicy(`openai:m@${strict.url}`, { retries: 0 });
+  assert.equal((await refused.next(messages, { ...context, seed: 5 })).text, '<answer>x</answer>');
+  await refused.next(messages, { ...context, seed: 5, turn: 2 });
+  assert.deepEqual(strict.seen.map((s) => 'seed' in s.body), [true, false, false]);
+});
+
+test('sample seeds: a function of (policy seed, run seed, turn) alone', () => {
+  const seed = sampleSeed(4, 1, 1);
+  assert.equal(sampleSeed(4, 1, 1), seed);
+  const others = [sampleSeed(5, 1, 1), sampleSeed(4, 2, 1), sampleSeed(4, 1, 2), sampleSeed(undefined, 1, 1), sampleSeed(4, undefined, 1)];
+  assert.equal(new Set([seed, ...others]).size, 6);
+  assert.ok(Number.isSafeInteger(seed) && seed >= 0 && seed < 2 ** 31);
 });
 
 test('429 and 5xx answers are retried (Retry-After honoured) until one succeeds', async (t) => {
@@ -142,7 +173,7 @@ test('policy specs: bad ones are refused with an error naming the spec; endpoint
   } finally {
     if (saved !== undefined) process.env.OPENAI_BASE_URL = saved;
   }
-  await assert.rejects(createPolicy('openai:m@ftp://x'), /names no server/);
+  await assert.rejects(createPolicy('openai:m@ftp://x'), /policy "openai:m@ftp:\/\/x": the server URL ftp:\/\/x must be http or https/);
   await assert.rejects(createPolicy('gguf:'), /policy "gguf:" names no file/);
   await assert.rejects(createPolicy('gguf:/no/such/model.gguf'), /policy "gguf:\/no\/such\/model.gguf": no file \/no\/such\/model.gguf/);
   assert.equal(chatEndpoint('http://h:8000'), 'http://h:8000/v1/chat/completions');

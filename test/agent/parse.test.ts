@@ -92,6 +92,20 @@ some text outside tags
   assert.equal(parseMessage('<answer>Paris is sunny').answer, 'Paris is sunny');
 });
 
+test('raw line breaks and tabs inside JSON strings (long text arguments) are read as the text they write', () => {
+  const message = parseMessage(
+    '<tool_call>{"tool": "mail", "arguments": {"to": "a@b.c", "body": "Dear Bob,\n\n\tsee you at noon.\r\nAlice\u0007"}}</tool_call>\n' +
+      '<tool_call>{"name": "mail", "arguments": "{\\"body\\": \\"line 1\nline 2\\"}"}</tool_call>',
+  );
+  assert.deepEqual(message.problems, []);
+  assert.deepEqual(message.calls, [
+    { tool: 'mail', arguments: { to: 'a@b.c', body: 'Dear Bob,\n\n\tsee you at noon.\r\nAlice\u0007' } },
+    { tool: 'mail', arguments: { body: 'line 1\nline 2' } },
+  ]);
+  // Only inside strings: outside them JSON's own rules still hold.
+  assert.ok(problemsOf('<tool_call>{"tool": "geo",\u0007 "arguments": {}}</tool_call>').some((p) => /<tool_call>: not JSON/.test(p)));
+});
+
 test('malformed blocks are rejected with a reason naming the block', () => {
   const cases: [string, RegExp][] = [
     ['<tool_call>{tool: "geo"}</tool_call>', /<tool_call>: not JSON: .*position 1/],

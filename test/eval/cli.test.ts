@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { tempDir } from '../fixtures/tools.js';
@@ -28,6 +30,15 @@ function toolenv(args: string[]): Promise<Run> {
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
   });
+}
+
+/** A port nothing listens on: one the system just gave out and took back. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 function summary(run: Run): Record<string, unknown> {
@@ -59,7 +70,9 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
   assert.equal(flat.runs, 1);
   assert.equal(flat.unmappable, 1);
   assert.equal(flat.out, out);
-  for (const key of ['success', 'path', 'coverage', 'turns', 'actions_per_turn', 'tokens', 'wall_ms']) assert.equal(typeof flat[key], 'number', key);
+  for (const key of ['success', 'path', 'path_mapped', 'coverage', 'coverage_mapped', 'turns', 'actions_per_turn', 'tokens', 'wall_ms']) assert.equal(typeof flat[key], 'number', key);
+  assert.ok((flat.path as number) < (flat.path_mapped as number), 'task 105 misses a reference: a miss in path, not in path_mapped');
+  assert.equal(flat.unscored, 0);
   assert.ok((flat.actions_per_turn as number) > 1);
   assert.match(one.stderr, /not run: task 106 \(line \d+\): no reference tool is in the library/);
   assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'trajectories', 'paraact', '101.run1.json')));
@@ -75,7 +88,14 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
 
   const text = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'react']);
   assert.equal(text.status, 0, text.stderr);
-  assert.match(text.stdout, /^react {5}success [\d.]+%  path [\d.]+%  coverage [\d.]+%  turns [\d.]+  actions\/turn [\d.]+/m);
+  assert.match(text.stdout, /^react {5}success [\d.]+%  path [\d.]+% \(mapped [\d.]+%\)  coverage [\d.]+% \(mapped [\d.]+%\)  turns [\d.]+  actions\/turn [\d.]+/m);
+
+  // Tasks nothing can score are said so on stderr and counted in the summary.
+  const own = writeText('own.jsonl', [{ id: 'pet', query: 'Find the pet with id 7.', reference_tools: ['petstore_test__getPetById'] }, { id: 'free', query: 'What is the weather in London?' }].map((l) => JSON.stringify(l)).join('\n'));
+  const mixed = await toolenv(['eval', '--server', server.url, '--tasks', own, '--agent', 'react', '--json']);
+  assert.equal(mixed.status, 0, mixed.stderr);
+  assert.match(mixed.stderr, /toolenv: unscored: 1 task\(s\) with no expected answer, no reference tool and no --judge, left out of success: free\n/);
+  assert.equal(summary(mixed).unscored, 1);
 });
 
 test('without --server, eval serves --library in-process', async () => {
@@ -91,6 +111,7 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
   const tasks = writeToolbenchQueries();
   const base = ['eval', '--server', server.url, '--tasks', tasks];
   const bad = writeText('bad.jsonl', `${JSON.stringify({ id: 'a', query: 'q' })}\n{"id": "b"}\n`);
+  const closed = await closedPort();
   const cases: [string[], RegExp][] = [
     [['eval', '--server', server.url], /--tasks FILE is required/],
     [[...base, '--agent', 'paraact,dfs'], /--agent must be one or more of paraact, react, parallel/],
@@ -102,7 +123,9 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
     [[...base, '--policy', 'gguf:/nonexistent/model.gguf'], /--policy: .*no file/],
     [[...base, '--judge', 'gpt-4.1'], /--judge: expected openai:MODEL@URL/],
     [[...base, '--library', '/tmp'], /--library is for the in-process server/],
-    [['eval', '--server', 'http://127.0.0.1:9', '--tasks', tasks], /cannot reach a ToolEnv server at http:\/\/127\.0\.0\.1:9/],
+    [['eval', '--server', `http://127.0.0.1:${closed}`, '--tasks', tasks], new RegExp(`cannot reach a ToolEnv server at http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)$`)],
+    [['eval', '--server', 'http://127.0.0.1:1', '--tasks', tasks], /cannot reach a ToolEnv server at http:\/\/127\.0\.0\.1:1 \(bad port\)$/],
+    [[...base, '--policy', 'openai:m@ftp://x'], /--policy: policy "openai:m@ftp:\/\/x": the server URL ftp:\/\/x must be http or https$/],
     [['eval', '--library', join(tempDir(), 'none'), '--tasks', tasks], /no library at/],
     [['eval', '--server', server.url, '--tasks', bad], /bad\.jsonl:2: task is missing "query"/],
   ];

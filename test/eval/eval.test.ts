@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { AgentRun } from '../../src/agent/types.js';
 import { evaluate } from '../../src/eval/evaluate.js';
 import { tempDir } from '../fixtures/tools.js';
+import { faultyProxy } from '../agent/proxy.js';
 import { startTestServer } from '../server/helpers.js';
 import { writeEvalLibrary, writeToolbenchQueries } from './fixture.js';
 
@@ -45,11 +46,21 @@ test('eval runs ToolBench queries against a served library for every agent and s
     assert.ok(summary.stats.success.mean! > 0, `${agent} success`);
     assert.ok(summary.stats.tokens.mean! > 0, agent);
     for (const s of scores) {
-      // Path and coverage are over the mapped references only: 105's missing third reference does not count.
-      assert.equal(s.references, s.task_id === '101' ? 1 : 2, `${agent} ${s.task_id}`);
+      // 105's third reference is missing from the library: a miss in path and coverage, left out of their mapped variants.
+      assert.equal(s.references, s.task_id === '101' ? 1 : s.task_id === '105' ? 3 : 2, `${agent} ${s.task_id}`);
+      assert.equal(s.unmapped_references, s.task_id === '105' ? 1 : 0, `${agent} ${s.task_id}`);
+      if (s.task_id === '105') {
+        assert.ok(s.path! <= 2 / 3 && s.coverage! <= 2 / 3, `${agent} 105: path ${s.path}, coverage ${s.coverage}`);
+        assert.equal(s.path, (s.path_mapped! * 2) / 3);
+        assert.equal(s.coverage, (s.coverage_mapped! * 2) / 3);
+        assert.equal(s.success, false, `${agent} 105: the fallback needs every reference tool, and one is not in the library`);
+      } else {
+        assert.deepEqual([s.path, s.coverage], [s.path_mapped, s.coverage_mapped], `${agent} ${s.task_id}`);
+      }
       assert.equal(s.injected_errors, 0);
       assert.ok(s.seed !== null);
     }
+    assert.ok(summary.stats.path.mean! < summary.stats.path_mapped.mean!, agent);
   }
   const paraact = byAgent.get('paraact')!.summary.stats;
   const react = byAgent.get('react')!.summary.stats;
@@ -63,8 +74,8 @@ test('eval runs ToolBench queries against a served library for every agent and s
   const saved = JSON.parse(readFileSync(join(out, 'trajectories', 'paraact', '102.run1.json'), 'utf8')) as AgentRun;
   assert.equal(saved.task_id, '102');
   assert.equal(saved.agent, 'paraact');
-  assert.equal(saved.trajectory.task?.id, '102');
-  assert.equal(saved.trajectory.seed, byAgent.get('paraact')!.scores.find((s) => s.task_id === '102')!.seed);
+  assert.equal(saved.trajectory!.task?.id, '102');
+  assert.equal(saved.trajectory!.seed, byAgent.get('paraact')!.scores.find((s) => s.task_id === '102')!.seed);
   assert.equal(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')).tasks.scored, 5);
   assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /\| paraact \| [\d.]+ \|/);
 });
@@ -101,12 +112,38 @@ test('tasks with an expected answer are scored by it; a file whose references al
   const report = await evaluate({ tasks: own, server: server.url, library: '', agents: ['react'], policy: 'heuristic', errorRate: 0 });
   const [pet, free] = ['pet', 'free'].map((id) => report.results[0]!.scores.find((s) => s.task_id === id)!);
   assert.deepEqual([pet!.success, pet!.success_by], [false, 'answer']);
-  assert.deepEqual([free!.success_by, free!.path, free!.coverage], ['fallback', null, null]);
+  // No expected answer, no reference tool, no judge: the run counts for turns and tokens, not for success.
+  assert.equal(free!.finish, 'answer');
+  assert.deepEqual([free!.success, free!.success_by, free!.path, free!.coverage], [null, 'unscored', null, null]);
+  assert.deepEqual(report.tasks.unscored, [{ id: 'free', line: 2 }]);
+  assert.deepEqual(report.results[0]!.summary.success_by, { answer: 1, judge: 0, fallback: 0, unscored: 1 });
+  assert.equal(report.results[0]!.summary.stats.success.mean, 0, 'only the task with an expected answer is scored');
   assert.deepEqual(report.tasks.meta, { free: { split: 'I1' } });
 
   const missing = join(dir, 'missing.jsonl');
   writeFileSync(missing, JSON.stringify({ id: 'x', query: 'q', reference_tools: ['not_in_library'] }));
   await assert.rejects(evaluate({ tasks: missing, server: server.url, library: '', agents: ['react'], policy: 'heuristic' }), /no task of .*missing\.jsonl has a reference tool in the served library/);
+});
+
+test('a run whose trajectory cannot be fetched is scored on the calls the agent client saw, not as zero', async (t) => {
+  const server = await startTestServer({ library: await writeEvalLibrary() });
+  t.after(() => server.close());
+  const proxy = await faultyProxy(server.url, (method, path) => method === 'GET' && /^\/v1\/episodes\/[^/?]+$/.test(path));
+  t.after(() => proxy.close());
+  const out = tempDir();
+  const report = await evaluate({ tasks: writeToolbenchQueries(), server: proxy.url, library: '', agents: ['paraact'], policy: 'heuristic', seed: 1, errorRate: 0, out });
+  const { summary, scores } = report.results[0]!;
+  assert.equal(summary.finish.answer, 5);
+  assert.ok(summary.stats.path.mean! > 0.5, `path ${summary.stats.path.mean}`);
+  assert.ok(summary.stats.success.mean! > 0, `success ${summary.stats.success.mean}`);
+  for (const s of scores) {
+    assert.match(s.trajectory_error!, /answered 500: the proxy failed this request/, s.task_id);
+    assert.ok(s.calls > 0 && s.searches > 0, s.task_id);
+    assert.ok(s.seed !== null, s.task_id);
+  }
+  const episodes = scores.map((s) => s.episode_id);
+  assert.ok(episodes.every((id) => proxy.seen.includes(`DELETE /v1/episodes/${id}`)), 'every episode is deleted');
+  assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /no trajectory \(scored from the calls the agent saw\)/);
 });
 
 test('eval passes the API key to a server that wants one, and says so when it is missing or wrong', async (t) => {

@@ -37,6 +37,11 @@ test('the judge sees the query, the final answer and the calls with the start of
   assert.match(user!.content, /What is the status of pet 7\?/);
   assert.match(user!.content, /Final answer:\nPet 7, Rex, is sold\./);
   assert.match(user!.content, /- petstore_test__getPetById → 200: \{"id":7,"name":"Rex","status":"sold"\}/);
+
+  // Without the trajectory the responses are unknown: the calls the agent client saw are listed, with their outcome.
+  const bare = { ...run, calls: [...run.calls, { tool: 'petstore_test__updatePet', status: 429, ok: false, turn: 2, error: '429 rate_limit, injected' }], trajectory: undefined };
+  const [, withoutTrajectory] = judgeMessages(task, bare);
+  assert.match(withoutTrajectory!.content, /Tool calls \(2\):\n- petstore_test__getPetById → 200\n- petstore_test__updatePet → 429 \(429 rate_limit, injected\)/);
 });
 
 test('verdicts: the JSON object, else the word used; anything else is unsolved', () => {
@@ -64,7 +69,7 @@ test('the judge asks an OpenAI-compatible endpoint for schema-guided JSON at tem
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const judge = createJudge(`openai:judge-model@${url}`, 'k3y');
   assert.deepEqual(await judge.judge(task, run), { solved: true, reason: 'names the status' });
-  assert.deepEqual(await judge.judge(task, { ...run, answer: 'I could not find it.', trajectory: { ...run.trajectory, steps: [] } }), { solved: false, reason: 'no status' });
+  assert.deepEqual(await judge.judge(task, { ...run, answer: 'I could not find it.', trajectory: { ...run.trajectory!, steps: [] } }), { solved: false, reason: 'no status' });
   const body = bodies[0]!;
   assert.equal(body.url, '/v1/chat/completions');
   assert.equal(body.auth, 'Bearer k3y');

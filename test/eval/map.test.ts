@@ -49,10 +49,11 @@ test('ToolBench references map onto the served library by origin names: exact, n
   // Every reference of 106 is missing: reported, never scored.
   assert.equal(isUnmappable(byId.get('106')!), true);
   assert.equal(byId.get('106')!.task.reference_tools, undefined);
-  const counts = taskCounts(mapped);
+  const counts = taskCounts(mapped, false);
   assert.deepEqual(counts.unmappable, [{ id: '106', line: byId.get('106')!.line, references: ['Skyscanner Flights / Search Flights'] }]);
   assert.deepEqual(counts.partially_mapped, [{ id: '105', line: m105.line, unmapped: ['Lost Tool / gone'] }]);
   assert.equal(counts.scored, 5);
+  assert.deepEqual(counts.unscored, [], 'every task names reference tools');
   assert.deepEqual(mappingCounts(mapped), { references: 11, by_id: 0, exact: 8, normalized: 1, ambiguous: 0, unmapped: 2 });
 });
 

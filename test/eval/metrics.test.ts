@@ -6,10 +6,14 @@ import type { EvalTask } from '../../src/eval/map-references.js';
 import { answerContains, failedScore, scoreRun } from '../../src/eval/score.js';
 import { episodeSeed } from '../../src/eval/seed.js';
 
-const evalTask = (reference_tools?: string[], answer?: string | string[]): EvalTask => ({
+/** A task as reference mapping leaves it: `reference_tools` are the mapped ids; `unmapped` more references matched no tool. */
+const evalTask = (reference_tools?: string[], answer?: string | string[], unmapped: string[] = []): EvalTask => ({
   task: { id: 't1', query: 'q', ...(reference_tools ? { reference_tools } : {}), ...(answer !== undefined ? { answer } : {}) },
   line: 1,
-  mapping: [],
+  mapping: [
+    ...(reference_tools ?? []).map((id) => ({ reference: { id }, id, match: 'id' as const })),
+    ...unmapped.map((api_name) => ({ reference: { tool_name: 'Lost Tool', api_name } })),
+  ],
 });
 
 const call = (tool: string, ok: boolean, turn = 1): CallRecord => ({ tool, status: ok ? 200 : 503, ok, turn });
@@ -80,9 +84,69 @@ test('success: the expected answer decides when there is one; else the judge; el
   const capped = agentRun({ finish: 'turn_cap', answer: undefined, calls: [call('a', true)] });
   assert.deepEqual(pick(scoreRun(evalTask(['a']), capped, 1)), [false, 'fallback']);
   assert.deepEqual(pick(scoreRun(evalTask(['a'], 'rex'), capped, 1)), [false, 'answer']);
-  // Without reference tools the fallback needs only an answer; ratios over references are then undefined.
-  const bare = scoreRun(evalTask(), agentRun(), 1);
-  assert.deepEqual([bare.success, bare.path, bare.coverage, bare.hit_rate], [true, null, null, null]);
+  // Without an expected answer, a judge or reference tools nothing decides success, whatever the answer says: unscored.
+  for (const answer of ['Rex is sold', 'not done: no tool could do it']) {
+    const bare = scoreRun(evalTask(), agentRun({ answer }), 1);
+    assert.deepEqual([bare.success, bare.success_by, bare.path, bare.coverage, bare.hit_rate], [null, 'unscored', null, null, null], answer);
+  }
+  // An expected answer or a judge still decides such a task.
+  assert.deepEqual(pick(scoreRun(evalTask(undefined, 'rex'), agentRun(), 1)), [true, 'answer']);
+  assert.deepEqual(pick(scoreRun(evalTask(), agentRun(), 1, { solved: false, reason: 'vague' })), [false, 'judge']);
+});
+
+test('reference tools the library lacks count as misses in path and coverage (and fail the fallback); the mapped variants leave them out', () => {
+  const run = agentRun({ calls: [call('a', true), call('b', false), call('x', true)], surfaced: ['a', 'b', 'x'] });
+  const score = scoreRun(evalTask(['a', 'b'], undefined, ['gone']), run, 1);
+  assert.equal(score.references, 3);
+  assert.equal(score.unmapped_references, 1);
+  assert.equal(score.path, 1 / 3);
+  assert.equal(score.path_mapped, 1 / 2);
+  assert.equal(score.coverage, 2 / 3);
+  assert.equal(score.coverage_mapped, 1);
+  assert.equal(score.hit_rate, 2 / 3);
+
+  // Every mapped tool invoked: the mapped path is complete, the task's is not, so the fallback does not count it solved.
+  const full = scoreRun(evalTask(['a'], undefined, ['gone']), agentRun({ calls: [call('a', true)], surfaced: ['a'] }), 1);
+  assert.deepEqual([full.path, full.path_mapped, full.success, full.success_by], [0.5, 1, false, 'fallback']);
+  // An expected answer still decides.
+  assert.deepEqual(pick(scoreRun(evalTask(['a'], 'Rex', ['gone']), agentRun({ calls: [call('a', true)] }), 1)), [true, 'answer']);
+
+  const summary = summarize('paraact', [full, scoreRun(evalTask(['a']), agentRun({ calls: [call('a', true)], surfaced: ['a'] }), 1)], 1);
+  assert.equal(summary.stats.path.mean, 0.75);
+  assert.equal(summary.stats.path_mapped.mean, 1);
+  assert.equal(summary.stats.coverage.mean, 0.75);
+  assert.equal(summary.stats.coverage_mapped.mean, 1);
+});
+
+test('unscored task-runs are left out of the success mean and counted apart', () => {
+  const scores = [
+    scoreRun(evalTask(['a']), agentRun({ calls: [call('a', true)] }), 1),
+    scoreRun(evalTask(['a']), agentRun({ calls: [] }), 1),
+    scoreRun(evalTask(), agentRun(), 1),
+    failedScore(evalTask(), 'paraact', 1, 'server went away', 3, null),
+  ];
+  const summary = summarize('paraact', scores, 1);
+  assert.equal(summary.stats.success.mean, 0.5, 'one of the two scored task-runs');
+  assert.deepEqual(summary.success_by, { answer: 0, judge: 0, fallback: 2, unscored: 2 });
+  assert.equal(summary.stats.turns.mean, (3 + 3 + 3 + 0) / 4, 'other metrics count every task-run');
+  // Nothing scored at all: no success mean.
+  assert.deepEqual(summarize('paraact', scores.slice(2), 1).stats.success, { mean: null, std: null });
+});
+
+test('a run whose trajectory could not be fetched is scored from the calls the agent client saw', () => {
+  const run = agentRun({
+    calls: [call('a', true), { tool: 'b', status: 429, ok: false, turn: 2, error: '429 rate_limit, injected', injected: 'rate_limit' }, call('b', true, 3)],
+    surfaced: ['a', 'b'],
+    searches: 1,
+    seed: 77,
+    trajectory: undefined,
+    trajectory_error: 'GET /v1/episodes/ep_1 answered 500: boom',
+  });
+  const score = scoreRun(evalTask(['a', 'b']), run, 1);
+  assert.deepEqual(
+    [score.success, score.path, score.coverage, score.calls, score.searches, score.failed_calls, score.injected_errors, score.seed, score.trajectory_error],
+    [true, 1, 1, 3, 1, 1, 1, 77, 'GET /v1/episodes/ep_1 answered 500: boom'],
+  );
 });
 
 test('answers match case-insensitively, every expected string required', () => {
@@ -93,8 +157,10 @@ test('answers match case-insensitively, every expected string required', () => {
 
 test('a run that threw is a failure with zero path and coverage and its error kept', () => {
   const score = failedScore(evalTask(['a', 'b']), 'react', 2, 'server went away', 12, 7);
-  assert.deepEqual([score.success, score.path, score.coverage, score.finish, score.error, score.run, score.seed], [false, 0, 0, 'error', 'server went away', 2, 7]);
+  assert.deepEqual([score.success, score.path, score.path_mapped, score.coverage, score.finish, score.error, score.run, score.seed], [false, 0, 0, 0, 'error', 'server went away', 2, 7]);
   assert.equal(score.actions_per_turn, null);
+  assert.deepEqual(pick(failedScore(evalTask(['a']), 'react', 1, 'x', 1, null, true)), [false, 'judge']);
+  assert.deepEqual(pick(failedScore(evalTask(), 'react', 1, 'x', 1, null)), [null, 'unscored']);
 });
 
 test('summaries: per-run means, then mean and sample SD over runs; actions per turn pooled within a run', () => {
@@ -118,7 +184,7 @@ test('summaries: per-run means, then mean and sample SD over runs; actions per t
   assert.equal(summary.stats.injected_errors.mean, 0.25);
   assert.equal(summary.injected_errors_total, 1);
   assert.deepEqual(summary.finish, { answer: 3, turn_cap: 1, episode_done: 0, error: 0 });
-  assert.deepEqual(summary.success_by, { answer: 0, judge: 0, fallback: 4 });
+  assert.deepEqual(summary.success_by, { answer: 0, judge: 0, fallback: 4, unscored: 0 });
   // One run: no SD.
   assert.equal(summarize('paraact', scores.slice(0, 2), 1).stats.success.std, null);
 });
@@ -137,6 +203,6 @@ test('episode seeds are a function of (seed, task, run) alone', () => {
   assert.equal(new Set([seed, ...others]).size, 4);
 });
 
-function pick(score: { success: boolean; success_by: string }): [boolean, string] {
+function pick(score: { success: boolean | null; success_by: string }): [boolean | null, string] {
   return [score.success, score.success_by];
 }

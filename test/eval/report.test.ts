@@ -20,9 +20,12 @@ function score(agent: AgentName, task_id: string, run: number, over: Partial<Tas
     success: true,
     success_by: 'fallback',
     path: 1,
+    path_mapped: 1,
     coverage: 1,
+    coverage_mapped: 1,
     hit_rate: 1,
     references: 2,
+    unmapped_references: 0,
     turns: 2,
     actions: 4,
     actions_per_turn: 2,
@@ -40,12 +43,17 @@ function score(agent: AgentName, task_id: string, run: number, over: Partial<Tas
 }
 
 function report(runs: number): EvalReport {
-  const para = [score('paraact', 'a|b', 1, {}), score('paraact', 'c', 1, { success: false, path: 0.5 }), score('paraact', 'a|b', 2, {}), score('paraact', 'c', 2, {})];
+  // Task c names a reference the library lacks: run 1 of paraact invoked the mapped one only.
+  const para = [score('paraact', 'a|b', 1, {}), score('paraact', 'c', 1, { success: false, path: 0.5, references: 2, unmapped_references: 1 }), score('paraact', 'a|b', 2, {}), score('paraact', 'c', 2, {})];
+  // Task u has no reference tool, no expected answer and no judge: unscored.
+  const unscored = { success: null, success_by: 'unscored', path: null, path_mapped: null, coverage: null, coverage_mapped: null, hit_rate: null, references: 0, turns: 5, actions: 5 } as const;
   const react = [
     score('react', 'a|b', 1, { turns: 5, actions: 5 }),
     score('react', 'c', 1, { success: false, finish: 'turn_cap', turns: 5, actions: 5, error: 'gave up\nearly' }),
-    score('react', 'a|b', 2, { turns: 5, actions: 5 }),
+    score('react', 'u', 1, unscored),
+    score('react', 'a|b', 2, { turns: 5, actions: 5, trajectory_error: 'GET /v1/episodes/ep_9 answered 500: boom' }),
     score('react', 'c', 2, { success: false, finish: 'turn_cap', turns: 5, actions: 5 }),
+    score('react', 'u', 2, unscored),
   ].filter((s) => s.run <= runs);
   const paraKept = para.filter((s) => s.run <= runs);
   return {
@@ -62,7 +70,7 @@ function report(runs: number): EvalReport {
     k: null,
     seed: 3,
     error_rate: 0.1,
-    tasks: { total: 3, scored: 2, unmappable: [{ id: 'x', line: 9, references: ['Gone / api'] }], partially_mapped: [{ id: 'c', line: 5, unmapped: ['Lost / one'] }] },
+    tasks: { total: 4, scored: 3, unmappable: [{ id: 'x', line: 9, references: ['Gone / api'] }], partially_mapped: [{ id: 'c', line: 5, unmapped: ['Lost / one'] }], unscored: [{ id: 'u', line: 7 }] },
     mapping: { references: 5, by_id: 0, exact: 3, normalized: 0, ambiguous: 0, unmapped: 2 },
     results: [
       { summary: summarize('paraact', paraKept, runs), scores: paraKept },
@@ -75,22 +83,33 @@ test('report.md: setup, one metrics row per agent (mean ± SD with several runs)
   const md = renderMarkdown(report(2));
   assert.match(md, /^# ToolEnv eval/);
   assert.match(md, /- agents: paraact, react; policy: heuristic; judge: none/);
-  // paraact: success per run 1/2 and 2/2 → 75.0 ± 35.4; path 75 and 100 → 87.5 ± 17.7; turns 2.
-  assert.match(md, /\| paraact \| 75\.0 ± 35\.4 \| 87\.5 ± 17\.7 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 2\.00 ± 0\.00 \| 2\.00 ± 0\.00 \| 4\.00 ± 0\.00 \| 350 ± 0 \| 1\.50 ± 0\.00 \| 0\.00 ± 0\.00 \|/);
+  assert.match(md, /- tasks: tasks\.json \(toolbench\), 3 run of 4, 1 of them unscored/);
+  // A task misses a reference, so the mapped-only path and coverage get their own columns.
+  assert.match(md, /\| Agent \| Success \| Path \| Path \(mapped\) \| Coverage \| Coverage \(mapped\) \| Hit rate \|/);
+  // paraact: success per run 1/2 and 2/2 → 75.0 ± 35.4; path 75 and 100 → 87.5 ± 17.7 (mapped: 100); turns 2.
+  assert.match(md, /\| paraact \| 75\.0 ± 35\.4 \| 87\.5 ± 17\.7 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 2\.00 ± 0\.00 \| 2\.00 ± 0\.00 \| 4\.00 ± 0\.00 \| 350 ± 0 \| 1\.50 ± 0\.00 \| 0\.00 ± 0\.00 \|/);
+  // react: the unscored task is left out of success (1 of 2 per run), not out of turns.
   assert.match(md, /\| react \| 50\.0 ± 0\.0 \|/);
   assert.match(md, /Each cell: mean ± sample SD over 2 runs\./);
   // Bar charts: react's 5 turns is the longest bar.
   const turns = md.slice(md.indexOf('Turns per task:'));
   assert.match(turns, /paraact  2 █{16}\n/);
   assert.match(turns, /react    5 █{40}\n/);
-  assert.match(md, /\| react \| 2 \| 2 \| 0 \| 0 \| 0 \/ 0 \/ 4 \|/);
+  assert.match(md, /\| react \| 4 \| 2 \| 0 \| 0 \| 0 \/ 0 \/ 4 \/ 2 \|/);
+  assert.match(md, /\| u \| react \| unscored \| – \| – \| 5\.00 \| 5\.00 \| answer \|/);
+  assert.match(md, /## Unscored tasks\n\n.*\n\n- u \(line 7\)\n/);
   // Task ids are escaped inside table cells; runs solved shown as k/N.
   assert.match(md, /\| a\\\|b \| paraact \| 2\/2 \| 100\.0 \| 100\.0 \| 2\.00 \| 4\.00 \| answer \|/);
   assert.match(md, /\| c \| paraact \| 1\/2 \| 75\.0 \|/);
   assert.match(md, /- c \(react, run 1\): gave up early/);
+  assert.match(md, /- a\\\|b \(react, run 2\): no trajectory \(scored from the calls the agent saw\): GET \/v1\/episodes\/ep_9 answered 500: boom/);
   assert.match(md, /- not run: x \(line 9\): none of Gone \/ api is in the library/);
-  assert.match(md, /- c \(line 5\): Lost \/ one not in the library; scored on the rest/);
+  assert.match(md, /- c \(line 5\): Lost \/ one not in the library; counted as misses in path and coverage, left out of their mapped variants/);
   assert.doesNotMatch(renderMarkdown(report(1)), /±/);
+  // Without partly mapped tasks the mapped columns would repeat path and coverage: left out.
+  const whole = report(1);
+  whole.tasks.partially_mapped = [];
+  assert.match(renderMarkdown(whole), /\| Agent \| Success \| Path \| Coverage \| Hit rate \|/);
 });
 
 test('the --json summary: flat for one agent, {agents: […]} for several; std only with several runs', () => {
@@ -98,9 +117,11 @@ test('the --json summary: flat for one agent, {agents: […]} for several; std o
   one.results = one.results.slice(0, 1);
   const flat = summaryLine(one, 'out');
   assert.equal(flat.agent, 'paraact');
-  assert.equal(flat.tasks, 2);
+  assert.equal(flat.tasks, 3);
   assert.equal(flat.success, 0.5);
   assert.equal(flat.path, 0.75);
+  assert.equal(flat.path_mapped, 1);
+  assert.equal(flat.unscored, 1);
   assert.equal(flat.actions_per_turn, 2);
   assert.equal(flat.tokens, 350);
   assert.equal(flat.unmappable, 1);

@@ -41,11 +41,13 @@ export async function createPolicy(spec: string, options: PolicyOptions = {}): P
   if (spec === 'heuristic') return heuristicPolicy();
   if (spec.startsWith('openai:')) {
     const rest = spec.slice('openai:'.length);
-    const at = rest.search(/@https?:\/\//);
+    // The server starts at the first `@scheme://` (a model name may hold `@` itself).
+    const at = rest.search(/@[A-Za-z][A-Za-z0-9+.-]*:\/\//);
     const model = at === -1 ? rest : rest.slice(0, at);
     const url = at === -1 ? process.env.OPENAI_BASE_URL : rest.slice(at + 1);
     if (model === '') throw new Error(`policy ${JSON.stringify(spec)} names no model; write openai:MODEL@URL`);
     if (!url) throw new Error(`policy ${JSON.stringify(spec)} names no server; write openai:MODEL@URL (http or https) or set OPENAI_BASE_URL`);
+    if (!/^https?:\/\//i.test(url)) throw new Error(`policy ${JSON.stringify(spec)}: the server URL ${url} must be http or https`);
     return openaiPolicy({
       model,
       url,

@@ -1,5 +1,6 @@
 import { ContextOverflowError, LlamaEngine, type GpuChoice } from '../../simulator/llama/engine.js';
 import type { ChatMessage, Policy, PolicyContext } from '../types.js';
+import { sampleSeed } from './sample-seed.js';
 
 /**
  * `gguf:FILE`: a local GGUF model through node-llama-cpp (the project's LlamaEngine, loaded on the first turn). Its
@@ -20,7 +21,7 @@ export interface GgufPolicyOptions {
   maxTokens?: number;
   /** Default 0.7 (the paper's decoding temperature). */
   temperature?: number;
-  /** Default 0. */
+  /** Mixed with each run's seed and the turn (sampleSeed): runs sample differently, reruns with the same seeds alike. */
   seed?: number;
   log?: (line: string) => void;
 }
@@ -49,7 +50,7 @@ export function ggufPolicy(options: GgufPolicyOptions): Policy {
             text: true,
             maxTokens,
             temperature: options.temperature ?? 0.7,
-            seed: (options.seed ?? 0) + context.turn,
+            seed: sampleSeed(options.seed, context.seed, context.turn),
             signal: context.signal ?? new AbortController().signal,
           });
           return { text: generation.text, usage: { prompt: generation.promptTokens, completion: generation.completionTokens } };

@@ -1,6 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fetchFailure } from '../fetch-failure.js';
 import { approximateUsage } from '../tokens.js';
 import type { ChatMessage, Policy, PolicyContext, TokenUsage } from '../types.js';
+import { sampleSeed } from './sample-seed.js';
 
 /** `openai:MODEL@URL`: any OpenAI-compatible chat completions endpoint (vLLM, SGLang, llama-server, a provider). */
 
@@ -20,6 +22,10 @@ export interface OpenAIPolicyOptions {
   maxTokens?: number;
   /** Default: the server's. */
   temperature?: number;
+  /**
+   * Mixed with each run's seed and the turn (sampleSeed) into the request's `seed`, sent whenever either is known;
+   * a server that refuses the member (400 naming `seed`) is asked again without it, and not sent one again.
+   */
   seed?: number;
 }
 
@@ -42,25 +48,32 @@ export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const retries = options.retries ?? 3;
   const retryDelayMs = options.retryDelayMs ?? 1000;
+  let acceptsSeed = true;
   return {
     name: `openai:${options.model}@${options.url}`,
     async next(messages: readonly ChatMessage[], context: PolicyContext) {
       const body: Record<string, unknown> = { model: options.model, messages, max_tokens: options.maxTokens ?? 2048, stop: STOP_SEQUENCES, stream: false };
       if (options.temperature !== undefined) body.temperature = options.temperature;
-      if (options.seed !== undefined) body.seed = options.seed;
+      if (acceptsSeed && (options.seed !== undefined || context.seed !== undefined)) body.seed = sampleSeed(options.seed, context.seed, context.turn);
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
-      for (let attempt = 0; ; attempt++) {
+      for (let attempt = 0; ; ) {
         const outcome = await post(endpoint, headers, body, timeoutMs, context.signal);
         if (outcome.kind === 'ok') {
           const text = outcome.content;
           const usage: TokenUsage = outcome.usage ?? approximateUsage(messages, text);
           return { text, usage };
         }
+        if (outcome.kind === 'fatal' && outcome.status === 400 && body.seed !== undefined && /\bseed\b/i.test(outcome.message)) {
+          delete body.seed;
+          acceptsSeed = false;
+          continue;
+        }
         if (outcome.kind === 'fatal' || attempt >= retries) throw new PolicyRequestError(`${endpoint}: ${outcome.message}${attempt > 0 ? ` (after ${attempt + 1} tries)` : ''}`, outcome.status);
         const backoff = outcome.retryAfterMs ?? retryDelayMs * 2 ** attempt;
         await sleep(Math.min(backoff, MAX_RETRY_AFTER_MS), undefined, { signal: context.signal });
+        attempt++;
       }
     },
   };
@@ -81,8 +94,7 @@ async function post(endpoint: string, headers: Record<string, string>, body: unk
   } catch (error) {
     if (signal?.aborted) throw error;
     if (timeout.aborted) return { kind: 'retry', message: `no answer within ${timeoutMs} ms` };
-    const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message;
-    return { kind: 'retry', message: `request failed (${cause})` };
+    return { kind: 'retry', message: `request failed (${fetchFailure(error)})` };
   }
   if (response.status === 429 || response.status >= 500) {
     return { kind: 'retry', status: response.status, message: `answered ${response.status}: ${text.slice(0, 200)}`, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
