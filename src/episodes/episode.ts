@@ -17,6 +17,8 @@ export interface EpisodeInit {
 /**
  * One episode's state: its seed and injection stream, world, working set, counts and trajectory. Steps are run one
  * at a time through `exclusive`, so step numbers, injection draws and world changes follow the order steps arrived.
+ * The trajectory keeps call arguments, observation bodies and search results whole while they fit
+ * EPISODE_BODY_BUDGET, and previews of them past it, so what an episode holds stays bounded whatever clients send.
  */
 export class Episode {
   readonly id: string;
@@ -39,7 +41,10 @@ export class Episode {
   private queue: Promise<unknown> = Promise.resolve();
   /** Steps queued or running. */
   private pending = 0;
-  private storedBytes = 0;
+  /** Bytes of arguments, bodies and search results (whole or previews) the trajectory keeps: EPISODE_BODY_BUDGET bounds it. */
+  private keptBytes = 0;
+  /** Bytes of JSON of the recorded steps and the working set. */
+  private heldBytes = 0;
 
   constructor(init: EpisodeInit) {
     this.id = init.id;
@@ -80,32 +85,69 @@ export class Episode {
     return run;
   }
 
-  /** Records a finished step; bodies past the size limits are stored as previews. */
+  /** What the episode holds, in bytes of JSON: its recorded steps, working set and world. The store's budget adds these up. */
+  get bytes(): number {
+    return this.heldBytes + this.world.bytes;
+  }
+
+  /** Records a finished step; arguments, bodies and search results past the size limits are stored as previews. */
   record(step: number, startedAt: string, wallMs: number, actions: Action[], observations: Observation[]): void {
     this.counts.steps++;
     this.counts.actions += actions.length;
     for (const observation of observations) {
       if (observation.type === 'search_tool') {
         this.counts.searches++;
-        for (const hit of observation.results) this.workingSet.add(hit.id);
+        for (const { id } of observation.results) {
+          if (this.workingSet.has(id)) continue;
+          this.workingSet.add(id);
+          this.heldBytes += Buffer.byteLength(id) + 3; // as JSON in the summary: quotes and a comma
+        }
         continue;
       }
       this.counts.calls++;
       if (observation.status >= 400) this.counts.failed_calls++;
       if (observation.error) this.counts.injected_errors++;
     }
-    this.steps.push({ step, started_at: startedAt, wall_ms: wallMs, actions, observations: observations.map((o) => this.stored(o)) });
+    const stored: TrajectoryStep = { step, started_at: startedAt, wall_ms: wallMs, actions: [], observations: [] };
+    actions.forEach((action, i) => {
+      stored.actions.push(this.storedAction(action));
+      stored.observations.push(this.storedObservation(observations[i]!));
+    });
+    this.heldBytes += Buffer.byteLength(JSON.stringify(stored));
+    this.steps.push(stored);
   }
 
-  private stored(observation: Observation): Observation {
-    if (observation.type !== 'tool_call' || observation.body === undefined) return observation;
-    const text = JSON.stringify(observation.body);
-    const bytes = Buffer.byteLength(text);
-    if (bytes <= MAX_STORED_BODY_BYTES && this.storedBytes + bytes <= EPISODE_BODY_BUDGET) {
-      this.storedBytes += bytes;
-      return observation;
+  private storedAction(action: Action): Action {
+    if (action.type !== 'tool_call') return action;
+    const kept = this.keep(action.arguments);
+    return kept ? { ...action, arguments: {}, truncated: kept.bytes, arguments_preview: kept.preview } : action;
+  }
+
+  private storedObservation(observation: Observation): Observation {
+    if (observation.type === 'search_tool') {
+      const kept = observation.results.length === 0 ? undefined : this.keep(observation.results);
+      return kept ? { ...observation, results: [], truncated: kept.bytes, results_preview: kept.preview } : observation;
     }
-    return { ...observation, body: text.slice(0, TRUNCATED_PREVIEW_CHARS), truncated: bytes };
+    const kept = observation.body === undefined ? undefined : this.keep(observation.body);
+    return kept ? { ...observation, body: kept.preview, truncated: kept.bytes } : observation;
+  }
+
+  /**
+   * Counts `value` against the episode's budget: undefined when it is kept whole, else the preview of its JSON the
+   * trajectory keeps instead (what is left of the budget, at most TRUNCATED_PREVIEW_CHARS) and its full size.
+   */
+  private keep(value: unknown): { preview: string; bytes: number } | undefined {
+    const text = JSON.stringify(value);
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= MAX_STORED_BODY_BYTES && this.keptBytes + bytes <= EPISODE_BODY_BUDGET) {
+      this.keptBytes += bytes;
+      return undefined;
+    }
+    const room = Math.max(0, Math.min(TRUNCATED_PREVIEW_CHARS, EPISODE_BODY_BUDGET - this.keptBytes));
+    // Re-encoded, not sliced: V8 keeps a slice's whole parent string alive, which here is the full JSON.
+    const preview = Buffer.from(text.slice(0, room)).toString();
+    this.keptBytes += Buffer.byteLength(preview);
+    return { preview, bytes };
   }
 
   summary(): EpisodeSummary {

@@ -14,12 +14,18 @@ export const DEFAULT_MAX_EPISODES = 10_000;
 /** An episode untouched this long is dropped. */
 export const DEFAULT_EPISODE_TTL_MS = 30 * 60 * 1000;
 /**
- * Bytes of observation bodies one trajectory keeps verbatim (JSON text). Past it, and for any single body over
- * MAX_STORED_BODY_BYTES, the trajectory keeps a stub (`truncated: true`); the step's own answer is always whole.
- * With the live cap this bounds trajectory memory at about maxEpisodes × this.
+ * Bytes of bulky JSON one trajectory keeps: observation bodies, call arguments and search results, previews
+ * included. Past it, and for any single one over MAX_STORED_BODY_BYTES, the trajectory keeps a preview of at most
+ * TRUNCATED_PREVIEW_CHARS (none once the budget is spent) and `truncated: <full size in bytes>`; the step's own
+ * answer is always whole.
  */
 export const EPISODE_BODY_BUDGET = 1024 * 1024;
 export const MAX_STORED_BODY_BYTES = 64 * 1024;
+/**
+ * Bytes of JSON all live episodes of a server may hold together (trajectories and world states); past it creating
+ * one more is refused (429). Per-episode budgets bound how far the live ones grow after that.
+ */
+export const DEFAULT_MAX_EPISODE_BYTES = 1024 * 1024 * 1024;
 /** Bytes of resource JSON one episode's world state remembers; creates and updates past it are not remembered. */
 export const WORLD_BUDGET = 1024 * 1024;
 /** Characters of a truncated body's JSON kept as its preview. */

@@ -8,8 +8,8 @@ import type { CallControls, CallResult } from '../simulator/types.js';
 import { Episode } from './episode.js';
 import { EpisodeError, unknownEpisode, type FieldError } from './errors.js';
 import { ItemParams, type OperationSource } from './item-params.js';
-import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODES, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_K } from './limits.js';
-import { resourceOp } from './resource-op.js';
+import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_K } from './limits.js';
+import { resourceOp, type ResourceOp } from './resource-op.js';
 import { searchTools, type SearchLoader } from './search.js';
 import type { Action, EpisodeSummary, Observation, SearchAction, StepResult, ToolCallAction, Trajectory } from './types.js';
 import { parseConfig, parseStep } from './validate.js';
@@ -20,6 +20,8 @@ export type EpisodeSimulator = Pick<ToolSimulator, 'call' | 'errorStream' | 'err
 
 export interface EpisodeLibrary extends OperationSource {
   get(id: string): Tool | undefined;
+  /** Every tool id (LibraryStore.ids: read once, kept): checks a config's `tools` without parsing their records. */
+  ids(): readonly string[];
 }
 
 export interface EpisodeStoreOptions {
@@ -29,6 +31,8 @@ export interface EpisodeStoreOptions {
   search: SearchLoader;
   /** Live episodes at most (default 10,000); creating one more is a 429. */
   maxEpisodes?: number;
+  /** Bytes of JSON all live episodes may hold together, trajectories and world states (default 1 GiB); past it creating one more is a 429. */
+  maxBytes?: number;
   /** Idle time after which an episode is dropped (default 30 min). */
   ttlMs?: number;
   /** The clock idle time is measured on (milliseconds); default performance.now. */
@@ -48,13 +52,15 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
  *
  * Reproducibility: an episode's injection draws depend only on its seed and on the calls it made before (three
  * numbers per call that passes the Rule layer, drawn in action order, steps one at a time); synthesized bodies
- * depend only on the server's seed, the tool and the arguments; world state depends only on the episode's own calls,
- * applied in action order. So the same seed and the same actions give the same observations, given the same cache
- * contents and responders: a call answered by the synthesizer the first time is written to the cache and answered
- * from it later (same body, `source` "cache"), and model responders are as deterministic as their sampling.
+ * depend only on the server's seed, the tool and the arguments; world state depends only on the episode's own calls
+ * (a step's reads see the world the step found, its writes apply in action order). So the same seed and the same
+ * actions give the same observations, given the same cache contents and responders: a call answered by the
+ * synthesizer the first time is written to the cache and answered from it later (same body, `source` "cache"), and
+ * model responders are as deterministic as their sampling.
  */
 export class EpisodeStore {
   readonly maxEpisodes: number;
+  readonly maxBytes: number;
   readonly ttlMs: number;
   private readonly simulator: EpisodeSimulator;
   private readonly library: EpisodeLibrary;
@@ -65,14 +71,18 @@ export class EpisodeStore {
   private readonly timer: NodeJS.Timeout;
   /** Episodes created so far: numbers the derived seeds. */
   private created = 0;
+  /** The library's ids as a set, rebuilt when `library.ids()` answers a new list. */
+  private known: { ids: readonly string[]; set: ReadonlySet<string> } | undefined;
 
   constructor(options: EpisodeStoreOptions) {
     this.simulator = options.simulator;
     this.library = options.library;
     this.search = options.search;
     this.maxEpisodes = options.maxEpisodes ?? DEFAULT_MAX_EPISODES;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_EPISODE_BYTES;
     this.ttlMs = options.ttlMs ?? DEFAULT_EPISODE_TTL_MS;
     if (!(Number.isInteger(this.maxEpisodes) && this.maxEpisodes >= 1)) throw new RangeError(`maxEpisodes must be a positive integer, got ${this.maxEpisodes}`);
+    if (!(this.maxBytes > 0)) throw new RangeError(`maxBytes must be positive, got ${this.maxBytes}`);
     if (!(this.ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${this.ttlMs}`);
     this.now = options.now ?? (() => performance.now());
     this.itemParams = new ItemParams(this.library);
@@ -85,12 +95,25 @@ export class EpisodeStore {
     return this.episodes.size;
   }
 
-  /** Starts an episode. Throws EpisodeError 400 (bad config, with `errors`) or 429 (the live cap is reached). */
+  /** Bytes of JSON the live episodes hold together (Episode.bytes), counted against `maxBytes`. */
+  get bytes(): number {
+    let total = 0;
+    for (const episode of this.episodes.values()) total += episode.bytes;
+    return total;
+  }
+
+  /** Starts an episode. Throws EpisodeError 400 (bad config, with `errors`) or 429 (the live cap or the byte budget is reached). */
   create(config: unknown): EpisodeSummary {
-    const parsed = parseConfig(config, (id) => this.library.get(id) !== undefined);
-    if (this.episodes.size >= this.maxEpisodes) this.sweep();
-    if (this.episodes.size >= this.maxEpisodes) {
-      throw new EpisodeError(429, `${this.maxEpisodes} episodes are live, the server's cap: DELETE finished ones, or wait for idle ones to expire (${this.ttlMs / 1000} s)`);
+    const parsed = parseConfig(config, (id) => this.knows(id));
+    let held = this.bytes;
+    if (this.episodes.size >= this.maxEpisodes || held >= this.maxBytes) {
+      this.sweep();
+      held = this.bytes;
+    }
+    const wait = `DELETE finished ones, or wait for idle ones to expire (${this.ttlMs / 1000} s)`;
+    if (this.episodes.size >= this.maxEpisodes) throw new EpisodeError(429, `${this.maxEpisodes} episodes are live, the server's cap: ${wait}`);
+    if (held >= this.maxBytes) {
+      throw new EpisodeError(429, `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the server's ${mib(this.maxBytes)} budget for them: ${wait}`);
     }
     const seed = parsed.seed ?? derivedSeed(this.simulator.seed, this.created);
     this.created++;
@@ -169,6 +192,12 @@ export class EpisodeStore {
     this.episodes.clear();
   }
 
+  private knows(id: string): boolean {
+    const ids = this.library.ids();
+    if (this.known?.ids !== ids) this.known = { ids, set: new Set(ids) };
+    return this.known.set.has(id);
+  }
+
   private expired(episode: Episode, now: number): boolean {
     return !episode.busy && now - episode.lastActive > this.ttlMs;
   }
@@ -220,37 +249,58 @@ export class EpisodeStore {
 
   /**
    * Starts every action at once, in action order: each call reads its injection draws synchronously as it starts,
-   * so the draws follow action order however the calls then interleave. World state is applied in action order too,
-   * each call waiting for the one before it: actions of one step are independent (ParaAct's parallel layer), and a
-   * read does not see a write of the same step.
+   * so the draws follow action order however the calls then interleave. Once all have answered, world state acts:
+   * reads (item reads and lists) see the world as the step found it, then writes apply in action order — a ParaAct
+   * layer holds independent calls, so none of them sees another's effect. An action that fails unexpectedly
+   * observes a 500 problem, so every numbered step is recorded whole.
    */
-  private act(episode: Episode, actions: Action[]): Promise<Acted[]> {
-    let turn: Promise<unknown> = Promise.resolve();
-    return Promise.all(
-      actions.map((action) => {
-        if (action.type === 'search_tool') return this.searchAction(episode, action);
-        const raw = this.simulator.call(action.tool, action.arguments, { controls: action.controls, errors: episode.errors, errorRate: episode.errorRate }).catch(busy);
-        const acted = Promise.all([raw, turn]).then(([result]) => this.applyWorld(episode, action, result));
-        turn = acted;
-        return acted;
-      }),
-    );
+  private async act(episode: Episode, actions: Action[]): Promise<Acted[]> {
+    const answered = await Promise.all(actions.map((action) => (action.type === 'search_tool' ? this.searchAction(episode, action) : this.callAction(episode, action))));
+    const acted = answered.map((answer) => ('observation' in answer ? answer : undefined));
+    const calls = answered.flatMap((answer, index) => ('observation' in answer ? [] : [{ ...answer, index }]));
+    const reads = (call: AnsweredCall) => call.op?.kind === 'read' || call.op?.kind === 'list';
+    for (const call of [...calls.filter(reads), ...calls.filter((call) => !reads(call))]) acted[call.index] = this.observe(episode, call);
+    return acted as Acted[];
+  }
+
+  private async callAction(episode: Episode, action: ToolCallAction): Promise<AnsweredCall> {
+    const result = await this.simulator.call(action.tool, action.arguments, { controls: action.controls, errors: episode.errors, errorRate: episode.errorRate }).catch(failedCall);
+    return { action, result, op: this.resourceOp(action, result) };
   }
 
   private async searchAction(episode: Episode, action: SearchAction): Promise<Acted> {
-    const results = await searchTools(await this.search(), this.library, action.query, action.k ?? DEFAULT_SEARCH_K, episode.tools);
-    return { observation: { type: 'search_tool', ...(action.id === undefined ? {} : { id: action.id }), query: action.query, results } };
+    const head = { type: 'search_tool' as const, ...(action.id === undefined ? {} : { id: action.id }), query: action.query };
+    try {
+      const results = await searchTools(await this.search(), this.library, action.query, action.k ?? DEFAULT_SEARCH_K, episode.tools);
+      return { observation: { ...head, results } };
+    } catch (error) {
+      return { observation: { ...head, results: [], problem: problem(500, 'Search failed', `the search failed: ${message(error)}`) } };
+    }
   }
 
-  private applyWorld(episode: Episode, action: ToolCallAction, answered: CallResult): Acted {
+  /**
+   * What a call does to the world, for answers the simulated API gave: not Rule-layer refusals, injected errors,
+   * forced examples, or forced codes other than the tool's success status (`Prefer: code=200` on a 200 tool only
+   * suppresses injection; the answer is the simulated one).
+   */
+  private resourceOp(action: ToolCallAction, result: CallResult): ResourceOp | undefined {
+    if (result.source === 'rule' || result.error || action.controls?.example !== undefined) return undefined;
+    const tool = this.library.get(action.tool);
+    if (!tool) return undefined;
+    const code = action.controls?.code;
+    if (code !== undefined && code !== (tool.response_status ?? 200)) return undefined;
+    return resourceOp(tool, action.arguments);
+  }
+
+  private observe(episode: Episode, { action, result: answered, op }: AnsweredCall): Acted {
     let result = answered;
     let state: WorldEffect | undefined;
-    // Only answers the simulated API gave: not Rule-layer refusals, injected errors, or forced codes and examples.
-    const simulated = result.source !== 'rule' && !result.error && action.controls?.code === undefined && action.controls?.example === undefined;
-    if (simulated) {
-      const tool = this.library.get(action.tool);
-      const op = tool && resourceOp(tool, action.arguments);
-      if (op) ({ result, state } = episode.world.apply(op, result));
+    if (op) {
+      try {
+        ({ result, state } = episode.world.apply(op, result));
+      } catch (error) {
+        result = failure('World state failed', `world state failed on this call: ${message(error)}`);
+      }
     }
     const observation: Observation = {
       type: 'tool_call',
@@ -273,21 +323,34 @@ interface Acted {
   state?: WorldEffect;
 }
 
+/** A call the simulator answered, with what it would do to the world. */
+interface AnsweredCall {
+  action: ToolCallAction;
+  result: CallResult;
+  op?: ResourceOp;
+}
+
 function doneError(episode: Episode): EpisodeError {
   return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxSteps} of its steps`);
 }
 
-/** A full model queue is the simulator's overload: inside an episode the call observes it as a 503 with Retry-After. */
-function busy(error: unknown): CallResult {
-  if (!(error instanceof ResponderBusyError)) throw error;
-  const seconds = String(error.retryAfterSeconds);
-  return {
-    status: 503,
-    body: problem(503, 'Simulator busy', error.message),
-    source: 'rule',
-    headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'retry-after': seconds },
-  };
+/**
+ * What a call observes when answering it failed: a full model queue is the simulator's overload, a 503 with
+ * Retry-After; anything else a 500 problem naming the failure.
+ */
+function failedCall(error: unknown): CallResult {
+  if (!(error instanceof ResponderBusyError)) return failure('Simulator failed', `the call failed inside the simulator: ${message(error)}`);
+  const body = problem(503, 'Simulator busy', error.message);
+  return { status: 503, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'retry-after': String(error.retryAfterSeconds) } };
 }
+
+function failure(title: string, detail: string): CallResult {
+  return { status: 500, body: problem(500, title, detail), source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** A seed for the n-th episode of a server, from the server's seed: reported in the summary, so any episode can be replayed. */
 function derivedSeed(serverSeed: number, n: number): number {

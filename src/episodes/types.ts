@@ -1,3 +1,4 @@
+import type { Problem } from '../simulator/problem.js';
 import type { CallControls, InjectedErrorKind, ResponseSource } from '../simulator/types.js';
 
 /**
@@ -32,6 +33,13 @@ export type ToolCallAction = {
   id?: string;
   /** Prism-style controls for this call (`Prefer: code=429…`), as a REST or tool-call request inside the episode sent them. */
   controls?: CallControls;
+  /**
+   * In a stored trajectory only (a request carrying it is refused): the arguments were too large to keep (over
+   * 64 KiB of JSON, or past the episode's 1 MiB budget); `arguments` is then `{}`, `arguments_preview` holds the
+   * first characters of their JSON (at most 512; none once the budget is spent) and this is the full JSON's size in bytes.
+   */
+  truncated?: number;
+  arguments_preview?: string;
 };
 export type Action = SearchAction | ToolCallAction;
 
@@ -43,7 +51,20 @@ export interface SearchHit {
   score: number;
 }
 
-export type SearchObservation = { type: 'search_tool'; id?: string; query: string; results: SearchHit[] };
+export type SearchObservation = {
+  type: 'search_tool';
+  id?: string;
+  query: string;
+  results: SearchHit[];
+  /** Set when the search failed unexpectedly: a 500 problem naming why; `results` is then empty. */
+  problem?: Problem;
+  /**
+   * In a stored trajectory only: the results were too large to keep (as for `ToolCallAction.truncated`); `results`
+   * is then empty, `results_preview` holds the first characters of their JSON and this is the full JSON's size in bytes.
+   */
+  truncated?: number;
+  results_preview?: string;
+};
 export type ToolCallObservation = {
   type: 'tool_call';
   id?: string;
@@ -59,7 +80,8 @@ export type ToolCallObservation = {
   state?: string;
   /**
    * In a stored trajectory only: the body was too large to keep (over 64 KiB of JSON, or past the episode's 1 MiB
-   * budget), `body` holds the first 512 characters of its JSON and this is the full JSON's size in bytes.
+   * budget), `body` holds the first characters of its JSON (at most 512; none once the budget is spent) and this is
+   * the full JSON's size in bytes.
    */
   truncated?: number;
 };

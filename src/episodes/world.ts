@@ -10,7 +10,7 @@ interface Stored {
   value: Json;
   /** The member of `value` holding its id. */
   idField: string;
-  /** Bytes of `value` as JSON, counted against the world's budget. */
+  /** Bytes of `value` as JSON. */
   bytes: number;
 }
 const DELETED = Symbol('deleted');
@@ -27,8 +27,10 @@ export type ItemParamLookup = (api: string, template: string) => string | undefi
  * - create (POST on a collection, 2xx): the resource is the response's resource object (the body, or a `data`-like
  *   wrapper member) with the request's body members written over the members it has, else the request body. Its id
  *   is the first id-like member (the item parameter's name, `id`, `{noun}_id`, `uuid`, `key`) of the response, else
- *   of the request; with none the call is not remembered. An id already used in the collection is replaced by a
- *   fresh one (number: one past the largest; string: `-2`, `-3`… appended), as a real API never hands out one twice.
+ *   of the request; with none the call is not remembered. An id the request chose is the client's: creating it
+ *   again overwrites the remembered resource (an upsert). An id the simulated response made up that is already used
+ *   in the collection is replaced by a fresh one (number: one past the largest; string: `-2`, `-3`… appended), as a
+ *   real API never hands out one twice.
  * - read (GET of an item): a remembered resource answers 200 with it (inside the response's wrapper when there is
  *   one); a deleted one answers a 404 problem (`missing`).
  * - update (PUT, PATCH, or POST on an item, 2xx): the request's body members are merged over the remembered
@@ -38,17 +40,23 @@ export type ItemParamLookup = (api: string, template: string) => string | undefi
  *   resources replace items with their id, deleted ones are dropped, and the rest are appended in creation order —
  *   those whose members equal every query argument of the same name.
  * Reads of ids the episode never touched, and calls of any other shape, are answered as the simulator answered.
- * Memory is bounded by `budget` bytes of resource JSON: a create or update that would pass it is not remembered
- * (an updated resource is forgotten, so later reads fall through to the simulator rather than see a stale one).
+ * Memory is bounded by `budget` bytes (resource JSON, ids and collection keys): a create, update or delete that
+ * would pass it is not remembered (an updated resource is forgotten, so later reads fall through to the simulator
+ * rather than see a stale one). Reads remember nothing.
  */
 export class WorldState {
   private readonly collections = new Map<string, Map<string, Entry>>();
-  private bytes = 0;
+  private used = 0;
 
   constructor(
     private readonly itemParam: ItemParamLookup,
     private readonly budget: number,
   ) {}
+
+  /** Bytes the world holds, as counted against its budget. */
+  get bytes(): number {
+    return this.used;
+  }
 
   apply(op: ResourceOp, result: CallResult): { result: CallResult; state?: WorldEffect } {
     const ok = result.status >= 200 && result.status < 300;
@@ -56,7 +64,7 @@ export class WorldState {
       case 'create':
         return ok ? this.create(op, result) : { result };
       case 'read': {
-        const entry = this.entries(op.collection).get(op.id);
+        const entry = this.collections.get(op.collection.key)?.get(op.id);
         if (entry === DELETED) return missing(op.collection, op.id);
         if (!entry) return { result };
         const path = ok ? recordPath(result.body, op.collection.noun, op.idField) : undefined;
@@ -66,10 +74,8 @@ export class WorldState {
       case 'update':
         return this.update(op, result, ok);
       case 'delete': {
-        const entries = this.entries(op.collection);
-        if (entries.get(op.id) === DELETED) return missing(op.collection, op.id);
-        if (!ok) return { result };
-        entries.set(op.id, DELETED);
+        if (this.collections.get(op.collection.key)?.get(op.id) === DELETED) return missing(op.collection, op.id);
+        if (!ok || !this.remember(op.collection, op.id, DELETED)) return { result };
         return { result, state: 'deleted' };
       }
       case 'list':
@@ -77,24 +83,20 @@ export class WorldState {
     }
   }
 
-  private entries(collection: Collection): Map<string, Entry> {
+  /** Stores an entry within the budget; past it, forgets the id instead (what was there is stale) and says so. */
+  private remember(collection: Collection, id: string, entry: Entry): boolean {
     let entries = this.collections.get(collection.key);
-    if (!entries) this.collections.set(collection.key, (entries = new Map()));
-    return entries;
-  }
-
-  /** Stores a resource within the budget; past it, forgets the id instead and says so. */
-  private remember(entries: Map<string, Entry>, id: string, value: Json, idField: string): boolean {
-    const before = entries.get(id);
-    const freed = before && before !== DELETED ? before.bytes : 0;
-    const bytes = Buffer.byteLength(JSON.stringify(value));
-    if (this.bytes - freed + bytes > this.budget) {
-      if (before !== DELETED) entries.delete(id);
-      this.bytes -= freed;
+    const before = entries?.get(id);
+    const freed = before === undefined ? 0 : entrySize(id, before);
+    const added = entrySize(id, entry) + (entries ? 0 : Buffer.byteLength(collection.key));
+    if (this.used - freed + added > this.budget) {
+      if (before !== undefined) entries!.delete(id);
+      this.used -= freed;
       return false;
     }
-    entries.set(id, { value, idField, bytes });
-    this.bytes += bytes - freed;
+    if (!entries) this.collections.set(collection.key, (entries = new Map()));
+    entries.set(id, entry);
+    this.used += added - freed;
     return true;
   }
 
@@ -113,16 +115,16 @@ export class WorldState {
     } else {
       return { result };
     }
-    const entries = this.entries(op.collection);
-    if (entries.has(String(value[field]))) value[field] = freshId(entries, value[field] as string | number);
-    if (!this.remember(entries, String(value[field]), value, field)) return { result };
+    // An id the request chose is upserted; one the simulated response made up must not clash.
+    const entries = this.collections.get(op.collection.key);
+    if (!Object.hasOwn(op.body, field) && entries?.has(String(value[field]))) value[field] = freshId(entries, value[field] as string | number);
+    if (!this.remember(op.collection, String(value[field]), stored(value, field))) return { result };
     if (!path || !isRecord(answered)) return { result, state: 'created' };
     return { result: changed(result, path, answered, structuredClone(value)), state: 'created' };
   }
 
   private update(op: Extract<ResourceOp, { kind: 'update' }>, result: CallResult, ok: boolean): { result: CallResult; state?: WorldEffect } {
-    const entries = this.entries(op.collection);
-    const entry = entries.get(op.id);
+    const entry = this.collections.get(op.collection.key)?.get(op.id);
     if (entry === DELETED) return missing(op.collection, op.id);
     if (!ok) return { result };
     const path = recordPath(result.body, op.collection.noun, op.idField);
@@ -130,7 +132,7 @@ export class WorldState {
     const base = entry?.value ?? (isRecord(answered) ? structuredClone(answered) : {});
     const field = entry?.idField ?? idField(base, op.collection.noun, op.idField) ?? op.idField;
     const value: Json = { ...base, ...structuredClone(op.body), [field]: base[field] ?? op.idValue };
-    if (!this.remember(entries, op.id, value, field)) return { result };
+    if (!this.remember(op.collection, op.id, stored(value, field))) return { result };
     if (!path || !isRecord(answered)) return { result, state: 'updated' };
     return { result: changed(result, path, answered, structuredClone(value)), state: 'updated' };
   }
@@ -155,6 +157,15 @@ export class WorldState {
     }
     return { result: changed(result, path, listed, items), state: 'listed' };
   }
+}
+
+function stored(value: Json, idField: string): Stored {
+  return { value, idField, bytes: Buffer.byteLength(JSON.stringify(value)) };
+}
+
+/** Bytes an entry counts against the budget: its id and, unless it marks a deletion, its resource's JSON. */
+function entrySize(id: string, entry: Entry): number {
+  return Buffer.byteLength(id) + (entry === DELETED ? 0 : entry.bytes);
 }
 
 /** The result with the value at `path` replaced; its source becomes `state` when that changed anything. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EpisodeError } from '../../src/episodes/errors.js';
-import { EpisodeStore, type EpisodeSimulator } from '../../src/episodes/store.js';
+import { EpisodeStore, type EpisodeSimulator, type EpisodeStoreOptions } from '../../src/episodes/store.js';
 import { LibraryStore } from '../../src/library/store.js';
 import { ToolSearch } from '../../src/retrieval/searcher.js';
 import { ErrorStream } from '../../src/simulator/inject.js';
@@ -20,15 +20,13 @@ describe('EpisodeStore in process', () => {
   });
   after(() => library.close());
 
-  const storeWith = (options: { simulator?: EpisodeSimulator; now?: () => number; ttlMs?: number; maxEpisodes?: number } = {}) => {
-    const store = new EpisodeStore({
-      simulator: options.simulator ?? createSimulator({ store: library, responders: [synthResponder], errorRate: 0 }),
+  const storeWith = (options: Partial<EpisodeStoreOptions> = {}) =>
+    new EpisodeStore({
+      simulator: createSimulator({ store: library, responders: [synthResponder], errorRate: 0 }),
       library,
       search: () => Promise.resolve(search),
       ...options,
     });
-    return store;
-  };
 
   it('expires idle episodes on the TTL, counting from the last request, and frees their place under the cap', async (t) => {
     let now = 0;
@@ -88,8 +86,55 @@ describe('EpisodeStore in process', () => {
     assert.equal(kept, Math.floor((1024 * 1024) / JSON.stringify(medium).length));
   });
 
+  it('an action that fails unexpectedly observes a 500 problem; the step is still recorded whole and numbered in turn', async (t) => {
+    const real = createSimulator({ store: library, responders: [synthResponder], errorRate: 0 });
+    const simulator: EpisodeSimulator = {
+      seed: real.seed,
+      errors: real.errors,
+      errorStream: (seed) => real.errorStream(seed),
+      call: async (toolId, args, options): Promise<CallResult> => {
+        if (toolId === 'weather_forecast') throw new Error('disk on fire');
+        // A body world state cannot copy (structuredClone refuses functions).
+        if ((args as { title?: string }).title === 'unclonable') return { status: 201, body: { id: 'u1', title: 'x', hook: () => 1 }, source: 'synth', headers: {} };
+        return real.call(toolId, args, options);
+      },
+    };
+    const store = storeWith({ simulator, search: () => Promise.reject(new Error('no index here')) });
+    t.after(() => store.close());
+    const { id } = store.create({});
+    const call = (tool: string, args: Record<string, unknown>) => ({ type: 'tool_call', tool, arguments: args });
+    const first = await store.step(id, {
+      actions: [call('notes_test__createNote', { title: 'kept' }), call('weather_forecast', { city: 'Oslo' }), { type: 'search_tool', query: 'pet' }, call('notes_test__createNote', { title: 'unclonable' })],
+    });
+    const [created, failed, searched, unclonable] = first.observations as Record<string, any>[];
+    assert.deepEqual([first.step, created!.status, created!.state], [1, 201, 'created']);
+    assert.deepEqual([failed!.status, failed!.source, failed!.body.title], [500, 'rule', 'Simulator failed']);
+    assert.match(failed!.body.detail, /disk on fire/);
+    assert.deepEqual([searched!.results, searched!.problem.status], [[], 500]);
+    assert.match(searched!.problem.detail, /no index here/);
+    assert.deepEqual([unclonable!.status, unclonable!.body.title, unclonable!.state], [500, 'World state failed', undefined]);
+
+    const second = await store.call(id, 'notes_test__getNote', { noteId: created!.body.id });
+    assert.deepEqual([second.step, second.state], [2, 'read']);
+    const trajectory = store.get(id)!;
+    assert.deepEqual(trajectory.steps.map((s) => s.step), [1, 2]);
+    assert.deepEqual([trajectory.counts.calls, trajectory.counts.failed_calls, trajectory.counts.searches], [4, 2, 1]);
+  });
+
+  it('checks the tool ids of a config against the library ids without parsing their records', (t) => {
+    const parsed: string[] = [];
+    const counting = { get: (toolId: string) => (parsed.push(toolId), library.get(toolId)), ids: () => library.ids(), apiOperations: (api: string) => library.apiOperations(api) };
+    const store = storeWith({ library: counting });
+    t.after(() => store.close());
+    const summary = store.create({ tools: ['petstore_test__addPet', 'notes_test__getNote', 'weather_forecast'] });
+    assert.deepEqual(summary.tools, ['petstore_test__addPet', 'notes_test__getNote', 'weather_forecast']);
+    assert.throws(() => store.create({ tools: ['petstore_test__addPet', 'nope'] }), (e: unknown) => e instanceof EpisodeError && e.status === 400 && e.errors?.[0]?.path === '/tools/1');
+    assert.deepEqual(parsed, []);
+  });
+
   it('rejects options that make no sense', () => {
     assert.throws(() => storeWith({ maxEpisodes: 0 }), RangeError);
     assert.throws(() => storeWith({ ttlMs: 0 }), RangeError);
+    assert.throws(() => storeWith({ maxBytes: 0 }), RangeError);
   });
 });

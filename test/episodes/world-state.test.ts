@@ -43,3 +43,19 @@ test('reads keep the response wrapper, lists merge into the array member, numeri
   assert.equal(failed.state, undefined);
   assert.equal(apply(world, 'petstore_test__getPetById', { petId: 5 }, answer(200, {})).state, 'read');
 });
+
+test('reads remember nothing; deletions count against the budget, and past it are not remembered', () => {
+  const world = new WorldState(() => 'noteId', 64);
+  for (let n = 0; n < 50; n++) {
+    apply(world, 'notes_test__listComments', { noteId: `n${n}` }, answer(200, []));
+    apply(world, 'notes_test__getNote', { noteId: `n${n}` }, answer(200, { id: `n${n}` }));
+  }
+  assert.equal(world.bytes, 0);
+  const states = Array.from({ length: 50 }, (_, n) => apply(world, 'notes_test__deleteNote', { noteId: `d${n}` }, answer(204, undefined)).state);
+  const kept = states.filter((state) => state === 'deleted').length;
+  assert.ok(kept > 0 && kept < 50 && states.slice(kept).every((state) => state === undefined), JSON.stringify(states));
+  assert.ok(world.bytes <= 64, String(world.bytes));
+  const read = (n: number) => apply(world, 'notes_test__getNote', { noteId: `d${n}` }, answer(200, { id: `d${n}` }));
+  assert.equal(read(0).state, 'missing');
+  assert.equal(read(49).state, undefined);
+});

@@ -124,18 +124,75 @@ describe('world state', () => {
     assert.deepEqual(reads.map((r: Json) => r.state), ['read', 'read']);
   });
 
-  it('leaves alone what the simulated API did not answer: injected errors, forced codes, non-REST tools', async () => {
+  it('leaves alone what the simulated API did not answer: injected errors, forced error codes, non-REST tools', async () => {
     const { id } = await createEpisode(url, { error_rate: 1 });
     const [injected] = (await step(url, id, [call('notes_test__createNote', { title: 'lost' })])).observations;
     assert.ok(injected.error);
     assert.equal(injected.state, undefined);
 
     const { id: other } = await createEpisode(url);
-    const forced = await step(url, other, [{ ...call('notes_test__createNote', { title: 'forced' }), controls: { code: 201, dynamic: true } }, call('weather_forecast', { city: 'Oslo' })]);
+    const forced = await step(url, other, [{ ...call('notes_test__createNote', { title: 'forced' }), controls: { code: 404 } }, call('weather_forecast', { city: 'Oslo' })]);
+    assert.equal(forced.observations[0].status, 404);
     assert.equal(forced.observations[0].state, undefined);
     assert.equal(forced.observations[1].state, undefined);
     const [list] = (await step(url, other, [call('notes_test__listNotes', {})])).observations;
     assert.equal(list.state, undefined);
     assert.ok(!titles(list).includes('forced'));
+  });
+
+  it('a forced success code only suppresses injection: world state still applies', async () => {
+    const { id } = await createEpisode(url, { error_rate: 1 });
+    const [created] = (await step(url, id, [{ ...call('notes_test__createNote', { title: 'kept' }), controls: { code: 201, dynamic: true } }])).observations;
+    assert.deepEqual([created.status, created.error, created.state], [201, undefined, 'created']);
+    const [read, list] = (
+      await step(url, id, [{ ...call('notes_test__getNote', { noteId: created.body.id }), controls: { code: 200 } }, { ...call('notes_test__listNotes', {}), controls: { code: 200 } }])
+    ).observations;
+    assert.deepEqual([read.status, read.state, read.body.title], [200, 'read', 'kept']);
+    assert.ok(titles(list).includes('kept'), JSON.stringify(list.body));
+  });
+
+  it('a create with an id the request chose upserts it; only ids the response made up are renamed', async () => {
+    const { id } = await createEpisode(url);
+    const [first] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'first' })])).observations;
+    const [again] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'second', tag: 'home' })])).observations;
+    assert.deepEqual([first.body.id, first.state, again.body.id, again.state], ['m1', 'created', 'm1', 'created']);
+    const [read, list] = (await step(url, id, [call('notes_test__getNote', { noteId: 'm1' }), call('notes_test__listNotes', {})])).observations;
+    assert.deepEqual([read.state, read.body.id, read.body.title, read.body.tag], ['read', 'm1', 'second', 'home']);
+    assert.deepEqual(
+      (list.body.items as Json[]).filter((note) => String(note.id).startsWith('m1')).map((note) => [note.id, note.title]),
+      [['m1', 'second']],
+    );
+
+    // Deleted, then created again under the same id: it is back.
+    await step(url, id, [call('notes_test__deleteNote', { noteId: 'm1' })]);
+    const [revived] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'third' })])).observations;
+    assert.deepEqual([revived.body.id, revived.state], ['m1', 'created']);
+    const [reread] = (await step(url, id, [call('notes_test__getNote', { noteId: 'm1' })])).observations;
+    assert.deepEqual([reread.state, reread.body.title], ['read', 'third']);
+  });
+
+  it('reads of a step see the world as the step found it; its writes apply after, in action order', async () => {
+    const { id } = await createEpisode(url);
+    const [created, early] = (await step(url, id, [call('notes_test__createNote', { id: 'dev1', title: 'v1' }), call('notes_test__getNote', { noteId: 'dev1' })])).observations;
+    assert.equal(created.state, 'created');
+    assert.notEqual(early.source, 'state');
+    assert.equal(early.state, undefined);
+
+    const [patched, tagged, read, list] = (
+      await step(url, id, [
+        call('notes_test__updateNote', { noteId: 'dev1', title: 'v2' }),
+        call('notes_test__updateNote', { noteId: 'dev1', tag: 'work' }),
+        call('notes_test__getNote', { noteId: 'dev1' }),
+        call('notes_test__listNotes', {}),
+      ])
+    ).observations;
+    assert.deepEqual([patched.body.title, tagged.body.title, tagged.body.tag], ['v2', 'v2', 'work']);
+    assert.deepEqual([read.state, read.body.title], ['read', 'v1']);
+    assert.deepEqual((list.body.items as Json[]).filter((note) => note.id === 'dev1').map((note) => note.title), ['v1']);
+
+    const [deleted, before] = (await step(url, id, [call('notes_test__deleteNote', { noteId: 'dev1' }), call('notes_test__getNote', { noteId: 'dev1' })])).observations;
+    assert.deepEqual([deleted.state, before.state, before.body.title, before.body.tag], ['deleted', 'read', 'v2', 'work']);
+    const [gone] = (await step(url, id, [call('notes_test__getNote', { noteId: 'dev1' })])).observations;
+    assert.deepEqual([gone.status, gone.state], [404, 'missing']);
   });
 });
