@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
+import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
@@ -21,6 +21,7 @@ interface ServeFlags extends ModelFlags {
   bodyLimit: string;
   maxEpisodes: string;
   episodeTtl: string;
+  episodeMemory: string;
   maxMcpSessions: string;
   mcpSessionTtl: string;
   json?: boolean;
@@ -42,6 +43,7 @@ export function registerServe(program: Command): void {
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
     .option('--max-episodes <n>', 'live episodes at most; creating one more is answered 429', String(DEFAULT_MAX_EPISODES))
     .option('--episode-ttl <seconds>', 'idle time after which an episode is dropped', String(DEFAULT_EPISODE_TTL_MS / 1000))
+    .option('--episode-memory <MiB>', 'JSON all live episodes may hold together; past it new episodes are answered 429', String(DEFAULT_MAX_EPISODE_BYTES / 2 ** 20))
     .option('--max-mcp-sessions <n>', 'live MCP sessions at most; initializing one more is answered 429', String(DEFAULT_MAX_SESSIONS))
     .option('--mcp-session-ttl <seconds>', 'idle time after which an MCP session is closed and the episode it opened ended', String(DEFAULT_SESSION_IDLE_MS / 1000))
     .option('--json', 'print {url, tools, startup_ms} as one JSON line once listening');
@@ -52,6 +54,7 @@ export function registerServe(program: Command): void {
     const bodyLimit = intFlag('--body-limit', flags.bodyLimit, { min: 1 });
     const maxEpisodes = intFlag('--max-episodes', flags.maxEpisodes, { min: 1 });
     const episodeTtlMs = numberFlag('--episode-ttl', flags.episodeTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
+    const episodeMaxBytes = numberFlag('--episode-memory', flags.episodeMemory, { min: 1, max: 2 ** 20 }) * 2 ** 20;
     const maxSessions = intFlag('--max-mcp-sessions', flags.maxMcpSessions, { min: 1 });
     const idleMs = numberFlag('--mcp-session-ttl', flags.mcpSessionTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
@@ -88,6 +91,7 @@ export function registerServe(program: Command): void {
       bodyLimit,
       maxEpisodes,
       episodeTtlMs,
+      episodeMaxBytes,
       mcp: { maxSessions, idleMs },
       host: flags.host,
       port,

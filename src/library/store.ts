@@ -75,12 +75,14 @@ export class LibraryStore {
   private readonly parsed = new LRUCache<string, Tool>({ max: 4096 });
   private idList: string[] | undefined;
   private readonly getRecord: Database.Statement<[string], { record: string }>;
+  private readonly hasRecord: Database.Statement<[string], { found: number }>;
 
   private constructor(dir: string, db: Database.Database) {
     this.dir = dir;
     this.file = join(dir, LIBRARY_FILE);
     this.db = db;
     this.getRecord = db.prepare('SELECT record FROM tools WHERE id = ?');
+    this.hasRecord = db.prepare('SELECT 1 AS found FROM tools WHERE id = ?');
   }
 
   static exists(dir: string): boolean {
@@ -157,8 +159,9 @@ export class LibraryStore {
     return this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tools').get()!.n;
   }
 
+  /** Whether the library holds a tool with this id, without parsing its record. */
   has(id: string): boolean {
-    return this.get(id) !== undefined;
+    return this.parsed.has(id) || this.hasRecord.get(id) !== undefined;
   }
 
   get(id: string): Tool | undefined {

@@ -10,15 +10,16 @@ export interface StepMeta {
 
 /**
  * An episode observation as an MCP tool result. The text item is what a model reads: the simulated body of a call,
- * the hits of a search. `structuredContent` is the observation itself. A call answered with a status ≥ 400 is a tool
- * error (`isError`), not a protocol error, so the model sees the problem and can recover.
+ * the hits of a search. `structuredContent` is the observation itself. A call answered with a status ≥ 400, or a search
+ * that failed, is a tool error (`isError`), not a protocol error, so the model sees the problem and can recover.
  */
 export function observationResult(observation: Observation, meta: StepMeta): CallToolResult {
-  const text = observation.type === 'tool_call' ? observation.body : { query: observation.query, results: observation.results };
+  const failed = observation.type === 'tool_call' ? observation.status >= 400 : observation.problem !== undefined;
+  const text = observation.type === 'tool_call' ? observation.body : (observation.problem ?? { query: observation.query, results: observation.results });
   return {
     content: [{ type: 'text', text: JSON.stringify(text) }],
     structuredContent: observation as unknown as Record<string, unknown>,
-    ...(observation.type === 'tool_call' && observation.status >= 400 ? { isError: true } : {}),
+    ...(failed ? { isError: true } : {}),
     _meta: metaOf(meta),
   };
 }

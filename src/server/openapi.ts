@@ -320,7 +320,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         ServerError: problemResponse('An unexpected server error (logged).'),
         GraphUnavailable: problemResponse('The dependency graph of this library has not been built (`toolenv graph build`).'),
         UnknownEpisode: problemResponse('No such episode: it never existed, was deleted, or expired.'),
-        TooManyEpisodes: problemResponse('The live-episode cap is reached.'),
+        TooManyEpisodes: problemResponse('The live-episode cap is reached, or the live episodes hold their byte budget (the detail says which).'),
       },
       schemas: {
         ...episodeComponentSchemas(),

@@ -41,6 +41,8 @@ export interface ServeOptions {
   maxEpisodes?: number;
   /** Idle time in milliseconds after which an episode is dropped (default 30 min). */
   episodeTtlMs?: number;
+  /** Bytes of JSON all live episodes may hold together (default 1 GiB); past it creating one is answered 429. */
+  episodeMaxBytes?: number;
   /** MCP session limits: live sessions at most, idle expiry. */
   mcp?: McpSessionOptions;
   /** Default 127.0.0.1. */
@@ -86,6 +88,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       search: () => retrieval().then((loaded) => loaded.search),
       maxEpisodes: options.maxEpisodes,
       ttlMs: options.episodeTtlMs,
+      maxBytes: options.episodeMaxBytes,
     });
     const app = createApp({
       store,

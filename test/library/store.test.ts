@@ -8,6 +8,8 @@ test('a written library opens read-only and reads records lazily by id', () => {
   assert.equal(store.count(), petstoreTools.length);
   assert.deepEqual(store.get('petstore_test__getPetById'), petstoreTools[2]);
   assert.equal(store.get('nope'), undefined);
+  assert.equal(store.has('petstore_test__addPet'), true);
+  assert.equal(store.has('nope'), false);
   assert.deepEqual(store.ids(), petstoreTools.map((t) => t.id));
   assert.deepEqual(store.apiOperations('petstore.test').map((o) => o.id), petstoreTools.slice(0, 4).map((t) => t.id));
   assert.equal((store.apiDocument('petstore.test') as { openapi: string }).openapi, '3.0.3');
