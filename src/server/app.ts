@@ -75,8 +75,10 @@ export function createApp(options: AppOptions): Hono {
   app.route('/', apiRoutes(ctx));
   app.route('/', searchRoutes(ctx));
   app.route('/', graphRoutes(ctx));
-  if (ctx.episodes) app.route('/', episodeRoutes(ctx.episodes));
-  if (ctx.episodes) app.route('/', mcpRoutes(ctx, ctx.episodes, options.mcp));
+  if (ctx.episodes) {
+    app.route('/', episodeRoutes(ctx.episodes));
+    app.route('/', mcpRoutes(ctx, ctx.episodes, options.mcp));
+  }
   for (const routes of options.routes ?? []) app.route('/', routes);
 
   // Told apart from a 404 only once no route answered: a middleware would cost every request an extra async hop.
