@@ -1,5 +1,5 @@
 import { fetchFailure } from '../agent/fetch-failure.js';
-import type { AgentName, Policy } from '../agent/types.js';
+import type { Policy } from '../agent/types.js';
 import { LibraryStore } from '../library/store.js';
 import type { RunningServer } from '../server/serve.js';
 import { writeReport, writeTrajectory } from './files.js';
@@ -8,10 +8,13 @@ import { serverLibrary } from './library-client.js';
 import { loadTasks } from './load.js';
 import { isUnmappable, mapReferences } from './map-references.js';
 import { mappingCounts, taskCounts, type EvalReport } from './report.js';
-import { DEFAULT_CONCURRENCY, runEval } from './run.js';
+import { DEFAULT_CONCURRENCY, runEval, type RunEvalOptions } from './run.js';
 import { EvalInputError, type TaskFormat } from './tasks.js';
 
-export interface EvaluateOptions {
+/** The run settings `evaluate` hands to runEval unchanged (documented there). */
+type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'onProgress' | 'signal'>;
+
+export interface EvaluateOptions extends RunSettings {
   tasks: string;
   format?: TaskFormat;
   /** A running ToolEnv server; without it eval starts one in this process on `library`. */
@@ -20,24 +23,14 @@ export interface EvaluateOptions {
   library: string;
   /** Response cache file of the in-process server. */
   cache?: string;
-  apiKey?: string;
-  agents: readonly AgentName[];
   /** `heuristic`, `openai:MODEL@URL`, `gguf:FILE`: one policy drives every agent. */
   policy: string;
-  runs?: number;
-  concurrency?: number;
-  maxTurns?: number;
-  k?: number;
-  seed?: number;
-  errorRate?: number;
   /** `openai:MODEL@URL`. */
   judge?: string;
   judgeApiKey?: string;
   /** Where trajectories, report.json and report.md go; nothing is written without it. */
   out?: string;
-  onProgress?: (done: number, total: number) => void;
   log?: (line: string) => void;
-  signal?: AbortSignal;
 }
 
 /**

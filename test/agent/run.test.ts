@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createPolicy } from '../../src/agent/policies/create.js';
 import { runAgent } from '../../src/agent/run.js';
@@ -11,6 +9,7 @@ import { synthResponder } from '../../src/simulator/synth/index.js';
 import { writeRetrievalLibrary } from '../retrieval/fixture.js';
 import { startTestServer } from '../server/helpers.js';
 import { faultyProxy } from './proxy.js';
+import { freePort } from '../../src/bench/processes.js';
 
 /** A real ToolEnv server over the retrieval fixture library (petstore, weather, email, finance, text tools), answering with examples and the synthesizer. */
 let server: RunningServer;
@@ -223,18 +222,10 @@ test('bad options and an unreachable server are refused before any episode exist
   await assert.rejects(runAgent({ server: server.url, agent: 'react', policy: heuristic, task: TASKS[0]!, maxTurns: 0 }), /maxTurns must be a positive integer, got 0/);
   await assert.rejects(runAgent({ server: server.url, agent: 'react', policy: heuristic, task: TASKS[0]!, errorRate: 2 }), /POST \/v1\/episodes answered 400: .*error_rate/);
   await assert.rejects(runAgent({ server: 'http://127.0.0.1:1', agent: 'react', policy: heuristic, task: TASKS[0]! }), /POST \/v1\/episodes: cannot reach http:\/\/127\.0\.0\.1:1 \(bad port\)/);
-  const closed = await closedPort();
+  const closed = await freePort(); // released at once: nothing listens there
   await assert.rejects(
     runAgent({ server: `http://127.0.0.1:${closed}`, agent: 'react', policy: heuristic, task: TASKS[0]! }),
     new RegExp(`POST /v1/episodes: cannot reach http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)`),
   );
 });
 
-/** A port nothing listens on: one the system just gave out and took back. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}

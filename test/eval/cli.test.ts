@@ -3,13 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import { tempDir } from '../fixtures/tools.js';
 import { startTestServer } from '../server/helpers.js';
 import { writeEvalLibrary, writeText, writeToolbenchQueries } from './fixture.js';
+import { freePort } from '../../src/bench/processes.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
 
@@ -32,14 +31,6 @@ function toolenv(args: string[]): Promise<Run> {
   });
 }
 
-/** A port nothing listens on: one the system just gave out and took back. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 function summary(run: Run): Record<string, unknown> {
   const lines = run.stdout.trimEnd().split('\n');
@@ -111,7 +102,7 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
   const tasks = writeToolbenchQueries();
   const base = ['eval', '--server', server.url, '--tasks', tasks];
   const bad = writeText('bad.jsonl', `${JSON.stringify({ id: 'a', query: 'q' })}\n{"id": "b"}\n`);
-  const closed = await closedPort();
+  const closed = await freePort(); // released at once: nothing listens there
   const cases: [string[], RegExp][] = [
     [['eval', '--server', server.url], /--tasks FILE is required/],
     [[...base, '--agent', 'paraact,dfs'], /--agent must be one or more of paraact, react, parallel/],

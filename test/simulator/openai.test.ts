@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { LibraryStore } from '../../src/library/store.js';
@@ -13,6 +12,7 @@ import { ResponderBusyError } from '../../src/simulator/queue.js';
 import { synthResponder } from '../../src/simulator/synth/index.js';
 import { petstoreApi, petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 import { addPet, assertSatisfies, getPet, objectCalls, orderTool, TEST_MODEL, tinyModelFile } from './llama-fixture.js';
+import { freePort } from '../../src/bench/processes.js';
 
 // The remote side is real: ToolEnv's own server, its POST /v1/chat/completions backed by the tiny GGUF.
 const engine = new LlamaEngine({ ...TEST_MODEL, model: tinyModelFile(), parallel: 1, maxWaiting: 0 });
@@ -121,7 +121,7 @@ test('a busy remote (503 + Retry-After) makes the responder busy too', async () 
 });
 
 test('an unreachable or slow remote falls back (undefined), counted as an error or a timeout', async () => {
-  const port = await closedPort();
+  const port = await freePort();
   const down = createOpenAIResponder({ url: `http://127.0.0.1:${port}`, model: 'm' });
   assert.equal(await down.respond(addPet, { name: 'Rex' }, { seed: 0 }), undefined);
   assert.equal(down.stats.errors, 1);
@@ -144,12 +144,3 @@ test('the endpoint is the chat-completions URL whatever form the server URL take
   assert.throws(() => new OpenAIGenerator({ url: 'not a url' }), /is not a URL/);
 });
 
-/** A port nothing listens on: bound once, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

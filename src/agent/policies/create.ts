@@ -1,34 +1,15 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { GpuChoice } from '../../simulator/llama/engine.js';
 import { heuristicPolicy } from '../heuristic/policy.js';
 import type { Policy } from '../types.js';
-import { ggufPolicy } from './gguf.js';
-import { openaiPolicy } from './openai.js';
+import { ggufPolicy, type GgufPolicyOptions } from './gguf.js';
+import { openaiPolicy, type OpenAIPolicyOptions } from './openai.js';
 
-/** Options for the model-backed policies; the heuristic takes none. */
-export interface PolicyOptions {
-  /** openai: the bearer key; default `TOOLENV_POLICY_KEY`, then `OPENAI_API_KEY`. */
-  apiKey?: string;
-  /** openai: per request, default 120 s. */
-  timeoutMs?: number;
-  /** openai: retries after 429/5xx/timeouts, default 3. */
-  retries?: number;
-  /** openai: first backoff in ms, default 1000. */
-  retryDelayMs?: number;
-  /** Tokens per turn; openai default 2048, gguf 1024. */
-  maxTokens?: number;
-  temperature?: number;
-  seed?: number;
-  /** gguf: compute back-end, default auto. */
-  gpu?: GpuChoice;
-  gpuLayers?: number | 'auto';
-  contextSize?: number;
-  /** gguf: runs generated at once, default 4. */
-  parallel?: number;
-  threads?: number;
-  log?: (line: string) => void;
-}
+/**
+ * Options for the model-backed policies, each read by the policy it belongs to (see OpenAIPolicyOptions and
+ * GgufPolicyOptions); the heuristic takes none. The openai key defaults to `TOOLENV_POLICY_KEY`, then `OPENAI_API_KEY`.
+ */
+export type PolicyOptions = Omit<OpenAIPolicyOptions, 'model' | 'url'> & Omit<GgufPolicyOptions, 'file'>;
 
 export const POLICY_SPECS = 'heuristic, openai:MODEL@URL or gguf:FILE';
 
@@ -48,34 +29,13 @@ export async function createPolicy(spec: string, options: PolicyOptions = {}): P
     if (model === '') throw new Error(`policy ${JSON.stringify(spec)} names no model; write openai:MODEL@URL`);
     if (!url) throw new Error(`policy ${JSON.stringify(spec)} names no server; write openai:MODEL@URL (http or https) or set OPENAI_BASE_URL`);
     if (!/^https?:\/\//i.test(url)) throw new Error(`policy ${JSON.stringify(spec)}: the server URL ${url} must be http or https`);
-    return openaiPolicy({
-      model,
-      url,
-      apiKey: options.apiKey ?? process.env.TOOLENV_POLICY_KEY ?? process.env.OPENAI_API_KEY,
-      timeoutMs: options.timeoutMs,
-      retries: options.retries,
-      retryDelayMs: options.retryDelayMs,
-      maxTokens: options.maxTokens,
-      temperature: options.temperature,
-      seed: options.seed,
-    });
+    return openaiPolicy({ ...options, model, url, apiKey: options.apiKey ?? process.env.TOOLENV_POLICY_KEY ?? process.env.OPENAI_API_KEY });
   }
   if (spec.startsWith('gguf:')) {
     const file = spec.slice('gguf:'.length);
     if (file === '') throw new Error(`policy ${JSON.stringify(spec)} names no file; write gguf:FILE`);
     if (!existsSync(file)) throw new Error(`policy ${JSON.stringify(spec)}: no file ${resolve(file)}`);
-    return ggufPolicy({
-      file,
-      gpu: options.gpu,
-      gpuLayers: options.gpuLayers,
-      contextSize: options.contextSize,
-      parallel: options.parallel,
-      threads: options.threads,
-      maxTokens: options.maxTokens,
-      temperature: options.temperature,
-      seed: options.seed,
-      log: options.log,
-    });
+    return ggufPolicy({ ...options, file });
   }
   throw new Error(`unknown policy ${JSON.stringify(spec)}: use ${POLICY_SPECS}`);
 }

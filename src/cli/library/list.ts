@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
-import { printLine } from '../output.js';
 
 export function registerList(library: Command): void {
   library

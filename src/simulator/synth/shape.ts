@@ -14,7 +14,7 @@ export function shapeSchema(tool: Tool, args: Arguments): JsonSchema {
   const domain = DOMAINS.find(([test]) => test.test(text));
   if (domain) return requireEchoes(domain[1](echoed, args), echoed);
   const noun = resourceNoun(words);
-  const record = recordSchema(noun, echoed, args);
+  const record = recordSchema(echoed, args);
   switch (intent(words, tool.description)) {
     case 'list':
       return object({ [pluralKey(noun)]: { type: 'array', items: record, minItems: 1 }, total: { type: 'integer', minimum: 0 } }, [pluralKey(noun), 'total']);
@@ -97,7 +97,7 @@ function echoProperties(tool: Tool, args: Arguments): Properties {
   return out;
 }
 
-function recordSchema(noun: string, echoed: Properties, args: Arguments): JsonSchema {
+function recordSchema(echoed: Properties, args: Arguments): JsonSchema {
   const idValue = Object.entries(args).find(([key]) => /(?:^|_)id$/.test(nameKey(key)))?.[1];
   const id: JsonSchema = typeof idValue === 'string' ? { type: 'string' } : { type: 'integer', minimum: 1 };
   return object({ id, name: { type: 'string' }, ...echoed, description: { type: 'string' }, created_at: { type: 'string', format: 'date-time' } }, ['id', 'name', ...Object.keys(echoed)]);
