@@ -135,10 +135,10 @@ export class EpisodeStore {
    * Runs one step: its actions concurrently, observations in action order. Throws EpisodeError 404 (unknown or
    * expired episode), 409 (done), 400 (malformed actions, with `errors`), 403 (a call outside the episode's tools).
    */
-  async step(id: string, request: unknown): Promise<StepResult> {
+  async step(id: string, request: unknown, actionsPointer = '/actions'): Promise<StepResult> {
     const episode = this.live(id);
-    const actions = parseStep(request);
-    this.checkTools(episode, actions);
+    const actions = parseStep(request, actionsPointer);
+    this.checkTools(episode, actions, (i) => `${actionsPointer}/${i}/tool`);
     const { observations, step, done } = await this.run(episode, actions);
     return { observations: observations.map((o) => o.observation), step, done };
   }
@@ -152,7 +152,7 @@ export class EpisodeStore {
     }
     const action: ToolCallAction = { type: 'tool_call', tool: toolId, arguments: given as Record<string, unknown> };
     if (controls && Object.keys(controls).length > 0) action.controls = controls;
-    this.checkTools(episode, [action]);
+    this.checkTools(episode, [action], () => '/tool');
     const { observations, step, done } = await this.run(episode, [action]);
     const { result, state } = observations[0]!;
     return { ...result!, ...(state ? { state } : {}), step, done };
@@ -221,11 +221,12 @@ export class EpisodeStore {
     return episode;
   }
 
-  private checkTools(episode: Episode, actions: Action[]): void {
+  /** 403 for calls to tools outside the episode's set; `pathOf` points at each call's tool in the caller's request. */
+  private checkTools(episode: Episode, actions: Action[], pathOf: (index: number) => string): void {
     if (!episode.tools) return;
     const outside: FieldError[] = [];
     actions.forEach((action, i) => {
-      if (action.type === 'tool_call' && !episode.tools!.has(action.tool)) outside.push({ path: `/actions/${i}/tool`, message: `${JSON.stringify(action.tool)} is not among the episode's tools` });
+      if (action.type === 'tool_call' && !episode.tools!.has(action.tool)) outside.push({ path: pathOf(i), message: `${JSON.stringify(action.tool)} is not among the episode's tools` });
     });
     if (outside.length > 0) {
       throw new EpisodeError(403, `${outside.map((e) => e.message).join('; ')} (it is restricted to ${episode.tools.size} tools)`, outside);

@@ -101,17 +101,20 @@ function parseTools(value: unknown, check: Checker, known: (toolId: string) => b
   return [...tools];
 }
 
-/** `POST /v1/episodes/{id}/step` body → its actions, defaults filled (`k`, `arguments`). Throws EpisodeError 400. */
-export function parseStep(body: unknown): Action[] {
+/**
+ * `POST /v1/episodes/{id}/step` body → its actions, defaults filled (`k`, `arguments`). Throws EpisodeError 400 whose
+ * pointers name the actions at `actionsPointer` (a caller that built the step from its own request names its member).
+ */
+export function parseStep(body: unknown, actionsPointer = '/actions'): Action[] {
   const check = new Checker();
   if (!isObject(body)) throw invalidRequest('step', [{ path: '', message: `must be a JSON object {"actions": [...]}, got ${kind(body)}` }]);
   check.members(body, '', ['actions']);
   const actions = body.actions;
   if (!Array.isArray(actions) || actions.length === 0 || actions.length > MAX_ACTIONS) {
-    check.add('/actions', `must be an array of 1 to ${MAX_ACTIONS} actions, got ${Array.isArray(actions) ? `${actions.length}` : kind(actions)}`);
+    check.add(actionsPointer, `must be an array of 1 to ${MAX_ACTIONS} actions, got ${Array.isArray(actions) ? `${actions.length}` : kind(actions)}`);
     throw invalidRequest('step', check.errors);
   }
-  const parsed = actions.map((action, i) => parseAction(action, `/actions/${i}`, check));
+  const parsed = actions.map((action, i) => parseAction(action, `${actionsPointer}/${i}`, check));
   if (check.errors.length > 0) throw invalidRequest('step', check.errors);
   return parsed as Action[];
 }

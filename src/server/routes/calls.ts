@@ -4,7 +4,6 @@ import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
 import { httpProblem } from '../problems.js';
-import { EpisodeError } from '../../episodes/errors.js';
 import { MAX_ACTIONS } from '../../episodes/limits.js';
 import { EPISODE_HEADER } from './episodes.js';
 
@@ -49,14 +48,7 @@ async function episodeBatch(ctx: AppContext, c: Context, episode: string, calls:
   if (calls.length > MAX_ACTIONS) throw invalid(`a batch inside an episode is one step and holds at most ${MAX_ACTIONS} calls, got ${calls.length}; split it`, { max_batch: MAX_ACTIONS });
   const hasControls = Object.keys(controls).length > 0;
   const actions = calls.map((call) => ({ type: 'tool_call', tool: call.tool, arguments: call.arguments ?? {}, ...(hasControls ? { controls } : {}) }));
-  let step;
-  try {
-    step = await ctx.episodes.step(episode, { actions });
-  } catch (error) {
-    if (!(error instanceof EpisodeError) || !error.errors) throw error;
-    const errors = error.errors.map((e) => ({ ...e, path: e.path.replace(/^\/actions(?=\/|$)/, '/calls') }));
-    throw new EpisodeError(error.status, error.message.replace(/\/actions\b/g, '/calls'), errors);
-  }
+  const step = await ctx.episodes.step(episode, { actions }, '/calls');
   const results = step.observations.map((observation) => {
     if (observation.type !== 'tool_call') throw new Error(`episode step answered a ${observation.type} observation to a tool call`);
     const { type: _type, id: _id, tool: _tool, ...result } = observation;
