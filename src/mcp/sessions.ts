@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { EPISODE_HEADER } from '../episodes/header.js';
 import { httpProblem } from '../server/problems.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type McpSessionOptions } from './limits.js';
 import { createSessionServer, type SessionDeps, type SessionInfo } from './session-server.js';
 import type { SessionParams } from './session-params.js';
-
-/** Response header naming the episode a session records into, on every `/mcp` answer of the session. */
-const EPISODE_HEADER = 'x-toolenv-episode';
 
 interface LiveSession {
   info: SessionInfo;

@@ -7,7 +7,8 @@ import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
 import { httpProblem, problemResponse } from '../problems.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { matchRoute } from '../rest/matcher.js';
-import { EPISODE_HEADER, episodeCallResponse } from './episodes.js';
+import { EPISODE_HEADER } from '../../episodes/header.js';
+import { episodeCallResponse } from './episodes.js';
 
 const PREFIX = '/apis/';
 /** How many alternatives a 404 lists when operations at a path are told apart by a header or query value. */

@@ -5,7 +5,7 @@ import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
 import { httpProblem } from '../problems.js';
 import { MAX_ACTIONS } from '../../episodes/limits.js';
-import { EPISODE_HEADER } from './episodes.js';
+import { EPISODE_HEADER } from '../../episodes/header.js';
 
 /** The default cap on calls per batch: enough for any plan step, small enough that one request cannot hog the server. */
 export const DEFAULT_MAX_BATCH = 100;

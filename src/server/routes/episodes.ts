@@ -6,8 +6,6 @@ import { callResponse } from '../call-response.js';
 import { readJsonBody } from '../json-body.js';
 import { httpProblem, problemResponse } from '../problems.js';
 
-/** The request header that runs a tool call or REST-surface request inside an episode. */
-export const EPISODE_HEADER = 'x-toolenv-episode';
 const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 /**

@@ -5,7 +5,8 @@ import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
 import { httpProblem, problemResponse } from '../problems.js';
-import { EPISODE_HEADER, episodeCallResponse } from './episodes.js';
+import { EPISODE_HEADER } from '../../episodes/header.js';
+import { episodeCallResponse } from './episodes.js';
 
 export const MAX_PAGE = 1000;
 
