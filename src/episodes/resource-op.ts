@@ -1,6 +1,7 @@
 import type { ParamBinding, Tool } from '../library/tool.js';
 import { nameKey, singular } from '../simulator/synth/names.js';
 import type { Arguments } from '../simulator/types.js';
+import { isRecord } from './resource-body.js';
 
 /** One collection instance of one API: `petstore.test` + `/pets`, or `github` + `/repos/octo/hello/issues`. */
 export interface Collection {
@@ -92,7 +93,7 @@ export function wireFields(tool: Tool, args: Arguments): WireFields {
     else if (binding.in === 'query') fields.query[binding.name] = value;
     else if (binding.in === 'body') {
       if (binding.name !== '') fields.body[binding.name] = value;
-      else if (value !== null && typeof value === 'object' && !Array.isArray(value)) Object.assign(fields.body, value);
+      else if (isRecord(value)) Object.assign(fields.body, value);
     }
   }
   return fields;

@@ -1,11 +1,9 @@
 import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
+import { isRecord, type Json } from './resource-body.js';
 import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT } from './limits.js';
 import type { Action, EpisodeConfig, EpisodeTask } from './types.js';
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /** Collects every problem of a request before refusing it, so one 400 names them all. */
@@ -47,7 +45,7 @@ function escape(key: string): string {
 export function parseConfig(body: unknown, known: (toolId: string) => boolean): EpisodeConfig {
   const check = new Checker();
   const raw = body === undefined ? {} : body;
-  if (!isObject(raw)) throw invalidRequest('episode config', [{ path: '', message: `must be a JSON object, got ${kind(raw)}` }]);
+  if (!isRecord(raw)) throw invalidRequest('episode config', [{ path: '', message: `must be a JSON object, got ${kind(raw)}` }]);
   check.members(raw, '', ['seed', 'error_rate', 'task', 'tools', 'max_steps']);
   const config: EpisodeConfig = {};
   if (raw.seed !== undefined) {
@@ -72,7 +70,7 @@ export function parseConfig(body: unknown, known: (toolId: string) => boolean): 
 }
 
 function parseTask(value: unknown, check: Checker): EpisodeTask | undefined {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     check.add('/task', `must be an object {id, query, reference_tools?}, got ${kind(value)}`);
     return undefined;
   }
@@ -107,7 +105,7 @@ function parseTools(value: unknown, check: Checker, known: (toolId: string) => b
  */
 export function parseStep(body: unknown, actionsPointer = '/actions'): Action[] {
   const check = new Checker();
-  if (!isObject(body)) throw invalidRequest('step', [{ path: '', message: `must be a JSON object {"actions": [...]}, got ${kind(body)}` }]);
+  if (!isRecord(body)) throw invalidRequest('step', [{ path: '', message: `must be a JSON object {"actions": [...]}, got ${kind(body)}` }]);
   check.members(body, '', ['actions']);
   const actions = body.actions;
   if (!Array.isArray(actions) || actions.length === 0 || actions.length > MAX_ACTIONS) {
@@ -120,7 +118,7 @@ export function parseStep(body: unknown, actionsPointer = '/actions'): Action[] 
 }
 
 function parseAction(value: unknown, path: string, check: Checker): Action | undefined {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     check.add(path, `must be an action object, got ${kind(value)}`);
     return undefined;
   }
@@ -137,7 +135,7 @@ function parseAction(value: unknown, path: string, check: Checker): Action | und
     case 'tool_call': {
       check.members(value, path, ['type', 'tool', 'arguments', 'id', 'controls']);
       check.text(value.tool, `${path}/tool`);
-      if (value.arguments !== undefined && !isObject(value.arguments)) check.add(`${path}/arguments`, `must be an object, got ${kind(value.arguments)}`);
+      if (value.arguments !== undefined && !isRecord(value.arguments)) check.add(`${path}/arguments`, `must be an object, got ${kind(value.arguments)}`);
       const controls = value.controls === undefined ? undefined : parseControls(value.controls, `${path}/controls`, check);
       const action = { type: 'tool_call' as const, tool: value.tool as string, arguments: (value.arguments as Json | undefined) ?? {} };
       return withId(controls ? { ...action, controls } : action);
@@ -149,7 +147,7 @@ function parseAction(value: unknown, path: string, check: Checker): Action | und
 }
 
 function parseControls(value: unknown, path: string, check: Checker): CallControls | undefined {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     check.add(path, `must be an object {code?, example?, dynamic?}, got ${kind(value)}`);
     return undefined;
   }
