@@ -7,3 +7,6 @@ export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), impo
 export const defaultLibraryDir = (): string => process.env.TOOLENV_LIBRARY ?? join(packageRoot, 'library');
 export const defaultCacheFile = (): string => process.env.TOOLENV_CACHE ?? join(packageRoot, 'cache', 'responses.db');
 export const schemasDir = join(packageRoot, 'schemas');
+
+/** The library's SQLite file inside its directory. */
+export const LIBRARY_FILE = 'tools.db';

@@ -1,9 +1,27 @@
+import cluster from 'node:cluster';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 
-/** The ceiling: a bare hono endpoint on the same runtime, answering a small JSON body. Prints its URL when listening. */
-const app = new Hono().get('/', (c) => c.json({ status: 'ok' }));
-const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}` })}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+/**
+ * The ceiling: a bare hono endpoint on the same runtime, answering a small JSON body, in as many processes sharing
+ * the port (argv[2], default 1) as the server it is compared with. Prints its URL once all of them listen.
+ */
+const workers = Number(process.argv[2] ?? 1);
+const announce = (port: number) => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+
+if (cluster.isPrimary && workers > 1) {
+  let listening = 0;
+  for (let i = 0; i < workers; i++) {
+    cluster.fork().on('message', (port: number) => {
+      if (++listening === workers) announce(port);
+    });
+  }
+  process.on('SIGTERM', () => {
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.kill();
+    process.exit(0);
+  });
+} else {
+  const app = new Hono().get('/', (c) => c.json({ status: 'ok' }));
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => (cluster.isWorker ? process.send!(info.port) : announce(info.port)));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}

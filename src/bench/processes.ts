@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export interface Running {
@@ -59,6 +59,18 @@ export function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!match) throw new Error(`no VmRSS for process ${pid}`);
   return Math.round(Number(match[1]) / 1024);
+}
+
+/** Resident set size of a process and all its descendants (a cluster's primary and workers), in MiB. */
+export function treeRssMb(pid: number): number {
+  return descendants(pid).reduce((sum, child) => sum + rssMb(child), rssMb(pid));
+}
+
+function descendants(pid: number): number[] {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+  );
+  return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
 export function freePort(): Promise<number> {

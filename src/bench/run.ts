@@ -9,7 +9,7 @@ import { packageRoot } from '../paths.js';
 import { measureSearch } from '../retrieval/bench.js';
 import type { ModelBenchResult } from '../simulator/llama/bench.js';
 import { load, type LoadResult } from './load.js';
-import { freePort, rssMb, startProcess, type Running } from './processes.js';
+import { freePort, startProcess, treeRssMb, type Running } from './processes.js';
 
 export interface BenchOptions {
   library: string;
@@ -21,7 +21,18 @@ export interface BenchOptions {
   /** Also measure model-backed calls with this GGUF. */
   model?: string;
   gpu: 'auto' | 'cuda' | 'vulkan' | 'cpu';
+  /** Processes the server and the ceiling each run (`serve --workers`); above 1, both are also measured as one process. */
+  workers: number;
   log: (line: string) => void;
+}
+
+/** The same measurements with one process each, reported beside a multi-process run. */
+export interface SingleProcessReport {
+  startup_ms: number;
+  rss_mb: number;
+  ceiling_rps: number;
+  call_rps: number;
+  call_vs_ceiling: number;
 }
 
 export interface BenchReport {
@@ -41,6 +52,8 @@ export interface BenchReport {
   tool: string;
   connections: number;
   duration_s: number;
+  workers: number;
+  single?: SingleProcessReport;
   details: Record<string, LoadResult>;
   build?: { duration_ms: number; cpu_ms: number; peak_rss_mb: number; tools: number };
   model?: ModelBenchResult;
@@ -66,36 +79,64 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const run = (url: string, init: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {}) =>
       load({ url, connections: options.connections, durationSeconds: options.durationSeconds, ...init });
 
-    log('ceiling: bare hono endpoint');
-    const ceilingServer = await startProcess(process.execPath, [join(packageRoot, 'dist/src/bench/ceiling-server.js')], SERVE_READY);
-    running.push(ceilingServer);
-    const ceiling = await run(SERVE_READY.exec(ceilingServer.ready)![1]!);
-    await ceilingServer.stop();
+    const ceilingOf = async (workers: number) => {
+      log(`ceiling: bare hono endpoint, ${plural(workers, 'process', 'processes')}`);
+      const server = await startProcess(process.execPath, [join(packageRoot, 'dist/src/bench/ceiling-server.js'), String(workers)], SERVE_READY);
+      running.push(server);
+      const result = await run(SERVE_READY.exec(server.ready)![1]!);
+      await server.stop();
+      return result;
+    };
 
-    log('toolenv: serve with the library');
-    const cacheFile = join(work, 'cache.db');
-    const toolenv = await startProcess(
-      process.execPath,
-      [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', options.library, '--cache', cacheFile, '--error-rate', '0', '--json'],
-      SERVE_READY,
-    );
-    running.push(toolenv);
-    const base = SERVE_READY.exec(toolenv.ready)![1]!;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const rss_mb = rssMb(toolenv.child.pid!);
-    const callUrl = `${base}/v1/tools/${encodeURIComponent(target.tool.id)}/call`;
     const callBody = JSON.stringify({ arguments: target.args });
     const jsonHeaders = { 'content-type': 'application/json' };
-    const warm = await fetch(callUrl, { method: 'POST', headers: jsonHeaders, body: callBody });
-    if (warm.status >= 400) throw new Error(`warm-up call answered ${warm.status}: ${await warm.text()}`);
-    const call = await run(callUrl, { method: 'POST', body: callBody, headers: jsonHeaders });
-    const restUrl = `${base}/apis/${target.apiId}${target.request.url}`;
-    await fetch(restUrl, { headers: target.request.headers });
-    const rest = await run(restUrl, { headers: target.request.headers });
-    const documentResponse = await fetch(`${base}/apis/${target.apiId}/openapi.json`);
-    const document = await documentResponse.text();
-    const rss_after_load_mb = rssMb(toolenv.child.pid!);
-    await toolenv.stop();
+    const toolenvOf = async (workers: number, withRest: boolean) => {
+      log(`toolenv: serve with the library, ${plural(workers, 'worker', 'workers')}`);
+      const server = await startProcess(
+        process.execPath,
+        [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', options.library, '--cache', cacheFile, '--error-rate', '0', '--workers', String(workers), '--json'],
+        SERVE_READY,
+      );
+      running.push(server);
+      const base = SERVE_READY.exec(server.ready)![1]!;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const rss = treeRssMb(server.child.pid!);
+      const callUrl = `${base}/v1/tools/${encodeURIComponent(target.tool.id)}/call`;
+      const warm = await fetch(callUrl, { method: 'POST', headers: jsonHeaders, body: callBody });
+      if (warm.status >= 400) throw new Error(`warm-up call answered ${warm.status}: ${await warm.text()}`);
+      const call = await run(callUrl, { method: 'POST', body: callBody, headers: jsonHeaders });
+      let rest: LoadResult | undefined;
+      let document: string | undefined;
+      if (withRest) {
+        const restUrl = `${base}/apis/${target.apiId}${target.request.url}`;
+        await fetch(restUrl, { headers: target.request.headers });
+        rest = await run(restUrl, { headers: target.request.headers });
+        document = await (await fetch(`${base}/apis/${target.apiId}/openapi.json`)).text();
+      }
+      const rssAfterLoad = treeRssMb(server.child.pid!);
+      await server.stop();
+      return { startupMs: round(server.readyMs), rss, rssAfterLoad, call, rest: rest!, document: document! };
+    };
+
+    const cacheFile = join(work, 'cache.db');
+    // Each ceiling right before the server it bounds: the machine's speed drifts over a run.
+    const ceiling = await ceilingOf(options.workers);
+    const toolenv = await toolenvOf(options.workers, true);
+    const { call, rest, document } = toolenv;
+    let single: SingleProcessReport | undefined;
+    let singleDetails: Record<string, LoadResult> = {};
+    if (options.workers > 1) {
+      const singleCeiling = await ceilingOf(1);
+      const singleToolenv = await toolenvOf(1, false);
+      single = {
+        startup_ms: singleToolenv.startupMs,
+        rss_mb: singleToolenv.rss,
+        ceiling_rps: singleCeiling.rps,
+        call_rps: singleToolenv.call.rps,
+        call_vs_ceiling: ratio(singleToolenv.call.rps, singleCeiling.rps),
+      };
+      singleDetails = { ceiling_single: singleCeiling, call_single: singleToolenv.call };
+    }
 
     let prism: LoadResult | null = null;
     if (options.prism) {
@@ -141,13 +182,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       model = await benchModel({ model: options.model, parallel: [1, 4, 8], gpu: options.gpu });
     }
 
-    const details: Record<string, LoadResult> = { ceiling, call, rest, ...(prism ? { prism } : {}) };
+    const details: Record<string, LoadResult> = { ceiling, call, rest, ...singleDetails, ...(prism ? { prism } : {}) };
     return {
       library_tools: libraryTools,
       open_ms,
-      startup_ms: round(toolenv.readyMs),
-      rss_mb,
-      rss_after_load_mb,
+      startup_ms: toolenv.startupMs,
+      rss_mb: toolenv.rss,
+      rss_after_load_mb: toolenv.rssAfterLoad,
       ceiling_rps: ceiling.rps,
       call_rps: call.rps,
       rest_rps: rest.rps,
@@ -159,6 +200,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       tool: target.tool.id,
       connections: options.connections,
       duration_s: options.durationSeconds,
+      workers: options.workers,
+      ...(single ? { single } : {}),
       details,
       ...(build ? { build } : {}),
       ...(model ? { model } : {}),
@@ -201,5 +244,6 @@ function withoutSecurity(document: { security?: unknown; paths?: Record<string, 
   return document;
 }
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const round = (ms: number) => Math.round(ms * 10) / 10;
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../paths.js';
 import { intFlag, printJson, printLine, UsageError } from './output.js';
+import { workersFlag } from './workers.js';
 
 export function registerBench(program: Command): void {
   program
@@ -13,8 +14,9 @@ export function registerBench(program: Command): void {
     .option('--build', 'also build the default library into a temporary directory and report build time and peak memory')
     .option('--model <file>', 'also measure model-backed calls with this GGUF at --parallel 1, 4 and 8 (e.g. `toolenv model tiny`)')
     .option('--gpu <kind>', 'compute back-end for --model: auto, cuda, vulkan, cpu', 'auto')
+    .option('--workers <n>', 'processes the server and the ceiling each run (serve --workers), or auto (one per core); above 1, both are measured as one process too', 'auto')
     .option('--json', 'print the report as one JSON object (last stdout line)')
-    .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; build?: boolean; model?: string; gpu: string; json?: boolean }) => {
+    .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; build?: boolean; model?: string; gpu: string; workers: string; json?: boolean }) => {
       if (!['auto', 'cuda', 'vulkan', 'cpu'].includes(opts.gpu)) throw new UsageError(`--gpu must be auto, cuda, vulkan or cpu, got ${JSON.stringify(opts.gpu)}`);
       // Loaded here: the load generator is a large import no other command needs.
       const { runBench } = await import('../bench/run.js');
@@ -26,6 +28,7 @@ export function registerBench(program: Command): void {
         build: opts.build ?? false,
         model: opts.model,
         gpu: opts.gpu as 'auto' | 'cuda' | 'vulkan' | 'cpu',
+        workers: workersFlag(opts.workers),
         log: (line) => process.stderr.write(`${line}\n`),
       });
       if (opts.json) return printJson(report);
@@ -35,8 +38,15 @@ export function registerBench(program: Command): void {
         ['server startup', `${report.startup_ms} ms`],
         ['idle RSS', `${report.rss_mb} MB`],
         ['RSS after load', `${report.rss_after_load_mb} MB`],
+        ['processes', `${report.workers} (serve --workers ${report.workers}; the ceiling as many)`],
         ['ceiling (bare hono)', `${report.ceiling_rps} req/s`],
         ['tool call (cached)', `${report.call_rps} req/s (${report.call_vs_ceiling} × ceiling)`],
+        ...(report.single
+          ? ([
+              ['ceiling, 1 process', `${report.single.ceiling_rps} req/s`],
+              ['tool call, 1 process', `${report.single.call_rps} req/s (${report.single.call_vs_ceiling} × ceiling)`],
+            ] as [string, string][])
+          : []),
         ['REST surface (cached)', `${report.rest_rps} req/s`],
         ['search p95 (k=3)', `${report.search_p95_ms} ms (batch of 8: ${report.search_batch8_ms} ms)`],
         ['Stoplight Prism', report.prism_rps === null ? 'skipped' : `${report.prism_rps} req/s (call is ${report.call_vs_prism} × Prism)`],

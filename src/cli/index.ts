@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { UsageError } from './output.js';
+import { ReportedFailure, UsageError } from './output.js';
 import { LibraryError } from '../library/errors.js';
 import { registerLibrary } from './library/index.js';
 import { registerBench } from './bench.js';
@@ -59,6 +59,7 @@ export async function main(argv: string[]): Promise<number> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       return 2;
     }
+    if (error instanceof ReportedFailure) return error.exitCode;
     if (error instanceof UsageError || error instanceof LibraryError || error instanceof CacheError) {
       process.stderr.write(`toolenv: ${error.message}\n`);
       return 2;

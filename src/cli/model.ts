@@ -106,17 +106,30 @@ export async function modelResponderFromFlags(name: string, flags: ModelFlags): 
  * invalid body always has something to fall back to.
  */
 export async function respondersFromFlags(list: string, flags: ModelFlags, embedded: Record<string, Responder>): Promise<Responder[]> {
-  const known = [...Object.keys(embedded), ...MODEL_RESPONDERS];
   const responders: Responder[] = [];
-  for (const raw of list.split(',')) {
-    const name = raw.trim();
+  for (const name of responderNames(list)) {
     const responder = embedded[name] ?? (await modelResponderFromFlags(name, flags));
-    if (!responder) throw new UsageError(`--responder: unknown responder ${JSON.stringify(name)}; known: ${known.join(', ')}`);
+    if (!responder) throw unknownResponder(name, Object.keys(embedded));
     responders.push(responder);
   }
   const synth = embedded.synth;
   if (synth && !responders.includes(synth)) responders.push(synth);
   return responders;
+}
+
+/** What respondersFromFlags would refuse, checked without loading the embedded responders (a cluster's primary). */
+export async function checkResponders(list: string, flags: ModelFlags, embedded: readonly string[]): Promise<void> {
+  for (const name of responderNames(list)) {
+    if (!embedded.includes(name) && !(await modelResponderFromFlags(name, flags))) throw unknownResponder(name, embedded);
+  }
+}
+
+function responderNames(list: string): string[] {
+  return list.split(',').map((name) => name.trim());
+}
+
+function unknownResponder(name: string, embedded: readonly string[]): UsageError {
+  return new UsageError(`--responder: unknown responder ${JSON.stringify(name)}; known: ${[...embedded, ...MODEL_RESPONDERS].join(', ')}`);
 }
 
 export function isModelResponder(responder: Responder): responder is ModelResponder {

@@ -1,12 +1,20 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
+import { defaultCacheFile, defaultLibraryDir, LIBRARY_FILE } from '../paths.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
-import { addModelOptions, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
+import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
+import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { placementFromEnv, type WorkerPlacement } from '../server/cluster/placement.js';
+import { workersFlag } from './workers.js';
+
+/** The responders every server has; the model ones are built from their flags. */
+const EMBEDDED_RESPONDERS = ['example', 'synth'] as const;
+
 
 interface ServeFlags extends ModelFlags {
   host: string;
@@ -24,6 +32,7 @@ interface ServeFlags extends ModelFlags {
   episodeMemory: string;
   maxMcpSessions: string;
   mcpSessionTtl: string;
+  workers: string;
   json?: boolean;
 }
 
@@ -38,7 +47,7 @@ export function registerServe(program: Command): void {
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
     .option('--seed <n>', 'seed of error injection and synthesis', '0')
     .option('--error-rate <r>', 'probability of an injected error per call (0 turns injection off)', String(DEFAULT_ERROR_RATE))
-    .option('--responder <names>', `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`, 'example,synth')
+    .option('--responder <names>', `responders asked in order, comma-separated: ${[...EMBEDDED_RESPONDERS, ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
     .addOption(new Option('--api-key <key>', 'require Authorization: Bearer KEY on every route but /healthz').env('TOOLENV_API_KEY'))
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
     .option('--max-episodes <n>', 'live episodes at most; creating one more is answered 429', String(DEFAULT_MAX_EPISODES))
@@ -46,7 +55,8 @@ export function registerServe(program: Command): void {
     .option('--episode-memory <MiB>', 'JSON all live episodes may hold together; past it new episodes are answered 429', String(DEFAULT_MAX_EPISODE_BYTES / 2 ** 20))
     .option('--max-mcp-sessions <n>', 'live MCP sessions at most; initializing one more is answered 429', String(DEFAULT_MAX_SESSIONS))
     .option('--mcp-session-ttl <seconds>', 'idle time after which an MCP session is closed and the episode it opened ended', String(DEFAULT_SESSION_IDLE_MS / 1000))
-    .option('--json', 'print {url, tools, startup_ms} as one JSON line once listening');
+    .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it, and the episode and MCP session caps are split among them', '1')
+    .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
   addModelOptions(serve).action(async (flags: ServeFlags, command: Command) => {
     const port = intFlag('--port', flags.port, { min: 0, max: 65535 });
     const seed = intFlag('--seed', flags.seed);
@@ -57,29 +67,41 @@ export function registerServe(program: Command): void {
     const episodeMaxBytes = numberFlag('--episode-memory', flags.episodeMemory, { min: 1, max: 2 ** 20 }) * 2 ** 20;
     const maxSessions = intFlag('--max-mcp-sessions', flags.maxMcpSessions, { min: 1 });
     const idleMs = numberFlag('--mcp-session-ttl', flags.mcpSessionTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
+    const workers = workersFlag(flags.workers);
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
-    // Loaded together, so that their file reads overlap.
-    const [{ LibraryStore }, { startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
-      import('../library/store.js'),
-      import('../server/serve.js'),
-      import('../simulator/examples.js'),
-      import('../simulator/synth/index.js'),
-    ]);
-    const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
+    if (workers > 1 && flags.responder.split(',').some((name) => name.trim() === 'llama')) {
+      throw new UsageError('--workers above 1 cannot serve --responder llama: every worker would load its own copy of the model; serve it with --workers 1, or put it behind --responder openai');
+    }
     if (flags.apiKey !== undefined && flags.apiKey.trim() === '') throw new UsageError('--api-key (or TOOLENV_API_KEY) is empty');
+    const placement = placementFromEnv();
 
     // Only the default library is built on demand: a missing --library given by hand is a mistake to report.
     const isDefault = command.getOptionValueSource('library') === 'default' && process.env.TOOLENV_LIBRARY === undefined;
-    if (isDefault && !LibraryStore.exists(flags.library)) {
+    if (placement === undefined && isDefault && !existsSync(join(flags.library, LIBRARY_FILE))) {
       process.stderr.write(`toolenv: no library at ${flags.library}; building the default library first (this takes a few minutes)\n`);
       // Loaded only here: the converter is a large import that a normal start does not need.
       const { buildDefaultLibrary } = await import('../library/build.js');
       const summary = await buildDefaultLibrary({ dir: flags.library });
       process.stderr.write(`toolenv: built ${summary.tools} tools in ${(summary.duration_ms / 1000).toFixed(1)} s\n`);
     }
+    if (placement === undefined && workers > 1) {
+      // Checked here, once, rather than by every worker; the primary itself loads none of the serving code.
+      await checkResponders(flags.responder, flags, EMBEDDED_RESPONDERS);
+      return serveCluster(workers, Boolean(flags.json));
+    }
 
+    // Loaded together, so that their file reads overlap.
+    const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
+      import('../server/serve.js'),
+      import('../simulator/examples.js'),
+      import('../simulator/synth/responder.js'),
+    ]);
+    const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
+
+    // A worker holds its share of the caps, so that the cluster together holds what the flags say.
+    const share = placement?.count ?? 1;
     const server = await startServer({
       library: flags.library,
       cache: flags.cache,
@@ -89,33 +111,87 @@ export function registerServe(program: Command): void {
       errorRate,
       apiKey: flags.apiKey,
       bodyLimit,
-      maxEpisodes,
+      maxEpisodes: Math.ceil(maxEpisodes / share),
       episodeTtlMs,
-      episodeMaxBytes,
-      mcp: { maxSessions, idleMs },
+      episodeMaxBytes: episodeMaxBytes / share,
+      mcp: { maxSessions: Math.ceil(maxSessions / share), idleMs },
       host: flags.host,
       port,
+      worker: placement,
       ...(await modelServeOptions(responders)),
     });
     startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));
+    const close = () => Promise.all([server.close(), closeModels(responders)]).then(() => undefined);
+    if (placement) return serveAsWorker(placement, server, close);
+
     // Since the process started: what someone waiting for the server sees.
     const startup_ms = Math.round(performance.now());
-    if (flags.json) printJson({ url: server.url, tools: server.tools, startup_ms });
+    if (flags.json) printJson({ url: server.url, tools: server.tools, startup_ms, workers: 1 });
     else printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms)`);
+    await untilSignal(close);
+  });
+}
 
-    await new Promise<void>((resolve) => {
-      const stop = (signal: NodeJS.Signals) => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        // A second signal while closing ends the process at once.
-        process.once(signal, () => process.exit(130));
-        Promise.all([server.close(), closeModels(responders)]).then(() => resolve(), (error: unknown) => {
-          process.stderr.write(`toolenv: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
-          resolve();
-        });
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+/** The primary of a cluster: its workers run this same command line; it waits for them, restarts them, stops them. */
+async function serveCluster(workers: number, json: boolean): Promise<void> {
+  const { startCluster, WorkerStartError } = await import('../server/cluster/primary.js');
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  let cluster;
+  try {
+    cluster = await startCluster({ workers, log });
+  } catch (error) {
+    // The worker has said why on stderr; saying it again would only repeat it.
+    if (error instanceof WorkerStartError) throw new ReportedFailure(error.exitCode);
+    throw error;
+  }
+  const startup_ms = Math.round(performance.now());
+  if (json) printJson({ url: cluster.url, tools: cluster.tools, startup_ms, workers });
+  else printLine(`toolenv listening on ${cluster.url} (${cluster.tools} tools, ${workers} workers, ready in ${startup_ms} ms)`);
+  const stopped = cluster;
+  const failure = await Promise.race([untilSignal(() => stopped.close()).then(() => undefined), cluster.failed]);
+  if (failure) {
+    await cluster.close();
+    throw failure;
+  }
+}
+
+/**
+ * A cluster worker: tells the primary it listens, and closes when the primary says so or goes away. Ctrl-C
+ * reaches the whole process group; the primary alone decides, so a worker ignores SIGINT.
+ */
+async function serveAsWorker(placement: WorkerPlacement, server: { url: string; tools: number }, close: () => Promise<void>): Promise<void> {
+  const { SHUTDOWN_MESSAGE } = await import('../server/cluster/primary.js');
+  process.on('SIGINT', () => {});
+  await new Promise<void>((resolve) => {
+    let closing: Promise<void> | undefined;
+    const stop = () => (closing ??= close().then(resolve, (error: unknown) => {
+      process.stderr.write(`toolenv: worker ${placement.index}: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
+      resolve();
+    }));
+    process.on('message', (message: { type?: string }) => {
+      if (message?.type === SHUTDOWN_MESSAGE.type) stop();
     });
+    process.once('disconnect', stop);
+    process.once('SIGTERM', stop);
+    process.send!({ type: 'toolenv-ready', url: server.url, tools: server.tools });
+  });
+  // The IPC channel would keep the worker alive.
+  process.disconnect?.();
+}
+
+/** Resolves once SIGINT or SIGTERM has closed what `close` closes; a second signal while closing ends the process at once. */
+function untilSignal(close: () => Promise<void>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      process.once(signal, () => process.exit(130));
+      close().then(resolve, (error: unknown) => {
+        process.stderr.write(`toolenv: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
+        resolve();
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
   });
 }

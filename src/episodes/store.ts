@@ -37,6 +37,8 @@ export interface EpisodeStoreOptions {
   ttlMs?: number;
   /** The clock idle time is measured on (milliseconds); default performance.now. */
   now?: () => number;
+  /** Starts every episode id (a cluster worker's `w1-`, which tells the other workers where the episode lives). */
+  idPrefix?: string;
 }
 
 /** `call`'s answer: the call's result as the episode saw it, what world state did, and the step it was recorded as. */
@@ -66,6 +68,7 @@ export class EpisodeStore {
   private readonly library: EpisodeLibrary;
   private readonly search: SearchLoader;
   private readonly now: () => number;
+  private readonly idPrefix: string;
   private readonly itemParams: ItemParams;
   private readonly episodes = new Map<string, Episode>();
   private readonly timer: NodeJS.Timeout;
@@ -85,6 +88,7 @@ export class EpisodeStore {
     if (!(this.maxBytes > 0)) throw new RangeError(`maxBytes must be positive, got ${this.maxBytes}`);
     if (!(this.ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${this.ttlMs}`);
     this.now = options.now ?? (() => performance.now());
+    this.idPrefix = options.idPrefix ?? '';
     this.itemParams = new ItemParams(this.library);
     // unref'd: an idle store never keeps the process alive.
     this.timer = setInterval(() => this.sweep(), Math.min(Math.max(this.ttlMs, MIN_SWEEP_INTERVAL_MS), MAX_SWEEP_INTERVAL_MS)).unref();
@@ -118,7 +122,7 @@ export class EpisodeStore {
     const seed = parsed.seed ?? derivedSeed(this.simulator.seed, this.created);
     this.created++;
     const episode = new Episode({
-      id: randomUUID(),
+      id: this.idPrefix + randomUUID(),
       seed,
       errorRate: parsed.error_rate ?? this.simulator.errors.errorRate,
       maxSteps: parsed.max_steps ?? DEFAULT_MAX_STEPS,

@@ -11,4 +11,6 @@ export interface McpSessionOptions {
   idleMs?: number;
   /** Milliseconds now (default Date.now): tests move it to expire sessions. */
   clock?: () => number;
+  /** Starts every session id (a cluster worker's `w1-`, which tells the other workers where the session lives). */
+  idPrefix?: string;
 }

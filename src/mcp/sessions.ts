@@ -28,6 +28,7 @@ export class McpSessions {
   readonly idleMs: number;
   private readonly live = new Map<string, LiveSession>();
   private readonly clock: () => number;
+  private readonly idPrefix: string;
   private opening = 0;
 
   constructor(
@@ -37,6 +38,7 @@ export class McpSessions {
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     this.idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
     this.clock = options.clock ?? Date.now;
+    this.idPrefix = options.idPrefix ?? '';
   }
 
   /** Whether a parsed POST body (one message or a batch) holds an initialize request. */
@@ -71,7 +73,7 @@ export class McpSessions {
     this.opening++;
     try {
       const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
+        sessionIdGenerator: () => this.idPrefix + randomUUID(),
         // Plain JSON answers cost the server less than an event stream per request; only a working-set session needs
         // the stream, to carry tools/list_changed along with the search that grew its list.
         enableJsonResponse: params.listing.kind !== 'working-set',

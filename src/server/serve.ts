@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
@@ -10,13 +11,13 @@ import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { createApp } from './app.js';
-import { DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
+import { CLOSE_GRACE_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader } from './context.js';
 import { problemResponse } from './problems.js';
+import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
+import { idPrefix, socketPath, type WorkerPlacement } from './cluster/placement.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
-/** How long close() lets requests in flight finish. */
-export const CLOSE_GRACE_MS = 5000;
 
 export interface ServeOptions {
   /** Library directory (must hold tools.db). */
@@ -50,6 +51,8 @@ export interface ServeOptions {
   /** Default 8080; 0 picks a free port. */
   port?: number;
   log?: (line: string) => void;
+  /** Set in a `serve --workers N` worker: shares the port with its siblings and answers them on a private socket. */
+  worker?: WorkerPlacement;
 }
 
 export interface RunningServer {
@@ -78,11 +81,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let cache: ResponseCache | undefined;
   let server: Server | undefined;
   let episodes: EpisodeStore | undefined;
+  let internal: Server | undefined;
   try {
     if (options.cache !== undefined) cache = openCache(options.cache, options.cacheMode);
     const simulator = createSimulator({ store, cache, responders: options.responders, seed: options.seed, errorRate: options.errorRate });
     const retrieval = retrievalLoader(store.dir);
+    const prefix = options.worker ? idPrefix(options.worker.index) : undefined;
+    let cluster: ClusterListeners | undefined;
     episodes = new EpisodeStore({
+      idPrefix: prefix,
       simulator,
       library: store,
       search: () => retrieval().then((loaded) => loaded.search),
@@ -95,28 +102,33 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       simulator,
       episodes,
       retrieval,
-      mcp: options.mcp,
-      metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? [])].map((m) => m.toPrometheus()).join('') },
+      mcp: { ...options.mcp, idPrefix: prefix },
+      metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])].map((m) => m.toPrometheus()).join('') },
       routes: options.routes,
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit,
       maxBatch: options.maxBatch,
       log,
     });
-    server = createServer(
-      getRequestListener(app.fetch, {
-        // What hono never sees: a request line or Host header node-server cannot turn into a URL.
-        errorHandler: (error) => {
-          if (error instanceof RequestError) return problemResponse(400, error.message, { title: 'Invalid request' });
-          log(`toolenv: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-          return problemResponse(500, 'the server failed to answer this request; the error is in its log');
-        },
-      }),
-    );
+    const listener = getRequestListener(app.fetch, {
+      // What hono never sees: a request line or Host header node-server cannot turn into a URL.
+      errorHandler: (error) => {
+        if (error instanceof RequestError) return problemResponse(400, error.message, { title: 'Invalid request' });
+        log(`toolenv: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        return problemResponse(500, 'the server failed to answer this request; the error is in its log');
+      },
+    });
+    if (options.worker) {
+      cluster = clusterListeners(options.worker, listener);
+      internal = createServer(cluster.internal);
+      await listenSocket(internal, socketPath(options.worker.socketDir, options.worker.index));
+    }
+    server = createServer(cluster?.front ?? listener);
     server.on('clientError', answerClientError);
     const host = options.host ?? DEFAULT_HOST;
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
     const bound = server;
+    const boundInternal = internal;
     const boundEpisodes = episodes;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     let closing: Promise<void> | undefined;
@@ -130,11 +142,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       simulator,
       episodes,
       close: () =>
-        (closing ??= new Promise<void>((resolve) => {
-          bound.close(() => resolve());
-          // Requests in flight get a grace period; connections still open after it are cut.
-          setTimeout(() => bound.closeAllConnections(), CLOSE_GRACE_MS).unref();
-        }).finally(() => {
+        (closing ??= Promise.all(
+          [bound, ...(boundInternal ? [boundInternal] : [])].map(
+            (open) =>
+              new Promise<void>((resolve) => {
+                open.close(() => resolve());
+                // Requests in flight get a grace period; connections still open after it are cut.
+                setTimeout(() => open.closeAllConnections(), CLOSE_GRACE_MS).unref();
+              }),
+          ),
+        ).then(() => {
           boundEpisodes.close();
           cache?.close();
           store.close();
@@ -142,6 +159,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     };
   } catch (error) {
     server?.close();
+    internal?.close();
     episodes?.close();
     cache?.close();
     store.close();
@@ -159,6 +177,19 @@ function listen(server: Server, host: string, port: number): Promise<number> {
       server.off('error', onError);
       const address = server.address();
       resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/** A worker's private socket; one left by a crashed worker of the same index is replaced. */
+function listenSocket(server: Server, path: string): Promise<void> {
+  rmSync(path, { force: true });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    // exclusive: in a cluster worker, listen would otherwise share the handle through the primary.
+    server.listen({ path, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve();
     });
   });
 }

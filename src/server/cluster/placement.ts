@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+
+/** Where one worker of a `serve --workers N` cluster stands: its index, how many there are, where their private sockets live. */
+export interface WorkerPlacement {
+  index: number;
+  count: number;
+  /** A private directory (mode 0700) holding one unix socket per worker: `w0.sock`, `w1.sock`, … */
+  socketDir: string;
+}
+
+/** Environment variables the primary hands each worker. */
+export const WORKER_ENV = {
+  index: 'TOOLENV_WORKER_INDEX',
+  count: 'TOOLENV_WORKER_COUNT',
+  socketDir: 'TOOLENV_WORKER_SOCKETS',
+} as const;
+
+/** This process's placement when the primary forked it as a worker; undefined in a plain process. */
+export function placementFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerPlacement | undefined {
+  const index = env[WORKER_ENV.index];
+  const count = env[WORKER_ENV.count];
+  const socketDir = env[WORKER_ENV.socketDir];
+  if (index === undefined || count === undefined || socketDir === undefined) return undefined;
+  return { index: Number(index), count: Number(count), socketDir };
+}
+
+export function socketPath(socketDir: string, index: number): string {
+  return join(socketDir, `w${index}.sock`);
+}
+
+/**
+ * What every episode and MCP session id a worker makes starts with. Any worker can then tell, from an id alone,
+ * which worker holds that episode in memory and pass the request there.
+ */
+export function idPrefix(index: number): string {
+  return `w${index}-`;
+}

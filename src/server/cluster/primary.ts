@@ -1,0 +1,149 @@
+import cluster, { type Worker } from 'node:cluster';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLOSE_GRACE_MS } from '../defaults.js';
+import { socketPath, WORKER_ENV } from './placement.js';
+
+/** What a worker sends the primary once it listens. */
+export interface ReadyMessage {
+  type: 'toolenv-ready';
+  url: string;
+  tools: number;
+}
+
+/** What the primary sends a worker to close gracefully and exit. */
+export const SHUTDOWN_MESSAGE = { type: 'toolenv-shutdown' } as const;
+
+/** A worker that dies this many times within RESTART_WINDOW_MS stops the cluster: it would only die again. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+const RESTART_DELAY_MS = 1000;
+/** Unix socket paths are limited to 107 bytes on Linux. */
+const MAX_SOCKET_PATH = 100;
+
+export interface ClusterOptions {
+  workers: number;
+  log: (line: string) => void;
+}
+
+export interface RunningCluster {
+  /** `http://host:port` all workers share. */
+  url: string;
+  tools: number;
+  /** Process ids of the workers alive now. */
+  pids(): number[];
+  /** Resolves if the cluster stops on its own: a worker that keeps dying. */
+  failed: Promise<Error>;
+  close(): Promise<void>;
+}
+
+/** A worker that exited before it listened; it reported why on stderr. */
+export class WorkerStartError extends Error {
+  constructor(
+    readonly index: number,
+    readonly exitCode: number,
+  ) {
+    super(`worker ${index} exited with code ${exitCode} before it listened`);
+  }
+}
+
+/**
+ * The primary of `serve --workers N`: forks N workers running this same command line (each opens the library and
+ * the cache and listens on the shared port; the primary hands them connections in turn), waits until all listen,
+ * and restarts a worker that dies. Episodes live in their worker's memory: one that dies loses its episodes.
+ */
+export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
+  const socketDir = mkdtempSync(join(tmpdir(), 'toolenv-'));
+  if (socketPath(socketDir, options.workers - 1).length > MAX_SOCKET_PATH) {
+    rmSync(socketDir, { recursive: true, force: true });
+    throw new Error(`the temporary directory ${tmpdir()} makes worker socket paths too long; set TMPDIR to a shorter path`);
+  }
+  const slots: Worker[] = [];
+  const listening = new WeakSet<Worker>();
+  const restarts: number[] = [];
+  let closing = false;
+  let giveUp: (error: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => (giveUp = resolve));
+
+  const fork = (index: number): Promise<ReadyMessage> => {
+    const worker = cluster.fork({ [WORKER_ENV.index]: String(index), [WORKER_ENV.count]: String(options.workers), [WORKER_ENV.socketDir]: socketDir });
+    slots[index] = worker;
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null, signal: string | null) => reject(new WorkerStartError(index, code ?? (signal ? 1 : 0)));
+      worker.once('exit', onExit);
+      worker.on('message', (message: Partial<ReadyMessage>) => {
+        if (message?.type !== 'toolenv-ready') return;
+        worker.off('exit', onExit);
+        listening.add(worker);
+        worker.once('exit', (code, signal) => restart(index, worker, code, signal));
+        resolve(message as ReadyMessage);
+      });
+    });
+  };
+
+  const restart = (index: number, worker: Worker, code: number | null, signal: string | null) => {
+    if (closing) return;
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
+    const how = signal ? `signal ${signal}` : `code ${code}`;
+    if (restarts.length > MAX_RESTARTS) {
+      giveUp(new Error(`workers died ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s (last: worker ${index}, ${how}); stopping`));
+      return;
+    }
+    options.log(`toolenv: worker ${index} (pid ${worker.process.pid}) exited with ${how}; its episodes are lost; restarting it`);
+    setTimeout(() => {
+      if (closing) return;
+      fork(index).then(
+        () => options.log(`toolenv: worker ${index} is back (pid ${slots[index]?.process.pid})`),
+        (error: Error) => restart(index, slots[index]!, error instanceof WorkerStartError ? error.exitCode : 1, null),
+      );
+    }, RESTART_DELAY_MS).unref();
+  };
+
+  const stop = async () => {
+    closing = true;
+    // One still starting has no handler for the shutdown message yet, and nothing to lose.
+    await Promise.all(slots.map((worker) => (listening.has(worker) ? stopWorker(worker) : killWorker(worker))));
+    rmSync(socketDir, { recursive: true, force: true });
+  };
+
+  let ready: ReadyMessage[];
+  try {
+    ready = await Promise.all(Array.from({ length: options.workers }, (_, index) => fork(index)));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    url: ready[0]!.url,
+    tools: ready[0]!.tools,
+    pids: () => slots.flatMap((worker) => (worker.isDead() || worker.process.pid === undefined ? [] : [worker.process.pid])),
+    failed,
+    close: () => (closed ??= stop()),
+  };
+}
+
+function killWorker(worker: Worker): Promise<void> {
+  if (worker.isDead()) return Promise.resolve();
+  return new Promise((resolve) => {
+    worker.once('exit', () => resolve());
+    worker.process.kill('SIGKILL');
+  });
+}
+
+/** Asks a worker to close gracefully; one that has not exited after the grace period is killed. */
+function stopWorker(worker: Worker): Promise<void> {
+  if (worker.isDead()) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => worker.process.kill('SIGKILL'), CLOSE_GRACE_MS + 2000);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (worker.isConnected()) worker.send(SHUTDOWN_MESSAGE);
+    else worker.process.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { packageRoot } from '../../src/paths.js';
+import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
+
+const bin = join(packageRoot, 'bin/toolenv');
+
+interface Answer {
+  status: number;
+  worker: string | undefined;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * One request on a connection of its own: the primary hands connections to the workers in turn, so consecutive
+ * requests reach different workers.
+ */
+function fresh(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+  const { hostname, port } = new URL(url);
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+  const headers = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers };
+  return new Promise((resolve, reject) => {
+    const asked = request({ host: hostname, port, path, method: init.method ?? 'GET', headers, agent: false }, (answer) => {
+      let text = '';
+      answer.setEncoding('utf8');
+      answer.on('data', (chunk: string) => (text += chunk));
+      answer.on('end', () => resolve({ status: answer.statusCode!, worker: answer.headers['x-toolenv-worker'] as string | undefined, headers: answer.headers, body: text }));
+    });
+    asked.on('error', reject);
+    asked.end(body);
+  });
+}
+
+function childPids(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+}
+
+/** A variable of a running process's environment (the primary hands each worker its index and socket directory). */
+function environ(pid: number, name: string): string | undefined {
+  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((line) => line.startsWith(`${name}=`));
+  return entry?.slice(name.length + 1);
+}
+
+/** The worker index an id names (`w1-…` → "1"). */
+const ownerOf = (id: string) => /^w(\d+)-/.exec(id)?.[1];
+
+const getPet = (id: number) => ({ type: 'tool_call', tool: 'petstore_test__getPetById', arguments: { petId: id } });
+
+describe('serve --workers 2', () => {
+  let url: string;
+  let child: ReturnType<typeof spawn>;
+  let exit: Promise<number | null>;
+  let stderr = '';
+
+  before(async () => {
+    const library = writeFixtureLibrary();
+    const cache = join(tempDir(), 'cache.db');
+    child = spawn(process.execPath, [bin, 'serve', '--workers', '2', '--port', '0', '--library', library, '--cache', cache, '--error-rate', '0', '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    exit = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    const line = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        if (stdout.includes('\n')) resolve(stdout.slice(0, stdout.indexOf('\n')));
+      });
+      exit.then((code) => reject(new Error(`serve exited ${code} before listening: ${stderr}`)));
+    });
+    const ready = JSON.parse(line) as { url: string; tools: number; workers: number };
+    assert.equal(ready.workers, 2);
+    assert.equal(ready.tools, 5);
+    url = ready.url;
+  });
+
+  after(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exit;
+  });
+
+  it('answers from both workers on one port', async () => {
+    const workers = new Set<string | undefined>();
+    for (let i = 0; i < 6; i++) {
+      const answer = await fresh(url, '/healthz');
+      assert.equal(answer.status, 200);
+      workers.add(answer.worker);
+    }
+    assert.deepEqual([...workers].sort(), ['0', '1']);
+  });
+
+  it('keeps each episode on the worker that made it, whichever worker a request reaches', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await fresh(url, '/v1/episodes', { method: 'POST', body: { seed: i } });
+      assert.equal(created.status, 201, created.body);
+      const id = (JSON.parse(created.body) as { id: string }).id;
+      assert.equal(ownerOf(id), created.worker, `${id} was made by worker ${created.worker}`);
+      ids.push(id);
+    }
+    assert.deepEqual(new Set(ids.map(ownerOf)), new Set(['0', '1']));
+
+    for (const id of ids) {
+      for (let step = 0; step < 2; step++) {
+        const stepped = await fresh(url, `/v1/episodes/${id}/step`, { method: 'POST', body: { actions: [getPet(step + 1)] } });
+        assert.equal(stepped.status, 200, stepped.body);
+        assert.equal(stepped.worker, ownerOf(id));
+      }
+      // A single call inside the episode, by header, on yet another connection.
+      const called = await fresh(url, '/v1/tools/petstore_test__getPetById/call', { method: 'POST', headers: { 'x-toolenv-episode': id }, body: { arguments: { petId: 9 } } });
+      assert.equal(called.status, 200, called.body);
+      assert.equal(called.worker, ownerOf(id));
+      assert.equal(called.headers['x-toolenv-step'], '3');
+      const trajectory = await fresh(url, `/v1/episodes/${id}`);
+      assert.equal(trajectory.status, 200);
+      assert.equal((JSON.parse(trajectory.body) as { steps: unknown[] }).steps.length, 3);
+    }
+    const metrics = (await fresh(url, '/metrics')).body;
+    const forwarded = Number(/^toolenv_cluster_forwarded_requests_total (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(forwarded > 0, metrics);
+    assert.match(metrics, /^toolenv_cluster_workers\{state="answered"\} 2$/m);
+    // The counters of both workers, summed: four episodes were made, whichever worker made each.
+    assert.match(metrics, /^toolenv_http_requests_total\{method="POST",route="\/v1\/episodes",status="201"\} 4$/m);
+  });
+
+  it('routes an MCP session to the worker that opened it', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cluster-test', version: '1' } },
+    };
+    const accept = 'application/json, text/event-stream';
+    const opened = await fresh(url, '/mcp', { method: 'POST', headers: { accept }, body: initialize });
+    assert.equal(opened.status, 200, opened.body);
+    const session = opened.headers['mcp-session-id'] as string;
+    assert.equal(ownerOf(session), opened.worker);
+    const headers = { accept, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+    await fresh(url, '/mcp', { method: 'POST', headers, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    for (let i = 0; i < 2; i++) {
+      const listed = await fresh(url, '/mcp', { method: 'POST', headers, body: { jsonrpc: '2.0', id: 2 + i, method: 'tools/list' } });
+      assert.equal(listed.status, 200, listed.body);
+      assert.equal(listed.worker, ownerOf(session));
+      assert.match(listed.body, /search_tool/);
+    }
+    const closed = await fresh(url, '/mcp', { method: 'DELETE', headers });
+    assert.equal(closed.status, 200);
+  });
+
+  it('restarts a worker that dies; its episodes are gone, the other worker’s stay', async () => {
+    const made: Answer[] = [];
+    while (new Set(made.map((answer) => answer.worker)).size < 2) made.push(await fresh(url, '/v1/episodes', { method: 'POST', body: {} }));
+    const pids = childPids(child.pid!);
+    assert.equal(pids.length, 2);
+    const victim = made.find((answer) => answer.worker === '1')!;
+    const survivor = made.find((answer) => answer.worker === '0')!;
+    const victimPid = pids.find((pid) => environ(pid, 'TOOLENV_WORKER_INDEX') === '1')!;
+    process.kill(victimPid, 'SIGKILL');
+    await waitFor(() => /worker 1 is back/.test(stderr));
+    const lost = await fresh(url, `/v1/episodes/${(JSON.parse(victim.body) as { id: string }).id}`);
+    assert.equal(lost.status, 404, lost.body);
+    const kept = await fresh(url, `/v1/episodes/${(JSON.parse(survivor.body) as { id: string }).id}`);
+    assert.equal(kept.status, 200, kept.body);
+    assert.ok(!childPids(child.pid!).includes(victimPid));
+  });
+
+  it('stops every worker and removes its sockets on SIGTERM', async () => {
+    const pids = childPids(child.pid!);
+    const sockets = environ(pids[0]!, 'TOOLENV_WORKER_SOCKETS')!;
+    assert.ok(existsSync(join(sockets, 'w0.sock')));
+    child.kill('SIGTERM');
+    assert.equal(await exit, 0, stderr);
+    for (const pid of pids) assert.ok(!existsSync(`/proc/${pid}`), `worker ${pid} still runs`);
+    assert.ok(!existsSync(sockets), `${sockets} is left behind`);
+  });
+});
+
+describe('serve --workers: refusals', () => {
+  it('exits 2 with one line for a bad count or a local model in a cluster', () => {
+    const library = writeFixtureLibrary();
+    const cases: [string[], RegExp][] = [
+      [['--workers', '0'], /--workers must be an integer between 1 and 256/],
+      [['--workers', 'many'], /--workers must be an integer/],
+      [['--workers', '2', '--responder', 'llama', '--model', 'x.gguf'], /cannot serve --responder llama/],
+      [['--workers', '2', '--responder', 'oracle'], /unknown responder "oracle"/],
+    ];
+    for (const [args, message] of cases) {
+      const result = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--library', library, ...args], { encoding: 'utf8' });
+      assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, message);
+      assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
