@@ -5,9 +5,10 @@ import { createHash } from 'node:crypto';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { LibraryError } from './errors.js';
+import { LIBRARY_FILE } from '../paths.js';
 import type { ApiRecord, LibraryBatch, Tool } from './tool.js';
 
-export const LIBRARY_FILE = 'tools.db';
+export { LIBRARY_FILE };
 const SCHEMA_VERSION = '1';
 
 export interface ToolSummary {
@@ -62,7 +63,40 @@ CREATE INDEX IF NOT EXISTS tools_category ON tools(category, seq);
 CREATE INDEX IF NOT EXISTS tools_api ON tools(api_id);
 -- Covering index: listing every id (for nearest-id suggestions) must not scan the records.
 CREATE INDEX IF NOT EXISTS tools_seq_id ON tools(seq, id);
+-- What stats() reports, kept by triggers on every write: counting the tools table scans hundreds of megabytes.
+CREATE TABLE IF NOT EXISTS tool_counts (
+  category TEXT NOT NULL, format TEXT NOT NULL, has_response_schema INTEGER NOT NULL, has_examples INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (category, format, has_response_schema, has_examples)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS tool_counts_insert AFTER INSERT ON tools BEGIN
+  INSERT INTO tool_counts VALUES (NEW.category, NEW.format, NEW.has_response_schema, NEW.has_examples, 1)
+  ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS tool_counts_delete AFTER DELETE ON tools BEGIN
+  UPDATE tool_counts SET n = n - 1
+  WHERE category = OLD.category AND format = OLD.format AND has_response_schema = OLD.has_response_schema AND has_examples = OLD.has_examples;
+  DELETE FROM tool_counts WHERE n = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS tool_counts_update AFTER UPDATE OF category, format, has_response_schema, has_examples ON tools BEGIN
+  UPDATE tool_counts SET n = n - 1
+  WHERE category = OLD.category AND format = OLD.format AND has_response_schema = OLD.has_response_schema AND has_examples = OLD.has_examples;
+  INSERT INTO tool_counts VALUES (NEW.category, NEW.format, NEW.has_response_schema, NEW.has_examples, 1)
+  ON CONFLICT DO UPDATE SET n = n + 1;
+  DELETE FROM tool_counts WHERE n = 0;
+END;
 `;
+
+/** The tools of one combination of the counted columns: a row of tool_counts, or of the same count over tools. */
+interface CountGroup {
+  category: string;
+  format: string;
+  has_response_schema: number;
+  has_examples: number;
+  n: number;
+}
+
+const COUNT_GROUPS = 'SELECT category, format, has_response_schema, has_examples, count(*) AS n FROM tools GROUP BY 1, 2, 3, 4';
 
 /**
  * The library: one SQLite file of tool records and API documents. Opening reads nothing but the schema
@@ -74,6 +108,9 @@ export class LibraryStore {
   private readonly db: Database.Database;
   private readonly parsed = new LRUCache<string, Tool>({ max: 4096 });
   private idList: string[] | undefined;
+  /** Whether the file keeps tool_counts; libraries written before it are counted once, on first use. */
+  private readonly storedCounts: boolean;
+  private countedGroups: CountGroup[] | undefined;
   private readonly getRecord: Database.Statement<[string], { record: string }>;
   private readonly hasRecord: Database.Statement<[string], { found: number }>;
 
@@ -83,6 +120,7 @@ export class LibraryStore {
     this.db = db;
     this.getRecord = db.prepare('SELECT record FROM tools WHERE id = ?');
     this.hasRecord = db.prepare('SELECT 1 AS found FROM tools WHERE id = ?');
+    this.storedCounts = hasTable(db, 'tool_counts');
   }
 
   static exists(dir: string): boolean {
@@ -109,8 +147,13 @@ export class LibraryStore {
     const db = new Database(join(dir, LIBRARY_FILE));
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.exec(DDL);
-    db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+    db.transaction(() => {
+      const counted = hasTable(db, 'tool_counts');
+      db.exec(DDL);
+      // A library written before tool_counts existed: count what it holds once; the triggers keep it from here on.
+      if (!counted) db.exec(`INSERT INTO tool_counts ${COUNT_GROUPS}`);
+      db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+    })();
     return new LibraryStore(dir, db);
   }
 
@@ -146,6 +189,7 @@ export class LibraryStore {
     })();
     this.parsed.clear();
     this.idList = undefined;
+    this.countedGroups = undefined;
   }
 
   /** Removes every tool and API (a rebuild starts from an empty library). */
@@ -153,10 +197,12 @@ export class LibraryStore {
     this.db.exec('DELETE FROM tools; DELETE FROM apis;');
     this.parsed.clear();
     this.idList = undefined;
+    this.countedGroups = undefined;
   }
 
   count(): number {
-    return this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tools').get()!.n;
+    const sql = this.storedCounts ? 'SELECT coalesce(sum(n), 0) AS n FROM tool_counts' : 'SELECT count(*) AS n FROM tools';
+    return this.db.prepare<[], { n: number }>(sql).get()!.n;
   }
 
   /** Whether the library holds a tool with this id, without parsing its record. */
@@ -245,25 +291,47 @@ export class LibraryStore {
       .all(apiId);
   }
 
+  /** Tools, APIs, categories (most tools first), formats (by name), coverage and build info. */
   stats(): LibraryStats {
-    const one = <T>(sql: string) => this.db.prepare<[], T>(sql).get()!;
-    const formats: Record<string, number> = {};
-    for (const row of this.db.prepare<[], { format: string; n: number }>('SELECT format, count(*) AS n FROM tools GROUP BY format').all()) {
-      formats[row.format] = row.n;
+    const categories = new Map<string, number>();
+    const formats = new Map<string, number>();
+    let tools = 0;
+    let withResponseSchema = 0;
+    let withExamples = 0;
+    for (const group of this.countGroups()) {
+      tools += group.n;
+      categories.set(group.category, (categories.get(group.category) ?? 0) + group.n);
+      formats.set(group.format, (formats.get(group.format) ?? 0) + group.n);
+      if (group.has_response_schema) withResponseSchema += group.n;
+      if (group.has_examples) withExamples += group.n;
     }
     const build = this.meta('build');
     return {
-      tools: this.count(),
-      apis: one<{ n: number }>('SELECT count(*) AS n FROM apis').n,
-      categories: this.db
-        .prepare<[], { category: string; tools: number }>('SELECT category, count(*) AS tools FROM tools GROUP BY category ORDER BY tools DESC, category')
-        .all(),
-      formats,
-      with_response_schema: one<{ n: number }>('SELECT count(*) AS n FROM tools WHERE has_response_schema = 1').n,
-      with_examples: one<{ n: number }>('SELECT count(*) AS n FROM tools WHERE has_examples = 1').n,
+      tools,
+      apis: this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM apis').get()!.n,
+      categories: [...categories].map(([category, n]) => ({ category, tools: n })).sort((a, b) => b.tools - a.tools || byText(a.category, b.category)),
+      formats: Object.fromEntries([...formats].sort(([a], [b]) => byText(a, b))),
+      with_response_schema: withResponseSchema,
+      with_examples: withExamples,
       build: build ? (JSON.parse(build) as Record<string, unknown>) : null,
     };
   }
+
+  /** The stored counts; for a library without them, one scan of the tools table, kept until the next write. */
+  private countGroups(): CountGroup[] {
+    if (this.storedCounts) return this.db.prepare<[], CountGroup>('SELECT category, format, has_response_schema, has_examples, n FROM tool_counts').all();
+    this.countedGroups ??= this.db.prepare<[], CountGroup>(COUNT_GROUPS).all();
+    return this.countedGroups;
+  }
+}
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare<[string], { found: number }>("SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/** Code-unit order: what SQLite's BINARY collation gives for the ASCII names categories and formats are. */
+function byText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function apiRow(api: ApiRecord) {

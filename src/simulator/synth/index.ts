@@ -1,5 +1,5 @@
 import type { Tool } from '../../library/tool.js';
-import type { Arguments, Responded, Responder } from '../types.js';
+import type { Arguments, Responded } from '../types.js';
 import { echoFrom } from './echo.js';
 import { reseed } from './faker.js';
 import { callSeed } from './random.js';
@@ -7,6 +7,8 @@ import { generateRequired } from './schema.js';
 import { shapeSchema } from './shape.js';
 import { NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
+
+export { synthResponder } from './responder.js';
 
 /**
  * The synthesized response of one call: `tool.response_status` (default 200) and a body satisfying
@@ -42,9 +44,3 @@ export function synthesizeChecked(tool: Tool, args: Arguments, seed: number): Re
   const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, walk);
   return { status, body: body === NOTHING ? null : body, satisfied: walk.faults === 0 && body !== NOTHING };
 }
-
-/** The Response layer's embedded default: answers every call, without a model. */
-export const synthResponder: Responder = {
-  name: 'synth',
-  respond: (tool, args, ctx) => Promise.resolve(synthesize(tool, args, ctx.seed)),
-};
