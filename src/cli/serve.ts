@@ -11,6 +11,7 @@ import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelS
 import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 import { placementFromEnv, type WorkerPlacement } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
+import { missingLibrary } from '../library/errors.js';
 
 /** The responders every server has; the model ones are built from their flags. */
 const EMBEDDED_RESPONDERS = ['example', 'synth'] as const;
@@ -88,6 +89,8 @@ export function registerServe(program: Command): void {
     }
     if (placement === undefined && workers > 1) {
       // Checked here, once, rather than by every worker; the primary itself loads none of the serving code.
+      const libraryFile = join(flags.library, LIBRARY_FILE);
+      if (!existsSync(libraryFile)) throw missingLibrary(flags.library, libraryFile);
       await checkResponders(flags.responder, flags, EMBEDDED_RESPONDERS);
       return serveCluster(workers, Boolean(flags.json));
     }

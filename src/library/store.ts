@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { LibraryError } from './errors.js';
+import { LibraryError, missingLibrary } from './errors.js';
 import { LIBRARY_FILE } from '../paths.js';
 import type { ApiRecord, LibraryBatch, Tool } from './tool.js';
 
@@ -130,7 +130,7 @@ export class LibraryStore {
   /** Opens an existing library read-only. */
   static open(dir: string): LibraryStore {
     const file = join(dir, LIBRARY_FILE);
-    if (!existsSync(file)) throw new LibraryError(`no library at ${dir} (expected ${file}); build one with \`toolenv library build\` or \`toolenv library import\``);
+    if (!existsSync(file)) throw missingLibrary(dir, file);
     const db = new Database(file, { readonly: true, fileMustExist: true });
     const store = new LibraryStore(dir, db);
     const version = store.meta('schema_version');

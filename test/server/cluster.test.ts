@@ -188,6 +188,7 @@ describe('serve --workers: refusals', () => {
       [['--workers', 'many'], /--workers must be an integer/],
       [['--workers', '2', '--responder', 'llama', '--model', 'x.gguf'], /cannot serve --responder llama/],
       [['--workers', '2', '--responder', 'oracle'], /unknown responder "oracle"/],
+      [['--workers', '2', '--library', join(tempDir(), 'nothing-here')], /no library at/],
     ];
     for (const [args, message] of cases) {
       const result = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--library', library, ...args], { encoding: 'utf8' });
