@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { problemResponse } from './problems.js';
 
@@ -8,20 +8,21 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz']);
 /** Requires `Authorization: Bearer KEY` on every path but the open ones; keys are compared in constant time. */
 export function bearerAuth(apiKey: string): MiddlewareHandler {
   const expected = digest(apiKey);
-  return async (c, next) => {
+  // Not async: every request passes here, and an async function would add a promise of its own around next().
+  return (c, next) => {
     if (OPEN_PATHS.has(c.req.path)) return next();
     const header = c.req.header('authorization');
     const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
     if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
-      return problemResponse(401, header === undefined ? 'this server requires an API key: send Authorization: Bearer KEY' : 'the API key in the Authorization header is not valid', {
+      return Promise.resolve(problemResponse(401, header === undefined ? 'this server requires an API key: send Authorization: Bearer KEY' : 'the API key in the Authorization header is not valid', {
         headers: { 'www-authenticate': 'Bearer realm="toolenv"' },
-      });
+      }));
     }
     return next();
   };
 }
 
-/** Equal-length digests, so that timingSafeEqual neither throws nor leaks the key's length. */
+/** Equal-length digests, so that timingSafeEqual neither throws nor leaks the key's length (one-shot: cheaper than createHash per request). */
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  return hash('sha256', text, 'buffer');
 }

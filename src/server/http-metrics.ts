@@ -5,19 +5,30 @@ import { routePath } from 'hono/route';
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-interface Histogram {
+/** One route's duration histogram, and its request counters by method and status. */
+interface RouteStats {
   counts: number[];
   sum: number;
+  count: number;
+  requests: Map<string, Map<number, Series>>;
+}
+
+interface Series {
+  method: string;
+  route: string;
+  status: number;
   count: number;
 }
 
 /**
  * HTTP and process counters of this server, in Prometheus text format. Routes are labelled by their pattern
- * (`/v1/tools/:id`, `/apis/*`), never by the raw path, so the number of series stays bounded.
+ * (`/v1/tools/:id`, `/apis/*`), never by the raw path, so the number of series stays bounded. Counters are found
+ * through maps keyed by the route, method and status as they come, never by a key built per request.
  */
 export class HttpMetrics {
-  private readonly requests = new Map<string, number>();
-  private readonly durations = new Map<string, Histogram>();
+  /** Every request counter, in the order they first appeared. */
+  private readonly series: Series[] = [];
+  private readonly routes = new Map<string, RouteStats>();
   private inFlight = 0;
 
   middleware(): MiddlewareHandler {
@@ -35,26 +46,32 @@ export class HttpMetrics {
   }
 
   record(method: string, route: string, status: number, seconds: number): void {
-    const key = `${METHODS.has(method) ? method : 'OTHER'}\t${route}\t${status}`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    let histogram = this.durations.get(route);
-    if (!histogram) this.durations.set(route, (histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) histogram.counts[i]!++;
-    histogram.sum += seconds;
-    histogram.count++;
+    let stats = this.routes.get(route);
+    if (!stats) this.routes.set(route, (stats = { counts: BUCKETS.map(() => 0), sum: 0, count: 0, requests: new Map() }));
+    const label = METHODS.has(method) ? method : 'OTHER';
+    let byStatus = stats.requests.get(label);
+    if (!byStatus) stats.requests.set(label, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) {
+      byStatus.set(status, (series = { method: label, route, status, count: 0 }));
+      this.series.push(series);
+    }
+    series.count++;
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) stats.counts[i]!++;
+    stats.sum += seconds;
+    stats.count++;
   }
 
   toPrometheus(): string {
     const lines: string[] = [];
     lines.push('# HELP toolenv_http_requests_total HTTP requests answered, by method, route pattern and status.');
     lines.push('# TYPE toolenv_http_requests_total counter');
-    for (const [key, count] of this.requests) {
-      const [method, route, status] = key.split('\t');
-      lines.push(`toolenv_http_requests_total{method="${method}",route="${escapeLabel(route!)}",status="${status}"} ${count}`);
+    for (const { method, route, status, count } of this.series) {
+      lines.push(`toolenv_http_requests_total{method="${method}",route="${escapeLabel(route)}",status="${status}"} ${count}`);
     }
     lines.push('# HELP toolenv_http_request_duration_seconds Time from request to response headers, by route pattern.');
     lines.push('# TYPE toolenv_http_request_duration_seconds histogram');
-    for (const [route, histogram] of this.durations) {
+    for (const [route, histogram] of this.routes) {
       const label = `route="${escapeLabel(route)}"`;
       BUCKETS.forEach((le, i) => lines.push(`toolenv_http_request_duration_seconds_bucket{${label},le="${le}"} ${histogram.counts[i]}`));
       lines.push(`toolenv_http_request_duration_seconds_bucket{${label},le="+Inf"} ${histogram.count}`);

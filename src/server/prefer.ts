@@ -1,13 +1,14 @@
 import type { Context } from 'hono';
 import type { CallControls } from '../simulator/types.js';
 import { httpProblem } from './problems.js';
+import { requestHeader } from './request-header.js';
 
 /** Query parameters carrying the same controls as `Prefer`, for clients that cannot set headers; stripped before arguments are built. */
 export const CONTROL_QUERY_PARAMS = { code: '__code', example: '__example', dynamic: '__dynamic' } as const;
 
 /** The controls of a request (its Prefer header and control query parameters); most requests carry neither. */
 export function requestControls(c: Context): CallControls {
-  const prefer = c.req.header('prefer');
+  const prefer = requestHeader(c, 'prefer');
   const url = c.req.url;
   const query = url.indexOf('?');
   if (prefer === undefined && query === -1) return {};

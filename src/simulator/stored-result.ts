@@ -1,38 +1,44 @@
 import type { CallResult } from './types.js';
 
-/** Each stored result's text accessor, kept beside it so that copies never carry it. */
-const texts = new WeakMap<CallResult, () => string | undefined>();
+/** A stored result's state: its JSON text until the body is read or replaced, then the body itself (boxed: a body may be a string). */
+const state = Symbol('stored result');
+
+type Stored = CallResult & { [state]: string | { body: unknown } };
+
+/**
+ * Every stored result shares this accessor. An object literal with its own get/set closures is built by runtime calls
+ * that leave each result in V8's slow dictionary mode: microseconds per cached call, and slow reads wherever it goes.
+ */
+const bodyProperty: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: Stored): unknown {
+    const held = this[state];
+    if (typeof held !== 'string') return held.body;
+    const parsed = { body: JSON.parse(held) as unknown };
+    this[state] = parsed;
+    return parsed.body;
+  },
+  set(this: Stored, body: unknown) {
+    this[state] = { body };
+  },
+};
 
 /**
  * A cache hit as a CallResult whose body is parsed only when someone reads it. Until then a response can send the
  * stored JSON text as is (`untouchedBodyText`): a cached call then never parses and re-serializes its body. Once the
- * body has been read — and so might have been changed — or replaced, the text is no longer offered; copies
- * (`{...result}`, structuredClone) are never offered it.
+ * body has been read — and so might have been changed — or replaced, the text is no longer offered. `body` is an own
+ * enumerable property and the state is not, so copies (`{...result}`, structuredClone) carry the parsed body and are
+ * never offered the text.
  */
 export function storedResult(status: number, text: string, headers: Record<string, string>): CallResult {
-  let body: unknown;
-  let parsed = false;
-  const result = {
-    status,
-    source: 'cache' as const,
-    headers,
-    get body(): unknown {
-      if (!parsed) {
-        body = JSON.parse(text);
-        parsed = true;
-      }
-      return body;
-    },
-    set body(value: unknown) {
-      body = value;
-      parsed = true;
-    },
-  };
-  texts.set(result, () => (parsed ? undefined : text));
-  return result;
+  const result = { status, source: 'cache' as const, headers };
+  Object.defineProperty(result, state, { value: text, writable: true });
+  return Object.defineProperty(result, 'body', bodyProperty) as Stored;
 }
 
 /** The body's JSON text when `result` is a cache hit whose body nobody has read or replaced; otherwise undefined. */
 export function untouchedBodyText(result: CallResult): string | undefined {
-  return texts.get(result)?.();
+  const held = (result as Partial<Stored>)[state];
+  return typeof held === 'string' ? held : undefined;
 }

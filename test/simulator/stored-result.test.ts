@@ -28,6 +28,13 @@ describe('storedResult', () => {
     assert.deepEqual(structuredClone(storedResult(200, text, { 'retry-after': '1' })), { status: 200, source: 'cache', headers: { 'retry-after': '1' }, body: { id: 42, tags: ['a'] } });
   });
 
+  it('reads as a plain result: the same own keys in order, prototype and JSON', () => {
+    const result = storedResult(200, text, {});
+    assert.deepEqual(Object.keys(result), ['status', 'source', 'headers', 'body']);
+    assert.equal(Object.getPrototypeOf(result), Object.prototype);
+    assert.equal(JSON.stringify(result), JSON.stringify({ status: 200, source: 'cache', headers: {}, body: { id: 42, tags: ['a'] } }));
+  });
+
   it('offers nothing for results that were not stored', () => {
     assert.equal(untouchedBodyText({ status: 200, body: { id: 1 }, source: 'synth', headers: {} }), undefined);
   });

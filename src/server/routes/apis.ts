@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { parseJson } from '../json-body.js';
 import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
 import { httpProblem, problemResponse } from '../problems.js';
+import { requestHeader } from '../request-header.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { matchRoute } from '../rest/matcher.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
@@ -97,8 +98,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         cookies: getCookie(c),
         body: await readBody(c, contentType, form),
       });
-      const controls = readControls(c.req.header('prefer'), url.searchParams);
-      const episode = c.req.header(EPISODE_HEADER);
+      const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
+      const episode = requestHeader(c, EPISODE_HEADER);
       if (episode !== undefined) return episodeCallResponse(ctx.episodes, episode, tool.id, args, controls);
       return callResponse(await ctx.simulator.call(tool.id, args, { controls }));
     }

@@ -3,6 +3,7 @@ import type { CallControls, CallResult } from '../../simulator/types.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
+import { requestHeader } from '../request-header.js';
 import { httpProblem } from '../problems.js';
 import { MAX_ACTIONS } from '../../episodes/limits.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
@@ -29,7 +30,7 @@ export function callRoutes(ctx: AppContext): Hono {
       if (extra !== undefined) throw invalid(`calls[${i}] has an unknown member ${JSON.stringify(extra)}; a call takes "tool" and "arguments"`);
     });
     const controls = requestControls(c);
-    const episode = c.req.header(EPISODE_HEADER);
+    const episode = requestHeader(c, EPISODE_HEADER);
     if (episode !== undefined) return episodeBatch(ctx, c, episode, calls as { tool: string; arguments?: unknown }[], controls);
     const results = await Promise.all(
       (calls as { tool: string; arguments?: unknown }[]).map((call) => ctx.simulator.call(call.tool, call.arguments ?? {}, { controls }).then(summarize)),

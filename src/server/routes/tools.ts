@@ -4,6 +4,7 @@ import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
+import { requestHeader } from '../request-header.js';
 import { httpProblem, problemResponse } from '../problems.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import { episodeCallResponse } from './episodes.js';
@@ -49,7 +50,7 @@ export function toolRoutes(ctx: AppContext): Hono {
     const extra = Object.keys(body).filter((key) => key !== 'arguments');
     if (extra.length > 0) throw httpProblem(400, `unknown member ${JSON.stringify(extra[0])} in the request body; it takes {"arguments": {...}}`, { title: 'Invalid request body' });
     const controls = requestControls(c);
-    const episode = c.req.header(EPISODE_HEADER);
+    const episode = requestHeader(c, EPISODE_HEADER);
     if (episode !== undefined) return episodeCallResponse(ctx.episodes, episode, c.req.param('id'), body.arguments, controls);
     const result = await ctx.simulator.call(c.req.param('id'), body.arguments ?? {}, { controls });
     return callResponse(result);
