@@ -16,7 +16,7 @@ import { parseConfig, parseStep } from './validate.js';
 import type { WorldEffect } from './world.js';
 
 /** What episodes need of the simulator: calls with their own injection stream, and the server's seed and error rate. */
-export type EpisodeSimulator = Pick<ToolSimulator, 'call' | 'errorStream' | 'errors' | 'seed'>;
+export type EpisodeSimulator = Pick<ToolSimulator, 'call' | 'errorStream' | 'errors'>;
 
 export interface EpisodeLibrary extends OperationSource {
   get(id: string): Tool | undefined;
@@ -119,7 +119,7 @@ export class EpisodeStore {
     if (held >= this.maxBytes) {
       throw new EpisodeError(429, `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the server's ${mib(this.maxBytes)} budget for them: ${wait}`);
     }
-    const seed = parsed.seed ?? derivedSeed(this.simulator.seed, this.created);
+    const seed = parsed.seed ?? derivedSeed(this.simulator.errors.seed, this.created);
     this.created++;
     const episode = new Episode({
       id: this.idPrefix + randomUUID(),
@@ -357,7 +357,7 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-/** A seed for the n-th episode of a server, from the server's seed: reported in the summary, so any episode can be replayed. */
+/** A seed for the n-th episode of a server, from the seed of its injection stream (the server's --seed, or a worker's own): reported in the summary, so any episode can be replayed. */
 function derivedSeed(serverSeed: number, n: number): number {
   let z = (Math.imul(serverSeed >>> 0, 0x9e3779b9) ^ Math.imul(Math.floor(serverSeed / 2 ** 32) >>> 0, 0x85ebca6b)) + Math.imul(n + 1, 0x9e3779b9);
   z = Math.imul(z ^ (z >>> 16), 0x21f0aaad);

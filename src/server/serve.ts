@@ -15,7 +15,7 @@ import { CLOSE_GRACE_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader } from './context.js';
 import { problemResponse } from './problems.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
-import { idPrefix, socketPath, type WorkerPlacement } from './cluster/placement.js';
+import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
 
@@ -84,7 +84,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let internal: Server | undefined;
   try {
     if (options.cache !== undefined) cache = openCache(options.cache, options.cacheMode);
-    const simulator = createSimulator({ store, cache, responders: options.responders, seed: options.seed, errorRate: options.errorRate });
+    const simulator = createSimulator({
+      store,
+      cache,
+      responders: options.responders,
+      seed: options.seed,
+      injectionSeed: options.worker ? injectionSeed(options.seed ?? 0, options.worker.index) : undefined,
+      errorRate: options.errorRate,
+    });
     const retrieval = retrievalLoader(store.dir);
     const prefix = options.worker ? idPrefix(options.worker.index) : undefined;
     let cluster: ClusterListeners | undefined;

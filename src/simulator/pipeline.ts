@@ -19,8 +19,10 @@ export interface SimulatorOptions {
   cache?: ResponseCache;
   /** The Response layer, asked in order until one answers (default order: model, examples, synthesizer). */
   responders: readonly Responder[];
-  /** Seeds the injection stream and is handed to responders; default 0. */
+  /** Handed to responders (synthesized bodies depend on it) and seeds the injection stream; default 0. */
   seed?: number;
+  /** Seeds the simulator's own injection stream instead of `seed` (each worker of a cluster draws its own). */
+  injectionSeed?: number;
   /** Probability that a valid call answers an injected error instead; default 0.05, 0 turns injection off. */
   errorRate?: number;
   errorKinds?: Partial<Record<InjectedErrorKind, number>>;
@@ -89,7 +91,7 @@ class PipelineSimulator implements ToolSimulator {
     this.seed = options.seed ?? 0;
     this.metrics = options.metrics ?? new SimulatorMetrics();
     this.injection = { errorRate: options.errorRate, errorKinds: options.errorKinds, timeoutDelayMs: options.timeoutDelayMs };
-    this.errors = new ErrorStream(this.seed, this.injection);
+    this.errors = new ErrorStream(options.injectionSeed ?? this.seed, this.injection);
     this.rules = new Rules(options.store, {
       maxValidators: options.maxValidators,
       onCompileFailure: () => this.metrics.schemaCompileFailures++,

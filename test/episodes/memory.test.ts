@@ -22,7 +22,6 @@ const validTrajectory = ajv.getSchema('https://toolenv.dev/schemas/trajectory.sc
 
 /** Answers every call with a small body, so that what an episode holds is what it was sent. */
 const simulator: EpisodeSimulator = {
-  seed: 0,
   errors: new ErrorStream(0, { errorRate: 0 }),
   errorStream: (seed) => new ErrorStream(seed, { errorRate: 0 }),
   call: async () => ({ status: 200, body: { ok: true }, source: 'synth', headers: {} }),

@@ -67,7 +67,6 @@ describe('EpisodeStore in process', () => {
     const medium = { blob: 'y'.repeat(60_000) };
     const answers: Record<string, unknown> = { big, medium };
     const simulator: EpisodeSimulator = {
-      seed: 0,
       errors: new ErrorStream(0, { errorRate: 0 }),
       errorStream: (seed) => new ErrorStream(seed, { errorRate: 0 }),
       call: async (toolId, args): Promise<CallResult> => ({ status: 200, body: answers[(args as { size: string }).size], source: 'synth', headers: {} }),
@@ -89,7 +88,6 @@ describe('EpisodeStore in process', () => {
   it('an action that fails unexpectedly observes a 500 problem; the step is still recorded whole and numbered in turn', async (t) => {
     const real = createSimulator({ store: library, responders: [synthResponder], errorRate: 0 });
     const simulator: EpisodeSimulator = {
-      seed: real.seed,
       errors: real.errors,
       errorStream: (seed) => real.errorStream(seed),
       call: async (toolId, args, options): Promise<CallResult> => {

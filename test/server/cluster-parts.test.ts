@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { mergeExpositions } from '../../src/server/cluster/metrics.js';
 import { ownerOf } from '../../src/server/cluster/owner.js';
+import { injectionSeed } from '../../src/server/cluster/placement.js';
 
 describe('mergeExpositions', () => {
   it('adds the same series across workers, keeps comments once and every family together', () => {
@@ -75,5 +76,16 @@ describe('ownerOf', () => {
     assert.equal(ownerOf(request('/v1/episodes/3f2c-abc')), undefined);
     assert.equal(ownerOf(request('/mcp')), undefined);
     assert.equal(ownerOf(request('/mcpx', { 'mcp-session-id': 'w2-abc' })), undefined);
+  });
+});
+
+describe('injectionSeed', () => {
+  it('keeps the server seed for worker 0 and gives every other worker a stream of its own', () => {
+    assert.equal(injectionSeed(42, 0), 42);
+    const seeds = [0, 1, 2, 3].map((index) => injectionSeed(42, index));
+    assert.equal(new Set(seeds).size, 4);
+    assert.equal(injectionSeed(42, 1), injectionSeed(42, 1));
+    assert.notEqual(injectionSeed(42, 1), injectionSeed(43, 1));
+    assert.notEqual(injectionSeed(2 ** 40, 1), injectionSeed(0, 1));
   });
 });

@@ -128,6 +128,17 @@ describe('serve --workers 2', () => {
     assert.match(metrics, /^toolenv_http_requests_total\{method="POST",route="\/v1\/episodes",status="201"\} 4$/m);
   });
 
+  it('derives the seeds of episodes made without one from each worker’s own stream', async () => {
+    const made = new Map<string, number>();
+    while (made.size < 2) {
+      const created = await fresh(url, '/v1/episodes', { method: 'POST', body: {} });
+      const { id, seed } = JSON.parse(created.body) as { id: string; seed: number };
+      if (!made.has(ownerOf(id)!)) made.set(ownerOf(id)!, seed);
+    }
+    // Both workers count their episodes from zero: without streams of their own, they would hand out the same seeds.
+    assert.notEqual(made.get('0'), made.get('1'));
+  });
+
   it('routes an MCP session to the worker that opened it', async () => {
     const initialize = {
       jsonrpc: '2.0',

@@ -35,3 +35,15 @@ export function socketPath(socketDir: string, index: number): string {
 export function idPrefix(index: number): string {
   return `w${index}-`;
 }
+
+/**
+ * The seed of a worker's own injection stream: worker 0 draws from `--seed` itself (a one-worker cluster injects as a
+ * plain server does), the others from seeds mixed from it and their index, so no two workers draw the same stream.
+ */
+export function injectionSeed(seed: number, index: number): number {
+  if (index === 0) return seed;
+  let z = (seed >>> 0) ^ Math.imul(Math.floor(seed / 2 ** 32) >>> 0, 0x85ebca6b) ^ Math.imul(index, 0x9e3779b9);
+  z = Math.imul(z ^ (z >>> 16), 0x21f0aaad);
+  z = Math.imul(z ^ (z >>> 15), 0x735a2d97);
+  return (z ^ (z >>> 15)) >>> 0;
+}
