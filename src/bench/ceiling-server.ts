@@ -3,8 +3,9 @@ import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 
 /**
- * The ceiling: a bare hono endpoint on the same runtime, answering a small JSON body, in as many processes sharing
- * the port (argv[2], default 1) as the server it is compared with. Prints its URL once all of them listen.
+ * The ceiling: a bare hono endpoint on the same runtime answering a small JSON body (GET, and POST reading a JSON
+ * body), in as many processes sharing the port (argv[2], default 1) as the server it is compared with. Prints its URL
+ * once all of them listen.
  */
 const workers = Number(process.argv[2] ?? 1);
 const announce = (port: number) => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
@@ -21,7 +22,11 @@ if (cluster.isPrimary && workers > 1) {
     process.exit(0);
   });
 } else {
-  const app = new Hono().get('/', (c) => c.json({ status: 'ok' }));
+  // POST: the same request shape as a tool call (a JSON body read and parsed), answered as bare.
+  const app = new Hono().get('/', (c) => c.json({ status: 'ok' })).post('/', async (c) => {
+    JSON.parse(await c.req.text());
+    return c.json({ status: 'ok' });
+  });
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => (cluster.isWorker ? process.send!(info.port) : announce(info.port)));
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }

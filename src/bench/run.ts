@@ -9,7 +9,8 @@ import { packageRoot } from '../paths.js';
 import { measureSearch } from '../retrieval/bench.js';
 import type { ModelBenchResult } from '../simulator/llama/bench.js';
 import { load, type LoadResult } from './load.js';
-import { freePort, startProcess, treeRssMb, type Running } from './processes.js';
+import { freePort } from '../server/free-port.js';
+import { startProcess, treeRssMb, type Running } from './processes.js';
 
 export interface BenchOptions {
   library: string;
@@ -21,13 +22,14 @@ export interface BenchOptions {
   /** Also measure model-backed calls with this GGUF. */
   model?: string;
   gpu: 'auto' | 'cuda' | 'vulkan' | 'cpu';
-  /** Processes the server and the ceiling each run (`serve --workers`); above 1, both are also measured as one process. */
+  /** Above 1, the server and the ceiling are also measured with this many processes each (`serve --workers`). */
   workers: number;
   log: (line: string) => void;
 }
 
-/** The same measurements with one process each, reported beside a multi-process run. */
-export interface SingleProcessReport {
+/** The same measurements with N processes each (`serve --workers N` against a ceiling of N processes). */
+export interface ClusterReport {
+  workers: number;
   startup_ms: number;
   rss_mb: number;
   ceiling_rps: number;
@@ -41,19 +43,22 @@ export interface BenchReport {
   startup_ms: number;
   rss_mb: number;
   rss_after_load_mb: number;
+  /** The bare endpoint answering GET: the issue's ceiling. */
   ceiling_rps: number;
+  /** The bare endpoint answering a POST with the call's own JSON body: what reading a body costs before any simulation. */
+  ceiling_post_rps: number;
   call_rps: number;
   rest_rps: number;
   prism_rps: number | null;
   search_p95_ms: number;
   search_batch8_ms: number;
   call_vs_ceiling: number;
+  call_vs_post_ceiling: number;
   call_vs_prism: number | null;
   tool: string;
   connections: number;
   duration_s: number;
-  workers: number;
-  single?: SingleProcessReport;
+  cluster?: ClusterReport;
   details: Record<string, LoadResult>;
   build?: { duration_ms: number; cpu_ms: number; peak_rss_mb: number; tools: number };
   model?: ModelBenchResult;
@@ -79,17 +84,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const run = (url: string, init: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {}) =>
       load({ url, connections: options.connections, durationSeconds: options.durationSeconds, ...init });
 
-    const ceilingOf = async (workers: number) => {
+    const callBody = JSON.stringify({ arguments: target.args });
+    const jsonHeaders = { 'content-type': 'application/json' };
+    const ceilingOf = async (workers: number, withPost: boolean) => {
       log(`ceiling: bare hono endpoint, ${plural(workers, 'process', 'processes')}`);
       const server = await startProcess(process.execPath, [join(packageRoot, 'dist/src/bench/ceiling-server.js'), String(workers)], SERVE_READY);
       running.push(server);
-      const result = await run(SERVE_READY.exec(server.ready)![1]!);
+      const url = SERVE_READY.exec(server.ready)![1]!;
+      const get = await run(url);
+      const post = withPost ? await run(url, { method: 'POST', body: callBody, headers: jsonHeaders }) : undefined;
       await server.stop();
-      return result;
+      return { get, post };
     };
 
-    const callBody = JSON.stringify({ arguments: target.args });
-    const jsonHeaders = { 'content-type': 'application/json' };
     const toolenvOf = async (workers: number, withRest: boolean) => {
       log(`toolenv: serve with the library, ${plural(workers, 'worker', 'workers')}`);
       const server = await startProcess(
@@ -120,22 +127,23 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     const cacheFile = join(work, 'cache.db');
     // Each ceiling right before the server it bounds: the machine's speed drifts over a run.
-    const ceiling = await ceilingOf(options.workers);
-    const toolenv = await toolenvOf(options.workers, true);
+    const { get: ceiling, post: ceilingPost } = await ceilingOf(1, true);
+    const toolenv = await toolenvOf(1, true);
     const { call, rest, document } = toolenv;
-    let single: SingleProcessReport | undefined;
-    let singleDetails: Record<string, LoadResult> = {};
+    let cluster: ClusterReport | undefined;
+    let clusterDetails: Record<string, LoadResult> = {};
     if (options.workers > 1) {
-      const singleCeiling = await ceilingOf(1);
-      const singleToolenv = await toolenvOf(1, false);
-      single = {
-        startup_ms: singleToolenv.startupMs,
-        rss_mb: singleToolenv.rss,
-        ceiling_rps: singleCeiling.rps,
-        call_rps: singleToolenv.call.rps,
-        call_vs_ceiling: ratio(singleToolenv.call.rps, singleCeiling.rps),
+      const { get: clusterCeiling } = await ceilingOf(options.workers, false);
+      const clusterToolenv = await toolenvOf(options.workers, false);
+      cluster = {
+        workers: options.workers,
+        startup_ms: clusterToolenv.startupMs,
+        rss_mb: clusterToolenv.rss,
+        ceiling_rps: clusterCeiling.rps,
+        call_rps: clusterToolenv.call.rps,
+        call_vs_ceiling: ratio(clusterToolenv.call.rps, clusterCeiling.rps),
       };
-      singleDetails = { ceiling_single: singleCeiling, call_single: singleToolenv.call };
+      clusterDetails = { ceiling_cluster: clusterCeiling, call_cluster: clusterToolenv.call };
     }
 
     let prism: LoadResult | null = null;
@@ -182,7 +190,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       model = await benchModel({ model: options.model, parallel: [1, 4, 8], gpu: options.gpu });
     }
 
-    const details: Record<string, LoadResult> = { ceiling, call, rest, ...singleDetails, ...(prism ? { prism } : {}) };
+    const details: Record<string, LoadResult> = { ceiling, ceiling_post: ceilingPost!, call, rest, ...clusterDetails, ...(prism ? { prism } : {}) };
     return {
       library_tools: libraryTools,
       open_ms,
@@ -190,18 +198,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       rss_mb: toolenv.rss,
       rss_after_load_mb: toolenv.rssAfterLoad,
       ceiling_rps: ceiling.rps,
+      ceiling_post_rps: ceilingPost!.rps,
       call_rps: call.rps,
       rest_rps: rest.rps,
       prism_rps: prism?.rps ?? null,
       search_p95_ms: search.search_p95_ms,
       search_batch8_ms: search.batch8_ms,
       call_vs_ceiling: ratio(call.rps, ceiling.rps),
+      call_vs_post_ceiling: ratio(call.rps, ceilingPost!.rps),
       call_vs_prism: prism ? ratio(call.rps, prism.rps) : null,
       tool: target.tool.id,
       connections: options.connections,
       duration_s: options.durationSeconds,
-      workers: options.workers,
-      ...(single ? { single } : {}),
+      ...(cluster ? { cluster } : {}),
       details,
       ...(build ? { build } : {}),
       ...(model ? { model } : {}),

@@ -14,7 +14,7 @@ export function registerBench(program: Command): void {
     .option('--build', 'also build the default library into a temporary directory and report build time and peak memory')
     .option('--model <file>', 'also measure model-backed calls with this GGUF at --parallel 1, 4 and 8 (e.g. `toolenv model tiny`)')
     .option('--gpu <kind>', 'compute back-end for --model: auto, cuda, vulkan, cpu', 'auto')
-    .option('--workers <n>', 'processes the server and the ceiling each run (serve --workers), or auto (one per core); above 1, both are measured as one process too', 'auto')
+    .option('--workers <n>', 'also measure the server and the ceiling with this many processes each (serve --workers), or auto (one per core)', '1')
     .option('--json', 'print the report as one JSON object (last stdout line)')
     .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; build?: boolean; model?: string; gpu: string; workers: string; json?: boolean }) => {
       if (!['auto', 'cuda', 'vulkan', 'cpu'].includes(opts.gpu)) throw new UsageError(`--gpu must be auto, cuda, vulkan or cpu, got ${JSON.stringify(opts.gpu)}`);
@@ -38,13 +38,13 @@ export function registerBench(program: Command): void {
         ['server startup', `${report.startup_ms} ms`],
         ['idle RSS', `${report.rss_mb} MB`],
         ['RSS after load', `${report.rss_after_load_mb} MB`],
-        ['processes', `${report.workers} (serve --workers ${report.workers}; the ceiling as many)`],
         ['ceiling (bare hono)', `${report.ceiling_rps} req/s`],
-        ['tool call (cached)', `${report.call_rps} req/s (${report.call_vs_ceiling} × ceiling)`],
-        ...(report.single
+        ['ceiling, POST with body', `${report.ceiling_post_rps} req/s`],
+        ['tool call (cached)', `${report.call_rps} req/s (${report.call_vs_ceiling} × ceiling, ${report.call_vs_post_ceiling} × POST ceiling)`],
+        ...(report.cluster
           ? ([
-              ['ceiling, 1 process', `${report.single.ceiling_rps} req/s`],
-              ['tool call, 1 process', `${report.single.call_rps} req/s (${report.single.call_vs_ceiling} × ceiling)`],
+              [`ceiling, ${report.cluster.workers} processes`, `${report.cluster.ceiling_rps} req/s`],
+              [`tool call, ${report.cluster.workers} workers`, `${report.cluster.call_rps} req/s (${report.cluster.call_vs_ceiling} × ceiling; startup ${report.cluster.startup_ms} ms, RSS ${report.cluster.rss_mb} MB)`],
             ] as [string, string][])
           : []),
         ['REST surface (cached)', `${report.rest_rps} req/s`],

@@ -9,7 +9,7 @@ import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
 import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
-import { placementFromEnv, type WorkerPlacement } from '../server/cluster/placement.js';
+import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
 import { missingLibrary } from '../library/errors.js';
 
@@ -56,7 +56,7 @@ export function registerServe(program: Command): void {
     .option('--episode-memory <MiB>', 'JSON all live episodes may hold together; past it new episodes are answered 429', String(DEFAULT_MAX_EPISODE_BYTES / 2 ** 20))
     .option('--max-mcp-sessions <n>', 'live MCP sessions at most; initializing one more is answered 429', String(DEFAULT_MAX_SESSIONS))
     .option('--mcp-session-ttl <seconds>', 'idle time after which an MCP session is closed and the episode it opened ended', String(DEFAULT_SESSION_IDLE_MS / 1000))
-    .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it, and the episode and MCP session caps are split among them', '1')
+    .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them', '1')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
   addModelOptions(serve).action(async (flags: ServeFlags, command: Command) => {
     const port = intFlag('--port', flags.port, { min: 0, max: 65535 });
@@ -92,7 +92,7 @@ export function registerServe(program: Command): void {
       const libraryFile = join(flags.library, LIBRARY_FILE);
       if (!existsSync(libraryFile)) throw missingLibrary(flags.library, libraryFile);
       await checkResponders(flags.responder, flags, EMBEDDED_RESPONDERS);
-      return serveCluster(workers, Boolean(flags.json));
+      return serveCluster({ workers, host: flags.host, port }, Boolean(flags.json));
     }
 
     // Loaded together, so that their file reads overlap.
@@ -103,7 +103,8 @@ export function registerServe(program: Command): void {
     ]);
     const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
 
-    // A worker holds its share of the caps, so that the cluster together holds what the flags say.
+    // The memory budget is the machine's, so each worker holds its share. The count caps hold per worker: clients
+    // that pool a few connections put most of their episodes on a few workers, which a split cap would refuse early.
     const share = placement?.count ?? 1;
     const server = await startServer({
       library: flags.library,
@@ -114,18 +115,18 @@ export function registerServe(program: Command): void {
       errorRate,
       apiKey: flags.apiKey,
       bodyLimit,
-      maxEpisodes: Math.ceil(maxEpisodes / share),
+      maxEpisodes,
       episodeTtlMs,
       episodeMaxBytes: episodeMaxBytes / share,
-      mcp: { maxSessions: Math.ceil(maxSessions / share), idleMs },
+      mcp: { maxSessions, idleMs },
       host: flags.host,
-      port,
+      port: placement?.port ?? port,
       worker: placement,
       ...(await modelServeOptions(responders)),
     });
     startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));
     const close = () => Promise.all([server.close(), closeModels(responders)]).then(() => undefined);
-    if (placement) return serveAsWorker(placement, server, close);
+    if (placement) return serveAsWorker(server, close);
 
     // Since the process started: what someone waiting for the server sees.
     const startup_ms = Math.round(performance.now());
@@ -136,22 +137,24 @@ export function registerServe(program: Command): void {
 }
 
 /** The primary of a cluster: its workers run this same command line; it waits for them, restarts them, stops them. */
-async function serveCluster(workers: number, json: boolean): Promise<void> {
+async function serveCluster({ workers, host, port }: { workers: number; host: string; port: number }, json: boolean): Promise<void> {
   const { startCluster, WorkerStartError } = await import('../server/cluster/primary.js');
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  let cluster;
+  const cluster = startCluster({ workers, host, port, log: (line) => process.stderr.write(`${line}\n`) });
+  // Taken from the start: a signal while the workers start stops them too.
+  const signalled = untilSignal(() => cluster.close()).then(() => undefined);
+  let ready;
   try {
-    cluster = await startCluster({ workers, log });
+    ready = await Promise.race([cluster.ready, signalled]);
   } catch (error) {
     // The worker has said why on stderr; saying it again would only repeat it.
     if (error instanceof WorkerStartError) throw new ReportedFailure(error.exitCode);
     throw error;
   }
+  if (!ready) return;
   const startup_ms = Math.round(performance.now());
-  if (json) printJson({ url: cluster.url, tools: cluster.tools, startup_ms, workers });
-  else printLine(`toolenv listening on ${cluster.url} (${cluster.tools} tools, ${workers} workers, ready in ${startup_ms} ms)`);
-  const stopped = cluster;
-  const failure = await Promise.race([untilSignal(() => stopped.close()).then(() => undefined), cluster.failed]);
+  if (json) printJson({ url: ready.url, tools: ready.tools, startup_ms, workers });
+  else printLine(`toolenv listening on ${ready.url} (${ready.tools} tools, ${workers} workers, ready in ${startup_ms} ms)`);
+  const failure = await Promise.race([signalled, cluster.failed]);
   if (failure) {
     await cluster.close();
     throw failure;
@@ -159,27 +162,22 @@ async function serveCluster(workers: number, json: boolean): Promise<void> {
 }
 
 /**
- * A cluster worker: tells the primary it listens, and closes when the primary says so or goes away. Ctrl-C
- * reaches the whole process group; the primary alone decides, so a worker ignores SIGINT.
+ * A cluster worker: tells the primary it listens, and closes when the primary says so or on SIGTERM. Ctrl-C
+ * reaches the whole process group; the primary alone decides, so a worker ignores SIGINT. (When the primary
+ * itself goes away, node's cluster module ends the worker at once.)
  */
-async function serveAsWorker(placement: WorkerPlacement, server: { url: string; tools: number }, close: () => Promise<void>): Promise<void> {
+async function serveAsWorker(server: { url: string; tools: number }, close: () => Promise<void>): Promise<void> {
   const { SHUTDOWN_MESSAGE } = await import('../server/cluster/primary.js');
   process.on('SIGINT', () => {});
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     let closing: Promise<void> | undefined;
-    const stop = () => (closing ??= close().then(resolve, (error: unknown) => {
-      process.stderr.write(`toolenv: worker ${placement.index}: error while closing: ${error instanceof Error ? error.message : String(error)}\n`);
-      resolve();
-    }));
+    const stop = () => (closing ??= close().then(resolve, reject));
     process.on('message', (message: { type?: string }) => {
       if (message?.type === SHUTDOWN_MESSAGE.type) stop();
     });
-    process.once('disconnect', stop);
     process.once('SIGTERM', stop);
     process.send!({ type: 'toolenv-ready', url: server.url, tools: server.tools });
   });
-  // The IPC channel would keep the worker alive.
-  process.disconnect?.();
 }
 
 /** Resolves once SIGINT or SIGTERM has closed what `close` closes; a second signal while closing ends the process at once. */

@@ -9,8 +9,7 @@ import { requestHeader } from './request-header.js';
  * for every call — the most expensive part of a cached call. Chunked bodies still go through it, counted as they stream.
  */
 export function bodyLimit(limit: number): MiddlewareHandler {
-  // The rest of the body is not read: close the connection rather than leave it unusable for the next request.
-  const tooLarge = () => problemResponse(413, `the request body is larger than ${limit} bytes`, { extra: { limit }, headers: { connection: 'close' } });
+  const tooLarge = () => bodyTooLarge(limit);
   const streaming = streamingBodyLimit({ maxSize: limit, onError: tooLarge });
   // Not async: every request passes here, and an async function would add a promise of its own around next().
   return (c, next) => {
@@ -21,4 +20,12 @@ export function bodyLimit(limit: number): MiddlewareHandler {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     return streaming(c, next);
   };
+}
+
+/**
+ * The answer to a body over `limit` bytes (the cluster front gives it too, before forwarding such a body). The rest
+ * of the body is not read: the connection is closed rather than left unusable for the next request.
+ */
+export function bodyTooLarge(limit: number): Response {
+  return problemResponse(413, `the request body is larger than ${limit} bytes`, { extra: { limit }, headers: { connection: 'close' } });
 }

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { rmdirSync, rmSync } from 'node:fs';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { getRequestListener, RequestError } from '@hono/node-server';
@@ -11,7 +11,7 @@ import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { createApp } from './app.js';
-import { CLOSE_GRACE_MS, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
+import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader } from './context.js';
 import { problemResponse } from './problems.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
@@ -126,9 +126,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       },
     });
     if (options.worker) {
-      cluster = clusterListeners(options.worker, listener);
+      cluster = clusterListeners(options.worker, listener, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
       internal = createServer(cluster.internal);
       await listenSocket(internal, socketPath(options.worker.socketDir, options.worker.index));
+      process.once('exit', removeSocketOnExit(options.worker));
     }
     server = createServer(cluster?.front ?? listener);
     server.on('clientError', answerClientError);
@@ -186,6 +187,22 @@ function listen(server: Server, host: string, port: number): Promise<number> {
       resolve(typeof address === 'object' && address ? address.port : port);
     });
   });
+}
+
+/**
+ * A worker ending without closing (its primary went away, and node's cluster module ends it at once) removes its
+ * socket, and the directory too once the primary is gone and no sibling's socket is left.
+ */
+function removeSocketOnExit(worker: WorkerPlacement): () => void {
+  return () => {
+    rmSync(socketPath(worker.socketDir, worker.index), { force: true });
+    if (process.connected) return;
+    try {
+      rmdirSync(worker.socketDir);
+    } catch {
+      // A sibling's socket is still there: the last one out removes the directory.
+    }
+  };
 }
 
 /** A worker's private socket; one left by a crashed worker of the same index is replaced. */

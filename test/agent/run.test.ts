@@ -9,7 +9,7 @@ import { synthResponder } from '../../src/simulator/synth/index.js';
 import { writeRetrievalLibrary } from '../retrieval/fixture.js';
 import { startTestServer } from '../server/helpers.js';
 import { faultyProxy } from './proxy.js';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../src/server/free-port.js';
 
 /** A real ToolEnv server over the retrieval fixture library (petstore, weather, email, finance, text tools), answering with examples and the synthesizer. */
 let server: RunningServer;

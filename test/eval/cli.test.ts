@@ -8,7 +8,7 @@ import { packageRoot } from '../../src/paths.js';
 import { tempDir } from '../fixtures/tools.js';
 import { startTestServer } from '../server/helpers.js';
 import { writeEvalLibrary, writeText, writeToolbenchQueries } from './fixture.js';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../src/server/free-port.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
 

@@ -121,11 +121,61 @@ describe('serve --workers 2', () => {
       assert.equal((JSON.parse(trajectory.body) as { steps: unknown[] }).steps.length, 3);
     }
     const metrics = (await fresh(url, '/metrics')).body;
-    const forwarded = Number(/^toolenv_cluster_forwarded_requests_total (\d+)$/m.exec(metrics)?.[1]);
-    assert.ok(forwarded > 0, metrics);
+    assert.ok(sumOver(metrics, 'toolenv_cluster_forwarded_requests_total') > 0, metrics);
     assert.match(metrics, /^toolenv_cluster_workers\{state="answered"\} 2$/m);
-    // The counters of both workers, summed: four episodes were made, whichever worker made each.
-    assert.match(metrics, /^toolenv_http_requests_total\{method="POST",route="\/v1\/episodes",status="201"\} 4$/m);
+    // Each worker's counters under its own label: four episodes were made, whichever worker made each.
+    assert.equal(sumOver(metrics, 'toolenv_http_requests_total{', 'method="POST",route="/v1/episodes",status="201"}'), 4);
+  });
+
+  it('serves /metrics of every worker, each series labelled with its worker, one block per family', async () => {
+    const episode = await madeBy(url, '1');
+    for (let i = 0; i < 2; i++) {
+      // An episode header names no worker for /metrics: every worker is scraped, whichever one the request reaches.
+      const answer = await fresh(url, '/metrics', { headers: { 'x-toolenv-episode': episode } });
+      assert.equal(answer.status, 200);
+      assert.match(answer.body, /^toolenv_cluster_workers\{state="answered"\} 2$/m);
+      for (const worker of ['0', '1']) assert.match(answer.body, new RegExp(`^process_start_time_seconds\\{worker="${worker}"\\} \\d+$`, 'm'));
+      assert.doesNotMatch(answer.body, /^$\n/m);
+      const types = answer.body.split('\n').filter((line) => line.startsWith('# TYPE '));
+      assert.equal(new Set(types).size, types.length, 'a family is declared twice');
+      for (const line of answer.body.split('\n')) {
+        if (line !== '' && !line.startsWith('#') && !line.startsWith('toolenv_cluster_workers{')) assert.match(line, /^[a-z_]+\{worker="[01]"/, line);
+      }
+    }
+    const head = await fresh(url, '/metrics', { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.match(String(head.headers['content-type']), /^text\/plain/);
+    assert.equal(head.body, '');
+  });
+
+  it('routes /v1/episodes/{id} by the id in its path, decoded as the app decodes it, whatever episode header comes along', async () => {
+    const one = await madeBy(url, '1');
+    const zero = await madeBy(url, '0');
+    for (let i = 0; i < 4; i++) {
+      const answer = await fresh(url, `/v1/episodes/${one}`, { headers: { 'x-toolenv-episode': zero } });
+      assert.equal(answer.status, 200, answer.body);
+      assert.equal(answer.worker, '1');
+      const encoded = await fresh(url, `/v1/episodes/${one.replace('w', '%77')}`);
+      assert.equal(encoded.status, 200, encoded.body);
+      assert.equal(encoded.worker, '1');
+    }
+  });
+
+  it('refuses a body over the limit for another worker’s episode with the 413 its owner would give', async () => {
+    const episode = await madeBy(url, '1');
+    const answerers = new Set<string | undefined>();
+    for (const chunked of [false, true]) {
+      for (let i = 0; i < 3; i++) {
+        const answer = await oversized(url, episode, chunked);
+        assert.equal(answer.status, 413, answer.body);
+        const problem = JSON.parse(answer.body) as { title: string; limit: number };
+        assert.equal(problem.title, 'Payload Too Large');
+        assert.equal(problem.limit, 1024 * 1024);
+        answerers.add(answer.worker);
+      }
+    }
+    // Some of these reached worker 0, which refused them itself rather than pass them on.
+    assert.deepEqual([...answerers].sort(), ['0', '1']);
   });
 
   it('derives the seeds of episodes made without one from each worker’s own stream', async () => {
@@ -209,6 +259,53 @@ describe('serve --workers: refusals', () => {
     }
   });
 });
+
+/** The sum of a metric's samples over every worker; `labels` picks the samples whose labels end so. */
+function sumOver(metrics: string, name: string, labels = ''): number {
+  return metrics
+    .split('\n')
+    .filter((line) => line.startsWith(name) && line.slice(0, line.lastIndexOf(' ')).endsWith(labels))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+/** An episode made by the given worker (connections reach the workers in turn). */
+async function madeBy(url: string, worker: string): Promise<string> {
+  for (;;) {
+    const created = await fresh(url, '/v1/episodes', { method: 'POST', body: {} });
+    const { id } = JSON.parse(created.body) as { id: string };
+    if (created.worker === worker) return id;
+  }
+}
+
+/**
+ * A call inside an episode with a body over the default 1 MiB limit: declared 2 MiB with nothing sent (the limit is
+ * judged on the header), or 1 MiB + 1 byte sent chunked. Either way it sends no more than the server reads before it
+ * refuses, so the refusal is not lost to a connection reset.
+ */
+function oversized(url: string, episode: string, chunked: boolean): Promise<Answer> {
+  const { hostname, port } = new URL(url);
+  const limit = 1024 * 1024;
+  const headers = { 'content-type': 'application/json', 'x-toolenv-episode': episode, ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(2 * limit) }) };
+  return new Promise((resolve, reject) => {
+    const asked = request({ host: hostname, port, path: '/v1/tools/petstore_test__getPetById/call', method: 'POST', headers, agent: false }, (answer) => {
+      let text = '';
+      answer.setEncoding('utf8');
+      answer.on('data', (chunk: string) => (text += chunk));
+      answer.on('end', () => {
+        asked.destroy();
+        resolve({ status: answer.statusCode!, worker: answer.headers['x-toolenv-worker'] as string | undefined, headers: answer.headers, body: text });
+      });
+    });
+    asked.on('error', reject);
+    if (!chunked) return void asked.flushHeaders();
+    const body = Buffer.alloc(limit + 1, 'a');
+    let sent = 0;
+    const next = () => {
+      if (sent < body.length) asked.write(body.subarray(sent, (sent += 64 * 1024)), () => setImmediate(next));
+    };
+    next();
+  });
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

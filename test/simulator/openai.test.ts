@@ -12,7 +12,7 @@ import { ResponderBusyError } from '../../src/simulator/queue.js';
 import { synthResponder } from '../../src/simulator/synth/index.js';
 import { petstoreApi, petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 import { addPet, assertSatisfies, getPet, objectCalls, orderTool, TEST_MODEL, tinyModelFile } from './llama-fixture.js';
-import { freePort } from '../../src/bench/processes.js';
+import { freePort } from '../../src/server/free-port.js';
 
 // The remote side is real: ToolEnv's own server, its POST /v1/chat/completions backed by the tiny GGUF.
 const engine = new LlamaEngine({ ...TEST_MODEL, model: tinyModelFile(), parallel: 1, maxWaiting: 0 });

@@ -1,7 +1,7 @@
 import { request, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { forward, workerAgent } from './forward.js';
-import { mergeExpositions } from './metrics.js';
-import { ownerOf } from './owner.js';
+import { labelByWorker, type WorkerExposition } from './metrics.js';
+import { ownerOf, routedPath } from './owner.js';
 import { socketPath, type WorkerPlacement } from './placement.js';
 
 /** Names the worker that answered, on every response of a cluster. */
@@ -11,7 +11,7 @@ export const WORKER_HEADER = 'x-toolenv-worker';
 const SCRAPE_TIMEOUT_MS = 5000;
 
 export interface ClusterListeners {
-  /** On the shared port: passes requests about another worker's episode there, sums /metrics over the cluster. */
+  /** On the shared port: passes requests about another worker's episode there, serves /metrics of the whole cluster. */
   front: RequestListener;
   /** On this worker's private socket: the app as it is, for the other workers' forwarded requests and scrapes. */
   internal: RequestListener;
@@ -24,22 +24,27 @@ export interface ClusterListeners {
  * made them, while the primary hands connections to workers in turn: a request naming another worker's episode
  * is passed to that worker, and everything else is answered here.
  */
-export function clusterListeners(placement: WorkerPlacement, app: RequestListener): ClusterListeners {
+export function clusterListeners(placement: WorkerPlacement, app: RequestListener, bodyLimit: number): ClusterListeners {
   const self = String(placement.index);
+  const sockets = Array.from({ length: placement.count }, (_, index) => socketPath(placement.socketDir, index));
   let forwarded = 0;
   const internal: RequestListener = (incoming, outgoing) => {
     outgoing.setHeader(WORKER_HEADER, self);
     app(incoming, outgoing);
   };
   const front: RequestListener = (incoming, outgoing) => {
-    const owner = ownerOf(incoming);
-    if (owner !== undefined && owner !== placement.index && owner < placement.count) {
-      forwarded++;
-      forward(incoming, outgoing, socketPath(placement.socketDir, owner), owner);
+    const path = routedPath(incoming.url ?? '/');
+    if (path === '/metrics' && (incoming.method === 'GET' || incoming.method === 'HEAD')) {
+      outgoing.setHeader(WORKER_HEADER, self);
+      clusterMetrics(incoming, outgoing, sockets).catch((error: Error) => outgoing.destroy(error));
       return;
     }
-    if (incoming.method === 'GET' && (incoming.url === '/metrics' || incoming.url?.startsWith('/metrics?'))) {
-      clusterMetrics(incoming, outgoing, placement).catch((error: Error) => outgoing.destroy(error));
+    const owner = ownerOf(incoming, path);
+    if (owner !== undefined && owner !== placement.index && owner < placement.count) {
+      forwarded++;
+      // What this worker answers itself (413, 503) names it; the owner's answers name the owner.
+      outgoing.setHeader(WORKER_HEADER, self);
+      forward(incoming, outgoing, { owner, socket: sockets[owner]!, bodyLimit });
       return;
     }
     internal(incoming, outgoing);
@@ -63,35 +68,39 @@ interface Scrape {
 }
 
 /**
- * `/metrics` of the whole cluster: every worker's exposition, summed. A refusal (401 without the API key) is
- * answered as the workers gave it; a worker that does not answer (restarting) is left out and counted.
+ * `/metrics` of the whole cluster: every worker's exposition, its series labelled with the worker's index. A refusal
+ * (401 without the API key) is answered as the workers gave it; a worker that does not answer (restarting) is left
+ * out and counted. Each worker counts the scrape it answers (in flight, and in its GET /metrics requests) as a plain
+ * server counts the scrape it is answering; the request on the shared port, answered here, is counted by none.
  */
-async function clusterMetrics(incoming: IncomingMessage, outgoing: ServerResponse, placement: WorkerPlacement): Promise<void> {
-  const sockets = Array.from({ length: placement.count }, (_, index) => socketPath(placement.socketDir, index));
+async function clusterMetrics(incoming: IncomingMessage, outgoing: ServerResponse, sockets: readonly string[]): Promise<void> {
   const scrapes = await Promise.all(sockets.map((socket) => scrape(socket, incoming).catch(() => undefined)));
-  const answered = scrapes.filter((found): found is Scrape => found !== undefined);
+  const answered: (Scrape & WorkerExposition)[] = scrapes.flatMap((found, worker) => (found ? [{ ...found, worker }] : []));
   const refused = answered.find((found) => found.status !== 200);
   if (refused) {
     outgoing.writeHead(refused.status, refused.headers);
     outgoing.end(refused.text);
     return;
   }
-  const text = [
-    mergeExpositions(answered.map((found) => found.text)),
-    '# HELP toolenv_cluster_workers Worker processes serving this port, and how many of them this exposition sums.',
+  const text = labelByWorker(answered) + [
+    '# HELP toolenv_cluster_workers Worker processes serving this port, and how many of them answered this scrape.',
     '# TYPE toolenv_cluster_workers gauge',
-    `toolenv_cluster_workers{state="configured"} ${placement.count}`,
+    `toolenv_cluster_workers{state="configured"} ${sockets.length}`,
     `toolenv_cluster_workers{state="answered"} ${answered.length}`,
     '',
   ].join('\n');
-  outgoing.writeHead(200, { 'content-type': answered[0]?.headers['content-type'] ?? 'text/plain; version=0.0.4; charset=utf-8' });
+  outgoing.writeHead(200, {
+    'content-type': answered[0]?.headers['content-type'] ?? 'text/plain; version=0.0.4; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  // A HEAD request gets the headers alone: node sends no body for it.
   outgoing.end(text);
 }
 
 function scrape(socket: string, incoming: IncomingMessage): Promise<Scrape> {
   return new Promise((resolve, reject) => {
     const headers = incoming.headers.authorization === undefined ? {} : { authorization: incoming.headers.authorization };
-    const asked = request({ socketPath: socket, agent: workerAgent, method: 'GET', path: incoming.url, headers, timeout: SCRAPE_TIMEOUT_MS }, (answer) => {
+    const asked = request({ socketPath: socket, agent: workerAgent, method: 'GET', path: '/metrics', headers, timeout: SCRAPE_TIMEOUT_MS }, (answer) => {
       let text = '';
       answer.setEncoding('utf8');
       answer.on('data', (chunk: string) => (text += chunk));

@@ -1,25 +1,34 @@
-/** Series combined by their minimum rather than their sum: the cluster started when its first worker did. */
-const MINIMUM = new Set(['process_start_time_seconds']);
+/** One worker's own exposition, as its `/metrics` gave it. */
+export interface WorkerExposition {
+  worker: number;
+  text: string;
+}
+
+/** The samples of a family whose `# TYPE` line names it without their suffix (a histogram's, a summary's). */
+const SAMPLE_SUFFIXES = ['_bucket', '_sum', '_count', '_created', '_total'];
+const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 
 interface Family {
   /** Its `# HELP` and `# TYPE` lines, first seen. */
   comments: Map<string, string>;
-  samples: Map<string, number>;
+  samples: string[];
 }
 
 /**
- * One Prometheus text exposition from several workers' expositions: counters, histogram buckets and gauges of
- * the same series are added (the cluster's requests, in-flight calls, resident memory), comment lines kept once,
- * and every family's lines stay together as the format requires.
+ * One Prometheus text exposition from several workers' own: every sample keeps its value and gains a `worker` label.
+ * Not summed: a sum goes backwards whenever a worker restarts or misses a scrape, which reads as a counter reset;
+ * queries sum over `worker` themselves. Each family's comment lines come once, followed by all its samples, every
+ * worker's in turn, as the format requires.
  */
-export function mergeExpositions(texts: readonly string[]): string {
+export function labelByWorker(expositions: readonly WorkerExposition[]): string {
   const families = new Map<string, Family>();
   const family = (name: string) => {
     let found = families.get(name);
-    if (!found) families.set(name, (found = { comments: new Map(), samples: new Map() }));
+    if (!found) families.set(name, (found = { comments: new Map(), samples: [] }));
     return found;
   };
-  for (const text of texts) {
+  for (const { worker, text } of expositions) {
+    const label = `worker="${worker}"`;
     let current = '';
     for (const line of text.split('\n')) {
       if (line === '') continue;
@@ -31,25 +40,20 @@ export function mergeExpositions(texts: readonly string[]): string {
         if (!comments.has(keyword)) comments.set(keyword, line);
         continue;
       }
-      const space = line.lastIndexOf(' ');
-      const series = line.slice(0, space);
-      const value = Number(line.slice(space + 1));
-      const name = seriesName(series);
-      // A histogram's _bucket, _sum and _count samples belong to the family its comments named.
-      const samples = family(current !== '' && (name === current || name.startsWith(`${current}_`)) ? current : name).samples;
-      const before = samples.get(series);
-      samples.set(series, before === undefined ? value : MINIMUM.has(name) ? Math.min(before, value) : before + value);
+      const name = METRIC_NAME.exec(line)?.[0];
+      if (name === undefined) continue;
+      const member = current !== '' && (name === current || SAMPLE_SUFFIXES.some((suffix) => name === current + suffix));
+      family(member ? current : name).samples.push(withLabel(line, name.length, label));
     }
   }
   const lines: string[] = [];
-  for (const { comments, samples } of families.values()) {
-    lines.push(...comments.values());
-    for (const [series, value] of samples) lines.push(`${series} ${value}`);
-  }
-  return `${lines.join('\n')}\n`;
+  for (const { comments, samples } of families.values()) lines.push(...comments.values(), ...samples);
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 
-function seriesName(series: string): string {
-  const brace = series.indexOf('{');
-  return brace < 0 ? series : series.slice(0, brace);
+/** A sample line with one more label, first among its labels. */
+function withLabel(line: string, nameEnd: number, label: string): string {
+  if (line[nameEnd] !== '{') return `${line.slice(0, nameEnd)}{${label}}${line.slice(nameEnd)}`;
+  const separator = line[nameEnd + 1] === '}' ? '' : ',';
+  return `${line.slice(0, nameEnd + 1)}${label}${separator}${line.slice(nameEnd + 1)}`;
 }

@@ -1,35 +1,56 @@
 import type { IncomingMessage } from 'node:http';
+import { getPath, tryDecodeURIComponent } from 'hono/utils/url';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 
 const PREFIXED_ID = /^w(\d+)-/;
-const EPISODE_PATH = /^\/v1\/episodes\/w(\d+)-/;
+const EPISODES = '/v1/episodes/';
+const TOOL_CALL = /^\/v1\/tools\/[^/]+\/call$/;
 
 /**
- * The worker that holds the episode a request is about, read from the worker prefix of its id: the
- * `x-toolenv-episode` header (a call inside an episode), the `/v1/episodes/{id}` path, or for `/mcp` the
- * `Mcp-Session-Id` header (a session lives where it was opened) or the `?episode=` an initialize joins.
- * Undefined when the request names no episode (any worker answers it).
+ * The path the app routes a request by: as @hono/node-server builds the request's URL (dot segments resolved) and
+ * hono decodes it (`/v1/%65pisodes` is `/v1/episodes`). A path with no escape, fragment or dot segment is that
+ * already (every request passes here: it is kept cheap). Undefined for a target no URL is made of (the app answers
+ * it 400).
  */
-export function ownerOf(request: IncomingMessage): number | undefined {
-  const episode = request.headers[EPISODE_HEADER];
-  if (typeof episode === 'string') return prefixOwner(episode);
-  const url = request.url ?? '';
-  if (url.startsWith('/v1/episodes/')) return matchOwner(EPISODE_PATH, url);
-  if (url === '/mcp' || url.startsWith('/mcp?')) {
+export function routedPath(target: string): string | undefined {
+  const query = target.indexOf('?');
+  const path = query < 0 ? target : target.slice(0, query);
+  if (path.startsWith('/') && !path.includes('%') && !path.includes('#') && !path.includes('/.')) return path;
+  try {
+    return getPath(new Request(new URL(target.startsWith('/') ? `http://localhost${target}` : target)));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The worker that holds the episode a request is about, read from the worker prefix of its id where the app reads
+ * that id on the route the request takes: the `/v1/episodes/{id}` path; for `/mcp` the `Mcp-Session-Id` header
+ * (a session lives where it was opened) or the `?episode=` an initialize joins; the `x-toolenv-episode` header of a
+ * call inside an episode (`POST /v1/tools/{id}/call`, `POST /v1/calls`, the REST surface under `/apis/`), and
+ * nowhere else. Undefined when the request names no episode (any worker answers it).
+ */
+export function ownerOf(request: IncomingMessage, path = routedPath(request.url ?? '/')): number | undefined {
+  if (path === undefined) return undefined;
+  if (path.startsWith(EPISODES)) {
+    const end = path.indexOf('/', EPISODES.length);
+    return prefixOwner(tryDecodeURIComponent(path.slice(EPISODES.length, end < 0 ? undefined : end)));
+  }
+  if (path === '/mcp') {
     const session = request.headers['mcp-session-id'];
     if (typeof session === 'string') return prefixOwner(session);
+    const url = request.url ?? '';
     const query = url.indexOf('?');
     const attach = query < 0 ? null : new URLSearchParams(url.slice(query + 1)).get('episode');
-    if (attach !== null) return prefixOwner(attach);
+    return attach === null ? undefined : prefixOwner(attach);
   }
-  return undefined;
+  const episode = request.headers[EPISODE_HEADER];
+  if (typeof episode !== 'string') return undefined;
+  const callInEpisode = path.startsWith('/apis/') || (request.method === 'POST' && (path === '/v1/calls' || TOOL_CALL.test(path)));
+  return callInEpisode ? prefixOwner(episode) : undefined;
 }
 
 function prefixOwner(id: string): number | undefined {
-  return matchOwner(PREFIXED_ID, id);
-}
-
-function matchOwner(pattern: RegExp, text: string): number | undefined {
-  const match = pattern.exec(text);
+  const match = PREFIXED_ID.exec(id);
   return match ? Number(match[1]) : undefined;
 }

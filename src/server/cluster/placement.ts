@@ -6,6 +6,8 @@ export interface WorkerPlacement {
   count: number;
   /** A private directory (mode 0700) holding one unix socket per worker: `w0.sock`, `w1.sock`, … */
   socketDir: string;
+  /** The port the cluster listens on, for a worker started again after `--port 0` picked one. */
+  port?: number;
 }
 
 /** Environment variables the primary hands each worker. */
@@ -13,6 +15,7 @@ export const WORKER_ENV = {
   index: 'TOOLENV_WORKER_INDEX',
   count: 'TOOLENV_WORKER_COUNT',
   socketDir: 'TOOLENV_WORKER_SOCKETS',
+  port: 'TOOLENV_WORKER_PORT',
 } as const;
 
 /** This process's placement when the primary forked it as a worker; undefined in a plain process. */
@@ -21,7 +24,8 @@ export function placementFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerPl
   const count = env[WORKER_ENV.count];
   const socketDir = env[WORKER_ENV.socketDir];
   if (index === undefined || count === undefined || socketDir === undefined) return undefined;
-  return { index: Number(index), count: Number(count), socketDir };
+  const port = env[WORKER_ENV.port];
+  return { index: Number(index), count: Number(count), socketDir, ...(port === undefined ? {} : { port: Number(port) }) };
 }
 
 export function socketPath(socketDir: string, index: number): string {

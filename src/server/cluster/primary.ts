@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLOSE_GRACE_MS } from '../defaults.js';
+import { freePort } from '../free-port.js';
 import { socketPath, WORKER_ENV } from './placement.js';
 
 /** What a worker sends the primary once it listens. */
@@ -24,15 +25,18 @@ const MAX_SOCKET_PATH = 100;
 
 export interface ClusterOptions {
   workers: number;
+  host: string;
+  /** 0 picks a free port, once for all workers (a worker restarted later must ask for the same one). */
+  port: number;
   log: (line: string) => void;
 }
 
 export interface RunningCluster {
-  /** `http://host:port` all workers share. */
-  url: string;
-  tools: number;
-  /** Process ids of the workers alive now. */
-  pids(): number[];
+  /**
+   * Resolves once every worker listens (undefined when closed first); rejects with WorkerStartError when one exits
+   * first (the others are stopped).
+   */
+  ready: Promise<{ url: string; tools: number } | undefined>;
   /** Resolves if the cluster stops on its own: a worker that keeps dying. */
   failed: Promise<Error>;
   close(): Promise<void>;
@@ -50,25 +54,41 @@ export class WorkerStartError extends Error {
 
 /**
  * The primary of `serve --workers N`: forks N workers running this same command line (each opens the library and
- * the cache and listens on the shared port; the primary hands them connections in turn), waits until all listen,
+ * the cache and listens on the shared port; the primary hands them connections in turn), reports when all listen,
  * and restarts a worker that dies. Episodes live in their worker's memory: one that dies loses its episodes.
+ * Returns at once, so that the caller can take signals while the workers start.
  */
-export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
+export function startCluster(options: ClusterOptions): RunningCluster {
   const socketDir = mkdtempSync(join(tmpdir(), 'toolenv-'));
+  // Also when the primary ends without closing (an uncaught error); a signal's default action skips this, hence the
+  // callers' handlers.
+  const removeSockets = () => rmSync(socketDir, { recursive: true, force: true });
+  process.once('exit', removeSockets);
   if (socketPath(socketDir, options.workers - 1).length > MAX_SOCKET_PATH) {
-    rmSync(socketDir, { recursive: true, force: true });
+    removeSockets();
     throw new Error(`the temporary directory ${tmpdir()} makes worker socket paths too long; set TMPDIR to a shorter path`);
   }
   const slots: Worker[] = [];
   const listening = new WeakSet<Worker>();
   const restarts: number[] = [];
+  const pending = new Set<NodeJS.Timeout>();
   let closing = false;
   let giveUp: (error: Error) => void = () => {};
   const failed = new Promise<Error>((resolve) => (giveUp = resolve));
 
+  // Every worker listens on the same port number: node's cluster shares a listening handle by the arguments it was
+  // asked for, so a worker restarted with `--port 0` next to a living sibling would be refused.
+  let port = String(options.port);
   const fork = (index: number): Promise<ReadyMessage> => {
-    const worker = cluster.fork({ [WORKER_ENV.index]: String(index), [WORKER_ENV.count]: String(options.workers), [WORKER_ENV.socketDir]: socketDir });
+    const worker = cluster.fork({
+      [WORKER_ENV.index]: String(index),
+      [WORKER_ENV.count]: String(options.workers),
+      [WORKER_ENV.socketDir]: socketDir,
+      [WORKER_ENV.port]: port,
+    });
     slots[index] = worker;
+    // A worker that goes away while the primary writes to it (a shutdown racing its own SIGTERM) is no error.
+    worker.on('error', () => {});
     return new Promise((resolve, reject) => {
       const onExit = (code: number | null, signal: string | null) => reject(new WorkerStartError(index, code ?? (signal ? 1 : 0)));
       worker.once('exit', onExit);
@@ -93,37 +113,42 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       return;
     }
     options.log(`toolenv: worker ${index} (pid ${worker.process.pid}) exited with ${how}; its episodes are lost; restarting it`);
-    setTimeout(() => {
+    // Not unref'd: with every worker gone, this timer is what keeps the primary alive to restart them.
+    const timer = setTimeout(() => {
+      pending.delete(timer);
       if (closing) return;
       fork(index).then(
         () => options.log(`toolenv: worker ${index} is back (pid ${slots[index]?.process.pid})`),
         (error: Error) => restart(index, slots[index]!, error instanceof WorkerStartError ? error.exitCode : 1, null),
       );
-    }, RESTART_DELAY_MS).unref();
+    }, RESTART_DELAY_MS);
+    pending.add(timer);
   };
 
-  const stop = async () => {
-    closing = true;
-    // One still starting has no handler for the shutdown message yet, and nothing to lose.
-    await Promise.all(slots.map((worker) => (listening.has(worker) ? stopWorker(worker) : killWorker(worker))));
-    rmSync(socketDir, { recursive: true, force: true });
-  };
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      closing = true;
+      for (const timer of pending) clearTimeout(timer);
+      // One still starting has no handler for the shutdown message yet, and nothing to lose.
+      await Promise.all(slots.map((worker) => (listening.has(worker) ? stopWorker(worker) : killWorker(worker))));
+      removeSockets();
+      process.off('exit', removeSockets);
+    })());
 
-  let ready: ReadyMessage[];
-  try {
-    ready = await Promise.all(Array.from({ length: options.workers }, (_, index) => fork(index)));
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  let closed: Promise<void> | undefined;
-  return {
-    url: ready[0]!.url,
-    tools: ready[0]!.tools,
-    pids: () => slots.flatMap((worker) => (worker.isDead() || worker.process.pid === undefined ? [] : [worker.process.pid])),
-    failed,
-    close: () => (closed ??= stop()),
-  };
+  const ready = (options.port === 0 ? freePort(options.host) : Promise.resolve(options.port))
+    .then((chosen) => {
+      port = String(chosen);
+      return closing ? undefined : Promise.all(Array.from({ length: options.workers }, (_, index) => fork(index)));
+    })
+    .then(
+      (messages) => (messages ? { url: messages[0]!.url, tools: messages[0]!.tools } : undefined),
+      async (error: unknown) => {
+        await stop();
+        throw error;
+      },
+    );
+  return { ready, failed, close: stop };
 }
 
 function killWorker(worker: Worker): Promise<void> {
@@ -143,7 +168,8 @@ function stopWorker(worker: Worker): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    if (worker.isConnected()) worker.send(SHUTDOWN_MESSAGE);
-    else worker.process.kill('SIGTERM');
+    const terminate = () => worker.process.kill('SIGTERM');
+    if (!worker.isConnected()) terminate();
+    else worker.send(SHUTDOWN_MESSAGE, (error: Error | null) => error && terminate());
   });
 }
