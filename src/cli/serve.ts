@@ -77,6 +77,8 @@ export function registerServe(program: Command): void {
     }
     if (flags.apiKey !== undefined && flags.apiKey.trim() === '') throw new UsageError('--api-key (or TOOLENV_API_KEY) is empty');
     const placement = placementFromEnv();
+    // Ctrl-C reaches the whole process group; in a cluster the primary alone decides when workers stop.
+    if (placement) process.on('SIGINT', () => {});
 
     // Only the default library is built on demand: a missing --library given by hand is a mistake to report.
     const isDefault = command.getOptionValueSource('library') === 'default' && process.env.TOOLENV_LIBRARY === undefined;
@@ -141,11 +143,17 @@ async function serveCluster({ workers, host, port }: { workers: number; host: st
   const { startCluster, WorkerStartError } = await import('../server/cluster/primary.js');
   const cluster = startCluster({ workers, host, port, log: (line) => process.stderr.write(`${line}\n`) });
   // Taken from the start: a signal while the workers start stops them too.
-  const signalled = untilSignal(() => cluster.close()).then(() => undefined);
+  let stopping = false;
+  const signalled = untilSignal(() => {
+    stopping = true;
+    return cluster.close();
+  }).then(() => undefined);
   let ready;
   try {
     ready = await Promise.race([cluster.ready, signalled]);
   } catch (error) {
+    // A worker the same Ctrl-C ended before it could ignore it: that is the stop asked for, not a failure.
+    if (stopping) return;
     // The worker has said why on stderr; saying it again would only repeat it.
     if (error instanceof WorkerStartError) throw new ReportedFailure(error.exitCode);
     throw error;
@@ -162,13 +170,11 @@ async function serveCluster({ workers, host, port }: { workers: number; host: st
 }
 
 /**
- * A cluster worker: tells the primary it listens, and closes when the primary says so or on SIGTERM. Ctrl-C
- * reaches the whole process group; the primary alone decides, so a worker ignores SIGINT. (When the primary
- * itself goes away, node's cluster module ends the worker at once.)
+ * A cluster worker: tells the primary it listens, and closes when the primary says so or on SIGTERM (SIGINT it
+ * ignores, see above). When the primary itself goes away, node's cluster module ends the worker at once.
  */
 async function serveAsWorker(server: { url: string; tools: number }, close: () => Promise<void>): Promise<void> {
   const { SHUTDOWN_MESSAGE } = await import('../server/cluster/primary.js');
-  process.on('SIGINT', () => {});
   await new Promise<void>((resolve, reject) => {
     let closing: Promise<void> | undefined;
     const stop = () => (closing ??= close().then(resolve, reject));
