@@ -152,8 +152,9 @@ async function serveCluster({ workers, host, port }: { workers: number; host: st
   try {
     ready = await Promise.race([cluster.ready, signalled]);
   } catch (error) {
-    // A worker the same Ctrl-C ended before it could ignore it: that is the stop asked for, not a failure.
-    if (stopping) return;
+    // A worker that the same Ctrl-C or group SIGTERM ended before it could take signals (it may reach this process
+    // first): that is the stop asked for, not a failure.
+    if (stopping || (error instanceof WorkerStartError && (error.signal === 'SIGINT' || error.signal === 'SIGTERM'))) return;
     // The worker has said why on stderr; saying it again would only repeat it.
     if (error instanceof WorkerStartError) throw new ReportedFailure(error.exitCode);
     throw error;

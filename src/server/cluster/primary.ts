@@ -47,8 +47,10 @@ export class WorkerStartError extends Error {
   constructor(
     readonly index: number,
     readonly exitCode: number,
+    /** The signal that ended it, if one did. */
+    readonly signal: string | null = null,
   ) {
-    super(`worker ${index} exited with code ${exitCode} before it listened`);
+    super(`worker ${index} exited with ${signal ? `signal ${signal}` : `code ${exitCode}`} before it listened`);
   }
 }
 
@@ -90,7 +92,7 @@ export function startCluster(options: ClusterOptions): RunningCluster {
     // A worker that goes away while the primary writes to it (a shutdown racing its own SIGTERM) is no error.
     worker.on('error', () => {});
     return new Promise((resolve, reject) => {
-      const onExit = (code: number | null, signal: string | null) => reject(new WorkerStartError(index, code ?? (signal ? 1 : 0)));
+      const onExit = (code: number | null, signal: string | null) => reject(new WorkerStartError(index, code ?? (signal ? 1 : 0), signal));
       worker.once('exit', onExit);
       worker.on('message', (message: Partial<ReadyMessage>) => {
         if (message?.type !== 'toolenv-ready') return;
