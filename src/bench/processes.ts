@@ -66,8 +66,10 @@ export function treeRssMb(pid: number): number {
 }
 
 function descendants(pid: number): number[] {
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-  );
-  return children.flatMap((child) => [child, ...descendants(child)]);
+  return childPids(pid).flatMap((child) => [child, ...descendants(child)]);
+}
+
+/** The processes a process started (every one of its threads' children), from /proc (Linux). */
+export function childPids(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { childPids } from '../../src/bench/processes.js';
 import { packageRoot } from '../../src/paths.js';
+import { environ, waitFor } from './process-helpers.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
 
 const bin = join(packageRoot, 'bin/toolenv');
@@ -42,23 +44,13 @@ function startCluster(args: string[]): Started {
   return { pid: child.pid!, line, exit, stderr: () => stderr };
 }
 
-function workerPids(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-}
 
-async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('serve --workers: the primary', () => {
   it('keeps serving on the same port after every worker died at once, and stops cleanly on SIGTERM to the whole group', { timeout: 60_000 }, async () => {
     const cluster = startCluster(['--port', '0', '--library', writeFixtureLibrary(), '--json']);
     const { url } = JSON.parse((await cluster.line)!) as { url: string };
-    for (const pid of workerPids(cluster.pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of childPids(cluster.pid)) process.kill(pid, 'SIGKILL');
     await waitFor(() => (cluster.stderr().match(/is back/g) ?? []).length === 2);
     assert.equal((await fetch(`${url}/healthz`)).status, 200);
     process.kill(-cluster.pid, 'SIGTERM');
@@ -82,9 +74,9 @@ describe('serve --workers: the primary', () => {
 
   it('stops the workers it was starting when a signal comes first, leaving no socket directory', { timeout: 60_000 }, async () => {
     const cluster = startCluster(['--port', '0', '--library', writeFixtureLibrary()]);
-    await waitFor(() => existsSync(`/proc/${cluster.pid}/task`) && workerPids(cluster.pid).length === 2);
-    const workers = workerPids(cluster.pid);
-    const sockets = readFileSync(`/proc/${workers[0]}/environ`, 'utf8').split('\0').find((entry) => entry.startsWith('TOOLENV_WORKER_SOCKETS='))!.split('=')[1]!;
+    await waitFor(() => existsSync(`/proc/${cluster.pid}/task`) && childPids(cluster.pid).length === 2);
+    const workers = childPids(cluster.pid);
+    const sockets = environ(workers[0]!, 'TOOLENV_WORKER_SOCKETS')!;
     process.kill(-cluster.pid, 'SIGINT');
     assert.equal(await cluster.exit, 0, cluster.stderr());
     await waitFor(() => workers.every((pid) => !existsSync(`/proc/${pid}`)));

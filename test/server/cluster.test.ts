@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { childPids } from '../../src/bench/processes.js';
 import { packageRoot } from '../../src/paths.js';
+import { environ, waitFor } from './process-helpers.js';
 import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 
 const bin = join(packageRoot, 'bin/toolenv');
@@ -36,15 +38,6 @@ function fresh(url: string, path: string, init: { method?: string; headers?: Rec
   });
 }
 
-function childPids(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-}
-
-/** A variable of a running process's environment (the primary hands each worker its index and socket directory). */
-function environ(pid: number, name: string): string | undefined {
-  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((line) => line.startsWith(`${name}=`));
-  return entry?.slice(name.length + 1);
-}
 
 /** The worker index an id names (`w1-…` → "1"). */
 const ownerOf = (id: string) => /^w(\d+)-/.exec(id)?.[1];
@@ -307,10 +300,3 @@ function oversized(url: string, episode: string, chunked: boolean): Promise<Answ
   });
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
