@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { LibraryStore } from '../library/store.js';
 import type { Simulator } from '../simulator/types.js';
@@ -9,7 +8,6 @@ import { DEFAULT_BODY_LIMIT } from './defaults.js';
 import { retrievalLoader, type AppContext, type RetrievalLoader } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { problemResponse } from './problems.js';
-import { ResponderBusyError } from '../simulator/queue.js';
 import { RestCatalog } from './rest/catalog.js';
 import { apiRoutes } from './routes/apis.js';
 import { callRoutes, DEFAULT_MAX_BATCH } from './routes/calls.js';
@@ -17,8 +15,8 @@ import { healthRoutes } from './routes/health.js';
 import { toolRoutes } from './routes/tools.js';
 import { searchRoutes } from './routes/search.js';
 import { graphRoutes } from './routes/graph.js';
-import { episodeProblem, episodeRoutes } from './routes/episodes.js';
-import { EpisodeError } from '../episodes/errors.js';
+import { episodeRoutes } from './routes/episodes.js';
+import { errorResponse } from './error-response.js';
 import type { EpisodeStore } from '../episodes/store.js';
 import { mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
@@ -50,9 +48,12 @@ export interface AppOptions {
 
 /** The ToolEnv HTTP app: routes only, each delegating to the library store or the simulator. */
 export function createApp(options: AppOptions): Hono {
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const ctx: AppContext = {
+  return honoApp(appContext(options), options);
+}
+
+/** What the routes share, built once per server (the node listener's tool-call path shares it too). */
+export function appContext(options: AppOptions): AppContext {
+  return {
     store: options.store,
     simulator: options.simulator,
     tools: options.store.count(),
@@ -64,11 +65,15 @@ export function createApp(options: AppOptions): Hono {
     retrieval: options.retrieval ?? retrievalLoader(options.store.dir),
     episodes: options.episodes,
   };
+}
 
+/** The hono app over a context. */
+export function honoApp(ctx: AppContext, options: AppOptions): Hono {
+  const log = options.log ?? defaultLog;
   const app = new Hono();
   app.use('*', ctx.httpMetrics.middleware());
   if (options.apiKey !== undefined) app.use('*', bearerAuth(options.apiKey));
-  app.use('*', bodyLimit(limit));
+  app.use('*', bodyLimit(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
   app.route('/', healthRoutes(ctx));
   app.route('/', toolRoutes(ctx));
   app.route('/', callRoutes(ctx));
@@ -96,14 +101,8 @@ export function createApp(options: AppOptions): Hono {
     });
     return c.res;
   });
-  app.onError((error, c) => {
-    if (error instanceof HTTPException) return error.getResponse();
-    if (error instanceof EpisodeError) return episodeProblem(error);
-    if (error instanceof ResponderBusyError) {
-      return problemResponse(503, error.message, { title: 'Simulator busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
-    }
-    log(`toolenv: ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
-    return problemResponse(500, 'the server failed to answer this request; the error is in its log');
-  });
+  app.onError((error, c) => errorResponse(error, `${c.req.method} ${c.req.path}`, log));
   return app;
 }
+
+export const defaultLog = (line: string) => process.stderr.write(`${line}\n`);

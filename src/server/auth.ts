@@ -7,18 +7,26 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz']);
 
 /** Requires `Authorization: Bearer KEY` on every path but the open ones; keys are compared in constant time. */
 export function bearerAuth(apiKey: string): MiddlewareHandler {
-  const expected = digest(apiKey);
+  const accepts = keyCheck(apiKey);
   // Not async: every request passes here, and an async function would add a promise of its own around next().
   return (c, next) => {
     if (OPEN_PATHS.has(c.req.path)) return next();
     const header = c.req.header('authorization');
-    const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-    if (!match || !timingSafeEqual(digest(match[1]!), expected)) {
+    if (!accepts(header)) {
       return Promise.resolve(problemResponse(401, header === undefined ? 'this server requires an API key: send Authorization: Bearer KEY' : 'the API key in the Authorization header is not valid', {
         headers: { 'www-authenticate': 'Bearer realm="toolenv"' },
       }));
     }
     return next();
+  };
+}
+
+/** Whether an Authorization header value carries `Bearer KEY` with this key. */
+export function keyCheck(apiKey: string): (header: string | undefined) => boolean {
+  const expected = digest(apiKey);
+  return (header) => {
+    const match = header === undefined ? null : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    return match !== null && timingSafeEqual(digest(match[1]!), expected);
   };
 }
 

@@ -33,19 +33,34 @@ export class HttpMetrics {
 
   middleware(): MiddlewareHandler {
     return async (c, next) => {
-      const started = performance.now();
-      this.inFlight++;
+      const started = this.begin();
       try {
         await next();
       } finally {
-        this.inFlight--;
         const route = routePath(c);
-        this.record(c.req.method, route === '*' || route === '' ? 'unmatched' : route, c.res.status, (performance.now() - started) / 1000);
+        this.end(c.req.method, route === '*' || route === '' ? 'unmatched' : route, c.res.status, started);
       }
     };
   }
 
-  record(method: string, route: string, status: number, seconds: number): void {
+  /** A request is being answered: counted in flight until `end` (or `abandon`). Returns its start time. */
+  begin(): number {
+    this.inFlight++;
+    return performance.now();
+  }
+
+  /** A request begun at `started` was answered. */
+  end(method: string, route: string, status: number, started: number): void {
+    this.inFlight--;
+    this.record(method, route, status, (performance.now() - started) / 1000);
+  }
+
+  /** A request begun was never answered (its client went away first). */
+  abandon(): void {
+    this.inFlight--;
+  }
+
+  private record(method: string, route: string, status: number, seconds: number): void {
     let stats = this.routes.get(route);
     if (!stats) this.routes.set(route, (stats = { counts: BUCKETS.map(() => 0), sum: 0, count: 0, requests: new Map() }));
     const label = METHODS.has(method) ? method : 'OTHER';

@@ -8,8 +8,11 @@ export const CONTROL_QUERY_PARAMS = { code: '__code', example: '__example', dyna
 
 /** The controls of a request (its Prefer header and control query parameters); most requests carry neither. */
 export function requestControls(c: Context): CallControls {
-  const prefer = requestHeader(c, 'prefer');
-  const url = c.req.url;
+  return controlsOf(requestHeader(c, 'prefer'), c.req.url);
+}
+
+/** The controls of a Prefer header and the query of a request target (a path or a whole URL). */
+export function controlsOf(prefer: string | undefined, url: string): CallControls {
   const query = url.indexOf('?');
   if (prefer === undefined && query === -1) return {};
   return readControls(prefer, new URLSearchParams(query === -1 ? '' : url.slice(query + 1)));

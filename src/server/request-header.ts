@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { EPISODE_HEADER } from '../episodes/header.js';
@@ -16,7 +17,11 @@ export type JoinedHeader = 'content-length' | 'transfer-encoding' | 'prefer' | t
  */
 export function requestHeader(c: Context, name: JoinedHeader): string | undefined {
   const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
-  if (!incoming) return c.req.header(name);
+  return incoming ? incomingHeader(incoming, name) : c.req.header(name);
+}
+
+/** A request header as node parsed it (see JoinedHeader); its types allow a list, which is joined as a Headers object would. */
+export function incomingHeader(incoming: IncomingMessage, name: JoinedHeader): string | undefined {
   const value = incoming.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }

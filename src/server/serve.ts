@@ -1,7 +1,6 @@
 import { rmdirSync, rmSync } from 'node:fs';
 import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { getRequestListener, RequestError } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { LibraryStore } from '../library/store.js';
 import { openCache, type CacheMode, type ResponseCache } from '../simulator/cache.js';
@@ -10,10 +9,9 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
-import { createApp } from './app.js';
+import { nodeListener } from './node-listener.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader } from './context.js';
-import { problemResponse } from './problems.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
 
@@ -104,7 +102,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
     });
-    const app = createApp({
+    const { app, listener } = nodeListener({
       store,
       simulator,
       episodes,
@@ -116,14 +114,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       bodyLimit: options.bodyLimit,
       maxBatch: options.maxBatch,
       log,
-    });
-    const listener = getRequestListener(app.fetch, {
-      // What hono never sees: a request line or Host header node-server cannot turn into a URL.
-      errorHandler: (error) => {
-        if (error instanceof RequestError) return problemResponse(400, error.message, { title: 'Invalid request' });
-        log(`toolenv: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        return problemResponse(500, 'the server failed to answer this request; the error is in its log');
-      },
     });
     if (options.worker) {
       cluster = clusterListeners(options.worker, listener, options.bodyLimit ?? DEFAULT_BODY_LIMIT);

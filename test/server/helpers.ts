@@ -48,7 +48,7 @@ export interface RawResponse {
 }
 
 /** A request whose path goes on the wire exactly as written (fetch would normalize `..` and re-encode). */
-export function rawRequest(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+export function rawRequest(url: string, path: string, init: { method?: string; headers?: Record<string, string | string[]>; body?: string } = {}): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: hostname, port, path, method: init.method ?? 'GET', headers: init.headers }, (res) => {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { EpisodeError, unknownEpisode } from '../../episodes/errors.js';
 import type { EpisodeStore } from '../../episodes/store.js';
-import type { CallControls } from '../../simulator/types.js';
+import type { CallControls, CallResult } from '../../simulator/types.js';
 import { callResponse } from '../call-response.js';
 import { readJsonBody } from '../json-body.js';
 import { httpProblem, problemResponse } from '../problems.js';
@@ -57,10 +57,15 @@ export function episodeProblem(error: EpisodeError): Response {
  * answered like any call plus `x-toolenv-step` (the step it was recorded as) and `x-toolenv-state` (what world
  * state did, when anything).
  */
-export async function episodeCallResponse(episodes: EpisodeStore | undefined, episodeId: string, toolId: string, args: unknown, controls: CallControls): Promise<Response> {
+export async function episodeCallResult(episodes: EpisodeStore | undefined, episodeId: string, toolId: string, args: unknown, controls: CallControls): Promise<CallResult> {
   if (!episodes) throw new EpisodeError(404, `no episode ${JSON.stringify(episodeId)}: this server keeps no episodes`);
   const result = await episodes.call(episodeId, toolId, args, controls);
   const headers: Record<string, string> = { ...result.headers, 'x-toolenv-step': String(result.step) };
   if (result.state) headers['x-toolenv-state'] = result.state;
-  return callResponse({ status: result.status, body: result.body, source: result.source, headers, error: result.error });
+  return { status: result.status, body: result.body, source: result.source, headers, error: result.error };
+}
+
+/** episodeCallResult as a web Response. */
+export async function episodeCallResponse(episodes: EpisodeStore | undefined, episodeId: string, toolId: string, args: unknown, controls: CallControls): Promise<Response> {
+  return callResponse(await episodeCallResult(episodes, episodeId, toolId, args, controls));
 }

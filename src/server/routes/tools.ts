@@ -2,12 +2,11 @@ import { Hono } from 'hono';
 import { LibraryError } from '../../library/store.js';
 import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
-import { isPlainObject, readJsonBody } from '../json-body.js';
-import { requestControls } from '../prefer.js';
 import { requestHeader } from '../request-header.js';
 import { httpProblem, problemResponse } from '../problems.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
-import { episodeCallResponse } from './episodes.js';
+import { CALL_ROUTE } from '../call-listener.js';
+import { toolCall } from '../tool-call.js';
 
 export const MAX_PAGE = 1000;
 
@@ -44,17 +43,10 @@ export function toolRoutes(ctx: AppContext): Hono {
     return tool ? c.json(tool) : problemResponse(404, `no tool ${JSON.stringify(id)} in the library`, { title: 'Unknown tool' });
   });
 
-  app.post('/v1/tools/:id/call', async (c) => {
-    const body = (await readJsonBody(c)) ?? {};
-    if (!isPlainObject(body)) throw httpProblem(400, 'the request body must be a JSON object {"arguments": {...}}', { title: 'Invalid request body' });
-    const extra = Object.keys(body).filter((key) => key !== 'arguments');
-    if (extra.length > 0) throw httpProblem(400, `unknown member ${JSON.stringify(extra[0])} in the request body; it takes {"arguments": {...}}`, { title: 'Invalid request body' });
-    const controls = requestControls(c);
-    const episode = requestHeader(c, EPISODE_HEADER);
-    if (episode !== undefined) return episodeCallResponse(ctx.episodes, episode, c.req.param('id'), body.arguments, controls);
-    const result = await ctx.simulator.call(c.req.param('id'), body.arguments ?? {}, { controls });
-    return callResponse(result);
-  });
+  // Served in front of hono by callListener under node; this route answers app.request() and any other runtime.
+  app.post(CALL_ROUTE, async (c) =>
+    callResponse(await toolCall(ctx, { toolId: c.req.param('id'), body: await c.req.text(), prefer: requestHeader(c, 'prefer'), url: c.req.url, episode: requestHeader(c, EPISODE_HEADER) })),
+  );
 
   return app;
 }

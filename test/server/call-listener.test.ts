@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { LibraryStore } from '../../src/library/store.js';
+import { callToolId } from '../../src/server/call-listener.js';
+import { nodeListener } from '../../src/server/node-listener.js';
+import type { RunningServer } from '../../src/server/serve.js';
+import { writeFixtureLibrary } from '../fixtures/tools.js';
+import { expectProblem, postJson, rawRequest, startTestServer } from './helpers.js';
+
+/** Sends the head of a POST and part of its body, then disconnects. */
+function abandonBody(url: string, path: string): Promise<void> {
+  const { hostname, port } = new URL(url);
+  return new Promise<void>((resolve) => {
+    const req = httpRequest({ host: hostname, port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '100' } });
+    req.on('error', () => resolve());
+    req.write('{"arguments":', () => setTimeout(() => req.destroy(), 50));
+  }).then(() => new Promise((resolve) => setTimeout(resolve, 100)));
+}
+
+/**
+ * What a client sees of an answer. Date and the connection headers differ between two requests by nature, and
+ * Content-Length is only on the wire (checked against the body there).
+ */
+async function seen(response: Response) {
+  const headers = [...response.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name)).sort();
+  return { status: response.status, headers, body: await response.text() };
+}
+
+describe('POST /v1/tools/{id}/call answered in front of hono', () => {
+  let server: RunningServer;
+  before(async () => {
+    // No cache: every call reaches the responder, so both paths answer from the same source.
+    server = await startTestServer({ cacheMode: 'off' });
+  });
+  after(() => server.close());
+
+  const cases: { name: string; path: string; body: string; headers?: Record<string, string> }[] = [
+    { name: 'a valid call', path: '/v1/tools/petstore_test__addPet/call', body: '{"arguments":{"name":"Rex"}}' },
+    { name: 'a bodyless answer (204)', path: '/v1/tools/petstore_test__deletePet/call', body: '{"arguments":{"petId":3}}' },
+    { name: 'an empty body', path: '/v1/tools/petstore_test__listPets/call', body: '' },
+    { name: 'an unknown tool', path: '/v1/tools/petstore_test__nope/call', body: '{}' },
+    { name: 'a percent-encoded id', path: '/v1/tools/petstore%5Ftest__listPets/call', body: '{}' },
+    { name: 'arguments that break the schema', path: '/v1/tools/petstore_test__addPet/call', body: '{"arguments":{"name":7}}' },
+    { name: 'malformed JSON', path: '/v1/tools/petstore_test__addPet/call', body: '{"arguments":' },
+    { name: 'a body that is not an object', path: '/v1/tools/petstore_test__addPet/call', body: '[1]' },
+    { name: 'an unknown member', path: '/v1/tools/petstore_test__addPet/call', body: '{"arguments":{},"tool":"x"}' },
+    { name: 'a Prefer code', path: '/v1/tools/petstore_test__listPets/call', body: '{}', headers: { prefer: 'code=429' } },
+    { name: 'a bad Prefer code', path: '/v1/tools/petstore_test__listPets/call', body: '{}', headers: { prefer: 'code=99' } },
+    { name: 'a control query parameter', path: '/v1/tools/petstore_test__listPets/call?__code=404', body: '{}' },
+    { name: 'an unknown episode', path: '/v1/tools/petstore_test__listPets/call', body: '{}', headers: { 'x-toolenv-episode': 'ep-missing' } },
+  ];
+  for (const { name, path, body, headers } of cases) {
+    test(`${name}: the same answer over HTTP as from the hono route`, async () => {
+      const init = { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body };
+      const response = await fetch(server.url + path, init);
+      const length = response.headers.get('content-length');
+      const overHttp = await seen(response);
+      if (overHttp.body !== '') assert.equal(Number(length), Buffer.byteLength(overHttp.body));
+      const throughHono = await seen(await server.app.request(path, init));
+      assert.deepEqual(overHttp, throughHono);
+    });
+  }
+
+  test('calls over HTTP are steps of the same episode as calls through the hono route', async () => {
+    const created = (await (await postJson(`${server.url}/v1/episodes`, {})).json()) as { id: string };
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolenv-episode': created.id }, body: '{"arguments":{}}' };
+    const first = await fetch(`${server.url}/v1/tools/petstore_test__listPets/call`, init);
+    const second = await server.app.request('/v1/tools/petstore_test__listPets/call', init);
+    assert.equal(first.headers.get('x-toolenv-step'), '1');
+    assert.equal(second.headers.get('x-toolenv-step'), '2');
+  });
+
+  test('a chunked body (no Content-Length) is answered by the app the same way', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const { hostname, port } = new URL(server.url);
+      const req = httpRequest({ host: hostname, port, path: '/v1/tools/petstore_test__addPet/call', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.write('{"arguments":');
+      req.end('{"name":"Rex"}}');
+    });
+    assert.equal(answer.status, 201);
+    assert.deepEqual(JSON.parse(answer.body), { tool: 'petstore_test__addPet', args: { name: 'Rex' } });
+  });
+
+  test('calls answered in front of hono are counted in /metrics under the route pattern', async () => {
+    const line = /toolenv_http_requests_total\{method="POST",route="\/v1\/tools\/:id\/call",status="200"\} (\d+)/;
+    const count = async () => Number(line.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1] ?? 0);
+    const before = await count();
+    for (let i = 0; i < 3; i++) await postJson(`${server.url}/v1/tools/petstore_test__listPets/call`, {});
+    assert.equal(await count(), before + 3);
+    assert.match(await (await fetch(`${server.url}/metrics`)).text(), /toolenv_http_requests_in_flight 1\n/);
+  });
+
+  test('a client that goes away mid-body is neither answered nor left in flight, and the server goes on', async () => {
+    await abandonBody(server.url, '/v1/tools/petstore_test__addPet/call');
+    assert.match(await (await fetch(`${server.url}/metrics`)).text(), /toolenv_http_requests_in_flight 1\n/);
+    assert.equal((await postJson(`${server.url}/v1/tools/petstore_test__listPets/call`, {})).status, 200);
+  });
+});
+
+describe('errors on the call path', () => {
+  test('an unexpected error is logged and answered 500 without its details; the server keeps serving', async () => {
+    const store = LibraryStore.open(writeFixtureLibrary());
+    const logged: string[] = [];
+    const simulator = {
+      call: async () => {
+        throw new Error('simulator exploded');
+      },
+    };
+    const server = createServer(nodeListener({ store, simulator, log: (line) => logged.push(line) }).listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const problem = await expectProblem(await postJson(`${url}/v1/tools/weather_forecast/call`, { arguments: { city: 'x' } }), 500);
+      assert.doesNotMatch(JSON.stringify(problem), /exploded/);
+      assert.match(logged.join('\n'), /POST \/v1\/tools\/weather_forecast\/call: Error: simulator exploded/);
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      store.close();
+    }
+  });
+
+  test('clients that go away mid-body are not logged as errors, on the call path or through hono', async () => {
+    const logged: string[] = [];
+    const server = await startTestServer({ log: (line) => logged.push(line) });
+    try {
+      await abandonBody(server.url, '/v1/tools/petstore_test__addPet/call');
+      await abandonBody(server.url, '/v1/calls');
+      assert.deepEqual(logged, []);
+      assert.equal((await postJson(`${server.url}/v1/calls`, { calls: [{ tool: 'petstore_test__listPets' }] })).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the call path with an API key and a body limit', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startTestServer({ apiKey: 'sekret', bodyLimit: 64 });
+  });
+  after(() => server.close());
+  const url = () => `${server.url}/v1/tools/petstore_test__listPets/call`;
+
+  test('calls without the key, with a wrong one or with two Authorization headers are refused 401', async () => {
+    await expectProblem(await postJson(url(), {}), 401);
+    await expectProblem(await postJson(url(), {}, { authorization: 'Bearer wrong' }), 401);
+    const twice = await rawRequest(server.url, '/v1/tools/petstore_test__listPets/call', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: ['Bearer sekret', 'Bearer sekret'] },
+      body: '{}',
+    });
+    assert.equal(twice.status, 401);
+    assert.equal((await postJson(url(), {}, { authorization: 'Bearer sekret' })).status, 200);
+  });
+
+  test('a body over the limit is refused 413, one within it answered', async () => {
+    const body = await expectProblem(await postJson(url(), { arguments: { padding: 'x'.repeat(100) } }, { authorization: 'Bearer sekret' }), 413);
+    assert.equal(body.limit, 64);
+    assert.equal((await postJson(url(), { arguments: {} }, { authorization: 'Bearer sekret' })).status, 200);
+  });
+});
+
+test('callToolId takes the one-segment id of a call path, percent-decoded, and nothing else', () => {
+  assert.equal(callToolId('/v1/tools/weather_forecast/call'), 'weather_forecast');
+  assert.equal(callToolId('/v1/tools/weather_forecast/call?__code=429'), 'weather_forecast');
+  assert.equal(callToolId('/v1/tools/a%2Fb/call'), 'a/b');
+  assert.equal(callToolId('/v1/tools/%E0%A4%A/call'), undefined);
+  assert.equal(callToolId('/v1/tools//call'), undefined);
+  assert.equal(callToolId('/v1/tools/a/b/call'), undefined);
+  assert.equal(callToolId('/v1/tools/x/call/'), undefined);
+  assert.equal(callToolId('/v1/tools/x/calls'), undefined);
+  assert.equal(callToolId('http://127.0.0.1/v1/tools/x/call'), undefined);
+});
