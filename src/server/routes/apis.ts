@@ -54,7 +54,7 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
     return problemResponse(404, `API ${JSON.stringify(apiId)} has no REST operations in the library; call its tools with POST /v1/tools/{id}/call`, { title: 'No REST surface' });
   }
   const contentType = c.req.header('content-type') ?? '';
-  const form = /^application\/x-www-form-urlencoded\b/i.test(contentType) ? new URLSearchParams(await c.req.text()) : undefined;
+  const form = /^application\/x-www-form-urlencoded\b/i.test(contentType) ? new URLSearchParams(await bodyText(c)) : undefined;
   const path = `/${rest.join('/')}${trailingSlash && rest.length > 0 ? '/' : ''}`;
   const match = matchRoute(routes, {
     method,
@@ -121,11 +121,19 @@ async function readBody(c: Context, contentType: string, form: URLSearchParams |
     }
     return { kind: 'form', fields };
   }
-  const text = await c.req.text();
+  const text = await bodyText(c);
   if (text === '') return undefined;
   // application/json, application/*+json, and vendor types such as AWS's application/x-amz-json-1.0.
   if (contentType === '' || /json/i.test(contentType)) return { kind: 'json', value: parseJson(text, 'request body') };
   return { kind: 'text', value: text };
+}
+
+/**
+ * The request body as text. GET and HEAD bodies are never read (node-server hands hono none), and asking for one
+ * anyway makes @hono/node-server build a whole web Request: most of a REST GET's cost.
+ */
+function bodyText(c: Context): Promise<string> {
+  return c.req.method === 'GET' || c.req.method === 'HEAD' ? Promise.resolve('') : c.req.text();
 }
 
 function groupFields(form: URLSearchParams): Map<string, string[]> {
