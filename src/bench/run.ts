@@ -86,18 +86,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     const callBody = JSON.stringify({ arguments: target.args });
     const jsonHeaders = { 'content-type': 'application/json' };
-    const ceilingOf = async (workers: number, withPost: boolean) => {
+    // The bare endpoint in `workers` processes, measured by `measure`: each pass's result holds just what it measured.
+    const ceilingOf = async <T>(workers: number, measure: (url: string) => Promise<T>): Promise<T> => {
       log(`ceiling: bare hono endpoint, ${plural(workers, 'process', 'processes')}`);
       const server = await startProcess(process.execPath, [join(packageRoot, 'dist/src/bench/ceiling-server.js'), String(workers)], SERVE_READY);
       running.push(server);
-      const url = SERVE_READY.exec(server.ready)![1]!;
-      const get = await run(url);
-      const post = withPost ? await run(url, { method: 'POST', body: callBody, headers: jsonHeaders }) : undefined;
+      const measured = await measure(SERVE_READY.exec(server.ready)![1]!);
       await server.stop();
-      return { get, post };
+      return measured;
     };
 
-    const toolenvOf = async (workers: number, withRest: boolean) => {
+    // Every pass measures startup, memory and calls; `measureMore` adds what only some passes measure, between the
+    // calls and the memory after them.
+    const toolenvOf = async <T>(workers: number, measureMore: (base: string) => Promise<T>) => {
       log(`toolenv: serve with the library, ${plural(workers, 'worker', 'workers')}`);
       const server = await startProcess(
         process.execPath,
@@ -112,29 +113,31 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const warm = await fetch(callUrl, { method: 'POST', headers: jsonHeaders, body: callBody });
       if (warm.status >= 400) throw new Error(`warm-up call answered ${warm.status}: ${await warm.text()}`);
       const call = await run(callUrl, { method: 'POST', body: callBody, headers: jsonHeaders });
-      let rest: LoadResult | undefined;
-      let document: string | undefined;
-      if (withRest) {
-        const restUrl = `${base}/apis/${target.apiId}${target.request.url}`;
-        await fetch(restUrl, { headers: target.request.headers });
-        rest = await run(restUrl, { headers: target.request.headers });
-        document = await (await fetch(`${base}/apis/${target.apiId}/openapi.json`)).text();
-      }
+      const more = await measureMore(base);
       const rssAfterLoad = treeRssMb(server.child.pid!);
       await server.stop();
-      return { startupMs: round(server.readyMs), rss, rssAfterLoad, call, rest: rest!, document: document! };
+      return { startupMs: round(server.readyMs), rss, rssAfterLoad, call, ...more };
     };
 
     const cacheFile = join(work, 'cache.db');
     // Each ceiling right before the server it bounds: the machine's speed drifts over a run.
-    const { get: ceiling, post: ceilingPost } = await ceilingOf(1, true);
-    const toolenv = await toolenvOf(1, true);
+    const { ceiling, ceilingPost } = await ceilingOf(1, async (url) => ({
+      ceiling: await run(url),
+      ceilingPost: await run(url, { method: 'POST', body: callBody, headers: jsonHeaders }),
+    }));
+    const toolenv = await toolenvOf(1, async (base) => {
+      const restUrl = `${base}/apis/${target.apiId}${target.request.url}`;
+      await fetch(restUrl, { headers: target.request.headers });
+      const rest = await run(restUrl, { headers: target.request.headers });
+      const document = await (await fetch(`${base}/apis/${target.apiId}/openapi.json`)).text();
+      return { rest, document };
+    });
     const { call, rest, document } = toolenv;
     let cluster: ClusterReport | undefined;
     let clusterDetails: Record<string, LoadResult> = {};
     if (options.workers > 1) {
-      const { get: clusterCeiling } = await ceilingOf(options.workers, false);
-      const clusterToolenv = await toolenvOf(options.workers, false);
+      const clusterCeiling = await ceilingOf(options.workers, (url) => run(url));
+      const clusterToolenv = await toolenvOf(options.workers, async () => ({}));
       cluster = {
         workers: options.workers,
         startup_ms: clusterToolenv.startupMs,
@@ -190,7 +193,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       model = await benchModel({ model: options.model, parallel: [1, 4, 8], gpu: options.gpu });
     }
 
-    const details: Record<string, LoadResult> = { ceiling, ceiling_post: ceilingPost!, call, rest, ...clusterDetails, ...(prism ? { prism } : {}) };
+    const details: Record<string, LoadResult> = { ceiling, ceiling_post: ceilingPost, call, rest, ...clusterDetails, ...(prism ? { prism } : {}) };
     return {
       library_tools: libraryTools,
       open_ms,
@@ -198,14 +201,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       rss_mb: toolenv.rss,
       rss_after_load_mb: toolenv.rssAfterLoad,
       ceiling_rps: ceiling.rps,
-      ceiling_post_rps: ceilingPost!.rps,
+      ceiling_post_rps: ceilingPost.rps,
       call_rps: call.rps,
       rest_rps: rest.rps,
       prism_rps: prism?.rps ?? null,
       search_p95_ms: search.search_p95_ms,
       search_batch8_ms: search.batch8_ms,
       call_vs_ceiling: ratio(call.rps, ceiling.rps),
-      call_vs_post_ceiling: ratio(call.rps, ceilingPost!.rps),
+      call_vs_post_ceiling: ratio(call.rps, ceilingPost.rps),
       call_vs_prism: prism ? ratio(call.rps, prism.rps) : null,
       tool: target.tool.id,
       connections: options.connections,

@@ -55,7 +55,7 @@ export function registerCall(program: Command): void {
       import('../library/store.js'),
       import('../simulator/cache.js'),
       import('../simulator/examples.js'),
-      import('../simulator/synth/index.js'),
+      import('../simulator/synth/responder.js'),
       import('../simulator/pipeline.js'),
     ]);
     const store = LibraryStore.open(flags.library);

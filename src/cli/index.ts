@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { ReportedFailure, UsageError } from './output.js';
-import { LibraryError } from '../library/errors.js';
+import { ReportedFailure } from './output.js';
+import { describeFailure } from './failure.js';
 import { registerLibrary } from './library/index.js';
 import { registerBench } from './bench.js';
 import { registerGraph } from './graph/index.js';
@@ -11,7 +11,6 @@ import { registerCache } from './cache/index.js';
 import { registerServe } from './serve.js';
 import { registerModel } from './model.js';
 import { registerEval } from './eval.js';
-import { CacheError } from '../simulator/cache-error.js';
 
 /**
  * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
@@ -60,12 +59,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof ReportedFailure) return error.exitCode;
-    if (error instanceof UsageError || error instanceof LibraryError || error instanceof CacheError) {
-      process.stderr.write(`toolenv: ${error.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`toolenv: ${error instanceof Error ? error.message : String(error)}\n`);
-    if (process.env.TOOLENV_DEBUG && error instanceof Error) process.stderr.write(`${error.stack}\n`);
-    return 1;
+    const { text, exitCode } = describeFailure(error);
+    process.stderr.write(`${text}\n`);
+    return exitCode;
   }
 }

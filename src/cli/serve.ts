@@ -12,6 +12,8 @@ import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError 
 import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
 import { missingLibrary } from '../library/errors.js';
+import type { FailedMessage } from '../server/cluster/primary.js';
+import { describeFailure } from './failure.js';
 
 /** The responders every server has; the model ones are built from their flags. */
 const EMBEDDED_RESPONDERS = ['example', 'synth'] as const;
@@ -97,38 +99,41 @@ export function registerServe(program: Command): void {
       return serveCluster({ workers, host: flags.host, port }, Boolean(flags.json));
     }
 
-    // Loaded together, so that their file reads overlap.
-    const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
-      import('../server/serve.js'),
-      import('../simulator/examples.js'),
-      import('../simulator/synth/responder.js'),
-    ]);
-    const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
+    const start = async (): Promise<Serving> => {
+      // Loaded together, so that their file reads overlap.
+      const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
+        import('../server/serve.js'),
+        import('../simulator/examples.js'),
+        import('../simulator/synth/responder.js'),
+      ]);
+      const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
 
-    // The memory budget is the machine's, so each worker holds its share. The count caps hold per worker: clients
-    // that pool a few connections put most of their episodes on a few workers, which a split cap would refuse early.
-    const share = placement?.count ?? 1;
-    const server = await startServer({
-      library: flags.library,
-      cache: flags.cache,
-      cacheMode: flags.cacheMode as CacheMode,
-      responders,
-      seed,
-      errorRate,
-      apiKey: flags.apiKey,
-      bodyLimit,
-      maxEpisodes,
-      episodeTtlMs,
-      episodeMaxBytes: episodeMaxBytes / share,
-      mcp: { maxSessions, idleMs },
-      host: flags.host,
-      port: placement?.port ?? port,
-      worker: placement,
-      ...(await modelServeOptions(responders)),
-    });
-    startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));
-    const close = () => Promise.all([server.close(), closeModels(responders)]).then(() => undefined);
-    if (placement) return serveAsWorker(server, close);
+      // The memory budget is the machine's, so each worker holds its share. The count caps hold per worker: clients
+      // that pool a few connections put most of their episodes on a few workers, which a split cap would refuse early.
+      const share = placement?.count ?? 1;
+      const server = await startServer({
+        library: flags.library,
+        cache: flags.cache,
+        cacheMode: flags.cacheMode as CacheMode,
+        responders,
+        seed,
+        errorRate,
+        apiKey: flags.apiKey,
+        bodyLimit,
+        maxEpisodes,
+        episodeTtlMs,
+        episodeMaxBytes: episodeMaxBytes / share,
+        mcp: { maxSessions, idleMs },
+        host: flags.host,
+        port: placement?.port ?? port,
+        worker: placement,
+        ...(await modelServeOptions(responders)),
+      });
+      startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));
+      return { server, close: () => Promise.all([server.close(), closeModels(responders)]).then(() => undefined) };
+    };
+    if (placement) return serveAsWorker(start);
+    const { server, close } = await start();
 
     // Since the process started: what someone waiting for the server sees.
     const startup_ms = Math.round(performance.now());
@@ -136,6 +141,12 @@ export function registerServe(program: Command): void {
     else printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms)`);
     await untilSignal(close);
   });
+}
+
+/** A server started from the command line's flags, and how to close it with its models. */
+interface Serving {
+  server: { url: string; tools: number };
+  close: () => Promise<void>;
 }
 
 /** The primary of a cluster: its workers run this same command line; it waits for them, restarts them, stops them. */
@@ -155,8 +166,12 @@ async function serveCluster({ workers, host, port }: { workers: number; host: st
     // A worker that the same Ctrl-C or group SIGTERM ended before it could take signals (it may reach this process
     // first): that is the stop asked for, not a failure.
     if (stopping || (error instanceof WorkerStartError && (error.signal === 'SIGINT' || error.signal === 'SIGTERM'))) return;
-    // The worker has said why on stderr; saying it again would only repeat it.
-    if (error instanceof WorkerStartError) throw new ReportedFailure(error.exitCode);
+    if (error instanceof WorkerStartError) {
+      // The first worker's reason, once (its siblings sent the same); one that died without sending any may have
+      // printed something itself.
+      if (error.report) process.stderr.write(`${error.report}\n`);
+      throw new ReportedFailure(error.exitCode);
+    }
     throw error;
   }
   if (!ready) return;
@@ -171,10 +186,17 @@ async function serveCluster({ workers, host, port }: { workers: number; host: st
 }
 
 /**
- * A cluster worker: tells the primary it listens, and closes when the primary says so or on SIGTERM (SIGINT it
- * ignores, see above). When the primary itself goes away, node's cluster module ends the worker at once.
+ * A cluster worker: starts, tells the primary it listens, and closes when the primary says so or on SIGTERM (SIGINT
+ * it ignores, see above). When the primary itself goes away, node's cluster module ends the worker at once.
  */
-async function serveAsWorker(server: { url: string; tools: number }, close: () => Promise<void>): Promise<void> {
+async function serveAsWorker(start: () => Promise<Serving>): Promise<void> {
+  let serving: Serving;
+  try {
+    serving = await start();
+  } catch (error) {
+    throw await toldPrimary(error);
+  }
+  const { server, close } = serving;
   const { SHUTDOWN_MESSAGE } = await import('../server/cluster/primary.js');
   await new Promise<void>((resolve, reject) => {
     let closing: Promise<void> | undefined;
@@ -185,6 +207,17 @@ async function serveAsWorker(server: { url: string; tools: number }, close: () =
     process.once('SIGTERM', stop);
     process.send!({ type: 'toolenv-ready', url: server.url, tools: server.tools });
   });
+}
+
+/**
+ * A start failure, sent to the primary to print (every worker would print the same): the error left for main is then
+ * only its exit code. When the primary cannot be told, main prints the error itself.
+ */
+async function toldPrimary(error: unknown): Promise<unknown> {
+  const { text, exitCode } = describeFailure(error);
+  const message: FailedMessage = { type: 'toolenv-failed', text };
+  const sent = await new Promise<boolean>((resolve) => process.send!(message, undefined, undefined, (sendError: Error | null) => resolve(!sendError)));
+  return sent ? new ReportedFailure(exitCode) : error;
 }
 
 /** Resolves once SIGINT or SIGTERM has closed what `close` closes; a second signal while closing ends the process at once. */

@@ -110,7 +110,7 @@ async function startInProcess(options: EvaluateOptions): Promise<RunningServer> 
   const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
     import('../server/serve.js'),
     import('../simulator/examples.js'),
-    import('../simulator/synth/index.js'),
+    import('../simulator/synth/responder.js'),
   ]);
   const server = await startServer({
     library: options.library,

@@ -3,16 +3,20 @@ import type { EpisodeStore } from '../episodes/store.js';
 import { EPISODE_HEADER } from '../episodes/header.js';
 import type { Simulator } from '../simulator/types.js';
 import { callAnswer, type CallAnswer } from './call-response.js';
-import { errorResponse } from './error-response.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
+import { CLIENT_CLOSED, errorResponse, INTERNAL_ERROR_DETAIL } from './error-response.js';
 import { incomingHeader } from './request-header.js';
 import type { HttpMetrics } from './http-metrics.js';
-import { toolCall } from './tool-call.js';
+import { CALL_ROUTE, toolCall } from './tool-call.js';
 
-/** The route pattern of a single tool call, as hono routes it and as /metrics labels it. */
-export const CALL_ROUTE = '/v1/tools/:id/call';
+/**
+ * `/v1/tools/{id}/call` and its query: one segment for the id, as hono's `:id` matches. Targets that URL parsing
+ * would rewrite before hono routes them (a backslash, a `#`) are left to the app.
+ */
+const CALL_PATH = /^\/v1\/tools\/([^/?#\\]+)\/call(?:\?|$)/;
 
-/** `/v1/tools/{id}/call` and its query: one non-empty segment for the id, as hono's `:id` matches. */
-const CALL_PATH = /^\/v1\/tools\/([^/?]+)\/call(?:\?|$)/;
+/** Host headers seen, and whether the app would take each as it is; clients send one or two, so few are kept. */
+const MAX_HOSTS = 64;
 
 export interface CallListenerOptions {
   simulator: Simulator;
@@ -31,54 +35,95 @@ export interface CallListenerOptions {
  * front of the app. Through @hono/node-server and hono the same call costs about half as much CPU again (a web
  * Request around node's, the body read through it, the middleware chain's promises, a web Response written back),
  * as much as the simulated call itself. The call is the same `toolCall` the hono route runs. Everything else goes
- * to `app`: other routes, and calls this path would have to refuse (a body without Content-Length or over the
- * limit, a missing or wrong API key), which the app answers with its problems.
+ * to `app`: other routes, and calls this path would have to refuse or rewrite (an odd Host or request target, a
+ * body without Content-Length or over the limit, a missing or wrong API key), which the app answers as always.
  */
 export function callListener(options: CallListenerOptions, app: RequestListener): RequestListener {
   const decoder = new TextDecoder();
+  const plainHost = hostCheck();
   return (incoming, outgoing) => {
     const toolId = incoming.method === 'POST' ? callToolId(incoming.url) : undefined;
-    if (toolId === undefined || !bodyWithin(incoming, options.bodyLimit) || (options.accepts && !options.accepts(onlyHeader(incoming, 'authorization')))) {
+    if (
+      toolId === undefined ||
+      !plainHost(incoming.headers.host) ||
+      !bodyWithin(incoming, options.bodyLimit) ||
+      (options.accepts && !options.accepts(onlyHeader(incoming, 'authorization')))
+    ) {
       app(incoming, outgoing);
       return;
     }
     const started = options.metrics.begin();
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    // The client went away before its body arrived: there is nobody to answer.
-    incoming.on('error', () => options.metrics.abandon());
+    // The client went away before its body arrived: nobody reads an answer; counted as the app counts it.
+    incoming.on('error', () => options.metrics.end('POST', CALL_ROUTE, CLIENT_CLOSED, started));
     incoming.on('end', () => {
-      const failed = (error: unknown) => sendResponse(outgoing, errorResponse(error, `POST ${incoming.url}`, options.log), options, started);
+      const failed = (error: unknown) => sendResponse(outgoing, errorResponse(error, requestLine(toolId), options.log), options, started);
       let answered: Promise<void>;
       try {
         const body = decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
         const request = { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER) };
-        answered = toolCall(options, request).then((result) => send(outgoing, callAnswer(result), options, started), failed);
+        answered = toolCall(options, request)
+          .then(callAnswer)
+          .then((answer) => send(outgoing, answer, options, started), failed);
       } catch (error) {
         // A request wrong as a whole (malformed JSON, a bad Prefer) is refused before any promise exists.
         answered = failed(error);
       }
-      // Writing the answer itself failed (a header value node refuses): nothing more can be sent on this response.
       answered.catch((error: unknown) => {
-        options.log(`toolenv: POST ${incoming.url}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        options.metrics.abandon();
-        outgoing.destroy();
+        // node refused to write the answer (a header value it does not take): a plain 500 instead, as node-server gives.
+        options.log(`toolenv: ${requestLine(toolId)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        if (outgoing.headersSent) {
+          options.metrics.end('POST', CALL_ROUTE, 500, started);
+          outgoing.destroy();
+          return;
+        }
+        send(outgoing, { status: 500, headers: { 'content-type': PROBLEM_CONTENT_TYPE }, text: INTERNAL_ERROR }, options, started);
       });
     });
   };
 }
 
-/** The percent-decoded tool id of a call's request target, or undefined when it is not one this path can take. */
+/** The request as the app's error log names it: method and decoded path. */
+const requestLine = (toolId: string) => `POST /v1/tools/${toolId}/call`;
+
+const INTERNAL_ERROR = JSON.stringify(problem(500, undefined, INTERNAL_ERROR_DETAIL));
+
+/**
+ * The percent-decoded tool id of a call's request target, or undefined when it is not one this path can take: a
+ * malformed escape, or an id that decodes to `.` or `..` (URL parsing removes those segments before hono routes).
+ */
 export function callToolId(url: string | undefined): string | undefined {
   const match = url === undefined ? null : CALL_PATH.exec(url);
   if (!match) return undefined;
-  const segment = match[1]!;
-  if (!segment.includes('%')) return segment;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return undefined;
+  let id = match[1]!;
+  if (id.includes('%')) {
+    try {
+      id = decodeURIComponent(id);
+    } catch {
+      return undefined;
+    }
   }
+  return id === '.' || id === '..' ? undefined : id;
+}
+
+/**
+ * Whether a Host header is one the app takes as it is. @hono/node-server refuses a missing Host and one that URL
+ * parsing fails on or rewrites (userinfo, an out-of-range port, a non-canonical IPv4 address): such requests are the
+ * app's to refuse. The verdict is kept per header value, so URL parsing runs once per host, not per request.
+ */
+export function hostCheck(): (host: string | undefined) => boolean {
+  const verdicts = new Map<string, boolean>();
+  return (host) => {
+    if (host === undefined) return false;
+    let plain = verdicts.get(host);
+    if (plain === undefined) {
+      plain = URL.canParse(`http://${host}/`) && new URL(`http://${host}/`).host === host.toLowerCase();
+      if (verdicts.size >= MAX_HOSTS) verdicts.clear();
+      verdicts.set(host, plain);
+    }
+    return plain;
+  };
 }
 
 /** Whether the body's length is declared up front and within the limit (a chunked body is left to the app, which counts it). */

@@ -43,7 +43,7 @@ export class HttpMetrics {
     };
   }
 
-  /** A request is being answered: counted in flight until `end` (or `abandon`). Returns its start time. */
+  /** A request is being answered: counted in flight until `end`. Returns its start time. */
   begin(): number {
     this.inFlight++;
     return performance.now();
@@ -53,11 +53,6 @@ export class HttpMetrics {
   end(method: string, route: string, status: number, started: number): void {
     this.inFlight--;
     this.record(method, route, status, (performance.now() - started) / 1000);
-  }
-
-  /** A request begun was never answered (its client went away first). */
-  abandon(): void {
-    this.inFlight--;
   }
 
   private record(method: string, route: string, status: number, seconds: number): void {

@@ -5,6 +5,9 @@ import { controlsOf } from './prefer.js';
 import { httpProblem } from './problems.js';
 import { episodeCallResult } from './routes/episodes.js';
 
+/** The route pattern of a single tool call, as hono routes it and as /metrics labels it. */
+export const CALL_ROUTE = '/v1/tools/:id/call';
+
 /** `POST /v1/tools/{id}/call` as a transport hands it over. */
 export interface ToolCallRequest {
   /** The tool id, percent-decoded. */

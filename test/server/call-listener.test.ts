@@ -3,11 +3,12 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { LibraryStore } from '../../src/library/store.js';
-import { callToolId } from '../../src/server/call-listener.js';
+import { callToolId, hostCheck } from '../../src/server/call-listener.js';
 import { nodeListener } from '../../src/server/node-listener.js';
 import type { RunningServer } from '../../src/server/serve.js';
+import type { CallResult } from '../../src/simulator/types.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
-import { expectProblem, postJson, rawRequest, startTestServer } from './helpers.js';
+import { expectProblem, postJson, rawRequest, rawSocket, startTestServer } from './helpers.js';
 
 /** Sends the head of a POST and part of its body, then disconnects. */
 function abandonBody(url: string, path: string): Promise<void> {
@@ -127,6 +128,29 @@ describe('errors on the call path', () => {
     }
   });
 
+  test('an answer that cannot be built or written is a 500 problem, logged; the connection stays usable', async () => {
+    const store = LibraryStore.open(writeFixtureLibrary());
+    const logged: string[] = [];
+    const answers: CallResult[] = [
+      { status: 200, body: { big: 1n }, source: 'synth', headers: {} },
+      { status: 200, body: {}, source: 'synth', headers: { 'x-bad': 'line\nbreak' } },
+    ];
+    const simulator = { call: async () => answers.shift()! };
+    const server = createServer(nodeListener({ store, simulator, log: (line) => logged.push(line) }).listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/tools/weather_forecast/call`;
+    try {
+      await expectProblem(await postJson(url, {}), 500);
+      await expectProblem(await postJson(url, {}), 500);
+      assert.equal(logged.length, 2);
+      assert.match(logged[0]!, /BigInt/);
+      assert.match(logged[1]!, /x-bad/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      store.close();
+    }
+  });
+
   test('clients that go away mid-body are not logged as errors, on the call path or through hono', async () => {
     const logged: string[] = [];
     const server = await startTestServer({ log: (line) => logged.push(line) });
@@ -134,6 +158,11 @@ describe('errors on the call path', () => {
       await abandonBody(server.url, '/v1/tools/petstore_test__addPet/call');
       await abandonBody(server.url, '/v1/calls');
       assert.deepEqual(logged, []);
+      // Counted as nginx counts them (499, client closed request), on either path, and not as server errors.
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      assert.match(metrics, /toolenv_http_requests_total\{method="POST",route="\/v1\/tools\/:id\/call",status="499"\} 1\n/);
+      assert.match(metrics, /toolenv_http_requests_total\{method="POST",route="\/v1\/calls",status="499"\} 1\n/);
+      assert.doesNotMatch(metrics, /status="500"/);
       assert.equal((await postJson(`${server.url}/v1/calls`, { calls: [{ tool: 'petstore_test__listPets' }] })).status, 200);
     } finally {
       await server.close();
@@ -168,6 +197,37 @@ describe('the call path with an API key and a body limit', () => {
   });
 });
 
+describe('requests the app would refuse or rewrite are left to it', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+  const call = (target: string, host: string | undefined, version = '1.1') =>
+    rawSocket(server.url, `POST ${target} HTTP/${version}\r\n${host === undefined ? '' : `Host: ${host}\r\n`}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`);
+
+  test('a Host with userinfo, a bad port, or none at all is refused 400', async () => {
+    assert.match(await call('/v1/tools/petstore_test__listPets/call', 'a@b'), /^HTTP\/1\.1 400 /);
+    assert.match(await call('/v1/tools/petstore_test__listPets/call', 'x:99999'), /^HTTP\/1\.1 400 /);
+    assert.match(await call('/v1/tools/petstore_test__listPets/call', undefined, '1.0'), /^HTTP\/1\.1 400 /);
+    assert.match(await call('/v1/tools/petstore_test__listPets/call', 'Localhost'), /^HTTP\/1\.1 200 /);
+  });
+
+  test('dot segments, backslashes and fragments in the target are routed as the app routes them', async () => {
+    const host = new URL(server.url).host;
+    assert.match(await call('/v1/tools/%2e/call', host), /^HTTP\/1\.1 405 /);
+    assert.match(await call('/v1/tools/../call', host), /^HTTP\/1\.1 404 [^]*no route POST \/v1\/call/);
+    assert.match(await call('/v1/tools/a\\b/call', host), /^HTTP\/1\.1 400 /);
+    assert.match(await call('/v1/tools/x#y/call', host), /^HTTP\/1\.1 405 /);
+  });
+});
+
+test('hostCheck takes the Host values the app would use as they are', () => {
+  const plain = hostCheck();
+  for (const host of ['127.0.0.1:8080', 'localhost', 'Example.COM:60123', '[::1]:8080']) assert.equal(plain(host), true, host);
+  for (const host of [undefined, '', 'a@b', 'x:99999', 'exa mple', '0x7f.1:80', 'localhost:80']) assert.equal(plain(host), false, String(host));
+});
+
 test('callToolId takes the one-segment id of a call path, percent-decoded, and nothing else', () => {
   assert.equal(callToolId('/v1/tools/weather_forecast/call'), 'weather_forecast');
   assert.equal(callToolId('/v1/tools/weather_forecast/call?__code=429'), 'weather_forecast');
@@ -178,4 +238,5 @@ test('callToolId takes the one-segment id of a call path, percent-decoded, and n
   assert.equal(callToolId('/v1/tools/x/call/'), undefined);
   assert.equal(callToolId('/v1/tools/x/calls'), undefined);
   assert.equal(callToolId('http://127.0.0.1/v1/tools/x/call'), undefined);
+  for (const odd of ['.', '..', '%2e', '%2E%2e', 'a\\b', 'x#y']) assert.equal(callToolId(`/v1/tools/${odd}/call`), undefined, odd);
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -58,7 +59,7 @@ describe('serve --workers: the primary', () => {
     assert.doesNotMatch(cluster.stderr(), /Error/);
   });
 
-  it('ends with the exit code of a worker that cannot listen', { timeout: 60_000 }, async () => {
+  it('says once why its workers cannot listen, and ends with their exit code', { timeout: 60_000 }, async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
@@ -66,10 +67,18 @@ describe('serve --workers: the primary', () => {
       const cluster = startCluster(['--port', String(port), '--library', writeFixtureLibrary()]);
       assert.equal(await cluster.line, undefined);
       assert.equal(await cluster.exit, 1);
-      assert.match(cluster.stderr(), /is already in use; pick another --port/);
+      assert.equal(cluster.stderr(), `toolenv: 127.0.0.1:${port} is already in use; pick another --port\n`);
     } finally {
       taken.close();
     }
+  });
+
+  it('says once that its workers cannot open the cache, and ends with the usage exit code 2', { timeout: 60_000 }, async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'toolenv-cache-')), 'missing.db');
+    const cluster = startCluster(['--port', '0', '--library', writeFixtureLibrary(), '--cache', missing, '--cache-mode', 'read-only']);
+    assert.equal(await cluster.line, undefined);
+    assert.equal(await cluster.exit, 2);
+    assert.equal(cluster.stderr(), `toolenv: no response cache at ${missing}\n`);
   });
 
   it('stops the workers it was starting when a signal comes first, leaving no socket directory', { timeout: 60_000 }, async () => {

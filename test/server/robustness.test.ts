@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +6,7 @@ import { LibraryStore } from '../../src/library/store.js';
 import { createApp } from '../../src/server/app.js';
 import type { RunningServer } from '../../src/server/serve.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
-import { expectProblem, postJson, rawRequest, startTestServer } from './helpers.js';
+import { expectProblem, postJson, rawRequest, rawSocket, startTestServer } from './helpers.js';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -17,19 +16,6 @@ function expectRawProblem(response: { status: number; headers: Record<string, un
   const body = JSON.parse(response.body) as Record<string, unknown>;
   assert.equal(body.status, status);
   return body;
-}
-
-/** Sends bytes on a fresh socket and returns everything the server wrote back before closing. */
-function rawSocket(url: string, bytes: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(bytes));
-    let text = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (text += chunk));
-    socket.on('end', () => resolve(text));
-    socket.on('error', reject);
-  });
 }
 
 describe('robustness', () => {

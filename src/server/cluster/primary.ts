@@ -13,6 +13,16 @@ export interface ReadyMessage {
   tools: number;
 }
 
+/**
+ * What a worker that cannot start sends the primary instead of printing it: its siblings fail the same way, and the
+ * primary prints the first one's reason once.
+ */
+export interface FailedMessage {
+  type: 'toolenv-failed';
+  /** What the CLI would have printed on stderr. */
+  text: string;
+}
+
 /** What the primary sends a worker to close gracefully and exit. */
 export const SHUTDOWN_MESSAGE = { type: 'toolenv-shutdown' } as const;
 
@@ -42,13 +52,15 @@ export interface RunningCluster {
   close(): Promise<void>;
 }
 
-/** A worker that exited before it listened; it reported why on stderr. */
+/** A worker that exited before it listened. */
 export class WorkerStartError extends Error {
   constructor(
     readonly index: number,
     readonly exitCode: number,
     /** The signal that ended it, if one did. */
     readonly signal: string | null = null,
+    /** Why, as the worker told the primary (a FailedMessage); undefined when it died without telling. */
+    readonly report?: string,
   ) {
     super(`worker ${index} exited with ${signal ? `signal ${signal}` : `code ${exitCode}`} before it listened`);
   }
@@ -92,11 +104,14 @@ export function startCluster(options: ClusterOptions): RunningCluster {
     // A worker that goes away while the primary writes to it (a shutdown racing its own SIGTERM) is no error.
     worker.on('error', () => {});
     return new Promise((resolve, reject) => {
-      const onExit = (code: number | null, signal: string | null) => reject(new WorkerStartError(index, code ?? (signal ? 1 : 0), signal));
-      worker.once('exit', onExit);
-      worker.on('message', (message: Partial<ReadyMessage>) => {
+      let report: string | undefined;
+      // 'close' rather than 'exit': it comes after every message the worker sent, its FailedMessage included.
+      const onClose = (code: number | null, signal: string | null) => reject(new WorkerStartError(index, code ?? (signal ? 1 : 0), signal, report));
+      worker.process.once('close', onClose);
+      worker.on('message', (message: Partial<ReadyMessage | FailedMessage>) => {
+        if (message?.type === 'toolenv-failed') report = message.text;
         if (message?.type !== 'toolenv-ready') return;
-        worker.off('exit', onExit);
+        worker.process.off('close', onClose);
         listening.add(worker);
         worker.once('exit', (code, signal) => restart(index, worker, code, signal));
         resolve(message as ReadyMessage);
@@ -121,7 +136,10 @@ export function startCluster(options: ClusterOptions): RunningCluster {
       if (closing) return;
       fork(index).then(
         () => options.log(`toolenv: worker ${index} is back (pid ${slots[index]?.process.pid})`),
-        (error: Error) => restart(index, slots[index]!, error instanceof WorkerStartError ? error.exitCode : 1, null),
+        (error: Error) => {
+          if (error instanceof WorkerStartError && error.report) options.log(error.report);
+          restart(index, slots[index]!, error instanceof WorkerStartError ? error.exitCode : 1, null);
+        },
       );
     }, RESTART_DELAY_MS);
     pending.add(timer);

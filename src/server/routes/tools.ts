@@ -5,8 +5,7 @@ import type { AppContext } from '../context.js';
 import { requestHeader } from '../request-header.js';
 import { httpProblem, problemResponse } from '../problems.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
-import { CALL_ROUTE } from '../call-listener.js';
-import { toolCall } from '../tool-call.js';
+import { CALL_ROUTE, toolCall } from '../tool-call.js';
 
 export const MAX_PAGE = 1000;
 
@@ -43,7 +42,7 @@ export function toolRoutes(ctx: AppContext): Hono {
     return tool ? c.json(tool) : problemResponse(404, `no tool ${JSON.stringify(id)} in the library`, { title: 'Unknown tool' });
   });
 
-  // Served in front of hono by callListener under node; this route answers app.request() and any other runtime.
+  // Under node, callListener answers these in front of hono; this route answers app.request() and other runtimes.
   app.post(CALL_ROUTE, async (c) =>
     callResponse(await toolCall(ctx, { toolId: c.req.param('id'), body: await c.req.text(), prefer: requestHeader(c, 'prefer'), url: c.req.url, episode: requestHeader(c, EPISODE_HEADER) })),
   );
