@@ -71,7 +71,7 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
         answered = failed(error);
       }
       answered.catch((error: unknown) => {
-        // node refused to write the answer (a header value it does not take): a plain 500 instead, as node-server gives.
+        // node refused to write the answer (a header value it does not take): a 500 problem instead, if nothing went out.
         options.log(`toolenv: ${requestLine(toolId)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         if (outgoing.headersSent) {
           options.metrics.end('POST', CALL_ROUTE, 500, started);
