@@ -10,13 +10,14 @@ export function registerBench(program: Command): void {
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--duration <seconds>', 'seconds of load per target', '5')
     .option('--connections <n>', 'concurrent connections', '32')
+    .option('--rounds <n>', 'rounds of the ceiling and call measurements, taken in turn; the best of each is reported', '3')
     .option('--no-prism', 'skip Stoplight Prism')
     .option('--build', 'also build the default library into a temporary directory and report build time and peak memory')
     .option('--model <file>', 'also measure model-backed calls with this GGUF at --parallel 1, 4 and 8 (e.g. `toolenv model tiny`)')
     .option('--gpu <kind>', 'compute back-end for --model: auto, cuda, vulkan, cpu', 'auto')
     .option('--workers <n>', 'also measure the server and the ceiling with this many processes each (serve --workers), or auto (one per core)', '1')
     .option('--json', 'print the report as one JSON object (last stdout line)')
-    .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; build?: boolean; model?: string; gpu: string; workers: string; json?: boolean }) => {
+    .action(async (opts: { library: string; duration: string; connections: string; prism: boolean; build?: boolean; model?: string; gpu: string; workers: string; rounds: string; json?: boolean }) => {
       if (!['auto', 'cuda', 'vulkan', 'cpu'].includes(opts.gpu)) throw new UsageError(`--gpu must be auto, cuda, vulkan or cpu, got ${JSON.stringify(opts.gpu)}`);
       // Loaded here: the load generator is a large import no other command needs.
       const { runBench } = await import('../bench/run.js');
@@ -29,6 +30,7 @@ export function registerBench(program: Command): void {
         model: opts.model,
         gpu: opts.gpu as 'auto' | 'cuda' | 'vulkan' | 'cpu',
         workers: workersFlag(opts.workers),
+        rounds: intFlag('--rounds', opts.rounds, { min: 1, max: 20 }),
         log: (line) => process.stderr.write(`${line}\n`),
       });
       if (opts.json) return printJson(report);
