@@ -92,6 +92,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const callBody = JSON.stringify({ arguments: target.args });
     const jsonHeaders = { 'content-type': 'application/json' };
     const post = { method: 'POST' as const, body: callBody, headers: jsonHeaders };
+    const cacheFile = join(work, 'cache.db');
 
     const startCeiling = async (workers: number) => {
       log(`ceiling: bare hono endpoint, ${plural(workers, 'process', 'processes')}`);
@@ -127,11 +128,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         }
       }
       const best = {} as Record<K, LoadResult>;
-      for (const name in rounds) best[name] = rounds[name].reduce((a, b) => (b.rps > a.rps ? b : a));
-      return { best, rps: Object.fromEntries(Object.entries(rounds).map(([name, results]) => [name, (results as LoadResult[]).map((r) => r.rps)])) as Record<K, number[]> };
+      const rps = {} as Record<K, number[]>;
+      for (const name in rounds) {
+        best[name] = rounds[name].reduce((a, b) => (b.rps > a.rps ? b : a));
+        rps[name] = rounds[name].map((result) => result.rps);
+      }
+      return { best, rps };
     };
 
-    const cacheFile = join(work, 'cache.db');
     const bare = await startCeiling(1);
     const toolenv = await startToolenv(1);
     const measured = await bestOf({
