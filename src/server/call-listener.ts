@@ -63,15 +63,14 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
       try {
         const body = decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
         const request = { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER) };
-        answered = toolCall(options, request)
-          .then(callAnswer)
-          .then((answer) => send(outgoing, answer, options, started), failed);
+        answered = toolCall(options, request).then((result) => send(outgoing, callAnswer(result), options, started), failed);
       } catch (error) {
         // A request wrong as a whole (malformed JSON, a bad Prefer) is refused before any promise exists.
         answered = failed(error);
       }
       answered.catch((error: unknown) => {
-        // node refused to write the answer (a header value it does not take): a 500 problem instead, if nothing went out.
+        // The answer could not be built (a body JSON cannot hold) or node refused to write it (a header value it does
+        // not take): a 500 problem instead, if nothing went out yet.
         options.log(`toolenv: ${requestLine(toolId)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         if (outgoing.headersSent) {
           options.metrics.end('POST', CALL_ROUTE, 500, started);
@@ -118,12 +117,21 @@ export function hostCheck(): (host: string | undefined) => boolean {
     if (host === undefined) return false;
     let plain = verdicts.get(host);
     if (plain === undefined) {
-      plain = URL.canParse(`http://${host}/`) && new URL(`http://${host}/`).host === host.toLowerCase();
+      plain = parsedHost(host) === host.toLowerCase();
       if (verdicts.size >= MAX_HOSTS) verdicts.clear();
       verdicts.set(host, plain);
     }
     return plain;
   };
+}
+
+/** The host of `http://HOST/` as URL parsing writes it, or undefined when it does not parse. */
+function parsedHost(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}/`).host;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether the body's length is declared up front and within the limit (a chunked body is left to the app, which counts it). */

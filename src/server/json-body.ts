@@ -23,7 +23,11 @@ export function parseJson(text: string, what: string): unknown {
 
 /** The request body parsed as JSON, whatever its content type; undefined when the body is empty. */
 export async function readJsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+  return parseJsonBody(await c.req.text());
+}
+
+/** A request body's text parsed as JSON; undefined when it is empty or only whitespace. */
+export function parseJsonBody(text: string): unknown {
   return text.trim() === '' ? undefined : parseJson(text, 'request body');
 }
 

@@ -1,6 +1,6 @@
 import type { EpisodeStore } from '../episodes/store.js';
 import type { CallResult, Simulator } from '../simulator/types.js';
-import { isPlainObject, parseJson } from './json-body.js';
+import { isPlainObject, parseJsonBody } from './json-body.js';
 import { controlsOf } from './prefer.js';
 import { httpProblem } from './problems.js';
 import { episodeCallResult } from './routes/episodes.js';
@@ -27,7 +27,7 @@ export interface ToolCallRequest {
  * arguments) are its result.
  */
 export function toolCall(ctx: { simulator: Simulator; episodes?: EpisodeStore }, request: ToolCallRequest): Promise<CallResult> {
-  const body = request.body.trim() === '' ? {} : parseJson(request.body, 'request body');
+  const body = parseJsonBody(request.body) ?? {};
   if (!isPlainObject(body)) throw httpProblem(400, 'the request body must be a JSON object {"arguments": {...}}', { title: 'Invalid request body' });
   for (const key in body) {
     if (key !== 'arguments') throw httpProblem(400, `unknown member ${JSON.stringify(key)} in the request body; it takes {"arguments": {...}}`, { title: 'Invalid request body' });
