@@ -14,7 +14,11 @@ export interface CheckedPlan {
 export interface Checked {
   /** Every reason to reject the message; empty means it runs. */
   problems: string[];
-  /** The message's execution plan, when it has a valid one. */
+  /** Of those, the ones about the turn's shape (one phase per turn, an answer alone, an action at all): structure, not state. */
+  shape: string[];
+  /** The message carries a plan that parsed and, for an execution plan, passed the DAG checks, whatever else was wrong. */
+  planValid: boolean;
+  /** The message's execution plan, when it has a valid one and the message runs. */
   plan?: CheckedPlan;
 }
 
@@ -24,27 +28,28 @@ export interface Checked {
  * references that point at a planned call or an earlier result.
  */
 export function checkMessage(message: ParsedMessage, agent: AgentName, state: RunState): Checked {
-  const problems = [...message.problems];
+  const shape: string[] = [];
   const { searches, calls, plan } = message;
   const actions = searches.length + calls.length;
 
   if (message.answer !== undefined && (actions > 0 || plan)) {
-    problems.push('an <answer> ends the run: send it alone, once the observations it needs are in');
+    shape.push('an <answer> ends the run: send it alone, once the observations it needs are in');
   }
   if (message.answer === undefined && actions === 0 && !(agent === 'paraact' && plan) && message.problems.length === 0) {
-    problems.push('no action: write <search_tool> to find tools, <tool_call> to call one, or <answer> to finish');
+    shape.push('no action: write <search_tool> to find tools, <tool_call> to call one, or <answer> to finish');
   }
-  if (searches.length > MAX_SEARCHES_PER_TURN) problems.push(`${searches.length} searches in one turn; at most ${MAX_SEARCHES_PER_TURN}`);
+  if (searches.length > MAX_SEARCHES_PER_TURN) shape.push(`${searches.length} searches in one turn; at most ${MAX_SEARCHES_PER_TURN}`);
 
   if (agent === 'paraact') {
-    if (searches.length > 0 && calls.length > 0) problems.push('a turn explores (<search_tool>) or executes (<tool_call>), not both');
-    if (plan?.phase === 'exploration' && calls.length > 0) problems.push('an exploration plan is followed by <search_tool> actions, not <tool_call>');
-    if (plan?.phase === 'execution' && searches.length > 0) problems.push('an execution plan is followed by <tool_call> actions, not <search_tool>');
+    if (searches.length > 0 && calls.length > 0) shape.push('a turn explores (<search_tool>) or executes (<tool_call>), not both');
+    if (plan?.phase === 'exploration' && calls.length > 0) shape.push('an exploration plan is followed by <search_tool> actions, not <tool_call>');
+    if (plan?.phase === 'execution' && searches.length > 0) shape.push('an execution plan is followed by <tool_call> actions, not <search_tool>');
   } else {
-    if (plan) problems.push(`<plan> is not part of the ${agent === 'react' ? 'ReAct' : 'Parallel'} protocol: ${agent === 'react' ? 'think, then take one action' : 'write the calls directly'}`);
-    if (agent === 'react' && actions > 1) problems.push(`ReAct takes one action per turn; this message has ${actions}`);
+    if (plan) shape.push(`<plan> is not part of the ${agent === 'react' ? 'ReAct' : 'Parallel'} protocol: ${agent === 'react' ? 'think, then take one action' : 'write the calls directly'}`);
+    if (agent === 'react' && actions > 1) shape.push(`ReAct takes one action per turn; this message has ${actions}`);
   }
 
+  const problems = [...message.problems, ...shape];
   const known = new Set(state.surfaced);
   const checked = plan?.phase === 'execution' ? checkPlan(plan, state, known, problems) : undefined;
 
@@ -73,7 +78,8 @@ export function checkMessage(message: ParsedMessage, agent: AgentName, state: Ru
       problems.push(...refProblems(call.arguments, scope, `<tool_call> ${name}`));
     }
   }
-  return checked && problems.length === 0 ? { problems, plan: checked } : { problems };
+  const planValid = plan !== undefined && (plan.phase === 'exploration' || checked !== undefined);
+  return checked && problems.length === 0 ? { problems, shape, planValid, plan: checked } : { problems, shape, planValid };
 }
 
 function checkPlan(plan: ExecutionPlan, state: RunState, known: Set<string>, problems: string[]): CheckedPlan | undefined {

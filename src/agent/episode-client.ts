@@ -1,4 +1,5 @@
-import type { Action, EpisodeConfig, EpisodeSummary, StepResult, Trajectory } from '../episodes/types.js';
+import type { Action, CreatedEpisode, EpisodeConfig, RewardRequest, StepResult, Trajectory, TurnResult } from '../episodes/types.js';
+import type { Rewards } from '../rl/rewards.js';
 import type { Tool } from '../library/tool.js';
 import { fetchFailure } from './fetch-failure.js';
 
@@ -33,8 +34,17 @@ export class EpisodeClient {
     this.base = url.toString().replace(/\/+$/, '');
   }
 
-  create(config: EpisodeConfig): Promise<EpisodeSummary> {
+  create(config: EpisodeConfig): Promise<CreatedEpisode> {
     return this.request('POST', '/v1/episodes', config);
+  }
+
+  /** One text turn: the assistant message in, the next observation (and, asked for, the run state) out. */
+  turn(id: string, text: string, state = false): Promise<TurnResult> {
+    return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/turns`, state ? { text, state } : { text });
+  }
+
+  rewards(id: string, request: RewardRequest = {}): Promise<Rewards> {
+    return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/rewards`, request);
   }
 
   step(id: string, actions: Action[]): Promise<StepResult> {

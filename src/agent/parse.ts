@@ -10,8 +10,9 @@ import { extractBlocks } from './tags.js';
  * references, one phase per turn) are checked afterwards by check.ts.
  */
 export function parseMessage(text: string): ParsedMessage {
-  const message: ParsedMessage = { searches: [], calls: [], problems: [] };
   const blocks = extractBlocks(text);
+  const form = { think: blocks.some((b) => b.name === 'think' && b.closed && b.content.trim() !== ''), unclosed: blocks.filter((b) => !b.closed).map((b) => b.name), plan: blocks.some((b) => b.name === 'plan') };
+  const message: ParsedMessage = { searches: [], calls: [], problems: [], form };
   const count = { plan: 0, answer: 0, search_tool: 0, tool_call: 0, think: 0 };
   for (const block of blocks) {
     const n = ++count[block.name];

@@ -73,4 +73,6 @@ export interface ParsedMessage {
   calls: CallRequest[];
   answer?: string;
   problems: string[];
+  /** What the step rewards read: a closed, non-empty <think>, the tags left unclosed, whether a <plan> block was written at all. */
+  form: { think: boolean; unclosed: TagName[]; plan: boolean };
 }

@@ -1,27 +1,25 @@
-import type { EpisodeConfig, EpisodeSummary, StepResult, Trajectory } from '../episodes/types.js';
-import { checkMessage } from './check.js';
-import { foldStep, prepareDispatch } from './dispatch.js';
+import type { EpisodeConfig, TurnResult, Trajectory } from '../episodes/types.js';
+import type { Tool } from '../library/tool.js';
+import type { Rewards } from '../rl/rewards.js';
 import { EpisodeClient, ServerError } from './episode-client.js';
-import { parseMessage } from './parse.js';
-import { systemPrompt } from './prompts.js';
 import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from './protocol.js';
-import { renderObservation, renderRejection } from './render.js';
-import { newRunState, type RunState } from './state.js';
+import { fromRunStateView, newRunState, type RunState, type RunStateView } from './state.js';
 import { AGENTS, type AgentRun, type CallRecord, type ChatMessage, type Finish, type RunAgentOptions, type TokenUsage } from './types.js';
 
 /** Tool records fetched at once after a search (a turn surfaces at most slots × k new tools). */
 const RECORD_FETCH_CONCURRENCY = 8;
 
 /**
- * One agent run on one task against a ToolEnv server. Creates an episode (task, seed, error rate), then loops:
- * the policy writes a tagged message, the client parses and checks it, runs its actions as one episode step and
- * appends the observations (or the reasons it rejected the message) as the next user message, until `<answer>`,
- * the turn cap, or the episode's step limit (set to the turn cap: a turn is at most one step). Fetches the
- * trajectory and deletes the episode at the end.
+ * One agent run on one task against a ToolEnv server: policy ⇄ server. Creates an episode that speaks the agent's
+ * protocol (its system prompt and the task come back as the first messages), then loops: the policy writes the
+ * next assistant message and the server's text turn (`POST /v1/episodes/{id}/turns`) parses, checks and runs it
+ * and answers the next user message, until an accepted <answer>, the turn cap, or the episode's step limit. The
+ * protocol lives in the server; this client only keeps the transcript, and a copy of the server's run state for
+ * policies that read data (the heuristic). Fetches the rewards and the trajectory, then deletes the episode.
  *
  * Throws only when there is no episode to report on (bad options, server unreachable, episode refused); any later
- * failure (the policy, a step) ends the run with `finish: 'error'`. A trajectory that cannot be fetched leaves the
- * run without one (`trajectory_error` says why); the episode is deleted all the same.
+ * failure (the policy, a turn) ends the run with `finish: 'error'`. A trajectory or rewards that cannot be fetched
+ * leave the run without them (`trajectory_error`, `rewards_error` say why); the episode is deleted all the same.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { agent, policy, task } = options;
@@ -35,20 +33,23 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const janitor = new EpisodeClient(options.server, options.apiKey);
 
   const config: EpisodeConfig = {
-    task: { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}) },
+    task: { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}), ...(task.answer !== undefined ? { answer: task.answer } : {}) },
+    protocol: agent,
+    k,
+    max_calls_per_turn: maxCallsPerTurn,
+    max_turns: maxTurns,
+    // A turn takes at most one step: the turn cap is the only limit.
     max_steps: maxTurns,
   };
   if (options.seed !== undefined) config.seed = options.seed;
   if (options.errorRate !== undefined) config.error_rate = options.errorRate;
-  const episode: EpisodeSummary = await client.create(config);
+  const episode = await client.create(config);
 
-  const state = newRunState();
-  const messages: ChatMessage[] = [
-    { role: 'system', content: systemPrompt(agent, { maxTurns, maxCallsPerTurn, k }) },
-    { role: 'user', content: task.query },
-  ];
+  const messages: ChatMessage[] = episode.messages.map((m) => ({ ...m }));
+  const tools = new Map<string, Tool>();
+  let state: RunState = newRunState();
   const tokens: TokenUsage = { prompt: 0, completion: 0 };
-  let actions = 0;
+  let turns = 0;
   let finish: Finish = 'turn_cap';
   let answer: string | undefined;
   let error: string | undefined;
@@ -60,36 +61,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       tokens.prompt += reply.usage.prompt;
       tokens.completion += reply.usage.completion;
       messages.push({ role: 'assistant', content: reply.text });
-
-      const message = parseMessage(reply.text);
-      const checked = checkMessage(message, agent, state);
-      if (checked.problems.length > 0) {
-        state.rejected = checked.problems;
-        messages.push({ role: 'user', content: renderRejection(checked.problems) });
-        continue;
-      }
-      state.rejected = undefined;
-      if (message.answer !== undefined) {
-        answer = message.answer;
+      const result: TurnResult = await client.turn(episode.id, reply.text, true);
+      turns = result.turn;
+      const view = result.state as RunStateView;
+      await fetchRecords(client, tools, view.surfaced);
+      state = fromRunStateView(view, tools);
+      if (result.finish === 'answer') {
+        answer = result.answer;
         finish = 'answer';
         break;
       }
-
-      const dispatch = prepareDispatch(message, checked, state, { agent, k, maxCallsPerTurn });
-      let result: StepResult | undefined;
-      let fresh: string[] = [];
-      if (dispatch.actions.length > 0) {
-        result = await client.step(episode.id, dispatch.actions);
-        actions += dispatch.actions.length;
-        fresh = foldStep(state, dispatch, result);
-        await fetchRecords(client, state, fresh);
-      } else {
-        state.notRun.push(...dispatch.notRun);
-      }
-      messages.push({ role: 'user', content: renderObservation(state, dispatch, result, new Set(fresh)) });
-      if (result?.done) {
-        // On the last turn the step limit and the turn cap coincide: the cap is what ended the run.
-        if (turn < maxTurns) finish = 'episode_done';
+      messages.push(result.observation);
+      if (result.done) {
+        finish = result.finish === 'episode_done' ? 'episode_done' : 'turn_cap';
         break;
       }
     }
@@ -103,14 +87,15 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     error = failure instanceof Error ? failure.message : String(failure);
   }
 
-  const closed = await closeEpisode(client, janitor, episode.id);
+  const closed = await closeEpisode(client, janitor, episode.id, options.judge);
+  const actions = state.searches.length + state.calls.length;
   const run: AgentRun = {
     task_id: task.id,
     agent,
     policy: policy.name,
     episode_id: episode.id,
     finish,
-    turns: state.turn,
+    turns,
     actions,
     tokens,
     wall_ms: Math.round(performance.now() - started),
@@ -125,13 +110,13 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   return run;
 }
 
-/** The records of newly surfaced tools, fetched a few at a time; a tool whose record cannot be fetched is shown from its search hit. */
-async function fetchRecords(client: EpisodeClient, state: RunState, ids: readonly string[]): Promise<void> {
-  const queue = [...ids];
+/** The records of surfaced tools not fetched yet, a few at a time; a tool whose record cannot be fetched is left out. */
+async function fetchRecords(client: EpisodeClient, tools: Map<string, Tool>, ids: readonly string[]): Promise<void> {
+  const queue = ids.filter((id) => !tools.has(id));
   const worker = async (): Promise<void> => {
     for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
       try {
-        state.tools.set(id, await client.tool(id));
+        tools.set(id, await client.tool(id));
       } catch (error) {
         if (!(error instanceof ServerError)) throw error;
       }
@@ -140,12 +125,15 @@ async function fetchRecords(client: EpisodeClient, state: RunState, ids: readonl
   await Promise.all(Array.from({ length: Math.min(RECORD_FETCH_CONCURRENCY, queue.length) }, worker));
 }
 
-/** The episode's trajectory, or why it could not be had; the episode is deleted either way. */
-async function closeEpisode(client: EpisodeClient, janitor: EpisodeClient, id: string): Promise<{ trajectory: Trajectory } | { trajectory_error: string }> {
+type Closed = ({ trajectory: Trajectory } | { trajectory_error: string }) & ({ rewards: Rewards } | { rewards_error: string });
+
+/** The episode's rewards and trajectory, or why they could not be had; the episode is deleted either way. */
+async function closeEpisode(client: EpisodeClient, janitor: EpisodeClient, id: string, judge: string | undefined): Promise<Closed> {
+  const reason = (failure: unknown) => (failure instanceof Error ? failure.message : String(failure));
   try {
-    return { trajectory: await client.get(id) };
-  } catch (failure) {
-    return { trajectory_error: failure instanceof Error ? failure.message : String(failure) };
+    const rewards = await client.rewards(id, judge === undefined ? {} : { judge }).then((r) => ({ rewards: r }), (failure: unknown) => ({ rewards_error: reason(failure) }));
+    const trajectory = await client.get(id).then((t) => ({ trajectory: t }), (failure: unknown) => ({ trajectory_error: reason(failure) }));
+    return { ...rewards, ...trajectory };
   } finally {
     await janitor.delete(id).catch(() => undefined);
   }

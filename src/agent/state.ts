@@ -85,3 +85,50 @@ export function newRunState(): RunState {
 export function succeeded(state: RunState, id: string): boolean {
   return state.results.get(id)?.ok === true;
 }
+
+/**
+ * The run state as JSON (`POST /v1/episodes/{id}/turns` with `"state": true`): what the server's session holds,
+ * for policies that read data rather than text. Tool records are left out (a client fetches the ones it needs);
+ * `results` is left out too, being the newest call of each id.
+ */
+export interface RunStateView {
+  turn: number;
+  surfaced: string[];
+  hits: SearchHit[];
+  searches: SearchOutcome[];
+  calls: CallOutcome[];
+  notRun: NotRun[];
+  plan?: { turn: number; plan: ExecutionPlan; layers: string[][]; nodes: PlanNode[] };
+  rejected?: string[];
+}
+
+export function runStateView(state: RunState): RunStateView {
+  const view: RunStateView = {
+    turn: state.turn,
+    surfaced: [...state.surfaced],
+    hits: state.surfaced.map((id) => state.hits.get(id)!),
+    searches: state.searches,
+    calls: state.calls,
+    notRun: state.notRun,
+  };
+  if (state.plan) view.plan = { turn: state.plan.turn, plan: state.plan.plan, layers: state.plan.layers, nodes: [...state.plan.nodes.values()] };
+  if (state.rejected) view.rejected = state.rejected;
+  return view;
+}
+
+/** A RunStateView back as a RunState, with the tool records a client fetched. */
+export function fromRunStateView(view: RunStateView, tools: ReadonlyMap<string, Tool>): RunState {
+  const state: RunState = {
+    turn: view.turn,
+    surfaced: [...view.surfaced],
+    hits: new Map(view.hits.map((hit) => [hit.id, hit])),
+    tools: new Map(tools),
+    searches: view.searches,
+    calls: view.calls,
+    results: new Map(view.calls.map((call) => [call.id, call])),
+    notRun: view.notRun,
+  };
+  if (view.plan) state.plan = { turn: view.plan.turn, plan: view.plan.plan, layers: view.plan.layers, nodes: new Map(view.plan.nodes.map((node) => [node.id, node])) };
+  if (view.rejected) state.rejected = view.rejected;
+  return state;
+}

@@ -1,4 +1,5 @@
-import type { EpisodeTask, Trajectory } from '../episodes/types.js';
+import type { EpisodeTask, Finish as EpisodeFinish, Trajectory } from '../episodes/types.js';
+import type { Rewards } from '../rl/rewards.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from './state.js';
 
@@ -6,11 +7,8 @@ import type { RunState } from './state.js';
 export const AGENTS = ['paraact', 'react', 'parallel'] as const;
 export type AgentName = (typeof AGENTS)[number];
 
-/** A task an agent is given: the episode's task plus what a rule-based checker compares the answer with. */
-export interface AgentTask extends EpisodeTask {
-  /** Expected answer: a string the answer must contain (case-insensitive), or a list of strings it must all contain. */
-  answer?: string | string[];
-}
+/** A task an agent is given: the episode's task (its `answer`, when it has one, is what a rule compares the final answer with). */
+export type AgentTask = EpisodeTask;
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -67,8 +65,8 @@ export interface CallRecord {
   injected?: InjectedErrorKind;
 }
 
-/** Why a run ended. */
-export type Finish = 'answer' | 'turn_cap' | 'episode_done' | 'error';
+/** Why a run ended: the episode's reasons, or a failure of the run itself. */
+export type Finish = EpisodeFinish | 'error';
 
 /** The outcome of one agent run on one task: what `eval` scores. */
 export interface AgentRun {
@@ -97,6 +95,9 @@ export interface AgentRun {
   trajectory?: Trajectory;
   /** Why the trajectory is missing: the run itself is complete (its calls, answer, tokens), only the server's record is not. */
   trajectory_error?: string;
+  /** The episode's hierarchical rewards as the server scored them; absent when they could not be fetched (`rewards_error`). */
+  rewards?: Rewards;
+  rewards_error?: string;
 }
 
 export interface RunAgentOptions {
@@ -116,5 +117,7 @@ export interface RunAgentOptions {
   seed?: number;
   /** Episode error rate; default the server's. */
   errorRate?: number;
+  /** The judge the rewards are scored with (`openai:MODEL@URL`); default the server's. */
+  judge?: string;
   signal?: AbortSignal;
 }

@@ -43,7 +43,7 @@ export function registerEval(program: Command): void {
     .option('--seed <n>', 'derive each task-run’s episode seed from (seed, task, run): reruns meet the same injected errors')
     .option('--error-rate <r>', 'injected-error rate of every episode (default the server’s)')
     .addOption(new Option('--api-key <key>', 'ToolEnv server API key').env('TOOLENV_API_KEY'))
-    .option('--judge <spec>', 'LLM judge of success for tasks without an expected answer: openai:MODEL@URL')
+    .option('--judge <spec>', 'the answer judge (openai:MODEL@URL): scores R_ans in the rewards, and success for tasks without an expected answer (Quality and Faithfulness YES)')
     .addOption(new Option('--judge-api-key <key>', 'API key of the judge endpoint').env('TOOLENV_JUDGE_API_KEY'))
     .option('--out <dir>', 'write report.md, report.json and one trajectory per task-run here')
     .option('--json', 'print the summary as one JSON object (last stdout line)')

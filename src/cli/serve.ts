@@ -36,6 +36,8 @@ interface ServeFlags extends ModelFlags {
   maxMcpSessions: string;
   mcpSessionTtl: string;
   workers: string;
+  judge?: string;
+  judgeApiKey?: string;
   json?: boolean;
 }
 
@@ -58,6 +60,8 @@ export function registerServe(program: Command): void {
     .option('--episode-memory <MiB>', 'JSON all live episodes may hold together; past it new episodes are answered 429', String(DEFAULT_MAX_EPISODE_BYTES / 2 ** 20))
     .option('--max-mcp-sessions <n>', 'live MCP sessions at most; initializing one more is answered 429', String(DEFAULT_MAX_SESSIONS))
     .option('--mcp-session-ttl <seconds>', 'idle time after which an MCP session is closed and the episode it opened ended', String(DEFAULT_SESSION_IDLE_MS / 1000))
+    .option('--judge <spec>', 'the answer judge of the rewards (R_ans): openai:MODEL@URL, any OpenAI-compatible chat endpoint')
+    .addOption(new Option('--judge-api-key <key>', 'key sent to the judge as a Bearer token').env('TOOLENV_JUDGE_API_KEY'))
     .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them', '1')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
   addModelOptions(serve).action(async (flags: ServeFlags, command: Command) => {
@@ -78,6 +82,7 @@ export function registerServe(program: Command): void {
       throw new UsageError('--workers above 1 cannot serve --responder llama: every worker would load its own copy of the model; serve it with --workers 1, or put it behind --responder openai');
     }
     if (flags.apiKey !== undefined && flags.apiKey.trim() === '') throw new UsageError('--api-key (or TOOLENV_API_KEY) is empty');
+    if (flags.judge !== undefined) await judgeFlag(flags.judge);
     const placement = placementFromEnv();
     // Ctrl-C reaches the whole process group; in a cluster the primary alone decides when workers stop.
     if (placement) process.on('SIGINT', () => {});
@@ -124,6 +129,8 @@ export function registerServe(program: Command): void {
         episodeTtlMs,
         episodeMaxBytes: episodeMaxBytes / share,
         mcp: { maxSessions, idleMs },
+        judge: flags.judge,
+        judgeApiKey: flags.judgeApiKey,
         host: flags.host,
         port: placement?.port ?? port,
         worker: placement,
@@ -141,6 +148,17 @@ export function registerServe(program: Command): void {
     else printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms)`);
     await untilSignal(close);
   });
+}
+
+/** `--judge`, checked at the command line: the spec's form, before anything starts. */
+export async function judgeFlag(spec: string): Promise<string> {
+  const { parseJudgeSpec } = await import('../rl/judge.js');
+  try {
+    parseJudgeSpec(spec);
+  } catch (error) {
+    throw new UsageError(`--judge: ${(error as Error).message}`);
+  }
+  return spec;
 }
 
 /** A server started from the command line's flags, and how to close it with its models. */

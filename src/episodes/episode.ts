@@ -1,6 +1,10 @@
+import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../agent/protocol.js';
+import type { ProtocolSession, SessionTurn } from '../agent/session.js';
+import type { JudgeOutcome } from '../rl/judge.js';
+import type { RewardCoefficients } from '../rl/types.js';
 import type { ErrorStream } from '../simulator/inject.js';
 import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, WORLD_BUDGET } from './limits.js';
-import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, TrajectoryStep } from './types.js';
+import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, TrajectoryStep, TurnRecord } from './types.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 
 export interface EpisodeInit {
@@ -12,6 +16,8 @@ export interface EpisodeInit {
   errors: ErrorStream;
   itemParam: ItemParamLookup;
   now: number;
+  /** The group the episode was made for. */
+  group?: string;
 }
 
 /**
@@ -31,14 +37,25 @@ export class Episode {
   readonly createdAt: string;
   readonly errors: ErrorStream;
   readonly world: WorldState;
+  readonly protocol: Protocol;
+  readonly k: number;
+  readonly maxCallsPerTurn: number;
+  readonly maxTurns: number;
+  readonly reward: Partial<RewardCoefficients> | undefined;
+  readonly group: string | undefined;
   /** Clock reading of the last request that touched the episode: idle expiry counts from it. */
   lastActive: number;
+  /** The text-turn protocol, from the first turn on; an episode speaks turns or JSON steps, never both. */
+  session: ProtocolSession | undefined;
+  /** Memoized judge outcomes of the finished episode, by judge name (the same episode always scores the same). */
+  readonly judged = new Map<string, JudgeOutcome & { rejudged?: boolean }>();
   private readonly workingSet = new Set<string>();
-  private readonly counts: EpisodeCounts = { steps: 0, actions: 0, searches: 0, calls: 0, failed_calls: 0, injected_errors: 0 };
+  private readonly counts: EpisodeCounts = { turns: 0, steps: 0, actions: 0, searches: 0, calls: 0, failed_calls: 0, injected_errors: 0 };
   private readonly steps: TrajectoryStep[] = [];
   /** Steps started, finished or not: the next step's number is one more. */
   private started = 0;
   private queue: Promise<unknown> = Promise.resolve();
+  private turnQueue: Promise<unknown> = Promise.resolve();
   /** Steps queued or running. */
   private pending = 0;
   /** Bytes of arguments, bodies and search results (whole or previews) the trajectory keeps: EPISODE_BODY_BUDGET bounds it. */
@@ -57,11 +74,42 @@ export class Episode {
     this.errors = init.errors;
     this.world = new WorldState(init.itemParam, WORLD_BUDGET);
     this.lastActive = init.now;
+    this.protocol = init.config.protocol ?? 'paraact';
+    this.k = init.config.k ?? DEFAULT_K;
+    this.maxCallsPerTurn = init.config.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN;
+    this.maxTurns = init.config.max_turns ?? DEFAULT_MAX_TURNS;
+    this.reward = init.config.reward;
+    this.group = init.group;
   }
 
-  /** Whether every step has been taken (a step still running counts). */
+  /** Whether every step has been taken (a step still running counts), or the text turns have ended. */
   get done(): boolean {
-    return this.started >= this.maxSteps;
+    return this.started >= this.maxSteps || this.session?.done === true;
+  }
+
+  /** Steps taken so far (JSON steps, calls, or a text turn's actions). */
+  get stepsTaken(): number {
+    return this.started;
+  }
+
+  /** Runs one text turn after the ones before it have finished, and records it. */
+  turn(task: () => Promise<SessionTurn>): Promise<SessionTurn> {
+    this.pending++;
+    const run = this.turnQueue
+      .then(task)
+      .then((outcome) => {
+        this.counts.turns++;
+        this.heldBytes += Buffer.byteLength(JSON.stringify(outcome.record));
+        return outcome;
+      })
+      .finally(() => this.pending--);
+    this.turnQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The text turns recorded so far. */
+  turnRecords(): readonly TurnRecord[] {
+    return this.session?.turns ?? [];
   }
 
   /** Whether a step is queued or running: idle expiry waits for it. */
@@ -156,6 +204,14 @@ export class Episode {
       seed: this.seed,
       error_rate: this.errorRate,
       max_steps: this.maxSteps,
+      protocol: this.protocol,
+      k: this.k,
+      max_calls_per_turn: this.maxCallsPerTurn,
+      max_turns: this.maxTurns,
+      ...(this.session?.finish ? { finish: this.session.finish } : {}),
+      ...(this.session?.answer !== undefined ? { answer: this.session.answer } : {}),
+      ...(this.reward ? { reward: this.reward } : {}),
+      ...(this.group ? { group: this.group } : {}),
       ...(this.task ? { task: this.task } : {}),
       ...(this.tools ? { tools: [...this.tools] } : {}),
       created_at: this.createdAt,

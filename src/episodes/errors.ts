@@ -25,10 +25,11 @@ export class EpisodeError extends Error {
     readonly status: EpisodeErrorStatus,
     message: string,
     readonly errors?: FieldError[],
+    title?: string,
   ) {
     super(message);
     this.name = 'EpisodeError';
-    this.title = TITLES[status];
+    this.title = title ?? TITLES[status];
   }
 }
 

@@ -32,3 +32,12 @@ export const WORLD_BUDGET = 1024 * 1024;
 export const TRUNCATED_PREVIEW_CHARS = 512;
 /** Longest string accepted for ids, task ids and queries. */
 export const MAX_TEXT = 10_000;
+
+/** The most text turns one episode may ask for (as MAX_STEPS bounds its steps). */
+export const MAX_TURNS = 1000;
+/** Characters of one assistant message a text turn takes: room for a long plan, bounded so a runaway generation is refused. */
+export const MAX_TURN_TEXT = 200_000;
+/** The largest per-turn call cap an episode may ask for. */
+export const MAX_CALLS_PER_TURN = 64;
+/** The most episodes one group may hold (the paper's N is 8). */
+export const MAX_GROUP_SIZE = 256;

@@ -5,14 +5,17 @@ import type { ToolSimulator } from '../simulator/pipeline.js';
 import { ResponderBusyError } from '../simulator/queue.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { CallControls, CallResult } from '../simulator/types.js';
+import { systemPrompt } from '../agent/prompts.js';
+import { ProtocolSession } from '../agent/session.js';
+import { runStateView } from '../agent/state.js';
 import { Episode } from './episode.js';
 import { EpisodeError, unknownEpisode, type FieldError } from './errors.js';
 import { ItemParams, type OperationSource } from './item-params.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_K } from './limits.js';
 import { resourceOp, type ResourceOp } from './resource-op.js';
 import { searchTools, type SearchLoader } from './search.js';
-import type { Action, EpisodeSummary, Observation, SearchAction, StepResult, ToolCallAction, Trajectory } from './types.js';
-import { parseConfig, parseStep } from './validate.js';
+import type { Action, CreatedEpisode, EpisodeConfig, EpisodeSummary, Observation, SearchAction, StepResult, ToolCallAction, Trajectory, TurnResult } from './types.js';
+import { parseConfig, parseStep, parseTurn } from './validate.js';
 import type { WorldEffect } from './world.js';
 
 /** What episodes need of the simulator: calls with their own injection stream, and the server's seed and error rate. */
@@ -106,19 +109,19 @@ export class EpisodeStore {
     return total;
   }
 
-  /** Starts an episode. Throws EpisodeError 400 (bad config, with `errors`) or 429 (the live cap or the byte budget is reached). */
-  create(config: unknown): EpisodeSummary {
+  /**
+   * Starts an episode and answers its summary with the first messages a trainer feeds the model: the protocol's
+   * system prompt and the task's query. Throws EpisodeError 400 (bad config, with `errors`) or 429 (the live cap or
+   * the byte budget is reached).
+   */
+  create(config: unknown): CreatedEpisode {
     const parsed = parseConfig(config, (id) => this.knows(id));
-    let held = this.bytes;
-    if (this.episodes.size >= this.maxEpisodes || held >= this.maxBytes) {
-      this.sweep();
-      held = this.bytes;
-    }
-    const wait = `DELETE finished ones, or wait for idle ones to expire (${this.ttlMs / 1000} s)`;
-    if (this.episodes.size >= this.maxEpisodes) throw new EpisodeError(429, `${this.maxEpisodes} episodes are live, the server's cap: ${wait}`);
-    if (held >= this.maxBytes) {
-      throw new EpisodeError(429, `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the server's ${mib(this.maxBytes)} budget for them: ${wait}`);
-    }
+    return this.start(parsed);
+  }
+
+  /** Starts an episode from a parsed config (groups start theirs so, each with the group's seed). */
+  start(parsed: EpisodeConfig, group?: string): CreatedEpisode {
+    this.makeRoom(1);
     const seed = parsed.seed ?? derivedSeed(this.simulator.errors.seed, this.created);
     this.created++;
     const episode = new Episode({
@@ -130,9 +133,68 @@ export class EpisodeStore {
       errors: this.simulator.errorStream(seed),
       itemParam: this.itemParams.lookup,
       now: this.now(),
+      ...(group ? { group } : {}),
     });
     this.episodes.set(episode.id, episode);
-    return episode.summary();
+    return { ...episode.summary(), messages: firstMessages(episode) };
+  }
+
+  /** Refuses with 429 unless `count` more episodes fit under the live cap and the byte budget. */
+  makeRoom(count: number): void {
+    let held = this.bytes;
+    if (this.episodes.size + count > this.maxEpisodes || held >= this.maxBytes) {
+      this.sweep();
+      held = this.bytes;
+    }
+    const wait = `DELETE finished ones, or wait for idle ones to expire (${this.ttlMs / 1000} s)`;
+    if (this.episodes.size + count > this.maxEpisodes) {
+      const room = Math.max(0, this.maxEpisodes - this.episodes.size);
+      throw new EpisodeError(429, `${this.episodes.size} episodes are live, the server's cap is ${this.maxEpisodes}${count > 1 ? ` (room for ${room}, ${count} asked)` : ''}: ${wait}`);
+    }
+    if (held >= this.maxBytes) {
+      throw new EpisodeError(429, `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the server's ${mib(this.maxBytes)} budget for them: ${wait}`);
+    }
+  }
+
+  /**
+   * One text turn (`POST /v1/episodes/{id}/turns`): the assistant message is parsed and checked by the episode's
+   * protocol, its actions run as one step, and the next user message comes back. Throws EpisodeError 404, 409 (done,
+   * or the episode already took JSON steps), 400 (a malformed body).
+   */
+  async turn(id: string, body: unknown): Promise<TurnResult> {
+    const request = parseTurn(body);
+    const episode = this.live(id);
+    if (!episode.session && episode.stepsTaken > 0) throw mixedError(episode, 'took JSON steps', 'text turns');
+    episode.session ??= new ProtocolSession({
+      protocol: episode.protocol,
+      k: episode.k,
+      maxCallsPerTurn: episode.maxCallsPerTurn,
+      maxTurns: episode.maxTurns,
+      step: async (actions) => {
+        const { observations, step, done } = await this.run(episode, actions);
+        return { observations: observations.map((o) => o.observation), step, done };
+      },
+      tool: (toolId) => this.library.get(toolId),
+    });
+    const session = episode.session;
+    const outcome = await episode.turn(() => {
+      if (episode.done) throw doneError(episode);
+      return session.turn(request.text);
+    });
+    episode.lastActive = this.now();
+    const { record } = outcome;
+    const result: TurnResult = { turn: record.turn, observation: { role: 'user', content: record.observation }, done: outcome.done };
+    if (outcome.finish) result.finish = outcome.finish;
+    if (record.answer !== undefined) result.answer = record.answer;
+    if (record.rejected) result.rejected = record.rejected;
+    if (record.step !== undefined) result.step = record.step;
+    if (request.state) result.state = runStateView(session.state);
+    return result;
+  }
+
+  /** The live episode itself (rewards read its turns), or undefined. */
+  episode(id: string): Episode | undefined {
+    return this.find(id);
   }
 
   /**
@@ -141,6 +203,7 @@ export class EpisodeStore {
    */
   async step(id: string, request: unknown, actionsPointer = '/actions'): Promise<StepResult> {
     const episode = this.live(id);
+    if (episode.session) throw mixedError(episode, 'speaks text turns', 'JSON steps');
     const actions = parseStep(request, actionsPointer);
     this.checkTools(episode, actions, (i) => `${actionsPointer}/${i}/tool`);
     const { observations, step, done } = await this.run(episode, actions);
@@ -150,6 +213,7 @@ export class EpisodeStore {
   /** One tool call inside an episode (MCP, the REST surface), recorded as a one-action step; the same errors as `step`. */
   async call(id: string, toolId: string, args: unknown, controls?: CallControls): Promise<EpisodeCallResult> {
     const episode = this.live(id);
+    if (episode.session) throw mixedError(episode, 'speaks text turns', 'tool calls outside them');
     const given = args === undefined ? {} : args;
     if (given === null || typeof given !== 'object' || Array.isArray(given)) {
       throw new EpisodeError(400, 'the arguments of a call must be a JSON object', [{ path: '/arguments', message: 'must be an object' }]);
@@ -165,7 +229,7 @@ export class EpisodeStore {
   /** The full trajectory, or undefined for an unknown or expired episode. */
   get(id: string): Trajectory | undefined {
     const episode = this.find(id);
-    return episode && { ...episode.summary(), steps: [...episode.trajectorySteps()] };
+    return episode && { ...episode.summary(), steps: [...episode.trajectorySteps()], turns: [...episode.turnRecords()] };
   }
 
   summary(id: string): EpisodeSummary | undefined {
@@ -196,7 +260,13 @@ export class EpisodeStore {
     this.episodes.clear();
   }
 
-  private knows(id: string): boolean {
+  /** The seed the next episode without one would get (a group takes one for all its members). */
+  nextSeed(): number {
+    return derivedSeed(this.simulator.errors.seed, this.created++);
+  }
+
+  /** Whether the library holds the tool. */
+  knows(id: string): boolean {
     const ids = this.library.ids();
     if (this.known?.ids !== ids) this.known = { ids, set: new Set(ids) };
     return this.known.set.has(id);
@@ -336,7 +406,21 @@ interface AnsweredCall {
 }
 
 function doneError(episode: Episode): EpisodeError {
+  const session = episode.session;
+  if (session?.finish === 'answer') return new EpisodeError(409, `episode ${episode.id} is done: it answered on turn ${session.turns.length}`);
+  if (session?.finish === 'turn_cap') return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxTurns} of its turns`);
   return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxSteps} of its steps`);
+}
+
+/** An episode speaks text turns or JSON steps: the protocol's state would not see actions taken past it. */
+function mixedError(episode: Episode, has: string, refused: string): EpisodeError {
+  return new EpisodeError(409, `episode ${episode.id} ${has}: it takes no ${refused} (the protocol's state would not see them); start another episode`, undefined, 'Episode protocol conflict');
+}
+
+/** The protocol's system prompt and the task's query: what a trainer feeds the model first. */
+function firstMessages(episode: Episode): CreatedEpisode['messages'] {
+  const system = systemPrompt(episode.protocol, { maxTurns: episode.maxTurns, maxCallsPerTurn: episode.maxCallsPerTurn, k: episode.k });
+  return [{ role: 'system', content: system }, ...(episode.task ? [{ role: 'user' as const, content: episode.task.query }] : [])];
 }
 
 /**

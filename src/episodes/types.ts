@@ -1,3 +1,4 @@
+import type { RewardCoefficients, Verdicts } from '../rl/types.js';
 import type { Problem } from '../simulator/problem.js';
 import type { CallControls, InjectedErrorKind, ResponseSource } from '../simulator/types.js';
 
@@ -10,7 +11,13 @@ export interface EpisodeTask {
   id: string;
   query: string;
   reference_tools?: string[];
+  /** Expected answer: a string the final answer must contain (case-insensitive), or strings it must all contain. Scores R_ans by rule. */
+  answer?: string | string[];
 }
+
+/** The loops an episode's text turns speak: the paper's ParaAct and its two baselines (§4). */
+export const PROTOCOLS = ['paraact', 'react', 'parallel'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
 
 /** `POST /v1/episodes` body; every member optional. */
 export interface EpisodeConfig {
@@ -23,6 +30,16 @@ export interface EpisodeConfig {
   tools?: string[];
   /** Steps after which the episode is done; default 50. */
   max_steps?: number;
+  /** The protocol its text turns speak; default paraact. */
+  protocol?: Protocol;
+  /** Search results per query in text turns; default 3 (the paper's top-3). */
+  k?: number;
+  /** Tool calls one text turn may dispatch; default 3. */
+  max_calls_per_turn?: number;
+  /** Text turns after which the episode is done; default 15 (the paper's cap). */
+  max_turns?: number;
+  /** Overrides of Table 7's reward coefficients. */
+  reward?: Partial<RewardCoefficients>;
 }
 
 export type SearchAction = { type: 'search_tool'; query: string; k?: number; id?: string };
@@ -110,6 +127,8 @@ export interface TrajectoryStep {
 }
 
 export interface EpisodeCounts {
+  /** Text turns taken (rejected ones included). */
+  turns: number;
   steps: number;
   actions: number;
   searches: number;
@@ -119,12 +138,101 @@ export interface EpisodeCounts {
   injected_errors: number;
 }
 
+/** Why a text-turn episode ended: an accepted <answer>, the turn cap, or the step limit. */
+export type Finish = 'answer' | 'turn_cap' | 'episode_done';
+
+/**
+ * What the step reward reads of the controller (the plan in force) before a turn (Table 8): `need` no plan in force
+ * or its DAG exhausted; `may` the last turn brought observations (results, tools, failures); `no` it brought
+ * nothing (rejected, or every call held back); `answer` the turn is the final answer.
+ */
+export type ControllerState = 'need' | 'may' | 'no' | 'answer';
+
+/** A turn's <plan> as the rewards read it. */
+export interface TurnPlan {
+  /** Absent when the block could not be read as a plan. */
+  phase?: 'exploration' | 'execution';
+  /** Parsed against its schema and, for an execution plan, a valid DAG over tools search returned. */
+  valid: boolean;
+  /** The same plan as the one in force (canonical JSON). */
+  repeated: boolean;
+  /** The turn ran, and the plan became the one in force. */
+  accepted: boolean;
+  /** Execution, accepted: the declared tools as written (duplicates kept: L1 reads them). */
+  tools?: string[];
+  /** Execution, accepted: each call and the calls of the plan it depends on (declared and implied by references). */
+  calls?: { id: string; tool: string; depends_on: string[] }[];
+  /** Execution, accepted: the execution flow, as written or else Kahn's layers. */
+  layers?: string[][];
+  /** Exploration: the slots' queries. */
+  slots?: string[];
+}
+
+/** One text turn as recorded: the raw text, what it was read as, and what it did. */
+export interface TurnRecord {
+  turn: number;
+  text: string;
+  /** The structural check (r_base): a closed, non-empty <think>, every tag closed, valid JSON in the blocks, the protocol's turn shape. */
+  well_formed: boolean;
+  controller: ControllerState;
+  plan?: TurnPlan;
+  /** Why the message was not run, when it was not. */
+  rejected?: string[];
+  /** The episode step its actions ran as, when any ran. */
+  step?: number;
+  searches: { id: string; query: string; results: string[] }[];
+  calls: { id: string; tool: string; status: number; ok: boolean; injected?: InjectedErrorKind }[];
+  /** Calls the turn asked for that were held back (skipped, waiting, deferred, unbound). */
+  not_run: { id: string; tool: string; kind: string; reason: string }[];
+  answer?: string;
+  /** The next user message, as sent. */
+  observation: string;
+}
+
+/** `POST /v1/episodes/{id}/turns` body. */
+export interface TurnRequest {
+  text: string;
+  /** Answer the run state as data too (what the heuristic policy reads). */
+  state?: boolean;
+}
+
+/** `POST /v1/episodes/{id}/turns` answer. */
+export interface TurnResult {
+  turn: number;
+  observation: { role: 'user'; content: string };
+  done: boolean;
+  finish?: Finish;
+  answer?: string;
+  rejected?: string[];
+  /** The episode step the turn ran as, when it ran any action. */
+  step?: number;
+  /** With `"state": true`: the run state (agent/state.ts RunStateView). */
+  state?: unknown;
+}
+
+/** The rewards' verdict source given in `POST /v1/episodes/{id}/rewards`. */
+export interface RewardRequest {
+  verdicts?: Verdicts;
+  /** A judge for this request (`openai:MODEL@URL`), or false to call none. */
+  judge?: string | false;
+}
+
 /** `POST /v1/episodes` answer and the head of `GET /v1/episodes/{id}`. */
 export interface EpisodeSummary {
   id: string;
   seed: number;
   error_rate: number;
   max_steps: number;
+  protocol: Protocol;
+  k: number;
+  max_calls_per_turn: number;
+  max_turns: number;
+  finish?: Finish;
+  answer?: string;
+  /** Set when it differs from Table 7. */
+  reward?: Partial<RewardCoefficients>;
+  /** The group it belongs to. */
+  group?: string;
   task?: EpisodeTask;
   tools?: string[];
   created_at: string;
@@ -134,7 +242,13 @@ export interface EpisodeSummary {
   counts: EpisodeCounts;
 }
 
-/** `GET /v1/episodes/{id}`: the summary and every step. */
+/** `POST /v1/episodes` answer: the summary and the first messages a trainer feeds the model (system prompt, task). */
+export interface CreatedEpisode extends EpisodeSummary {
+  messages: { role: 'system' | 'user'; content: string }[];
+}
+
+/** `GET /v1/episodes/{id}`: the summary, every step and every text turn. */
 export interface Trajectory extends EpisodeSummary {
   steps: TrajectoryStep[];
+  turns: TurnRecord[];
 }

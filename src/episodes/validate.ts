@@ -1,13 +1,15 @@
+import { ADVANTAGE_MODES, type AdvantageMode, type ComponentRewards } from '../rl/advantages.js';
+import { COEFFICIENT_NAMES, VERDICTS, type RewardCoefficients, type Verdicts } from '../rl/types.js';
 import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { isRecord, type Json } from './resource-body.js';
-import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT } from './limits.js';
-import type { Action, EpisodeConfig, EpisodeTask } from './types.js';
+import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_GROUP_SIZE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS } from './limits.js';
+import { PROTOCOLS, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from './types.js';
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
 /** Collects every problem of a request before refusing it, so one 400 names them all. */
-class Checker {
+export class Checker {
   readonly errors: FieldError[] = [];
 
   add(path: string, message: string): void {
@@ -46,7 +48,25 @@ export function parseConfig(body: unknown, known: (toolId: string) => boolean): 
   const check = new Checker();
   const raw = body === undefined ? {} : body;
   if (!isRecord(raw)) throw invalidRequest('episode config', [{ path: '', message: `must be a JSON object, got ${kind(raw)}` }]);
-  check.members(raw, '', ['seed', 'error_rate', 'task', 'tools', 'max_steps']);
+  check.members(raw, '', CONFIG_MEMBERS);
+  const config = readConfig(raw, check, known);
+  if (check.errors.length > 0) throw invalidRequest('episode config', check.errors);
+  return config;
+}
+
+/** `POST /v1/groups` body: `n`, a task, and any episode option. */
+export function parseGroup(body: unknown, known: (toolId: string) => boolean): { n: number; config: EpisodeConfig } {
+  const check = new Checker();
+  if (!isRecord(body)) throw invalidRequest('group', [{ path: '', message: `must be a JSON object {"task", "n", …episode options}, got ${kind(body)}` }]);
+  check.members(body, '', ['n', ...CONFIG_MEMBERS]);
+  if (body.task === undefined) check.add('/task', 'is required: a group is n rollouts of one task');
+  const n = check.integer(body.n, '/n', 1, MAX_GROUP_SIZE) ? body.n : 0;
+  const config = readConfig(body, check, known);
+  if (check.errors.length > 0) throw invalidRequest('group', check.errors);
+  return { n, config };
+}
+
+function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolean): EpisodeConfig {
   const config: EpisodeConfig = {};
   if (raw.seed !== undefined) {
     if (typeof raw.seed === 'number' && Number.isSafeInteger(raw.seed)) config.seed = raw.seed;
@@ -57,6 +77,17 @@ export function parseConfig(body: unknown, known: (toolId: string) => boolean): 
     else check.add('/error_rate', `must be a number from 0 to 1, got ${JSON.stringify(raw.error_rate) ?? kind(raw.error_rate)}`);
   }
   if (raw.max_steps !== undefined && check.integer(raw.max_steps, '/max_steps', 1, MAX_STEPS)) config.max_steps = raw.max_steps;
+  if (raw.protocol !== undefined) {
+    if (PROTOCOLS.includes(raw.protocol as Protocol)) config.protocol = raw.protocol as Protocol;
+    else check.add('/protocol', `must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(raw.protocol) ?? kind(raw.protocol)}`);
+  }
+  if (raw.k !== undefined && check.integer(raw.k, '/k', 1, MAX_SEARCH_K)) config.k = raw.k;
+  if (raw.max_calls_per_turn !== undefined && check.integer(raw.max_calls_per_turn, '/max_calls_per_turn', 1, MAX_CALLS_PER_TURN)) config.max_calls_per_turn = raw.max_calls_per_turn;
+  if (raw.max_turns !== undefined && check.integer(raw.max_turns, '/max_turns', 1, MAX_TURNS)) config.max_turns = raw.max_turns;
+  if (raw.reward !== undefined) {
+    const reward = parseCoefficients(raw.reward, '/reward', check);
+    if (reward) config.reward = reward;
+  }
   if (raw.task !== undefined) {
     const task = parseTask(raw.task, check);
     if (task) config.task = task;
@@ -65,22 +96,47 @@ export function parseConfig(body: unknown, known: (toolId: string) => boolean): 
     const tools = parseTools(raw.tools, check, known);
     if (tools) config.tools = tools;
   }
-  if (check.errors.length > 0) throw invalidRequest('episode config', check.errors);
   return config;
+}
+
+/** The members of an episode config (`POST /v1/groups` takes them too, beside its own). */
+export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'k', 'max_calls_per_turn', 'max_turns', 'reward'];
+
+/** Table 7 overrides: known names, finite non-negative numbers. */
+export function parseCoefficients(value: unknown, path: string, check: Checker): Partial<RewardCoefficients> | undefined {
+  if (!isRecord(value)) {
+    check.add(path, `must be an object of reward coefficients (${COEFFICIENT_NAMES.join(', ')}), got ${kind(value)}`);
+    return undefined;
+  }
+  check.members(value, path, COEFFICIENT_NAMES);
+  const out: Partial<RewardCoefficients> = {};
+  for (const name of COEFFICIENT_NAMES) {
+    const given = value[name];
+    if (given === undefined) continue;
+    if (typeof given === 'number' && Number.isFinite(given) && given >= 0) out[name] = given;
+    else check.add(`${path}/${name}`, `must be a finite number ≥ 0, got ${JSON.stringify(given) ?? kind(given)}`);
+  }
+  return out;
 }
 
 function parseTask(value: unknown, check: Checker): EpisodeTask | undefined {
   if (!isRecord(value)) {
-    check.add('/task', `must be an object {id, query, reference_tools?}, got ${kind(value)}`);
+    check.add('/task', `must be an object {id, query, reference_tools?, answer?}, got ${kind(value)}`);
     return undefined;
   }
-  check.members(value, '/task', ['id', 'query', 'reference_tools']);
+  check.members(value, '/task', ['id', 'query', 'reference_tools', 'answer']);
   const ok = [check.text(value.id, '/task/id'), check.text(value.query, '/task/query', { empty: true })].every(Boolean);
   const task: EpisodeTask = { id: value.id as string, query: value.query as string };
   if (value.reference_tools !== undefined) {
     const refs = value.reference_tools;
     if (!Array.isArray(refs)) check.add('/task/reference_tools', `must be an array of tool ids, got ${kind(refs)}`);
     else if (refs.every((ref, i) => check.text(ref, `/task/reference_tools/${i}`))) task.reference_tools = refs as string[];
+  }
+  const answer = value.answer;
+  if (answer !== undefined) {
+    if (typeof answer === 'string' && answer.trim() !== '') task.answer = answer;
+    else if (Array.isArray(answer) && answer.length > 0 && answer.every((part, i) => check.text(part, `/task/answer/${i}`))) task.answer = answer as string[];
+    else if (!Array.isArray(answer) || answer.length === 0) check.add('/task/answer', `must be a non-empty string or a non-empty array of strings, got ${JSON.stringify(answer)?.slice(0, 40) ?? kind(answer)}`);
   }
   return ok ? task : undefined;
 }
@@ -160,4 +216,88 @@ function parseControls(value: unknown, path: string, check: Checker): CallContro
     else check.add(`${path}/dynamic`, `must be true or false, got ${kind(value.dynamic)}`);
   }
   return controls;
+}
+
+/** `POST /v1/episodes/{id}/turns` body. */
+export function parseTurn(body: unknown): TurnRequest {
+  const check = new Checker();
+  if (!isRecord(body)) throw invalidRequest('turn', [{ path: '', message: `must be a JSON object {"text": "<the assistant message>"}, got ${kind(body)}` }]);
+  check.members(body, '', ['text', 'state']);
+  if (typeof body.text !== 'string') check.add('/text', `must be the assistant message as a string, got ${kind(body.text)}`);
+  else if (body.text.length > MAX_TURN_TEXT) check.add('/text', `must be at most ${MAX_TURN_TEXT} characters, got ${body.text.length}`);
+  if (body.state !== undefined && typeof body.state !== 'boolean') check.add('/state', `must be true or false, got ${kind(body.state)}`);
+  if (check.errors.length > 0) throw invalidRequest('turn', check.errors);
+  return { text: body.text as string, ...(body.state === true ? { state: true } : {}) };
+}
+
+/** `POST /v1/episodes/{id}/rewards` body (empty: as GET). */
+export function parseRewardRequest(body: unknown): RewardRequest {
+  const check = new Checker();
+  const raw = body === undefined ? {} : body;
+  if (!isRecord(raw)) throw invalidRequest('reward request', [{ path: '', message: `must be a JSON object {"verdicts"?, "judge"?}, got ${kind(raw)}` }]);
+  check.members(raw, '', ['verdicts', 'judge']);
+  const request: RewardRequest = {};
+  if (raw.verdicts !== undefined) {
+    const verdicts = parseVerdicts(raw.verdicts, '/verdicts', check);
+    if (verdicts) request.verdicts = verdicts;
+  }
+  if (raw.judge !== undefined) {
+    if (raw.judge === false || (typeof raw.judge === 'string' && raw.judge.trim() !== '')) request.judge = raw.judge;
+    else check.add('/judge', `must be a judge spec "openai:MODEL@URL" or false, got ${JSON.stringify(raw.judge) ?? kind(raw.judge)}`);
+  }
+  if (check.errors.length > 0) throw invalidRequest('reward request', check.errors);
+  return request;
+}
+
+/** Quality, Faithfulness, Utility, each YES, PARTIAL or NO (case-insensitive on the way in). */
+export function parseVerdicts(value: unknown, path: string, check: Checker): Verdicts | undefined {
+  if (!isRecord(value)) {
+    check.add(path, `must be an object {"quality", "faithfulness", "utility"}, got ${kind(value)}`);
+    return undefined;
+  }
+  check.members(value, path, ['quality', 'faithfulness', 'utility']);
+  const out: Partial<Verdicts> = {};
+  for (const axis of ['quality', 'faithfulness', 'utility'] as const) {
+    const given = value[axis];
+    const verdict = typeof given === 'string' ? given.toUpperCase() : undefined;
+    if (verdict !== undefined && (VERDICTS as readonly string[]).includes(verdict)) out[axis] = verdict as Verdicts[typeof axis];
+    else check.add(`${path}/${axis}`, `must be one of ${VERDICTS.join(', ')}, got ${JSON.stringify(given) ?? 'nothing'}`);
+  }
+  return out.quality && out.faithfulness && out.utility ? (out as Verdicts) : undefined;
+}
+
+/** `POST /v1/advantages` body: groups of rollouts' three rewards, the mode, λ overrides. */
+export function parseAdvantages(body: unknown): { groups: ComponentRewards[][]; mode: AdvantageMode; lambdas: Partial<RewardCoefficients> } {
+  const check = new Checker();
+  if (!isRecord(body)) throw invalidRequest('advantages request', [{ path: '', message: `must be a JSON object {"groups": [[{"r_step", "r_phase", "r_traj"}, …], …]}, got ${kind(body)}` }]);
+  check.members(body, '', ['groups', 'mode', 'lambda']);
+  const groups: ComponentRewards[][] = [];
+  if (!Array.isArray(body.groups) || body.groups.length === 0) check.add('/groups', `must be a non-empty array of groups, got ${kind(body.groups)}`);
+  else {
+    body.groups.forEach((group, g) => {
+      if (!Array.isArray(group) || group.length === 0) return check.add(`/groups/${g}`, `must be a non-empty array of rollouts' rewards, got ${kind(group)}`);
+      groups.push(group.map((item, i) => readComponents(item, `/groups/${g}/${i}`, check)));
+    });
+  }
+  const mode = body.mode ?? 'decoupled';
+  if (!ADVANTAGE_MODES.includes(mode as AdvantageMode)) check.add('/mode', `must be one of ${ADVANTAGE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+  const lambdas = body.lambda === undefined ? {} : (parseCoefficients(body.lambda, '/lambda', check) ?? {});
+  for (const name of Object.keys(lambdas)) if (!name.startsWith('lambda_')) check.add(`/lambda/${name}`, 'only the advantage weights lambda_traj, lambda_phase and lambda_step apply here');
+  if (check.errors.length > 0) throw invalidRequest('advantages request', check.errors);
+  return { groups, mode: mode as AdvantageMode, lambdas };
+}
+
+function readComponents(value: unknown, path: string, check: Checker): ComponentRewards {
+  const out: ComponentRewards = { r_step: null, r_phase: null, r_traj: null };
+  if (!isRecord(value)) {
+    check.add(path, `must be an object {"r_step", "r_phase", "r_traj"}, got ${kind(value)}`);
+    return out;
+  }
+  check.members(value, path, ['r_step', 'r_phase', 'r_traj']);
+  for (const name of ['r_step', 'r_phase', 'r_traj'] as const) {
+    const given = value[name];
+    if (given === null || (typeof given === 'number' && Number.isFinite(given))) out[name] = given;
+    else check.add(`${path}/${name}`, `must be a finite number, or null for a flagged rollout, got ${JSON.stringify(given) ?? 'nothing'}`);
+  }
+  return out;
 }

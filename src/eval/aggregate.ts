@@ -25,6 +25,10 @@ export const STAT_METRICS = [
   'wall_ms',
   'injected_errors',
   'failed_calls',
+  'r_step',
+  'r_phase',
+  'r_traj',
+  'r_ans',
 ] as const;
 export type StatMetric = (typeof STAT_METRICS)[number];
 

@@ -3,7 +3,6 @@ import type { Policy } from '../agent/types.js';
 import { LibraryStore } from '../library/store.js';
 import type { RunningServer } from '../server/serve.js';
 import { writeReport, writeTrajectory } from './files.js';
-import { createJudge, type Judge } from './judge.js';
 import { serverLibrary } from './library-client.js';
 import { loadTasks } from './load.js';
 import { isUnmappable, mapReferences } from './map-references.js';
@@ -39,7 +38,16 @@ export interface EvaluateOptions extends RunSettings {
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   const file = loadTasks(options.tasks, options.format);
-  const judge: Judge | undefined = options.judge === undefined ? undefined : await asInput('--judge', () => createJudge(options.judge!, options.judgeApiKey));
+  if (options.judge !== undefined) {
+    const spec = options.judge;
+    const { parseJudgeSpec } = await import('../rl/judge.js');
+    await asInput('--judge', () => parseJudgeSpec(spec));
+    if (options.server !== undefined && options.judgeApiKey !== undefined) {
+      throw new EvalInputError(`--judge-api-key cannot reach the judge of a running server (${options.server}): start that server with --judge and --judge-api-key, and run eval without --judge`);
+    }
+  }
+  // In process the server itself holds the judge (with its key); a running server is asked to use it per request.
+  const judge: string | true | undefined = options.judge === undefined ? undefined : options.server === undefined ? true : options.judge;
   let inProcess: RunningServer | undefined;
   let policy: Policy | undefined;
   try {
@@ -117,6 +125,8 @@ async function startInProcess(options: EvaluateOptions): Promise<RunningServer> 
     cache: options.cache,
     responders: [examplesResponder, synthResponder],
     apiKey: options.apiKey,
+    judge: options.judge,
+    judgeApiKey: options.judgeApiKey,
     port: 0,
     log: options.log ?? (() => {}),
   });

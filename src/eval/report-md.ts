@@ -38,6 +38,13 @@ export function renderMarkdown(report: EvalReport): string {
     '',
   );
 
+  lines.push('## Rewards', '', '| Agent | R_step | R_phase | R_traj | R_ans |', '|---|---:|---:|---:|---:|');
+  for (const { summary } of report.results) {
+    const s = summary.stats;
+    lines.push(`| ${summary.agent} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.r_ans)} |`);
+  }
+  lines.push('', 'Means per task of the episode rewards the server scored (Appendix C: Eqs. 4–6, Table 9); a flagged R_ans leaves the run out of R_phase, R_traj and R_ans.', '');
+
   const chart = (title: string, value: (stats: EvalReport['results'][number]['summary']['stats']) => number | null) => {
     const rows = report.results.map(({ summary }) => ({ label: summary.agent, value: Math.round((value(summary.stats) ?? 0) * 100) / 100 }));
     lines.push(`${title}:`, '', '```', ...barChart(rows, 40), '```', '');

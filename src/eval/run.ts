@@ -1,6 +1,5 @@
 import type { AgentName, AgentRun, Policy, RunAgentOptions } from '../agent/types.js';
 import { summarize, type AgentSummary } from './aggregate.js';
-import type { Judge } from './judge.js';
 import type { EvalTask } from './map-references.js';
 import { mapLimit } from './pool.js';
 import { failedScore, scoreRun, type TaskScore, type Verdict } from './score.js';
@@ -23,7 +22,8 @@ export interface RunEvalOptions {
   /** Each task-run's episode seed is derived from (seed, task, run); without it the server picks fresh ones. */
   seed?: number;
   errorRate?: number;
-  judge?: Judge;
+  /** The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own (`serve --judge`). */
+  judge?: string | true;
   /** Called with each finished task-run and its score (trajectory files are written here). */
   onRun?: (run: AgentRun | undefined, score: TaskScore) => void | Promise<void>;
   onProgress?: (done: number, total: number) => void;
@@ -58,6 +58,7 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
         k: options.k,
         seed,
         errorRate: options.errorRate,
+        ...(typeof options.judge === 'string' ? { judge: options.judge } : {}),
         signal: options.signal,
       })
       .then(
@@ -66,7 +67,7 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
       );
     const score =
       'result' in outcome
-        ? scoreRun(task, outcome.result, index, await verdictFor(options.judge, task, outcome.result, options.signal))
+        ? scoreRun(task, outcome.result, index, options.judge === undefined ? undefined : verdictOf(task, outcome.result))
         : failedScore(task, agent, index, outcome.error, Math.round(performance.now() - started), seed ?? null, options.judge !== undefined);
     await options.onRun?.('result' in outcome ? outcome.result : undefined, score);
     options.onProgress?.(++done, jobs.length);
@@ -78,14 +79,17 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
   });
 }
 
-/** The judge is asked only about runs that gave an answer and tasks without an expected one. */
-async function verdictFor(judge: Judge | undefined, task: EvalTask, run: AgentRun, signal?: AbortSignal): Promise<Verdict | undefined> {
-  if (!judge || task.task.answer !== undefined) return undefined;
+/**
+ * Success by the judge, from the verdicts the server's rewards carry (Appendix C.3): solved when the answer is
+ * complete (Quality YES) and faithful (Faithfulness YES). Tasks with an expected answer are scored by it instead.
+ */
+function verdictOf(task: EvalTask, run: AgentRun): Verdict | undefined {
+  if (task.task.answer !== undefined) return undefined;
   if (run.finish !== 'answer' || (run.answer ?? '').trim() === '') return { solved: false, reason: 'the agent gave no answer' };
-  try {
-    return await judge.judge(task.task, run, signal);
-  } catch (error) {
-    // A judge that fails leaves the run unsolved, with the reason on record, rather than losing the run's metrics.
-    return { solved: false, reason: `the judge failed: ${error instanceof Error ? error.message : String(error)}` };
-  }
+  const rewards = run.rewards;
+  // A judge that fails leaves the run unsolved, with the reason on record, rather than losing the run's metrics.
+  if (!rewards) return { solved: false, reason: `no rewards: ${run.rewards_error ?? 'not fetched'}` };
+  if (rewards.answer_source !== 'judge' || !rewards.verdicts) return { solved: false, reason: rewards.flagged ?? `scored by ${rewards.answer_source}, not the judge` };
+  const { quality, faithfulness, utility } = rewards.verdicts;
+  return { solved: quality === 'YES' && faithfulness === 'YES', reason: `Q/F/U ${quality}/${faithfulness}/${utility}${rewards.judge?.reason ? `: ${rewards.judge.reason}` : ''}` };
 }

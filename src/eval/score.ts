@@ -57,6 +57,13 @@ export interface TaskScore {
   error?: string;
   /** The run finished but its trajectory could not be fetched: scored from the calls the agent client saw. */
   trajectory_error?: string;
+  /** The episode's rewards (Appendix C) as the server scored them; null when they could not be had or R_ans was flagged. */
+  r_step: number | null;
+  r_phase: number | null;
+  r_traj: number | null;
+  r_ans: number | null;
+  /** Why R_ans was not scored (a judge that failed, no way to score), or why the rewards are missing. */
+  reward_flag?: string;
   answer?: string;
 }
 
@@ -131,7 +138,13 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
     tokens: run.tokens.prompt + run.tokens.completion,
     wall_ms: run.wall_ms,
     finish: run.finish,
+    r_step: run.rewards?.r_step ?? null,
+    r_phase: run.rewards?.r_phase ?? null,
+    r_traj: run.rewards?.r_traj ?? null,
+    r_ans: run.rewards?.r_ans ?? null,
   };
+  const flag = run.rewards ? run.rewards.flagged : run.rewards_error;
+  if (flag !== undefined) score.reward_flag = flag;
   if (verdict && success_by === 'judge') score.judge_reason = verdict.reason;
   if (run.error !== undefined) score.error = run.error;
   if (run.trajectory_error !== undefined) score.trajectory_error = run.trajectory_error;
@@ -171,6 +184,10 @@ export function failedScore(eval_: EvalTask, agent: AgentName, runIndex: number,
     wall_ms,
     finish: 'error',
     error,
+    r_step: null,
+    r_phase: null,
+    r_traj: null,
+    r_ans: null,
   };
 }
 

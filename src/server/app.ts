@@ -5,7 +5,7 @@ import type { Simulator } from '../simulator/types.js';
 import { bearerAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import { DEFAULT_BODY_LIMIT } from './defaults.js';
-import { retrievalLoader, type AppContext, type RetrievalLoader } from './context.js';
+import { graphLoader, judgeChooser, retrievalLoader, type AppContext, type RetrievalLoader } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { problemResponse } from './problems.js';
 import { RestCatalog } from './rest/catalog.js';
@@ -18,6 +18,9 @@ import { graphRoutes } from './routes/graph.js';
 import { episodeRoutes } from './routes/episodes.js';
 import { errorResponse } from './error-response.js';
 import type { EpisodeStore } from '../episodes/store.js';
+import { GroupStore } from '../episodes/groups.js';
+import type { AnswerJudge } from '../rl/judge.js';
+import { rewardRoutes } from './routes/rewards.js';
 import { mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 
@@ -42,6 +45,10 @@ export interface AppOptions {
   mcp?: McpSessionOptions;
   /** The tool search loader, when the caller shares it (with the episode store); default one of the app's own. */
   retrieval?: RetrievalLoader;
+  /** The answer judge of R_ans (`serve --judge`); requests may name another. */
+  judge?: AnswerJudge;
+  /** Starts every group id (a cluster worker's `w1-`). */
+  idPrefix?: string;
   /** Where unexpected errors are logged (default: stderr). */
   log?: (line: string) => void;
 }
@@ -53,6 +60,7 @@ export function createApp(options: AppOptions): Hono {
 
 /** What the routes share, built once per server (the node listener's tool-call path shares it too). */
 export function appContext(options: AppOptions): AppContext {
+  const graph = graphLoader(options.store.dir);
   return {
     store: options.store,
     simulator: options.simulator,
@@ -64,6 +72,9 @@ export function appContext(options: AppOptions): AppContext {
     auth: options.apiKey !== undefined,
     retrieval: options.retrieval ?? retrievalLoader(options.store.dir),
     episodes: options.episodes,
+    groups: options.episodes && new GroupStore(options.episodes, options.idPrefix),
+    graph,
+    rewards: { graph, judge: judgeChooser(options.judge) },
   };
 }
 
@@ -82,6 +93,7 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   app.route('/', graphRoutes(ctx));
   if (ctx.episodes) {
     app.route('/', episodeRoutes(ctx.episodes));
+    app.route('/', rewardRoutes(ctx.episodes, ctx.groups!, ctx.rewards));
     app.route('/', mcpRoutes(ctx, ctx.episodes, options.mcp));
   }
   for (const routes of options.routes ?? []) app.route('/', routes);

@@ -1,4 +1,11 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { EpisodeError } from '../episodes/errors.js';
+import type { GroupStore } from '../episodes/groups.js';
+import type { RewardContext } from '../episodes/rewards.js';
 import type { EpisodeStore } from '../episodes/store.js';
+import { GRAPH_FILE, openGraph, type Graph } from '../graph/store.js';
+import { createAnswerJudge, type AnswerJudge } from '../rl/judge.js';
 import type { LibraryStore } from '../library/store.js';
 import type { SearchError, ToolSearch } from '../retrieval/searcher.js';
 import type { Simulator } from '../simulator/types.js';
@@ -21,6 +28,46 @@ export interface AppContext {
   retrieval: RetrievalLoader;
   /** Live episodes; absent when the app was built without a store (startServer always gives one). */
   episodes?: EpisodeStore;
+  /** Groups of those episodes (present with `episodes`). */
+  groups?: GroupStore;
+  /** The library's dependency graph, opened on first use; undefined while none is built. */
+  graph: GraphLoader;
+  /** What episode rewards need: the graph and the judge. */
+  rewards: RewardContext;
+}
+
+export type GraphLoader = () => Graph | undefined;
+
+/** Opens `graph.db` on the first call that finds it; a graph built while serving is picked up. A file of another version throws GraphError. */
+export function graphLoader(libraryDir: string): GraphLoader {
+  let graph: Graph | undefined;
+  return () => (graph ??= existsSync(join(libraryDir, GRAPH_FILE)) ? openGraph(libraryDir) : undefined);
+}
+
+/** Most judges a server keeps for specs named in requests: each holds a connection pool's worth of state. */
+const MAX_REQUEST_JUDGES = 16;
+
+/**
+ * The judge a reward request gets: `false` none, a spec its own judge (kept per spec, a few at most), else the
+ * server's `--judge`.
+ */
+export function judgeChooser(serverJudge: AnswerJudge | undefined): RewardContext['judge'] {
+  const named = new Map<string, AnswerJudge>();
+  return (requested) => {
+    if (requested === false) return undefined;
+    if (requested === undefined) return serverJudge;
+    let judge = named.get(requested);
+    if (!judge) {
+      try {
+        judge = createAnswerJudge(requested);
+      } catch (error) {
+        throw new EpisodeError(400, `judge: ${(error as Error).message}`, [{ path: '/judge', message: (error as Error).message }]);
+      }
+      if (named.size >= MAX_REQUEST_JUDGES) named.delete(named.keys().next().value!);
+      named.set(requested, judge);
+    }
+    return judge;
+  };
 }
 
 export interface Retrieval {

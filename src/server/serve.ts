@@ -8,6 +8,7 @@ import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
+import { createAnswerJudge } from '../rl/judge.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { nodeListener } from './node-listener.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
@@ -44,6 +45,10 @@ export interface ServeOptions {
   episodeMaxBytes?: number;
   /** MCP session limits: live sessions at most, idle expiry. */
   mcp?: McpSessionOptions;
+  /** The answer judge of R_ans: `openai:MODEL@URL`. */
+  judge?: string;
+  /** Its key, sent as `Authorization: Bearer KEY`. */
+  judgeApiKey?: string;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 8080; 0 picks a free port. */
@@ -108,6 +113,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       episodes,
       retrieval,
       mcp: { ...options.mcp, idPrefix: prefix },
+      idPrefix: prefix,
+      judge: options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey }),
       metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])].map((m) => m.toPrometheus()).join('') },
       routes: options.routes,
       apiKey: options.apiKey,

@@ -61,7 +61,7 @@ test('heuristic ParaAct end to end: parallel search, a DAG with a reference, lay
   const lookup = steps[2]!.actions[0]!;
   assert.ok(created?.type === 'tool_call' && lookup.type === 'tool_call');
   assert.equal(lookup.arguments.petId, (created.body as { id: number }).id);
-  assert.deepEqual(result.trajectory!.counts, { steps: 3, actions: 6, searches: 3, calls: 3, failed_calls: 0, injected_errors: 0 });
+  assert.deepEqual(result.trajectory!.counts, { turns: 4, steps: 3, actions: 6, searches: 3, calls: 3, failed_calls: 0, injected_errors: 0 });
   assert.equal(result.trajectory!.seed, 1);
   assert.equal(result.seed, 1);
   // The episode's step limit is the turn cap (a turn is at most one step), not the server's default of 50.

@@ -158,42 +158,43 @@ test('eval passes the API key to a server that wants one, and says so when it is
   assert.equal(report.results[0]!.summary.finish.answer, 5);
 });
 
-test('with --judge, tasks without an expected answer are scored by the judge; a failing judge leaves the run unsolved', async (t) => {
+test('with --judge, the server judges each answer (Table 9 verdicts in the rewards), success is Quality and Faithfulness YES; a failing judge flags the run', async (t) => {
   const server = await startTestServer({ library: await writeEvalLibrary() });
   t.after(() => server.close());
   let asked = 0;
-  // A judge endpoint that calls an answer solved when it mentions Paris, and fails on every third question.
+  // A judge endpoint that calls an answer complete and faithful when it mentions Paris, and is down for the stock task.
   const judge = createServer((req, res) => {
     let text = '';
     req.on('data', (chunk: Buffer) => (text += chunk.toString()));
     req.on('end', () => {
-      if (++asked % 3 === 0) {
+      asked++;
+      const user = (JSON.parse(text) as { messages: { content: string }[] }).messages[1]!.content;
+      if (user.includes('AAPL')) {
         res.statusCode = 500;
         return res.end('judge down');
       }
-      const solved = /Final answer:[^]*Paris/.test((JSON.parse(text) as { messages: { content: string }[] }).messages[1]!.content);
+      const paris = /# Final answer[^]*Paris/.test(user);
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ verdict: solved ? 'solved' : 'unsolved', reason: 'checked' }) } }] }));
+      res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ quality: paris ? 'YES' : 'NO', faithfulness: 'YES', utility: 'YES', reason: 'checked' }) } }] }));
     });
   });
   await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
   t.after(() => judge.close());
-  const report = await evaluate({
-    tasks: writeToolbenchQueries(),
-    server: server.url,
-    library: '',
-    agents: ['paraact'],
-    policy: 'heuristic',
-    errorRate: 0,
-    concurrency: 1,
-    judge: `openai:judge@http://127.0.0.1:${(judge.address() as AddressInfo).port}`,
-  });
+  const spec = `openai:judge@http://127.0.0.1:${(judge.address() as AddressInfo).port}`;
+  const report = await evaluate({ tasks: writeToolbenchQueries(), server: server.url, library: '', agents: ['paraact'], policy: 'heuristic', errorRate: 0, concurrency: 1, judge: spec });
   const scores = report.results[0]!.scores;
-  assert.equal(asked, 5);
   assert.ok(scores.every((s) => s.success_by === 'judge'));
-  const failed = scores.filter((s) => s.judge_reason?.startsWith('the judge failed'));
-  assert.equal(failed.length, 1);
+  const failed = scores.filter((s) => s.reward_flag?.startsWith('the judge failed'));
+  assert.equal(failed.length, 1, JSON.stringify(scores.map((s) => s.reward_flag)));
   assert.equal(failed[0]!.success, false);
-  for (const s of scores.filter((x) => !failed.includes(x))) assert.equal(s.success, /Paris/.test(s.answer ?? ''), s.task_id);
-  assert.equal(report.judge, `openai:judge@http://127.0.0.1:${(judge.address() as AddressInfo).port}`);
+  assert.equal(failed[0]!.r_ans, null);
+  // The failing task was asked three times (two retries); every other answered task once.
+  assert.equal(asked, 3 + scores.filter((s) => !failed.includes(s) && s.finish === 'answer').length);
+  for (const s of scores.filter((x) => !failed.includes(x) && x.finish === 'answer')) {
+    const paris = /Paris/.test(s.answer ?? '');
+    assert.equal(s.success, paris, s.task_id);
+    assert.equal(s.r_ans, paris ? 1.5 : 0.5, s.task_id);
+    assert.match(s.judge_reason!, /^Q\/F\/U (YES|NO)\/YES\/YES: checked$/);
+  }
+  assert.equal(report.judge, spec);
 });

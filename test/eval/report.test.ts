@@ -38,6 +38,10 @@ function score(agent: AgentName, task_id: string, run: number, over: Partial<Tas
     tokens: 350,
     wall_ms: 1500,
     finish: 'answer',
+    r_step: 0.75,
+    r_phase: 0.5,
+    r_traj: 1.2,
+    r_ans: 1.5,
     ...over,
   };
 }

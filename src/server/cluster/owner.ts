@@ -4,6 +4,7 @@ import { EPISODE_HEADER } from '../../episodes/header.js';
 
 const PREFIXED_ID = /^w(\d+)-/;
 const EPISODES = '/v1/episodes/';
+const GROUPS = '/v1/groups/';
 const TOOL_CALL = /^\/v1\/tools\/[^/]+\/call$/;
 
 /**
@@ -25,16 +26,18 @@ export function routedPath(target: string): string | undefined {
 
 /**
  * The worker that holds the episode a request is about, read from the worker prefix of its id where the app reads
- * that id on the route the request takes: the `/v1/episodes/{id}` path; for `/mcp` the `Mcp-Session-Id` header
+ * that id on the route the request takes: the `/v1/episodes/{id}` and `/v1/groups/{id}` paths (a group's episodes
+ * live with it); for `/mcp` the `Mcp-Session-Id` header
  * (a session lives where it was opened) or the `?episode=` an initialize joins; the `x-toolenv-episode` header of a
  * call inside an episode (`POST /v1/tools/{id}/call`, `POST /v1/calls`, the REST surface under `/apis/`), and
  * nowhere else. Undefined when the request names no episode (any worker answers it).
  */
 export function ownerOf(request: IncomingMessage, path = routedPath(request.url ?? '/')): number | undefined {
   if (path === undefined) return undefined;
-  if (path.startsWith(EPISODES)) {
-    const end = path.indexOf('/', EPISODES.length);
-    return prefixOwner(tryDecodeURIComponent(path.slice(EPISODES.length, end < 0 ? undefined : end)));
+  for (const prefix of [EPISODES, GROUPS]) {
+    if (!path.startsWith(prefix)) continue;
+    const end = path.indexOf('/', prefix.length);
+    return prefixOwner(tryDecodeURIComponent(path.slice(prefix.length, end < 0 ? undefined : end)));
   }
   if (path === '/mcp') {
     const session = request.headers['mcp-session-id'];

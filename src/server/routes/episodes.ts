@@ -24,6 +24,8 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
 
   app.post('/v1/episodes/:id/step', async (c) => c.json(await episodes.step(c.req.param('id'), await readJsonBody(c))));
 
+  app.post('/v1/episodes/:id/turns', async (c) => c.json(await episodes.turn(c.req.param('id'), await readJsonBody(c))));
+
   app.get('/v1/episodes/:id', (c) => {
     const format = c.req.query('format') ?? 'json';
     if (format !== 'json' && format !== 'jsonl') {

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem, problemResponse } from '../problems.js';
-import { GraphError, openGraph, type Graph } from '../../graph/store.js';
+import { GraphError, GRAPH_FILE, type Graph } from '../../graph/store.js';
 
 /** Most tools in one subgraph query: an execution plan's tool set, with room to spare. */
 export const MAX_SUBGRAPH_TOOLS = 1000;
@@ -13,14 +13,16 @@ export const MAX_SUBGRAPH_TOOLS = 1000;
  */
 export function graphRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  let graph: Graph | undefined;
   const open = (): Graph => {
+    let graph: Graph | undefined;
     try {
-      return (graph ??= openGraph(ctx.store.dir));
+      graph = ctx.graph();
     } catch (error) {
       if (error instanceof GraphError) throw httpProblem(503, error.message, { title: 'Graph not available' });
       throw error;
     }
+    if (!graph) throw httpProblem(503, `no dependency graph at ${ctx.store.dir} (expected ${GRAPH_FILE} there); build one with \`toolenv graph build\``, { title: 'Graph not available' });
+    return graph;
   };
 
   app.get('/v1/graph/:id', (c) => {

@@ -1,0 +1,27 @@
+import type { AnswerJudge } from '../rl/judge.js';
+import type { SubgraphSource } from '../rl/phase.js';
+import { answerOutcome, scoreTrajectory, type Rewards } from '../rl/rewards.js';
+import { unknownEpisode } from './errors.js';
+import type { EpisodeStore } from './store.js';
+import type { RewardRequest } from './types.js';
+
+/** What scoring an episode needs beyond it: the served library's dependency graph, and the judge a request gets. */
+export interface RewardContext {
+  /** G_dep of the served library, undefined when none was built (L2 and L3 are then not scored). */
+  graph(): SubgraphSource | undefined;
+  /** The judge for a request: the one it names, the server's (`serve --judge`), or none (`"judge": false`). */
+  judge(requested: RewardRequest['judge']): AnswerJudge | undefined;
+}
+
+/**
+ * An episode's rewards (`GET|POST /v1/episodes/{id}/rewards`), live or finished, from what the server recorded of
+ * it. A finished episode is judged at most once per judge (the outcome is kept on the episode), so it always
+ * scores the same. Throws EpisodeError 404 for an unknown episode.
+ */
+export async function episodeRewards(episodes: EpisodeStore, id: string, request: RewardRequest, context: RewardContext, signal?: AbortSignal): Promise<Rewards> {
+  const episode = episodes.episode(id);
+  const trajectory = episodes.get(id);
+  if (!episode || !trajectory) throw unknownEpisode(id, episodes.ttlMs);
+  const outcome = await answerOutcome(trajectory, { verdicts: request.verdicts, judge: context.judge(request.judge), memo: episode.judged, signal });
+  return scoreTrajectory(trajectory, outcome, context.graph());
+}

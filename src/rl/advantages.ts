@@ -1,0 +1,59 @@
+import type { RewardCoefficients } from './types.js';
+
+/** One rollout's three rewards; a null one (a flagged rollout) is left out of its group's statistics. */
+export interface ComponentRewards {
+  r_step: number | null;
+  r_phase: number | null;
+  r_traj: number | null;
+}
+
+export interface Advantage {
+  a_step: number | null;
+  a_phase: number | null;
+  a_traj: number | null;
+  advantage: number | null;
+}
+
+/** `decoupled`: Eq. 7, each component standardized in the group, then weighted; `aggregated`: GRPO's weighted sum, then standardized (the ablation). */
+export type AdvantageMode = 'decoupled' | 'aggregated';
+export const ADVANTAGE_MODES: readonly AdvantageMode[] = ['decoupled', 'aggregated'];
+
+/** The stabilizer of the denominator, as verl's GRPO uses: a zero-variance component then contributes 0. */
+export const ADVANTAGE_EPSILON = 1e-6;
+
+type Lambdas = Pick<RewardCoefficients, 'lambda_traj' | 'lambda_phase' | 'lambda_step'>;
+
+/**
+ * Group-relative advantages (Eq. 7, C.4) for one group of rollouts of the same task: (R − μ) / (σ + ε) per
+ * component, σ the sample standard deviation (n − 1, as torch.std), then advantage = λτ·a_traj + λp·a_phase +
+ * λs·a_step. A rollout with a null reward gets null advantages and is left out of μ and σ; a group of one, or one
+ * whose component does not vary, gives 0 for it. Whitening across the batch is the trainer's (it rescales all
+ * rollouts alike and keeps the ratio).
+ */
+export function groupAdvantages(group: readonly ComponentRewards[], lambdas: Lambdas, mode: AdvantageMode = 'decoupled'): Advantage[] {
+  const scored = (r: ComponentRewards) => r.r_step !== null && r.r_phase !== null && r.r_traj !== null;
+  const valid = group.filter(scored);
+  if (mode === 'aggregated') {
+    const sum = (r: ComponentRewards) => lambdas.lambda_traj * r.r_traj! + lambdas.lambda_phase * r.r_phase! + lambdas.lambda_step * r.r_step!;
+    const standard = standardizer(valid.map(sum));
+    return group.map((r) => (scored(r) ? { a_step: null, a_phase: null, a_traj: null, advantage: standard(sum(r)) } : nulls()));
+  }
+  const step = standardizer(valid.map((r) => r.r_step!));
+  const phase = standardizer(valid.map((r) => r.r_phase!));
+  const traj = standardizer(valid.map((r) => r.r_traj!));
+  return group.map((r) => {
+    if (!scored(r)) return nulls();
+    const a = { a_step: step(r.r_step!), a_phase: phase(r.r_phase!), a_traj: traj(r.r_traj!) };
+    return { ...a, advantage: lambdas.lambda_traj * a.a_traj + lambdas.lambda_phase * a.a_phase + lambdas.lambda_step * a.a_step };
+  });
+}
+
+function standardizer(values: readonly number[]): (value: number) => number {
+  // Equal values give exactly 0, not the rounding residue of their mean.
+  if (values.length < 2 || values.every((v) => v === values[0])) return () => 0;
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  const std = Math.sqrt(values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1));
+  return (value) => (value - mean) / (std + ADVANTAGE_EPSILON);
+}
+
+const nulls = (): Advantage => ({ a_step: null, a_phase: null, a_traj: null, advantage: null });

@@ -1,0 +1,144 @@
+import { compactJson } from '../agent/compact.js';
+import { MAX_RESULT_CHARS } from '../agent/render.js';
+import type { Observation, Trajectory, TurnRecord } from '../episodes/types.js';
+import { answerReward, NO_ANSWER_REWARD, pattern, ruleVerdicts } from './answer.js';
+import type { AnswerJudge, JudgeInput, JudgeOutcome } from './judge.js';
+import { JudgeError } from './judge.js';
+import { phaseScores, type PhaseScore, type SubgraphSource } from './phase.js';
+import { stepReward, type StepScore } from './step.js';
+import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from './types.js';
+
+/** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
+export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'>;
+
+/**
+ * Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an
+ * information-seeking task answered with no successful call, `rule` the task's expected answer, `judge` the LLM
+ * judge; `unscored` none of these could score it (then `flagged` says why).
+ */
+export type AnswerSource = 'verdicts' | 'missing' | 'no_evidence' | 'rule' | 'judge' | 'unscored';
+
+export interface AnswerOutcome {
+  source: AnswerSource;
+  r_ans: number | null;
+  verdicts?: Verdicts;
+  judge?: JudgeOutcome & { rejudged?: boolean };
+  flagged?: string;
+}
+
+/** `GET /v1/episodes/{id}/rewards`. Null rewards (and `flagged`) when R_ans could not be scored: a trainer drops such a rollout. */
+export interface Rewards {
+  r_step: number;
+  r_phase: number | null;
+  r_traj: number | null;
+  r_ans: number | null;
+  gate: number | null;
+  flagged?: string;
+  answer_source: AnswerSource;
+  verdicts?: Verdicts;
+  /** The Q/F/U bits of Table 9. */
+  pattern?: string;
+  steps: StepScore[];
+  phases: PhaseScore[];
+  /** Reference tools returned by searches and invoked successfully, as fractions; null without reference tools. */
+  recall: { search: number | null; call: number | null };
+  /** Whether L2 and L3 were scored against a dependency graph. */
+  graph: boolean;
+  judge?: AnswerOutcome['judge'];
+  coefficients: RewardCoefficients;
+}
+
+export interface AnswerOptions {
+  /** Verdicts the caller gives (replays, tests): scored as given. */
+  verdicts?: Verdicts;
+  judge?: AnswerJudge;
+  /** Judge outcomes kept per judge name, so that a finished episode is judged once and always scores the same. */
+  memo?: Map<string, JudgeOutcome & { rejudged?: boolean }>;
+  signal?: AbortSignal;
+}
+
+/**
+ * R_ans and where it came from (C.3). First that applies: no final answer (−0.5); verdicts given; an
+ * information-seeking task (one with reference tools or an expected answer) answered with no successful call
+ * (−0.5); the task's expected answer, by rule (answer.ts); the judge, asked once more on the inconsistent 110. A
+ * judge that fails, or no way to score, is flagged rather than scored.
+ */
+export async function answerOutcome(trajectory: ScoredTrajectory, options: AnswerOptions = {}): Promise<AnswerOutcome> {
+  const answer = trajectory.answer;
+  if (answer === undefined) return { source: 'missing', r_ans: NO_ANSWER_REWARD };
+  if (options.verdicts) return { source: 'verdicts', r_ans: answerReward(options.verdicts), verdicts: options.verdicts };
+  const task = trajectory.task;
+  const okCalls = trajectory.turns.flatMap((t) => t.calls).filter((c) => c.ok);
+  const seeking = (task?.reference_tools?.length ?? 0) > 0 || task?.answer !== undefined;
+  if (seeking && okCalls.length === 0) return { source: 'no_evidence', r_ans: NO_ANSWER_REWARD };
+  if (task?.answer !== undefined) {
+    const verdicts = ruleVerdicts(task.answer, answer, evidence(trajectory));
+    return { source: 'rule', r_ans: answerReward(verdicts), verdicts };
+  }
+  const judge = options.judge;
+  if (!judge) return { source: 'unscored', r_ans: null, flagged: 'no way to score the answer: the task has no expected answer, no verdicts were given, and no judge is configured (serve --judge, or POST {"judge": "openai:MODEL@URL"})' };
+  const memo = options.memo?.get(judge.name);
+  if (memo) return { source: 'judge', r_ans: answerReward(memo.verdicts), verdicts: memo.verdicts, judge: memo };
+  const input = judgeInput(trajectory, answer);
+  try {
+    let outcome: JudgeOutcome & { rejudged?: boolean } = await judge.judge(input, options.signal);
+    if (pattern(outcome.verdicts) === '110') outcome = { ...(await judge.judge(input, options.signal)), rejudged: true };
+    options.memo?.set(judge.name, outcome);
+    return { source: 'judge', r_ans: answerReward(outcome.verdicts), verdicts: outcome.verdicts, judge: outcome };
+  } catch (error) {
+    if (!(error instanceof JudgeError)) throw error;
+    return { source: 'judge', r_ans: null, flagged: `the judge failed: ${error.message}` };
+  }
+}
+
+/** Every reward of a trajectory (Eqs. 4–6) given its R_ans; deterministic in its inputs. */
+export function scoreTrajectory(trajectory: ScoredTrajectory, outcome: AnswerOutcome, graph: SubgraphSource | undefined): Rewards {
+  const coefficients: RewardCoefficients = { ...DEFAULT_COEFFICIENTS, ...trajectory.reward };
+  const { r_step, steps } = stepReward(trajectory.turns);
+  const phases = phaseScores(trajectory.turns, coefficients, graph);
+  const r_ans = outcome.r_ans;
+  const gate = r_ans === null ? null : Math.min(1, Math.max(0, r_ans));
+  const r_phase = gate === null ? null : phases.length === 0 ? 0 : (gate * phases.reduce((sum, p) => sum + p.score, 0)) / phases.length;
+  const recall = recallOf(trajectory.turns, trajectory.task?.reference_tools);
+  const r_traj =
+    r_ans === null ? null : coefficients.gamma_e * (recall.search ?? 0) + coefficients.gamma_o * (recall.call ?? 0) + coefficients.gamma_ans * r_ans;
+  const rewards: Rewards = { r_step, r_phase, r_traj, r_ans, gate, answer_source: outcome.source, steps, phases, recall, graph: graph !== undefined, coefficients };
+  if (outcome.flagged) rewards.flagged = outcome.flagged;
+  if (outcome.verdicts) {
+    rewards.verdicts = outcome.verdicts;
+    rewards.pattern = pattern(outcome.verdicts);
+  }
+  if (outcome.judge) rewards.judge = outcome.judge;
+  return rewards;
+}
+
+/** Eq. 6's recall terms: reference tools any search returned, and those some call invoked with a 2xx answer. */
+function recallOf(turns: readonly TurnRecord[], references: readonly string[] | undefined): Rewards['recall'] {
+  const wanted = new Set(references ?? []);
+  if (wanted.size === 0) return { search: null, call: null };
+  const found = new Set(turns.flatMap((t) => t.searches.flatMap((s) => s.results)));
+  const invoked = new Set(turns.flatMap((t) => t.calls.filter((c) => c.ok).map((c) => c.tool)));
+  const share = (set: ReadonlySet<string>) => [...wanted].filter((id) => set.has(id)).length / wanted.size;
+  return { search: share(found), call: share(invoked) };
+}
+
+/** The turns' call observations, in order, from the steps they ran as. */
+function callObservations(trajectory: ScoredTrajectory): Extract<Observation, { type: 'tool_call' }>[] {
+  const byStep = new Map(trajectory.steps.map((s) => [s.step, s]));
+  return trajectory.turns.flatMap((turn) => {
+    const step = turn.step === undefined ? undefined : byStep.get(turn.step);
+    return (step?.observations ?? []).filter((o): o is Extract<Observation, { type: 'tool_call' }> => o.type === 'tool_call');
+  });
+}
+
+/** What the model saw of its successful calls, as the observations rendered them: the rule's evidence. */
+function evidence(trajectory: ScoredTrajectory): string {
+  return callObservations(trajectory)
+    .filter((o) => o.status >= 200 && o.status < 300)
+    .map((o) => compactJson(o.body, MAX_RESULT_CHARS))
+    .join('\n');
+}
+
+function judgeInput(trajectory: ScoredTrajectory, answer: string): JudgeInput {
+  return { query: trajectory.task?.query ?? '', answer, results: callObservations(trajectory).map((o) => ({ tool: o.tool, status: o.status, body: o.body })) };
+}
