@@ -11,6 +11,7 @@ import { registerCache } from './cache/index.js';
 import { registerServe } from './serve.js';
 import { registerModel } from './model.js';
 import { registerEval } from './eval.js';
+import { registerReward } from './reward.js';
 
 /**
  * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerModel(program);
   registerEval(program);
+  registerReward(program);
   for (const command of program.commands) configure(command);
   return program;
 }

@@ -259,8 +259,9 @@ export function parseVerdicts(value: unknown, path: string, check: Checker): Ver
   const out: Partial<Verdicts> = {};
   for (const axis of ['quality', 'faithfulness', 'utility'] as const) {
     const given = value[axis];
-    const verdict = typeof given === 'string' ? given.toUpperCase() : undefined;
-    if (verdict !== undefined && (VERDICTS as readonly string[]).includes(verdict)) out[axis] = verdict as Verdicts[typeof axis];
+    // ASCII case folding only: toUpperCase would also turn "yeſ" into YES.
+    const verdict = typeof given === 'string' && /^(yes|partial|no)$/i.test(given) ? (given.toUpperCase() as Verdicts[typeof axis]) : undefined;
+    if (verdict !== undefined) out[axis] = verdict;
     else check.add(`${path}/${axis}`, `must be one of ${VERDICTS.join(', ')}, got ${JSON.stringify(given) ?? 'nothing'}`);
   }
   return out.quality && out.faithfulness && out.utility ? (out as Verdicts) : undefined;
@@ -279,7 +280,7 @@ export function parseAdvantages(body: unknown): { groups: ComponentRewards[][]; 
       groups.push(group.map((item, i) => readComponents(item, `/groups/${g}/${i}`, check)));
     });
   }
-  const mode = body.mode ?? 'decoupled';
+  const mode = body.mode === undefined ? 'decoupled' : body.mode;
   if (!ADVANTAGE_MODES.includes(mode as AdvantageMode)) check.add('/mode', `must be one of ${ADVANTAGE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
   const lambdas = body.lambda === undefined ? {} : (parseCoefficients(body.lambda, '/lambda', check) ?? {});
   for (const name of Object.keys(lambdas)) if (!name.startsWith('lambda_')) check.add(`/lambda/${name}`, 'only the advantage weights lambda_traj, lambda_phase and lambda_step apply here');

@@ -4,7 +4,8 @@ import { EpisodeError } from '../episodes/errors.js';
 import type { GroupStore } from '../episodes/groups.js';
 import type { RewardContext } from '../episodes/rewards.js';
 import type { EpisodeStore } from '../episodes/store.js';
-import { GRAPH_FILE, openGraph, type Graph } from '../graph/store.js';
+import { GRAPH_FILE, GraphError, openGraph, type Graph } from '../graph/store.js';
+import { httpProblem } from './problems.js';
 import { createAnswerJudge, type AnswerJudge } from '../rl/judge.js';
 import type { LibraryStore } from '../library/store.js';
 import type { SearchError, ToolSearch } from '../retrieval/searcher.js';
@@ -42,6 +43,18 @@ export type GraphLoader = () => Graph | undefined;
 export function graphLoader(libraryDir: string): GraphLoader {
   let graph: Graph | undefined;
   return () => (graph ??= existsSync(join(libraryDir, GRAPH_FILE)) ? openGraph(libraryDir) : undefined);
+}
+
+/** The graph as the rewards read it: a file they cannot read is the graph route's 503, not a 500. */
+export function rewardGraph(graph: GraphLoader): RewardContext['graph'] {
+  return () => {
+    try {
+      return graph();
+    } catch (error) {
+      if (error instanceof GraphError) throw httpProblem(503, error.message, { title: 'Graph not available' });
+      throw error;
+    }
+  };
 }
 
 /** Most judges a server keeps for specs named in requests: each holds a connection pool's worth of state. */

@@ -1,4 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { episodeComponentSchemas } from '../episodes/schema.js';
+import { MAX_GROUP_SIZE } from '../episodes/limits.js';
+import { schemasDir } from '../paths.js';
 import { CONTROL_QUERY_PARAMS } from './prefer.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -32,6 +36,23 @@ const SIMULATED = {
 };
 const REST_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
+const TRAJECTORY_SCHEMA_ID = 'https://toolenv.dev/schemas/trajectory.schema.json';
+let rewardDefs: Record<string, unknown> | undefined;
+
+/**
+ * schemas/rewards.schema.json's definitions as component schemas, read once: its own refs (`#/$defs/X`) and its refs
+ * into trajectory.schema.json (`…/trajectory.schema.json#/$defs/X`, which episodeComponentSchemas holds) both become
+ * `#/components/schemas/X`.
+ */
+function rewardComponentSchemas(): Record<string, unknown> {
+  rewardDefs ??= JSON.parse(
+    JSON.stringify((JSON.parse(readFileSync(join(schemasDir, 'rewards.schema.json'), 'utf8')) as { $defs: Record<string, unknown> }).$defs)
+      .replaceAll('"#/$defs/', '"#/components/schemas/')
+      .replaceAll(`"${TRAJECTORY_SCHEMA_ID}#/$defs/`, '"#/components/schemas/'),
+  ) as Record<string, unknown>;
+  return rewardDefs;
+}
+
 /**
  * This server's own API as an OpenAPI 3.1 document, served at `/openapi.json` with `servers` set to the origin the
  * client reached. `auth` adds the bearer scheme that `--api-key` turns on (everything but /healthz).
@@ -64,7 +85,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
     },
     servers: [{ url: origin }],
     ...(auth ? { security: [{ bearer: [] }] } : {}),
-    tags: [{ name: 'Server' }, { name: 'Tools' }, { name: 'APIs' }, { name: 'REST surface' }, { name: 'Episodes' }, { name: 'MCP' }],
+    tags: [{ name: 'Server' }, { name: 'Tools' }, { name: 'Retrieval' }, { name: 'Graph' }, { name: 'APIs' }, { name: 'REST surface' }, { name: 'Episodes' }, { name: 'Rewards' }, { name: 'MCP' }],
     paths: {
       '/healthz': {
         get: {
@@ -167,10 +188,12 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           summary: 'Start an episode: its own seed, injected-error stream, world state and trajectory',
           description:
             'Without a seed one is derived from the server\'s and reported back. `tools` restricts search and calls to those ids. ' +
+            '`protocol`, `k`, `max_calls_per_turn` and `max_turns` shape its text turns, `reward` overrides Table 7\'s coefficients. ' +
+            'The answer carries the first messages a trainer feeds the model: the protocol\'s system prompt and the task\'s query. ' +
             'Idle episodes expire (`toolenv serve --episode-ttl`); live ones are capped (`--max-episodes`, 429 when full).',
           requestBody: { required: false, content: { 'application/json': { schema: ref('EpisodeConfig') } } },
           responses: {
-            '201': { ...json('The episode.', ref('EpisodeSummary')), headers: { Location: { description: 'The episode\'s URL.', schema: { type: 'string' } } } },
+            '201': { ...json('The episode and its first messages.', ref('CreatedEpisode')), headers: { Location: { description: 'The episode\'s URL.', schema: { type: 'string' } } } },
             '400': PROBLEMS['400'],
             '401': PROBLEMS['401'],
             '429': { $ref: '#/components/responses/TooManyEpisodes' },
@@ -193,15 +216,133 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
             '401': PROBLEMS['401'],
             '403': problemResponse('A tool_call names a tool outside the episode\'s `tools`; `errors` lists them.'),
             '404': { $ref: '#/components/responses/UnknownEpisode' },
-            '409': problemResponse('The episode is done.'),
+            '409': problemResponse('The episode is done, or it speaks text turns (`/turns`): an episode takes turns or JSON steps, never both.'),
           },
+        },
+      },
+      '/v1/episodes/{id}/turns': {
+        post: {
+          operationId: 'turnEpisode',
+          tags: ['Episodes'],
+          summary: 'Run one text turn: the assistant message is read and checked by the episode\'s protocol, its actions run as one step',
+          description:
+            'The server speaks the episode\'s protocol (`paraact`, `react` or `parallel`): it parses the message (`<think>`, `<plan>`, ' +
+            '`<search_tool>`, `<tool_call>`, `<answer>`), checks it against what the run has seen, runs its searches or the current DAG layer ' +
+            '(at most `max_calls_per_turn` calls, references bound) as one episode step, and answers the next user message. A rejected ' +
+            'message runs nothing, counts as a turn and is answered with why. An accepted `<answer>`, the turn cap or the step limit ' +
+            'ends the episode (`finish`); later turns are 409. Turns of one episode run one at a time. `"state": true` adds the run state as data.',
+          parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('TurnRequest') } } },
+          responses: {
+            '200': json('The next user message and how the episode stands.', ref('TurnResult')),
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '404': { $ref: '#/components/responses/UnknownEpisode' },
+            '409': problemResponse('The episode is done, or it already took JSON steps or calls: an episode takes turns or JSON steps, never both.'),
+            '413': PROBLEMS['413'],
+          },
+        },
+      },
+      '/v1/episodes/{id}/rewards': {
+        get: {
+          operationId: 'getEpisodeRewards',
+          tags: ['Rewards'],
+          summary: 'The episode\'s hierarchical rewards: R_step, R_phase, R_traj and R_ans, with what each was computed from',
+          description:
+            'Computed from the text turns the server recorded, live or finished. R_ans comes from the task\'s expected answer (by rule) or ' +
+            'the server\'s judge (`serve --judge`); a finished episode is judged at most once per judge, so it always scores the same. When ' +
+            'R_ans cannot be scored (no expected answer and no judge, or the judge failed) r_ans, gate, r_phase and r_traj are null and ' +
+            '`flagged` says why. L2 and L3 are scored only when the library\'s dependency graph is built (`graph`).',
+          parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
+          responses: { '200': json('The rewards.', ref('Rewards')), '401': PROBLEMS['401'], '404': { $ref: '#/components/responses/UnknownEpisode' } },
+        },
+        post: {
+          operationId: 'scoreEpisodeRewards',
+          tags: ['Rewards'],
+          summary: 'The episode\'s rewards, scored with the verdicts or the judge the body gives',
+          description: '`verdicts` score R_ans as given (replays, tests); `judge` names a judge for this request (`openai:MODEL@URL`), or `false` calls none. An empty body is as GET.',
+          parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
+          requestBody: { required: false, content: { 'application/json': { schema: ref('RewardRequest') } } },
+          responses: {
+            '200': json('The rewards.', ref('Rewards')),
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '404': { $ref: '#/components/responses/UnknownEpisode' },
+            '413': PROBLEMS['413'],
+          },
+        },
+      },
+      '/v1/groups': {
+        post: {
+          operationId: 'createGroup',
+          tags: ['Rewards'],
+          summary: `A group of n (at most ${MAX_GROUP_SIZE}) episodes of one task, made with one seed, for group-relative advantages`,
+          description:
+            'Every member gets the same config and seed, so the same calls meet the same injected errors and the same synthesized answers. ' +
+            'The members are ordinary episodes (`group` names the group); the group lives as long as any of them does.',
+          requestBody: { required: true, content: { 'application/json': { schema: ref('GroupRequest') } } },
+          responses: {
+            '201': { ...json('The group, its members with their first messages.', ref('GroupSummary')), headers: { Location: { description: 'The group\'s URL.', schema: { type: 'string' } } } },
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '413': PROBLEMS['413'],
+            '429': { $ref: '#/components/responses/TooManyEpisodes' },
+          },
+        },
+      },
+      '/v1/groups/{id}': {
+        get: {
+          operationId: 'getGroup',
+          tags: ['Rewards'],
+          summary: 'The group: its config and seed, its live members\' summaries, and the members gone since',
+          parameters: [{ $ref: '#/components/parameters/GroupId' }],
+          responses: { '200': json('The group.', ref('GroupSummary')), '401': PROBLEMS['401'], '404': { $ref: '#/components/responses/UnknownGroup' } },
+        },
+        delete: {
+          operationId: 'deleteGroup',
+          tags: ['Rewards'],
+          summary: 'End a group and its episodes; answers its final summary',
+          parameters: [{ $ref: '#/components/parameters/GroupId' }],
+          responses: { '200': json('The final summary, every member done.', ref('GroupSummary')), '401': PROBLEMS['401'], '404': { $ref: '#/components/responses/UnknownGroup' } },
+        },
+      },
+      '/v1/groups/{id}/advantages': {
+        get: {
+          operationId: 'getGroupAdvantages',
+          tags: ['Rewards'],
+          summary: 'Every member\'s rewards and group-relative advantages (Eq. 7)',
+          description:
+            '`decoupled` standardizes each reward component in the group, then weights them by the λ coefficients; `aggregated` ' +
+            'standardizes their weighted sum (GRPO, the ablation). A flagged member gets null advantages and is left out of the group\'s ' +
+            'statistics.',
+          parameters: [
+            { $ref: '#/components/parameters/GroupId' },
+            { name: 'mode', in: 'query', description: 'How the components are combined.', schema: { ...ref('AdvantageMode'), default: 'decoupled' } },
+          ],
+          responses: {
+            '200': json('The members in order, each with its rewards and advantages.', ref('GroupAdvantages')),
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '404': { $ref: '#/components/responses/UnknownGroup' },
+            '409': problemResponse('A member is gone (deleted or expired), its rewards with it.'),
+          },
+        },
+      },
+      '/v1/advantages': {
+        post: {
+          operationId: 'computeAdvantages',
+          tags: ['Rewards'],
+          summary: 'Group-relative advantages of groups a trainer keeps itself: the same math as a group\'s',
+          description: 'Each group is one task\'s rollouts, each rollout its three rewards (null for a flagged one). `lambda` overrides the advantage weights.',
+          requestBody: { required: true, content: { 'application/json': { schema: ref('AdvantagesRequest') } } },
+          responses: { '200': json('One advantage per rollout, in order.', ref('AdvantagesResult')), '400': PROBLEMS['400'], '401': PROBLEMS['401'], '413': PROBLEMS['413'] },
         },
       },
       '/v1/episodes/{id}': {
         get: {
           operationId: 'getEpisode',
           tags: ['Episodes'],
-          summary: 'The trajectory: summary, working set, counts and every step',
+          summary: 'The trajectory: summary, working set, counts, every step and every text turn',
           parameters: [
             { $ref: '#/components/parameters/EpisodeId' },
             { name: 'format', in: 'query', description: '`jsonl`: the summary on the first line, then one step per line (schemas/trajectory.schema.json#/$defs/TrajectoryLine).', schema: { type: 'string', enum: ['json', 'jsonl'], default: 'json' } },
@@ -304,6 +445,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         ControlExample: { name: CONTROL_QUERY_PARAMS.example, in: 'query', description: 'Same as `Prefer: example=…`.', schema: { type: 'string' } },
         ControlDynamic: { name: CONTROL_QUERY_PARAMS.dynamic, in: 'query', description: 'Same as `Prefer: dynamic=…`.', schema: { type: 'boolean' } },
         EpisodeId: { name: 'id', in: 'path', required: true, description: 'The episode id `POST /v1/episodes` answered.', schema: { type: 'string' } },
+        GroupId: { name: 'id', in: 'path', required: true, description: 'The group id `POST /v1/groups` answered.', schema: { type: 'string' } },
         EpisodeHeader: {
           name: 'x-toolenv-episode',
           in: 'header',
@@ -320,10 +462,12 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         ServerError: problemResponse('An unexpected server error (logged).'),
         GraphUnavailable: problemResponse('The dependency graph of this library has not been built (`toolenv graph build`).'),
         UnknownEpisode: problemResponse('No such episode: it never existed, was deleted, or expired.'),
+        UnknownGroup: problemResponse('No such group: it never existed, or all its episodes were deleted or expired.'),
         TooManyEpisodes: problemResponse('The live-episode cap is reached, or the live episodes hold their byte budget (the detail says which).'),
       },
       schemas: {
         ...episodeComponentSchemas(),
+        ...rewardComponentSchemas(),
         Problem: {
           type: 'object',
           description: 'RFC 7807 problem details.',

@@ -66,7 +66,11 @@ test('heuristic ParaAct end to end: parallel search, a DAG with a reference, lay
   assert.equal(result.seed, 1);
   // The episode's step limit is the turn cap (a turn is at most one step), not the server's default of 50.
   assert.equal(result.trajectory!.max_steps, 15);
-  assert.deepEqual(result.trajectory!.task, { id: 'pet-and-weather', query: TASKS[0]!.query, reference_tools: TASKS[0]!.reference_tools });
+  assert.deepEqual(result.trajectory!.task, { id: 'pet-and-weather', query: TASKS[0]!.query, reference_tools: TASKS[0]!.reference_tools, answer: TASKS[0]!.answer });
+  // The server scored the run: the expected answer by rule, the plan turns by Table 8.
+  assert.equal(result.rewards!.answer_source, 'rule');
+  assert.equal(result.rewards!.r_ans, 1.5);
+  assert.deepEqual(result.rewards!.steps.map((s) => s.state), ['need', 'need', 'may', 'answer']);
 
   // Messages: system prompt, task, then one assistant message and one observation per turn but the last.
   assert.equal(result.messages[0]!.role, 'system');

@@ -36,7 +36,7 @@ describe('episode routes', () => {
     assert.ok(Number.isInteger(summary.seed));
     assert.equal(summary.done, false);
     assert.deepEqual(summary.working_set, []);
-    validate('EpisodeSummary', summary);
+    validate('CreatedEpisode', summary);
     const other = await createEpisode(url);
     assert.equal(other.max_steps, 50);
     assert.equal(other.error_rate, 0);
@@ -74,7 +74,7 @@ describe('episode routes', () => {
     const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
     validate('Trajectory', trajectory);
     assert.deepEqual(trajectory.working_set, found.results.map((hit: { id: string }) => hit.id));
-    assert.deepEqual(trajectory.counts, { steps: 1, actions: 4, searches: 1, calls: 3, failed_calls: 1, injected_errors: 0 });
+    assert.deepEqual(trajectory.counts, { turns: 0, steps: 1, actions: 4, searches: 1, calls: 3, failed_calls: 1, injected_errors: 0 });
     assert.equal(trajectory.steps.length, 1);
     assert.deepEqual(trajectory.steps[0].observations, result.observations);
     assert.equal(trajectory.steps[0].actions[0].k, 2);

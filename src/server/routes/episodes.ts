@@ -10,7 +10,7 @@ const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 /**
  * The episode API (issue #6): `POST /v1/episodes` starts one, `POST /v1/episodes/{id}/step` runs a step of parallel
- * actions, `GET /v1/episodes/{id}` is its trajectory (`?format=jsonl`: the summary line, then one line per step),
+ * actions, `GET /v1/episodes/{id}` is its trajectory (`?format=jsonl`: the summary line, then one line per step, then one per text turn),
  * `DELETE /v1/episodes/{id}` ends it and answers its final summary. The store's refusals travel as EpisodeError,
  * answered by the app's error handler (episodeProblem).
  */
@@ -34,8 +34,8 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
     const trajectory = episodes.get(c.req.param('id'));
     if (!trajectory) throw unknownEpisode(c.req.param('id'), episodes.ttlMs);
     if (format === 'json') return c.json(trajectory);
-    const { steps, ...summary } = trajectory;
-    const lines = [summary, ...steps].map((line) => `${JSON.stringify(line)}\n`).join('');
+    const { steps, turns, ...summary } = trajectory;
+    const lines = [summary, ...steps, ...turns].map((line) => `${JSON.stringify(line)}\n`).join('');
     return c.body(lines, 200, { 'content-type': JSONL_CONTENT_TYPE });
   });
 

@@ -1,0 +1,48 @@
+import { Option, type Command } from 'commander';
+import { defaultLibraryDir } from '../paths.js';
+import { printJson, printLine, UsageError } from './output.js';
+
+interface RewardFlags {
+  library: string;
+  judge?: string;
+  judgeApiKey?: string;
+  verdicts?: string;
+  json?: boolean;
+}
+
+export function registerReward(program: Command): void {
+  program
+    .command('reward')
+    .description('re-score saved runs offline with the server’s reward functions (eval run files, GET /v1/episodes/{id} as JSON or JSON lines): R_step, R_phase, R_traj, R_ans')
+    .argument('<files...>', 'saved runs')
+    .option('--library <dir>', 'library whose dependency graph scores L2 and L3 (graph.db; without one they are not scored)', defaultLibraryDir())
+    .option('--judge <spec>', 'answer judge for tasks without an expected answer: openai:MODEL@URL')
+    .addOption(new Option('--judge-api-key <key>', 'key sent to the judge as a Bearer token').env('TOOLENV_JUDGE_API_KEY'))
+    .option('--verdicts <json>', 'score every run with these verdicts: {"quality","faithfulness","utility"}, each YES, PARTIAL or NO')
+    .option('--json', 'print one JSON line per file ({file, rewards}), then a summary line')
+    .action(async (files: string[], flags: RewardFlags) => {
+      const [{ rescore }, { parseJudgeSpec }] = await Promise.all([import('../rl/rescore.js'), import('../rl/judge.js')]);
+      if (flags.judge !== undefined) {
+        try {
+          parseJudgeSpec(flags.judge);
+        } catch (error) {
+          throw new UsageError(`--judge: ${(error as Error).message}`);
+        }
+      }
+      const summary = await rescore({
+        files,
+        library: flags.library,
+        judge: flags.judge,
+        judgeApiKey: flags.judgeApiKey,
+        verdicts: flags.verdicts,
+        onFile: (file, rewards) => {
+          if (flags.json) printJson({ file, rewards });
+          else printLine(`${file}: r_step ${fixed(rewards.r_step)}  r_phase ${fixed(rewards.r_phase)}  r_traj ${fixed(rewards.r_traj)}  r_ans ${fixed(rewards.r_ans)} (${rewards.answer_source})${rewards.flagged ? `  flagged: ${rewards.flagged}` : ''}`);
+        },
+      });
+      if (flags.json) printJson(summary);
+      else printLine(`${summary.files} runs, ${summary.flagged} flagged; means: r_step ${fixed(summary.mean.r_step)}  r_phase ${fixed(summary.mean.r_phase)}  r_traj ${fixed(summary.mean.r_traj)}  r_ans ${fixed(summary.mean.r_ans)}${summary.graph ? '' : ' (no dependency graph: L2 and L3 not scored)'}`);
+    });
+}
+
+const fixed = (value: number | null) => (value === null ? '–' : value.toFixed(3));
