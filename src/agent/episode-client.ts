@@ -1,4 +1,4 @@
-import type { Action, CreatedEpisode, EpisodeConfig, RewardRequest, StepResult, Trajectory, TurnResult } from '../episodes/types.js';
+import type { CreatedEpisode, EpisodeConfig, RewardRequest, Trajectory, TurnResult } from '../episodes/types.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { Tool } from '../library/tool.js';
 import { fetchFailure } from './fetch-failure.js';
@@ -45,10 +45,6 @@ export class EpisodeClient {
 
   rewards(id: string, request: RewardRequest = {}): Promise<Rewards> {
     return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/rewards`, request);
-  }
-
-  step(id: string, actions: Action[]): Promise<StepResult> {
-    return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/step`, { actions });
   }
 
   get(id: string): Promise<Trajectory> {

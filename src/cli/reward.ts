@@ -21,7 +21,7 @@ export function registerReward(program: Command): void {
     .option('--verdicts <json>', 'score every run with these verdicts: {"quality","faithfulness","utility"}, each YES, PARTIAL or NO')
     .option('--json', 'print one JSON line per file ({file, rewards}), then a summary line')
     .action(async (files: string[], flags: RewardFlags) => {
-      const [{ rescore }, { parseJudgeSpec }] = await Promise.all([import('../rl/rescore.js'), import('../rl/judge.js')]);
+      const [{ rescore }, { parseJudgeSpec }, { SavedRunError }] = await Promise.all([import('../rl/rescore.js'), import('../rl/judge.js'), import('../rl/saved-run.js')]);
       if (flags.judge !== undefined) {
         try {
           parseJudgeSpec(flags.judge);
@@ -39,6 +39,8 @@ export function registerReward(program: Command): void {
           if (flags.json) printJson({ file, rewards });
           else printLine(`${file}: r_step ${fixed(rewards.r_step)}  r_phase ${fixed(rewards.r_phase)}  r_traj ${fixed(rewards.r_traj)}  r_ans ${fixed(rewards.r_ans)} (${rewards.answer_source})${rewards.flagged ? `  flagged: ${rewards.flagged}` : ''}`);
         },
+      }).catch((error: unknown) => {
+        throw error instanceof SavedRunError ? new UsageError(error.message) : error;
       });
       if (flags.json) printJson(summary);
       else printLine(`${summary.files} runs, ${summary.flagged} flagged; means: r_step ${fixed(summary.mean.r_step)}  r_phase ${fixed(summary.mean.r_phase)}  r_traj ${fixed(summary.mean.r_traj)}  r_ans ${fixed(summary.mean.r_ans)}${summary.graph ? '' : ' (no dependency graph: L2 and L3 not scored)'}`);

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../cli/output.js';
 import { Checker, parseVerdicts } from '../episodes/validate.js';
 import { GRAPH_FILE, openGraph, type Graph } from '../graph/store.js';
 import { createAnswerJudge } from './judge.js';
@@ -29,18 +28,11 @@ export interface RescoreSummary {
 /**
  * `toolenv reward`: every saved run scored by the same functions the server uses (rl/rewards.ts), so a run scores
  * offline exactly as it did live given the same graph and verdicts. All files are read and checked before any is
- * scored: a bad one is a usage error naming it, and nothing is half done.
+ * scored: a bad one (or bad verdicts) throws SavedRunError naming it, and nothing is half done.
  */
 export async function rescore(options: RescoreOptions): Promise<RescoreSummary> {
   const verdicts = options.verdicts === undefined ? undefined : readVerdictsFlag(options.verdicts);
-  const runs = options.files.map((file) => {
-    try {
-      return { file, trajectory: readSavedRun(file) };
-    } catch (error) {
-      if (error instanceof SavedRunError) throw new UsageError(error.message);
-      throw error;
-    }
-  });
+  const runs = options.files.map((file) => ({ file, trajectory: readSavedRun(file) }));
   const graph: Graph | undefined = existsSync(join(options.library, GRAPH_FILE)) ? openGraph(options.library) : undefined;
   const judge = options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey });
   const scored: Rewards[] = [];
@@ -70,10 +62,10 @@ function readVerdictsFlag(text: string): Verdicts {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new UsageError(`--verdicts must be JSON like {"quality": "YES", "faithfulness": "YES", "utility": "PARTIAL"}, got ${JSON.stringify(text.slice(0, 80))}`);
+    throw new SavedRunError(`--verdicts must be JSON like {"quality": "YES", "faithfulness": "YES", "utility": "PARTIAL"}, got ${JSON.stringify(text.slice(0, 80))}`);
   }
   const check = new Checker();
   const verdicts = parseVerdicts(value, '', check);
-  if (!verdicts) throw new UsageError(`--verdicts: ${check.errors.map((e) => `${e.path.slice(1) || '(value)'} ${e.message}`).join('; ')}`);
+  if (!verdicts) throw new SavedRunError(`--verdicts: ${check.errors.map((e) => `${e.path.slice(1) || '(value)'} ${e.message}`).join('; ')}`);
   return verdicts;
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { writeGraph } from '../../src/graph/store.js';
 import type { RunningServer } from '../../src/server/serve.js';
 import { chatRoutes } from '../../src/server/routes/chat.js';
 import { startServer } from '../../src/server/serve.js';
@@ -9,22 +8,8 @@ import { synthResponder } from '../../src/simulator/synth/index.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
 import { expectProblem } from '../server/helpers.js';
 import { TEST_MODEL, tinyModelFile } from '../simulator/llama-fixture.js';
-import { createEpisode, episodeLibrary, episodeTools, json, post, startEpisodeServer, step } from './fixture.js';
-
-const ADD = 'petstore_test__addPet';
-const GET = 'petstore_test__getPetById';
-const TASK = { id: 'rex', query: 'Add a pet named Rex to the store, then look it up by its id.', reference_tools: [ADD, GET], answer: 'Rex' };
-
-/** The four turns of a ParaAct run of TASK, as a model would write them. */
-const EXPLORE = `<think>I need a tool to add a pet and one to read it back.</think>
-<plan>{"phase": "exploration", "slots": [{"capability": "add a pet", "query": "Add a pet"}, {"capability": "read a pet", "query": "Find pet by ID"}]}</plan>
-<search_tool>Add a pet</search_tool>
-<search_tool>Find pet by ID</search_tool>`;
-const EXECUTE = `<think>addPet gives the id getPetById needs.</think>
-<plan>{"phase": "execution", "tools": ["${ADD}", "${GET}"], "calls": [{"id": "c1", "tool": "${ADD}", "arguments": {"name": "Rex", "status": "available"}}, {"id": "c2", "tool": "${GET}", "arguments": {"petId": {"$ref": "c1.body.id"}}, "depends_on": ["c1"]}], "layers": [["c1"], ["c2"]]}</plan>
-<tool_call>{"id": "c1"}</tool_call>`;
-const NEXT = '<think>c1 is done; now c2.</think>\n<tool_call>{"id": "c2"}</tool_call>';
-const ANSWER = '<think>Both calls succeeded.</think>\n<answer>Rex was added to the store and read back.</answer>';
+import { createEpisode, json, post, startEpisodeServer, step } from './fixture.js';
+import { ADD, ANSWER, EXECUTE, EXPLORE, GET, NEXT, TASK, withGraph } from './paraact-text.js';
 
 type Json = Record<string, any>;
 /** A problem+json answer of this status whose detail matches. */
@@ -39,9 +24,7 @@ describe('text turns', () => {
   let server: RunningServer;
   let url: string;
   before(async () => {
-    // G_dep of the fixture: addPet creates what getPetById reads.
-    const library = await episodeLibrary();
-    writeGraph(library, { nodes: episodeTools.map((t) => ({ id: t.id, api: 'fixture' })), edges: [{ src: ADD, dst: GET, kind: 'hard', rule: 'creates', score: 0.9, evidence: 'POST /pet → GET /pet/{petId}' }], meta: {} });
+    await withGraph();
     server = await startEpisodeServer();
     url = server.url;
   });
