@@ -124,7 +124,7 @@ export function registerEval(program: Command): void {
         const num = (v: number | null, d = 2) => (v === null ? '–' : v.toFixed(d));
         const mapped = (v: number | null) => (partly ? ` (mapped ${pct(v)})` : '');
         printLine(
-          `${summary.agent.padEnd(9)} success ${pct(s.success.mean)}  path ${pct(s.path.mean)}${mapped(s.path_mapped.mean)}  coverage ${pct(s.coverage.mean)}${mapped(s.coverage_mapped.mean)}  turns ${num(s.turns.mean)}  actions/turn ${num(s.actions_per_turn.mean)}  tokens ${num(s.tokens.mean, 0)}  wall ${num(s.wall_ms.mean === null ? null : s.wall_ms.mean / 1000)} s`,
+          `${summary.agent.padEnd(9)} success ${pct(s.success.mean)}  path ${pct(s.path.mean)}${mapped(s.path_mapped.mean)}  coverage ${pct(s.coverage.mean)}${mapped(s.coverage_mapped.mean)}  turns ${num(s.turns.mean)}  actions/turn ${num(s.actions_per_turn.mean)}  tokens ${num(s.tokens.mean, 0)}  wall ${num(s.wall_ms.mean === null ? null : s.wall_ms.mean / 1000)} s  R_step ${num(s.r_step.mean)}  R_phase ${num(s.r_phase.mean)}  R_traj ${num(s.r_traj.mean)}`,
         );
       }
       printLine(`${report.tasks.scored} tasks × ${report.runs} run(s), policy ${report.policy}${options.out ? `; report in ${options.out}/report.md` : ''}`);
