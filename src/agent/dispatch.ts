@@ -38,7 +38,13 @@ interface Requested {
 export function prepareDispatch(message: ParsedMessage, checked: Checked, state: RunState, options: DispatchOptions): Dispatch {
   const turn = state.turn;
   if (checked.plan) {
-    const nodes = new Map(checked.plan.plan.calls.map((c): [string, PlanNode] => [c.id, { ...c, deps: checked.plan!.deps.get(c.id) ?? [], status: 'pending' }]));
+    // A call of the new plan that already succeeded under its id and tool is done: restating a plan, or refreshing
+    // it around a failure, does not run its finished calls again (a POST would create twice). A new id runs anew.
+    const status = (c: { id: string; tool: string }): PlanNode['status'] => {
+      const result = state.results.get(c.id);
+      return result?.ok && result.tool === c.tool ? 'done' : 'pending';
+    };
+    const nodes = new Map(checked.plan.plan.calls.map((c): [string, PlanNode] => [c.id, { ...c, deps: checked.plan!.deps.get(c.id) ?? [], status: status(c) }]));
     state.plan = { turn, plan: checked.plan.plan, layers: checked.plan.layers, nodes };
   }
 
@@ -96,7 +102,9 @@ function requestedCalls(message: ParsedMessage, checked: Checked, state: RunStat
   const nodes = state.plan?.nodes;
   if (message.calls.length === 0) {
     if (!checked.plan || !nodes) return [];
-    return (state.plan!.layers[0] ?? []).map((id) => fromNode(nodes.get(id)!));
+    // The plan's first layer; for a plan some of whose calls are done already, its first layer with calls to run.
+    const layer = state.plan!.layers.find((ids) => ids.some((id) => nodes.get(id)!.status === 'pending')) ?? [];
+    return layer.filter((id) => nodes.get(id)!.status === 'pending').map((id) => fromNode(nodes.get(id)!));
   }
   const used = new Set([...state.results.keys(), ...(nodes?.keys() ?? []), ...message.calls.map((c) => c.id).filter((id): id is string => id !== undefined)]);
   let counter = 0;

@@ -1,6 +1,6 @@
 import { blockErrors } from './block-schemas.js';
 import { escapeControlCharacters, parseJsonValues, stripFence } from './lenient-json.js';
-import type { CallRequest, CapabilitySlot, ExecutionPlan, ExplorationPlan, ParsedMessage, Plan, SearchRequest } from './protocol.js';
+import { MAX_JSON_DEPTH, type CallRequest, type CapabilitySlot, type ExecutionPlan, type ExplorationPlan, type ParsedMessage, type Plan, type SearchRequest } from './protocol.js';
 import { extractBlocks } from './tags.js';
 
 /**
@@ -51,6 +51,7 @@ export function parseMessage(text: string): ParsedMessage {
 function readPlan(content: string, problems: string[]): Plan | undefined {
   const parsed = parseJsonValues(content);
   if (!parsed.ok) return void problems.push(`<plan>: ${parsed.error}`);
+  if (tooDeep(parsed.values)) return void problems.push(`<plan>: nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (parsed.values.length !== 1) return void problems.push(`<plan>: holds ${parsed.values.length === 0 ? 'nothing' : `${parsed.values.length} JSON values`}; write one JSON object`);
   const value = parsed.values[0];
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return void problems.push('<plan>: must be a JSON object');
@@ -101,6 +102,7 @@ function readSearches(content: string, label: string, problems: string[]): Searc
 function readCalls(content: string, label: string, problems: string[]): CallRequest[] {
   const parsed = parseJsonValues(content);
   if (!parsed.ok) return reject(problems, `${label}: ${parsed.error}`);
+  if (tooDeep(parsed.values)) return reject(problems, `${label}: nests deeper than ${MAX_JSON_DEPTH} levels`);
   const values = parsed.values.flatMap((v) => (Array.isArray(v) ? v : [v]));
   if (values.length === 0) return reject(problems, `${label}: empty; write {"tool": ID, "arguments": {...}}`);
   const out: CallRequest[] = [];
@@ -109,6 +111,10 @@ function readCalls(content: string, label: string, problems: string[]): CallRequ
     if (call !== null && typeof call === 'object' && typeof (call as { arguments?: unknown }).arguments === 'string') {
       try {
         (call as { arguments: unknown }).arguments = JSON.parse(escapeControlCharacters((call as { arguments: string }).arguments));
+        if (tooDeep([(call as { arguments: unknown }).arguments])) {
+          problems.push(`${label}: "arguments" nests deeper than ${MAX_JSON_DEPTH} levels`);
+          continue;
+        }
       } catch (error) {
         problems.push(`${label}: "arguments" is a string that is not JSON (${(error as Error).message})`);
         continue;
@@ -130,6 +136,18 @@ function renameToolMember(value: unknown): unknown {
     delete record.name;
   }
   return record;
+}
+
+/** Whether any value nests arrays and objects deeper than MAX_JSON_DEPTH (walked without recursion). */
+function tooDeep(values: readonly unknown[]): boolean {
+  const stack: [unknown, number][] = values.map((v) => [v, 1]);
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) return true;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function reject(problems: string[], problem: string): [] {

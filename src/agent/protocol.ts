@@ -18,6 +18,8 @@ export const DEFAULT_K = 3;
 export const MAX_SEARCHES_PER_TURN = 8;
 /** The largest `k` a search may ask for. */
 export const MAX_K = 10;
+/** How deep a block's JSON may nest: far past any real API's arguments, short of what recursive binding could overflow on. */
+export const MAX_JSON_DEPTH = 64;
 
 export interface CapabilitySlot {
   /** The functional requirement, in the model's words. */

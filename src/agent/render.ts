@@ -1,4 +1,4 @@
-import type { StepResult } from '../episodes/types.js';
+import type { StepResult, ToolCallObservation } from '../episodes/types.js';
 import { compactJson } from './compact.js';
 import type { Dispatch } from './dispatch.js';
 import type { RunState } from './state.js';
@@ -26,12 +26,7 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
       });
       searches.push(JSON.stringify({ search: observation.id, query: observation.query, results }));
     } else {
-      const line: Record<string, unknown> = { id: observation.id, tool: observation.tool, status: observation.status };
-      if (observation.error) line.error = `${observation.error} (injected)`;
-      const retryAfter = observation.headers?.['retry-after'];
-      if (retryAfter !== undefined) line.retry_after = retryAfter;
-      line.body = observation.body;
-      calls.push(compactJson(line, MAX_RESULT_CHARS));
+      calls.push(renderCall(observation));
     }
   }
   if (searches.length > 0) parts.push(`<tools>\n${searches.join('\n')}\n</tools>`);
@@ -43,6 +38,16 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
   if (plan) parts.push(plan);
   if (parts.length === 0) parts.push('Nothing was run this turn.');
   return parts.join('\n');
+}
+
+/** One call's line of `<tool_response>`: what the model sees of it, bounded (the rule-based answer check reads the same). */
+export function renderCall(observation: ToolCallObservation): string {
+  const line: Record<string, unknown> = { id: observation.id, tool: observation.tool, status: observation.status };
+  if (observation.error) line.error = `${observation.error} (injected)`;
+  const retryAfter = observation.headers?.['retry-after'];
+  if (retryAfter !== undefined) line.retry_after = retryAfter;
+  line.body = observation.body;
+  return compactJson(line, MAX_RESULT_CHARS);
 }
 
 export function renderRejection(problems: readonly string[]): string {

@@ -1,10 +1,9 @@
-import type { ControllerState, Finish, Protocol, StepResult, TurnPlan, TurnRecord } from '../episodes/types.js';
+import type { Action, ControllerState, Finish, Protocol, StepResult, TurnPlan, TurnRecord } from '../episodes/types.js';
 import type { Tool } from '../library/tool.js';
 import { canonicalJson } from '../simulator/canonical.js';
 import { checkMessage, type Checked } from './check.js';
 import { foldStep, prepareDispatch } from './dispatch.js';
 import { parseMessage } from './parse.js';
-import type { Action } from '../episodes/types.js';
 import type { ParsedMessage } from './protocol.js';
 import { renderObservation, renderRejection } from './render.js';
 import { newRunState, type RunState } from './state.js';
@@ -18,6 +17,8 @@ export interface SessionOptions {
   step(actions: Action[]): Promise<StepResult>;
   /** A surfaced tool's record, rendered into the observation. */
   tool(id: string): Tool | undefined;
+  /** What the record keeps of a finished turn (the episode bounds its texts); the turn's answer gets the whole one. */
+  keep?(record: TurnRecord): TurnRecord;
 }
 
 /** One turn's outcome: its record and whether the episode ended with it. */
@@ -114,7 +115,7 @@ export class ProtocolSession {
   }
 
   private close(record: TurnRecord, finish: Finish | undefined): SessionTurn {
-    this.turns.push(record);
+    this.turns.push(this.options.keep ? this.options.keep(record) : record);
     if (finish) this.finish = finish;
     return { record, done: this.done, ...(finish ? { finish } : {}) };
   }
@@ -135,7 +136,9 @@ export class ProtocolSession {
   private planRecord(message: ParsedMessage, checked: Checked, accepted: boolean): TurnPlan {
     const plan = message.plan;
     if (!plan) return { valid: false, repeated: false, accepted: false };
-    const record: TurnPlan = { phase: plan.phase, valid: checked.planValid, repeated: this.controller?.key === canonicalJson(plan), accepted };
+    // A plan is part of ParaAct alone: under the baselines it is never a valid one.
+    const valid = checked.planValid && this.options.protocol === 'paraact';
+    const record: TurnPlan = { phase: plan.phase, valid, repeated: this.controller?.key === canonicalJson(plan), accepted };
     if (plan.phase === 'exploration') record.slots = plan.slots.map((slot) => slot.query);
     else if (accepted && checked.plan) {
       record.tools = [...plan.tools];

@@ -21,6 +21,10 @@ export function registerReward(program: Command): void {
     .option('--verdicts <json>', 'score every run with these verdicts: {"quality","faithfulness","utility"}, each YES, PARTIAL or NO')
     .option('--json', 'print one JSON line per file ({file, rewards}), then a summary line')
     .action(async (files: string[], flags: RewardFlags) => {
+      // `toolenv reward … | head` stops quietly when the reader goes away.
+      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') process.exit(0);
+      });
       const [{ rescore }, { parseJudgeSpec }, { SavedRunError }] = await Promise.all([import('../rl/rescore.js'), import('../rl/judge.js'), import('../rl/saved-run.js')]);
       if (flags.judge !== undefined) {
         try {

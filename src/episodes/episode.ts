@@ -3,7 +3,7 @@ import type { ProtocolSession, SessionTurn } from '../agent/session.js';
 import type { JudgeOutcome } from '../rl/judge.js';
 import type { RewardCoefficients } from '../rl/types.js';
 import type { ErrorStream } from '../simulator/inject.js';
-import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, WORLD_BUDGET } from './limits.js';
+import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, TURN_TEXT_BUDGET, WORLD_BUDGET } from './limits.js';
 import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, TrajectoryStep, TurnRecord } from './types.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 
@@ -48,7 +48,7 @@ export class Episode {
   /** The text-turn protocol, from the first turn on; an episode speaks turns or JSON steps, never both. */
   session: ProtocolSession | undefined;
   /** Memoized judge outcomes of the finished episode, by judge name (the same episode always scores the same). */
-  readonly judged = new Map<string, JudgeOutcome & { rejudged?: boolean }>();
+  readonly judged = new Map<string, Promise<JudgeOutcome & { rejudged?: boolean }>>();
   private readonly workingSet = new Set<string>();
   private readonly counts: EpisodeCounts = { turns: 0, steps: 0, actions: 0, searches: 0, calls: 0, failed_calls: 0, injected_errors: 0 };
   private readonly steps: TrajectoryStep[] = [];
@@ -60,8 +60,10 @@ export class Episode {
   private pending = 0;
   /** Bytes of arguments, bodies and search results (whole or previews) the trajectory keeps: EPISODE_BODY_BUDGET bounds it. */
   private keptBytes = 0;
-  /** Bytes of JSON of the recorded steps and the working set. */
+  /** Bytes of JSON of the recorded steps and turns and the working set. */
   private heldBytes = 0;
+  /** Bytes of turn texts and observations the record keeps whole: TURN_TEXT_BUDGET bounds it. */
+  private turnTextBytes = 0;
 
   constructor(init: EpisodeInit) {
     this.id = init.id;
@@ -99,12 +101,29 @@ export class Episode {
       .then(task)
       .then((outcome) => {
         this.counts.turns++;
-        this.heldBytes += Buffer.byteLength(JSON.stringify(outcome.record));
         return outcome;
       })
       .finally(() => this.pending--);
     this.turnQueue = run.catch(() => undefined);
     return run;
+  }
+
+  /** What the record keeps of a turn: its text and observation whole while they fit TURN_TEXT_BUDGET, previews past it. */
+  keepTurn(record: TurnRecord): TurnRecord {
+    const stored = { ...record };
+    for (const member of ['text', 'observation'] as const) {
+      const bytes = Buffer.byteLength(record[member]);
+      if (this.turnTextBytes + bytes <= TURN_TEXT_BUDGET) {
+        this.turnTextBytes += bytes;
+        continue;
+      }
+      const room = Math.max(0, Math.min(TRUNCATED_PREVIEW_CHARS, TURN_TEXT_BUDGET - this.turnTextBytes));
+      stored[member] = Buffer.from(record[member].slice(0, room)).toString();
+      stored[`${member}_truncated`] = bytes;
+      this.turnTextBytes += Buffer.byteLength(stored[member]);
+    }
+    this.heldBytes += Buffer.byteLength(JSON.stringify(stored));
+    return stored;
   }
 
   /** The text turns recorded so far. */

@@ -85,9 +85,9 @@ export class GroupStore {
     return this.groups.delete(id);
   }
 
-  /** Drops groups none of whose episodes is live. */
+  /** Drops groups none of whose episodes is live; looking does not keep their idle members alive. */
   private prune(): void {
-    for (const [id, group] of this.groups) if (!group.members.some((m) => this.episodes.summary(m))) this.groups.delete(id);
+    for (const [id, group] of this.groups) if (!group.members.some((m) => this.episodes.isLive(m))) this.groups.delete(id);
   }
 }
 

@@ -41,3 +41,9 @@ export const MAX_TURN_TEXT = 200_000;
 export const MAX_CALLS_PER_TURN = 64;
 /** The most episodes one group may hold (the paper's N is 8). */
 export const MAX_GROUP_SIZE = 256;
+/** Characters of turn texts and observations one episode's record keeps whole (past it, previews): 15 turns of long plans fit many times over. */
+export const TURN_TEXT_BUDGET = 4 * 1024 * 1024;
+/** The largest reward coefficient an episode may set: past any sensible weight, short of overflowing a reward to Infinity. */
+export const MAX_COEFFICIENT = 1000;
+/** The largest |reward| `POST /v1/advantages` takes, for the same reason. */
+export const MAX_REWARD_MAGNITUDE = 1_000_000;

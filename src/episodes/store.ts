@@ -175,6 +175,7 @@ export class EpisodeStore {
         return { observations: observations.map((o) => o.observation), step, done };
       },
       tool: (toolId) => this.library.get(toolId),
+      keep: (record) => episode.keepTurn(record),
     });
     const session = episode.session;
     const outcome = await episode.turn(() => {
@@ -234,6 +235,12 @@ export class EpisodeStore {
 
   summary(id: string): EpisodeSummary | undefined {
     return this.find(id)?.summary();
+  }
+
+  /** Whether the episode is live, without touching it (its idle time keeps counting). */
+  isLive(id: string): boolean {
+    const episode = this.episodes.get(id);
+    return episode !== undefined && !this.expired(episode, this.now());
   }
 
   /** Ends an episode; false when there was none. A step still running finishes, unrecorded anywhere reachable. */

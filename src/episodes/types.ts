@@ -187,6 +187,12 @@ export interface TurnRecord {
   answer?: string;
   /** The next user message, as sent. */
   observation: string;
+  /**
+   * In a stored trajectory only: the text or the observation was past the episode's budget for them (4 MiB); it is
+   * then a preview (at most 512 characters, none once the budget is spent) and this is the full size in bytes.
+   */
+  text_truncated?: number;
+  observation_truncated?: number;
 }
 
 /** `POST /v1/episodes/{id}/turns` body. */

@@ -1,9 +1,10 @@
+import { MAX_K } from '../agent/protocol.js';
 import { ADVANTAGE_MODES, type AdvantageMode, type ComponentRewards } from '../rl/advantages.js';
 import { COEFFICIENT_NAMES, VERDICTS, type RewardCoefficients, type Verdicts } from '../rl/types.js';
 import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { isRecord, type Json } from './resource-body.js';
-import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_GROUP_SIZE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS } from './limits.js';
+import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_COEFFICIENT, MAX_GROUP_SIZE, MAX_REWARD_MAGNITUDE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS } from './limits.js';
 import { PROTOCOLS, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from './types.js';
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
@@ -81,7 +82,7 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
     if (PROTOCOLS.includes(raw.protocol as Protocol)) config.protocol = raw.protocol as Protocol;
     else check.add('/protocol', `must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(raw.protocol) ?? kind(raw.protocol)}`);
   }
-  if (raw.k !== undefined && check.integer(raw.k, '/k', 1, MAX_SEARCH_K)) config.k = raw.k;
+  if (raw.k !== undefined && check.integer(raw.k, '/k', 1, MAX_K)) config.k = raw.k;
   if (raw.max_calls_per_turn !== undefined && check.integer(raw.max_calls_per_turn, '/max_calls_per_turn', 1, MAX_CALLS_PER_TURN)) config.max_calls_per_turn = raw.max_calls_per_turn;
   if (raw.max_turns !== undefined && check.integer(raw.max_turns, '/max_turns', 1, MAX_TURNS)) config.max_turns = raw.max_turns;
   if (raw.reward !== undefined) {
@@ -113,8 +114,8 @@ export function parseCoefficients(value: unknown, path: string, check: Checker):
   for (const name of COEFFICIENT_NAMES) {
     const given = value[name];
     if (given === undefined) continue;
-    if (typeof given === 'number' && Number.isFinite(given) && given >= 0) out[name] = given;
-    else check.add(`${path}/${name}`, `must be a finite number ≥ 0, got ${JSON.stringify(given) ?? kind(given)}`);
+    if (typeof given === 'number' && given >= 0 && given <= MAX_COEFFICIENT) out[name] = given;
+    else check.add(`${path}/${name}`, `must be a number from 0 to ${MAX_COEFFICIENT}, got ${JSON.stringify(given) ?? kind(given)}`);
   }
   return out;
 }
@@ -223,7 +224,8 @@ export function parseTurn(body: unknown): TurnRequest {
   const check = new Checker();
   if (!isRecord(body)) throw invalidRequest('turn', [{ path: '', message: `must be a JSON object {"text": "<the assistant message>"}, got ${kind(body)}` }]);
   check.members(body, '', ['text', 'state']);
-  if (typeof body.text !== 'string') check.add('/text', `must be the assistant message as a string, got ${kind(body.text)}`);
+  if (body.text === undefined) check.add('/text', 'is required: the assistant message as a string');
+  else if (typeof body.text !== 'string') check.add('/text', `must be the assistant message as a string, got ${kind(body.text)}`);
   else if (body.text.length > MAX_TURN_TEXT) check.add('/text', `must be at most ${MAX_TURN_TEXT} characters, got ${body.text.length}`);
   if (body.state !== undefined && typeof body.state !== 'boolean') check.add('/state', `must be true or false, got ${kind(body.state)}`);
   if (check.errors.length > 0) throw invalidRequest('turn', check.errors);
@@ -297,8 +299,8 @@ function readComponents(value: unknown, path: string, check: Checker): Component
   check.members(value, path, ['r_step', 'r_phase', 'r_traj']);
   for (const name of ['r_step', 'r_phase', 'r_traj'] as const) {
     const given = value[name];
-    if (given === null || (typeof given === 'number' && Number.isFinite(given))) out[name] = given;
-    else check.add(`${path}/${name}`, `must be a finite number, or null for a flagged rollout, got ${JSON.stringify(given) ?? 'nothing'}`);
+    if (given === null || (typeof given === 'number' && Math.abs(given) <= MAX_REWARD_MAGNITUDE)) out[name] = given;
+    else check.add(`${path}/${name}`, `must be a number of magnitude at most ${MAX_REWARD_MAGNITUDE}, or null for a flagged rollout, got ${JSON.stringify(given) ?? 'nothing'}`);
   }
   return out;
 }

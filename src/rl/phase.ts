@@ -99,8 +99,9 @@ function windowScore(window: Window, turns: readonly TurnRecord[], weights: Weig
   const l2 = graph ? dependenciesMatch(plan, edges, hard) : null;
   const l3 = graph ? layersOrdered(plan, declared, hard) : null;
 
-  const succeededBefore = new Set(before.flatMap((t) => t.calls.filter((c) => c.ok).map((c) => c.id)));
-  const scheduled = plan.calls.filter((call) => !succeededBefore.has(call.id));
+  // As the executor does: a call that already succeeded under its id and tool is done, not scheduled again.
+  const succeededBefore = new Set(before.flatMap((t) => t.calls.filter((c) => c.ok).map((c) => pair(c.id, c.tool))));
+  const scheduled = plan.calls.filter((call) => !succeededBefore.has(pair(call.id, call.tool)));
   const executed = scheduled.filter((call) => executedWhenReady(call, window.turns, turns, hard)).length;
   const l4 = scheduled.length === 0 ? 0 : executed / scheduled.length;
 

@@ -1,5 +1,4 @@
-import { compactJson } from '../agent/compact.js';
-import { MAX_RESULT_CHARS } from '../agent/render.js';
+import { renderCall } from '../agent/render.js';
 import type { Observation, Trajectory, TurnRecord } from '../episodes/types.js';
 import { answerReward, NO_ANSWER_REWARD, pattern, ruleVerdicts } from './answer.js';
 import type { AnswerJudge, JudgeInput, JudgeOutcome } from './judge.js';
@@ -22,7 +21,7 @@ export interface AnswerOutcome {
   source: AnswerSource;
   r_ans: number | null;
   verdicts?: Verdicts;
-  judge?: JudgeOutcome & { rejudged?: boolean };
+  judge?: JudgedOutcome;
   flagged?: string;
 }
 
@@ -52,9 +51,8 @@ export interface AnswerOptions {
   /** Verdicts the caller gives (replays, tests): scored as given. */
   verdicts?: Verdicts;
   judge?: AnswerJudge;
-  /** Judge outcomes kept per judge name, so that a finished episode is judged once and always scores the same. */
-  memo?: Map<string, JudgeOutcome & { rejudged?: boolean }>;
-  signal?: AbortSignal;
+  /** Judgements kept per judge name, in flight or done, so that a finished episode is judged once and always scores the same. */
+  memo?: Map<string, Promise<JudgedOutcome>>;
 }
 
 /**
@@ -77,18 +75,29 @@ export async function answerOutcome(trajectory: ScoredTrajectory, options: Answe
   }
   const judge = options.judge;
   if (!judge) return { source: 'unscored', r_ans: null, flagged: 'no way to score the answer: the task has no expected answer, no verdicts were given, and no judge is configured (serve --judge, or POST {"judge": "openai:MODEL@URL"})' };
-  const memo = options.memo?.get(judge.name);
-  if (memo) return { source: 'judge', r_ans: answerReward(memo.verdicts), verdicts: memo.verdicts, judge: memo };
-  const input = judgeInput(trajectory, answer);
+  let judged = options.memo?.get(judge.name);
+  if (!judged) {
+    // Concurrent requests share the one judgement (bounded by the judge's own timeouts, not by any one request's
+    // connection); a failed one is not kept, so a later request asks again.
+    judged = judgeOnce(judge, judgeInput(trajectory, answer));
+    options.memo?.set(judge.name, judged);
+    judged.catch(() => options.memo?.delete(judge.name));
+  }
   try {
-    let outcome: JudgeOutcome & { rejudged?: boolean } = await judge.judge(input, options.signal);
-    if (pattern(outcome.verdicts) === '110') outcome = { ...(await judge.judge(input, options.signal)), rejudged: true };
-    options.memo?.set(judge.name, outcome);
+    const outcome = await judged;
     return { source: 'judge', r_ans: answerReward(outcome.verdicts), verdicts: outcome.verdicts, judge: outcome };
   } catch (error) {
     if (!(error instanceof JudgeError)) throw error;
     return { source: 'judge', r_ans: null, flagged: `the judge failed: ${error.message}` };
   }
+}
+
+type JudgedOutcome = JudgeOutcome & { rejudged?: boolean };
+
+/** One judgement; the inconsistent 110 is asked once more and the second answer kept. */
+async function judgeOnce(judge: AnswerJudge, input: JudgeInput): Promise<JudgedOutcome> {
+  const outcome = await judge.judge(input);
+  return pattern(outcome.verdicts) === '110' ? { ...(await judge.judge(input)), rejudged: true } : outcome;
 }
 
 /** Every reward of a trajectory (Eqs. 4–6) given its R_ans; deterministic in its inputs. */
@@ -135,7 +144,7 @@ function callObservations(trajectory: ScoredTrajectory): Extract<Observation, { 
 function evidence(trajectory: ScoredTrajectory): string {
   return callObservations(trajectory)
     .filter((o) => o.status >= 200 && o.status < 300)
-    .map((o) => compactJson(o.body, MAX_RESULT_CHARS))
+    .map(renderCall)
     .join('\n');
 }
 

@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { trajectorySchema } from '../episodes/schema.js';
+import { createAjv } from '../simulator/ajv.js';
 import type { ScoredTrajectory } from './rewards.js';
 
 /** A saved run that cannot be scored: the file and what is wrong with it. */
@@ -37,7 +40,39 @@ export function readSavedRun(file: string): ScoredTrajectory {
     throw new SavedRunError(`${file}: ${why}`);
   }
   if (!Array.isArray(trajectory.steps)) throw new SavedRunError(`${file}: the trajectory has no "steps"`);
+  const check = validators();
+  const parts: [string, unknown, ValidateFunction][] = [
+    ['/turns', trajectory.turns, check.turns],
+    ['/task', trajectory.task ?? {}, trajectory.task === undefined ? check.any : check.task],
+    ['/reward', trajectory.reward ?? {}, check.reward],
+  ];
+  for (const [path, value, validate] of parts) {
+    if (!validate(value)) throw new SavedRunError(`${file}: ${path}${describe(validate.errors)}`);
+  }
   return trajectory as unknown as ScoredTrajectory;
+}
+
+let compiled: { turns: ValidateFunction; task: ValidateFunction; reward: ValidateFunction; any: ValidateFunction } | undefined;
+
+/** The published schema's turn records, task and coefficients: what the rewards read of a saved run is checked as the server wrote it. */
+function validators(): NonNullable<typeof compiled> {
+  if (compiled) return compiled;
+  const ajv = createAjv();
+  const schema = trajectorySchema() as { $id?: string; $defs: Record<string, unknown> };
+  ajv.addSchema(schema);
+  const ref = (name: string) => ({ $ref: `${schema.$id}#/$defs/${name}` });
+  compiled = {
+    turns: ajv.compile({ type: 'array', items: ref('TurnRecord') }),
+    task: ajv.compile(ref('EpisodeTask')),
+    reward: ajv.compile(ref('RewardCoefficientOverrides')),
+    any: ajv.compile(true),
+  };
+  return compiled;
+}
+
+function describe(errors: ErrorObject[] | null | undefined): string {
+  const first = errors?.[0];
+  return first ? `${first.instancePath} ${first.message ?? 'is invalid'}` : ' is invalid';
 }
 
 /** `?format=jsonl`: the summary, then step lines (`step`), then turn lines (`turn` and `text`). */

@@ -258,7 +258,7 @@ describe('trajectory.schema.json: text turns', () => {
     const parse = (body: unknown) => parseConfig(body, known);
     const cases: [unknown, boolean][] = [
       [{}, true],
-      [{ protocol: 'react', k: 100, max_calls_per_turn: 64, max_turns: 1000, reward: { w1: 0, gamma_ans: 2, lambda_step: 0.5 } }, true],
+      [{ protocol: 'react', k: 10, max_calls_per_turn: 64, max_turns: 1000, reward: { w1: 0, gamma_ans: 2, lambda_step: 0.5 } }, true],
       [{ protocol: 'parallel', k: 1, max_calls_per_turn: 1, max_turns: 1, reward: {} }, true],
       [{ task: { id: 't', query: 'q', answer: 'Paris' } }, true],
       [{ task: { id: 't', query: '', answer: ['Paris', 'sunny'] } }, true],

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/serve.js';
 import { chatRoutes } from '../../src/server/routes/chat.js';
@@ -189,6 +191,78 @@ describe('text turns', () => {
   });
 });
 
+describe('text turns at the edges', () => {
+  let server: RunningServer;
+  let url: string;
+  before(async () => {
+    await withGraph();
+    server = await startEpisodeServer();
+    url = server.url;
+  });
+  after(() => server.close());
+
+  it('restating the plan in force does not run its finished calls again: the next layer reads their results', async () => {
+    const episode = await createEpisode(url, { task: TASK });
+    await turn(url, episode.id, EXPLORE);
+    await turn(url, episode.id, EXECUTE);
+    const again = await turn(url, episode.id, EXECUTE.replace('<tool_call>{"id": "c1"}</tool_call>', '<tool_call>{"id": "c2"}</tool_call>'));
+    assert.match(again.observation.content, /"id":"c2","tool":"petstore_test__getPetById","status":200/);
+    assert.doesNotMatch(again.observation.content, /Not run/);
+    // A restated plan with no <tool_call> runs its first layer that still has calls to run: none here.
+    const trajectory = await json(await fetch(`${url}/v1/episodes/${episode.id}`));
+    assert.equal(trajectory.counts.calls, 2, 'c1 ran once');
+    const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
+    assert.deepEqual(rewards.steps.map((s: Json) => s.r_plan), [1, 1, 0], 'the repeated plan scores 0');
+    assert.equal(rewards.phases[0].windows[1].scheduled, 1, 'the second window schedules only c2');
+  });
+
+  it('JSON nested past 64 levels rejects the message (no 500, the plan in force unchanged)', async () => {
+    const episode = await createEpisode(url, { task: TASK });
+    await turn(url, episode.id, EXPLORE);
+    const deep = `${'{"a":'.repeat(2500)}1${'}'.repeat(2500)}`;
+    const result = await turn(url, episode.id, `<think>x</think><tool_call>{"id": "c9", "tool": "${ADD}", "arguments": ${deep}}</tool_call>`);
+    assert.match(result.rejected.join(' '), /nests deeper than 64 levels/);
+    await turn(url, episode.id, EXECUTE);
+  });
+
+  it('a plan under a baseline protocol is no valid plan: r_plan 0', async () => {
+    const episode = await createEpisode(url, { task: TASK, protocol: 'react' });
+    await turn(url, episode.id, '<think>a</think><plan>{"phase": "exploration", "slots": ["x"]}</plan><search_tool>x</search_tool>');
+    const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
+    assert.deepEqual(rewards.steps[0], { turn: 1, state: 'need', r_base: 0, r_plan: 0 });
+  });
+
+  it('turn texts past the episode budget are kept as previews with their sizes; the turn itself answers whole', async () => {
+    const episode = await createEpisode(url, { task: TASK, max_turns: 30 });
+    const long = `<think>${'x'.repeat(190_000)}</think><answer`;
+    let last: Json = {};
+    for (let i = 0; i < 23; i++) last = await turn(url, episode.id, long);
+    assert.equal(last.rejected.length > 0, true);
+    const trajectory = await json(await fetch(`${url}/v1/episodes/${episode.id}`));
+    const kept = trajectory.turns.filter((t: Json) => t.text_truncated === undefined);
+    const cut = trajectory.turns.filter((t: Json) => t.text_truncated !== undefined);
+    assert.ok(kept.length >= 20 && cut.length >= 1, `${kept.length} kept, ${cut.length} cut`);
+    assert.equal(cut.at(-1).text_truncated, long.length);
+    assert.ok(cut.at(-1).text.length <= 512);
+  });
+
+  it('reward coefficients and advantage inputs are bounded, so no reward overflows to a null that looks flagged', async () => {
+    await refused(await post(`${url}/v1/episodes`, { reward: { gamma_ans: 1e308 } }), 400, /from 0 to 1000/);
+    await refused(await post(`${url}/v1/advantages`, { groups: [[{ r_step: 1.7e308, r_phase: 0, r_traj: 0 }]] }), 400, /magnitude at most/);
+    await refused(await post(`${url}/v1/advantages`, { groups: [[{ r_step: 0, r_phase: 0, r_traj: 0 }]], mode: null }), 400, /mode/);
+  });
+
+  it('making groups does not keep idle members of older groups alive', async (t) => {
+    // Groups made more often than the TTL: each create looks over the older groups, and must not refresh them.
+    const small = await startEpisodeServer({ episodeTtlMs: 500, maxEpisodes: 3 });
+    t.after(() => small.close());
+    for (let i = 0; i < 8; i++) {
+      await json(await post(`${small.url}/v1/groups`, { n: 1, task: { id: 't', query: 'q' } }), 201);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+});
+
 describe('the answer judge through a real OpenAI-compatible server', () => {
   it('the tiny GGUF behind the project’s own chat route judges an answer; a judge that fails is flagged, not scored', async () => {
     const engine = new LlamaEngine({ ...TEST_MODEL, model: tinyModelFile(), contextSize: 4096, parallel: 1 });
@@ -217,6 +291,32 @@ describe('the answer judge through a real OpenAI-compatible server', () => {
       await server.close();
       await judgeServer.close();
       await engine.close();
+    }
+  });
+
+  it('concurrent reward requests share one judgement', async () => {
+    let asked = 0;
+    const judge = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const verdict = ++asked % 2 === 1 ? 'YES' : 'NO';
+        setTimeout(() => {
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ quality: verdict, faithfulness: verdict, utility: verdict, reason: 'r' }) } }] }));
+        }, 100);
+      });
+    });
+    await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
+    const server = await startEpisodeServer({ judge: `openai:m@http://127.0.0.1:${(judge.address() as AddressInfo).port}` });
+    try {
+      const episode = await createEpisode(server.url, { task: { id: 'open', query: 'Add a pet named Rex.' } });
+      for (const text of [EXPLORE, EXECUTE, ANSWER]) await turn(server.url, episode.id, text);
+      const all = await Promise.all([1, 2, 3].map(() => fetch(`${server.url}/v1/episodes/${episode.id}/rewards`).then((r) => json(r))));
+      assert.equal(asked, 1);
+      assert.deepEqual(all.map((r) => r.r_ans), [1.5, 1.5, 1.5]);
+    } finally {
+      await server.close();
+      judge.close();
     }
   });
 });

@@ -55,10 +55,16 @@ test('toolenv reward: a file it cannot score, or bad verdicts, is a one-line err
   writeFileSync(noTurns, JSON.stringify({ id: 'e', steps: [] }));
   const broken = join(dir, 'broken.json');
   writeFileSync(broken, '{"turns": [');
+  const badTurn = join(dir, 'bad-turn.json');
+  writeFileSync(badTurn, JSON.stringify({ turns: [{ turn: 1 }], steps: [] }));
+  const badReward = join(dir, 'bad-reward.json');
+  writeFileSync(badReward, JSON.stringify({ turns: [], steps: [], reward: { w1: '0.1' } }));
   const cases: [string[], RegExp][] = [
     [[noTurns], /steps-only\.json: it has no "turns": only episodes that took text turns can be scored/],
     [[broken], /broken\.json: not JSON or JSON lines/],
     [[join(dir, 'missing.json')], /missing\.json: cannot read it \(ENOENT\)/],
+    [[badTurn], /bad-turn\.json: \/turns\/0 must have required property/],
+    [[badReward], /bad-reward\.json: \/reward\/w1 must be number/],
     [[noTurns, '--verdicts', '{"quality": "MAYBE"}'], /--verdicts: quality must be one of YES, PARTIAL, NO/],
     [[noTurns, '--judge', 'gpt-4'], /--judge: expected openai:MODEL@URL/],
   ];

@@ -17,11 +17,11 @@ import { httpProblem } from '../problems.js';
 export function rewardRoutes(episodes: EpisodeStore, groups: GroupStore, context: RewardContext): Hono {
   const app = new Hono();
 
-  app.get('/v1/episodes/:id/rewards', async (c) => c.json(await episodeRewards(episodes, c.req.param('id'), {}, context, c.req.raw.signal)));
+  app.get('/v1/episodes/:id/rewards', async (c) => c.json(await episodeRewards(episodes, c.req.param('id'), {}, context)));
 
   app.post('/v1/episodes/:id/rewards', async (c) => {
     const request = parseRewardRequest(await readJsonBody(c));
-    return c.json(await episodeRewards(episodes, c.req.param('id'), request, context, c.req.raw.signal));
+    return c.json(await episodeRewards(episodes, c.req.param('id'), request, context));
   });
 
   app.post('/v1/groups', async (c) => {
@@ -49,7 +49,7 @@ export function rewardRoutes(episodes: EpisodeStore, groups: GroupStore, context
     }
     const id = c.req.param('id');
     const members = groups.members(id);
-    const rewards = await Promise.all(members.map((member) => episodeRewards(episodes, member, {}, context, c.req.raw.signal)));
+    const rewards = await Promise.all(members.map((member) => episodeRewards(episodes, member, {}, context)));
     const advantages = groupAdvantages(rewards, rewards[0]!.coefficients, mode as AdvantageMode);
     return c.json({
       id,
