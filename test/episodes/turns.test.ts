@@ -189,17 +189,6 @@ describe('text turns', () => {
     await refused(await fetch(`${url}/v1/groups/${group.id}`), 404);
     await refused(await post(`${url}/v1/groups`, { n: 2 }), 400, /task/);
   });
-});
-
-describe('text turns at the edges', () => {
-  let server: RunningServer;
-  let url: string;
-  before(async () => {
-    await withGraph();
-    server = await startEpisodeServer();
-    url = server.url;
-  });
-  after(() => server.close());
 
   it('restating the plan in force does not run its finished calls again: the next layer reads their results', async () => {
     const episode = await createEpisode(url, { task: TASK });
