@@ -12,6 +12,7 @@ import { registerServe } from './serve.js';
 import { registerModel } from './model.js';
 import { registerEval } from './eval.js';
 import { registerReward } from './reward.js';
+import { registerTasks } from './tasks/index.js';
 
 /**
  * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerModel(program);
   registerEval(program);
   registerReward(program);
+  registerTasks(program);
   for (const command of program.commands) configure(command);
   return program;
 }

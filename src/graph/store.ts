@@ -96,6 +96,11 @@ export class Graph {
     return { in: this.inOf.all(id), out: this.outOf.all(id) };
   }
 
+  /** Every edge of one kind (task synthesis walks the hard ones), in a stable order. */
+  edgesOfKind(kind: EdgeKind): Edge[] {
+    return this.db.prepare<[EdgeKind], EdgeRow>('SELECT src, dst, kind, rule, score, evidence FROM edges WHERE kind = ? ORDER BY src, dst').all(kind);
+  }
+
   /** The induced subgraph: every edge whose two ends are both among `ids` (duplicates ignored). */
   subgraph(ids: Iterable<string>): Edge[] {
     const members = new Set(ids);

@@ -1,0 +1,121 @@
+import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
+import { UsageError } from '../../cli/output.js';
+import { stagedProgress } from '../../cli/progress.js';
+import { openGraph, GraphError } from '../../graph/store.js';
+import { missingLibrary } from '../../library/errors.js';
+import { LibraryStore } from '../../library/store.js';
+import { examplesResponder } from '../../simulator/examples.js';
+import { OpenAIGenerator } from '../../simulator/openai.js';
+import { createSimulator } from '../../simulator/pipeline.js';
+import { synthResponder } from '../../simulator/synth/responder.js';
+import { DROP_REASONS, synthesizeTasks, type DropReason } from './run.js';
+
+export interface SynthCommandOptions {
+  count: number;
+  seed: number;
+  serverSeed: number;
+  minTools: number;
+  maxTools: number;
+  category?: string;
+  hard: boolean;
+  phrase?: string;
+  phraseApiKey?: string;
+  library: string;
+  out?: string;
+}
+
+export interface SynthSummary {
+  tasks: number;
+  candidates: number;
+  strata: Record<string, number>;
+  kinds: Record<string, number>;
+  dropped: Record<DropReason, number>;
+  executed_share: number;
+  rephrased: number;
+  duration_ms: number;
+  out?: string;
+}
+
+const PHRASE_PROMPT = `You rewrite a task request so that it reads like a person asking an assistant. Keep its meaning and every step.
+Keep every quoted value, number, parameter name and field name exactly as written. Add no facts, no tool or API names.
+Reply with one JSON object: {"query": "<the rewritten request>"}.`;
+
+/** `toolenv tasks synth`: the library, its graph and a simulator as `serve` builds it (examples, then the synthesizer), and the tasks written as JSON Lines. */
+export async function synthCommand(options: SynthCommandOptions): Promise<SynthSummary> {
+  const started = performance.now();
+  if (!LibraryStore.exists(options.library)) throw missingLibrary(options.library, `${options.library}/tools.db`);
+  const store = LibraryStore.open(options.library);
+  let graph;
+  try {
+    graph = openGraph(options.library);
+  } catch (error) {
+    store.close();
+    if (error instanceof GraphError) throw new UsageError(error.message);
+    throw error;
+  }
+  const simulator = createSimulator({ store, responders: [examplesResponder, synthResponder], seed: options.serverSeed, errorRate: 0 });
+  const progress = stagedProgress('tasks');
+  try {
+    const rephrase = options.phrase === undefined ? undefined : rephraser(options.phrase, options.phraseApiKey);
+    const report = await synthesizeTasks({
+      store,
+      graph,
+      simulator,
+      count: options.count,
+      seed: options.seed,
+      minTools: options.minTools,
+      maxTools: options.maxTools,
+      category: options.category,
+      hard: options.hard,
+      rephrase,
+      onProgress: (made, total) => progress.update('synth', made, total),
+    });
+    progress.stop();
+    if (report.tasks.length === 0) throw new UsageError(`no task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ${options.minTools}-${options.maxTools} tools (dropped: ${DROP_REASONS.filter((r) => report.dropped[r] > 0).map((r) => `${r} ${report.dropped[r]}`).join(', ')})`);
+    const text = report.tasks.map((task) => `${JSON.stringify(task)}\n`).join('');
+    if (options.out === undefined) process.stdout.write(text);
+    else {
+      const stream = createWriteStream(options.out);
+      stream.end(text);
+      await finished(stream);
+    }
+    return {
+      tasks: report.tasks.length,
+      candidates: report.candidates,
+      strata: report.strata,
+      kinds: report.kinds,
+      dropped: report.dropped,
+      executed_share: Math.round(report.executed_share * 10_000) / 10_000,
+      rephrased: report.rephrased,
+      duration_ms: Math.round(performance.now() - started),
+      ...(options.out ? { out: options.out } : {}),
+    };
+  } finally {
+    progress.stop();
+    graph.close();
+    store.close();
+  }
+}
+
+/** Rewrites through an OpenAI-compatible model, as schema-constrained JSON at a low temperature. */
+function rephraser(spec: string, apiKey: string | undefined): (query: string) => Promise<string> {
+  const match = /^openai:([^@]*)@(.+)$/.exec(spec)!;
+  const generator = new OpenAIGenerator({ url: match[2]!, ...(match[1] ? { model: match[1] } : {}), apiKey, concurrency: 4 });
+  return async (query) => {
+    const generation = await generator.generate({
+      messages: [
+        { role: 'system', content: PHRASE_PROMPT },
+        { role: 'user', content: query },
+      ],
+      schema: { type: 'object', required: ['query'], properties: { query: { type: 'string' } } },
+      maxTokens: 512,
+      temperature: 0.2,
+      seed: 0,
+      signal: AbortSignal.timeout(60_000),
+    });
+    const reply = JSON.parse(generation.text) as { query?: unknown };
+    if (typeof reply.query !== 'string' || reply.query.trim() === '') throw new Error('no query in the rewrite');
+    return reply.query.trim();
+  };
+}

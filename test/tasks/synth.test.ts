@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { openGraph } from '../../src/graph/store.js';
+import { packageRoot } from '../../src/paths.js';
+import { synthesizeTasks, type SynthOptions } from '../../src/tasks/synth/run.js';
+import { synthArguments } from '../../src/tasks/synth/arguments.js';
+import { action, templateQuery } from '../../src/tasks/synth/phrase.js';
+import { tempDir } from '../fixtures/tools.js';
+import { synthParts } from './fixture.js';
+
+const BIN = join(packageRoot, 'bin', 'toolenv');
+const toolenv = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '' } });
+
+async function synth(over: Partial<SynthOptions> = {}) {
+  const parts = await synthParts();
+  const graph = openGraph(parts.dir);
+  try {
+    return await synthesizeTasks({ store: parts.store, graph, simulator: parts.simulator, count: 12, seed: 1, minTools: 1, maxTools: 3, ...over });
+  } finally {
+    graph.close();
+    parts.close();
+  }
+}
+
+describe('task synthesis', () => {
+  it('makes every kind: single calls, chains along hard edges with the link bound, independent sets, mixes', async () => {
+    const report = await synth({ count: 24, minTools: 1, maxTools: 3 });
+    assert.equal(report.tasks.length, 24);
+    assert.deepEqual(report.strata, { 1: 8, 2: 8, 3: 8 });
+    assert.ok(report.kinds.single === 8 && report.kinds.chain > 0 && report.kinds.parallel > 0 && report.kinds.mix > 0, JSON.stringify(report.kinds));
+    for (const task of report.tasks) {
+      assert.equal(task.meta.tools, task.meta.calls.length);
+      assert.equal(task.answer.length, task.meta.kind === 'parallel' ? task.meta.tools : task.meta.kind === 'mix' ? 2 : 1);
+      for (const id of task.reference_tools) assert.ok(!task.query.toLowerCase().includes(id.toLowerCase()), `${task.id} names ${id}`);
+      for (const call of task.meta.calls) {
+        for (const value of Object.values(call.arguments)) {
+          if (typeof value !== 'object') assert.ok(task.query.includes(String(value)), `${task.id}: ${value} is stated`);
+        }
+      }
+    }
+    const chain = report.tasks.find((t) => t.meta.kind === 'chain' && t.meta.tools === 3);
+    assert.ok(chain, 'createNote → listComments → addComment');
+    assert.deepEqual(chain.reference_tools, ['notes_test__createNote', 'notes_test__listComments', 'notes_test__addComment']);
+    assert.deepEqual(chain.meta.calls[1]!.arguments.noteId, { $ref: 'c1.body.id' });
+    assert.deepEqual(chain.meta.calls[2]!.arguments.text, { $ref: 'c2.body[0].text' });
+    assert.match(chain.query, /^1\. Create a note with title "[^"]+"\. 2\. List comments, using the id from step 1 as noteId\. 3\. Comment on a note, using the text from step 2 as text with noteId "[^"]+"\. Tell me the "\w+" from step 3\.$/);
+    assert.ok(report.executed_share >= 0.95, String(report.executed_share));
+  });
+
+  it('is deterministic in its seed, and has no duplicates', async () => {
+    const [a, b, c] = [await synth({ seed: 3 }), await synth({ seed: 3 }), await synth({ seed: 4 })];
+    assert.deepEqual(a.tasks, b.tasks);
+    assert.notDeepEqual(a.tasks.map((t) => t.query), c.tasks.map((t) => t.query));
+    const keys = a.tasks.map((t) => JSON.stringify(t.meta.calls));
+    assert.equal(new Set(keys).size, keys.length);
+  });
+
+  it('the answer is what running the reference chain gives: an agent that follows the query reads it off the last result', async () => {
+    const { tasks } = await synth({ count: 6, minTools: 2, maxTools: 2 });
+    const chain = tasks.find((t) => t.meta.kind === 'chain')!;
+    // The chain's last call reads, through world state, the resource its first call created: the answer comes from it.
+    assert.match(chain.meta.answer_fields[0]!, /^c2\.body\./);
+    assert.ok(chain.answer[0]!.length >= 4);
+    assert.ok(!chain.query.includes(chain.answer[0]!));
+  });
+
+  it('--hard weights the strata by n²; a stratum no chain can fill is made of the other kinds', async () => {
+    const report = await synth({ count: 14, minTools: 1, maxTools: 3, hard: true });
+    assert.deepEqual(report.strata, { 1: 1, 2: 4, 3: 9 });
+  });
+
+  it('drops and counts what fails a check: arguments no query can state, a rewrite that loses a value', async () => {
+    const parts = await synthParts();
+    const tool = parts.store.get('notes_test__createNote')!;
+    parts.close();
+    assert.equal(synthArguments({ ...tool, parameters: { type: 'object', required: ['body'], properties: { body: { type: 'object', required: ['a'], properties: { a: { type: 'string' } } } } } }, new Set(), 1), undefined);
+    assert.deepEqual(Object.keys(synthArguments(tool, new Set(), 1)!), ['title']);
+    const rewritten = await synth({ count: 4, minTools: 1, maxTools: 1, rephrase: async () => 'Do the thing and tell me.' });
+    assert.equal(rewritten.rephrased, 0);
+    assert.equal(rewritten.dropped.phrase_rejected, 4, 'the template stays when the rewrite drops the values');
+    const kept = await synth({ count: 4, minTools: 1, maxTools: 1, rephrase: async (query) => `Please: ${query}` });
+    assert.equal(kept.rephrased, 4);
+    assert.ok(kept.tasks.every((t) => t.query.startsWith('Please: ')));
+  });
+
+  it('phrases tools from their summaries, never from their ids', async () => {
+    const parts = await synthParts();
+    const tool = parts.store.get('petstore_test__addPet')!;
+    parts.close();
+    assert.equal(action(tool), 'add a pet');
+    assert.equal(action({ ...tool, name: 'petstore_test__addPet', description: 'Adds a new pet to the store. It gets an id.' }), 'use the API that does this: adds a new pet to the store');
+    const answer = { path: 'id', key: 'id', value: '123456' };
+    assert.equal(templateQuery('single', [{ tool, given: { name: 'Rex' } }], [{ call: 0, field: answer }]), 'Add a pet with name "Rex". Tell me the "id" in the result.');
+  });
+});
+
+describe('toolenv tasks synth', () => {
+  it('writes JSON Lines tasks the own task format reads, with a summary; bad flags and a missing graph are one-line errors', async () => {
+    const { dir } = await synthParts();
+    const out = join(tempDir('toolenv-synth-'), 'tasks.jsonl');
+    const run = toolenv(['tasks', 'synth', '--count', '6', '--tools', '1-2', '--seed', '2', '--library', dir, '--out', out, '--json']);
+    assert.equal(run.status, 0, run.stderr);
+    const summary = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, any>;
+    assert.equal(summary.tasks, 6);
+    assert.deepEqual(summary.strata, { 1: 3, 2: 3 });
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    assert.equal(lines.length, 6);
+    assert.ok(lines.every((t) => t.meta.source === 'synth' && Number.isInteger(t.seed) && Array.isArray(t.answer)));
+
+    const stdout = toolenv(['tasks', 'synth', '--count', '2', '--tools', '1', '--library', dir]);
+    assert.equal(stdout.status, 0, stdout.stderr);
+    assert.equal(stdout.stdout.trim().split('\n').length, 2, 'without --out the tasks go to stdout');
+    assert.match(stdout.stderr, /made 2 tasks/);
+
+    for (const [args, message] of [
+      [['--tools', '0-5'], /--tools must be N or MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4/],
+      [['--library', tempDir('toolenv-empty-')], /no library at/],
+      [['--phrase', 'gpt'], /--phrase: expected openai:MODEL@URL/],
+    ] as [string[], RegExp][]) {
+      const bad = toolenv(['tasks', 'synth', '--library', dir, ...args]);
+      assert.equal(bad.status, 2, `${args.join(' ')}: ${bad.stderr}`);
+      assert.match(bad.stderr, message);
+    }
+  });
+
+  it('--phrase asks an OpenAI-compatible model for the rewrite', async () => {
+    const { dir } = await synthParts();
+    let asked = 0;
+    const model = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        asked++;
+        const query = (JSON.parse(body) as { messages: { content: string }[] }).messages[1]!.content;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ query: `Could you ${query.charAt(0).toLowerCase()}${query.slice(1)}` }) } }] }));
+      });
+    });
+    await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+    try {
+      const out = join(tempDir('toolenv-synth-'), 'tasks.jsonl');
+      const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [BIN, 'tasks', 'synth', '--count', '3', '--tools', '1', '--library', dir, '--out', out, '--json', '--phrase', `openai:m@http://127.0.0.1:${(model.address() as AddressInfo).port}`]);
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.on('close', (status: number | null) => resolve({ status, stdout, stderr }));
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(JSON.parse(run.stdout.trim()).rephrased, 3);
+      assert.equal(asked, 3);
+      assert.ok(readFileSync(out, 'utf8').trim().split('\n').every((l) => (JSON.parse(l) as { query: string }).query.startsWith('Could you ')));
+    } finally {
+      model.close();
+    }
+  });
+});
