@@ -64,14 +64,25 @@ export class EpisodeClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     const route = `${method} ${path}`;
+    // One signal per request, tied to the run's: fetch keeps its abort listener on the signal it is given until the
+    // request is collected, so an eval of thousands of requests on one signal would pile them up.
+    const controller = new AbortController();
+    const abort = () => controller.abort(this.signal?.reason);
+    if (this.signal?.aborted) abort();
+    this.signal?.addEventListener('abort', abort, { once: true });
     let response: Response;
+    let text: string;
     try {
-      response = await fetch(`${this.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: this.signal });
-    } catch (error) {
-      if (this.signal?.aborted) throw error;
-      throw new Error(`${route}: cannot reach ${this.base} (${fetchFailure(error)})`);
+      try {
+        response = await fetch(`${this.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal });
+      } catch (error) {
+        if (this.signal?.aborted) throw error;
+        throw new Error(`${route}: cannot reach ${this.base} (${fetchFailure(error)})`);
+      }
+      text = await response.text();
+    } finally {
+      this.signal?.removeEventListener('abort', abort);
     }
-    const text = await response.text();
     if (!response.ok) throw new ServerError(response.status, route, problemDetail(text));
     if (text === '') return undefined as T;
     try {

@@ -41,6 +41,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     // A turn takes at most one step: the turn cap is the only limit.
     max_steps: maxTurns,
   };
+  if (options.tools !== undefined) config.tools = options.tools;
   if (options.seed !== undefined) config.seed = options.seed;
   if (options.errorRate !== undefined) config.error_rate = options.errorRate;
   const episode = await client.create(config);

@@ -107,13 +107,15 @@ export interface RunAgentOptions {
   agent: AgentName;
   policy: Policy;
   task: AgentTask;
+  /** Restricts the episode to these tool ids (the task's tool set): search finds only them, calls to others are refused. */
+  tools?: string[];
   /** Default 15 (the paper's cap). */
   maxTurns?: number;
   /** Most tool calls dispatched in one turn; default 3 (the paper's). */
   maxCallsPerTurn?: number;
   /** Search results per query; default 3 (the paper's top-3). */
   k?: number;
-  /** Episode seed (error-injection stream). */
+  /** Episode seed (error-injection stream): eval passes the task's own seed when it has one. */
   seed?: number;
   /** Episode error rate; default the server's. */
   errorRate?: number;

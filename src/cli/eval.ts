@@ -1,6 +1,8 @@
+import { setMaxListeners } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../agent/protocol.js';
 import { AGENTS, type AgentName } from '../agent/types.js';
+import { TASK_FORMATS, type TaskFormat } from '../eval/tasks.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
 
@@ -28,12 +30,12 @@ interface EvalFlags {
 export function registerEval(program: Command): void {
   program
     .command('eval')
-    .description('run agents over a task file (own JSONL or ToolBench queries) against a ToolEnv server; report success, tool path, coverage, turns, tokens')
+    .description('run agents over a task file (own JSONL, ToolBench queries, BFCL, API-Bank or MCP-style tasks) against a ToolEnv server; report success, tool path, coverage, turns, tokens')
     .option('--server <url>', 'ToolEnv server to run against (default: start one in this process on --library)')
     .option('--library <dir>', 'library of the in-process server (only without --server)', defaultLibraryDir())
     .option('--cache <file>', 'response cache of the in-process server (only without --server)', defaultCacheFile())
-    .option('--tasks <file>', 'task file: JSON Lines of {id, query, reference_tools?, answer?} or ToolBench queries (JSON array or JSONL)')
-    .option('--format <format>', 'task file format: own or toolbench (default: detected)')
+    .option('--tasks <file>', 'task file: JSON Lines of {id, query, reference_tools?, tools?, answer?, seed?}, ToolBench queries, BFCL entries, API-Bank dialogs or MCP-style tasks (JSON array or JSONL)')
+    .option('--format <format>', `task file format: ${TASK_FORMATS.join(', ')} (default: detected)`)
     .option('--agent <names>', `agent loop(s), comma-separated to compare: ${AGENTS.join(', ')}`, 'paraact')
     .option('--policy <spec>', 'what writes each turn: heuristic, openai:MODEL@URL, gguf:FILE', 'heuristic')
     .option('--runs <n>', 'runs of every task (mean ± sample SD over runs)', '1')
@@ -50,8 +52,8 @@ export function registerEval(program: Command): void {
     .action(async (flags: EvalFlags, command: Command) => {
       if (flags.tasks === undefined) throw new UsageError('--tasks FILE is required');
       const agents = parseAgents(flags.agent);
-      if (flags.format !== undefined && flags.format !== 'own' && flags.format !== 'toolbench') {
-        throw new UsageError(`--format must be own or toolbench, got ${JSON.stringify(flags.format)}`);
+      if (flags.format !== undefined && !(TASK_FORMATS as readonly string[]).includes(flags.format)) {
+        throw new UsageError(`--format must be one of ${TASK_FORMATS.join(', ')}, got ${JSON.stringify(flags.format)}`);
       }
       if (flags.server !== undefined && !/^https?:\/\/[^\s/]+/.test(flags.server)) throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(flags.server)}`);
       for (const flag of ['library', 'cache'] as const) {
@@ -60,7 +62,7 @@ export function registerEval(program: Command): void {
       if (!/^(heuristic|openai:.*|gguf:.+)$/.test(flags.policy)) throw new UsageError(`--policy must be heuristic, openai:MODEL@URL or gguf:FILE, got ${JSON.stringify(flags.policy)}`);
       const options = {
         tasks: flags.tasks,
-        format: flags.format as 'own' | 'toolbench' | undefined,
+        format: flags.format as TaskFormat | undefined,
         server: flags.server,
         library: flags.library,
         cache: flags.cache,
@@ -87,6 +89,8 @@ export function registerEval(program: Command): void {
       ]);
       const progress = stagedProgress('task-runs');
       const abort = new AbortController();
+      // Every request in flight of every concurrent run listens on it (a few dozen at once is normal here).
+      setMaxListeners(0, abort.signal);
       const stop = () => {
         process.stderr.write('\ntoolenv: stopping: runs in flight end as errors, the report is still written (again to quit at once)\n');
         abort.abort();

@@ -43,6 +43,8 @@ export interface AgentSummary {
   /** Task-runs whose success the answer checker, the judge or the fallback rule decided, and those left unscored. */
   success_by: Record<TaskScore['success_by'], number>;
   injected_errors_total: number;
+  /** Success, path and turns by the number of reference tools a task names (the strata of synthesized tasks), over all runs. */
+  by_tools: Record<string, { task_runs: number; success: number | null; path: number | null; turns: number }>;
 }
 
 /**
@@ -68,7 +70,27 @@ export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: 
     finish,
     success_by,
     injected_errors_total: scores.reduce((n, s) => n + s.injected_errors, 0),
+    by_tools: byTools(scores),
   };
+}
+
+function byTools(scores: readonly TaskScore[]): AgentSummary['by_tools'] {
+  const groups = new Map<number, TaskScore[]>();
+  for (const s of scores) {
+    const list = groups.get(s.references);
+    if (list) list.push(s);
+    else groups.set(s.references, [s]);
+  }
+  const mean = (values: (number | null)[]) => {
+    const known = values.filter((v): v is number => v !== null);
+    return known.length === 0 ? null : sum(known) / known.length;
+  };
+  return Object.fromEntries(
+    [...groups].sort(([a], [b]) => a - b).map(([n, list]) => [
+      String(n),
+      { task_runs: list.length, success: mean(list.map((s) => (s.success === null ? null : Number(s.success)))), path: mean(list.map((s) => s.path)), turns: sum(list.map((s) => s.turns)) / list.length },
+    ]),
+  );
 }
 
 function runValue(list: readonly TaskScore[], metric: StatMetric): number | null {

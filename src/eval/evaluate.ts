@@ -5,7 +5,7 @@ import type { RunningServer } from '../server/serve.js';
 import { writeReport, writeTrajectory } from './files.js';
 import { serverLibrary } from './library-client.js';
 import { loadTasks } from './load.js';
-import { isUnmappable, mapReferences } from './map-references.js';
+import { isUnmappable, mapReferences, type EvalTask } from './map-references.js';
 import { mappingCounts, taskCounts, type EvalReport } from './report.js';
 import { DEFAULT_CONCURRENCY, runEval, type RunEvalOptions } from './run.js';
 import { EvalInputError, type TaskFormat } from './tasks.js';
@@ -58,6 +58,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
 
     const mapped = await mapReferences(file.tasks, serverLibrary(server, options.apiKey));
     const runnable = mapped.filter((t) => !isUnmappable(t));
+    logUnmappedTools(runnable, options.log);
     if (runnable.length === 0) throw new EvalInputError(`no task of ${options.tasks} has a reference tool in the served library (${mapped.length} tasks, all unmapped); check the library the server serves`);
 
     // Loaded only now: a policy may pull in a model runtime.
@@ -108,6 +109,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
     await policy?.close?.();
     await inProcess?.close();
   }
+}
+
+/** Tool-set entries (api_list, offered functions) missing from the library are no reason to skip a task: counted, then left out of its episode. */
+function logUnmappedTools(tasks: readonly EvalTask[], log: ((line: string) => void) | undefined): void {
+  const short = tasks.filter((t) => t.unmappedTools !== undefined);
+  if (short.length === 0) return;
+  const entries = short.reduce((n, t) => n + t.unmappedTools!.length, 0);
+  const open = short.filter((t) => t.tools === undefined).length;
+  log?.(
+    `toolenv: ${entries} tool-set entr${entries === 1 ? 'y' : 'ies'} of ${short.length} task(s) not in the library, left out of their episodes` +
+      (open > 0 ? `; ${open} task(s) with none in it run on the whole library` : ''),
+  );
 }
 
 /** A server on the library directory, in this process, on a free port: what `toolenv serve` would run, for one eval. */

@@ -1,5 +1,5 @@
 import type { Located } from './json-text.js';
-import { TaskFileError, type LoadedTask, type NamedReference } from './tasks.js';
+import { TaskFileError, uniqueIds, type LoadedTask, type NamedReference } from './tasks.js';
 import { compileSchema, describeErrors } from './validate.js';
 
 const names = { type: 'array', items: { type: 'array', minItems: 2, items: { type: 'string', minLength: 1 } } };
@@ -39,21 +39,36 @@ interface ToolbenchQuery {
 
 let validate: ReturnType<typeof compileSchema> | undefined;
 
-/** ToolBench queries → tasks whose references are `relevant APIs` pairs, each with the category its api_list entry names. */
+/**
+ * ToolBench queries → tasks whose references are `relevant APIs` pairs, each with the category its api_list entry
+ * names, and whose episode is restricted to the api_list: the APIs ToolBench offered the query.
+ */
 export function readToolbenchTasks(entries: Located[], file: string): LoadedTask[] {
   validate ??= compileSchema(QUERY_SCHEMA);
-  const seen = new Map<string, number>();
+  const claim = uniqueIds(file, 'query_id');
   return entries.map(({ value, line }) => {
     if (!validate!(value)) throw new TaskFileError(`${file}:${line}: ToolBench query ${describeErrors(validate!.errors)}`);
     const query = value as ToolbenchQuery;
     const id = String(query.query_id);
-    const first = seen.get(id);
-    if (first !== undefined) throw new TaskFileError(`${file}:${line}: query_id ${JSON.stringify(id)} is already used on line ${first}`);
-    seen.set(id, line);
+    claim(id, line);
     const task: LoadedTask = { id, query: query.query, references: references(query), line };
+    if (query.api_list !== undefined && query.api_list.length > 0) task.tools = offered(query.api_list);
     if (query.answer !== undefined) task.answer = query.answer;
     return task;
   });
+}
+
+/** The api_list entries as references, each pair once. */
+function offered(apis: NonNullable<ToolbenchQuery['api_list']>): NamedReference[] {
+  const seen = new Set<string>();
+  const out: NamedReference[] = [];
+  for (const { category_name, tool_name, api_name } of apis) {
+    const key = JSON.stringify([tool_name, api_name]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(category_name ? { category: category_name, tool_name, api_name } : { tool_name, api_name });
+  }
+  return out;
 }
 
 function references(query: ToolbenchQuery): NamedReference[] {

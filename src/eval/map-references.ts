@@ -1,11 +1,11 @@
 import type { AgentTask } from '../agent/types.js';
-import { makeId } from '../library/ids.js';
+import { isValidId, makeId } from '../library/ids.js';
 import type { Tool } from '../library/tool.js';
 import type { LibraryClient } from './library-client.js';
 import { mapLimit } from './pool.js';
-import type { LoadedTask, NamedReference, ToolReference } from './tasks.js';
+import type { FunctionReference, LoadedTask, NamedReference, ToolReference } from './tasks.js';
 
-/** How a reference found its tool: by id (own format), by identical origin names, or by normalized ones. */
+/** How a reference found its tool: by id (own format, or a function name that is a tool's id), by identical origin names, or by normalized ones. */
 export type MatchKind = 'id' | 'exact' | 'normalized';
 
 export interface ReferenceMapping {
@@ -23,6 +23,12 @@ export interface EvalTask {
   line: number;
   meta?: Record<string, unknown>;
   mapping: ReferenceMapping[];
+  /** The episode's tools: the task's tool set mapped like its references; absent when it names none, or none maps. */
+  tools?: string[];
+  /** Entries of the task's tool set no library tool matched: left out of `tools`, counted by eval. */
+  unmappedTools?: ToolReference[];
+  /** The episode seed the task file gives. */
+  seed?: number;
 }
 
 /** Candidates fetched in full per reference: the cheap name filter leaves only a handful in practice. */
@@ -34,10 +40,11 @@ export function normalizeName(text: string): string {
 }
 
 /**
- * Maps every task's references onto the served library. An id must exist. ToolBench names `(tool_name, api_name)`
- * match a ToolBench-imported tool's `origin` (tool_name, api_name) or an OpenAPI tool's API (id or title) and
- * operation (operationId, `METHOD /path` or tool name): identical names first, then normalized ones, the category
- * breaking ties.
+ * Maps every task's references, and the tools its episode is restricted to, onto the served library. An id must
+ * exist. ToolBench names `(tool_name, api_name)` match a ToolBench-imported tool's `origin` (tool_name, api_name)
+ * or an OpenAPI tool's API (id or title) and operation (operationId, `METHOD /path` or tool name): identical names
+ * first, then normalized ones, the category breaking ties. A function name (BFCL, API-Bank, MCP) matches an
+ * OpenAI- or MCP-imported tool's origin name, else a tool with that id, else normalized origin names.
  */
 export async function mapReferences(tasks: readonly LoadedTask[], library: LibraryClient, concurrency = 8): Promise<EvalTask[]> {
   const resolved = new Map<string, Promise<Omit<ReferenceMapping, 'reference'>>>();
@@ -45,7 +52,7 @@ export async function mapReferences(tasks: readonly LoadedTask[], library: Libra
     const key = JSON.stringify(reference);
     let found = resolved.get(key);
     if (!found) {
-      found = 'id' in reference ? resolveId(reference.id, library) : resolveNamed(reference, library);
+      found = 'id' in reference ? resolveId(reference.id, library) : 'name' in reference ? resolveFunction(reference, library) : resolveNamed(reference, library);
       resolved.set(key, found);
     }
     return found;
@@ -58,6 +65,15 @@ export async function mapReferences(tasks: readonly LoadedTask[], library: Libra
     if (loaded.answer !== undefined) task.answer = loaded.answer;
     const out: EvalTask = { task, line: loaded.line, mapping };
     if (loaded.meta !== undefined) out.meta = loaded.meta;
+    if (loaded.tools !== undefined) {
+      const offered = await Promise.all(loaded.tools.map(async (reference) => ({ reference, ...(await resolve(reference)) })));
+      const toolIds = [...new Set(offered.flatMap((m) => (m.id === undefined ? [] : [m.id])))];
+      // None mapped: the episode runs on the whole library rather than on no tool at all (the server refuses an empty set).
+      if (toolIds.length > 0) out.tools = toolIds;
+      const unmapped = offered.filter((m) => m.id === undefined).map((m) => m.reference);
+      if (unmapped.length > 0) out.unmappedTools = unmapped;
+    }
+    if (loaded.seed !== undefined) out.seed = loaded.seed;
     return out;
   });
 }
@@ -92,6 +108,38 @@ async function resolveNamed(reference: NamedReference, library: LibraryClient): 
   const inCategory = matches.filter((tool) => wanted !== undefined && normalizeName(categoryOf(tool)) === wanted);
   const [best, ...rest] = inCategory.length > 0 ? [...inCategory, ...matches.filter((t) => !inCategory.includes(t))] : matches;
   return rest.length > 0 ? { id: best!.id, match: 'normalized', also: rest.map((t) => t.id) } : { id: best!.id, match: 'normalized' };
+}
+
+/**
+ * A function name: the tool an OpenAI or MCP import made of it (its origin name; its id is the name, or a slug of
+ * it), else a library tool with that id, else one whose origin name reads the same normalized. A name written
+ * `server/tool`, as MCP task sets name a server's tool, falls back to its tool part: the library keeps no server
+ * for MCP tools.
+ */
+async function resolveFunction({ name }: FunctionReference, library: LibraryClient): Promise<Omit<ReferenceMapping, 'reference'>> {
+  const guess = await library.tool(isValidId(name) ? name : makeId([name], name));
+  if (guess && originName(guess) === name) return { id: guess.id, match: 'exact' };
+
+  const word = longestWord(name);
+  const wanted = normalizeName(name);
+  const named = word === undefined ? [] : (await library.find(word)).filter((s) => normalizeName(s.name) === wanted).slice(0, MAX_CANDIDATES);
+  const candidates = (await Promise.all(named.map((s) => library.tool(s.id)))).filter((t): t is Tool => t !== undefined && originName(t) !== undefined);
+  const exact = candidates.find((tool) => originName(tool) === name);
+  if (exact) return { id: exact.id, match: 'exact' };
+  if (guess?.id === name) return { id: name, match: 'id' };
+
+  const matches = candidates.filter((tool) => normalizeName(originName(tool)!) === wanted);
+  if (matches.length > 0) {
+    const [best, ...rest] = matches;
+    return rest.length > 0 ? { id: best!.id, match: 'normalized', also: rest.map((t) => t.id) } : { id: best!.id, match: 'normalized' };
+  }
+  const slash = name.lastIndexOf('/');
+  return slash > 0 && slash < name.length - 1 ? resolveFunction({ name: name.slice(slash + 1) }, library) : {};
+}
+
+/** The function name an OpenAI or MCP tool was imported under; other origins have none. */
+function originName(tool: Tool): string | undefined {
+  return tool.origin.format === 'openai' || tool.origin.format === 'mcp' ? tool.origin.name : undefined;
 }
 
 /**

@@ -38,6 +38,19 @@ export function renderMarkdown(report: EvalReport): string {
     '',
   );
 
+  const strata = [...new Set(report.results.flatMap(({ summary }) => Object.keys(summary.by_tools)))].sort((a, b) => Number(a) - Number(b));
+  if (strata.length > 1) {
+    lines.push('## By tools per task', '', `| Tools | ${report.results.map(({ summary }) => `${summary.agent} success | path | turns`).join(' | ')} |`, `|---:|${report.results.map(() => '---:|---:|---:').join('|')}|`);
+    for (const n of strata) {
+      const cells = report.results.map(({ summary }) => {
+        const row = summary.by_tools[n];
+        return row ? `${pctValue(row.success)} | ${pctValue(row.path)} | ${numValue(row.turns)}` : '– | – | –';
+      });
+      lines.push(`| ${n} | ${cells.join(' | ')} |`);
+    }
+    lines.push('', 'Task-runs grouped by the number of reference tools a task names (synthesized tasks: their stratum), over all runs.', '');
+  }
+
   lines.push('## Rewards', '', '| Agent | R_step | R_phase | R_traj | R_ans |', '|---|---:|---:|---:|---:|');
   for (const { summary } of report.results) {
     const s = summary.stats;

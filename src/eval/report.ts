@@ -89,6 +89,7 @@ export function summaryLine(report: EvalReport, out?: string): Record<string, un
     for (const metric of STAT_METRICS) line[metric] = round(summary.stats[metric].mean);
     line.finish = summary.finish;
     line.injected_errors_total = summary.injected_errors_total;
+    line.by_tools = Object.fromEntries(Object.entries(summary.by_tools).map(([n, row]) => [n, { task_runs: row.task_runs, success: round(row.success), path: round(row.path), turns: round(row.turns) }]));
     if (report.runs > 1) line.std = Object.fromEntries(STAT_METRICS.map((metric) => [metric, round(summary.stats[metric].std)]));
     return line;
   });

@@ -19,7 +19,7 @@ export interface RunEvalOptions {
   concurrency?: number;
   maxTurns?: number;
   k?: number;
-  /** Each task-run's episode seed is derived from (seed, task, run); without it the server picks fresh ones. */
+  /** Each task-run's episode seed is derived from (seed, task, run), unless the task has its own; without either the server picks fresh ones. */
   seed?: number;
   errorRate?: number;
   /** The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own (`serve --judge`). */
@@ -45,7 +45,9 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
   let done = 0;
   options.onProgress?.(0, jobs.length);
   const scores = await mapLimit(jobs, options.concurrency ?? DEFAULT_CONCURRENCY, async ({ agent, run: index, task }) => {
-    const seed = options.seed === undefined ? undefined : episodeSeed(options.seed, task.task.id, index);
+    // A seed the task file gives wins over the derived one: the task was written for that episode (its injected
+    // errors, its synthesized answers), so every run of it meets that episode.
+    const seed = task.seed ?? (options.seed === undefined ? undefined : episodeSeed(options.seed, task.task.id, index));
     const started = performance.now();
     const outcome = await options
       .runAgent({
@@ -54,6 +56,7 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
         agent,
         policy: options.policy,
         task: task.task,
+        tools: task.tools,
         maxTurns: options.maxTurns,
         k: options.k,
         seed,

@@ -109,7 +109,7 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
     [[...base, '--runs', '0'], /--runs must be an integer between 1 and 100/],
     [[...base, '--concurrency', 'many'], /--concurrency must be an integer/],
     [[...base, '--error-rate', '2'], /--error-rate must be a number between 0 and 1/],
-    [[...base, '--format', 'apibank'], /--format must be own or toolbench/],
+    [[...base, '--format', 'xml'], /--format must be one of own, toolbench, bfcl, apibank, mcp/],
     [[...base, '--policy', 'gpt4'], /--policy must be heuristic, openai:MODEL@URL or gguf:FILE/],
     [[...base, '--policy', 'gguf:/nonexistent/model.gguf'], /--policy: .*no file/],
     [[...base, '--judge', 'gpt-4.1'], /--judge: expected openai:MODEL@URL/],

@@ -65,3 +65,13 @@ test('bad specs name the file and the JSON Pointer of the problem', () => {
     assert.throws(() => convertOpenai(doc, 'f.json'), (e: Error) => e instanceof ImportError && message.test(e.message), message.source);
   }
 });
+
+test('Python type names, as BFCL writes them, import as their JSON Schema types (a parameter named "type" stays a parameter)', () => {
+  const spec = {
+    name: 'calculate_area',
+    description: 'Area of a triangle.',
+    parameters: { type: 'dict', required: ['base'], properties: { base: { type: 'float' }, sides: { type: 'tuple', items: { type: 'int' } }, type: { type: 'str' }, extra: { type: 'any' } } },
+  };
+  const [tool] = convertOpenai([spec], 'bfcl.json').tools;
+  assert.deepEqual(tool!.parameters, { type: 'object', required: ['base'], properties: { base: { type: 'number' }, sides: { type: 'array', items: { type: 'integer' } }, type: { type: 'string' }, extra: {} } });
+});

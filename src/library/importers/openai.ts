@@ -1,10 +1,12 @@
 /**
  * OpenAI function specs: an array of `{name, description, parameters}` (Chat Completions `functions`), of
  * `{type: "function", function: {…}}` (Chat Completions `tools`) or of flat `{type: "function", name, …}`
- * (Responses API), bare, wrapped in `{tools: […]}` or `{functions: […]}`, or a single spec.
+ * (Responses API), bare, wrapped in `{tools: […]}` or `{functions: […]}`, or a single spec. Python type names
+ * (`dict`, `float`, as BFCL writes them) are read as their JSON Schema types.
  */
 import type { LibraryBatch } from '../tool.js';
 import { namedFunctionsBatch, type NamedFunction } from './named.js';
+import { jsonSchemaTypes } from './python-types.js';
 import { parametersSchema } from './schema.js';
 import { invalid, isObject, kind, pointer, readDocument, text, type JsonObject } from './source.js';
 
@@ -21,7 +23,7 @@ export function convertOpenai(doc: unknown, file: string): LibraryBatch {
     return {
       name: spec.name,
       description: text(spec.description),
-      parameters: parametersSchema(spec.parameters, file, pointer(where, 'parameters')),
+      parameters: parametersSchema(jsonSchemaTypes(spec.parameters), file, pointer(where, 'parameters')),
       response_schema: undefined,
       at: where,
     };
