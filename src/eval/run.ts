@@ -45,9 +45,12 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
   let done = 0;
   options.onProgress?.(0, jobs.length);
   const scores = await mapLimit(jobs, options.concurrency ?? DEFAULT_CONCURRENCY, async ({ agent, run: index, task }) => {
-    // A seed the task file gives wins over the derived one: the task was written for that episode (its injected
-    // errors, its synthesized answers), so every run of it meets that episode.
-    const seed = task.seed ?? (options.seed === undefined ? undefined : episodeSeed(options.seed, task.task.id, index));
+    // A seed the task file gives wins over the derived one: the task was written for that episode, so its first run
+    // meets exactly it; later runs derive from it, so that `--runs N` still samples N different rollouts.
+    const seed =
+      task.seed !== undefined ? (index === 1 ? task.seed : episodeSeed(task.seed, task.task.id, index))
+      : options.seed === undefined ? undefined
+      : episodeSeed(options.seed, task.task.id, index);
     const started = performance.now();
     const outcome = await options
       .runAgent({

@@ -41,7 +41,7 @@ test("ToolBench api_list entries become the episode's tools, mapped like the ref
   assert.deepEqual(logged.filter((l) => l.includes('tool-set')), ['toolenv: 1 tool-set entry of 1 task(s) not in the library, left out of their episodes']);
 });
 
-test("a task's seed is its episode's seed, over eval's derived one; tasks without one keep the derived seed", async (t) => {
+test("a task's seed is its first run's episode seed, over eval's derived one, and later runs derive from it; tasks without one keep the derived seed", async (t) => {
   const server = await startTestServer({ library: await writeEvalLibrary() });
   t.after(() => server.close());
   const query = 'Find the pet with id 7 in the pet store.';
@@ -52,9 +52,9 @@ test("a task's seed is its episode's seed, over eval's derived one; tasks withou
   const out = tempDir();
   const report = await evaluate({ tasks, server: server.url, library: '', agents: ['react'], policy: 'heuristic', runs: 2, seed: 1, errorRate: 0, out });
   const seeds = (id: string) => report.results[0]!.scores.filter((s) => s.task_id === id).sort((a, b) => a.run - b.run).map((s) => s.seed);
-  assert.deepEqual(seeds('pinned'), [4242, 4242]);
+  assert.deepEqual(seeds('pinned'), [4242, episodeSeed(4242, 'pinned', 2)]);
   assert.deepEqual(seeds('derived'), [episodeSeed(1, 'derived', 1), episodeSeed(1, 'derived', 2)]);
-  assert.equal(saved(out, 'react', 'pinned', 2).trajectory!.seed, 4242);
+  assert.equal(saved(out, 'react', 'pinned', 1).trajectory!.seed, 4242);
 
   const unseeded = await evaluate({ tasks, server: server.url, library: '', agents: ['react'], policy: 'heuristic', errorRate: 0 });
   assert.equal(unseeded.results[0]!.scores.find((s) => s.task_id === 'pinned')!.seed, 4242, 'without --seed the task still pins its episode');
