@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openGraph } from '../../src/graph/store.js';
 import { packageRoot } from '../../src/paths.js';
-import { synthesizeTasks, type SynthOptions } from '../../src/tasks/synth/run.js';
+import { queryProblem, synthesizeTasks, type SynthOptions } from '../../src/tasks/synth/run.js';
+import { chooseAnswer } from '../../src/tasks/synth/answer.js';
 import { synthArguments } from '../../src/tasks/synth/arguments.js';
 import { action, templateQuery } from '../../src/tasks/synth/phrase.js';
 import { tempDir } from '../fixtures/tools.js';
@@ -50,6 +51,7 @@ describe('task synthesis', () => {
     assert.deepEqual(chain.meta.calls[2]!.arguments.text, { $ref: 'c2.body[0].text' });
     assert.match(chain.query, /^1\. Create a note with title "[^"]+"\. 2\. List comments, using the id from step 1 as noteId\. 3\. Comment on a note, using the text from step 2 as text with noteId "[^"]+"\. Tell me the "\w+" from step 3\.$/);
     assert.ok(report.executed_share >= 0.95, String(report.executed_share));
+    assert.ok(report.dropped.duplicate > 0, 'a small library repeats calls: the repeats are dropped');
   });
 
   it('is deterministic in its seed, and has no duplicates', async () => {
@@ -86,6 +88,29 @@ describe('task synthesis', () => {
     const kept = await synth({ count: 4, minTools: 1, maxTools: 1, rephrase: async (query) => `Please: ${query}` });
     assert.equal(kept.rephrased, 4);
     assert.ok(kept.tasks.every((t) => t.query.startsWith('Please: ')));
+  });
+
+  it('checks: a query must state every value and the fields to report, and name no tool id nor an answer', async () => {
+    const parts = await synthParts();
+    const tool = parts.store.get('petstore_test__addPet')!;
+    parts.close();
+    const calls = [{ tool, given: { name: 'Rexford' } }];
+    const answers = [{ field: { path: 'id', key: 'id', value: '918273' } }];
+    assert.equal(queryProblem('Add a pet with name "Rexford". Tell me the "id".', calls, answers), undefined);
+    assert.equal(queryProblem('Call petstore_test__addPet with name "Rexford". Tell me the "id".', calls, answers), 'leaks_tool_id');
+    assert.equal(queryProblem('Add a pet. Tell me the "id".', calls, answers), 'value_missing');
+    assert.equal(queryProblem('Add a pet with name "Rexford". Tell me the id.', calls, answers), 'value_missing', 'the field to report is lost');
+    assert.equal(queryProblem('Add a pet with name "Rexford"; its "id" is 918273.', calls, answers), 'value_missing', 'the answer is given away');
+  });
+
+  it('the answer is a leaf the model sees and only the result gives: ids first, stated values and short ones never', () => {
+    const observation = (body: unknown) => ({ type: 'tool_call' as const, id: 'c1', tool: 't', status: 200, body, source: 'synth' as const });
+    assert.deepEqual(chooseAnswer(observation({ status: 'sold', name: 'Rexford', id: 77123, tags: [{ name: 'calm dog' }] }), []), { path: 'id', key: 'id', value: '77123' });
+    assert.deepEqual(chooseAnswer(observation({ name: 'Rexford', nickname: 'Rexy the dog' }), ['Rexford']), { path: 'nickname', key: 'nickname', value: 'Rexy the dog' });
+    assert.equal(chooseAnswer(observation({ ok: true, n: 3, code: 'ab' }), []), undefined, 'nothing specific enough');
+    // Past what the observation shows (it keeps the first members of a wide object), a value is not one the model could read.
+    const wide = { ...Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}`, 'abc'])), late: 'visible-only-in-full' };
+    assert.equal(chooseAnswer(observation(wide), []), undefined);
   });
 
   it('phrases tools from their summaries, never from their ids', async () => {

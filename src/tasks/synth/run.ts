@@ -74,7 +74,7 @@ const MAX_DRAWS_PER_TASK = 40;
 const MAX_SUCCESSORS = 8;
 
 /** One call of a task being built: the tool, the values the query gives, the link to an earlier call. */
-interface Built extends StatedCall {
+export interface Built extends StatedCall {
   link?: { from: number; param: string; key: string; path: string };
 }
 
@@ -314,7 +314,7 @@ function answerCalls(kind: TaskKind, n: number): number[] {
 }
 
 /** A query that misses a value the chain needs, states an answer, or names a tool id, fails its check. */
-function queryProblem(query: string, calls: readonly Built[], answers: readonly { field: AnswerField }[]): DropReason | undefined {
+export function queryProblem(query: string, calls: readonly Built[], answers: readonly { field: AnswerField }[]): DropReason | undefined {
   const lower = query.toLowerCase();
   if (calls.some((c) => lower.includes(c.tool.id.toLowerCase()))) return 'leaks_tool_id';
   const needed = calls.flatMap((c) => Object.values(c.given).map(String));
