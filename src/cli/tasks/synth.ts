@@ -46,7 +46,7 @@ export function registerTasksSynth(tasks: Command): void {
       }
       const { synthCommand } = await import('../../tasks/synth/command.js');
       const summary = await synthCommand({ count, seed, serverSeed, minTools, maxTools, category: flags.category, hard: flags.hard === true, phrase: flags.phrase, phraseApiKey: flags.phraseApiKey, library: flags.library, out: flags.out });
-      const line = `made ${summary.tasks} tasks from ${summary.candidates} candidates in ${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${Object.entries(summary.strata).map(([n, c]) => `${n}: ${c}`).join(', ')}; executed ${(summary.executed_share * 100).toFixed(1)}% of the chains run; dropped: ${Object.entries(summary.dropped).filter(([, c]) => c > 0).map(([r, c]) => `${r} ${c}`).join(', ') || 'none'})${summary.out ? ` → ${summary.out}` : ''}`;
+      const line = `made ${summary.tasks} tasks from ${summary.candidates} candidates in ${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${Object.entries(summary.strata).map(([n, c]) => `${n}: ${c}`).join(', ')}; ${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ${Object.entries(summary.dropped).filter(([, c]) => c > 0).map(([r, c]) => `${r} ${c}`).join(', ') || 'none'})${summary.out ? ` → ${summary.out}` : ''}`;
       const write = flags.out === undefined ? (text: string) => process.stderr.write(`${text}\n`) : printLine;
       if (flags.json) {
         if (flags.out === undefined) process.stderr.write(`${JSON.stringify(summary)}\n`);
