@@ -15,7 +15,7 @@ const REQUIREMENT = {
   type: 'object',
   required: ['requirement', 'apis'],
   properties: {
-    requirement: { type: 'string', minLength: 1 },
+    requirement: { type: 'string', minLength: 1, pattern: '\\S' },
     apis: { type: 'array', items: { type: 'object', required: ['api_name'], properties: { api_name: { type: 'string', minLength: 1 }, input: { type: 'object' } } } },
   },
 };

@@ -46,7 +46,7 @@ interface BfclEntry {
 type GroundTruth = (Record<string, unknown> | string | string[])[];
 
 /** The function name a call string starts with: `math.factorial(number=5)` → `math.factorial`. */
-const CALL = /^\s*([A-Za-z_][\w.-]*)\s*\(/;
+const CALL = /^\s*([\p{L}_][\p{L}\p{N}_.-]*)\s*\(/u;
 
 let validateEntry: ReturnType<typeof compileSchema> | undefined;
 let validateAnswer: ReturnType<typeof compileSchema> | undefined;

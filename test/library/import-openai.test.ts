@@ -70,8 +70,16 @@ test('Python type names, as BFCL writes them, import as their JSON Schema types 
   const spec = {
     name: 'calculate_area',
     description: 'Area of a triangle.',
-    parameters: { type: 'dict', required: ['base'], properties: { base: { type: 'float' }, sides: { type: 'tuple', items: { type: 'int' } }, type: { type: 'str' }, extra: { type: 'any' } } },
+    parameters: {
+      type: 'dict',
+      required: ['base'],
+      properties: { base: { type: 'float' }, sides: { type: 'tuple', items: [{ type: 'int' }, { type: 'long' }] }, type: { type: 'str' }, extra: { type: 'any' }, map: { type: ['HashMap', 'null'] } },
+    },
   };
   const [tool] = convertOpenai([spec], 'bfcl.json').tools;
-  assert.deepEqual(tool!.parameters, { type: 'object', required: ['base'], properties: { base: { type: 'number' }, sides: { type: 'array', items: { type: 'integer' } }, type: { type: 'string' }, extra: {} } });
+  assert.deepEqual(tool!.parameters, {
+    type: 'object',
+    required: ['base'],
+    properties: { base: { type: 'number' }, sides: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'integer' }] }, type: { type: 'string' }, extra: {}, map: { type: ['object', 'null'] } },
+  });
 });

@@ -11,7 +11,8 @@ import { queryProblem, synthesizeTasks, type SynthOptions } from '../../src/task
 import { chooseAnswer } from '../../src/tasks/synth/answer.js';
 import { synthArguments } from '../../src/tasks/synth/arguments.js';
 import { action, templateQuery } from '../../src/tasks/synth/phrase.js';
-import { tempDir } from '../fixtures/tools.js';
+import { writeGraph } from '../../src/graph/store.js';
+import { petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 import { synthParts } from './fixture.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
@@ -83,10 +84,11 @@ describe('task synthesis', () => {
     assert.equal(synthArguments({ ...tool, parameters: { type: 'object', required: ['body'], properties: { body: { type: 'object', required: ['a'], properties: { a: { type: 'string' } } } } } }, new Set(), 1), undefined);
     assert.deepEqual(Object.keys(synthArguments(tool, new Set(), 1)!), ['title']);
     const rewritten = await synth({ count: 4, minTools: 1, maxTools: 1, rephrase: async () => 'Do the thing and tell me.' });
-    assert.equal(rewritten.rephrased, 0);
-    assert.equal(rewritten.dropped.phrase_rejected, 4, 'the template stays when the rewrite drops the values');
+    assert.deepEqual(rewritten.rephrase, { rewritten: 0, rejected: 4, failed: 0 }, 'the template stays when the rewrite drops the values');
     const kept = await synth({ count: 4, minTools: 1, maxTools: 1, rephrase: async (query) => `Please: ${query}` });
-    assert.equal(kept.rephrased, 4);
+    assert.equal(kept.rephrase.rewritten, 4);
+    const failing = await synth({ count: 2, minTools: 1, maxTools: 1, rephrase: async () => Promise.reject(new Error('model down')) });
+    assert.deepEqual(failing.rephrase, { rewritten: 0, rejected: 0, failed: 2, last_error: 'model down' });
     assert.ok(kept.tasks.every((t) => t.query.startsWith('Please: ')));
   });
 
@@ -95,19 +97,32 @@ describe('task synthesis', () => {
     const tool = parts.store.get('petstore_test__addPet')!;
     parts.close();
     const calls = [{ tool, given: { name: 'Rexford' } }];
-    const answers = [{ field: { path: 'id', key: 'id', value: '918273' } }];
+    const answers = [{ call: 0, field: { path: '.id', key: 'id', value: '918273' } }];
     assert.equal(queryProblem('Add a pet with name "Rexford". Tell me the "id".', calls, answers), undefined);
     assert.equal(queryProblem('Call petstore_test__addPet with name "Rexford". Tell me the "id".', calls, answers), 'leaks_tool_id');
     assert.equal(queryProblem('Add a pet. Tell me the "id".', calls, answers), 'value_missing');
     assert.equal(queryProblem('Add a pet with name "Rexford". Tell me the id.', calls, answers), 'value_missing', 'the field to report is lost');
     assert.equal(queryProblem('Add a pet with name "Rexford"; its "id" is 918273.', calls, answers), 'value_missing', 'the answer is given away');
+    // A rewrite must keep which result feeds which parameter, and which step each field comes from.
+    const get = { tool, given: {}, link: { from: 0, param: 'petId', key: 'id', path: 'body.id' } };
+    const last = [{ call: 1, field: { path: '.name', key: 'name', value: 'Rex the 2nd' } }];
+    assert.equal(queryProblem('1. Add a pet with name "Rexford". 2. Find it, using the id from step 1 as petId. Tell me the "name" from step 2.', [calls[0]!, get], last), undefined);
+    assert.equal(queryProblem('1. Add a pet with name "Rexford". 2. Find it. Tell me the "name" from step 2.', [calls[0]!, get], last), 'value_missing');
+    assert.equal(queryProblem('1. Add a pet with name "Rexford". 2. Find it, using the id as petId. Tell me the "name".', [calls[0]!, get], last), 'value_missing');
   });
 
   it('the answer is a leaf the model sees and only the result gives: ids first, stated values and short ones never', () => {
     const observation = (body: unknown) => ({ type: 'tool_call' as const, id: 'c1', tool: 't', status: 200, body, source: 'synth' as const });
-    assert.deepEqual(chooseAnswer(observation({ status: 'sold', name: 'Rexford', id: 77123, tags: [{ name: 'calm dog' }] }), []), { path: 'id', key: 'id', value: '77123' });
-    assert.deepEqual(chooseAnswer(observation({ name: 'Rexford', nickname: 'Rexy the dog' }), ['Rexford']), { path: 'nickname', key: 'nickname', value: 'Rexy the dog' });
-    assert.equal(chooseAnswer(observation({ ok: true, n: 3, code: 'ab' }), []), undefined, 'nothing specific enough');
+    assert.deepEqual(chooseAnswer(observation({ status: 'sold', title: 'Rexford 2', id: 77123, tags: [{ label: 'calm dog' }] }), []), { path: '.id', key: 'id', value: '77123' });
+    assert.deepEqual(chooseAnswer(observation({ name: 'Rexford', nickname: 'Rexy the dog' }), ['rexford']), { path: '.nickname', key: 'nickname', value: 'Rexy the dog' });
+    assert.equal(chooseAnswer(observation({ ok: true, n: 3, code: 'ab', state: 'open' }), []), undefined, 'nothing specific enough: short words are guessed');
+    // The top-level id echoes a stated value; the nested one is then asked for by its path, never as "the id".
+    assert.deepEqual(chooseAnswer(observation({ id: '934502937', owned_by: { id: 'ede15366-aa' } }), ['934502937']), { path: '.owned_by.id', key: 'owned_by.id', value: 'ede15366-aa' });
+    // A value an earlier result already showed would not prove this call was made.
+    const earlier = [observation({ vcenterId: 293332475 })];
+    assert.deepEqual(chooseAnswer(observation({ vcenterId: 293332475, uuid: 'f00d-4321' }), [], earlier), { path: '.uuid', key: 'uuid', value: 'f00d-4321' });
+    // Odd field names are never asked for; odd paths read as reference steps.
+    assert.equal(chooseAnswer(observation({ $ref: '#/components/schemas/X/example', '@odata.type': '#microsoft.graph.user' }), []), undefined);
     // Past what the observation shows (it keeps the first members of a wide object), a value is not one the model could read.
     const wide = { ...Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}`, 'abc'])), late: 'visible-only-in-full' };
     assert.equal(chooseAnswer(observation(wide), []), undefined);
@@ -135,7 +150,7 @@ describe('toolenv tasks synth', () => {
     assert.deepEqual(summary.strata, { 1: 3, 2: 3 });
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
     assert.equal(lines.length, 6);
-    assert.ok(lines.every((t) => t.meta.source === 'synth' && Number.isInteger(t.seed) && Array.isArray(t.answer)));
+    assert.ok(lines.every((t) => t.meta.source === 'synth' && Number.isInteger(t.seed) && Array.isArray(t.answer) && /^synth-[0-9a-f]{12}$/.test(t.id)));
 
     const stdout = toolenv(['tasks', 'synth', '--count', '2', '--tools', '1', '--library', dir]);
     assert.equal(stdout.status, 0, stdout.stderr);
@@ -146,11 +161,24 @@ describe('toolenv tasks synth', () => {
       [['--tools', '0-5'], /--tools must be N or MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4/],
       [['--library', tempDir('toolenv-empty-')], /no library at/],
       [['--phrase', 'gpt'], /--phrase: expected openai:MODEL@URL/],
+      [['--category', 'nope'], /--category: no category "nope" in .*; it has /],
+      [['--out', '/nonexistent-dir/x.jsonl'], /--out \/nonexistent-dir\/x\.jsonl: cannot write it \(ENOENT\)/],
     ] as [string[], RegExp][]) {
       const bad = toolenv(['tasks', 'synth', '--library', dir, ...args]);
       assert.equal(bad.status, 2, `${args.join(' ')}: ${bad.stderr}`);
       assert.match(bad.stderr, message);
     }
+  });
+
+  it('a graph with no hard edges makes single and independent tasks, and says so when a chain is all it could be', () => {
+    const dir = writeFixtureLibrary(petstoreTools);
+    writeGraph(dir, { nodes: petstoreTools.map((t) => ({ id: t.id, api: 'petstore' })), edges: [], meta: {} });
+    const chains = toolenv(['tasks', 'synth', '--count', '2', '--tools', '2', '--seed', '1', '--library', dir, '--json', '--out', join(tempDir('toolenv-synth-'), 't.jsonl')]);
+    assert.equal(chains.status, 0, chains.stderr);
+    assert.deepEqual(JSON.parse(chains.stdout.trim().split('\n').at(-1)!).kinds.chain, 0);
+    const none = toolenv(['tasks', 'synth', '--count', '2', '--tools', '4', '--library', dir]);
+    assert.equal(none.status, 2, none.stderr);
+    assert.match(none.stderr, /no task could be made with 4-4 tools \(dropped: no_candidate \d+/);
   });
 
   it('--phrase asks an OpenAI-compatible model for the rewrite', async () => {
@@ -178,7 +206,7 @@ describe('toolenv tasks synth', () => {
         child.on('close', (status: number | null) => resolve({ status, stdout, stderr }));
       });
       assert.equal(run.status, 0, run.stderr);
-      assert.equal(JSON.parse(run.stdout.trim()).rephrased, 3);
+      assert.equal(JSON.parse(run.stdout.trim()).rephrase.rewritten, 3);
       assert.equal(asked, 3);
       assert.ok(readFileSync(out, 'utf8').trim().split('\n').every((l) => (JSON.parse(l) as { query: string }).query.startsWith('Could you ')));
     } finally {

@@ -32,6 +32,10 @@ export function registerTasksSynth(tasks: Command): void {
     .option('--out <file>', 'write the tasks here (JSON Lines); without it they go to stdout and the summary to stderr')
     .option('--json', 'the summary as one JSON object')
     .action(async (flags: SynthFlags) => {
+      // `toolenv tasks synth | head` stops quietly when the reader goes away.
+      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') process.exit(0);
+      });
       const count = intFlag('--count', flags.count, { min: 1, max: 1_000_000 });
       const seed = intFlag('--seed', flags.seed);
       const serverSeed = intFlag('--server-seed', flags.serverSeed);
@@ -48,6 +52,8 @@ export function registerTasksSynth(tasks: Command): void {
       const summary = await synthCommand({ count, seed, serverSeed, minTools, maxTools, category: flags.category, hard: flags.hard === true, phrase: flags.phrase, phraseApiKey: flags.phraseApiKey, library: flags.library, out: flags.out });
       const line = `made ${summary.tasks} tasks from ${summary.candidates} candidates in ${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${Object.entries(summary.strata).map(([n, c]) => `${n}: ${c}`).join(', ')}; ${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ${Object.entries(summary.dropped).filter(([, c]) => c > 0).map(([r, c]) => `${r} ${c}`).join(', ') || 'none'})${summary.out ? ` → ${summary.out}` : ''}`;
       const write = flags.out === undefined ? (text: string) => process.stderr.write(`${text}\n`) : printLine;
+      if (summary.asked !== undefined) process.stderr.write(`toolenv: only ${summary.tasks} of the ${summary.asked} tasks asked for could be made (see the drop counts)\n`);
+      if (summary.rephrase && summary.rephrase.failed > 0) process.stderr.write(`toolenv: --phrase failed on ${summary.rephrase.failed} queries, which keep their template (last error: ${summary.rephrase.last_error})\n`);
       if (flags.json) {
         if (flags.out === undefined) process.stderr.write(`${JSON.stringify(summary)}\n`);
         else printJson(summary);

@@ -36,5 +36,6 @@ export function synthArguments(tool: Tool, skip: ReadonlySet<string>, seed: numb
 function isStatable(value: unknown): value is Scalar {
   if (typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
-  return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_VALUE_CHARS && !/[\n\r"]/.test(value);
+  // `{{…}}` would read as a template reference in a ParaAct call; a quote or a line break breaks the sentence.
+  return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_VALUE_CHARS && !/[\n\r"]|\{\{|\}\}/.test(value);
 }

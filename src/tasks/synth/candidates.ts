@@ -35,8 +35,10 @@ export class CandidatePool {
     private readonly graph: Graph,
     private readonly category?: string,
   ) {
-    this.ids = store.ids();
-    this.hard = graph.edgesOfKind('hard').filter((e) => e.src !== e.dst);
+    this.ids = category === undefined ? store.ids() : categoryIds(store, category);
+    const inCategory = category === undefined ? undefined : new Set(this.ids);
+    // With a category, chains stay inside it: both ends of every edge walked are of the category.
+    this.hard = graph.edgesOfKind('hard').filter((e) => e.src !== e.dst && (!inCategory || (inCategory.has(e.src) && inCategory.has(e.dst))));
     for (const { src, dst } of this.hard) {
       const list = this.out.get(src);
       if (list) list.push(dst);
@@ -46,6 +48,7 @@ export class CandidatePool {
 
   /** A usable tool that starts a chain: one with hard successors. */
   chainStart(rng: Rng): Tool | undefined {
+    if (this.hard.length === 0) return undefined;
     for (let attempt = 0; attempt < WALK_ATTEMPTS; attempt++) {
       const tool = this.tool(rng.pick(this.hard).src);
       if (tool) return tool;
@@ -75,6 +78,7 @@ export class CandidatePool {
 
   /** A usable tool, any. */
   single(rng: Rng): Tool | undefined {
+    if (this.ids.length === 0) return undefined;
     for (let attempt = 0; attempt < WALK_ATTEMPTS * 4; attempt++) {
       const tool = this.tool(rng.pick(this.ids));
       if (tool) return tool;
@@ -102,6 +106,18 @@ export class CandidatePool {
     }
     return known ?? undefined;
   }
+}
+
+/** Every tool id of one category, read from the library's index (a small category is then drawn from directly). */
+function categoryIds(store: LibraryStore, category: string): string[] {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = store.list({ category, limit: 1000, ...(cursor ? { cursor } : {}) });
+    ids.push(...page.tools.map((t) => t.id));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return ids;
 }
 
 function isStatable(tool: Tool): boolean {

@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../../cli/output.js';
 import { stagedProgress } from '../../cli/progress.js';
@@ -32,7 +32,9 @@ export interface SynthSummary {
   kinds: Record<string, number>;
   dropped: Record<DropReason, number>;
   executed_share: number;
-  rephrased: number;
+  rephrase?: { rewritten: number; rejected: number; failed: number; last_error?: string };
+  /** Tasks asked for, when fewer could be made. */
+  asked?: number;
   duration_ms: number;
   out?: string;
 }
@@ -56,7 +58,13 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
   }
   const simulator = createSimulator({ store, responders: [examplesResponder, synthResponder], seed: options.serverSeed, errorRate: 0 });
   const progress = stagedProgress('tasks');
+  let out: WriteStream | undefined;
   try {
+    if (options.category !== undefined && !store.stats().categories.some((c) => c.category === options.category)) {
+      throw new UsageError(`--category: no category ${JSON.stringify(options.category)} in ${options.library}; it has ${store.stats().categories.map((c) => c.category).join(', ')}`);
+    }
+    // Opened before the work, so that a path it cannot write is said at once.
+    if (options.out !== undefined) out = await openOut(options.out);
     const rephrase = options.phrase === undefined ? undefined : rephraser(options.phrase, options.phraseApiKey);
     const report = await synthesizeTasks({
       store,
@@ -74,12 +82,10 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
     progress.stop();
     if (report.tasks.length === 0) throw new UsageError(`no task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ${options.minTools}-${options.maxTools} tools (dropped: ${DROP_REASONS.filter((r) => report.dropped[r] > 0).map((r) => `${r} ${report.dropped[r]}`).join(', ')})`);
     const text = report.tasks.map((task) => `${JSON.stringify(task)}\n`).join('');
-    if (options.out === undefined) process.stdout.write(text);
-    else {
-      const stream = createWriteStream(options.out);
-      stream.end(text);
-      await finished(stream);
-    }
+    if (out) {
+      out.end(text);
+      await finished(out);
+    } else process.stdout.write(text);
     return {
       tasks: report.tasks.length,
       candidates: report.candidates,
@@ -87,15 +93,26 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
       kinds: report.kinds,
       dropped: report.dropped,
       executed_share: Math.round(report.executed_share * 10_000) / 10_000,
-      rephrased: report.rephrased,
+      ...(rephrase ? { rephrase: report.rephrase } : {}),
+      ...(report.tasks.length < options.count ? { asked: options.count } : {}),
       duration_ms: Math.round(performance.now() - started),
       ...(options.out ? { out: options.out } : {}),
     };
   } finally {
+    out?.destroy();
     progress.stop();
     graph.close();
     store.close();
   }
+}
+
+/** The output file, open for writing; a path that cannot be written is a usage error. */
+function openOut(file: string): Promise<WriteStream> {
+  return new Promise((resolve, reject) => {
+    const stream = createWriteStream(file);
+    stream.once('open', () => resolve(stream));
+    stream.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`--out ${file}: cannot write it (${error.code ?? error.message})`)));
+  });
 }
 
 /** Rewrites through an OpenAI-compatible model, as schema-constrained JSON at a low temperature. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { bindRefs, RefError, type CallOutput } from '../../agent/references.js';
 import { renderCall } from '../../agent/render.js';
 import { EpisodeStore } from '../../episodes/store.js';
@@ -34,7 +35,7 @@ export interface SynthTask {
 }
 
 /** Why a candidate was dropped: each check of issue #16, counted in the report. */
-export const DROP_REASONS = ['no_candidate', 'arguments', 'unbound', 'not_2xx', 'duplicate', 'no_answer', 'not_reproducible', 'value_missing', 'leaks_tool_id', 'phrase_rejected'] as const;
+export const DROP_REASONS = ['no_candidate', 'arguments', 'unbound', 'not_2xx', 'duplicate', 'no_answer', 'not_reproducible', 'value_missing', 'leaks_tool_id'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
 export interface SynthOptions {
@@ -65,7 +66,8 @@ export interface SynthReport {
   kinds: Record<TaskKind, number>;
   /** Of the finished reference chains, the share that executed again with 2xx answers and the same answer in a fresh episode. */
   executed_share: number;
-  rephrased: number;
+  /** With a rewriter: queries rewritten, rewrites refused by the checks (the template stays), rewriter failures (likewise). */
+  rephrase: { rewritten: number; rejected: number; failed: number; last_error?: string };
 }
 
 /** Draws per task before a stratum gives up: a library whose graph has no chains of that length ends rather than loops. */
@@ -104,7 +106,7 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
   let candidates = 0;
   let verified = 0;
   let reproduced = 0;
-  let rephrased = 0;
+  const rephrase: SynthReport['rephrase'] = { rewritten: 0, rejected: 0, failed: 0 };
   try {
     for (const [n, target] of stratumTargets(options)) {
       let made = 0;
@@ -127,7 +129,7 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
         }
         // Values the query states: an answer must not be one of them (short ones would rule out too much).
         const values = built.calls.flatMap((c) => Object.values(c.given).map(String)).filter((v) => v.length >= 4);
-        const answers = answerCalls(kind, n).map((call) => ({ call, field: chooseAnswer(built.results[call]!, values) }));
+        const answers = answerCalls(kind, n).map((call) => ({ call, field: chooseAnswer(built.results[call]!, values, built.results.slice(0, call)) }));
         if (answers.some((a) => a.field === undefined)) {
           dropped.no_answer++;
           continue;
@@ -147,14 +149,18 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
           continue;
         }
         if (options.rephrase) {
-          const rewrite = await options.rephrase(query).catch(() => undefined);
+          const rewrite = await options.rephrase(query).catch((error: unknown) => {
+            rephrase.failed++;
+            rephrase.last_error = error instanceof Error ? error.message : String(error);
+            return undefined;
+          });
           if (rewrite !== undefined && queryProblem(rewrite, built.calls, fields) === undefined) {
             query = rewrite;
-            rephrased++;
-          } else dropped.phrase_rejected++;
+            rephrase.rewritten++;
+          } else if (rewrite !== undefined) rephrase.rejected++;
         }
         keys.add(key);
-        tasks.push(toTask(tasks.length, kind, built.calls, fields, query, seed, options));
+        tasks.push(toTask(kind, built.calls, fields, query, seed, options));
         made++;
         balance.made(kind);
         strata[String(n)] = (strata[String(n)] ?? 0) + 1;
@@ -165,7 +171,7 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
   } finally {
     episodes.close();
   }
-  return { tasks, candidates, dropped, strata, kinds, executed_share: verified === 0 ? 0 : reproduced / verified, rephrased };
+  return { tasks, candidates, dropped, strata, kinds, executed_share: verified === 0 ? 0 : reproduced / verified, rephrase };
 }
 
 /**
@@ -314,23 +320,27 @@ function answerCalls(kind: TaskKind, n: number): number[] {
 }
 
 /** A query that misses a value the chain needs, states an answer, or names a tool id, fails its check. */
-export function queryProblem(query: string, calls: readonly Built[], answers: readonly { field: AnswerField }[]): DropReason | undefined {
+export function queryProblem(query: string, calls: readonly Built[], answers: readonly { call: number; field: AnswerField }[]): DropReason | undefined {
   const lower = query.toLowerCase();
   if (calls.some((c) => lower.includes(c.tool.id.toLowerCase()))) return 'leaks_tool_id';
   const needed = calls.flatMap((c) => Object.values(c.given).map(String));
   if (needed.some((v) => !query.includes(v))) return 'value_missing';
-  // The answer's values must stay unsaid, and the fields it reports said.
-  if (answers.some(({ field }) => query.includes(field.value) || !query.includes(`"${field.key}"`))) return 'value_missing';
+  // The answer's values must stay unsaid (the answer check ignores case), and the fields it reports said.
+  if (answers.some(({ field }) => lower.includes(field.value.toLowerCase()) || !query.includes(`"${field.key}"`))) return 'value_missing';
+  // Which result feeds which parameter, and which step each field comes from: a rewrite must keep them.
+  if (calls.some((c) => c.link && !query.includes(c.link.param))) return 'value_missing';
+  if (calls.length > 1 && answers.some(({ call }) => !query.includes(`step ${call + 1}`) && !query.includes(`(${call + 1})`))) return 'value_missing';
   return undefined;
 }
 
-function toTask(index: number, kind: TaskKind, built: readonly Built[], answers: readonly { call: number; field: AnswerField }[], query: string, seed: number, options: SynthOptions): SynthTask {
+function toTask(kind: TaskKind, built: readonly Built[], answers: readonly { call: number; field: AnswerField }[], query: string, seed: number, options: SynthOptions): SynthTask {
   const calls = built.map((call) => ({
     tool: call.tool.id,
     arguments: call.link ? { ...call.given, [call.link.param]: { $ref: `c${call.link.from + 1}.${call.link.path}` } } : { ...call.given },
   }));
   return {
-    id: `synth-${options.seed}-${index + 1}`,
+    // The calls' hash: unique across files made with other flags, stable for the same task.
+    id: `synth-${createHash('sha256').update(canonicalJson(calls)).digest('hex').slice(0, 12)}`,
     query,
     reference_tools: [...new Set(built.map((c) => c.tool.id))],
     answer: answers.map((a) => a.field.value),
@@ -342,7 +352,7 @@ function toTask(index: number, kind: TaskKind, built: readonly Built[], answers:
       category: built[0]!.tool.category,
       server_seed: options.simulator.seed,
       calls,
-      answer_fields: answers.map((a) => `c${a.call + 1}.body${a.field.path.startsWith('[') ? '' : '.'}${a.field.path}`),
+      answer_fields: answers.map((a) => `c${a.call + 1}.body${a.field.path}`),
     },
   };
 }
