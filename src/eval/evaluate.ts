@@ -53,7 +53,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   try {
     if (options.server === undefined) inProcess = await startInProcess(options);
     const server = options.server ?? inProcess!.url;
-    await checkServer(server, options.apiKey);
+    const health = await checkServer(server, options.apiKey);
+    warnSeed(file.tasks, health.seed, options.log);
     await warmSearch(server, options.apiKey);
 
     const mapped = await mapReferences(file.tasks, serverLibrary(server, options.apiKey));
@@ -148,7 +149,20 @@ async function startInProcess(options: EvaluateOptions): Promise<RunningServer> 
 }
 
 /** Fails early, as an input error, on a URL that is not a ToolEnv server or a key it refuses. */
-async function checkServer(server: string, apiKey?: string): Promise<void> {
+/**
+ * Synthesized tasks carry the synthesis seed their answers were read under (`meta.server_seed`): on a server with
+ * another `--seed` the same calls synthesize other bodies, and the expected answers cannot be met. Said, not refused:
+ * the rest of the report stays meaningful.
+ */
+function warnSeed(tasks: readonly { meta?: Record<string, unknown> }[], seed: number | undefined, log: ((line: string) => void) | undefined): void {
+  if (seed === undefined) return;
+  const other = tasks.filter((t) => typeof t.meta?.server_seed === 'number' && t.meta.server_seed !== seed);
+  if (other.length === 0) return;
+  log?.(`toolenv: ${other.length} task(s) were synthesized for a server with --seed ${String(other[0]!.meta!.server_seed)}, and this one runs --seed ${seed}: their expected answers will not hold (serve with that seed, or synthesize with --server-seed ${seed})`);
+}
+
+/** The server's /healthz, after checking it is a ToolEnv server that takes the key. */
+async function checkServer(server: string, apiKey?: string): Promise<{ seed?: number }> {
   let response: Response;
   try {
     response = await fetch(`${server.replace(/\/+$/, '')}/healthz`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
@@ -156,12 +170,14 @@ async function checkServer(server: string, apiKey?: string): Promise<void> {
     throw new EvalInputError(`cannot reach a ToolEnv server at ${server} (${fetchFailure(error)})`);
   }
   if (!response.ok) throw new EvalInputError(`${server}/healthz answered ${response.status}: is it a ToolEnv server?`);
+  const health = (await response.json().catch(() => ({}))) as { seed?: unknown };
   // /healthz is open to all; the library route tells whether the key is right.
   const probe = await fetch(`${server.replace(/\/+$/, '')}/v1/tools?limit=1`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
   await probe.body?.cancel();
   if (probe.status === 401 || probe.status === 403) {
     throw new EvalInputError(`${server} refused the ${apiKey ? 'API key given' : 'requests without an API key'} (${probe.status}); pass --api-key KEY or set TOOLENV_API_KEY`);
   }
+  return typeof health.seed === 'number' ? { seed: health.seed } : {};
 }
 
 /**

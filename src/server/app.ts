@@ -47,6 +47,8 @@ export interface AppOptions {
   retrieval?: RetrievalLoader;
   /** The answer judge of R_ans (`serve --judge`); requests may name another. */
   judge?: AnswerJudge;
+  /** The synthesis seed the simulator was built with (default 0), reported on /healthz. */
+  seed?: number;
   /** Starts every group id (a cluster worker's `w1-`). */
   idPrefix?: string;
   /** Where unexpected errors are logged (default: stderr). */
@@ -65,6 +67,7 @@ export function appContext(options: AppOptions): AppContext {
     store: options.store,
     simulator: options.simulator,
     tools: options.store.count(),
+    seed: options.seed ?? 0,
     simulatorMetrics: options.metrics,
     httpMetrics: new HttpMetrics(),
     catalog: new RestCatalog(options.store),

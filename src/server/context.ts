@@ -19,6 +19,8 @@ export interface AppContext {
   simulator: Simulator;
   /** Tools in the library, counted once: the library does not change while it is served. */
   tools: number;
+  /** The synthesis seed (`serve --seed`): what synthesized bodies, and so synthesized tasks' answers, depend on. */
+  seed: number;
   simulatorMetrics: { toPrometheus(): string } | undefined;
   httpMetrics: HttpMetrics;
   catalog: RestCatalog;

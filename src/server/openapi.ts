@@ -91,7 +91,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         get: {
           operationId: 'health',
           tags: ['Server'],
-          summary: 'Liveness, and the number of tools served',
+          summary: 'Liveness, the number of tools served, and the synthesis seed',
           ...(auth ? { security: [] } : {}),
           responses: { '200': json('Up.', ref('Health')), '500': PROBLEMS['500'] },
         },
@@ -474,7 +474,11 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           required: ['type', 'title', 'status'],
           properties: { type: { type: 'string', format: 'uri' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' } },
         },
-        Health: { type: 'object', required: ['status', 'tools'], properties: { status: { const: 'ok' }, tools: { type: 'integer', minimum: 0 } } },
+        Health: {
+          type: 'object',
+          required: ['status', 'tools', 'seed'],
+          properties: { status: { const: 'ok' }, tools: { type: 'integer', minimum: 0 }, seed: { description: 'The synthesis seed (`serve --seed`): synthesized tasks hold for a server with theirs.', type: 'integer' } },
+        },
         ToolSummary: {
           type: 'object',
           required: ['id', 'name', 'description', 'category'],

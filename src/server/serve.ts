@@ -114,6 +114,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       retrieval,
       mcp: { ...options.mcp, idPrefix: prefix },
       idPrefix: prefix,
+      seed: options.seed ?? 0,
       judge: options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey }),
       metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])].map((m) => m.toPrometheus()).join('') },
       routes: options.routes,

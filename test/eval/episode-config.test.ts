@@ -75,3 +75,15 @@ test('BFCL tasks run on the imported functions: the offered ones as the episode 
   assert.deepEqual(trajectory.task?.reference_tools, ['math_factorial']);
   assert.equal(report.results[0]!.summary.finish.error, 0, JSON.stringify(report.results[0]!.scores.map((s) => s.error)));
 });
+
+test('tasks synthesized for another --seed are said to be so: the server reports its seed on /healthz', async (t) => {
+  const server = await startTestServer({ library: await writeEvalLibrary(), seed: 3 });
+  t.after(() => server.close());
+  const query = 'Find the pet with id 7 in the pet store.';
+  const tasks = writeText('synth.jsonl', jsonl({ id: 'a', query, reference_tools: ['petstore_test__getPetById'], answer: 'x', meta: { source: 'synth', server_seed: 0 } }, { id: 'b', query, reference_tools: ['petstore_test__getPetById'], answer: 'x', meta: { source: 'synth', server_seed: 3 } }));
+  const lines: string[] = [];
+  await evaluate({ tasks, server: server.url, library: '', agents: ['react'], policy: 'heuristic', errorRate: 0, log: (line) => lines.push(line) });
+  assert.deepEqual(lines.filter((l) => /synthesized for a server/.test(l)), [
+    'toolenv: 1 task(s) were synthesized for a server with --seed 0, and this one runs --seed 3: their expected answers will not hold (serve with that seed, or synthesize with --server-seed 3)',
+  ]);
+});

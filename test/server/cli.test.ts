@@ -33,7 +33,7 @@ describe('toolenv serve', () => {
     assert.match(info.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(info.tools, 5);
     assert.ok(Number.isFinite(info.startup_ms) && info.startup_ms > 0);
-    assert.deepEqual(await (await fetch(`${info.url}/healthz`)).json(), { status: 'ok', tools: 5 });
+    assert.deepEqual(await (await fetch(`${info.url}/healthz`)).json(), { status: 'ok', tools: 5, seed: 0 });
     const call = await fetch(`${info.url}/apis/petstore.test/pets/7`);
     assert.equal(call.status, 200);
     assert.ok(['example', 'synth'].includes(call.headers.get('x-toolenv-source') ?? ''));

@@ -14,7 +14,7 @@ describe('server routes', () => {
   it('GET /healthz counts the tools', async () => {
     const response = await fetch(`${server.url}/healthz`);
     assert.equal(response.status, 200);
-    assert.deepEqual(await response.json(), { status: 'ok', tools: petstoreTools.length });
+    assert.deepEqual(await response.json(), { status: 'ok', tools: petstoreTools.length, seed: 0 });
   });
 
   it('GET /v1/tools pages through the library and filters', async () => {

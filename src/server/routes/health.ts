@@ -5,7 +5,7 @@ import { serverOpenApi } from '../openapi.js';
 /** Liveness, Prometheus metrics, and this server's own OpenAPI document. */
 export function healthRoutes(ctx: AppContext): Hono {
   const app = new Hono();
-  app.get('/healthz', (c) => c.json({ status: 'ok', tools: ctx.tools }));
+  app.get('/healthz', (c) => c.json({ status: 'ok', tools: ctx.tools, seed: ctx.seed }));
   app.get('/metrics', (c) =>
     c.body(`${ctx.simulatorMetrics?.toPrometheus() ?? ''}${ctx.httpMetrics.toPrometheus()}`, 200, {
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',
