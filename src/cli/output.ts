@@ -52,3 +52,21 @@ export function barChart(rows: { label: string; value: number }[], width = 40): 
     return `${label.padEnd(labelWidth)}  ${String(value).padStart(valueWidth)} ${bar}`;
   });
 }
+
+/** Checks an `openai:MODEL@URL` flag (`--judge`, `--phrase`) before anything starts; a bad one is a usage error naming the flag. */
+export async function openaiSpecFlag(flag: string, spec: string): Promise<string> {
+  const { parseJudgeSpec } = await import('../rl/judge.js');
+  try {
+    parseJudgeSpec(spec);
+  } catch (error) {
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
+  }
+  return spec;
+}
+
+/** `toolenv … | head` stops quietly when the reader goes away, instead of dying of EPIPE with a stack trace. */
+export function quietOnClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
+}

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { defaultLibraryDir } from '../paths.js';
-import { printJson, printLine, UsageError } from './output.js';
+import { openaiSpecFlag, printJson, printLine, quietOnClosedStdout, UsageError } from './output.js';
 
 interface RewardFlags {
   library: string;
@@ -21,18 +21,9 @@ export function registerReward(program: Command): void {
     .option('--verdicts <json>', 'score every run with these verdicts: {"quality","faithfulness","utility"}, each YES, PARTIAL or NO')
     .option('--json', 'print one JSON line per file ({file, rewards}), then a summary line')
     .action(async (files: string[], flags: RewardFlags) => {
-      // `toolenv reward … | head` stops quietly when the reader goes away.
-      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE') process.exit(0);
-      });
-      const [{ rescore }, { parseJudgeSpec }, { SavedRunError }] = await Promise.all([import('../rl/rescore.js'), import('../rl/judge.js'), import('../rl/saved-run.js')]);
-      if (flags.judge !== undefined) {
-        try {
-          parseJudgeSpec(flags.judge);
-        } catch (error) {
-          throw new UsageError(`--judge: ${(error as Error).message}`);
-        }
-      }
+      quietOnClosedStdout();
+      if (flags.judge !== undefined) await openaiSpecFlag('--judge', flags.judge);
+      const [{ rescore }, { SavedRunError }] = await Promise.all([import('../rl/rescore.js'), import('../rl/saved-run.js')]);
       const summary = await rescore({
         files,
         library: flags.library,

@@ -8,7 +8,7 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaul
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
 import { missingLibrary } from '../library/errors.js';
@@ -82,7 +82,7 @@ export function registerServe(program: Command): void {
       throw new UsageError('--workers above 1 cannot serve --responder llama: every worker would load its own copy of the model; serve it with --workers 1, or put it behind --responder openai');
     }
     if (flags.apiKey !== undefined && flags.apiKey.trim() === '') throw new UsageError('--api-key (or TOOLENV_API_KEY) is empty');
-    if (flags.judge !== undefined) await judgeFlag(flags.judge);
+    if (flags.judge !== undefined) await openaiSpecFlag('--judge', flags.judge);
     const placement = placementFromEnv();
     // Ctrl-C reaches the whole process group; in a cluster the primary alone decides when workers stop.
     if (placement) process.on('SIGINT', () => {});
@@ -148,17 +148,6 @@ export function registerServe(program: Command): void {
     else printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms)`);
     await untilSignal(close);
   });
-}
-
-/** `--judge`, checked at the command line: the spec's form, before anything starts. */
-export async function judgeFlag(spec: string): Promise<string> {
-  const { parseJudgeSpec } = await import('../rl/judge.js');
-  try {
-    parseJudgeSpec(spec);
-  } catch (error) {
-    throw new UsageError(`--judge: ${(error as Error).message}`);
-  }
-  return spec;
 }
 
 /** A server started from the command line's flags, and how to close it with its models. */

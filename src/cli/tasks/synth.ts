@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
-import { intFlag, printJson, printLine, UsageError } from '../output.js';
+import { intFlag, openaiSpecFlag, printJson, printLine, quietOnClosedStdout, UsageError } from '../output.js';
 
 interface SynthFlags {
   count: string;
@@ -32,22 +32,12 @@ export function registerTasksSynth(tasks: Command): void {
     .option('--out <file>', 'write the tasks here (JSON Lines); without it they go to stdout and the summary to stderr')
     .option('--json', 'the summary as one JSON object')
     .action(async (flags: SynthFlags) => {
-      // `toolenv tasks synth | head` stops quietly when the reader goes away.
-      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE') process.exit(0);
-      });
+      quietOnClosedStdout();
       const count = intFlag('--count', flags.count, { min: 1, max: 1_000_000 });
       const seed = intFlag('--seed', flags.seed);
       const serverSeed = intFlag('--server-seed', flags.serverSeed);
       const [minTools, maxTools] = toolsRange(flags.tools);
-      if (flags.phrase !== undefined) {
-        const { parseJudgeSpec } = await import('../../rl/judge.js');
-        try {
-          parseJudgeSpec(flags.phrase);
-        } catch (error) {
-          throw new UsageError(`--phrase: ${(error as Error).message}`);
-        }
-      }
+      if (flags.phrase !== undefined) await openaiSpecFlag('--phrase', flags.phrase);
       const { synthCommand } = await import('../../tasks/synth/command.js');
       const summary = await synthCommand({ count, seed, serverSeed, minTools, maxTools, category: flags.category, hard: flags.hard === true, phrase: flags.phrase, phraseApiKey: flags.phraseApiKey, library: flags.library, out: flags.out });
       const line = `made ${summary.tasks} tasks from ${summary.candidates} candidates in ${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${Object.entries(summary.strata).map(([n, c]) => `${n}: ${c}`).join(', ')}; ${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ${Object.entries(summary.dropped).filter(([, c]) => c > 0).map(([r, c]) => `${r} ${c}`).join(', ') || 'none'})${summary.out ? ` → ${summary.out}` : ''}`;

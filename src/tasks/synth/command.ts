@@ -6,6 +6,7 @@ import { openGraph, GraphError } from '../../graph/store.js';
 import { missingLibrary } from '../../library/errors.js';
 import { LibraryStore } from '../../library/store.js';
 import { examplesResponder } from '../../simulator/examples.js';
+import { parseJudgeSpec } from '../../rl/judge.js';
 import { OpenAIGenerator } from '../../simulator/openai.js';
 import { createSimulator } from '../../simulator/pipeline.js';
 import { synthResponder } from '../../simulator/synth/responder.js';
@@ -117,8 +118,8 @@ function openOut(file: string): Promise<WriteStream> {
 
 /** Rewrites through an OpenAI-compatible model, as schema-constrained JSON at a low temperature. */
 function rephraser(spec: string, apiKey: string | undefined): (query: string) => Promise<string> {
-  const match = /^openai:([^@]*)@(.+)$/.exec(spec)!;
-  const generator = new OpenAIGenerator({ url: match[2]!, ...(match[1] ? { model: match[1] } : {}), apiKey, concurrency: 4 });
+  const { model, url } = parseJudgeSpec(spec);
+  const generator = new OpenAIGenerator({ url, model, apiKey, concurrency: 4 });
   return async (query) => {
     const generation = await generator.generate({
       messages: [
