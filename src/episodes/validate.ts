@@ -1,6 +1,6 @@
 import { MAX_K } from '../agent/protocol.js';
 import { ADVANTAGE_MODES, type AdvantageMode, type ComponentRewards } from '../rl/advantages.js';
-import { COEFFICIENT_NAMES, VERDICTS, type RewardCoefficients, type Verdicts } from '../rl/types.js';
+import { COEFFICIENT_NAMES, VERDICTS, verdictOf, type RewardCoefficients, type Verdicts } from '../rl/types.js';
 import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { isRecord, type Json } from './resource-body.js';
@@ -261,8 +261,7 @@ export function parseVerdicts(value: unknown, path: string, check: Checker): Ver
   const out: Partial<Verdicts> = {};
   for (const axis of ['quality', 'faithfulness', 'utility'] as const) {
     const given = value[axis];
-    // ASCII case folding only: toUpperCase would also turn "yeſ" into YES.
-    const verdict = typeof given === 'string' && /^(yes|partial|no)$/i.test(given) ? (given.toUpperCase() as Verdicts[typeof axis]) : undefined;
+    const verdict = verdictOf(given);
     if (verdict !== undefined) out[axis] = verdict;
     else check.add(`${path}/${axis}`, `must be one of ${VERDICTS.join(', ')}, got ${JSON.stringify(given) ?? 'nothing'}`);
   }

@@ -8,7 +8,7 @@ import type { ChatMessage } from '../simulator/model-responder.js';
 import { OpenAIGenerator } from '../simulator/openai.js';
 import { BoundedQueue, ResponderBusyError } from '../simulator/queue.js';
 import { JUDGE_PROMPT_V1, type JudgePromptResult } from './judge-prompt.v1.js';
-import { VERDICTS, type Verdict, type Verdicts } from './types.js';
+import { VERDICTS, verdictOf, type Verdict, type Verdicts } from './types.js';
 
 export interface JudgeInput {
   query: string;
@@ -106,20 +106,20 @@ export function readVerdicts(text: string): Verdicts | undefined {
 
 class OpenAIAnswerJudge implements AnswerJudge {
   readonly name: string;
-  private readonly url: string;
   private readonly options: AnswerJudgeOptions;
   /** Bounds the judgements in flight, so that the per-attempt timeout starts when the request does. */
   private readonly slots: BoundedQueue;
-  private session: Promise<{ generator: OpenAIGenerator; model: string }> | undefined;
+  private readonly generator: OpenAIGenerator;
 
   constructor(spec: string, options: AnswerJudgeOptions) {
     const { model, url } = parseJudgeSpec(spec);
     checkOptions(spec, options);
     this.name = `openai:${model ?? ''}@${url}`;
-    this.url = url;
     this.options = options;
-    this.slots = new BoundedQueue({ name: `judge ${this.name}`, concurrency: options.concurrency ?? 16, maxWaiting: Number.MAX_SAFE_INTEGER });
-    if (model !== undefined) this.session = Promise.resolve({ generator: this.generator(model), model });
+    const concurrency = options.concurrency ?? 16;
+    this.slots = new BoundedQueue({ name: `judge ${this.name}`, concurrency, maxWaiting: Number.MAX_SAFE_INTEGER });
+    // As many slots as the judge's own queue, so that a request never waits inside the generator on its timeout.
+    this.generator = new OpenAIGenerator({ url, model, apiKey: options.apiKey, concurrency, modelFlag: 'in the judge spec: openai:MODEL@URL' });
   }
 
   async judge(input: JudgeInput, signal?: AbortSignal): Promise<JudgeOutcome> {
@@ -149,8 +149,9 @@ class OpenAIAnswerJudge implements AnswerJudge {
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      const { generator, model } = await this.connect(combined);
-      const generation = await generator.generate({
+      // The spec's model, else the first the server lists (asked once, again after a failure).
+      const model = await this.generator.modelName();
+      const generation = await this.generator.generate({
         messages,
         schema: JUDGE_SCHEMA,
         maxTokens: this.options.maxTokens ?? 256,
@@ -167,35 +168,6 @@ class OpenAIAnswerJudge implements AnswerJudge {
     }
   }
 
-  /** The generator, once the model is known: named in the spec, else the first the server lists (asked again after a failure). */
-  private connect(signal: AbortSignal): Promise<{ generator: OpenAIGenerator; model: string }> {
-    this.session ??= this.firstModel(signal).then(
-      (model) => ({ generator: this.generator(model), model }),
-      (error: unknown) => {
-        this.session = undefined;
-        throw error;
-      },
-    );
-    return this.session;
-  }
-
-  private generator(model: string): OpenAIGenerator {
-    // As many slots as the judge's own queue, so that a request never waits inside the generator on its timeout.
-    const concurrency = this.options.concurrency ?? 16;
-    return new OpenAIGenerator({ url: this.url, model, apiKey: this.options.apiKey, concurrency });
-  }
-
-  private async firstModel(signal: AbortSignal): Promise<string> {
-    // Next to the chat route, wherever the generator puts it.
-    const url = new OpenAIGenerator({ url: this.url }).endpoint.replace(/\/chat\/completions$/, '/models');
-    const headers: Record<string, string> = this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {};
-    const response = await fetch(url, { headers, signal });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${url} answered ${response.status}: ${text.slice(0, 300)}`);
-    const id = (safeJson(text) as { data?: { id?: unknown }[] } | undefined)?.data?.[0]?.id;
-    if (typeof id !== 'string') throw new Error(`${url} lists no model; name one in the judge spec (openai:MODEL@URL)`);
-    return id;
-  }
 }
 
 function checkOptions(spec: string, options: AnswerJudgeOptions): void {
@@ -233,22 +205,16 @@ function readReply(text: string): Reply | undefined {
   const json = start >= 0 && end > start ? safeJson(unfenced.slice(start, end + 1)) : undefined;
   if (json !== null && typeof json === 'object') {
     const record = json as Record<string, unknown>;
-    const verdicts = collect((axis) => verdict(record[axis]));
+    const verdicts = collect((axis) => verdictOf(typeof record[axis] === 'string' ? record[axis].trim() : undefined));
     if (verdicts) return { verdicts, reason: typeof record.reason === 'string' ? record.reason.trim() : '' };
   }
-  const verdicts = collect((axis) => verdict(new RegExp(`"${axis}"\\s*:\\s*"([a-z]+)"`, 'i').exec(unfenced)?.[1]));
+  const verdicts = collect((axis) => verdictOf(new RegExp(`"${axis}"\\s*:\\s*"([a-z]+)"`, 'i').exec(unfenced)?.[1]));
   return verdicts && { verdicts, reason: '' };
 }
 
 function collect(read: (axis: (typeof AXES)[number]) => Verdict | undefined): Verdicts | undefined {
   const [quality, faithfulness, utility] = AXES.map(read);
   return quality && faithfulness && utility ? { quality, faithfulness, utility } : undefined;
-}
-
-function verdict(value: unknown): Verdict | undefined {
-  if (typeof value !== 'string') return undefined;
-  const word = value.trim().toUpperCase();
-  return VERDICTS.find((v) => v === word);
 }
 
 function safeJson(text: string): unknown {

@@ -7,6 +7,11 @@
 export type Verdict = 'YES' | 'PARTIAL' | 'NO';
 export const VERDICTS: readonly Verdict[] = ['YES', 'PARTIAL', 'NO'];
 
+/** A verdict word in any ASCII case (toUpperCase alone would also read "yeſ" as YES). */
+export function verdictOf(value: unknown): Verdict | undefined {
+  return typeof value === 'string' && /^(yes|partial|no)$/i.test(value) ? (value.toUpperCase() as Verdict) : undefined;
+}
+
 /** Quality, Faithfulness, Utility (C.3). */
 export interface Verdicts {
   quality: Verdict;

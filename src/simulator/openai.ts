@@ -20,6 +20,8 @@ export interface OpenAIGeneratorOptions {
   maxWaiting?: number;
   /** Characters per token for the prompt budget (the remote tokenizer is out of reach); default 4. */
   charsPerToken?: number;
+  /** Where a user names the model when the server lists none, for the error; default `--responder-model`. */
+  modelFlag?: string;
 }
 
 /** A remote OpenAI-compatible `/v1/chat/completions` server as a TextGenerator, asking for schema-guided JSON. */
@@ -92,7 +94,7 @@ export class OpenAIGenerator implements TextGenerator {
   }
 
   /** The configured model name, else the first model the server lists (asked once; a failed ask is asked again next call). */
-  private modelName(): Promise<string> {
+  modelName(): Promise<string> {
     if (this.options.model !== undefined) return Promise.resolve(this.options.model);
     this.model ??= this.listModels().catch((error: unknown) => {
       this.model = undefined;
@@ -104,10 +106,11 @@ export class OpenAIGenerator implements TextGenerator {
   private async listModels(): Promise<string> {
     const url = this.endpoint.replace(/\/chat\/completions$/, '/models');
     const response = await fetch(url, { headers: this.headers(), signal: AbortSignal.timeout(10_000) });
-    if (!response.ok) throw new Error(`${url} answered ${response.status}; pass the model name (--responder-model)`);
+    const flag = this.options.modelFlag ?? '--responder-model';
+    if (!response.ok) throw new Error(`${url} answered ${response.status}; pass the model name (${flag})`);
     const list = (await response.json()) as { data?: { id?: unknown }[] };
     const id = list.data?.[0]?.id;
-    if (typeof id !== 'string') throw new Error(`${url} lists no model; pass the model name (--responder-model)`);
+    if (typeof id !== 'string') throw new Error(`${url} lists no model; pass the model name (${flag})`);
     return id;
   }
 }
