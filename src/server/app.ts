@@ -5,7 +5,7 @@ import type { Simulator } from '../simulator/types.js';
 import { bearerAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import { DEFAULT_BODY_LIMIT } from './defaults.js';
-import { graphLoader, judgeChooser, retrievalLoader, rewardGraph, type AppContext, type RetrievalLoader } from './context.js';
+import { graphLoader, judgeChooser, retrievalLoader, servedGraph, type AppContext, type RetrievalLoader } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { problemResponse } from './problems.js';
 import { RestCatalog } from './rest/catalog.js';
@@ -77,7 +77,7 @@ export function appContext(options: AppOptions): AppContext {
     episodes: options.episodes,
     groups: options.episodes && new GroupStore(options.episodes, options.idPrefix),
     graph,
-    rewards: { graph: rewardGraph(graph), judge: judgeChooser(options.judge) },
+    rewards: { graph: servedGraph(graph), judge: judgeChooser(options.judge) },
   };
 }
 

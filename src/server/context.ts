@@ -47,8 +47,8 @@ export function graphLoader(libraryDir: string): GraphLoader {
   return () => (graph ??= existsSync(join(libraryDir, GRAPH_FILE)) ? openGraph(libraryDir) : undefined);
 }
 
-/** The graph as the rewards read it: a file they cannot read is the graph route's 503, not a 500. */
-export function rewardGraph(graph: GraphLoader): RewardContext['graph'] {
+/** The graph as routes read it: a file of another version is a 503 problem, not a 500. */
+export function servedGraph(graph: GraphLoader): () => Graph | undefined {
   return () => {
     try {
       return graph();

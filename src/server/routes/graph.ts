@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import type { AppContext } from '../context.js';
+import { servedGraph, type AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem, problemResponse } from '../problems.js';
-import { GraphError, GRAPH_FILE, type Graph } from '../../graph/store.js';
+import { GRAPH_FILE, type Graph } from '../../graph/store.js';
 
 /** Most tools in one subgraph query: an execution plan's tool set, with room to spare. */
 export const MAX_SUBGRAPH_TOOLS = 1000;
@@ -13,14 +13,9 @@ export const MAX_SUBGRAPH_TOOLS = 1000;
  */
 export function graphRoutes(ctx: AppContext): Hono {
   const app = new Hono();
+  const served = servedGraph(ctx.graph);
   const open = (): Graph => {
-    let graph: Graph | undefined;
-    try {
-      graph = ctx.graph();
-    } catch (error) {
-      if (error instanceof GraphError) throw httpProblem(503, error.message, { title: 'Graph not available' });
-      throw error;
-    }
+    const graph = served();
     if (!graph) throw httpProblem(503, `no dependency graph at ${ctx.store.dir} (expected ${GRAPH_FILE} there); build one with \`toolenv graph build\``, { title: 'Graph not available' });
     return graph;
   };

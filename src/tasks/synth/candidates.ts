@@ -33,7 +33,7 @@ export class CandidatePool {
   constructor(
     private readonly store: LibraryStore,
     private readonly graph: Graph,
-    private readonly category?: string,
+    category?: string,
   ) {
     this.ids = category === undefined ? store.ids() : categoryIds(store, category);
     const inCategory = category === undefined ? undefined : new Set(this.ids);
@@ -101,7 +101,8 @@ export class CandidatePool {
     let known = this.usable.get(id);
     if (known === undefined) {
       const tool = this.store.get(id);
-      known = tool && isStatable(tool) && (this.category === undefined || tool.category === this.category) ? tool : null;
+      // The category needs no check here: ids and edges were both drawn from it.
+      known = tool && isStatable(tool) ? tool : null;
       this.usable.set(id, known);
     }
     return known ?? undefined;

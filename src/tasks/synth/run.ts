@@ -271,16 +271,19 @@ async function build(episodes: EpisodeStore, pool: CandidatePool, kind: TaskKind
   }
 }
 
+/** A call's arguments as the task records them: the stated values, and the link as a reference to the producer's result. */
+function referenceArguments(call: Built): Record<string, unknown> {
+  return call.link ? { ...call.given, [call.link.param]: { $ref: `c${call.link.from + 1}.${call.link.path}` } } : { ...call.given };
+}
+
 /** One call run as a step of the episode, its link bound to the producer's result; the observation, or why it failed. */
 async function runCall(episodes: EpisodeStore, episodeId: string, index: number, call: Built, results: readonly ToolCallObservation[]): Promise<ToolCallObservation | DropReason> {
-  let args: Record<string, unknown> = { ...call.given };
-  if (call.link) {
-    try {
-      args = bindRefs({ ...args, [call.link.param]: { $ref: `c${call.link.from + 1}.${call.link.path}` } }, (id) => output(results[Number(id.slice(1)) - 1])) as Record<string, unknown>;
-    } catch (error) {
-      if (error instanceof RefError) return 'unbound';
-      throw error;
-    }
+  let args: Record<string, unknown>;
+  try {
+    args = bindRefs(referenceArguments(call), (id) => output(results[Number(id.slice(1)) - 1])) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof RefError) return 'unbound';
+    throw error;
   }
   const step = await episodes.step(episodeId, { actions: [{ type: 'tool_call', id: `c${index + 1}`, tool: call.tool.id, arguments: args }] });
   const observation = step.observations[0] as ToolCallObservation;
@@ -334,10 +337,7 @@ export function queryProblem(query: string, calls: readonly Built[], answers: re
 }
 
 function toTask(kind: TaskKind, built: readonly Built[], answers: readonly { call: number; field: AnswerField }[], query: string, seed: number, options: SynthOptions): SynthTask {
-  const calls = built.map((call) => ({
-    tool: call.tool.id,
-    arguments: call.link ? { ...call.given, [call.link.param]: { $ref: `c${call.link.from + 1}.${call.link.path}` } } : { ...call.given },
-  }));
+  const calls = built.map((call) => ({ tool: call.tool.id, arguments: referenceArguments(call) }));
   return {
     // The calls' hash: unique across files made with other flags, stable for the same task.
     id: `synth-${createHash('sha256').update(canonicalJson(calls)).digest('hex').slice(0, 12)}`,
