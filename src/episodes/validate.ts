@@ -136,8 +136,9 @@ function parseTask(value: unknown, check: Checker): EpisodeTask | undefined {
   const answer = value.answer;
   if (answer !== undefined) {
     if (typeof answer === 'string' && answer.trim() !== '') task.answer = answer;
-    else if (Array.isArray(answer) && answer.length > 0 && answer.every((part, i) => check.text(part, `/task/answer/${i}`))) task.answer = answer as string[];
-    else if (!Array.isArray(answer) || answer.length === 0) check.add('/task/answer', `must be a non-empty string or a non-empty array of strings, got ${JSON.stringify(answer)?.slice(0, 40) ?? kind(answer)}`);
+    else if (Array.isArray(answer) && answer.length > 0) {
+      if (answer.every((part, i) => check.text(part, `/task/answer/${i}`))) task.answer = answer as string[];
+    } else check.add('/task/answer', `must be a non-empty string or a non-empty array of strings, got ${JSON.stringify(answer)?.slice(0, 40) ?? kind(answer)}`);
   }
   return ok ? task : undefined;
 }
