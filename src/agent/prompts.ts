@@ -1,5 +1,11 @@
 import type { AgentName } from './types.js';
 
+/**
+ * Where a model's message ends (exclusive, as OpenAI's `stop`): before it writes an observation itself, since those
+ * come from the environment. Every protocol shares them; episodes hand them to trainers with the first messages.
+ */
+export const STOP_SEQUENCES: readonly string[] = ['<tool_response>', '<tools>', '<error>'];
+
 /** The system prompt that teaches each agent its protocol. One version per agent; the shared parts are written once. */
 
 export interface PromptLimits {

@@ -5,7 +5,7 @@ import type { ToolSimulator } from '../simulator/pipeline.js';
 import { ResponderBusyError } from '../simulator/queue.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { CallControls, CallResult } from '../simulator/types.js';
-import { systemPrompt } from '../agent/prompts.js';
+import { STOP_SEQUENCES, systemPrompt } from '../agent/prompts.js';
 import { ProtocolSession } from '../agent/session.js';
 import { runStateView } from '../agent/state.js';
 import { Episode } from './episode.js';
@@ -136,7 +136,7 @@ export class EpisodeStore {
       ...(group ? { group } : {}),
     });
     this.episodes.set(episode.id, episode);
-    return { ...episode.summary(), messages: firstMessages(episode) };
+    return { ...episode.summary(), messages: firstMessages(episode), stop: [...STOP_SEQUENCES] };
   }
 
   /** Refuses with 429 unless `count` more episodes fit under the live cap and the byte budget. */

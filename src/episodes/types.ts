@@ -251,6 +251,8 @@ export interface EpisodeSummary {
 /** `POST /v1/episodes` answer: the summary and the first messages a trainer feeds the model (system prompt, task). */
 export interface CreatedEpisode extends EpisodeSummary {
   messages: { role: 'system' | 'user'; content: string }[];
+  /** Where the model's message ends (exclusive): the openers of the observations the environment writes. */
+  stop: string[];
 }
 
 /** `GET /v1/episodes/{id}`: the summary, every step and every text turn. */

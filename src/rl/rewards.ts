@@ -37,6 +37,8 @@ export interface Rewards {
   verdicts?: Verdicts;
   /** The Q/F/U bits of Table 9. */
   pattern?: string;
+  /** The task solved: the Quality verdict is YES (false with no answer or no evidence, null when flagged). */
+  success: boolean | null;
   steps: StepScore[];
   phases: PhaseScore[];
   /** Reference tools returned by searches and invoked successfully, as fractions; null without reference tools. */
@@ -111,7 +113,8 @@ export function scoreTrajectory(trajectory: ScoredTrajectory, outcome: AnswerOut
   const recall = recallOf(trajectory.turns, trajectory.task?.reference_tools);
   const r_traj =
     r_ans === null ? null : coefficients.gamma_e * (recall.search ?? 0) + coefficients.gamma_o * (recall.call ?? 0) + coefficients.gamma_ans * r_ans;
-  const rewards: Rewards = { r_step, r_phase, r_traj, r_ans, gate, answer_source: outcome.source, steps, phases, recall, graph: graph !== undefined, coefficients };
+  const success = r_ans === null ? null : outcome.verdicts?.quality === 'YES';
+  const rewards: Rewards = { r_step, r_phase, r_traj, r_ans, gate, answer_source: outcome.source, success, steps, phases, recall, graph: graph !== undefined, coefficients };
   if (outcome.flagged) rewards.flagged = outcome.flagged;
   if (outcome.verdicts) {
     rewards.verdicts = outcome.verdicts;

@@ -94,6 +94,7 @@ const summary: EpisodeSummary = {
 };
 const created: CreatedEpisode = {
   ...summary,
+  stop: ['<tool_response>', '<tools>', '<error>'],
   messages: [
     { role: 'system', content: 'You are a tool-using agent.' },
     { role: 'user', content: task.query },
@@ -145,6 +146,7 @@ const scored: Rewards = {
   r_ans: 1.5,
   gate: 1,
   answer_source: 'judge',
+  success: true,
   verdicts: { quality: 'YES', faithfulness: 'YES', utility: 'YES' },
   pattern: '111',
   steps: [
@@ -165,6 +167,7 @@ const flagged: Rewards = {
   gate: null,
   flagged: 'no way to score the answer',
   answer_source: 'unscored',
+  success: null,
   steps: [{ turn: 1, state: 'answer', r_base: 1, r_plan: 0 }],
   phases: [],
   recall: { search: null, call: null },

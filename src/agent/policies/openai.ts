@@ -3,6 +3,7 @@ import { fetchFailure } from '../fetch-failure.js';
 import { approximateUsage } from '../tokens.js';
 import type { ChatMessage, Policy, PolicyContext, TokenUsage } from '../types.js';
 import { sampleSeed } from './sample-seed.js';
+import { STOP_SEQUENCES } from '../prompts.js';
 
 /** `openai:MODEL@URL`: any OpenAI-compatible chat completions endpoint (vLLM, SGLang, llama-server, a provider). */
 
@@ -29,8 +30,6 @@ export interface OpenAIPolicyOptions {
   seed?: number;
 }
 
-/** The model stops before writing an observation itself: those come from the environment. */
-export const STOP_SEQUENCES = ['<tool_response>', '<tools>', '<error>'];
 const MAX_RETRY_AFTER_MS = 30_000;
 
 export class PolicyRequestError extends Error {
