@@ -23,6 +23,9 @@ import type { AnswerJudge } from '../rl/judge.js';
 import { rewardRoutes } from './routes/rewards.js';
 import { mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
+import type { EpisodeTask } from '../episodes/types.js';
+import { OpenEnv } from './openenv/env.js';
+import { openEnvRoutes } from './routes/openenv.js';
 
 export { DEFAULT_BODY_LIMIT };
 
@@ -45,6 +48,8 @@ export interface AppOptions {
   mcp?: McpSessionOptions;
   /** The tool search loader, when the caller shares it (with the episode store); default one of the app's own. */
   retrieval?: RetrievalLoader;
+  /** Tasks an OpenEnv reset without one gets (`tasks[seed mod n]`, else in turn); without them a reset must name its task. */
+  openenvTasks?: readonly EpisodeTask[];
   /** The answer judge of R_ans (`serve --judge`); requests may name another. */
   judge?: AnswerJudge;
   /** The synthesis seed the simulator was built with (default 0), reported on /healthz. */
@@ -63,6 +68,7 @@ export function createApp(options: AppOptions): Hono {
 /** What the routes share, built once per server (the node listener's tool-call path shares it too). */
 export function appContext(options: AppOptions): AppContext {
   const graph = graphLoader(options.store.dir);
+  const rewards = { graph: servedGraph(graph), judge: judgeChooser(options.judge) };
   return {
     store: options.store,
     simulator: options.simulator,
@@ -77,7 +83,8 @@ export function appContext(options: AppOptions): AppContext {
     episodes: options.episodes,
     groups: options.episodes && new GroupStore(options.episodes, options.idPrefix),
     graph,
-    rewards: { graph: servedGraph(graph), judge: judgeChooser(options.judge) },
+    rewards,
+    openenv: options.episodes && new OpenEnv(options.episodes, rewards, options.openenvTasks),
   };
 }
 
@@ -98,6 +105,7 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
     app.route('/', episodeRoutes(ctx.episodes));
     app.route('/', rewardRoutes(ctx.episodes, ctx.groups!, ctx.rewards));
     app.route('/', mcpRoutes(ctx, ctx.episodes, options.mcp));
+    app.route('/', openEnvRoutes(ctx, ctx.openenv!));
   }
   for (const routes of options.routes ?? []) app.route('/', routes);
 

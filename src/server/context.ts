@@ -11,6 +11,7 @@ import type { LibraryStore } from '../library/store.js';
 import type { SearchError, ToolSearch } from '../retrieval/searcher.js';
 import type { Simulator } from '../simulator/types.js';
 import type { HttpMetrics } from './http-metrics.js';
+import type { OpenEnv } from './openenv/env.js';
 import type { RestCatalog } from './rest/catalog.js';
 
 /** What every route module gets: the library, the simulator, and the server's shared state. */
@@ -37,6 +38,8 @@ export interface AppContext {
   graph: GraphLoader;
   /** What episode rewards need: the graph and the judge. */
   rewards: RewardContext;
+  /** OpenEnv's contract on those episodes (present with `episodes`). */
+  openenv?: OpenEnv;
 }
 
 export type GraphLoader = () => Graph | undefined;

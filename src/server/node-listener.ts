@@ -6,13 +6,15 @@ import { keyCheck } from './auth.js';
 import { callListener } from './call-listener.js';
 import { DEFAULT_BODY_LIMIT } from './defaults.js';
 import { errorResponse } from './error-response.js';
+import type { OpenEnv } from './openenv/env.js';
 import { problemResponse } from './problems.js';
 
 /**
  * The app as node's request listener: the hono app through @hono/node-server, with single tool calls answered in
- * front of it (`callListener`) from the same context, so that both count into one /metrics.
+ * front of it (`callListener`) from the same context, so that both count into one /metrics. `openenv` is the
+ * context's, for the WebSocket sessions the server upgrades beside the listener (openenv/upgrade.ts).
  */
-export function nodeListener(options: AppOptions): { app: Hono; listener: RequestListener } {
+export function nodeListener(options: AppOptions): { app: Hono; listener: RequestListener; openenv: OpenEnv | undefined } {
   const log = options.log ?? defaultLog;
   const ctx = appContext(options);
   const app = honoApp(ctx, options);
@@ -34,5 +36,5 @@ export function nodeListener(options: AppOptions): { app: Hono; listener: Reques
     },
     hono,
   );
-  return { app, listener };
+  return { app, listener, openenv: ctx.openenv };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { episodeComponentSchemas } from '../episodes/schema.js';
 import { MAX_GROUP_SIZE } from '../episodes/limits.js';
 import { schemasDir } from '../paths.js';
+import { OPENENV_SCHEMAS } from './openenv/schema.js';
 import { CONTROL_QUERY_PARAMS } from './prefer.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -85,7 +86,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
     },
     servers: [{ url: origin }],
     ...(auth ? { security: [{ bearer: [] }] } : {}),
-    tags: [{ name: 'Server' }, { name: 'Tools' }, { name: 'Retrieval' }, { name: 'Graph' }, { name: 'APIs' }, { name: 'REST surface' }, { name: 'Episodes' }, { name: 'Rewards' }, { name: 'MCP' }],
+    tags: [{ name: 'Server' }, { name: 'Tools' }, { name: 'Retrieval' }, { name: 'Graph' }, { name: 'APIs' }, { name: 'REST surface' }, { name: 'Episodes' }, { name: 'Rewards' }, { name: 'MCP' }, { name: 'OpenEnv' }],
     paths: {
       '/healthz': {
         get: {
@@ -414,6 +415,95 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           responses: { '200': { description: 'Closed.' }, '400': PROBLEMS['400'], '401': PROBLEMS['401'], '404': problemResponse('No such session.') },
         },
       },
+      '/openenv/health': {
+        get: { operationId: 'openEnvHealth', tags: ['OpenEnv'], summary: 'OpenEnv\'s health check', responses: { '200': json('Up.', { type: 'object', required: ['status'], properties: { status: { const: 'healthy' } } }), '401': PROBLEMS['401'] } },
+      },
+      '/openenv/metadata': {
+        get: { operationId: 'openEnvMetadata', tags: ['OpenEnv'], summary: 'OpenEnv\'s environment metadata', responses: { '200': json('Name, description, version.', ref('OpenEnvMetadata')), '401': PROBLEMS['401'] } },
+      },
+      '/openenv/schema': {
+        get: {
+          operationId: 'openEnvSchema',
+          tags: ['OpenEnv'],
+          summary: 'JSON Schemas of the action a step takes, and of the observation and the state',
+          responses: {
+            '200': json('The schemas.', { type: 'object', required: ['action', 'observation', 'state'], properties: { action: { type: 'object' }, observation: { type: 'object' }, state: { type: 'object' } } }),
+            '401': PROBLEMS['401'],
+          },
+        },
+      },
+      '/openenv/openapi.json': {
+        get: {
+          operationId: 'openEnvOpenApi',
+          tags: ['OpenEnv'],
+          summary: 'This document cut to the /openenv routes, their paths relative to `{origin}/openenv`',
+          responses: { '200': json('OpenAPI 3.1 document.', { type: 'object' }), '401': PROBLEMS['401'] },
+        },
+      },
+      '/openenv/reset': {
+        post: {
+          operationId: 'openEnvReset',
+          tags: ['OpenEnv'],
+          summary: 'Start an episode of a task, as POST /v1/episodes does; the observation carries its `episode_id`',
+          description:
+            '`task` is required unless the server has default tasks (`tasks[seed mod n]`, else in turn). `episode_id` is accepted and ' +
+            'not honored: the server names episodes. The episode lives until its turns end it and it is deleted (DELETE /v1/episodes/{id}) ' +
+            'or it expires.',
+          requestBody: { required: false, content: { 'application/json': { schema: ref('OpenEnvResetRequest') } } },
+          responses: {
+            '200': json('The first observation: the system prompt and the task\'s query.', ref('OpenEnvResult')),
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '413': PROBLEMS['413'],
+            '422': problemResponse('An invalid reset (with `errors`).'),
+            '429': { $ref: '#/components/responses/TooManyEpisodes' },
+          },
+        },
+      },
+      '/openenv/step': {
+        post: {
+          operationId: 'openEnvStep',
+          tags: ['OpenEnv'],
+          summary: 'One text turn of the episode `episode_id` names, as POST /v1/episodes/{id}/turns; the last one\'s reward is R_traj',
+          description:
+            'The episode is named in the body or by `?episode_id=` (under `serve --workers N` the query routes the request to the ' +
+            'worker that holds it). `timeout_s` and `request_id` are accepted and ignored. The reward is null until the episode is done.',
+          parameters: [{ name: 'episode_id', in: 'query', description: 'The episode, when the body does not name it.', schema: { type: 'string' } }],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('OpenEnvStepRequest') } } },
+          responses: {
+            '200': json('The next user message; once done, the rewards.', ref('OpenEnvResult')),
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+            '404': { $ref: '#/components/responses/UnknownEpisode' },
+            '409': problemResponse('The episode is done, or it took JSON steps.'),
+            '413': PROBLEMS['413'],
+            '422': problemResponse('An invalid step: no `episode_id`, or an action other than `{"text": string}` (with `errors`).'),
+          },
+        },
+      },
+      '/openenv/state': {
+        get: {
+          operationId: 'openEnvState',
+          tags: ['OpenEnv'],
+          summary: 'OpenEnv\'s state of an episode: turns taken, done, the task\'s query',
+          parameters: [{ name: 'episode_id', in: 'query', required: true, description: 'The episode POST /openenv/reset started.', schema: { type: 'string' } }],
+          responses: { '200': json('The state.', ref('OpenEnvState')), '401': PROBLEMS['401'], '404': { $ref: '#/components/responses/UnknownEpisode' }, '422': problemResponse('No `episode_id`.') },
+        },
+      },
+      '/openenv/ws': {
+        get: {
+          operationId: 'openEnvSession',
+          tags: ['OpenEnv'],
+          summary: 'OpenEnv\'s WebSocket session (what its EnvClient speaks): one connection, one episode at a time',
+          description:
+            'Text frames of JSON, one reply each: `{"type": "reset", "data": {…reset request}}` and `{"type": "step", "data": {"text"}}` ' +
+            'answer `{"type": "observation", "data": OpenEnvResult}`, `{"type": "state"}` answers `{"type": "state", "data": OpenEnvState}`, ' +
+            '`{"type": "close"}` closes (1000). Errors answer `{"type": "error", "data": {"message", "code"}}` (INVALID_JSON, UNKNOWN_TYPE, ' +
+            'VALIDATION_ERROR, EXECUTION_ERROR) and leave the session open, but CAPACITY_REACHED (the live-episode cap), after which it ' +
+            'closes (1013). A reset replaces the session\'s episode; closing ends it. Messages are at most the body limit.',
+          responses: { '101': { description: 'Switching to the WebSocket session.' }, '401': PROBLEMS['401'], '426': problemResponse('Not a WebSocket upgrade.') },
+        },
+      },
       '/apis': {
         get: { operationId: 'listApis', tags: ['APIs'], summary: 'Every API of the library', responses: { '200': json('The APIs.', ref('ApiList')), '401': PROBLEMS['401'] } },
       },
@@ -604,6 +694,38 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           type: 'object',
           required: ['tools', 'unknown', 'edges'],
           properties: { tools: { type: 'array', items: { type: 'string' } }, unknown: { type: 'array', items: { type: 'string' } }, edges: { type: 'array', items: ref('Edge') } },
+        },
+        OpenEnvAction: OPENENV_SCHEMAS.action,
+        OpenEnvObservation: OPENENV_SCHEMAS.observation,
+        OpenEnvState: OPENENV_SCHEMAS.state,
+        OpenEnvResult: {
+          type: 'object',
+          required: ['observation', 'reward', 'done'],
+          properties: { observation: ref('OpenEnvObservation'), reward: { type: ['number', 'null'], description: 'R_traj once done, else null.' }, done: { type: 'boolean' } },
+        },
+        OpenEnvResetRequest: {
+          description: 'An episode config (`task` required unless the server has default tasks), and OpenEnv\'s `episode_id`.',
+          $ref: '#/components/schemas/EpisodeConfigFields',
+          properties: { episode_id: { type: ['string', 'null'], maxLength: 255 } },
+          unevaluatedProperties: false,
+        },
+        OpenEnvStepRequest: {
+          type: 'object',
+          required: ['action'],
+          properties: { action: ref('OpenEnvAction'), episode_id: { type: 'string' }, timeout_s: { type: 'number' }, request_id: { type: 'string' } },
+          additionalProperties: false,
+        },
+        OpenEnvMetadata: {
+          type: 'object',
+          required: ['name', 'description'],
+          properties: {
+            name: { type: 'string' },
+            description: { type: 'string' },
+            readme_content: { type: ['string', 'null'] },
+            version: { type: ['string', 'null'] },
+            author: { type: ['string', 'null'] },
+            documentation_url: { type: ['string', 'null'] },
+          },
         },
         ApiList: {
           type: 'object',

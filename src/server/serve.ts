@@ -8,9 +8,12 @@ import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
+import type { EpisodeTask } from '../episodes/types.js';
 import { createAnswerJudge } from '../rl/judge.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
+import { keyCheck } from './auth.js';
 import { nodeListener } from './node-listener.js';
+import { openEnvSockets } from './openenv/upgrade.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
@@ -45,6 +48,8 @@ export interface ServeOptions {
   episodeMaxBytes?: number;
   /** MCP session limits: live sessions at most, idle expiry. */
   mcp?: McpSessionOptions;
+  /** Tasks an OpenEnv reset without one gets (AppOptions.openenvTasks). */
+  openenvTasks?: readonly EpisodeTask[];
   /** The answer judge of R_ans: `openai:MODEL@URL`. */
   judge?: string;
   /** Its key, sent as `Authorization: Bearer KEY`. */
@@ -107,13 +112,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
     });
-    const { app, listener } = nodeListener({
+    const { app, listener, openenv } = nodeListener({
       store,
       simulator,
       episodes,
       retrieval,
       mcp: { ...options.mcp, idPrefix: prefix },
       idPrefix: prefix,
+      openenvTasks: options.openenvTasks,
       seed: options.seed ?? 0,
       judge: options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey }),
       metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])].map((m) => m.toPrometheus()).join('') },
@@ -131,6 +137,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     server = createServer(cluster?.front ?? listener);
     server.on('clientError', answerClientError);
+    // OpenEnv's sessions live on the connection the primary handed to this worker, with their episodes.
+    const sockets = openEnvSockets(server, openenv!, {
+      accepts: options.apiKey === undefined ? undefined : keyCheck(options.apiKey),
+      maxPayload: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      log,
+    });
     const host = options.host ?? DEFAULT_HOST;
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
     const bound = server;
@@ -147,8 +159,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       app,
       simulator,
       episodes,
-      close: () =>
-        (closing ??= Promise.all(
+      close: () => {
+        if (closing) return closing;
+        // Upgraded connections are no longer the server's to cut: their sessions are closed apart.
+        sockets.close(CLOSE_GRACE_MS);
+        return (closing = Promise.all(
           [bound, ...(boundInternal ? [boundInternal] : [])].map(
             (open) =>
               new Promise<void>((resolve) => {
@@ -161,7 +176,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           boundEpisodes.close();
           cache?.close();
           store.close();
-        })),
+        }));
+      },
     };
   } catch (error) {
     server?.close();

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { WebSocket } from 'ws';
 import { childPids } from '../../src/bench/processes.js';
 import { packageRoot } from '../../src/paths.js';
 import { environ, waitFor } from './process-helpers.js';
@@ -180,6 +182,32 @@ describe('serve --workers 2', () => {
     }
     // Both workers count their episodes from zero: without streams of their own, they would hand out the same seeds.
     assert.notEqual(made.get('0'), made.get('1'));
+  });
+
+  it('keeps an OpenEnv WebSocket session on the worker its connection reached; HTTP steps route by ?episode_id=', async () => {
+    const owners = new Set<string | undefined>();
+    for (let i = 0; i < 4; i++) {
+      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/openenv/ws`);
+      await once(ws, 'open');
+      const ask = async (message: unknown) => {
+        ws.send(JSON.stringify(message));
+        const [data] = await once(ws, 'message');
+        return JSON.parse(String(data)) as { data: { observation: { episode_id: string; turn: number } } };
+      };
+      const id = (await ask({ type: 'reset', data: { task: { id: 't', query: 'Find pet 1.' } } })).data.observation.episode_id;
+      owners.add(ownerOf(id));
+      assert.equal((await ask({ type: 'step', data: { text: '<think>x</think>' } })).data.observation.turn, 1);
+      const stepped = await fresh(url, `/openenv/step?episode_id=${id}`, { method: 'POST', body: { action: { text: '<think>y</think>' } } });
+      assert.equal(stepped.status, 200, stepped.body);
+      assert.equal(stepped.worker, ownerOf(id));
+      assert.equal((JSON.parse(stepped.body) as { observation: { turn: number } }).observation.turn, 2);
+      const state = await fresh(url, `/openenv/state?episode_id=${id}`);
+      assert.equal(state.worker, ownerOf(id));
+      assert.equal((JSON.parse(state.body) as { step_count: number }).step_count, 2);
+      ws.close();
+      await once(ws, 'close');
+    }
+    assert.deepEqual([...owners].sort(), ['0', '1']);
   });
 
   it('routes an MCP session to the worker that opened it', async () => {

@@ -6,6 +6,8 @@ const PREFIXED_ID = /^w(\d+)-/;
 const EPISODES = '/v1/episodes/';
 const GROUPS = '/v1/groups/';
 const TOOL_CALL = /^\/v1\/tools\/[^/]+\/call$/;
+/** OpenEnv's HTTP routes that name an episode, by `?episode_id=` (a step may name it in its body only, which no worker reads here). */
+const OPENENV_EPISODE_ROUTES = new Set(['/openenv/step', '/openenv/state']);
 
 /**
  * The path the app routes a request by: as @hono/node-server builds the request's URL (dot segments resolved) and
@@ -27,8 +29,8 @@ export function routedPath(target: string): string | undefined {
 /**
  * The worker that holds the episode a request is about, read from the worker prefix of its id where the app reads
  * that id on the route the request takes: the `/v1/episodes/{id}` and `/v1/groups/{id}` paths (a group's episodes
- * live with it); for `/mcp` the `Mcp-Session-Id` header
- * (a session lives where it was opened) or the `?episode=` an initialize joins; the `x-toolenv-episode` header of a
+ * live with it); for `/mcp` the `Mcp-Session-Id` header (a session lives where it was opened) or the `?episode=` an
+ * initialize joins; the `?episode_id=` of `/openenv/step` and `/openenv/state`; the `x-toolenv-episode` header of a
  * call inside an episode (`POST /v1/tools/{id}/call`, `POST /v1/calls`, the REST surface under `/apis/`), and
  * nowhere else. Undefined when the request names no episode (any worker answers it).
  */
@@ -42,15 +44,22 @@ export function ownerOf(request: IncomingMessage, path = routedPath(request.url 
   if (path === '/mcp') {
     const session = request.headers['mcp-session-id'];
     if (typeof session === 'string') return prefixOwner(session);
-    const url = request.url ?? '';
-    const query = url.indexOf('?');
-    const attach = query < 0 ? null : new URLSearchParams(url.slice(query + 1)).get('episode');
+    const attach = queryParam(request.url, 'episode');
     return attach === null ? undefined : prefixOwner(attach);
+  }
+  if (OPENENV_EPISODE_ROUTES.has(path)) {
+    const episode = queryParam(request.url, 'episode_id');
+    return episode === null ? undefined : prefixOwner(episode);
   }
   const episode = request.headers[EPISODE_HEADER];
   if (typeof episode !== 'string') return undefined;
   const callInEpisode = path.startsWith('/apis/') || (request.method === 'POST' && (path === '/v1/calls' || TOOL_CALL.test(path)));
   return callInEpisode ? prefixOwner(episode) : undefined;
+}
+
+function queryParam(url = '', name: string): string | null {
+  const query = url.indexOf('?');
+  return query < 0 ? null : new URLSearchParams(url.slice(query + 1)).get(name);
 }
 
 function prefixOwner(id: string): number | undefined {
