@@ -13,6 +13,7 @@ import { registerModel } from './model.js';
 import { registerEval } from './eval.js';
 import { registerReward } from './reward.js';
 import { registerTasks } from './tasks/index.js';
+import { registerTrain } from './train.js';
 
 /**
  * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerEval(program);
   registerReward(program);
   registerTasks(program);
+  registerTrain(program);
   for (const command of program.commands) configure(command);
   return program;
 }

@@ -33,6 +33,19 @@ export function registerModel(program: Command): void {
       if (flags.json) printJson({ file, bytes, seed });
       else printLine(`wrote ${file} (${bytes} bytes, seed ${seed})`);
     });
+  model
+    .command('tiny-hf')
+    .description('write a tiny random-weight Qwen2 model for Hugging Face engines (TRL, verl), its tokenizer trained here on the protocols’ prompts, the ParaAct tags atomic tokens; for tests and smoke runs')
+    .requiredOption('--out <dir>', 'model directory to write')
+    .option('--seed <n>', 'weights seed', '1')
+    .option('--json', 'print {dir, vocab, parameters, seed} as one JSON line')
+    .action(async (flags: { out: string; seed: string; json?: boolean }) => {
+      const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
+      const { writeTinyHfModel } = await import('../model/tiny-hf.js');
+      const written = await writeTinyHfModel(resolve(flags.out), seed);
+      if (flags.json) printJson(written);
+      else printLine(`wrote ${written.dir} (Qwen2, ${written.parameters} parameters, vocabulary ${written.vocab}, seed ${seed})`);
+    });
 }
 
 /** The responders `--responder` can name besides the embedded ones. */

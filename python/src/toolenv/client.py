@@ -1,0 +1,174 @@
+"""HTTP clients of a ToolEnv server: episodes, text turns, groups, rewards and advantages.
+
+Both clients speak the same routes; every non-2xx answer raises ProblemError with the server's problem+json body.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import httpx
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+DEFAULT_TIMEOUT = 120.0
+
+Json = dict[str, Any]
+
+
+class ProblemError(Exception):
+    """A ToolEnv answer that was not 2xx; `problem` is its RFC 7807 body (or a stand-in when it had none)."""
+
+    def __init__(self, status: int, problem: Json, method: str, url: str) -> None:
+        self.status = status
+        self.problem = problem
+        detail = problem.get("detail") or problem.get("title") or ""
+        super().__init__(f"{method} {url}: {status} {detail}".rstrip())
+
+
+def _headers(api_key: str | None) -> dict[str, str]:
+    key = api_key if api_key is not None else os.environ.get("TOOLENV_API_KEY")
+    return {"authorization": f"Bearer {key}"} if key else {}
+
+
+def _answer(response: httpx.Response) -> Json:
+    if response.is_success:
+        return response.json()
+    try:
+        body = response.json()
+        problem = body if isinstance(body, dict) else {"detail": str(body)}
+    except ValueError:
+        problem = {"title": response.reason_phrase, "detail": response.text[:500]}
+    raise ProblemError(response.status_code, problem, response.request.method, str(response.request.url))
+
+
+def _without_none(body: Json) -> Json:
+    return {k: v for k, v in body.items() if v is not None}
+
+
+class ToolEnvClient:
+    """Blocking client; `with ToolEnvClient(url) as env:` closes its connections."""
+
+    def __init__(self, base_url: str = DEFAULT_URL, *, api_key: str | None = None, timeout: float = DEFAULT_TIMEOUT):
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.Client(base_url=self.base_url, headers=_headers(api_key), timeout=timeout)
+
+    def __enter__(self) -> ToolEnvClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def health(self) -> Json:
+        return _answer(self._http.get("/healthz"))
+
+    def create_episode(self, task: Json | None = None, *, seed: int | None = None, **options: Any) -> Json:
+        """`POST /v1/episodes`: the summary with `messages` (system prompt, task query) and `stop`."""
+        return _answer(self._http.post("/v1/episodes", json=_without_none({"task": task, "seed": seed, **options})))
+
+    def turn(self, episode_id: str, text: str, *, state: bool = False) -> Json:
+        """`POST /v1/episodes/{id}/turns`: the raw assistant message in, the next observation out."""
+        body: Json = {"text": text, **({"state": True} if state else {})}
+        return _answer(self._http.post(f"/v1/episodes/{episode_id}/turns", json=body))
+
+    def step(self, episode_id: str, actions: list[Json]) -> Json:
+        return _answer(self._http.post(f"/v1/episodes/{episode_id}/step", json={"actions": actions}))
+
+    def trajectory(self, episode_id: str) -> Json:
+        return _answer(self._http.get(f"/v1/episodes/{episode_id}"))
+
+    def delete_episode(self, episode_id: str) -> Json:
+        return _answer(self._http.delete(f"/v1/episodes/{episode_id}"))
+
+    def rewards(self, episode_id: str, *, verdicts: Json | None = None, judge: str | bool | None = None) -> Json:
+        """The episode's R_step, R_phase, R_traj, R_ans and their parts, as the server computes them."""
+        body = _without_none({"verdicts": verdicts, "judge": judge})
+        if not body:
+            return _answer(self._http.get(f"/v1/episodes/{episode_id}/rewards"))
+        return _answer(self._http.post(f"/v1/episodes/{episode_id}/rewards", json=body))
+
+    def create_group(self, task: Json, n: int, *, seed: int | None = None, **options: Any) -> Json:
+        """`POST /v1/groups`: n episodes of one task and one seed (one GRPO group)."""
+        body = _without_none({"task": task, "n": n, "seed": seed, **options})
+        return _answer(self._http.post("/v1/groups", json=body))
+
+    def group(self, group_id: str) -> Json:
+        return _answer(self._http.get(f"/v1/groups/{group_id}"))
+
+    def delete_group(self, group_id: str) -> Json:
+        return _answer(self._http.delete(f"/v1/groups/{group_id}"))
+
+    def group_advantages(self, group_id: str, *, mode: str | None = None) -> Json:
+        params = {"mode": mode} if mode else None
+        return _answer(self._http.get(f"/v1/groups/{group_id}/advantages", params=params))
+
+    def advantages(self, groups: list[list[Json]], *, mode: str | None = None, weights: Json | None = None) -> Json:
+        """`POST /v1/advantages`: groups of `{r_step, r_phase, r_traj}` in, their advantages (Eq. 7) out."""
+        body = _without_none({"groups": groups, "mode": mode, "lambda": weights})
+        return _answer(self._http.post("/v1/advantages", json=body))
+
+
+class AsyncToolEnvClient:
+    """The same routes for asyncio code (verl's agent loops, concurrent rollouts)."""
+
+    def __init__(self, base_url: str = DEFAULT_URL, *, api_key: str | None = None, timeout: float = DEFAULT_TIMEOUT):
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=_headers(api_key), timeout=timeout)
+
+    async def __aenter__(self) -> AsyncToolEnvClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def health(self) -> Json:
+        return _answer(await self._http.get("/healthz"))
+
+    async def create_episode(self, task: Json | None = None, *, seed: int | None = None, **options: Any) -> Json:
+        body = _without_none({"task": task, "seed": seed, **options})
+        return _answer(await self._http.post("/v1/episodes", json=body))
+
+    async def turn(self, episode_id: str, text: str, *, state: bool = False) -> Json:
+        body: Json = {"text": text, **({"state": True} if state else {})}
+        return _answer(await self._http.post(f"/v1/episodes/{episode_id}/turns", json=body))
+
+    async def step(self, episode_id: str, actions: list[Json]) -> Json:
+        return _answer(await self._http.post(f"/v1/episodes/{episode_id}/step", json={"actions": actions}))
+
+    async def trajectory(self, episode_id: str) -> Json:
+        return _answer(await self._http.get(f"/v1/episodes/{episode_id}"))
+
+    async def delete_episode(self, episode_id: str) -> Json:
+        return _answer(await self._http.delete(f"/v1/episodes/{episode_id}"))
+
+    async def rewards(self, episode_id: str, *, verdicts: Json | None = None, judge: str | bool | None = None) -> Json:
+        body = _without_none({"verdicts": verdicts, "judge": judge})
+        if not body:
+            return _answer(await self._http.get(f"/v1/episodes/{episode_id}/rewards"))
+        return _answer(await self._http.post(f"/v1/episodes/{episode_id}/rewards", json=body))
+
+    async def create_group(self, task: Json, n: int, *, seed: int | None = None, **options: Any) -> Json:
+        body = _without_none({"task": task, "n": n, "seed": seed, **options})
+        return _answer(await self._http.post("/v1/groups", json=body))
+
+    async def group(self, group_id: str) -> Json:
+        return _answer(await self._http.get(f"/v1/groups/{group_id}"))
+
+    async def delete_group(self, group_id: str) -> Json:
+        return _answer(await self._http.delete(f"/v1/groups/{group_id}"))
+
+    async def group_advantages(self, group_id: str, *, mode: str | None = None) -> Json:
+        params = {"mode": mode} if mode else None
+        return _answer(await self._http.get(f"/v1/groups/{group_id}/advantages", params=params))
+
+    async def advantages(
+        self, groups: list[list[Json]], *, mode: str | None = None, weights: Json | None = None
+    ) -> Json:
+        body = _without_none({"groups": groups, "mode": mode, "lambda": weights})
+        return _answer(await self._http.post("/v1/advantages", json=body))

@@ -1,0 +1,104 @@
+"""A tiny random-weight Qwen2 model with a tokenizer built here, for tests and smoke runs (nothing from a hub).
+
+The tokenizer is byte-level BPE trained on a corpus the caller gives (`toolenv model tiny-hf` passes the protocol's
+system prompts), so any text encodes; the ParaAct tags are atomic tokens, never split, and kept when decoding.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+CONTROL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+PROTOCOL_TAGS = [
+    f"<{slash}{name}>"
+    for name in ("think", "plan", "search_tool", "tool_call", "answer", "tools", "tool_response", "error")
+    for slash in ("", "/")
+]
+
+# ChatML with generation markers, so TRL's assistant_only_loss masks exactly the assistant turns (end token included).
+CHAT_TEMPLATE = (
+    "{%- for message in messages %}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' }}"
+    "{%- if message['role'] == 'assistant' %}"
+    "{%- generation %}{{- message['content'] + '<|im_end|>' }}{%- endgeneration %}{{- '\\n' }}"
+    "{%- else %}{{- message['content'] + '<|im_end|>\\n' }}{%- endif %}"
+    "{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
+)
+
+
+def build_tokenizer(corpus: list[str], vocab_size: int):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import AddedToken, PreTrainedTokenizerFast
+
+    core = Tokenizer(models.BPE())
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=CONTROL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    core.train_from_iterator(corpus, trainer=trainer)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=core,
+        bos_token=None,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        additional_special_tokens=["<|im_start|>"],
+    )
+    tokenizer.add_tokens([AddedToken(tag, special=False, normalized=False) for tag in PROTOCOL_TAGS])
+    tokenizer.chat_template = CHAT_TEMPLATE
+    return tokenizer
+
+
+def write_tiny_model(out: Path, corpus: list[str], *, seed: int = 1, vocab_size: int = 2048, hidden: int = 128) -> dict:
+    import torch
+    from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer = build_tokenizer(corpus, vocab_size)
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=hidden * 2,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=16384,
+        tie_word_embeddings=True,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=None,
+    )
+    torch.manual_seed(seed)
+    model = Qwen2ForCausalLM(config)
+    model.generation_config = GenerationConfig(
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, do_sample=True
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    parameters = sum(p.numel() for p in model.parameters())
+    return {"dir": str(out), "vocab": len(tokenizer), "parameters": parameters, "seed": seed}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m toolenv.tiny_model", description=__doc__)
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--corpus", type=Path, help="UTF-8 text the tokenizer is trained on (one document per line)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--vocab", type=int, default=2048)
+    parser.add_argument("--hidden", type=int, default=128)
+    args = parser.parse_args(argv)
+    corpus = args.corpus.read_text(encoding="utf-8").splitlines() if args.corpus else []
+    corpus += PROTOCOL_TAGS
+    print(json.dumps(write_tiny_model(args.out, corpus, seed=args.seed, vocab_size=args.vocab, hidden=args.hidden)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

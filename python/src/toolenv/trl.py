@@ -1,0 +1,382 @@
+"""TRL integration: a `rollout_func` for `GRPOTrainer` that runs ParaAct episodes through ToolEnv's text turns, the
+three reward functions that read the server's rewards, and SFT on ParaAct conversations.
+
+GRPO: each prompt's `num_generations` completions are one ToolEnv group (one task, one seed, one world). A
+completion is the whole multi-turn rollout: the model's messages (loss on them) and the observations ToolEnv sent back
+(`env_mask` 0, no loss). The rewards are the server's R_step, R_phase and R_traj, normalized separately in the group
+(`multi_objective_aggregation="normalize_then_sum"`) and weighted 1.0 / 0.5 / 0.25 (λτ, λp, λs of Eq. 7).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolenv.client import Json, ToolEnvClient
+from toolenv.records import RecordWriter, episode_record
+from toolenv.run import RunConfig, episode_body
+from toolenv.tokens import EnvTurns, chat_ids, message_tokens
+
+# The weights of REWARD_FUNCS (r_traj, r_phase, r_step): λτ, λp, λs (paper, C.4).
+REWARD_WEIGHTS = [1.0, 0.5, 0.25]
+
+
+def prompt_key(prompt: Sequence[Json]) -> str:
+    return json.dumps([{"role": m["role"], "content": m["content"]} for m in prompt], sort_keys=True)
+
+
+@dataclass
+class EpisodeOptions:
+    """What every episode of the run is created with (the server's defaults are the paper's)."""
+
+    protocol: str = "paraact"
+    k: int | None = None
+    max_calls_per_turn: int | None = None
+    max_turns: int | None = None
+    error_rate: float | None = None
+
+    def body(self) -> Json:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+def rl_dataset(client: ToolEnvClient, tasks: Sequence[Json], options: EpisodeOptions | None = None):
+    """A `datasets.Dataset` with one row per task: `prompt` = the messages the server answers for a new episode."""
+    from datasets import Dataset
+
+    options = options or EpisodeOptions()
+    rows = []
+    for number, task in enumerate(tasks, 1):
+        if task.get("id") is None:
+            raise ValueError(f"task {number} has no id: the rollout finds each prompt's task by it")
+        episode = client.create_episode(**episode_body(task), **options.body())
+        client.delete_episode(episode["id"])
+        rows.append({"prompt": episode["messages"], "task_id": str(task["id"])})
+    return Dataset.from_list(rows)
+
+
+@dataclass
+class _Rollout:
+    episode: Json
+    prompt_ids: list[int]
+    completion: list[int] = field(default_factory=list)
+    mask: list[int] = field(default_factory=list)
+    done: bool = False
+    model_tokens: int = 0
+
+
+class ToolEnvRollout:
+    """`rollout_func` for `GRPOTrainer(rollout_func=...)`: GRPO groups as ToolEnv groups, turns through `/turns`.
+
+    Generation runs on the trainer's own model (`transformers` generate, batched across the rollouts of a call): the
+    single-machine path. Rollouts at scale belong to verl with vLLM (`toolenv.verl`).
+    """
+
+    def __init__(
+        self,
+        client: ToolEnvClient,
+        tasks: Sequence[Json],
+        *,
+        options: EpisodeOptions | None = None,
+        max_turn_tokens: int = 512,
+        records: RecordWriter | None = None,
+        concurrency: int = 16,
+    ) -> None:
+        self.client = client
+        self.options = options or EpisodeOptions()
+        self.max_turn_tokens = max_turn_tokens
+        self.records = records
+        self.concurrency = concurrency
+        self._by_id = {str(task.get("id")): task for task in tasks}
+        self._tasks: dict[str, Json] = {}
+        self.last_rewards: list[Json] = []
+
+    def register(self, dataset: Any) -> None:
+        """Maps the dataset's prompts back to their tasks (TRL hands `rollout_func` the prompts only)."""
+        for row in dataset:
+            key = prompt_key(row["prompt"])
+            task = self._by_id.get(row["task_id"])
+            if task is None:
+                raise KeyError(f"dataset row {row['task_id']!r} names no task of this rollout")
+            if key in self._tasks and self._tasks[key] is not task:
+                raise ValueError(f"tasks {self._tasks[key].get('id')!r} and {row['task_id']!r} give the same prompt")
+            self._tasks[key] = task
+
+    def __call__(self, prompts: list[list[Json]], trainer: Any) -> dict[str, list]:
+        mode = "train" if trainer.model.training else "eval"
+        n = trainer.num_generations if mode == "train" else trainer.num_generations_eval
+        if len(prompts) % n:
+            raise ValueError(f"{len(prompts)} prompts do not split into groups of num_generations={n}")
+        tokenizer = trainer.processing_class
+        budget = trainer.args.max_completion_length
+        rollouts: list[_Rollout] = []
+        groups: list[str] = []
+        for start in range(0, len(prompts), n):
+            task = self._task_of(prompts[start])
+            group = self.client.create_group(n=n, **episode_body(task), **self.options.body())
+            groups.append(group["id"])
+            for episode in group["episodes"]:
+                ids = tokenizer.apply_chat_template(episode["messages"], tokenize=True, add_generation_prompt=True)
+                rollouts.append(_Rollout(episode=episode, prompt_ids=chat_ids(ids)))
+        stop = list(rollouts[0].episode.get("stop", [])) if rollouts else []
+        env_turns = EnvTurns(tokenizer)
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            while True:
+                active = [r for r in rollouts if not r.done and len(r.completion) < budget]
+                if not active:
+                    break
+                messages = self._generate(trainer, active, stop, budget)
+                observations = list(pool.map(lambda pair: self._turn(*pair), zip(active, messages, strict=True)))
+                for rollout, observation in zip(active, observations, strict=True):
+                    if observation is not None and not rollout.done:
+                        ended = bool(rollout.completion) and rollout.completion[-1] == tokenizer.eos_token_id
+                        added = env_turns.after_assistant(observation, ended_by_eos=ended)
+                        rollout.completion += added
+                        rollout.mask += [0] * len(added)
+            scored = list(pool.map(lambda r: self._finish(r, trainer.state.global_step + 1), rollouts))
+        for group in groups:
+            self.client.delete_group(group)
+        self.last_rewards = scored
+        return {
+            "prompt_ids": [r.prompt_ids for r in rollouts],
+            "completion_ids": [r.completion[:budget] for r in rollouts],
+            "logprobs": None,
+            "env_mask": [r.mask[:budget] for r in rollouts],
+            "toolenv_episode": [r.episode["id"] for r in rollouts],
+            **{key: [s.get(key) for s in scored] for key in ("r_step", "r_phase", "r_traj", "r_ans", "success")},
+        }
+
+    def _task_of(self, prompt: list[Json]) -> Json:
+        task = self._tasks.get(prompt_key(prompt))
+        if task is None:
+            raise KeyError("a prompt the rollout does not know: build the dataset with rl_dataset() and register() it")
+        return task
+
+    def _generate(self, trainer: Any, active: list[_Rollout], stop: list[str], budget: int) -> list[str]:
+        """One assistant message per active rollout; its sampled tokens join the completion with mask 1."""
+        import torch
+
+        tokenizer = trainer.processing_class
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        inputs = [r.prompt_ids + r.completion for r in active]
+        width = max(len(x) for x in inputs)
+        pad = tokenizer.pad_token_id
+        input_ids = torch.tensor([[pad] * (width - len(x)) + x for x in inputs], device=model.device)
+        attention = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in inputs], device=model.device)
+        room = min(self.max_turn_tokens, max(budget - len(r.completion) for r in active))
+        args = trainer.args
+        # Sampled as the policy acts: no dropout, and the KV cache that training's gradient checkpointing turns off.
+        training = model.training
+        model.eval()
+        try:
+            with torch.no_grad():
+                out = model.generate(
+                    input_ids=input_ids,
+                    attention_mask=attention,
+                    max_new_tokens=room,
+                    do_sample=True,
+                    temperature=args.temperature,
+                    top_p=args.top_p,
+                    top_k=args.top_k if args.top_k else None,
+                    stop_strings=stop or None,
+                    tokenizer=tokenizer,
+                    pad_token_id=pad,
+                    eos_token_id=tokenizer.eos_token_id,
+                    use_cache=True,
+                )
+        finally:
+            model.train(training)
+        texts = []
+        for rollout, row in zip(active, out[:, width:].tolist(), strict=True):
+            kept, text = message_tokens(tokenizer, row, stop, budget - len(rollout.completion))
+            rollout.completion += kept
+            rollout.mask += [1] * len(kept)
+            rollout.model_tokens += len(kept)
+            texts.append(text)
+        return texts
+
+    def _turn(self, rollout: _Rollout, text: str) -> str | None:
+        answer = self.client.turn(rollout.episode["id"], text)
+        if answer["done"]:
+            rollout.done = True
+            return None
+        return answer["observation"]["content"]
+
+    def _finish(self, rollout: _Rollout, step: int) -> Json:
+        rewards = self.client.rewards(rollout.episode["id"])
+        trajectory = self.client.trajectory(rollout.episode["id"]) if self.records else None
+        if self.records:
+            record = episode_record(step, rollout.episode, rewards, trajectory, rollout.model_tokens)
+            self.records.write(record, trajectory)
+        return rewards
+
+
+def _rewards_of(name: str):
+    def reward(prompts: list, completions: list, **kwargs: Any) -> list[float | None]:
+        return [None if value is None else float(value) for value in kwargs[name]]
+
+    reward.__name__ = name
+    return reward
+
+
+# The server's reward components, forwarded by ToolEnvRollout; None (a flagged rollout) is left out by TRL.
+r_step = _rewards_of("r_step")
+r_phase = _rewards_of("r_phase")
+r_traj = _rewards_of("r_traj")
+REWARD_FUNCS = [r_traj, r_phase, r_step]
+
+
+def _precision() -> Json:
+    """bf16 where a GPU has it (TRL's default), full precision on a CPU (which bf16 training refuses)."""
+    import torch
+
+    on_gpu = torch.cuda.is_available()
+    return {"bf16": on_gpu and torch.cuda.is_bf16_supported(), "use_cpu": not on_gpu}
+
+
+def grpo_config(output_dir: str, **overrides: Any):
+    """`GRPOConfig` with the paper's RL hyperparameters (D.3): N = 8, temperature 1.0, clip 0.2, KL 0.001, lr 1e-6,
+    the three rewards normalized separately then weighted (Eq. 7)."""
+    from trl import GRPOConfig
+
+    settings: Json = {
+        "output_dir": output_dir,
+        "num_generations": 8,
+        "temperature": 1.0,
+        "epsilon": 0.2,
+        "beta": 0.001,
+        "learning_rate": 1e-6,
+        "multi_objective_aggregation": "normalize_then_sum",
+        "reward_weights": REWARD_WEIGHTS,
+        "mask_truncated_completions": False,
+        "max_completion_length": 8192,
+        "report_to": "none",
+        "save_strategy": "no",
+        **_precision(),
+    }
+    settings.update(overrides)
+    return GRPOConfig(**settings)
+
+
+def sft_dataset(path: str):
+    """ParaAct conversations (`sft.jsonl`: one `{"messages": [...]}` per line) as a `datasets.Dataset`."""
+    from datasets import Dataset
+
+    rows = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            messages = row.get("messages")
+            if not isinstance(messages, list) or not any(m.get("role") == "assistant" for m in messages):
+                raise ValueError(f"{path}:{number}: a record needs a messages list with assistant turns")
+            rows.append({"messages": [{"role": m["role"], "content": m["content"]} for m in messages]})
+    return Dataset.from_list(rows)
+
+
+def sft_config(output_dir: str, **overrides: Any):
+    """`SFTConfig` for cold start (D.3: lr 1e-5, 3 epochs), the loss on assistant tokens only."""
+    from trl import SFTConfig
+
+    settings: Json = {
+        "output_dir": output_dir,
+        "assistant_only_loss": True,
+        # TRL truncates at 1,024 tokens by default: a ParaAct conversation's system prompt alone is most of that.
+        "max_length": None,
+        "learning_rate": 1e-5,
+        "num_train_epochs": 3,
+        "report_to": "none",
+        "save_strategy": "no",
+        **_precision(),
+    }
+    settings.update(overrides)
+    return SFTConfig(**settings)
+
+
+def _log_callback(path: str):
+    from transformers import TrainerCallback
+
+    class TrainerLog(TrainerCallback):
+        """Appends the trainer's logs (loss, learning rate, TRL's reward statistics) as JSON lines."""
+
+        def on_log(self, args: Any, state: Any, control: Any, logs: Json | None = None, **kwargs: Any) -> None:
+            if not state.is_world_process_zero or not logs:
+                return
+            with open(path, "a", encoding="utf-8") as out:
+                out.write(json.dumps({"step": state.global_step, "time": time.time(), **logs}) + "\n")
+
+    return TrainerLog()
+
+
+def train(config: RunConfig) -> Path:
+    """Runs `train.json`'s stage on TRL and saves the final model under RUN/checkpoint."""
+    from transformers import AutoTokenizer
+    from trl import GRPOTrainer, SFTTrainer
+
+    run_dir = config.run_dir
+    tokenizer = AutoTokenizer.from_pretrained(config.model)
+    log = _log_callback(str(run_dir / "trainer.jsonl"))
+    # No step count (sft's default) trains for the configured epochs.
+    steps = config.steps if config.steps > 0 else -1
+    common = {"max_steps": steps, "seed": config.seed, "logging_steps": 1, **config.trainer}
+    if config.stage == "sft":
+        if config.sft_data is None:
+            raise ValueError("the sft stage needs train.json's sft_data")
+        args = sft_config(str(run_dir / "checkpoints"), per_device_train_batch_size=config.prompts_per_step, **common)
+        trainer = SFTTrainer(
+            model=config.model,
+            args=args,
+            train_dataset=sft_dataset(str(config.sft_data)),
+            processing_class=tokenizer,
+            callbacks=[log],
+        )
+    else:
+        client = ToolEnvClient(config.server)
+        tasks = config.read_tasks()
+        options = EpisodeOptions(**config.episode)
+        dataset = rl_dataset(client, tasks, options)
+        rollout = ToolEnvRollout(
+            client, tasks, options=options, max_turn_tokens=config.max_turn_tokens, records=RecordWriter(run_dir)
+        )
+        rollout.register(dataset)
+        args = grpo_config(
+            str(run_dir / "checkpoints"),
+            num_generations=config.group,
+            per_device_train_batch_size=config.group * config.prompts_per_step,
+            max_completion_length=config.max_completion_length,
+            **common,
+        )
+        trainer = GRPOTrainer(
+            model=config.model,
+            reward_funcs=REWARD_FUNCS,
+            args=args,
+            train_dataset=dataset,
+            processing_class=tokenizer,
+            rollout_func=rollout,
+            callbacks=[log],
+        )
+    trainer.train()
+    checkpoint = run_dir / "checkpoint"
+    trainer.save_model(str(checkpoint))
+    tokenizer.save_pretrained(str(checkpoint))
+    return checkpoint
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m toolenv.trl RUN/train.json", file=sys.stderr)
+        return 2
+    checkpoint = train(RunConfig.load(args[0]))
+    print(json.dumps({"checkpoint": str(checkpoint)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

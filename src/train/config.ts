@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+
+export const ENGINES = ['trl', 'verl'] as const;
+export type Engine = (typeof ENGINES)[number];
+export const STAGES = ['rl', 'sft'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/** The episode options every rollout of the run is created with (POST /v1/episodes members). */
+export interface EpisodeOptions {
+  protocol?: string;
+  k?: number;
+  max_calls_per_turn?: number;
+  max_turns?: number;
+  error_rate?: number;
+}
+
+/** `RUN/train.json`: everything the Python side reads (python/src/toolenv/run.py RunConfig mirrors it). */
+export interface TrainJson {
+  engine: Engine;
+  stage: Stage;
+  run_dir: string;
+  model: string;
+  server: string;
+  steps: number;
+  group: number;
+  prompts_per_step: number;
+  seed: number;
+  tasks?: string;
+  sft_data?: string;
+  episode: EpisodeOptions;
+  max_turn_tokens: number;
+  max_completion_length: number;
+  /** Engine settings beyond the paper's defaults: TRL config keys, or verl's gpus/nodes and Hydra `overrides`. */
+  trainer: Record<string, unknown>;
+}
+
+/** The paper's RL hyperparameters (D.3) where a flag leaves them: N = 8, batch 256, 15 turns; SFT lr 1e-5. */
+export const PAPER_DEFAULTS = { group: 8, promptsPerStep: 256, maxTurns: 15, rlLearningRate: 1e-6, sftLearningRate: 1e-5 } as const;
+
+/** The command line that runs the run's engine, as the launch script holds it. */
+export function engineArgs(config: TrainJson): string[] {
+  const file = join(config.run_dir, 'train.json');
+  return config.engine === 'trl' ? ['-m', 'toolenv.trl', file] : ['-m', 'toolenv.verl', file];
+}
+
+/**
+ * `RUN/launch.sh`: the exact command `toolenv train` runs, so a run can be relaunched (on a GPU node, under a
+ * scheduler) without the CLI. TOOLENV_URL from the environment wins over the server the run was written for.
+ */
+export function launchScript(config: TrainJson, python: string): string {
+  const quoted = [python, ...engineArgs(config)].map(shellQuote).join(' ');
+  return [
+    '#!/usr/bin/env bash',
+    `# Written by \`toolenv train --engine ${config.engine} --stage ${config.stage}\`: runs the engine on this run directory.`,
+    'set -euo pipefail',
+    `export TOOLENV_URL="\${TOOLENV_URL:-${config.server}}"`,
+    `export TOOLENV_RUN=${shellQuote(config.run_dir)}`,
+    `exec ${quoted} "$@"`,
+    '',
+  ].join('\n');
+}
+
+export function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}

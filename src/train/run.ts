@@ -1,0 +1,267 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { LOG_INTERVAL_MS } from '../cli/progress.js';
+import { LibraryStore } from '../library/store.js';
+import type { RunningServer } from '../server/serve.js';
+import { engineArgs, launchScript, type Engine, type EpisodeOptions, type Stage, type TrainJson } from './config.js';
+import { writeDemonstrations, type DemonstrationSummary } from './demonstrations.js';
+import { readJsonLines, stepMetrics, trainerLogs, type EpisodeRecord, type StepMetrics } from './metrics.js';
+import { missingPython, pythonExecutable } from './python.js';
+import { readTrainTasks, writeTrainTasks, type TrainTask } from './tasks.js';
+
+export interface TrainOptions {
+  engine: Engine;
+  stage: Stage;
+  model: string;
+  out: string;
+  /** A task file (own format); without one, `count` tasks are synthesized from the library. */
+  tasks?: string;
+  count: number;
+  /** SFT conversations (chat-messages JSON Lines); without them, demonstrations by `policy` over the tasks. */
+  data?: string;
+  policy: string;
+  server?: string;
+  library: string;
+  cache: string;
+  apiKey?: string;
+  steps: number;
+  group: number;
+  promptsPerStep: number;
+  seed: number;
+  episode: EpisodeOptions;
+  maxTurnTokens: number;
+  maxCompletionLength: number;
+  trainer: Record<string, unknown>;
+  dryRun: boolean;
+  verbose: boolean;
+  log: (line: string) => void;
+}
+
+export interface TrainSummary {
+  run: string;
+  engine: Engine;
+  stage: Stage;
+  command: string[];
+  server?: string;
+  tasks?: number;
+  demonstrations?: DemonstrationSummary;
+  steps?: number;
+  checkpoint?: string;
+  metrics?: StepMetrics;
+  wall_s?: number;
+}
+
+/** A failure of the run itself (the engine exited non-zero, the server refused): reported with exit code 1. */
+export class TrainError extends Error {}
+
+/** A mistake in what train was asked to do: reported as a usage error (exit code 2). */
+export class TrainInputError extends Error {}
+
+/**
+ * `toolenv train`: prepares RUN (tasks, SFT data, train.json, launch.sh), serves the library unless a server is
+ * given, launches the engine through ToolEnv's Python package and follows it: progress per step from the episode
+ * records the rollouts write, metrics.jsonl at the end, and the checkpoint the engine saved.
+ */
+export async function train(options: TrainOptions): Promise<TrainSummary> {
+  const started = Date.now();
+  const run = resolve(options.out);
+  if (existsSync(join(run, 'train.json')) && !options.dryRun) {
+    throw new TrainInputError(`${run} already holds a run (train.json): pass another --out`);
+  }
+  mkdirSync(run, { recursive: true });
+  const python = pythonExecutable();
+  if (python === undefined && !options.dryRun) throw new TrainInputError(missingPython());
+  let inProcess: RunningServer | undefined;
+  try {
+    const server = options.server ?? (options.dryRun ? 'http://127.0.0.1:8080' : (inProcess = await serveLibrary(options)).url);
+    if (options.server !== undefined && !options.dryRun) await checkServer(options.server, options.apiKey);
+    const summary: TrainSummary = { run, engine: options.engine, stage: options.stage, command: [], server };
+    const needsTasks = options.stage === 'rl' || options.data === undefined;
+    let tasksFile: string | undefined;
+    if (needsTasks) {
+      tasksFile = join(run, 'tasks.jsonl');
+      const tasks = await resolveTasks(options, tasksFile);
+      if (tasks !== undefined) summary.tasks = tasks.length;
+    }
+    let sftData: string | undefined;
+    if (options.stage === 'sft') {
+      if (options.data !== undefined) sftData = checkSftData(resolve(options.data));
+      else {
+        sftData = join(run, 'sft.jsonl');
+        if (!options.dryRun) summary.demonstrations = await demonstrations(options, server, tasksFile!, sftData);
+      }
+    }
+    const config: TrainJson = {
+      engine: options.engine,
+      stage: options.stage,
+      run_dir: run,
+      model: resolve(options.model),
+      server,
+      steps: options.steps,
+      group: options.group,
+      prompts_per_step: options.promptsPerStep,
+      seed: options.seed,
+      ...(tasksFile !== undefined && options.stage === 'rl' ? { tasks: tasksFile } : {}),
+      ...(sftData !== undefined ? { sft_data: sftData } : {}),
+      episode: options.episode,
+      max_turn_tokens: options.maxTurnTokens,
+      max_completion_length: options.maxCompletionLength,
+      trainer: options.trainer,
+    };
+    const pythonPath = python ?? join('.venv', 'bin', 'python');
+    writeFileSync(join(run, 'train.json'), JSON.stringify(config, null, 2) + '\n');
+    const launch = join(run, 'launch.sh');
+    writeFileSync(launch, launchScript(config, pythonPath));
+    chmodSync(launch, 0o755);
+    summary.command = ['bash', launch];
+    if (options.dryRun) {
+      summary.command = [pythonPath, ...engineArgs(config)];
+      return summary;
+    }
+    await runEngine(launch, server, run, options);
+    const metrics = stepMetrics(readJsonLines<EpisodeRecord>(join(run, 'episodes')), trainerLogs(run), started / 1000);
+    writeFileSync(join(run, 'metrics.jsonl'), metrics.map((m) => JSON.stringify(m)).join('\n') + (metrics.length ? '\n' : ''));
+    const checkpoint = join(run, 'checkpoint');
+    return {
+      ...summary,
+      steps: metrics.length,
+      ...(existsSync(checkpoint) ? { checkpoint } : {}),
+      ...(metrics.length ? { metrics: metrics[metrics.length - 1]! } : {}),
+      wall_s: Math.round((Date.now() - started) / 100) / 10,
+    };
+  } finally {
+    await inProcess?.close();
+  }
+}
+
+/** The library served in this process on a free port, as `toolenv serve` would (examples, then the synthesizer). */
+async function serveLibrary(options: TrainOptions): Promise<RunningServer> {
+  if (!LibraryStore.exists(options.library)) {
+    throw new TrainInputError(`no library at ${options.library}: pass --server URL or --library DIR, or build the default library once with \`toolenv library build\``);
+  }
+  const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
+    import('../server/serve.js'),
+    import('../simulator/examples.js'),
+    import('../simulator/synth/responder.js'),
+  ]);
+  const server = await startServer({ library: options.library, cache: options.cache, responders: [examplesResponder, synthResponder], port: 0, log: () => {} });
+  options.log(`toolenv: serving ${options.library} in-process at ${server.url} (${server.tools} tools)`);
+  return server;
+}
+
+async function checkServer(url: string, apiKey: string | undefined): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(new URL('/healthz', url), { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  } catch (error) {
+    throw new TrainInputError(`--server ${url} does not answer: ${(error as Error).message}`);
+  }
+  if (!response.ok) throw new TrainInputError(`--server ${url}/healthz answered ${response.status}: not a ToolEnv server?`);
+}
+
+/** The run's tasks written to RUN/tasks.jsonl: the given file's, or synthesized ones (not in a dry run). */
+async function resolveTasks(options: TrainOptions, file: string): Promise<TrainTask[] | undefined> {
+  if (options.tasks !== undefined) {
+    const tasks = readTrainTasks(resolve(options.tasks));
+    writeTrainTasks(file, tasks);
+    return tasks;
+  }
+  if (options.server !== undefined) throw new TrainInputError('--server needs --tasks FILE: tasks are synthesized from the local library, which may not be the server’s');
+  if (options.dryRun) return undefined;
+  const { synthCommand } = await import('../tasks/synth/command.js');
+  options.log(`toolenv: synthesizing ${options.count} tasks from ${options.library} (pass --tasks FILE to use your own)`);
+  await synthCommand({ count: options.count, seed: options.seed, serverSeed: 0, minTools: 1, maxTools: 4, hard: false, library: options.library, out: file });
+  const tasks = readTrainTasks(file);
+  return tasks;
+}
+
+function checkSftData(file: string): string {
+  if (!existsSync(file)) throw new TrainInputError(`--data ${file}: no such file`);
+  const lines = readFileSync(file, 'utf8').split('\n');
+  let records = 0;
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let row: { messages?: unknown };
+    try {
+      row = JSON.parse(line) as { messages?: unknown };
+    } catch {
+      throw new TrainInputError(`--data ${file}:${i + 1}: not JSON`);
+    }
+    const messages = row.messages;
+    if (!Array.isArray(messages) || !messages.some((m) => (m as { role?: unknown })?.role === 'assistant')) {
+      throw new TrainInputError(`--data ${file}:${i + 1}: a record needs "messages": [{role, content}, …] with assistant turns`);
+    }
+    records++;
+  });
+  if (records === 0) throw new TrainInputError(`--data ${file}: holds no conversations`);
+  return file;
+}
+
+async function demonstrations(options: TrainOptions, server: string, tasksFile: string, out: string): Promise<DemonstrationSummary> {
+  const tasks = readTrainTasks(tasksFile);
+  options.log(`toolenv: demonstrations by the ${options.policy} policy over ${tasks.length} tasks (pass --data FILE to use your own)`);
+  const summary = await writeDemonstrations({ server, apiKey: options.apiKey, policy: options.policy, tasks, episode: options.episode, concurrency: 4, out });
+  options.log(`toolenv: ${summary.kept} of ${summary.runs} runs solved, kept as SFT conversations in ${out}`);
+  if (summary.kept === 0) throw new TrainError(`no demonstration solved its task (${summary.dropped.unsolved} unsolved, ${summary.dropped.failed} failed): pass --data FILE or other --tasks`);
+  return summary;
+}
+
+/**
+ * Runs the launch script with its output in RUN/engine.log (echoed with --verbose) and reports each finished
+ * step; a line every LOG_INTERVAL_MS while a step runs. Ctrl-C stops the engine too.
+ */
+async function runEngine(launch: string, server: string, run: string, options: TrainOptions): Promise<void> {
+  const logFile = join(run, 'engine.log');
+  const log = createWriteStream(logFile);
+  const child = spawn('bash', [launch], { env: { ...process.env, TOOLENV_URL: server, TRL_EXPERIMENTAL_SILENCE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipe(log, { end: false });
+    if (options.verbose) stream.pipe(process.stderr, { end: false });
+  }
+  const stop = () => child.kill('SIGTERM');
+  process.once('SIGINT', stop);
+  const started = Date.now();
+  let reported = 0;
+  let lastLine = Date.now();
+  const follow = () => {
+    const logs = trainerLogs(run);
+    const done = logs.filter((l) => typeof l.loss === 'number').reduce((most, l) => Math.max(most, l.step), 0);
+    const records = readJsonLines<EpisodeRecord>(join(run, 'episodes'));
+    const rows = stepMetrics(records, logs, started / 1000);
+    for (const row of rows.filter((r) => r.step > reported && r.step <= done)) {
+      options.log(`toolenv: step ${row.step}/${options.steps} ${describe(row)} (${Math.round((Date.now() - started) / 1000)} s)`);
+      reported = row.step;
+      lastLine = Date.now();
+    }
+    if (Date.now() - lastLine >= LOG_INTERVAL_MS) {
+      const running = records.filter((r) => r.step > reported).length;
+      options.log(`toolenv: step ${reported + 1}/${options.steps} running: ${running} episodes so far (${Math.round((Date.now() - started) / 1000)} s)`);
+      lastLine = Date.now();
+    }
+  };
+  const timer = setInterval(follow, 1000);
+  try {
+    const code = await new Promise<number | null>((done, fail) => {
+      child.on('error', fail);
+      child.on('close', (status) => done(status));
+    });
+    follow();
+    if (code !== 0) throw new TrainError(`the ${options.engine} engine exited with ${code ?? 'a signal'}; its log ends:\n${tail(logFile)}`);
+  } finally {
+    clearInterval(timer);
+    process.off('SIGINT', stop);
+    log.end();
+  }
+}
+
+function describe(row: StepMetrics): string {
+  const n = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(3));
+  if (row.episodes === 0) return `loss ${n(row.loss)}`;
+  return `r_step ${n(row.r_step)} r_phase ${n(row.r_phase)} r_traj ${n(row.r_traj)} success ${n(row.success)} · ${row.episodes} episodes, ${n(row.turns)} turns`;
+}
+
+function tail(file: string, lines = 15): string {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
