@@ -208,7 +208,10 @@ def test_verls_gdpo_estimator_gives_toolenvs_decoupled_advantages(server):
     non_tensor = {key: np.array([e[key] for e in toolenv], dtype=np.float32) for key in REWARD_KEYS}
     index = np.array(["uid-0"] * bs, dtype=object)
     mask = torch.ones(bs, length)
-    batch = {"prompts": torch.zeros(bs, 3, dtype=torch.long), "attention_mask": torch.ones(bs, 3 + length, dtype=torch.long)}
+    batch = {
+        "prompts": torch.zeros(bs, 3, dtype=torch.long),
+        "attention_mask": torch.ones(bs, 3 + length, dtype=torch.long),
+    }
     config = AlgoConfig(adv_estimator="gdpo", gdpo_reward_keys=REWARD_KEYS, gdpo_reward_weights=REWARD_WEIGHTS)
     advantages, _ = compute_gdpo_outcome_advantage(
         token_level_rewards=torch.zeros(bs, length), response_mask=mask, index=index,

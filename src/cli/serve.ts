@@ -11,6 +11,7 @@ import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelS
 import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
+import type { EpisodeTask } from '../episodes/types.js';
 import { missingLibrary } from '../library/errors.js';
 import type { FailedMessage } from '../server/cluster/primary.js';
 import { describeFailure } from './failure.js';
@@ -38,6 +39,7 @@ interface ServeFlags extends ModelFlags {
   workers: string;
   judge?: string;
   judgeApiKey?: string;
+  openenvTasks?: string;
   json?: boolean;
 }
 
@@ -63,6 +65,7 @@ export function registerServe(program: Command): void {
     .option('--judge <spec>', 'the answer judge of the rewards (R_ans): openai:MODEL@URL, any OpenAI-compatible chat endpoint')
     .addOption(new Option('--judge-api-key <key>', 'key sent to the judge as a Bearer token').env('TOOLENV_JUDGE_API_KEY'))
     .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them', '1')
+    .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
   addModelOptions(serve).action(async (flags: ServeFlags, command: Command) => {
     const port = intFlag('--port', flags.port, { min: 0, max: 65535 });
@@ -83,6 +86,7 @@ export function registerServe(program: Command): void {
     }
     if (flags.apiKey !== undefined && flags.apiKey.trim() === '') throw new UsageError('--api-key (or TOOLENV_API_KEY) is empty');
     if (flags.judge !== undefined) await openaiSpecFlag('--judge', flags.judge);
+    const openenvTasks = flags.openenvTasks === undefined ? undefined : await readOpenEnvTasks(flags.openenvTasks);
     const placement = placementFromEnv();
     // Ctrl-C reaches the whole process group; in a cluster the primary alone decides when workers stop.
     if (placement) process.on('SIGINT', () => {});
@@ -131,6 +135,7 @@ export function registerServe(program: Command): void {
         mcp: { maxSessions, idleMs },
         judge: flags.judge,
         judgeApiKey: flags.judgeApiKey,
+        ...(openenvTasks ? { openenvTasks } : {}),
         host: flags.host,
         port: placement?.port ?? port,
         worker: placement,
@@ -242,4 +247,15 @@ function untilSignal(close: () => Promise<void>): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** `--openenv-tasks`: a task file in the own format, as the episode's task (id, query, references, answer). */
+async function readOpenEnvTasks(file: string): Promise<EpisodeTask[]> {
+  const [{ readTrainTasks }, { TaskFileError }] = await Promise.all([import('../train/tasks.js'), import('../eval/tasks.js')]);
+  try {
+    return readTrainTasks(file).map(({ id, query, reference_tools, answer }) => ({ id, query, ...(reference_tools ? { reference_tools } : {}), ...(answer !== undefined ? { answer } : {}) }));
+  } catch (error) {
+    if (error instanceof TaskFileError) throw new UsageError(`--openenv-tasks: ${error.message}`);
+    throw error;
+  }
 }

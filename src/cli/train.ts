@@ -137,7 +137,8 @@ export function registerTrain(program: Command): void {
       } else {
         const m = summary.metrics;
         printLine(`${summary.run}: ${summary.steps} step(s); checkpoint ${summary.checkpoint ?? '(none saved)'}; metrics.jsonl`);
-        if (m) printLine(`last step: r_step ${m.r_step} r_phase ${m.r_phase} r_traj ${m.r_traj} success ${m.success}${m.loss !== undefined ? ` loss ${m.loss}` : ''}`);
+        if (m && 'episodes' in m) printLine(`last step: r_step ${m.r_step} r_phase ${m.r_phase} r_traj ${m.r_traj} success ${m.success}${m.loss !== undefined ? ` loss ${m.loss}` : ''}`);
+        else if (m) printLine(`last step: loss ${m.loss}`);
       }
     });
 }

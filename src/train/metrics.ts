@@ -24,7 +24,17 @@ export interface TrainerLog {
   [key: string]: unknown;
 }
 
-/** One line of RUN/metrics.jsonl. */
+/** One line of RUN/metrics.jsonl for an SFT step: the engine's log alone. */
+export interface SftStepMetrics {
+  step: number;
+  loss: number | null;
+  grad_norm?: number;
+  learning_rate?: number;
+  tokens?: number;
+  wall_s: number | null;
+}
+
+/** One line of RUN/metrics.jsonl for an RL step. */
 export interface StepMetrics {
   step: number;
   episodes: number;
@@ -41,6 +51,8 @@ export interface StepMetrics {
   loss?: number;
   grad_norm?: number;
   learning_rate?: number;
+  /** TRL: the share of groups whose rewards all tied (no advantage, nothing learned from them). */
+  frac_reward_zero_std?: number;
 }
 
 const mean = (values: readonly (number | null | undefined)[]): number | null => {
@@ -82,10 +94,26 @@ export function stepMetrics(records: readonly EpisodeRecord[], logs: readonly Tr
         wall_s: end === null ? null : round(end - previousEnd),
       };
       if (end !== null) previousEnd = end;
-      for (const key of ['loss', 'grad_norm', 'learning_rate'] as const) {
+      for (const key of ['loss', 'grad_norm', 'learning_rate', 'frac_reward_zero_std'] as const) {
         const value = log?.[key];
         if (typeof value === 'number') row[key] = value;
       }
+      return row;
+    });
+}
+
+/** Per SFT step: loss, gradient norm, learning rate, tokens seen (TRL's `num_tokens`) and wall time. */
+export function sftMetrics(logs: readonly TrainerLog[], startedAt: number): SftStepMetrics[] {
+  let previousEnd = startedAt;
+  return logs
+    .filter((log) => Number.isInteger(log.step) && log.step > 0 && typeof log.loss === 'number')
+    .map((log) => {
+      const end = typeof log.time === 'number' ? log.time : null;
+      const row: SftStepMetrics = { step: log.step, loss: log.loss as number, wall_s: end === null ? null : round(end - previousEnd) };
+      if (end !== null) previousEnd = end;
+      if (typeof log.grad_norm === 'number') row.grad_norm = log.grad_norm;
+      if (typeof log.learning_rate === 'number') row.learning_rate = log.learning_rate;
+      if (typeof log.num_tokens === 'number') row.tokens = log.num_tokens;
       return row;
     });
 }

@@ -6,7 +6,7 @@ import { LibraryStore } from '../library/store.js';
 import type { RunningServer } from '../server/serve.js';
 import { engineArgs, launchScript, type Engine, type EpisodeOptions, type Stage, type TrainJson } from './config.js';
 import { writeDemonstrations, type DemonstrationSummary } from './demonstrations.js';
-import { readJsonLines, stepMetrics, trainerLogs, type EpisodeRecord, type StepMetrics } from './metrics.js';
+import { readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from './metrics.js';
 import { missingPython, pythonExecutable } from './python.js';
 import { readTrainTasks, writeTrainTasks, type TrainTask } from './tasks.js';
 
@@ -48,7 +48,8 @@ export interface TrainSummary {
   demonstrations?: DemonstrationSummary;
   steps?: number;
   checkpoint?: string;
-  metrics?: StepMetrics;
+  /** The last step's line of metrics.jsonl. */
+  metrics?: StepMetrics | SftStepMetrics;
   wall_s?: number;
 }
 
@@ -69,6 +70,13 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   if (existsSync(join(run, 'train.json')) && !options.dryRun) {
     throw new TrainInputError(`${run} already holds a run (train.json): pass another --out`);
   }
+  const needsTasks = options.stage === 'rl' || options.data === undefined;
+  // Everything the user gave is read before anything starts: a bad file costs no server start.
+  const sftData = options.data === undefined ? undefined : checkSftData(resolve(options.data));
+  const given = needsTasks && options.tasks !== undefined ? readTrainTasks(resolve(options.tasks)) : undefined;
+  if (needsTasks && given === undefined && options.server !== undefined) {
+    throw new TrainInputError('--server needs --tasks FILE: tasks are synthesized from the local library, which may not be the server’s');
+  }
   mkdirSync(run, { recursive: true });
   const python = pythonExecutable();
   if (python === undefined && !options.dryRun) throw new TrainInputError(missingPython());
@@ -77,20 +85,16 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
     const server = options.server ?? (options.dryRun ? 'http://127.0.0.1:8080' : (inProcess = await serveLibrary(options)).url);
     if (options.server !== undefined && !options.dryRun) await checkServer(options.server, options.apiKey);
     const summary: TrainSummary = { run, engine: options.engine, stage: options.stage, command: [], server };
-    const needsTasks = options.stage === 'rl' || options.data === undefined;
-    let tasksFile: string | undefined;
-    if (needsTasks) {
-      tasksFile = join(run, 'tasks.jsonl');
-      const tasks = await resolveTasks(options, tasksFile);
+    const tasksFile = needsTasks ? join(run, 'tasks.jsonl') : undefined;
+    if (tasksFile !== undefined) {
+      const tasks = given ?? (options.dryRun ? undefined : await synthesizeTasks(options, tasksFile));
+      if (given !== undefined) writeTrainTasks(tasksFile, given);
       if (tasks !== undefined) summary.tasks = tasks.length;
     }
-    let sftData: string | undefined;
-    if (options.stage === 'sft') {
-      if (options.data !== undefined) sftData = checkSftData(resolve(options.data));
-      else {
-        sftData = join(run, 'sft.jsonl');
-        if (!options.dryRun) summary.demonstrations = await demonstrations(options, server, tasksFile!, sftData);
-      }
+    let demonstrationsFile: string | undefined;
+    if (options.stage === 'sft' && sftData === undefined) {
+      demonstrationsFile = join(run, 'sft.jsonl');
+      if (!options.dryRun) summary.demonstrations = await demonstrations(options, server, tasksFile!, demonstrationsFile);
     }
     const config: TrainJson = {
       engine: options.engine,
@@ -103,7 +107,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       prompts_per_step: options.promptsPerStep,
       seed: options.seed,
       ...(tasksFile !== undefined && options.stage === 'rl' ? { tasks: tasksFile } : {}),
-      ...(sftData !== undefined ? { sft_data: sftData } : {}),
+      ...(options.stage === 'sft' ? { sft_data: sftData ?? demonstrationsFile } : {}),
       episode: options.episode,
       max_turn_tokens: options.maxTurnTokens,
       max_completion_length: options.maxCompletionLength,
@@ -120,7 +124,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       return summary;
     }
     await runEngine(launch, server, run, options);
-    const metrics = stepMetrics(readJsonLines<EpisodeRecord>(join(run, 'episodes')), trainerLogs(run), started / 1000);
+    const metrics = metricsOf(options.stage, run, started);
     writeFileSync(join(run, 'metrics.jsonl'), metrics.map((m) => JSON.stringify(m)).join('\n') + (metrics.length ? '\n' : ''));
     const checkpoint = join(run, 'checkpoint');
     return {
@@ -160,20 +164,12 @@ async function checkServer(url: string, apiKey: string | undefined): Promise<voi
   if (!response.ok) throw new TrainInputError(`--server ${url}/healthz answered ${response.status}: not a ToolEnv server?`);
 }
 
-/** The run's tasks written to RUN/tasks.jsonl: the given file's, or synthesized ones (not in a dry run). */
-async function resolveTasks(options: TrainOptions, file: string): Promise<TrainTask[] | undefined> {
-  if (options.tasks !== undefined) {
-    const tasks = readTrainTasks(resolve(options.tasks));
-    writeTrainTasks(file, tasks);
-    return tasks;
-  }
-  if (options.server !== undefined) throw new TrainInputError('--server needs --tasks FILE: tasks are synthesized from the local library, which may not be the server’s');
-  if (options.dryRun) return undefined;
+/** `count` tasks synthesized from the library into RUN/tasks.jsonl, as `toolenv tasks synth` makes them. */
+async function synthesizeTasks(options: TrainOptions, file: string): Promise<TrainTask[]> {
   const { synthCommand } = await import('../tasks/synth/command.js');
   options.log(`toolenv: synthesizing ${options.count} tasks from ${options.library} (pass --tasks FILE to use your own)`);
   await synthCommand({ count: options.count, seed: options.seed, serverSeed: 0, minTools: 1, maxTools: 4, hard: false, library: options.library, out: file });
-  const tasks = readTrainTasks(file);
-  return tasks;
+  return readTrainTasks(file);
 }
 
 function checkSftData(file: string): string {
@@ -228,7 +224,7 @@ async function runEngine(launch: string, server: string, run: string, options: T
     const logs = trainerLogs(run);
     const done = logs.filter((l) => typeof l.loss === 'number').reduce((most, l) => Math.max(most, l.step), 0);
     const records = readJsonLines<EpisodeRecord>(join(run, 'episodes'));
-    const rows = stepMetrics(records, logs, started / 1000);
+    const rows = options.stage === 'rl' ? stepMetrics(records, logs, started / 1000) : sftMetrics(logs, started / 1000);
     for (const row of rows.filter((r) => r.step > reported && r.step <= done)) {
       options.log(`toolenv: step ${row.step}/${options.steps} ${describe(row)} (${Math.round((Date.now() - started) / 1000)} s)`);
       reported = row.step;
@@ -255,9 +251,14 @@ async function runEngine(launch: string, server: string, run: string, options: T
   }
 }
 
-function describe(row: StepMetrics): string {
+function metricsOf(stage: Stage, run: string, started: number): (StepMetrics | SftStepMetrics)[] {
+  const logs = trainerLogs(run);
+  return stage === 'rl' ? stepMetrics(readJsonLines<EpisodeRecord>(join(run, 'episodes')), logs, started / 1000) : sftMetrics(logs, started / 1000);
+}
+
+function describe(row: StepMetrics | SftStepMetrics): string {
   const n = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(3));
-  if (row.episodes === 0) return `loss ${n(row.loss)}`;
+  if (!('episodes' in row)) return `loss ${n(row.loss)}`;
   return `r_step ${n(row.r_step)} r_phase ${n(row.r_phase)} r_traj ${n(row.r_traj)} success ${n(row.success)} · ${row.episodes} episodes, ${n(row.turns)} turns`;
 }
 
