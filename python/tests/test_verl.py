@@ -116,7 +116,7 @@ def test_agent_loop_speaks_text_turns_and_the_reward_reads_the_server(server, ti
         f"<think>Done.</think><answer>{' '.join(task['answer'])}</answer>",
     ]
     scripted = ScriptedServer(tokenizer, messages)
-    extra_info = {"task": json.dumps(task), "episode": json.dumps({"max_turns": MAX_TURNS})}
+    extra_info = {"task": json.dumps(task), "seed": task["seed"] + 1, "episode": json.dumps({"max_turns": MAX_TURNS})}
     output = _run(
         config,
         tokenizer,
@@ -161,6 +161,7 @@ def test_agent_loop_speaks_text_turns_and_the_reward_reads_the_server(server, ti
     )
     record = json.loads(next((tmp_path / "run" / "episodes").iterdir()).read_text())
     assert record["episode"] == episode_id and record["step"] == 3 and record["turns"] == 3
+    assert record["seed"] == task["seed"] + 1, "the row's seed, shared by the prompt's rollouts"
     with ToolEnvClient(server.url) as client, pytest.raises(ProblemError) as gone:
         client.trajectory(episode_id)
     assert gone.value.status == 404, "the reward function deletes the episode it scored"

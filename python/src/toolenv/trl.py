@@ -94,7 +94,6 @@ class ToolEnvRollout:
         self.concurrency = concurrency
         self._by_id = {str(task.get("id")): task for task in tasks}
         self._tasks: dict[str, Json] = {}
-        self.last_rewards: list[Json] = []
 
     def register(self, dataset: Any) -> None:
         """Maps the dataset's prompts back to their tasks (TRL hands `rollout_func` the prompts only)."""
@@ -116,13 +115,31 @@ class ToolEnvRollout:
         budget = trainer.args.max_completion_length
         rollouts: list[_Rollout] = []
         groups: list[str] = []
-        for start in range(0, len(prompts), n):
-            task = self._task_of(prompts[start])
-            group = self.client.create_group(n=n, **episode_body(task), **self.options.body())
-            groups.append(group["id"])
-            for episode in group["episodes"]:
-                ids = tokenizer.apply_chat_template(episode["messages"], tokenize=True, add_generation_prompt=True)
-                rollouts.append(_Rollout(episode=episode, prompt_ids=chat_ids(ids)))
+        try:
+            for start in range(0, len(prompts), n):
+                task = self._task_of(prompts[start])
+                group = self.client.create_group(n=n, **episode_body(task), **self.options.body())
+                groups.append(group["id"])
+                for episode in group["episodes"]:
+                    ids = tokenizer.apply_chat_template(episode["messages"], tokenize=True, add_generation_prompt=True)
+                    rollouts.append(_Rollout(episode=episode, prompt_ids=chat_ids(ids)))
+            scored = self._play(trainer, rollouts, budget)
+        finally:
+            # The rewards are read: the episodes go, also when a rollout failed half way.
+            for group in groups:
+                self.client.delete_group(group)
+        return {
+            "prompt_ids": [r.prompt_ids for r in rollouts],
+            "completion_ids": [r.completion[:budget] for r in rollouts],
+            "logprobs": None,
+            "env_mask": [r.mask[:budget] for r in rollouts],
+            "toolenv_episode": [r.episode["id"] for r in rollouts],
+            **{key: [s.get(key) for s in scored] for key in ("r_step", "r_phase", "r_traj", "r_ans", "success")},
+        }
+
+    def _play(self, trainer: Any, rollouts: list[_Rollout], budget: int) -> list[Json]:
+        """Turn by turn, every rollout still going generates at once; their texts go to `/turns` concurrently."""
+        tokenizer = trainer.processing_class
         stop = list(rollouts[0].episode.get("stop", [])) if rollouts else []
         env_turns = EnvTurns(tokenizer)
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
@@ -133,23 +150,12 @@ class ToolEnvRollout:
                 messages = self._generate(trainer, active, stop, budget)
                 observations = list(pool.map(lambda pair: self._turn(*pair), zip(active, messages, strict=True)))
                 for rollout, observation in zip(active, observations, strict=True):
-                    if observation is not None and not rollout.done:
+                    if observation is not None:
                         ended = bool(rollout.completion) and rollout.completion[-1] == tokenizer.eos_token_id
                         added = env_turns.after_assistant(observation, ended_by_eos=ended)
                         rollout.completion += added
                         rollout.mask += [0] * len(added)
-            scored = list(pool.map(lambda r: self._finish(r, trainer.state.global_step + 1), rollouts))
-        for group in groups:
-            self.client.delete_group(group)
-        self.last_rewards = scored
-        return {
-            "prompt_ids": [r.prompt_ids for r in rollouts],
-            "completion_ids": [r.completion[:budget] for r in rollouts],
-            "logprobs": None,
-            "env_mask": [r.mask[:budget] for r in rollouts],
-            "toolenv_episode": [r.episode["id"] for r in rollouts],
-            **{key: [s.get(key) for s in scored] for key in ("r_step", "r_phase", "r_traj", "r_ans", "success")},
-        }
+            return list(pool.map(lambda r: self._finish(r, trainer.state.global_step + 1), rollouts))
 
     def _task_of(self, prompt: list[Json]) -> Json:
         task = self._tasks.get(prompt_key(prompt))

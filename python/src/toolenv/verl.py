@@ -61,8 +61,12 @@ class ToolEnvAgentLoop(AgentLoopBase):
         extra = kwargs.get("extra_info") or {}
         task = _json(extra.get("task"))
         options = _json(extra.get("episode")) or {}
+        body = episode_body(task)
+        # The row's seed: the n rollouts of one prompt share it, so a group meets one world, as a ToolEnv group does.
+        if extra.get("seed") is not None:
+            body["seed"] = int(extra["seed"])
         async with AsyncToolEnvClient(self.server_url) as client:
-            episode = await client.create_episode(**episode_body(task), **options)
+            episode = await client.create_episode(**body, **options)
             prompt_ids = await self.ct_build_initial_tokens(episode["messages"])
             env_turns = EnvTurns(self.tokenizer)
             stop = list(episode.get("stop", []))
