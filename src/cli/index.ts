@@ -14,6 +14,7 @@ import { registerEval } from './eval.js';
 import { registerReward } from './reward.js';
 import { registerTasks } from './tasks/index.js';
 import { registerTrain } from './train.js';
+import { registerSft } from './sft.js';
 
 /**
  * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerReward(program);
   registerTasks(program);
   registerTrain(program);
+  registerSft(program);
   for (const command of program.commands) configure(command);
   return program;
 }

@@ -1,6 +1,6 @@
 import { fetchFailure } from '../agent/fetch-failure.js';
 import type { Policy } from '../agent/types.js';
-import { LibraryStore } from '../library/store.js';
+import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
 import { writeReport, writeTrajectory } from './files.js';
 import { serverLibrary } from './library-client.js';
@@ -126,24 +126,13 @@ function logUnmappedTools(tasks: readonly EvalTask[], log: ((line: string) => vo
 
 /** A server on the library directory, in this process, on a free port: what `toolenv serve` would run, for one eval. */
 async function startInProcess(options: EvaluateOptions): Promise<RunningServer> {
-  if (!LibraryStore.exists(options.library)) {
-    throw new EvalInputError(`no library at ${options.library}: pass --server URL, or --library DIR, or build the default library once with \`toolenv serve\``);
+  let server: RunningServer;
+  try {
+    server = await serveInProcess(options);
+  } catch (error) {
+    if (error instanceof MissingLibraryError) throw new EvalInputError(error.message);
+    throw error;
   }
-  const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
-    import('../server/serve.js'),
-    import('../simulator/examples.js'),
-    import('../simulator/synth/responder.js'),
-  ]);
-  const server = await startServer({
-    library: options.library,
-    cache: options.cache,
-    responders: [examplesResponder, synthResponder],
-    apiKey: options.apiKey,
-    judge: options.judge,
-    judgeApiKey: options.judgeApiKey,
-    port: 0,
-    log: options.log ?? (() => {}),
-  });
   options.log?.(`toolenv: serving ${options.library} in-process at ${server.url} (${server.tools} tools)`);
   return server;
 }

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LOG_INTERVAL_MS } from '../cli/progress.js';
-import { LibraryStore } from '../library/store.js';
+import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
 import { engineArgs, launchScript, type Engine, type EpisodeOptions, type Stage, type TrainJson } from './config.js';
 import { writeDemonstrations, type DemonstrationSummary } from './demonstrations.js';
@@ -139,17 +139,15 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   }
 }
 
-/** The library served in this process on a free port, as `toolenv serve` would (examples, then the synthesizer). */
+/** The library served in this process, for the rollouts. */
 async function serveLibrary(options: TrainOptions): Promise<RunningServer> {
-  if (!LibraryStore.exists(options.library)) {
-    throw new TrainInputError(`no library at ${options.library}: pass --server URL or --library DIR, or build the default library once with \`toolenv library build\``);
+  let server: RunningServer;
+  try {
+    server = await serveInProcess(options);
+  } catch (error) {
+    if (error instanceof MissingLibraryError) throw new TrainInputError(error.message);
+    throw error;
   }
-  const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
-    import('../server/serve.js'),
-    import('../simulator/examples.js'),
-    import('../simulator/synth/responder.js'),
-  ]);
-  const server = await startServer({ library: options.library, cache: options.cache, responders: [examplesResponder, synthResponder], port: 0, log: () => {} });
   options.log(`toolenv: serving ${options.library} in-process at ${server.url} (${server.tools} tools)`);
   return server;
 }
@@ -172,7 +170,9 @@ async function synthesizeTasks(options: TrainOptions, file: string): Promise<Tra
   return readTrainTasks(file);
 }
 
-function checkSftData(file: string): string {
+/** `--data`: a chat-messages JSON Lines file, or a directory holding one as sft.jsonl (`toolenv sft generate --out`). */
+function checkSftData(given: string): string {
+  const file = existsSync(given) && statSync(given).isDirectory() ? join(given, 'sft.jsonl') : given;
   if (!existsSync(file)) throw new TrainInputError(`--data ${file}: no such file`);
   const lines = readFileSync(file, 'utf8').split('\n');
   let records = 0;
