@@ -29,7 +29,7 @@ export function registerSft(program: Command): void {
   sft
     .command('generate')
     .description('run Planner, Retriever, Executor, Critic and Answerer over tasks through episodes; write the accepted trajectories as single-agent ParaAct conversations')
-    .option('--tasks <file>', 'task file in ToolEnv’s own JSON Lines (what `toolenv tasks synth` writes)')
+    .option('--tasks <file>', 'task file: ToolEnv’s own JSON Lines (what `toolenv tasks synth` writes) or any format eval reads (ToolBench, BFCL, API-Bank, MCP-style)')
     .option('--roles <spec>', 'the roles’ models: offline (deterministic, from the heuristic), openai:MODEL@URL or gguf:FILE for all, or planner=…,executor=…,critic=…,answerer=… (others offline)', 'offline')
     .addOption(new Option('--role-api-key <key>', 'bearer key of the roles’ OpenAI-compatible endpoints').env('TOOLENV_ROLE_API_KEY'))
     .option('--out <dir>', 'where sft.jsonl, rejected.jsonl and stats.json go', 'sft')
@@ -49,9 +49,9 @@ export function registerSft(program: Command): void {
     .action(async (flags: GenerateFlags) => {
       if (flags.tasks === undefined) throw new UsageError('--tasks FILE is required (`toolenv tasks synth --out FILE` makes one)');
       if (flags.server !== undefined && !/^https?:\/\/[^\s/]+/.test(flags.server)) throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(flags.server)}`);
-      const [{ generateColdStart, parseRoles }, { readTrainTasks }, { TaskFileError }, { serveInProcess, MissingLibraryError }, { statsTable }] = await Promise.all([
+      const [{ generateColdStart, parseRoles }, { readGenerationTasks }, { TaskFileError }, { serveInProcess, MissingLibraryError }, { statsTable }] = await Promise.all([
         import('../coldstart/generate.js'),
-        import('../train/tasks.js'),
+        import('../coldstart/tasks.js'),
         import('../eval/tasks.js'),
         import('../server/in-process.js'),
         import('../coldstart/stats.js'),
@@ -64,7 +64,7 @@ export function registerSft(program: Command): void {
       }
       let tasks;
       try {
-        tasks = readTrainTasks(flags.tasks);
+        tasks = readGenerationTasks(flags.tasks);
       } catch (error) {
         if (error instanceof TaskFileError) throw new UsageError(error.message);
         throw error;

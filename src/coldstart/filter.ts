@@ -21,7 +21,8 @@ export function qualityProblems(run: ColdStartRun): string[] {
 }
 
 /**
- * Mode sequencing: the first round explores (no tool is known before a search); execution only once tools were
+ * Mode sequencing: the first round explores (no tool is known before a search, and an answer before one is no
+ * tool-use demonstration); execution only once tools were
  * retrieved; refine only after a round that did something; answer only as the last round.
  */
 export function sequencingProblems(rounds: readonly RoundRecord[]): string[] {
@@ -31,7 +32,8 @@ export function sequencingProblems(rounds: readonly RoundRecord[]): string[] {
   rounds.forEach((round, i) => {
     const at = `round ${round.round}`;
     if (round.mode === 'answer' && i !== rounds.length - 1) problems.push(`${at}: an answer round before the last`);
-    if (i === 0 && round.mode !== 'exploration' && round.mode !== 'answer') problems.push(`${at}: the first round is ${round.mode}, not exploration`);
+    // A demonstration that answers before any search teaches no tool use.
+    if (i === 0 && round.mode !== 'exploration') problems.push(`${at}: the first round is ${round.mode}, not exploration`);
     if (round.mode === 'execution' && !searched) problems.push(`${at}: execution before any tool was retrieved`);
     if (round.mode === 'refine' && !acted) problems.push(`${at}: refine before any exploration or execution`);
     if (round.slots) searched = true;

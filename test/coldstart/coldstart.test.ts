@@ -206,7 +206,8 @@ test('mode sequencing: exploration first, execution after retrieval, refine afte
   assert.deepEqual(sequencingProblems([round('exploration', { slots: [] }), round('execution', { dag: [] }), round('answer')]), []);
   assert.deepEqual(sequencingProblems([round('execution', { round: 1, dag: [] })]), ['round 1: the first round is execution, not exploration', 'round 1: execution before any tool was retrieved']);
   assert.deepEqual(sequencingProblems([round('refine', { round: 1 })]), ['round 1: the first round is refine, not exploration', 'round 1: refine before any exploration or execution']);
-  assert.deepEqual(sequencingProblems([round('answer', { round: 1 }), round('exploration', { round: 2 })]), ['round 1: an answer round before the last']);
+  assert.deepEqual(sequencingProblems([round('answer', { round: 1 }), round('exploration', { round: 2 })]), ['round 1: an answer round before the last', 'round 1: the first round is answer, not exploration']);
+  assert.deepEqual(sequencingProblems([round('answer', { round: 1 })]), ['round 1: the first round is answer, not exploration']);
 });
 
 /** An OpenAI-compatible chat server on 127.0.0.1 that answers each role's request from a script, as a model would. */
@@ -272,4 +273,15 @@ test('toolenv sft generate: files, the statistics table, and its output straight
   const bad = await toolenvAsync(['sft', 'generate', '--tasks', taskFile, '--roles', 'planner=bogus', '--server', server.url]);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--roles: a role is offline, openai:MODEL@URL or gguf:FILE/);
+});
+
+test('a role on a real local model (the tiny GGUF through node-llama-cpp): its answers are read or rejected with reasons, never crash the run', async () => {
+  const { tinyModelFile } = await import('../simulator/llama-fixture.js');
+  const out = tempDir('toolenv-cs-gguf-');
+  const summary = await generateColdStart({ tasks: [NOTE], server: server.url, roles: parseRoles(`planner=gguf:${tinyModelFile()}`), model: { temperature: 0.7, maxTokens: 64 }, concurrency: 1, out, maxRounds: 3, errorRate: 0, seed: 5 });
+  assert.equal(summary.accepted + summary.rejected, 1);
+  if (summary.rejected === 1) {
+    const rejected = JSON.parse(readFileSync(summary.files.rejected, 'utf8')) as { reasons: string[] };
+    assert.ok(rejected.reasons.length > 0 && rejected.reasons.every((r) => r.length > 0));
+  }
 });
