@@ -2,7 +2,6 @@ import { Option, type Command } from 'commander';
 import { MAX_K } from '../agent/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
-import { stagedProgress } from './progress.js';
 
 interface GenerateFlags {
   tasks?: string;
@@ -49,12 +48,13 @@ export function registerSft(program: Command): void {
     .action(async (flags: GenerateFlags) => {
       if (flags.tasks === undefined) throw new UsageError('--tasks FILE is required (`toolenv tasks synth --out FILE` makes one)');
       if (flags.server !== undefined && !/^https?:\/\/[^\s/]+/.test(flags.server)) throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(flags.server)}`);
-      const [{ generateColdStart, parseRoles }, { readGenerationTasks }, { TaskFileError }, { serveInProcess, MissingLibraryError }, { statsTable }] = await Promise.all([
+      const [{ generateColdStart, parseRoles }, { readGenerationTasks }, { TaskFileError }, { serveInProcess, MissingLibraryError }, { statsTable }, { stagedProgress }] = await Promise.all([
         import('../coldstart/generate.js'),
         import('../coldstart/tasks.js'),
         import('../eval/tasks.js'),
         import('../server/in-process.js'),
         import('../coldstart/stats.js'),
+        import('./progress.js'),
       ]);
       let roles;
       try {
