@@ -88,11 +88,11 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
       const run = await runColdStart(task, { ...options, roles });
       const problems = qualityProblems(run);
       summary.exits[run.exit] = (summary.exits[run.exit] ?? 0) + 1;
-      const record = { task_id: run.task_id, seed: run.seed, messages: run.messages, rounds: run.rounds, exit: run.exit };
+      const record = { task_id: run.task_id, task, seed: run.seed, messages: run.messages, rounds: run.rounds, exit: run.exit };
       if (problems.length === 0) {
         summary.accepted++;
         accepted.push(run);
-        sft.write(JSON.stringify({ messages: run.messages, task_id: run.task_id, seed: run.seed, source: 'coldstart', exit: run.exit, rounds: run.rounds.length }) + '\n');
+        sft.write(JSON.stringify({ messages: run.messages, task_id: run.task_id, task, seed: run.seed, source: 'coldstart', exit: run.exit, rounds: run.rounds.length }) + '\n');
       } else {
         summary.rejected++;
         const kind = problems[0]!.replace(/^round \d+: /, '').split(':')[0]!;

@@ -74,7 +74,8 @@ test('offline generation over synthesized tasks: accepted trajectories that repl
   const lines = readFileSync(summary.files.sft, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ColdStartRun);
   assert.equal(lines.length, summary.accepted);
   assert.ok(summary.stats.turns >= 3 && summary.stats.plans >= 2 && summary.stats.calls >= 1, JSON.stringify(summary.stats));
-  for (const line of lines) {
+  for (const line of lines as (ColdStartRun & { task: TrainTask })[]) {
+    assert.deepEqual(line.task, tasks.find((t) => t.id === line.task_id), 'each record carries its task');
     assert.equal(line.messages[0]!.role, 'system');
     assert.ok(line.messages.at(-1)!.content.includes('<answer>'));
     await replay(line, 0.05);
@@ -132,6 +133,13 @@ test('refine: new slots or a revised DAG, never both; two empty refines trip the
   assert.equal(slots.rounds[1]!.mode, 'refine');
   assert.equal(slots.rounds[1]!.critic?.coverage.done, true);
   assert.match(slots.messages[4]!.content, /<search_tool>\{"query":"get a note by id","k":5\}<\/search_tool>/);
+
+  const first = [dag[0]!];
+  const revised = await runColdStart(NOTE, loop(scripted([explore, { mode: 'execution', reasoning: 'Create first.', dag: first }, { mode: 'refine', reasoning: 'Now read it back.', dag: [dag[1]!] }])));
+  assert.deepEqual(revised.rounds.map((r) => r.mode), ['exploration', 'execution', 'refine']);
+  assert.equal(revised.exit, 'covered', 'the revised DAG reads the earlier result by reference');
+  assert.match(revised.messages[6]!.content, /<plan>\{"phase":"execution".*"c2"/s, 'a revised DAG is a new plan');
+  await replay(revised, 0);
 
   const stall = await runColdStart(NOTE, loop(scripted([explore, { mode: 'refine', reasoning: 'Unsure.' }, { mode: 'refine', reasoning: 'Still unsure.' }])));
   assert.equal(stall.exit, 'stall');
