@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import MAX_TURNS, toolenv
+from conftest import BIN, MAX_TURNS, toolenv
 from safetensors.torch import load_file
 
 
@@ -101,3 +101,24 @@ def test_bad_input_is_one_line_and_exit_2(server, tiny_model, tmp_path):
         run = toolenv("train", *args, "--out", str(tmp_path / "r"), check=False)
         assert run.returncode == 2, (args, run.stderr)
         assert message in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_rl_against_a_server_with_a_key(server, sft_run, single_tasks, tmp_path):
+    process = subprocess.Popen(
+        ["node", str(BIN), "serve", "--library", str(server.library), "--cache", str(tmp_path / "c.db"), "--port", "0",
+         "--api-key", "sekret", "--json"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        url = json.loads(process.stdout.readline())["url"]
+        run = tmp_path / "keyed"
+        toolenv(
+            "train", "--model", str(sft_run / "checkpoint"), "--server", url, "--api-key", "sekret",
+            "--tasks", str(single_tasks), "--steps", "1", "--group", "2", "--batch", "1", "--max-turns", str(MAX_TURNS),
+            "--max-turn-tokens", "64", "--max-response-tokens", "512", "--out", str(run), "--json",
+            env={"TOOLENV_API_KEY": ""},
+        )  # fmt: skip
+        assert len(_lines(run / "metrics.jsonl")) == 1, "the engine reached the keyed server with the key it was given"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -143,7 +143,8 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
 async function serveLibrary(options: TrainOptions): Promise<RunningServer> {
   let server: RunningServer;
   try {
-    server = await serveInProcess(options);
+    // No key: the in-process server is this run's own, on loopback; --api-key is for a --server.
+    server = await serveInProcess({ library: options.library, cache: options.cache });
   } catch (error) {
     if (error instanceof MissingLibraryError) throw new TrainInputError(error.message);
     throw error;
@@ -210,7 +211,8 @@ async function demonstrations(options: TrainOptions, server: string, tasksFile: 
 async function runEngine(launch: string, server: string, run: string, options: TrainOptions): Promise<void> {
   const logFile = join(run, 'engine.log');
   const log = createWriteStream(logFile);
-  const child = spawn('bash', [launch], { env: { ...process.env, TOOLENV_URL: server, TRL_EXPERIMENTAL_SILENCE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const env = { ...process.env, TOOLENV_URL: server, TRL_EXPERIMENTAL_SILENCE: '1', ...(options.apiKey ? { TOOLENV_API_KEY: options.apiKey } : {}) };
+  const child = spawn('bash', [launch], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipe(log, { end: false });
     if (options.verbose) stream.pipe(process.stderr, { end: false });
