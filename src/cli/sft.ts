@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../agent/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 
 interface GenerateFlags {
   tasks?: string;
@@ -104,6 +104,11 @@ export function registerSft(program: Command): void {
         else {
           printLine(`${summary.accepted} of ${summary.tasks} trajectories accepted (${summary.files.sft}); ${summary.rejected} rejected with reasons (${summary.files.rejected})`);
           for (const line of statsTable(summary.stats)) printLine(line);
+        }
+        // Every run failing outright is no data problem: a model or the server is unreachable. Say so, exit 1.
+        if (summary.tasks > 0 && summary.failed === summary.tasks) {
+          process.stderr.write(`toolenv: every run failed (${summary.files.rejected} has each reason); the first: ${summary.first_failure}\n`);
+          throw new ReportedFailure(1);
         }
       } finally {
         progress.stop();

@@ -3,7 +3,7 @@ import type { ColdStartRun, RoundRecord } from './types.js';
 /**
  * The quality filter (B.2): schema validity (every role answered in its schema, the server accepted every turn),
  * mode sequencing, DAG acyclicity, and complete reasoning in every round; and the trajectory must end in an
- * accepted answer. Answers the reasons a trajectory is rejected, none for one that passes.
+ * accepted answer, the task's expected one when it has one (a demonstration of a wrong answer teaches it). Answers the reasons a trajectory is rejected, none for one that passes.
  */
 export function qualityProblems(run: ColdStartRun): string[] {
   const problems: string[] = [];
@@ -17,6 +17,7 @@ export function qualityProblems(run: ColdStartRun): string[] {
     if (round.critic && round.critic.labels.reasoning.trim() === '') problems.push(`round ${round.round}: the Critic gave no reasoning`);
   }
   if (run.finish !== 'answer') problems.push(`the episode ended by ${run.finish}, not an accepted answer`);
+  else if (run.solved === false) problems.push('wrong answer: the final answer misses the task’s expected answer');
   return problems;
 }
 

@@ -25,14 +25,15 @@ export type RoleSpecs = Record<keyof Roles, string>;
  */
 export function parseRoles(text: string): RoleSpecs {
   const specs: RoleSpecs = { planner: 'offline', executor: 'offline', critic: 'offline', answerer: 'offline' };
-  const pairs = /^(planner|executor|critic|answerer)=/.test(text) ? text.split(/,(?=(?:planner|executor|critic|answerer)=)/) : undefined;
-  if (!pairs) {
+  if (!/^\w+=/.test(text)) {
     for (const role of ROLE_NAMES) specs[role] = checkSpec(text);
     return specs;
   }
-  for (const pair of pairs) {
+  for (const pair of text.split(/,(?=\w+=)/)) {
     const eq = pair.indexOf('=');
-    specs[pair.slice(0, eq) as keyof Roles] = checkSpec(pair.slice(eq + 1));
+    const role = pair.slice(0, eq);
+    if (!(ROLE_NAMES as readonly string[]).includes(role)) throw new Error(`unknown role ${JSON.stringify(role)}: the roles are ${ROLE_NAMES.join(', ')} (the Retriever is the server's search)`);
+    specs[role as keyof Roles] = checkSpec(pair.slice(eq + 1));
   }
   return specs;
 }
@@ -66,6 +67,9 @@ export interface GenerateSummary {
   stats: ColdStartStats;
   roles: RoleSpecs;
   files: { sft: string; rejected: string; stats: string };
+  /** Runs that failed outright (a model unreachable, a server error), and the first such failure. */
+  failed: number;
+  first_failure?: string;
 }
 
 /**
@@ -80,13 +84,17 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
   const sft = createWriteStream(files.sft);
   const rejected = createWriteStream(files.rejected);
   const accepted: ColdStartRun[] = [];
-  const summary: GenerateSummary = { tasks: options.tasks.length, accepted: 0, rejected: 0, rejected_by: {}, exits: {}, stats: coldStartStats([]), roles: options.roles, files };
+  const summary: GenerateSummary = { tasks: options.tasks.length, accepted: 0, rejected: 0, rejected_by: {}, exits: {}, stats: coldStartStats([]), roles: options.roles, files, failed: 0 };
   const queue = [...options.tasks];
   let done = 0;
   const worker = async (): Promise<void> => {
     for (let task = queue.shift(); task !== undefined; task = queue.shift()) {
       const run = await runColdStart(task, { ...options, roles });
       const problems = qualityProblems(run);
+      if (run.error !== undefined) {
+        summary.failed++;
+        summary.first_failure ??= `${run.task_id}: ${run.error}`;
+      }
       summary.exits[run.exit] = (summary.exits[run.exit] ?? 0) + 1;
       const record = { task_id: run.task_id, task, seed: run.seed, messages: run.messages, rounds: run.rounds, exit: run.exit };
       if (problems.length === 0) {

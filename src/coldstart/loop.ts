@@ -65,6 +65,8 @@ export async function runColdStart(task: TrainTask, options: LoopOptions): Promi
   try {
     out.exit = await run.loop();
     out.finish = await run.answer();
+    // The server's verdict on the answer: the filter keeps a task with an expected answer only when it was met.
+    if (task.answer !== undefined) out.solved = (await client.rewards(episode.id, { judge: false })).success === true;
   } catch (error) {
     out.error = error instanceof Error ? error.message : String(error);
   } finally {

@@ -94,5 +94,7 @@ export interface ColdStartRun {
   rejected_turns: string[][];
   finish: 'answer' | 'turn_cap' | 'episode_done' | 'error';
   exit: 'answer' | 'covered' | 'stall' | 'round_cap';
+  /** For a task with an expected answer: whether the final answer met it (the rewards' `success`). */
+  solved?: boolean;
   error?: string;
 }

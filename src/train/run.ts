@@ -83,6 +83,9 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   let inProcess: RunningServer | undefined;
   try {
     const server = options.server ?? (options.dryRun ? 'http://127.0.0.1:8080' : (inProcess = await serveLibrary(options)).url);
+    if (options.dryRun && options.server === undefined) {
+      options.log(`toolenv: dry run: no server started; launch.sh reaches ${server} (\`toolenv serve\`'s default) unless TOOLENV_URL says otherwise`);
+    }
     if (options.server !== undefined && !options.dryRun) await checkServer(options.server, options.apiKey);
     const summary: TrainSummary = { run, engine: options.engine, stage: options.stage, command: [], server };
     const tasksFile = needsTasks ? join(run, 'tasks.jsonl') : undefined;
@@ -234,7 +237,8 @@ async function runEngine(launch: string, server: string, run: string, options: T
     }
     if (Date.now() - lastLine >= LOG_INTERVAL_MS) {
       const running = records.filter((r) => r.step > reported).length;
-      options.log(`toolenv: step ${reported + 1}/${options.steps} running: ${running} episodes so far (${Math.round((Date.now() - started) / 1000)} s)`);
+      const what = options.stage === 'rl' ? `: ${running} episodes so far` : '';
+      options.log(`toolenv: step ${reported + 1}/${options.steps || '?'} running${what} (${Math.round((Date.now() - started) / 1000)} s)`);
       lastLine = Date.now();
     }
   };

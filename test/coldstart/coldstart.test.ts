@@ -70,7 +70,10 @@ test('offline generation over synthesized tasks: accepted trajectories that repl
   const out = tempDir('toolenv-cs-out-');
   const summary = await generateColdStart({ tasks, server: server.url, roles: parseRoles('offline'), model: { temperature: 0.7, maxTokens: 2048 }, concurrency: 3, out, maxRounds: 12, errorRate: 0.05, seed: 1 });
   assert.equal(summary.tasks, tasks.length);
-  assert.ok(summary.accepted >= tasks.length - 1, JSON.stringify(summary));
+  assert.equal(summary.accepted + summary.rejected, tasks.length);
+  assert.ok(summary.accepted >= 2, JSON.stringify(summary));
+  const rejected = readFileSync(summary.files.rejected, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { reasons: string[] });
+  assert.ok(rejected.every((r) => r.reasons.length > 0));
   const lines = readFileSync(summary.files.sft, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ColdStartRun);
   assert.equal(lines.length, summary.accepted);
   assert.ok(summary.stats.turns >= 3 && summary.stats.plans >= 2 && summary.stats.calls >= 1, JSON.stringify(summary.stats));
@@ -281,6 +284,12 @@ test('toolenv sft generate: files, the statistics table, and its output straight
   const bad = await toolenvAsync(['sft', 'generate', '--tasks', taskFile, '--roles', 'planner=bogus', '--server', server.url]);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--roles: a role is offline, openai:MODEL@URL or gguf:FILE/);
+  const typo = await toolenvAsync(['sft', 'generate', '--tasks', taskFile, '--roles', 'planner=offline,critik=offline', '--server', server.url]);
+  assert.equal(typo.status, 2);
+  assert.match(typo.stderr, /unknown role "critik": the roles are planner, executor, critic, answerer/);
+  const unreachable = await toolenvAsync(['sft', 'generate', '--tasks', taskFile, '--roles', 'openai:m@http://127.0.0.1:1', '--server', server.url, '--out', join(dir, 'none')]);
+  assert.equal(unreachable.status, 1, 'every run failing is a failure, not data');
+  assert.match(unreachable.stderr, /every run failed .* the first: /);
 });
 
 test('a role on a real local model (the tiny GGUF through node-llama-cpp): its answers are read or rejected with reasons, never crash the run', async () => {

@@ -334,7 +334,12 @@ def train(config: RunConfig) -> Path:
     if config.stage == "sft":
         if config.sft_data is None:
             raise ValueError("the sft stage needs train.json's sft_data")
-        args = sft_config(str(run_dir / "checkpoints"), per_device_train_batch_size=config.prompts_per_step, **common)
+        from transformers import AutoConfig
+
+        # No truncation by default, but never past the positions the model has.
+        limit = getattr(AutoConfig.from_pretrained(config.model), "max_position_embeddings", None)
+        sizes = {"max_length": limit, **common} if limit else common
+        args = sft_config(str(run_dir / "checkpoints"), per_device_train_batch_size=config.prompts_per_step, **sizes)
         trainer = SFTTrainer(
             model=config.model,
             args=args,
