@@ -96,6 +96,7 @@ def test_bad_input_is_one_line_and_exit_2(server, tiny_model, tmp_path):
         (["--model", str(tmp_path / "none")], "no such directory"),
         (["--model", str(tiny_model), "--stage", "sft", "--data", str(tmp_path / "none.jsonl")], "no such file"),
         (["--model", str(tiny_model), "--engine", "nope"], "nope"),
+        (["--model", str(tiny_model), "--data", str(tmp_path / "x.jsonl")], "--data is for --stage sft"),
     ]
     for args, message in cases:
         run = toolenv("train", *args, "--out", str(tmp_path / "r"), check=False)

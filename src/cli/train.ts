@@ -77,6 +77,7 @@ export function registerTrain(program: Command): void {
       if (!flags.dryRun && !existsSync(flags.model)) throw new UsageError(`--model ${flags.model}: no such directory`);
       const engine = flags.engine as 'trl' | 'verl';
       const stage = flags.stage as 'rl' | 'sft';
+      if (stage === 'rl' && flags.data !== undefined) throw new UsageError('--data is for --stage sft: RL rolls out on --tasks');
       if (engine === 'verl' && stage === 'sft') throw new UsageError('--stage sft runs on TRL (--engine trl); verl’s SFT trainer takes the same sft.jsonl through its own launcher');
       const batch = flags.batch === undefined ? (stage === 'rl' ? 256 : 8) : intFlag('--batch', flags.batch, { min: 1, max: 100_000 });
       const group = intFlag('--group', flags.group, { min: 1, max: 64 });
