@@ -144,10 +144,15 @@ export class ResponseCache {
       } else {
         mkdirSync(dirname(file), { recursive: true });
         db = new Database(file, { timeout });
-        db.pragma('journal_mode = WAL');
+        const opened = db;
+        // Worker processes open one new file at once: switching it to WAL can answer SQLITE_BUSY without waiting
+        // on busy_timeout, so it is retried until the timeout; the schema is written under an immediate lock.
+        whileBusy(timeout, () => opened.pragma('journal_mode = WAL'));
         db.pragma('synchronous = NORMAL');
-        db.exec(DDL);
-        db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+        db.transaction(() => {
+          opened.exec(DDL);
+          opened.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', SCHEMA_VERSION);
+        }).immediate();
       }
       const version = readVersion(db);
       if (version !== SCHEMA_VERSION) throw new CacheError(`schema version ${version ?? 'none'}, expected ${SCHEMA_VERSION}`);
@@ -333,5 +338,18 @@ function readVersion(db: Database.Database): string | undefined {
     return db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'").get()?.value;
   } catch {
     return undefined;
+  }
+}
+
+/** Runs `fn`, again every 20 ms while SQLite answers SQLITE_BUSY, for at most `timeoutMs`. */
+function whileBusy<T>(timeoutMs: number, fn: () => T): T {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return fn();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
   }
 }
