@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,18 +56,23 @@ def server(library: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         "--out", str(tasks_file), "--json",
     )  # fmt: skip
     tasks = [json.loads(line) for line in tasks_file.read_text().splitlines() if line.strip()]
+    with serving(library, work / "cache.db", "--error-rate", "0") as url:
+        yield Server(url=url, library=library, tasks=tasks, tasks_file=tasks_file)
+
+
+@contextmanager
+def serving(library: Path, cache: Path, *flags: str) -> Iterator[str]:
+    """`toolenv serve` on a free port of 127.0.0.1 for the block; yields its URL, stops it after."""
     process = subprocess.Popen(
-        ["node", str(BIN), "serve", "--library", str(library), "--cache", str(work / "cache.db"), "--port", "0",
-         "--error-rate", "0", "--json"],
+        ["node", str(BIN), "serve", "--library", str(library), "--cache", str(cache), "--port", "0", *flags, "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert process.stdout is not None
     line = process.stdout.readline()
-    if not line:
-        process.kill()
-        raise AssertionError(f"toolenv serve did not start: {process.stderr.read() if process.stderr else ''}")
     try:
-        yield Server(url=json.loads(line)["url"], library=library, tasks=tasks, tasks_file=tasks_file)
+        if not line:
+            raise AssertionError(f"toolenv serve did not start: {process.stderr.read() if process.stderr else ''}")
+        yield json.loads(line)["url"]
     finally:
         process.terminate()
         process.wait(timeout=10)

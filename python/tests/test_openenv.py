@@ -1,9 +1,6 @@
 """OpenEnv's own client, unchanged, on ToolEnv's episodes."""
 
-import json
-import subprocess
-
-from conftest import BIN
+from conftest import serving
 from openenv.core import GenericEnvClient
 from scripted import answer, execute, explore, single_task
 
@@ -30,16 +27,7 @@ def test_openenv_client_plays_an_episode(server):
 
 
 def test_a_reset_without_a_task_plays_the_servers_openenv_tasks(server, tmp_path):
-    process = subprocess.Popen(
-        ["node", str(BIN), "serve", "--library", str(server.library), "--cache", str(tmp_path / "c.db"), "--port", "0",
-         "--openenv-tasks", str(server.tasks_file), "--json"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        url = json.loads(process.stdout.readline())["url"]
+    with serving(server.library, tmp_path / "c.db", "--openenv-tasks", str(server.tasks_file)) as url:
         with GenericEnvClient(base_url=f"{url}/openenv").sync() as env:
             queries = [env.reset(seed=i).observation["content"] for i in (0, 1)]
-        assert queries == [server.tasks[0]["query"], server.tasks[1]["query"]]
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    assert queries == [server.tasks[0]["query"], server.tasks[1]["query"]]

@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from conftest import BIN, MAX_TURNS, toolenv
+from conftest import MAX_TURNS, serving, toolenv
 from safetensors.torch import load_file
 
 
@@ -105,13 +105,7 @@ def test_bad_input_is_one_line_and_exit_2(server, tiny_model, tmp_path):
 
 
 def test_rl_against_a_server_with_a_key(server, sft_run, single_tasks, tmp_path):
-    process = subprocess.Popen(
-        ["node", str(BIN), "serve", "--library", str(server.library), "--cache", str(tmp_path / "c.db"), "--port", "0",
-         "--api-key", "sekret", "--json"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        url = json.loads(process.stdout.readline())["url"]
+    with serving(server.library, tmp_path / "c.db", "--api-key", "sekret") as url:
         run = tmp_path / "keyed"
         toolenv(
             "train", "--model", str(sft_run / "checkpoint"), "--server", url, "--api-key", "sekret",
@@ -119,7 +113,4 @@ def test_rl_against_a_server_with_a_key(server, sft_run, single_tasks, tmp_path)
             "--max-turn-tokens", "64", "--max-response-tokens", "512", "--out", str(run), "--json",
             env={"TOOLENV_API_KEY": ""},
         )  # fmt: skip
-        assert len(_lines(run / "metrics.jsonl")) == 1, "the engine reached the keyed server with the key it was given"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    assert len(_lines(run / "metrics.jsonl")) == 1, "the engine reached the keyed server with the key it was given"

@@ -251,9 +251,9 @@ function untilSignal(close: () => Promise<void>): Promise<void> {
 
 /** `--openenv-tasks`: a task file in the own format, as the episode's task (id, query, references, answer). */
 async function readOpenEnvTasks(file: string): Promise<EpisodeTask[]> {
-  const [{ readTrainTasks }, { TaskFileError }] = await Promise.all([import('../train/tasks.js'), import('../eval/tasks.js')]);
+  const [{ readTrainTasks, episodeTask }, { TaskFileError }] = await Promise.all([import('../train/tasks.js'), import('../eval/tasks.js')]);
   try {
-    return readTrainTasks(file).map(({ id, query, reference_tools, answer }) => ({ id, query, ...(reference_tools ? { reference_tools } : {}), ...(answer !== undefined ? { answer } : {}) }));
+    return readTrainTasks(file).map(episodeTask);
   } catch (error) {
     if (error instanceof TaskFileError) throw new UsageError(`--openenv-tasks: ${error.message}`);
     throw error;

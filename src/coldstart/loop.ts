@@ -4,7 +4,7 @@ import { DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../agent/protocol
 import { referencedCalls } from '../agent/references.js';
 import { fromRunStateView, newRunState, type RunState, type RunStateView } from '../agent/state.js';
 import type { Tool } from '../library/tool.js';
-import type { TrainTask } from '../train/tasks.js';
+import { episodeTask, type TrainTask } from '../train/tasks.js';
 import { RoleError, type Roles } from './roles.js';
 import { coverageOf, feedbackOf } from './coverage.js';
 import { answerTurn, executionTurn, explorationTurn } from './serialize.js';
@@ -40,7 +40,7 @@ export async function runColdStart(task: TrainTask, options: LoopOptions): Promi
   const client = new EpisodeClient(options.server, options.apiKey);
   const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
   const episode = await client.create({
-    task: { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}), ...(task.answer !== undefined ? { answer: task.answer } : {}) },
+    task: episodeTask(task),
     protocol: 'paraact',
     max_turns: maxTurns,
     max_steps: maxTurns,

@@ -4,7 +4,7 @@ import { createPolicy } from '../agent/policies/create.js';
 import { runAgent } from '../agent/run.js';
 import type { AgentRun } from '../agent/types.js';
 import type { EpisodeOptions } from './config.js';
-import type { TrainTask } from './tasks.js';
+import { episodeTask, type TrainTask } from './tasks.js';
 
 export interface DemonstrationOptions {
   server: string;
@@ -42,7 +42,7 @@ export async function writeDemonstrations(options: DemonstrationOptions): Promis
         apiKey: options.apiKey,
         agent: (options.episode.protocol ?? 'paraact') as AgentRun['agent'],
         policy,
-        task: { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}), ...(task.answer !== undefined ? { answer: task.answer } : {}) },
+        task: episodeTask(task),
         ...(task.tools ? { tools: task.tools } : {}),
         ...(task.seed !== undefined ? { seed: task.seed } : {}),
         ...(options.episode.max_turns !== undefined ? { maxTurns: options.episode.max_turns } : {}),

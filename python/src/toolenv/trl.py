@@ -237,12 +237,16 @@ r_traj = _rewards_of("r_traj")
 REWARD_FUNCS = [r_traj, r_phase, r_step]
 
 
-def _precision() -> Json:
-    """bf16 where a GPU has it (TRL's default), full precision on a CPU (which bf16 training refuses)."""
+def _config(cls: Any, output_dir: str, paper: Json, overrides: Json):
+    """A TRL config: the paper's settings, this machine's precision (bf16 where a GPU has it, full precision on a
+    CPU, which bf16 training refuses), no logging service or intermediate saves, then the caller's overrides."""
     import torch
 
     on_gpu = torch.cuda.is_available()
-    return {"bf16": on_gpu and torch.cuda.is_bf16_supported(), "use_cpu": not on_gpu}
+    precision = {"bf16": on_gpu and torch.cuda.is_bf16_supported(), "use_cpu": not on_gpu}
+    return cls(
+        **{"output_dir": output_dir, "report_to": "none", "save_strategy": "no", **precision, **paper, **overrides}
+    )
 
 
 def grpo_config(output_dir: str, **overrides: Any):
@@ -250,8 +254,7 @@ def grpo_config(output_dir: str, **overrides: Any):
     the three rewards normalized separately then weighted (Eq. 7)."""
     from trl import GRPOConfig
 
-    settings: Json = {
-        "output_dir": output_dir,
+    paper: Json = {
         "num_generations": 8,
         "temperature": 1.0,
         "epsilon": 0.2,
@@ -261,12 +264,8 @@ def grpo_config(output_dir: str, **overrides: Any):
         "reward_weights": REWARD_WEIGHTS,
         "mask_truncated_completions": False,
         "max_completion_length": 8192,
-        "report_to": "none",
-        "save_strategy": "no",
-        **_precision(),
     }
-    settings.update(overrides)
-    return GRPOConfig(**settings)
+    return _config(GRPOConfig, output_dir, paper, overrides)
 
 
 def sft_dataset(path: str):
@@ -290,19 +289,14 @@ def sft_config(output_dir: str, **overrides: Any):
     """`SFTConfig` for cold start (D.3: lr 1e-5, 3 epochs), the loss on assistant tokens only."""
     from trl import SFTConfig
 
-    settings: Json = {
-        "output_dir": output_dir,
+    paper: Json = {
         "assistant_only_loss": True,
         # TRL truncates at 1,024 tokens by default: a ParaAct conversation's system prompt alone is most of that.
         "max_length": None,
         "learning_rate": 1e-5,
         "num_train_epochs": 3,
-        "report_to": "none",
-        "save_strategy": "no",
-        **_precision(),
     }
-    settings.update(overrides)
-    return SFTConfig(**settings)
+    return _config(SFTConfig, output_dir, paper, overrides)
 
 
 def _log_callback(path: str):
