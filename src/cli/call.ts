@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
-import type { CallControls, Responder } from '../simulator/types.js';
+import type { CallControls, CallResult, Responder } from '../simulator/types.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
 
-interface CallFlags extends ModelFlags {
+interface CallFlags extends ModelFlags, RuleFlags {
   responder: string;
   args?: string;
   argsFile?: string;
@@ -39,8 +40,9 @@ export function registerCall(program: Command): void {
     .option('--dynamic', 'skip the cache and the examples and synthesize (as `Prefer: dynamic=true`)')
     .option('--responder <names>', `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`, 'example,synth')
     .option('--json', 'print one JSON object {tool, status, source, error, headers, body}');
-  addModelOptions(call).action(async (toolId: string, flags: CallFlags) => {
+  addModelOptions(addRuleOptions(call)).action(async (toolId: string, flags: CallFlags) => {
     const args = readArguments(flags);
+    const rules = ruleOptions(flags);
     const seed = intFlag('--seed', flags.seed);
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
@@ -64,21 +66,41 @@ export function registerCall(program: Command): void {
     try {
       responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
       startModels(responders, cache, (line) => process.stderr.write(`${line}\n`));
-      const simulator = createSimulator({ store, cache, responders, seed, errorRate });
+      const simulator = createSimulator({ store, cache, responders, seed, errorRate, ...rules });
       const result = await simulator.call(toolId, args, { controls });
-      if (flags.json) return printJson({ tool: toolId, status: result.status, source: result.source, error: result.error ?? null, headers: result.headers, body: result.body });
-      printLine(`status  ${result.status}`);
-      printLine(`source  ${result.source}`);
-      printLine(`error   ${result.error ?? '-'}`);
-      for (const [name, value] of Object.entries(result.headers)) printLine(`${name}: ${value}`);
-      printLine();
-      printLine(typeof result.body === 'string' ? result.body : (JSON.stringify(result.body, null, 2) ?? ''));
+      if (flags.json) {
+        printJson({ tool: toolId, status: result.status, source: result.source, error: result.error ?? null, headers: result.headers, body: result.body });
+      } else {
+        printLine(`status  ${result.status}`);
+        printLine(`source  ${result.source}`);
+        printLine(`error   ${result.error ?? '-'}`);
+        for (const [name, value] of Object.entries(result.headers)) printLine(`${name}: ${value}`);
+        printLine();
+        printLine(typeof result.body === 'string' ? result.body : (JSON.stringify(result.body, null, 2) ?? ''));
+      }
+      const refused = refusal(result, controls);
+      if (refused) {
+        process.stderr.write(`toolenv: ${refused.line}\n`);
+        throw new ReportedFailure(refused.exitCode);
+      }
     } finally {
       await closeModels(responders);
       cache?.close();
       store.close();
     }
   });
+}
+
+/**
+ * A call the simulator refused rather than answered: the Rule layer's 4xx (unknown tool, invalid arguments) is the
+ * caller's mistake (exit 2); no responder answering is the simulator's (exit 1). Injected errors and codes forced
+ * with --code are answers the caller asked for (exit 0).
+ */
+function refusal(result: CallResult, controls: CallControls): { line: string; exitCode: number } | undefined {
+  if (result.source !== 'rule' || result.error !== undefined || controls.code !== undefined || result.status < 400) return undefined;
+  const body = result.body as { title?: unknown; detail?: unknown } | undefined;
+  const line = `${result.status} ${String(body?.title ?? 'refused')}${body?.detail === undefined ? '' : `: ${String(body.detail)}`}`;
+  return { line, exitCode: result.status >= 500 ? 1 : 2 };
 }
 
 function readArguments(flags: CallFlags): unknown {

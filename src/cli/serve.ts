@@ -11,6 +11,7 @@ import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelS
 import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
+import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
 import type { EpisodeTask } from '../episodes/types.js';
 import { missingLibrary } from '../library/errors.js';
 import type { FailedMessage } from '../server/cluster/primary.js';
@@ -20,7 +21,7 @@ import { describeFailure } from './failure.js';
 const EMBEDDED_RESPONDERS = ['example', 'synth'] as const;
 
 
-interface ServeFlags extends ModelFlags {
+interface ServeFlags extends ModelFlags, RuleFlags {
   host: string;
   port: string;
   library: string;
@@ -67,7 +68,8 @@ export function registerServe(program: Command): void {
     .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them', '1')
     .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
-  addModelOptions(serve).action(async (flags: ServeFlags, command: Command) => {
+  addModelOptions(addRuleOptions(serve)).action(async (flags: ServeFlags, command: Command) => {
+    const rules = ruleOptions(flags);
     const port = intFlag('--port', flags.port, { min: 0, max: 65535 });
     const seed = intFlag('--seed', flags.seed);
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
@@ -127,6 +129,7 @@ export function registerServe(program: Command): void {
         responders,
         seed,
         errorRate,
+        ...rules,
         apiKey: flags.apiKey,
         bodyLimit,
         maxEpisodes,

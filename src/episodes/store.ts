@@ -394,6 +394,8 @@ export class EpisodeStore {
       ...(result.error ? { error: result.error } : {}),
       ...(Object.keys(result.headers).length > 0 ? { headers: result.headers } : {}),
       ...(state ? { state } : {}),
+      ...(result.coerced ? { coerced: result.coerced } : {}),
+      ...(result.ignored ? { ignored: result.ignored } : {}),
     };
     return { observation, result, state };
   }

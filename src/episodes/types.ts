@@ -1,6 +1,7 @@
 import type { RewardCoefficients, Verdicts } from '../rl/types.js';
 import type { Problem } from '../simulator/problem.js';
 import type { CallControls, InjectedErrorKind, ResponseSource } from '../simulator/types.js';
+import type { Coercion } from '../simulator/lax.js';
 
 /**
  * The episode API's wire shapes (`POST /v1/episodes`, `POST /v1/episodes/{id}/step`, `GET /v1/episodes/{id}`), shared by
@@ -95,6 +96,10 @@ export type ToolCallObservation = {
   headers?: Record<string, string>;
   /** Set when the episode's world state answered or changed the call (`created`, `read`, `updated`, `deleted`, `listed`, `missing`). */
   state?: string;
+  /** Values the lax Rule layer coerced, so that rewards can see a call that was not typed as its schema asks. */
+  coerced?: Coercion[];
+  /** Undeclared arguments the Rule layer dropped. */
+  ignored?: string[];
   /**
    * In a stored trajectory only: the body was too large to keep (over 64 KiB of JSON, or past the episode's 1 MiB
    * budget), `body` holds the first characters of its JSON (at most 512; none once the budget is spent) and this is

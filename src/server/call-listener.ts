@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { KEY_HEADER, type KeyCheck } from './auth.js';
 import type { EpisodeStore } from '../episodes/store.js';
 import { EPISODE_HEADER } from '../episodes/header.js';
 import type { Simulator } from '../simulator/types.js';
@@ -24,8 +25,8 @@ export interface CallListenerOptions {
   metrics: HttpMetrics;
   /** Largest body this path reads; a larger one goes to the app, which answers 413. */
   bodyLimit: number;
-  /** When the server has an API key: whether an Authorization header value carries it. */
-  accepts?: (authorization: string | undefined) => boolean;
+  /** When the server has an API key: whether the request's Authorization or x-toolenv-key carries it. */
+  accepts?: KeyCheck;
   /** Where unexpected errors are logged, as the app logs them. */
   log: (line: string) => void;
 }
@@ -47,7 +48,7 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
       toolId === undefined ||
       !plainHost(incoming.headers.host) ||
       !bodyWithin(incoming, options.bodyLimit) ||
-      (options.accepts && !options.accepts(onlyHeader(incoming, 'authorization')))
+      (options.accepts && !options.accepts(onlyHeader(incoming, 'authorization'), onlyHeader(incoming, KEY_HEADER)))
     ) {
       app(incoming, outgoing);
       return;

@@ -12,6 +12,8 @@ import type { EpisodeTask } from '../episodes/types.js';
 import { createAnswerJudge } from '../rl/judge.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { keyCheck } from './auth.js';
+import type { CoercionMode } from '../simulator/lax.js';
+import type { UnknownArgumentsMode } from '../simulator/unknown-arguments.js';
 import { nodeListener } from './node-listener.js';
 import { openEnvSockets } from './openenv/upgrade.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
@@ -37,6 +39,10 @@ export interface ServeOptions {
   seed?: number;
   /** Injected-error rate; default the simulator's (0.05). */
   errorRate?: number;
+  /** The Rule layer's treatment of undeclared arguments (default reject). */
+  unknownArguments?: UnknownArgumentsMode;
+  /** The Rule layer's treatment of wrongly typed values (default strict). */
+  coercion?: CoercionMode;
   apiKey?: string;
   bodyLimit?: number;
   maxBatch?: number;
@@ -99,6 +105,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       seed: options.seed,
       injectionSeed: options.worker ? injectionSeed(options.seed ?? 0, options.worker.index) : undefined,
       errorRate: options.errorRate,
+      unknownArguments: options.unknownArguments,
+      coercion: options.coercion,
     });
     const retrieval = retrievalLoader(store.dir);
     const prefix = options.worker ? idPrefix(options.worker.index) : undefined;

@@ -8,7 +8,9 @@ import { ErrorStream, injectedError, kindOfStatus, type InjectionConfig } from '
 import { SimulatorMetrics } from './metrics.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
 import type { Arguments, CallControls, CallOptions, CallResult, InjectedErrorKind, Responded, Responder, ResponseSource, Simulator } from './types.js';
-import { Rules, type ToolSource } from './validate.js';
+import { Rules, type RuleAccepted, type ToolSource } from './validate.js';
+import { COERCED_HEADER, coercedHeader, type CoercionMode } from './lax.js';
+import { IGNORED_HEADER, type UnknownArgumentsMode } from './unknown-arguments.js';
 import { ResponderBusyError } from './queue.js';
 import { storedResult } from './stored-result.js';
 
@@ -31,6 +33,10 @@ export interface SimulatorOptions {
   metrics?: SimulatorMetrics;
   /** Compiled argument validators kept at once; default 2048. */
   maxValidators?: number;
+  /** Undeclared top-level arguments: `reject` (default, a 400 naming them) or `ignore` (dropped, said in x-toolenv-ignored). */
+  unknownArguments?: UnknownArgumentsMode;
+  /** Wrongly typed values: `strict` (default, a 400) or `lax` (numeric and boolean strings, one-element arrays coerced, said in x-toolenv-coerced). */
+  coercion?: CoercionMode;
 }
 
 export interface PipelineCallOptions extends CallOptions {
@@ -94,6 +100,8 @@ class PipelineSimulator implements ToolSimulator {
     this.errors = new ErrorStream(options.injectionSeed ?? this.seed, this.injection);
     this.rules = new Rules(options.store, {
       maxValidators: options.maxValidators,
+      unknownArguments: options.unknownArguments,
+      coercion: options.coercion,
       onCompileFailure: () => this.metrics.schemaCompileFailures++,
     });
     this.cache = options.cache;
@@ -114,7 +122,12 @@ class PipelineSimulator implements ToolSimulator {
   private async answer(toolId: string, args: unknown, options: PipelineCallOptions): Promise<CallResult> {
     const checked = this.rules.check(toolId, args);
     if (!checked.ok) return problemResult(checked.problem);
-    const { tool, args: given } = checked;
+    const result = await this.accepted(checked, options);
+    return checked.coerced || checked.ignored ? withRuleNotes(result, checked) : result;
+  }
+
+  /** A call the rules let through, with the arguments they hand on (coerced, or without ignored names: the cache key too). */
+  private async accepted({ tool, args: given }: RuleAccepted, options: PipelineCallOptions): Promise<CallResult> {
     const controls = options.controls ?? {};
     const badControl = checkControls(controls);
     if (badControl) return problemResult(badControl);
@@ -190,6 +203,22 @@ class PipelineSimulator implements ToolSimulator {
       this.metrics.cacheWriteErrors++;
     }
   }
+}
+
+/** What the rules changed, on the answer: headers for any client, fields for the episode's record. */
+function withRuleNotes(result: CallResult, checked: RuleAccepted): CallResult {
+  // The result's headers object may be shared (an injected error's): a copy carries the notes.
+  const headers = { ...result.headers };
+  if (checked.coerced) {
+    headers[COERCED_HEADER] = coercedHeader(checked.coerced);
+    result.coerced = checked.coerced;
+  }
+  if (checked.ignored) {
+    headers[IGNORED_HEADER] = checked.ignored.map(encodeURIComponent).join(', ');
+    result.ignored = checked.ignored;
+  }
+  result.headers = headers;
+  return result;
 }
 
 function successStatus(tool: Tool): number {

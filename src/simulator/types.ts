@@ -1,4 +1,5 @@
 import type { Tool } from '../library/tool.js';
+import type { Coercion } from './lax.js';
 
 /**
  * Where a response came from; travels as the `x-toolenv-source` header. `rule` marks a Rule-layer answer (4xx,
@@ -25,6 +26,10 @@ export interface CallResult {
   /** Extra response headers the simulated API sends (Retry-After, content-type of a problem…). */
   headers: Record<string, string>;
   error?: InjectedErrorKind;
+  /** Values the lax Rule layer coerced (`serve --coercion lax`). */
+  coerced?: Coercion[];
+  /** Undeclared arguments the Rule layer dropped (`serve --unknown-arguments ignore`). */
+  ignored?: string[];
 }
 
 export interface RespondContext {

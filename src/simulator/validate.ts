@@ -2,9 +2,11 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { Tool } from '../library/tool.js';
 import { createAjv } from './ajv.js';
+import { laxArguments, type Coercion, type CoercionMode } from './lax.js';
 import { NearestIds } from './nearest.js';
 import { problem, type Problem } from './problem.js';
 import type { Arguments } from './types.js';
+import { argumentHint, unknownArguments, withoutArguments, type UnknownArgumentsMode } from './unknown-arguments.js';
 
 /** What the Rule layer needs from a library: `LibraryStore` satisfies it, and so does any in-memory map. */
 export interface ToolSource {
@@ -18,13 +20,28 @@ export interface ArgumentError {
   message: string;
 }
 
-export type RuleOutcome = { ok: true; tool: Tool; args: Arguments } | { ok: false; problem: Problem };
+/** A call the rules let through: the arguments to answer (coerced, or without ignored names) and what was changed. */
+export interface RuleAccepted {
+  ok: true;
+  tool: Tool;
+  args: Arguments;
+  /** Values the lax mode changed. */
+  coerced?: Coercion[];
+  /** Undeclared arguments the ignore mode dropped. */
+  ignored?: string[];
+}
+
+export type RuleOutcome = RuleAccepted | { ok: false; problem: Problem };
 
 export interface RulesOptions {
   /** Compiled validators kept at once (least recently used are dropped); default 2048. */
   maxValidators?: number;
   /** Called when a tool's parameter schema does not compile; the tool's calls are then checked for required parameters only. */
   onCompileFailure?: (toolId: string, error: Error) => void;
+  /** Top-level arguments the tool does not declare: refused (default) or dropped. */
+  unknownArguments?: UnknownArgumentsMode;
+  /** Values of the wrong JSON type: refused (default) or coerced where pydantic-style servers would. */
+  coercion?: CoercionMode;
 }
 
 interface Compiled {
@@ -41,11 +58,15 @@ export class Rules {
   private readonly ajv = createAjv();
   private readonly validators: LRUCache<string, Compiled>;
   private readonly onCompileFailure: ((toolId: string, error: Error) => void) | undefined;
+  readonly unknownArguments: UnknownArgumentsMode;
+  readonly coercion: CoercionMode;
   private nearest: NearestIds | undefined;
 
   constructor(store: ToolSource, options: RulesOptions = {}) {
     this.store = store;
     this.onCompileFailure = options.onCompileFailure;
+    this.unknownArguments = options.unknownArguments ?? 'reject';
+    this.coercion = options.coercion ?? 'strict';
     // ajv keeps every compiled schema in its own cache: evicting ours must evict ajv's too, or memory grows anyway.
     this.validators = new LRUCache<string, Compiled>({
       max: options.maxValidators ?? 2048,
@@ -72,12 +93,43 @@ export class Rules {
         problem: invalidArguments(tool.id, `arguments must be a JSON object, got ${kind}`, [{ path: '', message: 'must be object' }]),
       };
     }
-    const errors = this.argumentErrors(tool, given);
-    if (errors.length > 0) {
-      const summary = errors.map((e) => `${e.path || '(arguments)'} ${e.message}`).join('; ');
-      return { ok: false, problem: invalidArguments(tool.id, summary, errors) };
+    const unknown = unknownArguments(tool, given);
+    if (unknown.length > 0 && this.unknownArguments === 'ignore') {
+      const accepted = this.checkDeclared(tool, withoutArguments(given, unknown));
+      return accepted.ok ? { ...accepted, ignored: [...unknown] } : accepted;
     }
-    return { ok: true, tool, args: given };
+    if (unknown.length > 0) return { ok: false, problem: this.unknownProblem(tool, given, unknown) };
+    return this.checkDeclared(tool, given);
+  }
+
+  private checkDeclared(tool: Tool, args: Arguments): RuleOutcome {
+    const { validate } = this.validator(tool);
+    if (!validate) {
+      const missing = missingRequired(tool, args);
+      return missing.length > 0 ? { ok: false, problem: invalidArguments(tool.id, summarize(missing), missing) } : { ok: true, tool, args };
+    }
+    if (validate(args)) return { ok: true, tool, args };
+    const failed = validate.errors ?? [];
+    if (this.coercion === 'lax') {
+      const mended = laxArguments(args, failed, validate);
+      if (mended) return { ok: true, tool, args: mended.args, coerced: mended.coerced };
+    }
+    const errors = describeErrors(failed, tool);
+    return { ok: false, problem: invalidArguments(tool.id, summarize(errors), errors) };
+  }
+
+  /** Names the undeclared arguments, where each probably belongs, and what the tool takes; declared ones are checked too, so one answer says everything. */
+  private unknownProblem(tool: Tool, args: Arguments, unknown: readonly string[]): Problem {
+    const allowed = Object.keys(tool.parameters.properties ?? {});
+    const errors: ArgumentError[] = unknown.map((name) => {
+      const hint = argumentHint(tool, name);
+      return { path: pointer('', name), message: `is not a parameter of ${tool.id}${hint === undefined ? '' : `; did you mean ${JSON.stringify(hint)}?`}` };
+    });
+    const declared = this.checkDeclared(tool, withoutArguments(args, unknown));
+    if (!declared.ok && Array.isArray(declared.problem.errors)) errors.push(...(declared.problem.errors as ArgumentError[]));
+    const names = unknown.map((n) => JSON.stringify(n)).join(', ');
+    const detail = `unknown argument${unknown.length === 1 ? '' : 's'} ${names} for ${tool.id}; its parameters: ${allowed.join(', ') || '(none)'}`;
+    return problem(400, 'Unknown arguments', detail, { tool: tool.id, unknown, allowed, errors });
   }
 
   /** The `n` library ids nearest to `toolId`; the index is built on first use and rebuilt when the library's id list changes. */
@@ -91,13 +143,6 @@ export class Rules {
     const suggestions = this.suggestions(toolId);
     const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => JSON.stringify(s)).join(', ')}?` : '';
     return problem(404, 'Unknown tool', `no tool with id ${JSON.stringify(toolId)}${hint}`, { tool: toolId, suggestions });
-  }
-
-  private argumentErrors(tool: Tool, args: Arguments): ArgumentError[] {
-    const { validate } = this.validator(tool);
-    if (!validate) return missingRequired(tool, args);
-    if (validate(args)) return [];
-    return describeErrors(validate.errors ?? [], tool);
   }
 
   private validator(tool: Tool): Compiled {
@@ -120,6 +165,10 @@ export class Rules {
 
 export function isJsonObject(value: unknown): value is Arguments {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function summarize(errors: readonly ArgumentError[]): string {
+  return errors.map((e) => `${e.path || '(arguments)'} ${e.message}`).join('; ');
 }
 
 function invalidArguments(toolId: string, detail: string, errors: ArgumentError[]): Problem {

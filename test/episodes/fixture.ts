@@ -37,8 +37,9 @@ export const notesTools: Tool[] = [
     name: 'Create a note',
     description: 'Create a new note in the notebook with a title and a tag.',
     category: 'productivity',
-    parameters: { ...noteBody, required: ['title'] },
-    bindings: bodyOf(['title', 'tag', 'done']),
+    // A create may name its own id, as many APIs allow (PUT-less upserts, client-chosen keys).
+    parameters: { ...noteBody, properties: { id: { type: 'string' }, ...noteBody.properties }, required: ['title'] },
+    bindings: bodyOf(['id', 'title', 'tag', 'done']),
     response_status: 201,
     response_schema: note,
     examples: [],

@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
+import { KEY_HEADER, type KeyCheck } from '../auth.js';
 import { routedPath } from '../cluster/owner.js';
 import type { OpenEnv } from './env.js';
 import { OpenEnvSession } from './session.js';
@@ -12,8 +13,8 @@ export const OPENENV_WS_PATH = '/openenv/ws';
 const GOING_AWAY = 1001;
 
 export interface OpenEnvSocketOptions {
-  /** Whether an Authorization header carries the API key; absent when the server needs none. */
-  accepts?: (header: string | undefined) => boolean;
+  /** Whether the request's Authorization or x-toolenv-key carries the API key; absent when the server needs none. */
+  accepts?: KeyCheck;
   /** Largest message in bytes (the server's body limit): a larger frame closes the connection (1009). */
   maxPayload: number;
   log: (line: string) => void;
@@ -37,7 +38,7 @@ export function openEnvSockets(server: Server, env: OpenEnv, options: OpenEnvSoc
   const sessions = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const session = request.method === 'GET' && request.headers.upgrade?.toLowerCase() === 'websocket' && routedPath(request.url ?? '/') === OPENENV_WS_PATH;
-    if (!session || (options.accepts && !options.accepts(request.headers.authorization))) {
+    if (!session || (options.accepts && !options.accepts(request.headers.authorization, headerText(request.headers[KEY_HEADER])))) {
       socket.unshift(Buffer.concat([withoutUpgrade(request), head]));
       server.emit('connection', socket);
       return;
@@ -60,4 +61,8 @@ function withoutUpgrade(request: IncomingMessage): Buffer {
   const raw = request.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() !== 'upgrade') lines.push(`${raw[i]}: ${raw[i + 1]}`);
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? undefined : value;
 }

@@ -1,6 +1,7 @@
 import type { JsonSchema, Tool } from '../../library/tool.js';
 import { isPlainObject } from '../json-body.js';
 import { httpProblem } from '../problems.js';
+import { bracketed } from './brackets.js';
 import { coerceValues, propertySchema } from './coerce.js';
 
 /** A request body as the REST surface received it. */
@@ -59,16 +60,8 @@ export function buildArguments(tool: Tool, request: RestRequest): Record<string,
 function fromQuery(query: URLSearchParams, name: string, schema: JsonSchema | undefined): unknown {
   const values = query.getAll(name);
   if (values.length > 0) return coerceValues(values, schema);
-  // deepObject style: filter[status]=sold&filter[limit]=2
-  const prefix = `${name}[`;
-  let object: Record<string, unknown> | undefined;
-  for (const [key, text] of query) {
-    if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
-    const member = key.slice(prefix.length, -1);
-    object ??= {};
-    object[member] = coerceValues([text], propertySchema(schema, member));
-  }
-  return object;
+  // deepObject style and bracket encoding: filter[status]=sold&filter[limit]=2, tags[]=a&tags[]=b
+  return bracketed(query, name, schema);
 }
 
 function wholeBody(body: RestBody | undefined, schema: JsonSchema | undefined): unknown {
@@ -80,7 +73,15 @@ function wholeBody(body: RestBody | undefined, schema: JsonSchema | undefined): 
       return body.value;
     case 'form': {
       const object: Record<string, unknown> = {};
-      for (const [name, values] of body.fields) object[name] = coerceValues(values, propertySchema(schema, name));
+      const pairs = formPairs(body.fields);
+      for (const [name, values] of body.fields) {
+        const bracket = name.indexOf('[');
+        if (bracket <= 0) object[name] = coerceValues(values, propertySchema(schema, name));
+        else {
+          const member = name.slice(0, bracket);
+          object[member] ??= bracketed(pairs, member, propertySchema(schema, member));
+        }
+      }
       return object;
     }
   }
@@ -91,7 +92,10 @@ function namedBodyFields(tool: Tool, body: RestBody | undefined): { get(name: st
   if (body === undefined) return undefined;
   const names = Object.values(tool.bindings ?? {}).filter((b) => b.in === 'body' && b.name !== '').map((b) => b.name);
   if (names.length === 0) return undefined;
-  if (body.kind === 'form') return { get: (name, schema) => (body.fields.has(name) ? coerceValues(body.fields.get(name)!, schema) : undefined) };
+  if (body.kind === 'form') {
+    const pairs = formPairs(body.fields);
+    return { get: (name, schema) => (body.fields.has(name) ? coerceValues(body.fields.get(name)!, schema) : bracketed(pairs, name, schema)) };
+  }
   if (body.kind === 'json' && isPlainObject(body.value)) {
     const object = body.value;
     return { get: (name) => (Object.hasOwn(object, name) ? object[name] : undefined) };
@@ -99,4 +103,8 @@ function namedBodyFields(tool: Tool, body: RestBody | undefined): { get(name: st
   throw httpProblem(400, `the request body must be a JSON object (or a form) with the members ${names.map((n) => JSON.stringify(n)).join(', ')}`, {
     title: 'Invalid request body',
   });
+}
+
+function formPairs(fields: Map<string, string[]>): [string, string][] {
+  return [...fields].flatMap(([name, values]) => values.map((value): [string, string] => [name, value]));
 }

@@ -69,7 +69,7 @@ export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
 }
 
 /** The `items` schema of an array schema, or of the first array member of its anyOf/oneOf/allOf. */
-function arrayItems(schema: JsonSchema | undefined): JsonSchema | undefined {
+export function arrayItems(schema: JsonSchema | undefined): JsonSchema | undefined {
   const items = subschema(schema, 'items');
   if (items !== undefined || schema === null || typeof schema !== 'object') return items;
   for (const key of ['anyOf', 'oneOf', 'allOf']) {

@@ -17,7 +17,8 @@ interface Condition {
   value?: string;
 }
 
-type Segment = { literal: string } | { pattern: RegExp; names: string[] };
+/** A templated segment: `parts` are the literal texts around the parameters (`{a}.{b}` → '', '.', ''). */
+type Segment = { literal: string } | { parts: string[]; names: string[] };
 
 interface CompiledOperation {
   id: string;
@@ -44,6 +45,11 @@ export interface RouteRequest {
   trailingSlash: boolean;
   /** Whether the request carries the query parameter or header `name` (with `value`, when given). */
   has(name: string, value?: string): boolean;
+  /**
+   * How many of an operation's required query, header and body parameters the request lacks; asked only of
+   * operations a path and method leave tied (variants of one path that differ by what they require).
+   */
+  missingRequired?(operationId: string): number;
 }
 
 export type RouteMatch =
@@ -87,10 +93,18 @@ export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch
   }
   // Fixed values met (all are, by now) and presence suffixes met count for an operation, missing presence suffixes
   // against it: `/{Bucket}#list-type=2` beats `/{Bucket}` when list-type=2 is sent, `/tags/{arn}#tagKeys` needs tagKeys.
+  // Templated query keys (`/current?lat={lat}&lon={lon}`) are presence suffixes too.
   const score = (op: CompiledOperation) => op.conditions.reduce((sum, c) => sum + (c.value !== undefined || request.has(c.name) ? 1 : -1), 0);
+  const missing = new Map<string, number>();
+  const lacks = (op: CompiledOperation) => {
+    let n = missing.get(op.id);
+    if (n === undefined) missing.set(op.id, (n = request.missingRequired?.(op.id) ?? 0));
+    return n;
+  };
   eligible.sort(
     (a, b) =>
       compareSpecificity(a.op, b.op) ||
+      lacks(a.op) - lacks(b.op) ||
       score(b.op) - score(a.op) ||
       Number(b.op.trailingSlash === request.trailingSlash) - Number(a.op.trailingSlash === request.trailingSlash) ||
       a.op.order - b.op.order,
@@ -112,7 +126,7 @@ function compileOperation(op: Operation, order: number): CompiledOperation {
     segments,
     trailingSlash,
     conditions: cut === -1 ? [] : parseConditions(op.path.slice(cut + 1)),
-    specificity: segments.map((s) => ('literal' in s ? 2 : s.pattern.source === '^(.+)$' ? 0 : 1)),
+    specificity: segments.map((s) => ('literal' in s ? 2 : s.names.length === 1 && s.parts.every((p) => p === '') ? 0 : 1)),
     order,
   };
 }
@@ -120,19 +134,46 @@ function compileOperation(op: Operation, order: number): CompiledOperation {
 function compileSegment(text: string): Segment {
   if (!/\{[^}]+\}/.test(text)) return { literal: text };
   const names: string[] = [];
-  let source = '^';
+  const parts: string[] = [];
   let last = 0;
   for (const match of text.matchAll(/\{([^}]+)\}/g)) {
-    // Greedy: `{name}.{ext}` splits report.final.pdf at the last dot.
-    source += `${escapeRegExp(text.slice(last, match.index))}(.+)`;
+    parts.push(text.slice(last, match.index));
     names.push(match[1]!);
     last = match.index + match[0].length;
   }
-  source += `${escapeRegExp(text.slice(last))}$`;
-  return { pattern: new RegExp(source, 's'), names };
+  parts.push(text.slice(last));
+  return { parts, names };
 }
 
-/** `a=1&b` after `#` or `?`; templated values (`date_from={date_from}`) are ordinary parameters, not conditions. */
+/**
+ * The parameter values of a templated segment, or undefined. Each parameter takes at least one character and the
+ * earlier ones as many as they can (`{name}.{ext}` splits report.final.pdf at the last dot), as a greedy regular
+ * expression would — but placing each literal at its rightmost possible position, from the right, in linear
+ * time: a regular expression of several `(.+)` backtracks polynomially on a long segment that almost matches.
+ */
+function matchSegment(segment: { parts: string[]; names: string[] }, text: string): string[] | undefined {
+  const { parts } = segment;
+  const n = segment.names.length;
+  const prefix = parts[0]!;
+  const suffix = parts[n]!;
+  if (!text.startsWith(prefix) || !text.endsWith(suffix)) return undefined;
+  const values = new Array<string>(n);
+  let end = text.length - suffix.length;
+  for (let k = n - 1; k >= 1; k--) {
+    const literal = parts[k]!;
+    const from = end - 1 - literal.length;
+    if (from < prefix.length + 1) return undefined;
+    const at = text.lastIndexOf(literal, from);
+    if (at < prefix.length + 1) return undefined;
+    values[k] = text.slice(at + literal.length, end);
+    end = at;
+  }
+  if (end <= prefix.length) return undefined;
+  values[0] = text.slice(prefix.length, end);
+  return values;
+}
+
+/** `a=1&b` after `#` or `?`; a templated value (`date_from={date_from}`) is a presence condition on its key. */
 function parseConditions(text: string): Condition[] {
   const conditions: Condition[] = [];
   for (const part of text.split('&')) {
@@ -140,8 +181,8 @@ function parseConditions(text: string): Condition[] {
     const eq = part.indexOf('=');
     const name = decode(eq === -1 ? part : part.slice(0, eq));
     const value = eq === -1 ? undefined : decode(part.slice(eq + 1));
-    if (value !== undefined && /^\{[^}]*\}$/.test(value)) continue;
-    conditions.push(value === undefined || value === '' ? { name } : { name, value });
+    const templated = value !== undefined && /^\{[^}]*\}$/.test(value);
+    conditions.push(value === undefined || value === '' || templated ? { name } : { name, value });
   }
   return conditions;
 }
@@ -156,9 +197,9 @@ function matchPath(op: CompiledOperation, segments: readonly string[]): Record<s
       if (segment.literal !== text) return undefined;
       continue;
     }
-    const match = segment.pattern.exec(text);
-    if (!match) return undefined;
-    segment.names.forEach((name, k) => (params[name] = match[k + 1]!));
+    const values = matchSegment(segment, text);
+    if (!values) return undefined;
+    segment.names.forEach((name, k) => (params[name] = values[k]!));
   }
   return params;
 }
@@ -181,8 +222,4 @@ function decode(text: string): string {
   } catch {
     return text;
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

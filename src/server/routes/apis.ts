@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import type { Tool } from '../../library/tool.js';
 import { getCookie } from 'hono/cookie';
 import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
@@ -56,16 +57,18 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   const contentType = c.req.header('content-type') ?? '';
   const form = /^application\/x-www-form-urlencoded\b/i.test(contentType) ? new URLSearchParams(await bodyText(c)) : undefined;
   const path = `/${rest.join('/')}${trailingSlash && rest.length > 0 ? '/' : ''}`;
+  const has = (name: string, value?: string) => {
+    const values = [...url.searchParams.getAll(name), ...(form?.getAll(name) ?? [])];
+    const header = c.req.header(name);
+    if (header !== undefined) values.push(header);
+    return value === undefined ? values.length > 0 : values.includes(value);
+  };
   const match = matchRoute(routes, {
     method,
     segments: rest,
     trailingSlash,
-    has: (name, value) => {
-      const values = [...url.searchParams.getAll(name), ...(form?.getAll(name) ?? [])];
-      const header = c.req.header(name);
-      if (header !== undefined) values.push(header);
-      return value === undefined ? values.length > 0 : values.includes(value);
-    },
+    has,
+    missingRequired: (id) => missingRequired(ctx.store.get(id), (name) => has(name) || hasBracketed(url.searchParams, name) || (form !== undefined && hasBracketed(form, name))),
   });
   switch (match.kind) {
     case 'no-path':
@@ -93,8 +96,9 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       const args = buildArguments(tool, {
         params: match.params,
         query,
-        // With an API key, Authorization carries ToolEnv's key: it must never become a tool argument (or a cache key).
-        header: (name) => (ctx.auth && name.toLowerCase() === 'authorization' ? undefined : c.req.header(name)),
+        // With an API key sent as Authorization, that header is ToolEnv's: it must never become a tool argument (or a
+        // cache key). Sent as x-toolenv-key, Authorization is the API's own token and travels like any header.
+        header: (name) => (ctx.auth && !c.get('keyInHeader') && name.toLowerCase() === 'authorization' ? undefined : c.req.header(name)),
         cookies: getCookie(c),
         body: await readBody(c, contentType, form),
       });
@@ -104,6 +108,24 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       return callResponse(await ctx.simulator.call(tool.id, args, { controls }));
     }
   }
+}
+
+/** Required query and header parameters of a tool that the request does not carry (path ones matched already; bodies are not read to route). */
+function missingRequired(tool: Tool | undefined, carries: (name: string) => boolean): number {
+  if (!tool) return 0;
+  let missing = 0;
+  for (const property of tool.parameters.required ?? []) {
+    const binding = tool.bindings?.[property];
+    if ((binding?.in === 'query' || binding?.in === 'header') && !carries(binding.name)) missing++;
+  }
+  return missing;
+}
+
+/** `name[member]=…`: a deepObject or bracket-encoded object parameter. */
+function hasBracketed(params: URLSearchParams, name: string): boolean {
+  const prefix = `${name}[`;
+  for (const key of params.keys()) if (key.startsWith(prefix)) return true;
+  return false;
 }
 
 async function readBody(c: Context, contentType: string, form: URLSearchParams | undefined): Promise<RestBody | undefined> {
