@@ -90,7 +90,7 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
     if (reward) config.reward = reward;
   }
   if (raw.task !== undefined) {
-    const task = parseTask(raw.task, check);
+    const task = parseTask(raw.task, check, known);
     if (task) config.task = task;
   }
   if (raw.tools !== undefined) {
@@ -120,7 +120,7 @@ export function parseCoefficients(value: unknown, path: string, check: Checker):
   return out;
 }
 
-function parseTask(value: unknown, check: Checker): EpisodeTask | undefined {
+function parseTask(value: unknown, check: Checker, known: (toolId: string) => boolean): EpisodeTask | undefined {
   if (!isRecord(value)) {
     check.add('/task', `must be an object {id, query, reference_tools?, answer?}, got ${kind(value)}`);
     return undefined;
@@ -131,7 +131,14 @@ function parseTask(value: unknown, check: Checker): EpisodeTask | undefined {
   if (value.reference_tools !== undefined) {
     const refs = value.reference_tools;
     if (!Array.isArray(refs)) check.add('/task/reference_tools', `must be an array of tool ids, got ${kind(refs)}`);
-    else if (refs.every((ref, i) => check.text(ref, `/task/reference_tools/${i}`))) task.reference_tools = refs as string[];
+    else if (refs.every((ref, i) => check.text(ref, `/task/reference_tools/${i}`))) {
+      // A reference the library lacks could never be called: its recall and every reward built on it would be
+      // silently capped. Refused, as an unknown tool in `tools` is.
+      refs.forEach((ref: string, i) => {
+        if (!known(ref)) check.add(`/task/reference_tools/${i}`, `no tool ${JSON.stringify(ref)} in the library: the agent could never call it; use a library id (GET /v1/tools, POST /v1/search) or leave it out`);
+      });
+      task.reference_tools = refs as string[];
+    }
   }
   const answer = value.answer;
   if (answer !== undefined) {

@@ -85,7 +85,7 @@ export function taskCounts(tasks: readonly EvalTask[], judged: boolean): EvalRep
  */
 export function summaryLine(report: EvalReport, out?: string): Record<string, unknown> {
   const perAgent = report.results.map(({ summary }) => {
-    const line: Record<string, unknown> = { tasks: report.tasks.scored, runs: report.runs, agent: summary.agent, policy: report.policy };
+    const line: Record<string, unknown> = { agent: summary.agent };
     for (const metric of STAT_METRICS) line[metric] = round(summary.stats[metric].mean);
     line.finish = summary.finish;
     line.injected_errors_total = summary.injected_errors_total;
@@ -94,7 +94,7 @@ export function summaryLine(report: EvalReport, out?: string): Record<string, un
     return line;
   });
   const common = { unmappable: report.tasks.unmappable.length, unscored: report.tasks.unscored.length, judge: report.judge, seed: report.seed, ...(out ? { out } : {}) };
-  if (perAgent.length === 1) return { ...perAgent[0], ...common };
+  // One shape whatever the number of agents, so that a script reading it does not break when an agent is added.
   return { tasks: report.tasks.scored, runs: report.runs, policy: report.policy, agents: perAgent, ...common };
 }
 

@@ -28,10 +28,14 @@ function summary(run: Run): Record<string, unknown> {
   return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
 }
 
-function listJson(library: string): Record<string, unknown>[] {
-  const run = toolenv(['library', 'list', '--json', '--library', library]);
+/** The tool lines of `library list --json`, after checking its summary line (the last). */
+function listJson(library: string, category?: string): Record<string, unknown>[] {
+  const run = toolenv(['library', 'list', '--json', '--library', library, ...(category ? ['--category', category] : [])]);
   assert.equal(run.status, 0, run.stderr);
-  return run.stdout.trimEnd().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const last = lines.pop()!;
+  assert.deepEqual(last, { tools: lines.length, category: category ?? null, library });
+  return lines;
 }
 
 /** One line on stderr, "toolenv: …", exit 2, nothing on stdout. */
@@ -88,6 +92,7 @@ test('import creates a library, extends it with each format, and stats and list 
   assert.deepEqual((realtime.parameters as Tool['parameters']).required, ['q']);
   assert.deepEqual(listed.find((t) => t.name === 'book hotel.room')!.origin, { format: 'openai', name: 'book hotel.room' });
 
+  assert.equal(listJson(library, 'weather').length, 4);
   const weatherOnly = toolenv(['library', 'list', '--library', library, '--category', 'weather']);
   assert.equal(weatherOnly.stdout.trimEnd().split('\n').length, 4);
   assert.match(weatherOnly.stdout, /^WeatherAPI_com__Realtime_Weather_API\tweather\tRealtime Weather API$/m);

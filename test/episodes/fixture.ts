@@ -37,9 +37,8 @@ export const notesTools: Tool[] = [
     name: 'Create a note',
     description: 'Create a new note in the notebook with a title and a tag.',
     category: 'productivity',
-    // A create may name its own id, as many APIs allow (PUT-less upserts, client-chosen keys).
-    parameters: { ...noteBody, properties: { id: { type: 'string' }, ...noteBody.properties }, required: ['title'] },
-    bindings: bodyOf(['id', 'title', 'tag', 'done']),
+    parameters: { ...noteBody, required: ['title'] },
+    bindings: bodyOf(['title', 'tag', 'done']),
     response_status: 201,
     response_schema: note,
     examples: [],
@@ -118,28 +117,38 @@ const notesApi: ApiRecord = { api_id: 'notes.test', title: 'Notes', provider: 'n
 
 export const episodeTools: Tool[] = [...petstoreTools, ...notesTools, ...extraTools];
 
-let library: string | undefined;
+/** The notes API where a create may name its own id, as APIs with client-chosen keys allow (an undeclared `id` is refused). */
+export const notesToolsWithClientIds: Tool[] = notesTools.map((tool) =>
+  tool.id === 'notes_test__createNote'
+    ? { ...tool, parameters: { ...tool.parameters, properties: { id: { type: 'string' }, ...tool.parameters.properties } }, bindings: { id: { in: 'body', name: 'id' }, ...tool.bindings } }
+    : tool,
+);
 
-/** The fixture library (petstore, notes, the retrieval extras) with its BM25 index built, written once per test process. */
-export async function episodeLibrary(): Promise<string> {
-  if (library) return library;
-  const dir = writeFixtureLibrary(episodeTools, [petstoreApi, notesApi]);
+const libraries = new Map<readonly Tool[], string>();
+
+/** A fixture library (by default petstore, notes, the retrieval extras) with its BM25 index built, written once per test process. */
+export async function episodeLibrary(tools: readonly Tool[] = episodeTools): Promise<string> {
+  const written = libraries.get(tools);
+  if (written) return written;
+  const dir = writeFixtureLibrary([...tools], [petstoreApi, notesApi]);
   const search = ToolSearch.open(dir);
   await search.index('bm25');
   await search.close();
-  return (library = dir);
+  libraries.set(tools, dir);
+  return dir;
 }
 
-/** A real server on 127.0.0.1 over the fixture library, answering with the synthesizer (ids that differ per call). */
-export async function startEpisodeServer(options: Partial<ServeOptions> = {}): Promise<RunningServer> {
+/** A real server on 127.0.0.1 over a fixture library, answering with the synthesizer (ids that differ per call). */
+export async function startEpisodeServer(options: Partial<ServeOptions> & { tools?: readonly Tool[] } = {}): Promise<RunningServer> {
+  const { tools, ...rest } = options;
   return startServer({
-    library: await episodeLibrary(),
+    library: await episodeLibrary(tools),
     cache: join(tempDir('toolenv-cache-'), 'responses.db'),
     responders: [synthResponder],
     errorRate: 0,
     port: 0,
     log: () => {},
-    ...options,
+    ...rest,
   });
 }
 

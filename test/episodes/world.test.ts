@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningServer } from '../../src/server/serve.js';
 import { expectProblem } from '../server/helpers.js';
-import { call, createEpisode, json, post, startEpisodeServer, step } from './fixture.js';
+import { petstoreTools } from '../fixtures/tools.js';
+import { extraTools } from '../retrieval/fixture.js';
+import { call, createEpisode, json, notesToolsWithClientIds, post, startEpisodeServer, step } from './fixture.js';
 
 type Json = Record<string, any>;
 const titles = (list: Json) => (list.body.items as Json[]).map((item) => item.title);
@@ -11,7 +13,7 @@ describe('world state', () => {
   let server: RunningServer;
   let url: string;
   before(async () => {
-    server = await startEpisodeServer();
+    server = await startEpisodeServer({ tools: [...petstoreTools, ...notesToolsWithClientIds, ...extraTools] });
     url = server.url;
   });
   after(() => server.close());

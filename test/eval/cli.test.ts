@@ -54,17 +54,18 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
 
   const one = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'paraact', '--seed', '3', '--error-rate', '0', '--out', out, '--json']);
   assert.equal(one.status, 0, one.stderr);
-  const flat = summary(one);
-  assert.equal(flat.agent, 'paraact');
-  assert.equal(flat.policy, 'heuristic');
-  assert.equal(flat.tasks, 5);
-  assert.equal(flat.runs, 1);
-  assert.equal(flat.unmappable, 1);
-  assert.equal(flat.out, out);
-  for (const key of ['success', 'path', 'path_mapped', 'coverage', 'coverage_mapped', 'turns', 'actions_per_turn', 'tokens', 'wall_ms']) assert.equal(typeof flat[key], 'number', key);
-  assert.ok((flat.path as number) < (flat.path_mapped as number), 'task 105 misses a reference: a miss in path, not in path_mapped');
-  assert.equal(flat.unscored, 0);
-  assert.ok((flat.actions_per_turn as number) > 1);
+  const line = summary(one);
+  assert.equal(line.policy, 'heuristic');
+  assert.equal(line.tasks, 5);
+  assert.equal(line.runs, 1);
+  assert.equal(line.unmappable, 1);
+  assert.equal(line.out, out);
+  assert.equal(line.unscored, 0);
+  const [flat] = line.agents as Record<string, unknown>[];
+  assert.equal(flat!.agent, 'paraact');
+  for (const key of ['success', 'path', 'path_mapped', 'coverage', 'coverage_mapped', 'turns', 'actions_per_turn', 'tokens', 'wall_ms']) assert.equal(typeof flat![key], 'number', key);
+  assert.ok((flat!.path as number) < (flat!.path_mapped as number), 'task 105 misses a reference: a miss in path, not in path_mapped');
+  assert.ok((flat!.actions_per_turn as number) > 1);
   assert.match(one.stderr, /not run: task 106 \(line \d+\): no reference tool is in the library/);
   assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'trajectories', 'paraact', '101.run1.json')));
 

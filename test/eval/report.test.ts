@@ -116,21 +116,23 @@ test('report.md: setup, one metrics row per agent (mean ± SD with several runs)
   assert.match(renderMarkdown(whole), /\| Agent \| Success \| Path \| Coverage \| Hit rate \|/);
 });
 
-test('the --json summary: flat for one agent, {agents: […]} for several; std only with several runs', () => {
+test('the --json summary: {agents: […]} for one agent as for several; std only with several runs', () => {
   const one = report(1);
   one.results = one.results.slice(0, 1);
-  const flat = summaryLine(one, 'out');
-  assert.equal(flat.agent, 'paraact');
-  assert.equal(flat.tasks, 3);
-  assert.equal(flat.success, 0.5);
-  assert.equal(flat.path, 0.75);
-  assert.equal(flat.path_mapped, 1);
-  assert.equal(flat.unscored, 1);
-  assert.equal(flat.actions_per_turn, 2);
-  assert.equal(flat.tokens, 350);
-  assert.equal(flat.unmappable, 1);
-  assert.equal(flat.out, 'out');
-  assert.equal(flat.std, undefined);
+  const line = summaryLine(one, 'out');
+  assert.deepEqual(Object.keys(line), ['tasks', 'runs', 'policy', 'agents', 'unmappable', 'unscored', 'judge', 'seed', 'out']);
+  assert.equal(line.tasks, 3);
+  assert.equal(line.unscored, 1);
+  assert.equal(line.unmappable, 1);
+  assert.equal(line.out, 'out');
+  const [flat] = line.agents as Record<string, unknown>[];
+  assert.equal(flat!.agent, 'paraact');
+  assert.equal(flat!.success, 0.5);
+  assert.equal(flat!.path, 0.75);
+  assert.equal(flat!.path_mapped, 1);
+  assert.equal(flat!.actions_per_turn, 2);
+  assert.equal(flat!.tokens, 350);
+  assert.equal(flat!.std, undefined);
 
   const both = summaryLine(report(2));
   const agents = both.agents as Record<string, unknown>[];

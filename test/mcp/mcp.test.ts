@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { SearchObservation, ToolCallObservation } from '../../src/episodes/types.js';
 import type { RunningServer } from '../../src/server/serve.js';
+import { petstoreApi, petstoreTools } from '../fixtures/tools.js';
 import { writeRetrievalLibrary } from '../retrieval/fixture.js';
 import { expectProblem, postJson, startTestServer } from '../server/helpers.js';
 import { callTool, connect, initializeRequest, textJson, trajectory } from './helpers.js';
@@ -97,8 +98,13 @@ describe('MCP at /mcp, through the SDK client', () => {
     }
   });
 
-  it("the episode's world state answers through MCP, and the client's output-schema check accepts it", async () => {
-    const { client, transport } = await connect(server.url);
+  it("the episode's world state answers through MCP, and the client's output-schema check accepts it", async (t) => {
+    // A create that names its own id (the real petstore's addPet takes a whole Pet), so the read can find it.
+    const addPet = petstoreTools.find((tool) => tool.id === 'petstore_test__addPet')!;
+    const withId = { ...addPet, parameters: { ...addPet.parameters, properties: { id: { type: 'integer' }, ...addPet.parameters.properties } }, bindings: { id: { in: 'body' as const, name: 'id' }, ...addPet.bindings } };
+    const petstore = await startTestServer({ tools: petstoreTools.map((tool) => (tool.id === addPet.id ? withId : tool)), apis: [petstoreApi] });
+    t.after(() => petstore.close());
+    const { client, transport } = await connect(petstore.url);
     try {
       // Listing makes the client compile the output schemas it then checks every structured result against.
       await client.listTools();

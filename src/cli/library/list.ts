@@ -4,10 +4,10 @@ import { defaultLibraryDir } from '../../paths.js';
 export function registerList(library: Command): void {
   library
     .command('list')
-    .description('every tool; with --json, JSON Lines of {id, name, description, category, parameters, origin}')
+    .description('every tool; with --json, JSON Lines of {id, name, description, category, parameters, origin}, then a summary line {tools, category, library}')
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--category <name>', 'only this category')
-    .option('--json', 'JSON Lines, one tool per line')
+    .option('--json', 'JSON Lines, one tool per line, then a summary line {tools, category, library}')
     .action(async (opts: { library: string; category?: string; json?: boolean }) => {
       const { LibraryStore } = await import('../../library/store.js');
       const store = LibraryStore.open(opts.library);
@@ -19,7 +19,9 @@ export function registerList(library: Command): void {
           out.length = 0;
           return open;
         };
+        let listed = 0;
         for (const tool of store.iterate({ category: opts.category })) {
+          listed++;
           out.push(
             opts.json
               ? `${JSON.stringify({ id: tool.id, name: tool.name, description: tool.description, category: tool.category, parameters: tool.parameters, origin: tool.origin })}\n`
@@ -27,6 +29,8 @@ export function registerList(library: Command): void {
           );
           if (out.length >= 1000 && !(await flush())) return;
         }
+        // Like every --json command, a summary last: it has no `id`, which tells it from the tool lines.
+        if (opts.json) out.push(`${JSON.stringify({ tools: listed, category: opts.category ?? null, library: store.dir })}\n`);
         await flush();
       } finally {
         store.close();
