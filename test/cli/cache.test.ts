@@ -253,7 +253,9 @@ test('call prints status, source, error kind and body; bad flags are usage error
   assert.match(text.stdout, /^status  503\nsource  rule\nerror   network\n/);
   assert.match(text.stdout, /"title": "Service Unavailable"/);
 
-  const unknown = summary(toolenv(['call', 'weather_forcast', ...args, '--json']));
+  const refused = toolenv(['call', 'weather_forcast', ...args, '--json']);
+  assert.equal(refused.status, 2, 'a call the Rule layer refuses is the caller\'s mistake');
+  const unknown = JSON.parse(refused.stdout) as Record<string, unknown>;
   assert.equal(unknown.status, 404);
   assert.deepEqual((unknown.body as { suggestions: string[] }).suggestions[0], 'weather_forecast');
 
