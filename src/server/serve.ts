@@ -1,5 +1,5 @@
 import { rmdirSync, rmSync } from 'node:fs';
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
 import { LibraryStore } from '../library/store.js';
@@ -12,6 +12,7 @@ import type { EpisodeTask } from '../episodes/types.js';
 import { createAnswerJudge } from '../rl/judge.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { keyCheck } from './auth.js';
+import { defaultAllowedHosts, guardedListener, requestRefusal, type AllowedHosts } from './host-check.js';
 import { nodeListener } from './node-listener.js';
 import { openEnvSockets } from './openenv/upgrade.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
@@ -56,6 +57,8 @@ export interface ServeOptions {
   judgeApiKey?: string;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Host names answered (default: the loopback names on a loopback address, any otherwise); see host-check.ts. */
+  allowedHosts?: AllowedHosts;
   /** Default 8080; 0 picks a free port. */
   port?: number;
   log?: (line: string) => void;
@@ -135,15 +138,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await listenSocket(internal, socketPath(options.worker.socketDir, options.worker.index));
       process.once('exit', removeSocketOnExit(options.worker));
     }
-    server = createServer(cluster?.front ?? listener);
+    const host = options.host ?? DEFAULT_HOST;
+    const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(host);
+    // Host is checked by the guard, which answers its absence with a problem rather than node's bare 400.
+    server = createServer({ requireHostHeader: false }, guardedListener(allowedHosts, cluster?.front ?? listener));
     server.on('clientError', answerClientError);
     // OpenEnv's sessions live on the connection the primary handed to this worker, with their episodes.
     const sockets = openEnvSockets(server, openenv!, {
       accepts: options.apiKey === undefined ? undefined : keyCheck(options.apiKey),
       maxPayload: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      admits: admitted(requestRefusal(allowedHosts)),
       log,
     });
-    const host = options.host ?? DEFAULT_HOST;
     const port = await listen(server, host, options.port ?? DEFAULT_PORT);
     const bound = server;
     const boundInternal = internal;
@@ -230,6 +236,11 @@ function listenSocket(server: Server, path: string): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Whether an upgrade passes the guard; one that does not is answered as a plain request, by the guard. */
+function admitted(refusal: ReturnType<typeof requestRefusal>): (request: IncomingMessage) => boolean {
+  return (request) => refusal(request.headers) === undefined;
 }
 
 /** Requests node's parser rejects (oversized headers, garbage) still get a problem+json answer before the socket closes. */
