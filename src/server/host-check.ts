@@ -55,11 +55,11 @@ export interface Refusal {
  * so browsers keep other sites from reading any answer.
  */
 export function requestRefusal(allowed: AllowedHosts): (headers: IncomingHttpHeaders) => Refusal | undefined {
-  const verdicts = new Map<string, boolean>();
-  const admits = (host: string) => {
+  const verdicts = new Map<string, Refusal | null>();
+  const judge = (host: string): Refusal | null => {
     let verdict = verdicts.get(host);
     if (verdict === undefined) {
-      verdict = allowed === 'any' || allowed.includes(hostname(host));
+      verdict = hostRefusal(host, allowed);
       if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
       verdicts.set(host, verdict);
     }
@@ -68,18 +68,32 @@ export function requestRefusal(allowed: AllowedHosts): (headers: IncomingHttpHea
   return (headers) => {
     const host = headers.host;
     if (host === undefined || host === '') return { status: 400, title: 'Missing Host', detail: 'the request has no Host header; HTTP/1.1 requires one' };
-    if (!admits(host)) {
-      return {
-        status: 403,
-        title: 'Host not allowed',
-        detail: `this server does not answer for the host ${JSON.stringify(hostname(host))}; start it with --allowed-hosts naming it (or * for any) to allow it`,
-      };
-    }
+    const refused = judge(host);
+    if (refused) return refused;
     const origin = headers.origin;
     if (origin !== undefined && !sameSite(origin, host)) {
       return { status: 403, title: 'Cross-site request', detail: `requests from the web origin ${JSON.stringify(origin)} are not allowed; this server sends no CORS headers` };
     }
     return undefined;
+  };
+}
+
+/** Why a Host value is refused: it is no host (userinfo, a bad port), or not an allowed one; null when it is fine. */
+function hostRefusal(host: string, allowed: AllowedHosts): Refusal | null {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(`http://${host}/`);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || parsed.username !== '' || parsed.password !== '' || parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
+    return { status: 400, title: 'Invalid Host', detail: `the Host header ${JSON.stringify(host)} is not a host name with an optional port` };
+  }
+  if (allowed === 'any' || allowed.includes(parsed.hostname)) return null;
+  return {
+    status: 403,
+    title: 'Host not allowed',
+    detail: `this server does not answer for the host ${JSON.stringify(parsed.hostname)}; start it with --allowed-hosts naming it (or * for any) to allow it`,
   };
 }
 
