@@ -110,7 +110,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       idPrefix: prefix,
       simulator,
       library: store,
-      search: () => retrieval().then((loaded) => loaded.search),
+      // An episode's search waits for a lexical index being built rather than failing its step.
+      search: () => retrieval().then((loaded) => loaded.lexicalReady()),
       maxEpisodes: options.maxEpisodes,
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
