@@ -246,7 +246,8 @@ function admitted(refusal: ReturnType<typeof requestRefusal>): (request: Incomin
 
 /** Requests node's parser rejects (oversized headers, garbage) still get a problem+json answer before the socket closes. */
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
+  // Bytes after an answer that said `Connection: close` (the unread body of a refused request): that answer stands.
+  if (!socket.writable || error.code === 'HPE_CLOSED_CONNECTION') {
     socket.destroy();
     return;
   }
