@@ -19,6 +19,7 @@ import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '
 import { retrievalLoader } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
+import { takeConnections } from './cluster/handoff.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
 
@@ -151,7 +152,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       admits: admitted(requestRefusal(allowedHosts)),
       log,
     });
-    const port = await listen(server, host, options.port ?? DEFAULT_PORT);
+    // A worker listens on no port: the primary hands it connections (cluster/handoff.ts).
+    const taken = options.worker ? takeConnections(server) : undefined;
+    const port = options.worker ? (options.worker.port ?? options.port ?? DEFAULT_PORT) : await listen(server, host, options.port ?? DEFAULT_PORT);
     const bound = server;
     const boundInternal = internal;
     const boundEpisodes = episodes;
@@ -170,11 +173,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (closing) return closing;
         // Upgraded connections are no longer the server's to cut: their sessions are closed apart.
         sockets.close(CLOSE_GRACE_MS);
+        taken?.stop();
         return (closing = Promise.all(
           [bound, ...(boundInternal ? [boundInternal] : [])].map(
             (open) =>
               new Promise<void>((resolve) => {
-                open.close(() => resolve());
+                // A worker's server never listened: its close resolves at once, so the connections it took are awaited.
+                if (open === bound && taken) void Promise.all([new Promise((closed) => open.close(closed)), taken.drained()]).then(() => resolve());
+                else open.close(() => resolve());
                 // Requests in flight get a grace period; connections still open after it are cut.
                 setTimeout(() => open.closeAllConnections(), CLOSE_GRACE_MS).unref();
               }),
