@@ -53,9 +53,10 @@ const BUILD_RETRY_AFTER = 2;
  * A search whose index is not there. The lexical one is built now, in a worker thread, and the request answered 503
  * with Retry-After: it takes seconds, and every search and episode needs it. A dense one (USE, an ONNX model) is not
  * built by the server: embedding the whole library takes minutes of every core and hundreds of MB, taken from the
- * rollouts being served, so the operator runs the command the problem names (it shows progress).
+ * rollouts being served, so the operator runs the command the problem names (it shows progress). Every route that
+ * searches answers so.
  */
-function indexMissing(retriever: string, message: string, lexicalBuild: LexicalBuild, log: (line: string) => void) {
+export function indexMissing(retriever: string, message: string, lexicalBuild: LexicalBuild, log: (line: string) => void) {
   if (retriever !== 'bm25') return httpProblem(409, message, { title: 'Index not built', extra: { retriever, command: `toolenv search index --retriever ${retriever}` } });
   if (!lexicalBuild.building) lexicalBuild.start().catch((error: Error) => log(`toolenv: building the bm25 index failed: ${error.message}`));
   return httpProblem(503, 'the bm25 index of this library is being built; retry shortly', {
