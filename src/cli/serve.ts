@@ -31,6 +31,7 @@ interface ServeFlags extends ModelFlags, RuleFlags {
   errorRate: string;
   responder: string;
   apiKey?: string;
+  allowedHosts?: string;
   bodyLimit: string;
   maxEpisodes: string;
   episodeTtl: string;
@@ -50,6 +51,7 @@ export function registerServe(program: Command): void {
     .description('serve the library over HTTP: /v1 tool calls, each API’s REST surface under /apis, /metrics, /openapi.json')
     .option('--host <host>', 'interface to bind', DEFAULT_HOST)
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
+    .option('--allowed-hosts <names>', 'Host names answered, comma-separated, or * for any (default: the loopback names when bound to loopback, any otherwise)')
     .option('--library <dir>', 'library directory (the default one is built when missing)', defaultLibraryDir())
     .option('--cache <file>', 'response cache file', defaultCacheFile())
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
@@ -88,6 +90,7 @@ export function registerServe(program: Command): void {
     }
     if (flags.apiKey !== undefined && flags.apiKey.trim() === '') throw new UsageError('--api-key (or TOOLENV_API_KEY) is empty');
     if (flags.judge !== undefined) await openaiSpecFlag('--judge', flags.judge);
+    const allowedHosts = flags.allowedHosts === undefined ? undefined : await allowedHostsFlag(flags.allowedHosts);
     const openenvTasks = flags.openenvTasks === undefined ? undefined : await readOpenEnvTasks(flags.openenvTasks);
     const placement = placementFromEnv();
     // Ctrl-C reaches the whole process group; in a cluster the primary alone decides when workers stop.
@@ -140,6 +143,7 @@ export function registerServe(program: Command): void {
         judgeApiKey: flags.judgeApiKey,
         ...(openenvTasks ? { openenvTasks } : {}),
         host: flags.host,
+        allowedHosts,
         port: placement?.port ?? port,
         worker: placement,
         ...(await modelServeOptions(responders)),
@@ -260,5 +264,14 @@ async function readOpenEnvTasks(file: string): Promise<EpisodeTask[]> {
   } catch (error) {
     if (error instanceof TaskFileError) throw new UsageError(`--openenv-tasks: ${error.message}`);
     throw error;
+  }
+}
+
+async function allowedHostsFlag(text: string) {
+  const { parseAllowedHosts } = await import('../server/host-check.js');
+  try {
+    return parseAllowedHosts(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
   }
 }

@@ -3,7 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { EPISODE_HEADER } from '../episodes/header.js';
-import { httpProblem } from '../server/problems.js';
+import { DEFAULT_RETRY_AFTER, httpProblem } from '../server/problems.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type McpSessionOptions } from './limits.js';
 import { createSessionServer, type SessionDeps, type SessionInfo } from './session-server.js';
 import type { SessionParams } from './session-params.js';
@@ -56,6 +56,7 @@ export class McpSessions {
     if (this.live.size + this.opening >= this.maxSessions) {
       throw httpProblem(429, `this server holds at most ${this.maxSessions} MCP sessions; close one (DELETE /mcp) or wait for an idle one to expire`, {
         title: 'Too many MCP sessions',
+        headers: { 'retry-after': DEFAULT_RETRY_AFTER },
       });
     }
     let episode: string;

@@ -62,6 +62,16 @@ export interface IndexReport {
 /** A bad search request: the message names what was wrong. */
 export class SearchError extends Error {}
 
+/** An index a search needs is missing or stale and `autoBuild` is off: the message names the command that builds it. */
+export class IndexMissingError extends SearchError {
+  constructor(
+    readonly retriever: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export const MAX_K = 1000;
 
 interface Lexical {
@@ -263,7 +273,7 @@ export class ToolSearch {
 
   private requireAutoBuild(retriever: string): void {
     if (this.options.autoBuild === false) {
-      throw new SearchError(`the ${retriever} index of ${this.libraryDir} is missing or stale; build it with \`toolenv search index --retriever ${retriever}\``);
+      throw new IndexMissingError(retriever, `the ${retriever} index of ${this.libraryDir} is missing or stale; build it with \`toolenv search index --retriever ${retriever}\``);
     }
   }
 }

@@ -83,6 +83,7 @@ export function appContext(options: AppOptions): AppContext {
     episodes: options.episodes,
     groups: options.episodes && new GroupStore(options.episodes, options.idPrefix),
     graph,
+    log: options.log ?? defaultLog,
     rewards,
     openenv: options.episodes && new OpenEnv(options.episodes, rewards, options.openenvTasks),
   };

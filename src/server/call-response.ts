@@ -1,5 +1,6 @@
 import { untouchedBodyText } from '../simulator/stored-result.js';
 import type { CallResult } from '../simulator/types.js';
+import { DEFAULT_RETRY_AFTER } from './problems.js';
 
 /** Statuses whose responses carry no body (RFC 9110). */
 const BODYLESS = new Set([204, 205, 304]);
@@ -20,6 +21,8 @@ export function callAnswer(result: CallResult): CallAnswer {
   for (const name in result.headers) headers[name.toLowerCase()] = result.headers[name]!;
   headers['x-toolenv-source'] = result.source;
   if (result.error) headers['x-toolenv-error'] = result.error;
+  // Every 429 says when to come back, a spec example's included: agents and clients back off by it.
+  if (result.status === 429 && headers['retry-after'] === undefined) headers['retry-after'] = DEFAULT_RETRY_AFTER;
   if (BODYLESS.has(result.status)) return { status: result.status, headers, text: null };
   const contentType = headers['content-type'];
   const stored = contentType === undefined ? untouchedBodyText(result) : undefined;

@@ -8,7 +8,8 @@ import { GRAPH_FILE, GraphError, openGraph, type Graph } from '../graph/store.js
 import { httpProblem } from './problems.js';
 import { createAnswerJudge, type AnswerJudge } from '../rl/judge.js';
 import type { LibraryStore } from '../library/store.js';
-import type { SearchError, ToolSearch } from '../retrieval/searcher.js';
+import type { IndexMissingError, SearchError, ToolSearch } from '../retrieval/searcher.js';
+import { LexicalBuild } from './index-build.js';
 import type { Simulator } from '../simulator/types.js';
 import type { HttpMetrics } from './http-metrics.js';
 import type { OpenEnv } from './openenv/env.js';
@@ -36,6 +37,8 @@ export interface AppContext {
   groups?: GroupStore;
   /** The library's dependency graph, opened on first use; undefined while none is built. */
   graph: GraphLoader;
+  /** Where unexpected errors are logged. */
+  log: (line: string) => void;
   /** What episode rewards need: the graph and the judge. */
   rewards: RewardContext;
   /** OpenEnv's contract on those episodes (present with `episodes`). */
@@ -91,12 +94,35 @@ export function judgeChooser(serverJudge: AnswerJudge | undefined): RewardContex
 export interface Retrieval {
   search: ToolSearch;
   SearchError: typeof SearchError;
+  IndexMissingError: typeof IndexMissingError;
+  /** The lexical index built in a worker thread when missing or stale. */
+  lexicalBuild: LexicalBuild;
+  /** The search once its lexical index is there, waiting (off the event loop) for a build when it is not. */
+  lexicalReady(): Promise<ToolSearch>;
 }
 
 export type RetrievalLoader = () => Promise<Retrieval>;
 
-/** Imports the retrieval module and opens the library's ToolSearch on the first call, once: `serve` starts without it. */
+/**
+ * Imports the retrieval module and opens the library's ToolSearch on the first call, once: `serve` starts without
+ * it. The search never builds an index itself (autoBuild off): the lexical one is built in a worker thread
+ * (LexicalBuild), the dense ones only by `toolenv search index`.
+ */
 export function retrievalLoader(libraryDir: string): RetrievalLoader {
   let loaded: Promise<Retrieval> | undefined;
-  return () => (loaded ??= import('../retrieval/searcher.js').then(({ ToolSearch, SearchError }) => ({ search: ToolSearch.open(libraryDir), SearchError })));
+  return () =>
+    (loaded ??= import('../retrieval/searcher.js').then(({ ToolSearch, SearchError, IndexMissingError }) => {
+      const search = ToolSearch.open(libraryDir, { autoBuild: false });
+      const lexicalBuild = new LexicalBuild(libraryDir);
+      const lexicalReady = async () => {
+        try {
+          await search.prepare('bm25');
+        } catch (error) {
+          if (!(error instanceof IndexMissingError)) throw error;
+          await lexicalBuild.start();
+        }
+        return search;
+      };
+      return { search, SearchError, IndexMissingError, lexicalBuild, lexicalReady };
+    }));
 }

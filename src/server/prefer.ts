@@ -51,15 +51,56 @@ export function readControls(prefer: string | undefined, query: URLSearchParams)
   return controls;
 }
 
-/** `name=value` pairs of a Prefer header (RFC 7240): values may be quoted, `;` parameters are dropped, a bare name means "true". */
+/**
+ * `name=value` pairs of a Prefer header (RFC 7240): values may be quoted, `;` parameters are dropped, a bare name
+ * means "true". One pass over the header: a regular expression matched at every position was quadratic in its length.
+ */
 export function parsePrefer(header: string): [string, string][] {
   const pairs: [string, string][] = [];
-  for (const match of header.matchAll(/\s*([^=,;\s]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^,;]*))?[^,]*/g)) {
-    const name = match[1]!.toLowerCase();
-    const value = match[2]?.trim();
-    pairs.push([name, value === undefined ? 'true' : value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value]);
+  let i = 0;
+  while (i < header.length) {
+    const nameStart = skipSpace(header, i);
+    let nameEnd = nameStart;
+    while (nameEnd < header.length && !NAME_END.has(header[nameEnd]!)) nameEnd++;
+    let j = skipSpace(header, nameEnd);
+    let value = 'true';
+    if (header[j] === '=') {
+      const valueStart = skipSpace(header, j + 1);
+      const quoted = header[valueStart] === '"' ? quotedString(header, valueStart) : undefined;
+      if (quoted) {
+        value = quoted.value;
+        j = quoted.end;
+      } else {
+        j = valueStart;
+        while (j < header.length && header[j] !== ',' && header[j] !== ';') j++;
+        value = header.slice(valueStart, j).trim();
+      }
+    }
+    if (nameEnd > nameStart) pairs.push([header.slice(nameStart, nameEnd).toLowerCase(), value]);
+    // Parameters and anything else up to the next preference are dropped.
+    while (j < header.length && header[j] !== ',') j++;
+    i = j + 1;
   }
   return pairs;
+}
+
+const NAME_END = new Set(['=', ',', ';', ' ', '\t']);
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++;
+  return i;
+}
+
+/** The unescaped content of the quoted string opening at `start` and the index after it, or undefined when it never closes. */
+function quotedString(text: string, start: number): { value: string; end: number } | undefined {
+  let value = '';
+  for (let i = start + 1; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === '"') return { value, end: i + 1 };
+    if (char === '\\' && i + 1 < text.length) i++;
+    value += text[i];
+  }
+  return undefined;
 }
 
 function badControl(detail: string) {

@@ -2,6 +2,9 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 
+/** Seconds of Retry-After on a 429 that has no better estimate: caps free up as clients finish, so soon. */
+export const DEFAULT_RETRY_AFTER = '1';
+
 export interface ProblemInit {
   /** Fixed title of this kind of problem; defaults to the reason phrase of the status. */
   title?: string;

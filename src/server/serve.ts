@@ -1,5 +1,5 @@
 import { rmdirSync, rmSync } from 'node:fs';
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
 import { LibraryStore } from '../library/store.js';
@@ -14,12 +14,14 @@ import type { McpSessionOptions } from '../mcp/limits.js';
 import { keyCheck } from './auth.js';
 import type { CoercionMode } from '../simulator/lax.js';
 import type { UnknownArgumentsMode } from '../simulator/unknown-arguments.js';
+import { defaultAllowedHosts, guardedListener, requestRefusal, type AllowedHosts } from './host-check.js';
 import { nodeListener } from './node-listener.js';
 import { openEnvSockets } from './openenv/upgrade.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
+import { takeConnections } from './cluster/handoff.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
 
@@ -62,6 +64,8 @@ export interface ServeOptions {
   judgeApiKey?: string;
   /** Default 127.0.0.1. */
   host?: string;
+  /** Host names answered (default: the loopback names on a loopback address, any otherwise); see host-check.ts. */
+  allowedHosts?: AllowedHosts;
   /** Default 8080; 0 picks a free port. */
   port?: number;
   log?: (line: string) => void;
@@ -115,7 +119,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       idPrefix: prefix,
       simulator,
       library: store,
-      search: () => retrieval().then((loaded) => loaded.search),
+      // An episode's search waits for a lexical index being built rather than failing its step.
+      search: () => retrieval().then((loaded) => loaded.lexicalReady()),
       maxEpisodes: options.maxEpisodes,
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
@@ -143,16 +148,21 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       await listenSocket(internal, socketPath(options.worker.socketDir, options.worker.index));
       process.once('exit', removeSocketOnExit(options.worker));
     }
-    server = createServer(cluster?.front ?? listener);
+    const host = options.host ?? DEFAULT_HOST;
+    const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(host);
+    // Host is checked by the guard, which answers its absence with a problem rather than node's bare 400.
+    server = createServer({ requireHostHeader: false }, guardedListener(allowedHosts, cluster?.front ?? listener));
     server.on('clientError', answerClientError);
     // OpenEnv's sessions live on the connection the primary handed to this worker, with their episodes.
     const sockets = openEnvSockets(server, openenv!, {
       accepts: options.apiKey === undefined ? undefined : keyCheck(options.apiKey),
       maxPayload: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      admits: admitted(requestRefusal(allowedHosts)),
       log,
     });
-    const host = options.host ?? DEFAULT_HOST;
-    const port = await listen(server, host, options.port ?? DEFAULT_PORT);
+    // A worker listens on no port: the primary hands it connections (cluster/handoff.ts).
+    const taken = options.worker ? takeConnections(server) : undefined;
+    const port = options.worker ? (options.worker.port ?? options.port ?? DEFAULT_PORT) : await listen(server, host, options.port ?? DEFAULT_PORT);
     const bound = server;
     const boundInternal = internal;
     const boundEpisodes = episodes;
@@ -171,11 +181,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         if (closing) return closing;
         // Upgraded connections are no longer the server's to cut: their sessions are closed apart.
         sockets.close(CLOSE_GRACE_MS);
+        taken?.stop();
         return (closing = Promise.all(
           [bound, ...(boundInternal ? [boundInternal] : [])].map(
             (open) =>
               new Promise<void>((resolve) => {
-                open.close(() => resolve());
+                // A worker's server never listened: its close resolves at once, so the connections it took are awaited.
+                if (open === bound && taken) void Promise.all([new Promise((closed) => open.close(closed)), taken.drained()]).then(() => resolve());
+                else open.close(() => resolve());
                 // Requests in flight get a grace period; connections still open after it are cut.
                 setTimeout(() => open.closeAllConnections(), CLOSE_GRACE_MS).unref();
               }),
@@ -240,9 +253,15 @@ function listenSocket(server: Server, path: string): Promise<void> {
   });
 }
 
+/** Whether an upgrade passes the guard; one that does not is answered as a plain request, by the guard. */
+function admitted(refusal: ReturnType<typeof requestRefusal>): (request: IncomingMessage) => boolean {
+  return (request) => refusal(request.headers) === undefined;
+}
+
 /** Requests node's parser rejects (oversized headers, garbage) still get a problem+json answer before the socket closes. */
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (!socket.writable) {
+  // Bytes after an answer that said `Connection: close` (the unread body of a refused request): that answer stands.
+  if (!socket.writable || error.code === 'HPE_CLOSED_CONNECTION') {
     socket.destroy();
     return;
   }

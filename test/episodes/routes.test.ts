@@ -179,7 +179,9 @@ describe('episode limits', () => {
     t.after(() => server.close());
     const first = await createEpisode(server.url);
     await createEpisode(server.url);
-    const problem = await expectProblem(await post(`${server.url}/v1/episodes`, {}), 429);
+    const refused = await post(`${server.url}/v1/episodes`, {});
+    assert.equal(refused.headers.get('retry-after'), '1');
+    const problem = await expectProblem(refused, 429);
     assert.match(String(problem.detail), /2 episodes are live/);
     assert.equal(server.episodes.size, 2);
     await fetch(`${server.url}/v1/episodes/${first.id}`, { method: 'DELETE' });

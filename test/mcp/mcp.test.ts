@@ -383,7 +383,9 @@ describe('MCP transport edges', () => {
     const server = await startTestServer({ mcp: { maxSessions: 1 } });
     t.after(() => server.close());
     const first = await connect(server.url);
-    assert.match(String((await expectProblem(await initializeRequest(`${server.url}/mcp`), 429)).detail), /at most 1 MCP sessions/);
+    const refused = await initializeRequest(`${server.url}/mcp`);
+    assert.equal(refused.headers.get('retry-after'), '1');
+    assert.match(String((await expectProblem(refused, 429)).detail), /at most 1 MCP sessions/);
     await first.transport.terminateSession();
     await first.client.close();
     const second = await connect(server.url);

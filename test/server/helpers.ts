@@ -79,3 +79,18 @@ export function rawSocket(url: string, bytes: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+/**
+ * A `POST /v1/search` answered once its index is there: the first search of a library without one starts the
+ * build and is answered 503 with Retry-After, as are those during it.
+ */
+export async function searchWhenBuilt(url: string, body: unknown, timeoutMs = 30_000): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await postJson(`${url}/v1/search`, body);
+    if (response.status !== 503 || Date.now() > deadline) return response;
+    assert.ok(response.headers.get('retry-after'), 'a 503 while the index builds says when to retry');
+    await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

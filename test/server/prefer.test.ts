@@ -34,3 +34,20 @@ describe('Prefer controls', () => {
     }
   });
 });
+
+describe('Prefer parsing cost', () => {
+  it('is linear in the header: 100 KB of hostile input parse in milliseconds', () => {
+    // Each shape made the former regular expression rescan the rest of the header from every position.
+    for (const hostile of [' '.repeat(100_000), `a${' '.repeat(100_000)}b`, `x="${'\\"'.repeat(50_000)}`, 'a=b;'.repeat(25_000), `${'='.repeat(100_000)}`]) {
+      const started = performance.now();
+      parsePrefer(hostile);
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 200, `${JSON.stringify(hostile.slice(0, 8))}…: ${elapsed} ms`);
+    }
+    assert.deepEqual(parsePrefer('  code=503 ,, x; p, example="a\\"b"; p=1'), [
+      ['code', '503'],
+      ['x', 'true'],
+      ['example', 'a"b'],
+    ]);
+  });
+});

@@ -2,14 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildGraph } from '../../src/graph/build.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
-import { expectProblem, startTestServer } from './helpers.js';
+import { expectProblem, searchWhenBuilt, startTestServer } from './helpers.js';
 
 const post = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 test('POST /v1/search answers one query or many, in order', async (t) => {
   const server = await startTestServer();
   t.after(() => server.close());
-  const one = await post(`${server.url}/v1/search`, { query: 'find a pet by its id', k: 2 });
+  const one = await searchWhenBuilt(server.url, { query: 'find a pet by its id', k: 2 });
   assert.equal(one.status, 200);
   const single = (await one.json()) as { query: string; results: { id: string }[] };
   assert.equal(single.results[0]!.id, 'petstore_test__getPetById');

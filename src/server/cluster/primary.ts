@@ -1,9 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLOSE_GRACE_MS } from '../defaults.js';
-import { freePort } from '../free-port.js';
+import { ConnectionHandoff } from './handoff.js';
 import { socketPath, WORKER_ENV } from './placement.js';
 
 /** What a worker sends the primary once it listens. */
@@ -36,7 +37,7 @@ const MAX_SOCKET_PATH = 100;
 export interface ClusterOptions {
   workers: number;
   host: string;
-  /** 0 picks a free port, once for all workers (a worker restarted later must ask for the same one). */
+  /** 0 picks a free port. */
   port: number;
   log: (line: string) => void;
 }
@@ -67,9 +68,9 @@ export class WorkerStartError extends Error {
 }
 
 /**
- * The primary of `serve --workers N`: forks N workers running this same command line (each opens the library and
- * the cache and listens on the shared port; the primary hands them connections in turn), reports when all listen,
- * and restarts a worker that dies. Episodes live in their worker's memory: one that dies loses its episodes.
+ * The primary of `serve --workers N`: listens on the port, forks N workers running this same command line (each
+ * opens the library and the cache), hands them connections in turn (handoff.ts), reports when all are ready, and
+ * restarts a worker that dies. Episodes live in their worker's memory: one that dies loses its episodes.
  * Returns at once, so that the caller can take signals while the workers start.
  */
 export function startCluster(options: ClusterOptions): RunningCluster {
@@ -90,8 +91,9 @@ export function startCluster(options: ClusterOptions): RunningCluster {
   let giveUp: (error: Error) => void = () => {};
   const failed = new Promise<Error>((resolve) => (giveUp = resolve));
 
-  // Every worker listens on the same port number: node's cluster shares a listening handle by the arguments it was
-  // asked for, so a worker restarted with `--port 0` next to a living sibling would be refused.
+  const handoff = new ConnectionHandoff();
+  let front: Server | undefined;
+  // The port the primary bound, which the workers report in their URLs.
   let port = String(options.port);
   const fork = (index: number): Promise<ReadyMessage> => {
     const worker = cluster.fork({
@@ -113,6 +115,7 @@ export function startCluster(options: ClusterOptions): RunningCluster {
         if (message?.type !== 'toolenv-ready') return;
         worker.process.off('close', onClose);
         listening.add(worker);
+        handoff.add(index, worker);
         worker.once('exit', (code, signal) => restart(index, worker, code, signal));
         resolve(message as ReadyMessage);
       });
@@ -150,15 +153,19 @@ export function startCluster(options: ClusterOptions): RunningCluster {
     (stopped ??= (async () => {
       closing = true;
       for (const timer of pending) clearTimeout(timer);
+      front?.close();
+      handoff.close();
       // One still starting has no handler for the shutdown message yet, and nothing to lose.
       await Promise.all(slots.map((worker) => (listening.has(worker) ? stopWorker(worker) : killWorker(worker))));
       removeSockets();
       process.off('exit', removeSockets);
     })());
 
-  const ready = (options.port === 0 ? freePort(options.host) : Promise.resolve(options.port))
-    .then((chosen) => {
-      port = String(chosen);
+  const ready = listenFront(options.host, options.port, (socket) => handoff.take(socket))
+    .then((server) => {
+      front = server;
+      port = String((server.address() as { port: number }).port);
+      if (closing) server.close();
       return closing ? undefined : Promise.all(Array.from({ length: options.workers }, (_, index) => fork(index)));
     })
     .then(
@@ -169,6 +176,17 @@ export function startCluster(options: ClusterOptions): RunningCluster {
       },
     );
   return { ready, failed, close: stop };
+}
+
+/** The cluster's port, its connections left unread (paused) for the worker that takes them. */
+function listenFront(host: string, port: number, take: (socket: Socket) => void): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer({ pauseOnConnect: true }, take);
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`${host}:${port} is already in use; pick another --port`) : error),
+    );
+    server.listen(port, host, () => resolve(server));
+  });
 }
 
 function killWorker(worker: Worker): Promise<void> {

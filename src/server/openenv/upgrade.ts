@@ -15,6 +15,8 @@ const GOING_AWAY = 1001;
 export interface OpenEnvSocketOptions {
   /** Whether the request's Authorization or x-toolenv-key carries the API key; absent when the server needs none. */
   accepts?: KeyCheck;
+  /** Whether the request passes the server's Host and Origin checks; one that does not is answered as a plain request. */
+  admits?: (request: IncomingMessage) => boolean;
   /** Largest message in bytes (the server's body limit): a larger frame closes the connection (1009). */
   maxPayload: number;
   log: (line: string) => void;
@@ -37,7 +39,7 @@ export interface OpenEnvSockets {
 export function openEnvSockets(server: Server, env: OpenEnv, options: OpenEnvSocketOptions): OpenEnvSockets {
   const sessions = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const session = request.method === 'GET' && request.headers.upgrade?.toLowerCase() === 'websocket' && routedPath(request.url ?? '/') === OPENENV_WS_PATH;
+    const session = (options.admits?.(request) ?? true) && request.method === 'GET' && request.headers.upgrade?.toLowerCase() === 'websocket' && routedPath(request.url ?? '/') === OPENENV_WS_PATH;
     if (!session || (options.accepts && !options.accepts(request.headers.authorization, headerText(request.headers[KEY_HEADER])))) {
       socket.unshift(Buffer.concat([withoutUpgrade(request), head]));
       server.emit('connection', socket);

@@ -4,7 +4,7 @@ import type { EpisodeStore } from '../../episodes/store.js';
 import type { CallControls, CallResult } from '../../simulator/types.js';
 import { callResponse } from '../call-response.js';
 import { readJsonBody } from '../json-body.js';
-import { httpProblem, problemResponse } from '../problems.js';
+import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../problems.js';
 
 const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
@@ -51,7 +51,9 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
 
 /** An EpisodeError as problem+json: its status and title, and `errors` when it lists wrong members. */
 export function episodeProblem(error: EpisodeError): Response {
-  return problemResponse(error.status, error.message, { title: error.title, extra: error.errors ? { errors: error.errors } : undefined });
+  // A cap frees up as episodes finish or expire: a client retries after a moment, as after any 429.
+  const headers = error.status === 429 ? { 'retry-after': DEFAULT_RETRY_AFTER } : undefined;
+  return problemResponse(error.status, error.message, { title: error.title, headers, extra: error.errors ? { errors: error.errors } : undefined });
 }
 
 /**

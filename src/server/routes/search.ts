@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem } from '../problems.js';
 import type { RetrieverName } from '../../retrieval/searcher.js';
+import type { LexicalBuild } from '../index-build.js';
 
 /** Most queries in one request: a ParaAct exploration step fans out over a handful of capability slots. */
 export const MAX_QUERIES = 64;
@@ -27,7 +28,7 @@ export function searchRoutes(ctx: AppContext): Hono {
     if (body.k !== undefined && !Number.isInteger(body.k)) throw invalid('"k" must be an integer');
     if (body.retriever !== undefined && typeof body.retriever !== 'string') throw invalid('"retriever" must be a string');
     if (body.category !== undefined && typeof body.category !== 'string') throw invalid('"category" must be a string');
-    const { search, SearchError } = await ctx.retrieval();
+    const { search, SearchError, IndexMissingError, lexicalBuild } = await ctx.retrieval();
     try {
       const results = await search.search(queries as string[], {
         k: body.k as number | undefined,
@@ -37,11 +38,32 @@ export function searchRoutes(ctx: AppContext): Hono {
       if (single) return c.json({ query: queries[0], results: results[0] });
       return c.json({ results: (queries as string[]).map((query, i) => ({ query, results: results[i] })) });
     } catch (error) {
+      if (error instanceof IndexMissingError) throw indexMissing(error.retriever, error.message, lexicalBuild, ctx.log);
       if (error instanceof SearchError) throw invalid(error.message);
       throw error;
     }
   });
   return app;
+}
+
+/** Seconds a client waits before asking again while the lexical index builds. */
+const BUILD_RETRY_AFTER = 2;
+
+/**
+ * A search whose index is not there. The lexical one is built now, in a worker thread, and the request answered 503
+ * with Retry-After: it takes seconds, and every search and episode needs it. A dense one (USE, an ONNX model) is not
+ * built by the server: embedding the whole library takes minutes of every core and hundreds of MB, taken from the
+ * rollouts being served, so the operator runs the command the problem names (it shows progress). Every route that
+ * searches answers so.
+ */
+export function indexMissing(retriever: string, message: string, lexicalBuild: LexicalBuild, log: (line: string) => void) {
+  if (retriever !== 'bm25') return httpProblem(409, message, { title: 'Index not built', extra: { retriever, command: `toolenv search index --retriever ${retriever}` } });
+  if (!lexicalBuild.building) lexicalBuild.start().catch((error: Error) => log(`toolenv: building the bm25 index failed: ${error.message}`));
+  return httpProblem(503, 'the bm25 index of this library is being built; retry shortly', {
+    title: 'Index building',
+    headers: { 'retry-after': String(BUILD_RETRY_AFTER) },
+    extra: { retriever },
+  });
 }
 
 function invalid(detail: string, extra?: Record<string, unknown>) {
