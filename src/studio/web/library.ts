@@ -1,0 +1,73 @@
+import { api, postJson } from './api.js';
+import { add, h, link, num } from './dom.js';
+import type { ToolSummary } from './types.js';
+
+interface LibraryStats {
+  tools: number;
+  apis: number;
+  categories: { category: string; tools: number }[];
+  with_response_schema: number;
+  with_examples: number;
+}
+
+/** Search (the server's retrieval, `POST /v1/search`) over the library, narrowed by a category facet; with no query, the category's tools in order. */
+export async function libraryView(view: HTMLElement, params: URLSearchParams): Promise<void> {
+  const query = params.get('q') ?? '';
+  const category = params.get('category') ?? '';
+  const stats = await api<LibraryStats>('/v1/library');
+  const go = (next: { q?: string; category?: string }) => {
+    const search = new URLSearchParams();
+    const q = next.q ?? query;
+    const c = next.category ?? category;
+    if (q) search.set('q', q);
+    if (c) search.set('category', c);
+    location.hash = `#/library${search.size ? `?${search}` : ''}`;
+  };
+  const input = h('input', { type: 'search', name: 'q', value: query, placeholder: 'What should the tool do? e.g. "find a pet by id"', 'aria-label': 'search tools', autofocus: true });
+  const form = h('form', { class: 'search', onsubmit: (event: Event) => (event.preventDefault(), go({ q: input.value.trim() })) }, input, h('button', { type: 'submit' }, 'Search'));
+  const facets = h(
+    'aside',
+    { class: 'facets' },
+    h('h3', null, 'Categories'),
+    h('button', { class: `facet${category ? '' : ' active'}`, onclick: () => go({ category: '' }) }, 'all', h('span', { class: 'count' }, num(stats.tools))),
+    stats.categories.map((c) => h('button', { class: `facet${c.category === category ? ' active' : ''}`, 'data-category': c.category, onclick: () => go({ category: c.category }) }, c.category, h('span', { class: 'count' }, num(c.tools)))),
+  );
+  const results = h('div', { class: 'results' });
+  view.append(
+    h('h1', null, 'Library'),
+    h('p', { class: 'muted' }, `${num(stats.tools)} tools from ${num(stats.apis)} APIs in ${stats.categories.length} categories; ${num(stats.with_response_schema)} with a response schema, ${num(stats.with_examples)} with examples.`),
+    form,
+    h('div', { class: 'library' }, facets, results),
+  );
+  let tools: ToolSummary[];
+  let heading: string;
+  if (query) {
+    const found = await postJson<{ results: ToolSummary[] }>('/v1/search', { query, k: 25, ...(category ? { category } : {}) });
+    tools = found.results;
+    heading = `${tools.length} best matches for “${query}”${category ? ` in ${category}` : ''}`;
+  } else {
+    const page = await api<{ tools: ToolSummary[] }>(`/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}`);
+    tools = page.tools;
+    heading = category ? `The first ${tools.length} tools in ${category}` : `The first ${tools.length} tools; search to find one by what it does`;
+  }
+  add(
+    results,
+    h('h3', null, heading),
+    tools.length === 0 ? h('p', { class: 'muted' }, 'Nothing found.') : null,
+    h(
+      'ol',
+      { class: 'tool-list' },
+      tools.map((t) =>
+        h(
+          'li',
+          { class: 'tool-hit' },
+          link(`/tool/${encodeURIComponent(t.id)}`, t.name || t.id, 'tool-name'),
+          h('span', { class: 'muted' }, ` ${t.id}`),
+          h('span', { class: 'chip' }, t.category),
+          t.score !== undefined ? h('span', { class: 'score', title: 'retrieval score' }, num(t.score, 2)) : null,
+          h('div', { class: 'description' }, t.description.length > 240 ? `${t.description.slice(0, 240)}…` : t.description),
+        ),
+      ),
+    ),
+  );
+}
