@@ -65,7 +65,7 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
           h('span', { class: 'muted' }, ` ${t.id}`),
           h('span', { class: 'chip' }, t.category),
           t.score !== undefined ? h('span', { class: 'score', title: 'retrieval score' }, num(t.score, 2)) : null,
-          h('div', { class: 'description' }, t.description.length > 240 ? `${t.description.slice(0, 240)}…` : t.description),
+          t.description ? h('div', { class: 'description' }, t.description.length > 240 ? `${t.description.slice(0, 240)}…` : t.description) : null,
         ),
       ),
     ),

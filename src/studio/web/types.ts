@@ -6,12 +6,14 @@ export type Schema = Json | boolean;
 export interface ToolSummary {
   id: string;
   name: string;
-  description: string;
+  /** Absent in search hits. */
+  description?: string;
   category: string;
   score?: number;
 }
 
 export interface Tool extends ToolSummary {
+  description: string;
   parameters: Json & { properties?: Record<string, Schema>; required?: string[] };
   bindings?: Record<string, { in: string; name: string }>;
   response_status?: number;
