@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type { AgentRun } from '../agent/types.js';
 import type { Trajectory } from '../episodes/types.js';
 import { trajectoryFile } from '../eval/files.js';
@@ -19,7 +19,7 @@ import type { Rewards } from '../rl/rewards.js';
 export type RunKind = 'eval' | 'train';
 
 export interface RunListing {
-  /** The path below DIR, `/`-separated (`.` when DIR is itself the run); the id in `/v1/runs/{name}`. */
+  /** The path below DIR, `/`-separated (DIR's own name when it is itself the run); the id in `/v1/runs/{name}`. */
   name: string;
   kind: RunKind;
   /** eval: the agents compared; train: the engine and stage. */
@@ -78,11 +78,15 @@ export function runKind(dir: string): RunKind | undefined {
 
 /** Every run under `root`, newest first. */
 export function listRuns(root: string): RunListing[] {
-  const found: RunListing[] = [];
+  return foundRuns(root).map((run) => run.listing);
+}
+
+function foundRuns(root: string): { listing: RunListing; dir: string }[] {
+  const found: { listing: RunListing; dir: string }[] = [];
   const visit = (dir: string, depth: number) => {
     const kind = runKind(dir);
     if (kind) {
-      found.push(listing(root, dir, kind));
+      found.push({ listing: listing(root, dir, kind), dir });
       return;
     }
     if (depth >= MAX_DEPTH) return;
@@ -95,13 +99,12 @@ export function listRuns(root: string): RunListing[] {
     for (const name of names.sort()) visit(join(dir, name), depth + 1);
   };
   visit(root, 0);
-  return found.sort((a, b) => (a.modified_at < b.modified_at ? 1 : a.modified_at > b.modified_at ? -1 : a.name.localeCompare(b.name)));
+  return found.sort(({ listing: a }, { listing: b }) => (a.modified_at < b.modified_at ? 1 : a.modified_at > b.modified_at ? -1 : a.name.localeCompare(b.name)));
 }
 
-/** The directory of a listed run, or undefined: only names listRuns gives are opened, so no path escapes `root`. */
+/** The directory of a listed run, or undefined: only the runs found are opened, so no name reaches outside `root`. */
 export function runDir(root: string, name: string): string | undefined {
-  const run = listRuns(root).find((r) => r.name === name);
-  return run && (name === '.' ? root : join(root, ...name.split('/')));
+  return foundRuns(root).find((run) => run.listing.name === name)?.dir;
 }
 
 export function readRun(root: string, name: string): RunView | undefined {
@@ -175,7 +178,7 @@ function evalEpisode(score: TaskScore): RunEpisode {
 }
 
 function listing(root: string, dir: string, kind: RunKind): RunListing {
-  const name = relative(root, dir).split(sep).join('/') || '.';
+  const name = dir === root ? basename(root) : relative(root, dir).split(sep).join('/');
   const file = join(dir, kind === 'eval' ? 'report.json' : 'train.json');
   let label: string = kind;
   try {

@@ -60,15 +60,16 @@ function curves(runs: { label: string; rows: StepRow[] }[]): HTMLElement {
   return h(
     'div',
     { class: 'plots' },
-    metrics.map((metric) =>
-      linePlot(
+    metrics.map(
+      (metric) =>
+        linePlot(
         metric,
         steps,
         runs.map((r) => {
           const byStep = new Map(r.rows.map((row) => [row.step, row[metric]]));
           return { label: r.label, values: steps.map((s) => (typeof byStep.get(s) === 'number' ? (byStep.get(s) as number) : null)) };
         }),
-      ),
+      ).element,
     ),
   );
 }
