@@ -116,6 +116,7 @@ test('a live episode: its turns, the plan DAG, world state and the reward breakd
   for (const text of [EXPLORE, EXECUTE, NEXT]) assert.equal((await postJson(`${server.url}/v1/episodes/${created.id}/turns`, { text }, headers)).status, 200);
   await open('/episodes');
   await page.waitForSelector(`a.episode-link[href="#/episode/${created.id}"]`);
+  await shot('episodes');
   await page.click(`a.episode-link[href="#/episode/${created.id}"]`);
   await page.waitForSelector('article.turn[data-turn="3"]');
   await page.fill('.turn-form textarea', ANSWER);

@@ -65,9 +65,18 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
           h('span', { class: 'muted' }, ` ${t.id}`),
           h('span', { class: 'chip' }, t.category),
           t.score !== undefined ? h('span', { class: 'score', title: 'retrieval score' }, num(t.score, 2)) : null,
-          t.description ? h('div', { class: 'description' }, t.description.length > 240 ? `${t.description.slice(0, 240)}…` : t.description) : null,
+          description(t),
         ),
       ),
     ),
   );
+}
+
+/** A hit's description: the listing has it; a search hit does not, so it is read from the tool's record once the list shows. */
+function description(tool: ToolSummary): HTMLElement {
+  const box = h('div', { class: 'description' });
+  const show = (text: string) => (box.textContent = text.length > 240 ? `${text.slice(0, 240)}…` : text);
+  if (tool.description !== undefined) show(tool.description);
+  else void api<{ description: string }>(`/v1/tools/${encodeURIComponent(tool.id)}`).then((record) => show(record.description), () => undefined);
+  return box;
 }

@@ -21,7 +21,7 @@ export interface LinePlot {
  * A line plot of one metric over x, one series per label; missing points are gaps the line bridges. It is drawn
  * once the box is in the page and has a width, and follows the box's width after that.
  */
-export function linePlot(title: string, xs: number[], series: Series[], xLabel = 'step'): LinePlot {
+export function linePlot(title: string, xs: number[], series: Series[], xLabel = 'step', yRange?: [number, number]): LinePlot {
   const element = h('div', { class: 'plot', 'data-metric': title });
   let data = aligned(xs, series);
   let chart: uPlot | undefined;
@@ -29,7 +29,7 @@ export function linePlot(title: string, xs: number[], series: Series[], xLabel =
     title,
     width,
     height: HEIGHT,
-    scales: { x: { time: false } },
+    scales: { x: { time: false }, ...(yRange ? { y: { range: yRange } } : {}) },
     series: [{ label: xLabel }, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true, points: { size: 5 } }))],
     axes: [{ label: xLabel, ...(xLabel === 'step' ? { incrs: STEP_INCREMENTS } : {}) }, { size: 52 }],
   });

@@ -6,6 +6,8 @@ import type { AgentResult, RunEpisode, RunListing, RunView, StepRow } from './ty
 const TRAIN_METRICS = ['r_step', 'r_phase', 'r_traj', 'r_ans', 'success', 'turns', 'actions_per_turn', 'loss', 'grad_norm', 'frac_reward_zero_std', 'tokens', 'wall_s'];
 const AGENT_METRICS = ['success', 'path', 'coverage', 'turns', 'actions_per_turn', 'failed_calls', 'tokens', 'r_step', 'r_phase', 'r_traj', 'r_ans'];
 const RATIOS = new Set(['success', 'path', 'coverage']);
+/** Shares, plotted on their whole range so that a flat 1 reads as 1. */
+const SHARES = new Set(['success', 'frac_reward_zero_std']);
 
 /** The runs under `serve --runs`, with boxes to pick several for one comparison. */
 export async function runsView(view: HTMLElement): Promise<void> {
@@ -69,6 +71,8 @@ function curves(runs: { label: string; rows: StepRow[] }[]): HTMLElement {
           const byStep = new Map(r.rows.map((row) => [row.step, row[metric]]));
           return { label: r.label, values: steps.map((s) => (typeof byStep.get(s) === 'number' ? (byStep.get(s) as number) : null)) };
         }),
+        'step',
+        SHARES.has(metric) ? [0, 1] : undefined,
       ).element,
     ),
   );
