@@ -73,6 +73,10 @@ test('the key: without it the page asks for it; the page itself never holds it',
 
 test('library: categories as facets, and a search finds the tool', options, async () => {
   await open('/library');
+  // Without a query, the whole library in pages of 50: the fixture's 14 tools fit in one, so no "more".
+  await page.waitForSelector('.tool-hit');
+  assert.equal(await page.locator('.tool-hit').count(), 14);
+  assert.equal(await page.locator('button.more').count(), 0);
   const facets = await page.locator('.facets .facet').allTextContents();
   assert.ok(facets.some((f) => f.startsWith('weather')), facets.join(' | '));
   await page.fill('input[name=q]', 'current weather in a city');

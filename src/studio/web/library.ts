@@ -39,36 +39,34 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
     form,
     h('div', { class: 'library' }, facets, results),
   );
-  let tools: ToolSummary[];
-  let heading: string;
+  const list = h('ol', { class: 'tool-list' });
   if (query) {
     const found = await postJson<{ results: ToolSummary[] }>('/v1/search', { query, k: 25, ...(category ? { category } : {}) });
-    tools = found.results;
-    heading = `${tools.length} best matches for “${query}”${category ? ` in ${category}` : ''}`;
-  } else {
-    const page = await api<{ tools: ToolSummary[] }>(`/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}`);
-    tools = page.tools;
-    heading = category ? `The first ${tools.length} tools in ${category}` : `The first ${tools.length} tools; search to find one by what it does`;
+    add(results, h('h3', null, `${found.results.length} best matches for “${query}”${category ? ` in ${category}` : ''}`), found.results.length === 0 ? h('p', { class: 'muted' }, 'Nothing found.') : null, list);
+    add(list, found.results.map(hit));
+    return;
   }
-  add(
-    results,
-    h('h3', null, heading),
-    tools.length === 0 ? h('p', { class: 'muted' }, 'Nothing found.') : null,
-    h(
-      'ol',
-      { class: 'tool-list' },
-      tools.map((t) =>
-        h(
-          'li',
-          { class: 'tool-hit' },
-          link(`/tool/${encodeURIComponent(t.id)}`, t.name || t.id, 'tool-name'),
-          h('span', { class: 'muted' }, ` ${t.id}`),
-          h('span', { class: 'chip' }, t.category),
-          t.score !== undefined ? h('span', { class: 'score', title: 'retrieval score' }, num(t.score, 2)) : null,
-          description(t),
-        ),
-      ),
-    ),
+  add(results, h('h3', null, category ? `Tools in ${category}, in library order` : 'Every tool, in library order; search to find one by what it does'), list);
+  const more = h('button', { type: 'button', class: 'more' }, 'Show 50 more');
+  const page = async (cursor: string | null) => {
+    const next = await api<{ tools: ToolSummary[]; next_cursor: string | null }>(`/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    add(list, next.tools.map(hit));
+    if (next.next_cursor === null) more.remove();
+    else more.onclick = () => void page(next.next_cursor);
+  };
+  results.append(more);
+  await page(null);
+}
+
+function hit(t: ToolSummary): HTMLElement {
+  return h(
+    'li',
+    { class: 'tool-hit' },
+    link(`/tool/${encodeURIComponent(t.id)}`, t.name || t.id, 'tool-name'),
+    h('span', { class: 'muted' }, ` ${t.id}`),
+    h('span', { class: 'chip' }, t.category),
+    t.score !== undefined ? h('span', { class: 'score', title: 'retrieval score' }, num(t.score, 2)) : null,
+    description(t),
   );
 }
 

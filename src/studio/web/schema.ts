@@ -4,6 +4,7 @@ import type { Json, Schema } from './types.js';
 /** JSON Schema as a readable table: one row per property (nested objects and array items indented below it). */
 
 const MAX_DEPTH = 5;
+const COLLAPSE_OVER = 30;
 
 export function schemaTable(schema: Schema | undefined, bindings?: Record<string, { in: string; name: string }>): HTMLElement {
   if (schema === undefined) return h('p', { class: 'muted' }, 'No schema.');
@@ -12,7 +13,9 @@ export function schemaTable(schema: Schema | undefined, bindings?: Record<string
   if (root && properties(root)) addProperties(rows, root, 0, bindings);
   else rows.push(row('(value)', root ?? {}, false, 0));
   if (rows.length === 0) return h('p', { class: 'muted' }, 'Takes no parameters.');
-  return h('table', { class: 'schema' }, h('thead', null, h('tr', null, h('th', null, 'name'), h('th', null, 'type'), h('th', null, 'in'), h('th', null, 'description and constraints'))), h('tbody', null, rows));
+  const table = h('table', { class: 'schema' }, h('thead', null, h('tr', null, h('th', null, 'name'), h('th', null, 'type'), h('th', null, 'in'), h('th', null, 'description and constraints'))), h('tbody', null, rows));
+  // A large response (GitHub's repository is 90 fields) stays one click away instead of pushing the rest down.
+  return rows.length > COLLAPSE_OVER ? h('details', null, h('summary', null, `${rows.length} fields`), table) : table;
 }
 
 function addProperties(rows: HTMLElement[], schema: Json, depth: number, bindings?: Record<string, { in: string; name: string }>): void {
@@ -22,8 +25,8 @@ function addProperties(rows: HTMLElement[], schema: Json, depth: number, binding
     const binding = bindings?.[name];
     rows.push(row(name, object, required.has(name), depth, binding && `${binding.in}${binding.name && binding.name !== name ? ` ${binding.name}` : ''}`));
     if (depth + 1 >= MAX_DEPTH) continue;
-    const nested = properties(object) ? object : asObject(object.items);
-    if (nested && properties(nested)) addProperties(rows, nested, depth + 1);
+    const nested = [object, asObject(object.items), ...alternatives(object)].find((candidate) => candidate && properties(candidate));
+    if (nested) addProperties(rows, nested, depth + 1);
   }
 }
 
@@ -36,6 +39,12 @@ function row(name: string, schema: Json, required: boolean, depth: number, locat
     h('td', { class: 'muted' }, location ?? ''),
     h('td', null, typeof schema.description === 'string' ? h('div', null, schema.description) : null, constraints(schema)),
   );
+}
+
+/** The object schemas of a oneOf or anyOf (a nullable object is `anyOf: [{…}, {type: null}]`). */
+function alternatives(schema: Json): Json[] {
+  const listed = (['oneOf', 'anyOf'] as const).flatMap((key) => (Array.isArray(schema[key]) ? (schema[key] as unknown[]) : []));
+  return listed.map(asObject).filter((s): s is Json => s !== undefined);
 }
 
 export function typeOf(schema: Json): string {
