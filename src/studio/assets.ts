@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -52,6 +53,24 @@ export function studioAsset(name: string): Asset | undefined {
   return asset ?? undefined;
 }
 
+const IMPORT_MAP = '{"imports": {"uplot": "/studio/assets/uplot.js"}}';
+
+/**
+ * The page runs only the studio's own scripts and talks only to this server: tool descriptions and schemas come
+ * from third-party documents, and although every view writes them as text, nothing they could hold would run.
+ * Inline styles stay allowed (the views size bars and indents with them).
+ */
+export const STUDIO_CSP = [
+  "default-src 'none'",
+  `script-src 'self' 'sha256-${createHash('sha256').update(IMPORT_MAP).digest('base64')}'`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** The one HTML page: a shell that holds no data and no key; every view fetches what it shows from the API. */
 export const STUDIO_PAGE = `<!doctype html>
 <html lang="en">
@@ -62,7 +81,7 @@ export const STUDIO_PAGE = `<!doctype html>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/studio/assets/uplot.css">
 <link rel="stylesheet" href="/studio/assets/studio.css">
-<script type="importmap">{"imports": {"uplot": "/studio/assets/uplot.js"}}</script>
+<script type="importmap">${IMPORT_MAP}</script>
 <script type="module" src="/studio/assets/main.js"></script>
 </head>
 <body>

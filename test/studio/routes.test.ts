@@ -27,6 +27,8 @@ test('the page and its assets are served without the key, and hold no data; the 
   const page = await get('/studio', {});
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-type')!, /^text\/html/);
+  // Only the studio's own scripts run (and the import map, by its hash); it talks to this server alone.
+  assert.match(page.headers.get('content-security-policy')!, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'; .*connect-src 'self'/);
   const html = await page.text();
   assert.match(html, /"uplot": "\/studio\/assets\/uplot\.js"/);
   assert.ok(!html.includes(KEY));

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { STUDIO_PAGE, studioAsset } from '../../studio/assets.js';
+import { STUDIO_CSP, STUDIO_PAGE, studioAsset } from '../../studio/assets.js';
 import { problemResponse } from '../problems.js';
 
 /**
@@ -10,7 +10,7 @@ import { problemResponse } from '../problems.js';
 export function studioRoutes(): Hono {
   const app = new Hono();
   const page = (c: Context) =>
-    c.html(STUDIO_PAGE, 200, { 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    c.html(STUDIO_PAGE, 200, { 'cache-control': 'no-cache', 'content-security-policy': STUDIO_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
   app.get('/studio', (c) => page(c));
   app.get('/studio/', (c) => page(c));
   app.get('/studio/assets/:file', (c) => {
