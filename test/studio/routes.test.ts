@@ -7,7 +7,7 @@ import { startServer, type RunningServer } from '../../src/server/serve.js';
 import { synthResponder } from '../../src/simulator/synth/responder.js';
 import { tempDir } from '../fixtures/tools.js';
 import { EXECUTE, EXPLORE, TASK } from '../episodes/paraact-text.js';
-import { expectProblem, postJson } from '../server/helpers.js';
+import { expectProblem, postJson, rawRequest } from '../server/helpers.js';
 import { studioFixture, toolenv, type StudioFixture } from './fixture.js';
 
 const KEY = 'k-routes';
@@ -38,6 +38,9 @@ test('the page and its assets are served without the key, and hold no data; the 
     assert.match(response.headers.get('content-type')!, type);
     assert.ok((await response.text()).length > 100);
   }
+  const zipped = await rawRequest(server.url, '/studio/assets/uplot.js', { headers: { 'accept-encoding': 'gzip' } });
+  assert.equal(zipped.headers['content-encoding'], 'gzip');
+  assert.ok(Number(zipped.headers['content-length']) < 60_000, String(zipped.headers['content-length']));
   // Only the studio's own files: nothing else on disk is reachable through the asset route.
   for (const name of ['..%2Fpackage.json', 'package.json', '.env', 'main.ts']) await expectProblem(await get(`/studio/assets/${name}`, {}), 404);
   await expectProblem(await get('/v1/runs', {}), 401);

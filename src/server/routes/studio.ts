@@ -16,7 +16,9 @@ export function studioRoutes(): Hono {
   app.get('/studio/assets/:file', (c) => {
     const asset = studioAsset(c.req.param('file'));
     if (!asset) return problemResponse(404, `no studio asset ${JSON.stringify(c.req.param('file'))}`, { title: 'Unknown asset' });
-    return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' });
+    const headers = { 'content-type': asset.type, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' };
+    if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(asset.gzip, 200, { ...headers, 'content-encoding': 'gzip' });
+    return c.body(asset.body, 200, headers);
   });
   return app;
 }

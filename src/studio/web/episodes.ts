@@ -14,7 +14,7 @@ export async function episodesView(view: HTMLElement): Promise<() => void> {
         : table(
             ['episode', 'task', 'protocol', 'state', 'turns', 'calls', 'failed', 'started'],
             episodes.map((e) => [
-              link(`/episode/${encodeURIComponent(e.id)}`, e.id.slice(0, 13), 'episode-link'),
+              h('span', { title: e.id }, link(`/episode/${encodeURIComponent(e.id)}`, e.id.slice(0, 13), 'episode-link')),
               e.task?.query ?? '',
               e.protocol,
               e.done ? badge(e.finish ?? 'done', e.finish === 'answer' ? 'ok' : 'soft') : badge('live', 'live'),
