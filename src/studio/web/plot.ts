@@ -31,7 +31,7 @@ export function linePlot(title: string, xs: number[], series: Series[], xLabel =
     height: HEIGHT,
     scales: { x: { time: false }, ...(yRange ? { y: { range: yRange } } : {}) },
     series: [{ label: xLabel }, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true, points: { size: 5 } }))],
-    axes: [{ label: xLabel, ...(xLabel === 'step' ? { incrs: STEP_INCREMENTS } : {}) }, { size: 52 }],
+    axes: [{ label: xLabel, ...(xLabel === 'step' ? { incrs: STEP_INCREMENTS } : {}) }, { size: 64 }],
   });
   new ResizeObserver(([entry]) => {
     const width = Math.floor(entry?.contentRect.width ?? 0);

@@ -3,7 +3,7 @@ import { badge, h, link, num, pct, section, table } from './dom.js';
 import { linePlot } from './plot.js';
 import type { AgentResult, RunEpisode, RunListing, RunView, StepRow } from './types.js';
 
-const TRAIN_METRICS = ['r_step', 'r_phase', 'r_traj', 'r_ans', 'success', 'turns', 'actions_per_turn', 'loss', 'grad_norm', 'frac_reward_zero_std', 'tokens', 'wall_s'];
+const TRAIN_METRICS = ['r_step', 'r_phase', 'r_traj', 'r_ans', 'success', 'turns', 'actions_per_turn', 'loss', 'grad_norm', 'learning_rate', 'frac_reward_zero_std', 'tokens', 'wall_s'];
 const AGENT_METRICS = ['success', 'path', 'coverage', 'turns', 'actions_per_turn', 'failed_calls', 'tokens', 'r_step', 'r_phase', 'r_traj', 'r_ans'];
 const RATIOS = new Set(['success', 'path', 'coverage']);
 /** Shares, plotted on their whole range so that a flat 1 reads as 1. */
