@@ -111,6 +111,10 @@ test('tool page: schemas, REST shape, dependency edges; try it calls the simulat
   // Chromium reports every non-2xx fetch on the console: the 429 asked for above is the tool's answer, not a fault.
   assert.deepEqual(errors.splice(0), ['console: Failed to load resource: the server responded with a status of 429 (Too Many Requests)']);
   await shot('tool');
+  // A list endpoint's response: the array, then its items' fields under it.
+  await open('/tool/petstore_test__listPets');
+  const response = page.locator('section', { hasText: 'Response 200' }).locator('td.name');
+  assert.deepEqual((await response.allTextContents()).slice(0, 2), ['(value)', 'id *']);
   assert.deepEqual(errors, []);
 });
 
@@ -180,7 +184,7 @@ test('server: calls by source, cache hit ratio, injected errors, refreshing', op
     assert.ok(tries < 50, 'the server view did not refresh within 10 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  await page.waitForSelector('.plot canvas', { timeout: 10_000 });
+  await page.waitForSelector('.plot canvas', { timeout: 20_000 });
   assert.match((await page.textContent('.view'))!, /Calls by source[\s\S]*synth/);
   await shot('server');
   assert.deepEqual(errors, []);

@@ -9,9 +9,14 @@ const COLLAPSE_OVER = 30;
 export function schemaTable(schema: Schema | undefined, bindings?: Record<string, { in: string; name: string }>): HTMLElement {
   if (schema === undefined) return h('p', { class: 'muted' }, 'No schema.');
   const rows: HTMLElement[] = [];
-  const root = asObject(schema);
-  if (root && properties(root)) addProperties(rows, root, 0, bindings);
-  else rows.push(row('(value)', root ?? {}, false, 0));
+  const root = asObject(schema) ?? {};
+  if (properties(root)) addProperties(rows, root, 0, bindings);
+  else {
+    // A list endpoint answers an array: its items' fields go under the one row of the whole value.
+    rows.push(row('(value)', root, false, 0));
+    const nested = nestedOf(root);
+    if (nested) addProperties(rows, nested, 1);
+  }
   if (rows.length === 0) return h('p', { class: 'muted' }, 'Takes no parameters.');
   const table = h('table', { class: 'schema' }, h('thead', null, h('tr', null, h('th', null, 'name'), h('th', null, 'type'), h('th', null, 'in'), h('th', null, 'description and constraints'))), h('tbody', null, rows));
   // A large response (GitHub's repository is 90 fields) stays one click away instead of pushing the rest down.
@@ -25,7 +30,7 @@ function addProperties(rows: HTMLElement[], schema: Json, depth: number, binding
     const binding = bindings?.[name];
     rows.push(row(name, object, required.has(name), depth, binding && `${binding.in}${binding.name && binding.name !== name ? ` ${binding.name}` : ''}`));
     if (depth + 1 >= MAX_DEPTH) continue;
-    const nested = [object, asObject(object.items), ...alternatives(object)].find((candidate) => candidate && properties(candidate));
+    const nested = properties(object) ? object : nestedOf(object);
     if (nested) addProperties(rows, nested, depth + 1);
   }
 }
@@ -39,6 +44,11 @@ function row(name: string, schema: Json, required: boolean, depth: number, locat
     h('td', { class: 'muted' }, location ?? ''),
     h('td', null, typeof schema.description === 'string' ? h('div', null, schema.description) : null, constraints(schema)),
   );
+}
+
+/** The object whose fields sit under a value: an array's items, or an object among its alternatives. */
+function nestedOf(schema: Json): Json | undefined {
+  return [asObject(schema.items), ...alternatives(schema)].find((candidate): candidate is Json => candidate !== undefined && properties(candidate) !== undefined);
 }
 
 /** The object schemas of a oneOf or anyOf (a nullable object is `anyOf: [{…}, {type: null}]`). */
