@@ -136,6 +136,8 @@ test('a live episode: its turns, the plan DAG, world state and the reward breakd
   assert.match((await page.textContent('table.phases'))!, /pass/);
   assert.match((await page.textContent('.view'))!, /World state[\s\S]*created/);
   assert.match((await page.textContent('.view'))!, /done: answer/);
+  // What came back: the body the call answered, as the episode recorded it.
+  assert.match((await page.locator('article.turn[data-turn="2"] td details pre').textContent())!, /"name": "Rex"/);
   await page.setViewportSize({ width: 1280, height: 1500 });
   await shot('episode');
   await page.setViewportSize({ width: 1280, height: 860 });

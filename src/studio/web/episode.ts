@@ -172,10 +172,17 @@ function turnCard(turn: TurnRecord, trajectory: Trajectory, rewards: Rewards | u
           null,
           h('h4', null, 'Calls'),
           table(
-            ['id', 'tool', 'status', 'source', 'injected'],
+            ['id', 'tool', 'status', 'source', 'injected', 'what came back'],
             turn.calls.map((call) => {
               const observation = step?.observations.find((o) => o.type === 'tool_call' && o.id === call.id) ?? step?.observations.find((o) => o.type === 'tool_call' && o.tool === call.tool);
-              return [call.id, link(`/tool/${encodeURIComponent(call.tool)}`, call.tool), badge(String(call.status), call.ok ? 'ok' : 'bad'), observation?.source ?? '', call.injected ? badge(call.injected, 'bad') : ''];
+              return [
+                call.id,
+                link(`/tool/${encodeURIComponent(call.tool)}`, call.tool),
+                badge(String(call.status), call.ok ? 'ok' : 'bad'),
+                observation?.source ?? '',
+                call.injected ? badge(call.injected, 'bad') : '',
+                observation && observation.body !== undefined ? details('body', jsonBlock(observation.body)) : '',
+              ];
             }),
           ),
         )
