@@ -78,15 +78,23 @@ export function runKind(dir: string): RunKind | undefined {
 
 /** Every run under `root`, newest first. */
 export function listRuns(root: string): RunListing[] {
-  return foundRuns(root).map((run) => run.listing);
+  const listed = foundRuns(root).map(listing);
+  return listed.sort((a, b) => (a.modified_at < b.modified_at ? 1 : a.modified_at > b.modified_at ? -1 : a.name.localeCompare(b.name)));
 }
 
-function foundRuns(root: string): { listing: RunListing; dir: string }[] {
-  const found: { listing: RunListing; dir: string }[] = [];
+interface FoundRun {
+  name: string;
+  kind: RunKind;
+  dir: string;
+}
+
+/** The run directories under `root`, found by their marker files alone (nothing is parsed). */
+function foundRuns(root: string): FoundRun[] {
+  const found: FoundRun[] = [];
   const visit = (dir: string, depth: number) => {
     const kind = runKind(dir);
     if (kind) {
-      found.push({ listing: listing(root, dir, kind), dir });
+      found.push({ name: dir === root ? basename(root) : relative(root, dir).split(sep).join('/'), kind, dir });
       return;
     }
     if (depth >= MAX_DEPTH) return;
@@ -99,12 +107,12 @@ function foundRuns(root: string): { listing: RunListing; dir: string }[] {
     for (const name of names.sort()) visit(join(dir, name), depth + 1);
   };
   visit(root, 0);
-  return found.sort(({ listing: a }, { listing: b }) => (a.modified_at < b.modified_at ? 1 : a.modified_at > b.modified_at ? -1 : a.name.localeCompare(b.name)));
+  return found;
 }
 
-/** The directory of a listed run, or undefined: only the runs found are opened, so no name reaches outside `root`. */
+/** The directory of a run, or undefined: only the runs found are opened, so no name reaches outside `root`. */
 export function runDir(root: string, name: string): string | undefined {
-  return foundRuns(root).find((run) => run.listing.name === name)?.dir;
+  return foundRuns(root).find((run) => run.name === name)?.dir;
 }
 
 export function readRun(root: string, name: string): RunView | undefined {
@@ -177,8 +185,7 @@ function evalEpisode(score: TaskScore): RunEpisode {
   };
 }
 
-function listing(root: string, dir: string, kind: RunKind): RunListing {
-  const name = dir === root ? basename(root) : relative(root, dir).split(sep).join('/');
+function listing({ name, kind, dir }: FoundRun): RunListing {
   const file = join(dir, kind === 'eval' ? 'report.json' : 'train.json');
   let label: string = kind;
   try {

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { RewardContext } from '../../episodes/rewards.js';
 import { answerOutcome, scoreTrajectory } from '../../rl/rewards.js';
-import { listRuns, readRun, runEpisode, runEpisodes } from '../../studio/runs.js';
+import { listRuns, readRun, runDir, runEpisode, runEpisodes } from '../../studio/runs.js';
 import { problemResponse } from '../problems.js';
 
 /**
@@ -30,7 +30,7 @@ export function runRoutes(root: string | undefined, rewards: RewardContext): Hon
   app.get('/v1/runs/:name/episodes/:episode', async (c) => {
     const name = c.req.param('name');
     const id = c.req.param('episode');
-    if (root === undefined || !readRun(root, name)) return unknown(name);
+    if (root === undefined || !runDir(root, name)) return unknown(name);
     const saved = runEpisode(root, name, id);
     if (!saved) return problemResponse(404, `run ${JSON.stringify(name)} kept no trajectory of episode ${JSON.stringify(id)}`, { title: 'Unknown episode' });
     // A training run keeps only the reward totals per rollout: the breakdown is scored again, by the server's own
