@@ -9,7 +9,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-COPY package.json package-lock.json .npmrc tsconfig.json ./
+COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.studio.json ./
 COPY bin ./bin
 COPY src ./src
 COPY schemas ./schemas

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { defaultCacheFile, defaultLibraryDir, LIBRARY_FILE } from '../paths.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
@@ -42,6 +42,7 @@ interface ServeFlags extends ModelFlags, RuleFlags {
   judge?: string;
   judgeApiKey?: string;
   openenvTasks?: string;
+  runs?: string;
   json?: boolean;
 }
 
@@ -69,6 +70,7 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--judge-api-key <key>', 'key sent to the judge as a Bearer token').env('TOOLENV_JUDGE_API_KEY'))
     .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them', '1')
     .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
+    .option('--runs <dir>', 'eval and train run directories (one run, or runs up to two levels below) the studio at /studio shows')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
   addModelOptions(addRuleOptions(serve)).action(async (flags: ServeFlags, command: Command) => {
     const rules = ruleOptions(flags);
@@ -92,6 +94,7 @@ export function registerServe(program: Command): void {
     if (flags.judge !== undefined) await openaiSpecFlag('--judge', flags.judge);
     const allowedHosts = flags.allowedHosts === undefined ? undefined : await allowedHostsFlag(flags.allowedHosts);
     const openenvTasks = flags.openenvTasks === undefined ? undefined : await readOpenEnvTasks(flags.openenvTasks);
+    const runs = flags.runs === undefined ? undefined : runsDir(flags.runs);
     const placement = placementFromEnv();
     // Ctrl-C reaches the whole process group; in a cluster the primary alone decides when workers stop.
     if (placement) process.on('SIGINT', () => {});
@@ -142,6 +145,7 @@ export function registerServe(program: Command): void {
         judge: flags.judge,
         judgeApiKey: flags.judgeApiKey,
         ...(openenvTasks ? { openenvTasks } : {}),
+        ...(runs ? { runs } : {}),
         host: flags.host,
         allowedHosts,
         port: placement?.port ?? port,
@@ -157,7 +161,7 @@ export function registerServe(program: Command): void {
     // Since the process started: what someone waiting for the server sees.
     const startup_ms = Math.round(performance.now());
     if (flags.json) printJson({ url: server.url, tools: server.tools, startup_ms, workers: 1 });
-    else printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms)`);
+    else printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms); studio: ${server.url}/studio`);
     await untilSignal(close);
   });
 }
@@ -196,7 +200,7 @@ async function serveCluster({ workers, host, port }: { workers: number; host: st
   if (!ready) return;
   const startup_ms = Math.round(performance.now());
   if (json) printJson({ url: ready.url, tools: ready.tools, startup_ms, workers });
-  else printLine(`toolenv listening on ${ready.url} (${ready.tools} tools, ${workers} workers, ready in ${startup_ms} ms)`);
+  else printLine(`toolenv listening on ${ready.url} (${ready.tools} tools, ${workers} workers, ready in ${startup_ms} ms); studio: ${ready.url}/studio`);
   const failure = await Promise.race([signalled, cluster.failed]);
   if (failure) {
     await cluster.close();
@@ -254,6 +258,13 @@ function untilSignal(close: () => Promise<void>): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+}
+
+/** `--runs`: an existing directory, kept absolute so that every worker reads the same one. */
+function runsDir(dir: string): string {
+  const absolute = resolve(dir);
+  if (!existsSync(absolute) || !statSync(absolute).isDirectory()) throw new UsageError(`--runs: ${dir} is not a directory`);
+  return absolute;
 }
 
 /** `--openenv-tasks`: a task file in the own format, as the episode's task (id, query, references, answer). */

@@ -237,6 +237,13 @@ export class EpisodeStore {
     return this.find(id)?.summary();
   }
 
+  /** The newest `limit` episodes held (live or done, not yet deleted or expired), newest first, without touching any; and how many are held. */
+  list(limit: number): { episodes: EpisodeSummary[]; total: number } {
+    const now = this.now();
+    const held = [...this.episodes.values()].filter((e) => !this.expired(e, now));
+    return { episodes: held.slice(-limit).reverse().map((e) => e.summary()), total: held.length };
+  }
+
   /** Whether the episode is live, without touching it (its idle time keeps counting). */
   isLive(id: string): boolean {
     const episode = this.episodes.get(id);

@@ -26,6 +26,9 @@ import type { McpSessionOptions } from '../mcp/limits.js';
 import type { EpisodeTask } from '../episodes/types.js';
 import { OpenEnv } from './openenv/env.js';
 import { openEnvRoutes } from './routes/openenv.js';
+import { studioRoutes } from './routes/studio.js';
+import { runRoutes } from './routes/runs.js';
+import { libraryRoutes } from './routes/library.js';
 
 export { DEFAULT_BODY_LIMIT };
 
@@ -58,6 +61,8 @@ export interface AppOptions {
   idPrefix?: string;
   /** Where unexpected errors are logged (default: stderr). */
   log?: (line: string) => void;
+  /** The eval and train run directories the studio shows (`serve --runs DIR`). */
+  runs?: string;
 }
 
 /** The ToolEnv HTTP app: routes only, each delegating to the library store or the simulator. */
@@ -94,6 +99,8 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   const log = options.log ?? defaultLog;
   const app = new Hono();
   app.use('*', ctx.httpMetrics.middleware());
+  // Before the key check: the studio's page and assets hold no data (its API calls carry the key like any client's).
+  app.route('/', studioRoutes());
   if (options.apiKey !== undefined) app.use('*', bearerAuth(options.apiKey));
   app.use('*', bodyLimit(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
   app.route('/', healthRoutes(ctx));
@@ -102,6 +109,8 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   app.route('/', apiRoutes(ctx));
   app.route('/', searchRoutes(ctx));
   app.route('/', graphRoutes(ctx));
+  app.route('/', libraryRoutes(ctx));
+  app.route('/', runRoutes(options.runs, ctx.rewards));
   if (ctx.episodes) {
     app.route('/', episodeRoutes(ctx.episodes));
     app.route('/', rewardRoutes(ctx.episodes, ctx.groups!, ctx.rewards));

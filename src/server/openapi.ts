@@ -10,6 +10,8 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const problemResponse = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
 const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
 
+const RUN_NAME = { name: 'name', in: 'path', required: true, description: 'The run\'s path below --runs, URL-encoded (`train%2Frl`).', schema: { type: 'string' } };
+
 const PROBLEMS = {
   '400': { $ref: '#/components/responses/BadRequest' },
   '401': { $ref: '#/components/responses/Unauthorized' },
@@ -59,6 +61,16 @@ function rewardComponentSchemas(): Record<string, unknown> {
  * client reached. `auth` adds the bearer scheme that `--api-key` turns on (everything but /healthz).
  */
 export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: { auth?: boolean; maxBatch?: number } = {}): Record<string, unknown> {
+  const studioPage = (operationId: string) => ({
+    get: {
+      operationId,
+      tags: ['Studio'],
+      summary: 'The studio: the library, episodes, runs and server metrics in the browser',
+      description: 'The page and its assets hold no data and are served without the key; the API calls it makes send the key the user enters (kept in sessionStorage).',
+      ...(auth ? { security: [] } : {}),
+      responses: { '200': { description: 'The HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  });
   const restOperation = (method: string) => ({
     operationId: `rest${method[0]!.toUpperCase()}${method.slice(1)}`,
     tags: ['REST surface'],
@@ -183,6 +195,18 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         },
       },
       '/v1/episodes': {
+        get: {
+          operationId: 'listEpisodes',
+          tags: ['Episodes'],
+          summary: 'The episodes this server process holds, live and done (until deleted or expired), newest first',
+          description: 'Under `serve --workers N`, the episodes of the worker that answers.',
+          parameters: [{ name: 'limit', in: 'query', description: 'Most episodes answered.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } }],
+          responses: {
+            '200': json('Their summaries and how many are held.', { type: 'object', required: ['episodes', 'total'], properties: { episodes: { type: 'array', items: { type: 'object' } }, total: { type: 'integer' } } }),
+            '400': PROBLEMS['400'],
+            '401': PROBLEMS['401'],
+          },
+        },
         post: {
           operationId: 'createEpisode',
           tags: ['Episodes'],
@@ -502,6 +526,61 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
             'VALIDATION_ERROR, EXECUTION_ERROR) and leave the session open, but CAPACITY_REACHED (the live-episode cap), after which it ' +
             'closes (1013). A reset replaces the session\'s episode; closing ends it. Messages are at most the body limit.',
           responses: { '101': { description: 'Switching to the WebSocket session.' }, '401': PROBLEMS['401'], '426': problemResponse('Not a WebSocket upgrade.') },
+        },
+      },
+      '/v1/library': {
+        get: {
+          operationId: 'libraryStats',
+          tags: ['Tools'],
+          summary: 'What the library holds: tools, APIs, tools per category, response-schema and example coverage (`toolenv library stats`)',
+          responses: { '200': json('The counts.', { type: 'object', required: ['tools', 'apis', 'categories'] }), '401': PROBLEMS['401'] },
+        },
+      },
+      '/v1/runs': {
+        get: {
+          operationId: 'listRuns',
+          tags: ['Runs'],
+          summary: 'The eval and train run directories under `serve --runs DIR`, newest first',
+          responses: { '200': json('The runs (empty, with `detail`, without --runs).', { type: 'object', required: ['runs'] }), '401': PROBLEMS['401'] },
+        },
+      },
+      '/v1/runs/{name}': {
+        get: {
+          operationId: 'getRun',
+          tags: ['Runs'],
+          summary: 'One run: an eval report, or a training run\'s per-step metrics (computed from its rollouts while it runs)',
+          parameters: [RUN_NAME],
+          responses: { '200': json('The run.', { type: 'object', required: ['name', 'kind'] }), '401': PROBLEMS['401'], '404': PROBLEMS['404'] },
+        },
+      },
+      '/v1/runs/{name}/episodes': {
+        get: {
+          operationId: 'listRunEpisodes',
+          tags: ['Runs'],
+          summary: 'The episodes a run kept, with their reward totals',
+          parameters: [RUN_NAME],
+          responses: { '200': json('The episodes.', { type: 'object', required: ['episodes'] }), '401': PROBLEMS['401'], '404': PROBLEMS['404'] },
+        },
+      },
+      '/v1/runs/{name}/episodes/{episode}': {
+        get: {
+          operationId: 'getRunEpisode',
+          tags: ['Runs'],
+          summary: 'One saved episode: its trajectory and its rewards (a training run\'s scored again from the trajectory, `rescored`)',
+          parameters: [RUN_NAME, { name: 'episode', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': json('The episode.', { type: 'object', required: ['trajectory', 'rewards', 'rescored'] }), '401': PROBLEMS['401'], '404': PROBLEMS['404'] },
+        },
+      },
+      '/studio': studioPage('studio'),
+      '/studio/': studioPage('studioSlash'),
+      '/studio/assets/{file}': {
+        get: {
+          operationId: 'studioAsset',
+          tags: ['Studio'],
+          summary: 'The studio\'s scripts and stylesheets (its own, and uPlot\'s from npm)',
+          ...(auth ? { security: [] } : {}),
+          parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'The file.' }, '404': PROBLEMS['404'] },
         },
       },
       '/apis': {

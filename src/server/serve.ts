@@ -69,6 +69,8 @@ export interface ServeOptions {
   /** Default 8080; 0 picks a free port. */
   port?: number;
   log?: (line: string) => void;
+  /** The eval and train run directories the studio shows (`serve --runs DIR`). */
+  runs?: string;
   /** Set in a `serve --workers N` worker: shares the port with its siblings and answers them on a private socket. */
   worker?: WorkerPlacement;
 }
@@ -140,6 +142,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit,
       maxBatch: options.maxBatch,
+      runs: options.runs,
       log,
     });
     if (options.worker) {

@@ -4,7 +4,7 @@ import type { JsonSchema, Tool } from '../library/tool.js';
 import { createAjv } from './ajv.js';
 import type { FewShotSource } from './prompt/few-shot.js';
 import { renderToolPrompt } from './prompt/render.js';
-import { ResponderBusyError } from './queue.js';
+import { ResponderBusyError, type BoundedQueue } from './queue.js';
 import { callSeed } from './synth/random.js';
 import type { Arguments, RespondContext, Responded, Responder } from './types.js';
 
@@ -44,6 +44,8 @@ export interface TextGenerator {
   ready(): Promise<void>;
   /** Tokens of `text` for the prompt budget: exact where the tokenizer is at hand, else an estimate. */
   countTokens(text: string): number;
+  /** The generator's bounded queue (local engine, remote endpoint), reported on /metrics. */
+  readonly queue?: Pick<BoundedQueue, 'running' | 'waiting' | 'concurrency' | 'maxWaiting'>;
 }
 
 export interface ModelResponderOptions {
@@ -179,7 +181,7 @@ export function createModelResponder(options: ModelResponderOptions): ModelRespo
     fewShot: options.fewShot,
     stats,
     respond,
-    toPrometheus: () => modelPrometheus(stats),
+    toPrometheus: () => modelPrometheus(stats, generator.queue),
   };
   return responder;
 }
@@ -238,7 +240,7 @@ class ResponseValidators {
   }
 }
 
-function modelPrometheus(stats: ModelResponderStats): string {
+function modelPrometheus(stats: ModelResponderStats, queue: TextGenerator['queue']): string {
   const rows: [string, string, string, number][] = [
     ['toolenv_model_calls_total', 'counter', 'Calls the model responder was asked.', stats.calls],
     ['toolenv_model_answered_total', 'counter', 'Calls the model answered with a schema-valid body.', stats.answered],
@@ -252,5 +254,13 @@ function modelPrometheus(stats: ModelResponderStats): string {
     ['toolenv_model_completion_tokens_total', 'counter', 'Tokens the model generated.', stats.completionTokens],
     ['toolenv_model_generation_seconds_total', 'counter', 'Seconds spent generating, queueing included.', stats.generationSeconds],
   ];
+  if (queue) {
+    rows.push(
+      ['toolenv_model_queue_running', 'gauge', 'Generations running now.', queue.running],
+      ['toolenv_model_queue_waiting', 'gauge', 'Calls waiting for a generation slot.', queue.waiting],
+      ['toolenv_model_queue_concurrency', 'gauge', 'Generations that run at once.', queue.concurrency],
+      ['toolenv_model_queue_max_waiting', 'gauge', 'Calls that may wait before new ones are refused (busy).', queue.maxWaiting],
+    );
+  }
   return rows.map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}\n`).join('');
 }

@@ -203,7 +203,7 @@ describe('episode limits', () => {
     const server = await startEpisodeServer();
     t.after(() => server.close());
     const doc = await json(await fetch(`${server.url}/openapi.json`));
-    assert.deepEqual(Object.keys(doc.paths['/v1/episodes']), ['post']);
+    assert.deepEqual(Object.keys(doc.paths['/v1/episodes']), ['get', 'post']);
     assert.deepEqual(Object.keys(doc.paths['/v1/episodes/{id}']).sort(), ['delete', 'get']);
     assert.deepEqual(Object.keys(doc.paths['/v1/episodes/{id}/step']), ['post']);
     assert.ok(doc.components.schemas.Trajectory);

@@ -7,6 +7,8 @@ import { readJsonBody } from '../json-body.js';
 import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../problems.js';
 
 const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 1000;
 
 /**
  * The episode API (issue #6): `POST /v1/episodes` starts one, `POST /v1/episodes/{id}/step` runs a step of parallel
@@ -20,6 +22,14 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
   app.post('/v1/episodes', async (c) => {
     const summary = episodes.create(await readJsonBody(c));
     return c.json(summary, 201, { location: `/v1/episodes/${summary.id}` });
+  });
+
+  // Read-only, for the studio and dashboards: the episodes this process holds, newest first.
+  app.get('/v1/episodes', (c) => {
+    const text = c.req.query('limit') ?? String(DEFAULT_LIST_LIMIT);
+    const limit = Number(text);
+    if (!/^\d+$/.test(text) || limit < 1 || limit > MAX_LIST_LIMIT) throw httpProblem(400, `limit must be an integer between 1 and ${MAX_LIST_LIMIT}, got ${JSON.stringify(text)}`, { title: 'Invalid query parameter' });
+    return c.json(episodes.list(limit));
   });
 
   app.post('/v1/episodes/:id/step', async (c) => c.json(await episodes.step(c.req.param('id'), await readJsonBody(c))));
