@@ -6,6 +6,7 @@ import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
+import { DEFAULT_MAX_ENTRY_BYTES } from '../simulator/cache-limits.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
 import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
@@ -26,6 +27,7 @@ interface ServeFlags extends ModelFlags {
   library: string;
   cache: string;
   cacheMode: string;
+  cacheMaxEntry: string;
   seed: string;
   errorRate: string;
   responder: string;
@@ -50,8 +52,9 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'interface to bind', DEFAULT_HOST)
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
     .option('--library <dir>', 'library directory (the default one is built when missing)', defaultLibraryDir())
-    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL that replicas share (docs/deploy.md)', defaultCacheFile())
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
+    .option('--cache-max-entry <bytes>', 'answers whose entry (canonical arguments + body JSON) is larger are served but not cached', String(DEFAULT_MAX_ENTRY_BYTES))
     .option('--seed <n>', 'seed of error injection and synthesis', '0')
     .option('--error-rate <r>', 'probability of an injected error per call (0 turns injection off)', String(DEFAULT_ERROR_RATE))
     .option('--responder <names>', `responders asked in order, comma-separated: ${[...EMBEDDED_RESPONDERS, ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
@@ -78,6 +81,7 @@ export function registerServe(program: Command): void {
     const maxSessions = intFlag('--max-mcp-sessions', flags.maxMcpSessions, { min: 1 });
     const idleMs = numberFlag('--mcp-session-ttl', flags.mcpSessionTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     const workers = workersFlag(flags.workers);
+    const cacheMaxEntryBytes = intFlag('--cache-max-entry', flags.cacheMaxEntry, { min: 0 });
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
@@ -124,6 +128,7 @@ export function registerServe(program: Command): void {
         library: flags.library,
         cache: flags.cache,
         cacheMode: flags.cacheMode as CacheMode,
+        cacheMaxEntryBytes,
         responders,
         seed,
         errorRate,

@@ -3,7 +3,9 @@ import { createServer, STATUS_CODES, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
 import { LibraryStore } from '../library/store.js';
-import { openCache, type CacheMode, type ResponseCache } from '../simulator/cache.js';
+import type { CacheMode } from '../simulator/cache-mode.js';
+import { openCache } from '../simulator/cache-open.js';
+import type { ResponseCache } from '../simulator/cache-types.js';
 import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
@@ -24,10 +26,12 @@ export { DEFAULT_HOST, DEFAULT_PORT };
 export interface ServeOptions {
   /** Library directory (must hold tools.db). */
   library: string;
-  /** Response cache file; none when absent. */
+  /** Response cache: a SQLite file or a postgres:// URL; none when absent. */
   cache?: string;
   /** Default read-write; `off` opens no cache. */
   cacheMode?: CacheMode;
+  /** Entries (canonical arguments + body) over this many bytes are answered but not cached; default 256 KiB. */
+  cacheMaxEntryBytes?: number;
   /** The Response layer, asked in order. */
   responders: readonly Responder[];
   /** More counters for /metrics (the model responders'). */
@@ -91,7 +95,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let episodes: EpisodeStore | undefined;
   let internal: Server | undefined;
   try {
-    if (options.cache !== undefined) cache = openCache(options.cache, options.cacheMode);
+    if (options.cache !== undefined) cache = await openCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes });
     const simulator = createSimulator({
       store,
       cache,
@@ -174,8 +178,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           ),
         ).then(() => {
           boundEpisodes.close();
-          cache?.close();
           store.close();
+          return cache?.close();
         }));
       },
     };
@@ -183,7 +187,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server?.close();
     internal?.close();
     episodes?.close();
-    cache?.close();
+    await cache?.close();
     store.close();
     throw error;
   }
