@@ -492,10 +492,10 @@ async function createSchema(pool: pg.Pool): Promise<void> {
 }
 
 async function readVersion(pool: pg.Pool): Promise<string | undefined> {
-  const { rows } = await pool.query<{ value: string | null }>(
-    "SELECT CASE WHEN to_regclass('toolenv_meta') IS NULL THEN NULL ELSE (SELECT value FROM toolenv_meta WHERE key = 'schema_version') END AS value",
-  );
-  return rows[0]?.value ?? undefined;
+  const { rows: [table] } = await pool.query<{ name: string | null }>("SELECT to_regclass('toolenv_meta')::text AS name");
+  if (!table?.name) return undefined;
+  const { rows } = await pool.query<{ value: string }>("SELECT value FROM toolenv_meta WHERE key = 'schema_version'");
+  return rows[0]?.value ?? 'none';
 }
 
 async function insertBatch(client: pg.PoolClient, rows: unknown[][], replace: boolean): Promise<{ inserted: number; replaced: number }> {
