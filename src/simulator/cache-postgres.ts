@@ -106,7 +106,8 @@ export class PostgresCache implements ResponseCache {
   readonly mode: Exclude<CacheMode, 'off'>;
   readonly maxEntryBytes: number;
   private readonly pool: pg.Pool;
-  private readonly listener: pg.Client;
+  private readonly config: pg.ClientConfig;
+  private listener: pg.Client | undefined;
   private readonly hot = new LRUCache<string, HotRow>({ maxSize: HOT_BYTES, sizeCalculation: (row, key) => row.body.length + key.length + 64 });
   private readonly pending = new Map<string, { hits: number; last: number }>();
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -117,18 +118,15 @@ export class PostgresCache implements ResponseCache {
   private flushing: Promise<void> | undefined;
   private closed = false;
 
-  private constructor(url: string, mode: Exclude<CacheMode, 'off'>, pool: pg.Pool, listener: pg.Client, options: PostgresCacheOptions) {
+  private constructor(url: string, mode: Exclude<CacheMode, 'off'>, pool: pg.Pool, config: pg.ClientConfig, listener: pg.Client, options: PostgresCacheOptions) {
     this.file = redact(url);
     this.mode = mode;
     this.pool = pool;
-    this.listener = listener;
+    this.config = config;
     this.maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.waitMs = options.waitMs ?? 120_000;
     this.leaseMs = options.leaseMs ?? 10_000;
-    listener.on('notification', (message) => {
-      if (message.channel === RESET_CHANNEL) this.hot.clear();
-      else if (message.payload) this.wake(message.payload);
-    });
+    this.hear(listener);
     if (mode === 'read-write') {
       this.timer = setInterval(() => void this.tryFlushHits(), options.hitFlushMs ?? 1000);
       this.timer.unref();
@@ -150,17 +148,14 @@ export class PostgresCache implements ResponseCache {
       const version = await readVersion(pool);
       if (version === undefined) throw new CacheError(`no ToolEnv response cache in ${where} (open it read-write once to create it)`);
       if (version !== SCHEMA_VERSION) throw new CacheError(`schema version ${version}, expected ${SCHEMA_VERSION}`);
-      listener = new pg.Client(config);
-      listener.on('error', () => {});
-      await listener.connect();
-      await listener.query(`LISTEN ${SETTLED_CHANNEL}; LISTEN ${RESET_CHANNEL}`);
+      listener = await listen(config);
     } catch (error) {
       await listener?.end().catch(() => {});
       await pool?.end().catch(() => {});
       if (error instanceof CacheError && error.message.startsWith('no ToolEnv')) throw error;
       throw new CacheError(`${where} is not a usable ToolEnv response cache: ${describe(error)}`);
     }
-    return new PostgresCache(url, mode, pool, listener, options);
+    return new PostgresCache(url, mode, pool, config, listener, options);
   }
 
   get writable(): boolean {
@@ -359,7 +354,7 @@ export class PostgresCache implements ResponseCache {
     try {
       if (this.writable) await this.flushHits();
     } finally {
-      await this.listener.end().catch(() => {});
+      await this.listener?.end().catch(() => {});
       await this.pool.end();
     }
   }
@@ -403,6 +398,41 @@ export class PostgresCache implements ResponseCache {
     if (!rows[0]) return { kind: 'own', produced, outcome: 'kept' };
     this.hot.set(memo, rows[0]);
     return { kind: 'stored', hit: this.served(rows[0]) };
+  }
+
+  /**
+   * Takes notifications from a listening connection. One that is lost (the server restarted, the network broke) is
+   * made again, once a second until it is: meanwhile waiters poll, and once back every memoized row is dropped (an
+   * import may have replaced rows unheard) and every waiter looks again.
+   */
+  private hear(listener: pg.Client): void {
+    this.listener = listener;
+    listener.on('notification', (message) => {
+      if (message.channel === RESET_CHANNEL) this.hot.clear();
+      else if (message.payload) this.wake(message.payload);
+    });
+    let lost = false;
+    const relisten = async () => {
+      if (lost || this.closed) return;
+      lost = true;
+      this.listener = undefined;
+      listener.end().catch(() => {});
+      while (!this.closed) {
+        await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+        const again = await listen(this.config).catch(() => undefined);
+        if (!again) continue;
+        if (this.closed) {
+          await again.end().catch(() => {});
+          return;
+        }
+        this.hot.clear();
+        for (const hex of [...this.waiters.keys()]) this.wake(hex);
+        this.hear(again);
+        return;
+      }
+    };
+    listener.on('error', () => void relisten());
+    listener.on('end', () => void relisten());
   }
 
   private release(key: Buffer, hex: string): Promise<void> {
@@ -473,6 +503,21 @@ export function redact(url: string): string {
 
 function entryKey(toolId: string, canonical: string): Buffer {
   return createHash('sha256').update(toolId).update('\u0000').update(canonical).digest();
+}
+
+/** A connection that listens on both channels. */
+async function listen(config: pg.ClientConfig): Promise<pg.Client> {
+  const client = new pg.Client(config);
+  // Errors before the caller's handlers are on would end the process; the caller sees them as a failed connect.
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query(`LISTEN ${SETTLED_CHANNEL}; LISTEN ${RESET_CHANNEL}`);
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw error;
+  }
+  return client;
 }
 
 async function createSchema(pool: pg.Pool): Promise<void> {

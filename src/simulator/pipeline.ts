@@ -180,7 +180,7 @@ class PipelineSimulator implements ToolSimulator {
     } catch (error) {
       if (answer !== undefined || error instanceof ResponderBusyError) throw error;
       // The database failed before anything was asked: the call is still answered, uncached.
-      this.metrics.cacheReadErrors++;
+      this.metrics.cacheWriteErrors++;
       return { answer: await this.respond(tool, args, false) };
     }
     if (settled.kind === 'stored') {

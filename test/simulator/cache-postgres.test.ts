@@ -8,6 +8,10 @@ import { CacheError } from '../../src/simulator/cache-error.js';
 import type { ImportEntry, Produced, StoredHit } from '../../src/simulator/cache-types.js';
 import { freePort } from '../../src/server/free-port.js';
 import { postgresSkip, startPostgres, type TestPostgres } from '../fixtures/postgres.js';
+import { LibraryStore } from '../../src/library/store.js';
+import { createSimulator } from '../../src/simulator/pipeline.js';
+import { synthResponder } from '../../src/simulator/synth/index.js';
+import { writeFixtureLibrary } from '../fixtures/tools.js';
 
 describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
   let server: TestPostgres;
@@ -151,6 +155,37 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
         [{ q: 2 }, 'two again', 3],
       ],
     );
+  });
+
+  test('while the database is down calls are still answered; once it is back the replicas share answers and hear imports again', async (t) => {
+    if (process.env.TOOLENV_TEST_POSTGRES_URL) return t.skip('needs a server of its own to restart');
+    const own = await startPostgres();
+    const url = await own.database();
+    const [a, b] = [await PostgresCache.open(url), await PostgresCache.open(url)];
+    const store = LibraryStore.open(writeFixtureLibrary());
+    try {
+      const sim = createSimulator({ store, cache: a, responders: [synthResponder], errorRate: 0 });
+      const first = await sim.call('weather_forecast', { city: 'Oslo' });
+      assert.equal(first.source, 'synth');
+      const bringBack = await own.takeDown!();
+      assert.equal((await sim.call('weather_forecast', { city: 'Oslo' })).source, 'cache', 'a memoized row needs no database');
+      const missed = await sim.call('weather_forecast', { city: 'Bergen' });
+      assert.equal(missed.status, 200);
+      assert.equal(missed.source, 'synth', 'a miss is still answered');
+      assert.ok(sim.metrics.cacheReadErrors >= 1);
+      assert.ok(sim.metrics.cacheWriteErrors >= 1);
+      await bringBack();
+      assert.equal((await sim.call('weather_forecast', { city: 'Bergen' })).source, 'synth');
+      assert.equal((await b.getText('weather_forecast', { city: 'Bergen' }))?.text, JSON.stringify(missed.body), 'stored once the database is back');
+      // The listening connection came back: an import that replaces rows reaches this replica's memory.
+      await b.import([{ tool: 'weather_forecast', arguments: { city: 'Oslo' }, status: 200, body: 'replaced', source: 'import' }], { replace: true });
+      await waitUntil(async () => (await a.getText('weather_forecast', { city: 'Oslo' }))?.text === '"replaced"', 10_000);
+    } finally {
+      store.close();
+      await a.close();
+      await b.close();
+      await own.stop();
+    }
   });
 
   test('read-only refuses writes and an empty database; a bad or unreachable URL is a CacheError without the password', async () => {
