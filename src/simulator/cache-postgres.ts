@@ -147,12 +147,12 @@ export class PostgresCache implements ResponseCache {
       if (mode === 'read-write') await createSchema(pool);
       const version = await readVersion(pool);
       if (version === undefined) throw new CacheError(`no ToolEnv response cache in ${where} (open it read-write once to create it)`);
-      if (version !== SCHEMA_VERSION) throw new CacheError(`schema version ${version}, expected ${SCHEMA_VERSION}`);
+      if (version !== SCHEMA_VERSION) throw new CacheError(`${where} is not a usable ToolEnv response cache: schema version ${version}, expected ${SCHEMA_VERSION}`);
       listener = await listen(config);
     } catch (error) {
       await listener?.end().catch(() => {});
       await pool?.end().catch(() => {});
-      if (error instanceof CacheError && error.message.startsWith('no ToolEnv')) throw error;
+      if (error instanceof CacheError) throw error;
       throw new CacheError(`${where} is not a usable ToolEnv response cache: ${describe(error)}`);
     }
     return new PostgresCache(url, mode, pool, config, listener, options);

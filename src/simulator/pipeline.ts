@@ -63,9 +63,11 @@ export interface ToolSimulator extends Simulator {
  * 4. `Prefer: example=NAME` answers that spec example.
  * 5. The cache (skipped with `Prefer: dynamic=true`): a hit answers with source `cache`.
  * 6. The responders in order (`dynamic` skips the examples responder); the first answer is written back unless
- *    `dynamic`. Concurrent identical misses share one responder call. A responder that throws is counted and the
- *    next one asked.
- * Rule answers, injected errors, forced codes, named examples and dynamic answers are never cached.
+ *    `dynamic`. Concurrent identical misses share one responder call; with a cache that several processes share
+ *    (PostgreSQL), identical misses across them too (`settle`: one answers, the others serve its stored row). A
+ *    responder that throws is counted and the next one asked.
+ * Rule answers, injected errors, forced codes, named examples and dynamic answers are never cached, nor entries over
+ * the cache's size limit.
  *
  * Spec examples enter the cache on a call's first miss: the examples responder's answer is written back like any
  * other (source `example`). Nothing is seeded up front — that would parse all 50,011 records at startup, and an
