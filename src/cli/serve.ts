@@ -28,6 +28,7 @@ interface ServeFlags extends ModelFlags {
   cache: string;
   cacheMode: string;
   cacheMaxEntry: string;
+  cacheMaxSize: string;
   seed: string;
   errorRate: string;
   responder: string;
@@ -55,6 +56,7 @@ export function registerServe(program: Command): void {
     .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL that replicas share (docs/deploy.md)', defaultCacheFile())
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
     .option('--cache-max-entry <bytes>', 'answers whose entry (canonical arguments + body JSON) is larger are served but not cached', String(DEFAULT_MAX_ENTRY_BYTES))
+    .option('--cache-max-size <MiB>', 'past this size on disk the cache takes no new entries (hits go on, nothing is evicted); 0: no bound', '0')
     .option('--seed <n>', 'seed of error injection and synthesis', '0')
     .option('--error-rate <r>', 'probability of an injected error per call (0 turns injection off)', String(DEFAULT_ERROR_RATE))
     .option('--responder <names>', `responders asked in order, comma-separated: ${[...EMBEDDED_RESPONDERS, ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
@@ -82,6 +84,7 @@ export function registerServe(program: Command): void {
     const idleMs = numberFlag('--mcp-session-ttl', flags.mcpSessionTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     const workers = workersFlag(flags.workers);
     const cacheMaxEntryBytes = intFlag('--cache-max-entry', flags.cacheMaxEntry, { min: 0 });
+    const cacheMaxBytes = numberFlag('--cache-max-size', flags.cacheMaxSize, { min: 0, max: 2 ** 30 }) * 2 ** 20;
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
@@ -129,6 +132,7 @@ export function registerServe(program: Command): void {
         cache: flags.cache,
         cacheMode: flags.cacheMode as CacheMode,
         cacheMaxEntryBytes,
+        cacheMaxBytes,
         responders,
         seed,
         errorRate,

@@ -32,6 +32,8 @@ export interface ServeOptions {
   cacheMode?: CacheMode;
   /** Entries (canonical arguments + body) over this many bytes are answered but not cached; default 256 KiB. */
   cacheMaxEntryBytes?: number;
+  /** Past this many bytes on disk the cache takes no new entries; default none. */
+  cacheMaxBytes?: number;
   /** The Response layer, asked in order. */
   responders: readonly Responder[];
   /** More counters for /metrics (the model responders'). */
@@ -95,7 +97,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let episodes: EpisodeStore | undefined;
   let internal: Server | undefined;
   try {
-    if (options.cache !== undefined) cache = await openCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes });
+    if (options.cache !== undefined) cache = await openCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes, maxBytes: options.cacheMaxBytes });
     const simulator = createSimulator({
       store,
       cache,

@@ -117,6 +117,9 @@ export class PostgresCache implements ResponseCache {
   private readonly leaseMs: number;
   private flushing: Promise<void> | undefined;
   private closed = false;
+  private readonly maxBytes: number | undefined;
+  /** Whether the table reached `maxBytes` when last looked at (at open, then once a second). */
+  private full = false;
 
   private constructor(url: string, mode: Exclude<CacheMode, 'off'>, pool: pg.Pool, config: pg.ClientConfig, listener: pg.Client, options: PostgresCacheOptions) {
     this.file = redact(url);
@@ -126,9 +129,13 @@ export class PostgresCache implements ResponseCache {
     this.maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
     this.waitMs = options.waitMs ?? 120_000;
     this.leaseMs = options.leaseMs ?? 10_000;
+    this.maxBytes = options.maxBytes || undefined;
     this.hear(listener);
     if (mode === 'read-write') {
-      this.timer = setInterval(() => void this.tryFlushHits(), options.hitFlushMs ?? 1000);
+      this.timer = setInterval(() => {
+        void this.tryFlushHits();
+        void this.checkSize();
+      }, options.hitFlushMs ?? 1000);
       this.timer.unref();
     }
   }
@@ -155,7 +162,9 @@ export class PostgresCache implements ResponseCache {
       if (error instanceof CacheError) throw error;
       throw new CacheError(`${where} is not a usable ToolEnv response cache: ${describe(error)}`);
     }
-    return new PostgresCache(url, mode, pool, config, listener, options);
+    const cache = new PostgresCache(url, mode, pool, config, listener, options);
+    if (mode === 'read-write') await cache.checkSize();
+    return cache;
   }
 
   get writable(): boolean {
@@ -176,6 +185,7 @@ export class PostgresCache implements ResponseCache {
 
   async put(toolId: string, args: Arguments, response: CachedResponse): Promise<PutOutcome> {
     if (!this.writable) throw new CacheError(`${this.file} is open read-only`);
+    if (this.full) return 'full';
     const canonical = canonicalJson(args);
     const body = JSON.stringify(response.body) ?? 'null';
     if (entryBytes(canonical, body) > this.maxEntryBytes) return 'too_large';
@@ -376,9 +386,10 @@ export class PostgresCache implements ResponseCache {
       clearInterval(renew);
     }
     const body = JSON.stringify(produced.response.body) ?? 'null';
-    if (!produced.cacheable || entryBytes(canonical, body) > this.maxEntryBytes) {
+    const refused = !produced.cacheable ? undefined : this.full ? 'full' : entryBytes(canonical, body) > this.maxEntryBytes ? 'too_large' : null;
+    if (refused !== null) {
       await this.release(key, hex);
-      return { kind: 'own', produced, outcome: produced.cacheable ? 'too_large' : undefined };
+      return { kind: 'own', produced, outcome: refused };
     }
     const { status, source } = produced.response;
     let stored: string | null;
@@ -466,6 +477,12 @@ export class PostgresCache implements ResponseCache {
   private wake(hex: string): void {
     const set = this.waiters.get(hex);
     if (set) for (const done of [...set]) done();
+  }
+
+  private async checkSize(): Promise<void> {
+    if (this.maxBytes === undefined || this.closed) return;
+    const { rows } = await this.pool.query<{ bytes: string }>("SELECT pg_total_relation_size('toolenv_responses') AS bytes").catch(() => ({ rows: [] }));
+    if (rows[0]) this.full = Number(rows[0].bytes) >= this.maxBytes;
   }
 
   private countHit(id: string): void {

@@ -52,8 +52,11 @@ export interface CacheStats {
   size_bytes: number;
 }
 
-/** What a write-back did: stored it, kept the answer already there (the first answer stays), or refused it as too large. */
-export type PutOutcome = 'stored' | 'kept' | 'too_large';
+/**
+ * What a write-back did: stored it, kept the answer already there (the first answer stays), refused it as too large
+ * (`maxEntryBytes`), or refused it because the cache is full (`maxBytes`).
+ */
+export type PutOutcome = 'stored' | 'kept' | 'too_large' | 'full';
 
 /** An answer to a miss, and whether it may be stored (rule answers — failures — never are). */
 export interface Produced {
@@ -107,4 +110,9 @@ export interface CacheOptions {
   hitFlushMs?: number;
   /** See ResponseCache.maxEntryBytes; default DEFAULT_MAX_ENTRY_BYTES. */
   maxEntryBytes?: number;
+  /**
+   * Past this many bytes on disk (the SQLite file; the PostgreSQL table with its indexes), looked at once a second,
+   * the cache takes no new entries: hits go on, nothing stored is ever evicted. Default none.
+   */
+  maxBytes?: number;
 }

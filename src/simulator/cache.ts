@@ -76,19 +76,27 @@ export class SqliteCache implements ResponseCache {
   private readonly pending = new Map<number, { hits: number; last: number }>();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly busyTimeoutMs: number;
+  private readonly maxBytes: number | undefined;
+  /** Whether the file reached `maxBytes` when last looked at (at open, then with every hit flush). */
+  private full = false;
 
-  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, busyTimeoutMs: number, hitFlushMs: number, maxEntryBytes: number) {
+  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, options: SqliteCacheOptions) {
     this.file = file;
     this.mode = mode;
-    this.maxEntryBytes = maxEntryBytes;
+    this.maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
+    this.maxBytes = options.maxBytes || undefined;
     this.db = db;
-    this.busyTimeoutMs = busyTimeoutMs;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.select = db.prepare('SELECT id, status, body, source FROM responses WHERE tool = ? AND args = ?');
     if (mode === 'read-write') {
       this.insert = db.prepare(
         'INSERT INTO responses (tool, args, status, body, source, created_at, last_hit_at, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO NOTHING',
       );
-      this.timer = setInterval(() => this.tryFlushHits(), hitFlushMs);
+      this.checkSize();
+      this.timer = setInterval(() => {
+        this.tryFlushHits();
+        this.checkSize();
+      }, options.hitFlushMs ?? 1000);
       this.timer.unref();
     }
   }
@@ -121,7 +129,7 @@ export class SqliteCache implements ResponseCache {
       db?.close();
       throw new CacheError(`${file} is not a usable ToolEnv response cache: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return new SqliteCache(file, mode, db, timeout, options.hitFlushMs ?? 1000, options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES);
+    return new SqliteCache(file, mode, db, { ...options, busyTimeoutMs: timeout });
   }
 
   get writable(): boolean {
@@ -156,9 +164,10 @@ export class SqliteCache implements ResponseCache {
     return rows.map((row) => ({ arguments: JSON.parse(row.args) as Arguments, status: row.status, body: JSON.parse(row.body) }));
   }
 
-  /** Stores an answer unless the call already has one (the first answer stays) or it is over `maxEntryBytes`. */
+  /** Stores an answer unless the call already has one (the first answer stays), it is over `maxEntryBytes` or the file is full. */
   put(toolId: string, args: Arguments, response: CachedResponse): PutOutcome {
     if (!this.insert) throw new CacheError(`${this.file} is open read-only`);
+    if (this.full) return 'full';
     const body = JSON.stringify(response.body) ?? 'null';
     const canonical = canonicalJson(args);
     if (entryBytes(canonical, body) > this.maxEntryBytes) return 'too_large';
@@ -254,6 +263,13 @@ export class SqliteCache implements ResponseCache {
     if (!this.db.open) return;
     this.flushHits();
     this.db.close();
+  }
+
+  /** The pages in use (the WAL's committed ones included) against `maxBytes`: two pragmas, no scan. */
+  private checkSize(): void {
+    if (this.maxBytes === undefined || !this.db.open) return;
+    const pages = (this.db.pragma('page_count', { simple: true }) as number) - (this.db.pragma('freelist_count', { simple: true }) as number);
+    this.full = pages * (this.db.pragma('page_size', { simple: true }) as number) >= this.maxBytes;
   }
 
   private countHit(id: number): void {

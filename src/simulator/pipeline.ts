@@ -232,6 +232,7 @@ class PipelineSimulator implements ToolSimulator {
   private countOutcome(outcome: PutOutcome | 'error' | undefined): void {
     if (outcome === 'stored') this.metrics.cacheWrites++;
     else if (outcome === 'too_large') this.metrics.cacheTooLarge++;
+    else if (outcome === 'full') this.metrics.cacheFull++;
     else if (outcome === 'error') this.metrics.cacheWriteErrors++;
   }
 }

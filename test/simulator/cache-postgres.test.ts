@@ -1,6 +1,7 @@
 /** The PostgreSQL response cache on a real server (test/fixtures/postgres.ts): two instances stand for two replicas. */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PostgresCache } from '../../src/simulator/cache-postgres.js';
 import { openCache } from '../../src/simulator/cache-open.js';
@@ -71,6 +72,24 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
     assert.ok(entries[0]!.last_hit_at !== null && Date.parse(entries[0]!.last_hit_at) >= Date.parse(entries[0]!.created_at));
   });
 
+  test('past maxBytes the table takes no new entries, from a write-back or a settled miss; hits go on', async () => {
+    const cache = await open(await server.database(), { maxBytes: 512 * 1024, hitFlushMs: 10 });
+    // Random text: PostgreSQL compresses long values, and repeated characters would take no room.
+    const body = () => randomBytes(8 * 1024).toString('hex');
+    let stored = 0;
+    while ((await cache.put('t', { i: stored }, { status: 200, body: body(), source: 'synth' })) === 'stored') {
+      stored++;
+      if (stored % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 30));
+      assert.ok(stored < 200, 'the bound stops writes');
+    }
+    assert.ok(stored >= 10, `${stored} entries fit in 512 KiB`);
+    assert.equal(await cache.put('t', { i: 'more' }, { status: 200, body: 1, source: 'synth' }), 'full');
+    const settled = await cache.settle('t', { i: 'miss' }, async () => answer('fresh'));
+    assert.deepEqual(settled.kind === 'own' && settled.outcome, 'full');
+    assert.equal(await cache.count(), stored);
+    assert.ok(await cache.getText('t', { i: 0 }), 'hits go on');
+  });
+
   test('two replicas missing the same call at once produce one answer; the other waits and serves the stored row', async () => {
     const url = await server.database();
     const [a, b] = [await open(url), await open(url)];
@@ -115,7 +134,7 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
     const url = await server.database();
     const cache = await open(url);
     // What a replica killed while answering leaves behind: a claim nobody renews.
-    const key = (await import('node:crypto')).createHash('sha256').update('t').update('\u0000').update('{"q":3}').digest();
+    const key = createHash('sha256').update('t').update('\u0000').update('{"q":3}').digest();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.query("INSERT INTO toolenv_pending (key, owner, expires_at) VALUES ($1, 'gone', now() + interval '400 milliseconds')", [key]);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,6 +79,23 @@ test('hit counts that cannot be written while another connection holds the write
   const reopened = SqliteCache.open(file, { mode: 'read-only' });
   assert.equal(reopened.stats().hits, 4);
   reopened.close();
+});
+
+test('past maxBytes the file takes no new entries; what it holds is still served', async () => {
+  const cache = SqliteCache.open(cacheFile(), { maxBytes: 256 * 1024, hitFlushMs: 10 });
+  const body = (i: number) => randomBytes(8 * 1024).toString('hex') + i;
+  let stored = 0;
+  while (cache.put('t', { i: stored }, { status: 200, body: body(stored), source: 'synth' }) === 'stored') {
+    stored++;
+    // The size is looked at with each hit flush, not on every write.
+    if (stored % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.ok(stored < 100, 'the bound stops writes');
+  }
+  assert.ok(stored >= 10, `${stored} entries fit in 256 KiB`);
+  assert.equal(cache.put('t', { i: 'more' }, { status: 200, body: 1, source: 'synth' }), 'full');
+  assert.equal(cache.count(), stored);
+  assert.ok(cache.get('t', { i: 0 }), 'hits go on');
+  cache.close();
 });
 
 test('read-only caches read but refuse writes; off opens nothing; a missing or foreign file is a clear error', async () => {
