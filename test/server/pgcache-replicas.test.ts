@@ -48,7 +48,7 @@ function serveFailing(args: string[]): Promise<{ code: number | null; stderr: st
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
-/** An OpenAI-compatible model that takes 400 ms per answer and numbers its answers, so a second call would show. */
+/** An OpenAI-compatible model that takes 1.5 s per answer (every caller of a test arrives within it) and numbers its answers, so a second call would show. */
 function countingModel(): { server: Server; calls: () => number } {
   let calls = 0;
   const server = createServer((request, response) => {
@@ -58,7 +58,7 @@ function countingModel(): { server: Server; calls: () => number } {
       setTimeout(() => {
         response.setHeader('content-type', 'application/json');
         response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: JSON.stringify({ id: n, name: `answer ${n}` }) }, finish_reason: 'stop' }] }));
-      }, 400);
+      }, 1500);
     });
   });
   return { server, calls: () => calls };
