@@ -29,6 +29,7 @@ interface ServeFlags extends ModelFlags {
   cacheMode: string;
   cacheMaxEntry: string;
   cacheMaxSize: string;
+  replica?: string;
   seed: string;
   errorRate: string;
   responder: string;
@@ -70,6 +71,7 @@ export function registerServe(program: Command): void {
     .option('--judge <spec>', 'the answer judge of the rewards (R_ans): openai:MODEL@URL, any OpenAI-compatible chat endpoint')
     .addOption(new Option('--judge-api-key <key>', 'key sent to the judge as a Bearer token').env('TOOLENV_JUDGE_API_KEY'))
     .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them', '1')
+    .option('--replica <n>', 'this server\'s number among replicas behind one proxy: episode, group and MCP session ids carry rN- for the proxy to route by (docs/deploy.md)')
     .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
   addModelOptions(serve).action(async (flags: ServeFlags, command: Command) => {
@@ -85,6 +87,7 @@ export function registerServe(program: Command): void {
     const workers = workersFlag(flags.workers);
     const cacheMaxEntryBytes = intFlag('--cache-max-entry', flags.cacheMaxEntry, { min: 0 });
     const cacheMaxBytes = numberFlag('--cache-max-size', flags.cacheMaxSize, { min: 0, max: 2 ** 30 }) * 2 ** 20;
+    const replica = flags.replica === undefined ? undefined : intFlag('--replica', flags.replica, { min: 0, max: 9999 });
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
@@ -148,6 +151,7 @@ export function registerServe(program: Command): void {
         host: flags.host,
         port: placement?.port ?? port,
         worker: placement,
+        replica,
         ...(await modelServeOptions(responders)),
       });
       startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));

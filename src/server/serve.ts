@@ -67,6 +67,11 @@ export interface ServeOptions {
   log?: (line: string) => void;
   /** Set in a `serve --workers N` worker: shares the port with its siblings and answers them on a private socket. */
   worker?: WorkerPlacement;
+  /**
+   * This server's number among replicas behind one proxy: episode, group and MCP session ids then carry `rN-` (after
+   * a worker's `wI-`), so that the proxy routes every request about one to the replica that holds it.
+   */
+  replica?: number;
 }
 
 export interface RunningServer {
@@ -107,7 +112,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       errorRate: options.errorRate,
     });
     const retrieval = retrievalLoader(store.dir);
-    const prefix = options.worker ? idPrefix(options.worker.index) : undefined;
+    const prefix = `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` || undefined;
     let cluster: ClusterListeners | undefined;
     episodes = new EpisodeStore({
       idPrefix: prefix,
