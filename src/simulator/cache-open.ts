@@ -3,7 +3,7 @@ import { CACHE_MODES, type CacheMode } from './cache-mode.js';
 import type { CacheOptions, ResponseCache } from './cache-types.js';
 
 /** Whether a --cache value names a PostgreSQL database (postgres:// or postgresql://) rather than a SQLite file. */
-export function isPostgresUrl(location: string): boolean {
+function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
 

@@ -508,7 +508,7 @@ export class PostgresCache implements ResponseCache {
 }
 
 /** The URL without its password, for messages and `cache stats`. */
-export function redact(url: string): string {
+function redact(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
