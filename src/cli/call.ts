@@ -51,7 +51,7 @@ export function registerCall(program: Command): void {
     if (flags.example !== undefined) controls.example = flags.example;
     if (flags.dynamic) controls.dynamic = true;
 
-    const [{ LibraryStore }, { openCache }, { examplesResponder }, { synthResponder }, { createSimulator }] = await Promise.all([
+    const [{ LibraryStore }, { openResponseCache }, { examplesResponder }, { synthResponder }, { createSimulator }] = await Promise.all([
       import('../library/store.js'),
       import('../simulator/cache-open.js'),
       import('../simulator/examples.js'),
@@ -59,7 +59,7 @@ export function registerCall(program: Command): void {
       import('../simulator/pipeline.js'),
     ]);
     const store = LibraryStore.open(flags.library);
-    const cache = await openCache(flags.cache, flags.cacheMode as CacheMode);
+    const cache = await openResponseCache(flags.cache, flags.cacheMode as CacheMode);
     let responders: Responder[] = [];
     try {
       responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });

@@ -4,8 +4,8 @@ import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
 import { LibraryStore } from '../library/store.js';
 import type { CacheMode } from '../simulator/cache-mode.js';
-import { openCache } from '../simulator/cache-open.js';
-import type { ResponseCache } from '../simulator/cache-types.js';
+import { openResponseCache } from '../simulator/cache-open.js';
+import type { CacheBackend } from '../simulator/cache-types.js';
 import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
@@ -97,12 +97,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const started = performance.now();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const store = LibraryStore.open(options.library);
-  let cache: ResponseCache | undefined;
+  let cache: CacheBackend | undefined;
   let server: Server | undefined;
   let episodes: EpisodeStore | undefined;
   let internal: Server | undefined;
   try {
-    if (options.cache !== undefined) cache = await openCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes, maxBytes: options.cacheMaxBytes });
+    if (options.cache !== undefined) cache = await openResponseCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes, maxBytes: options.cacheMaxBytes });
     const simulator = createSimulator({
       store,
       cache,

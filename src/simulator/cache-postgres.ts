@@ -5,7 +5,7 @@ import pg from 'pg';
 import { CacheError } from './cache-error.js';
 import { DEFAULT_MAX_ENTRY_BYTES, entryBytes } from './cache-limits.js';
 import type { CacheMode } from './cache-mode.js';
-import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, Produced, PutOutcome, ResponseCache, Settled, StoredHit } from './cache-types.js';
+import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, Produced, PutOutcome, CacheBackend, Settled, StoredHit } from './cache-types.js';
 import { canonicalJson } from './canonical.js';
 import { CLAIM, createSchema, FILL, insertBatch, listen, readVersion, RELEASE, RESET_CHANNEL, SCHEMA_VERSION } from './cache-postgres-schema.js';
 import type { FewShotExample } from './prompt/few-shot.js';
@@ -51,7 +51,7 @@ interface EntryRow {
  * (`toolenv_pending`, a lease renewed while the answer is produced): replicas missing the same call at once produce
  * one answer, the others wait for it (LISTEN, bounded) and serve the stored row. Hit counts are batched as in SQLite.
  */
-export class PostgresCache implements ResponseCache {
+export class PostgresCache implements CacheBackend {
   readonly file: string;
   readonly mode: Exclude<CacheMode, 'off'>;
   readonly maxEntryBytes: number;

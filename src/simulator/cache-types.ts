@@ -72,11 +72,11 @@ export interface Produced {
 export type Settled = { kind: 'own'; produced: Produced; outcome: PutOutcome | 'error' | undefined } | { kind: 'stored'; hit: StoredHit };
 
 /**
- * The response cache the simulator holds: SQLite (`SqliteCache`, embedded, synchronous) or PostgreSQL
+ * The response cache the simulator holds: SQLite (`ResponseCache`, embedded, synchronous) or PostgreSQL
  * (`PostgresCache`, shared by replicas, an in-process LRU in front). Calls that can be answered from memory return
  * plainly; the rest may return promises, so that the SQLite hot path never waits on a microtask.
  */
-export interface ResponseCache {
+export interface CacheBackend {
   /** The file, or the URL without its password: what messages and `cache stats` name. */
   readonly file: string;
   readonly mode: Exclude<CacheMode, 'off'>;
@@ -108,7 +108,7 @@ export interface CacheOptions {
   mode?: Exclude<CacheMode, 'off'>;
   /** Hit counts are gathered in memory and written at most this often (and on close); default 1000. */
   hitFlushMs?: number;
-  /** See ResponseCache.maxEntryBytes; default DEFAULT_MAX_ENTRY_BYTES. */
+  /** See CacheBackend.maxEntryBytes; default DEFAULT_MAX_ENTRY_BYTES. */
   maxEntryBytes?: number;
   /**
    * Past this many bytes on disk (the SQLite file; the PostgreSQL table with its indexes), looked at once a second,

@@ -4,12 +4,12 @@ import { dirname } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { CacheError } from './cache-error.js';
 import { DEFAULT_MAX_ENTRY_BYTES, entryBytes } from './cache-limits.js';
-import type { CacheMode } from './cache-mode.js';
-import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, PutOutcome, ResponseCache, StoredHit } from './cache-types.js';
+import { CACHE_MODES, type CacheMode } from './cache-mode.js';
+import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, PutOutcome, CacheBackend, StoredHit } from './cache-types.js';
 import { canonicalJson } from './canonical.js';
 import type { Arguments } from './types.js';
 
-export { CacheError, type CacheMode };
+export { CACHE_MODES, CacheError, type CacheMode };
 export type * from './cache-types.js';
 
 export interface SqliteCacheOptions extends CacheOptions {
@@ -61,7 +61,7 @@ interface Row {
  * Hit counts and last-hit times are statistics, batched in memory (see `hitFlushMs`): a killed process loses at
  * most the last interval of them, never an entry.
  */
-export class SqliteCache implements ResponseCache {
+export class ResponseCache implements CacheBackend {
   readonly file: string;
   readonly mode: Exclude<CacheMode, 'off'>;
   readonly maxEntryBytes: number;
@@ -102,7 +102,7 @@ export class SqliteCache implements ResponseCache {
   }
 
   /** Opens (read-write: creating) the cache file. */
-  static open(file: string, options: SqliteCacheOptions = {}): SqliteCache {
+  static open(file: string, options: SqliteCacheOptions = {}): ResponseCache {
     const mode = options.mode ?? 'read-write';
     const timeout = options.busyTimeoutMs ?? 5000;
     if (mode === 'read-only' && !existsSync(file)) throw new CacheError(`no response cache at ${file}`);
@@ -129,7 +129,7 @@ export class SqliteCache implements ResponseCache {
       db?.close();
       throw new CacheError(`${file} is not a usable ToolEnv response cache: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return new SqliteCache(file, mode, db, { ...options, busyTimeoutMs: timeout });
+    return new ResponseCache(file, mode, db, { ...options, busyTimeoutMs: timeout });
   }
 
   get writable(): boolean {
@@ -304,6 +304,12 @@ export class SqliteCache implements ResponseCache {
       this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     }
   }
+}
+
+/** Opens a cache file in a mode: undefined for `off`, so callers simply have no cache. A --cache that may be a URL: `openResponseCache`. */
+export function openCache(file: string, mode: CacheMode = 'read-write', options: Omit<SqliteCacheOptions, 'mode'> = {}): ResponseCache | undefined {
+  if (!CACHE_MODES.includes(mode)) throw new CacheError(`cache mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+  return mode === 'off' ? undefined : ResponseCache.open(file, { ...options, mode });
 }
 
 function readVersion(db: Database.Database): string | undefined {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tool } from '../library/tool.js';
-import type { Produced, PutOutcome, ResponseCache, StoredHit } from './cache-types.js';
+import type { Produced, PutOutcome, CacheBackend, StoredHit } from './cache-types.js';
 import { canonicalJson } from './canonical.js';
 import { exampleNamed } from './examples.js';
 import { ErrorStream, injectedError, kindOfStatus, type InjectionConfig } from './inject.js';
@@ -16,7 +16,7 @@ export interface SimulatorOptions {
   /** The library (a `LibraryStore`, or anything with `get` and `ids`). */
   store: ToolSource;
   /** The response cache; absent means cache mode `off`. A read-only cache is read but never written. */
-  cache?: ResponseCache;
+  cache?: CacheBackend;
   /** The Response layer, asked in order until one answers (default order: model, examples, synthesizer). */
   responders: readonly Responder[];
   /** Handed to responders (synthesized bodies depend on it) and seeds the injection stream; default 0. */
@@ -45,7 +45,7 @@ export interface ToolSimulator extends Simulator {
   /** The simulator's own injection stream. */
   readonly errors: ErrorStream;
   readonly rules: Rules;
-  readonly cache: ResponseCache | undefined;
+  readonly cache: CacheBackend | undefined;
   call(toolId: string, args: unknown, options?: PipelineCallOptions): Promise<CallResult>;
   /** A new injection stream with this simulator's rate, kinds and timeout delay and its own seed (one per episode). */
   errorStream(seed: number): ErrorStream;
@@ -84,7 +84,7 @@ class PipelineSimulator implements ToolSimulator {
   readonly metrics: SimulatorMetrics;
   readonly errors: ErrorStream;
   readonly rules: Rules;
-  readonly cache: ResponseCache | undefined;
+  readonly cache: CacheBackend | undefined;
   private readonly responders: readonly Responder[];
   private readonly injection: InjectionConfig;
   private readonly inflight = new Map<string, Promise<Shared>>();

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
-import { SqliteCache } from '../../src/simulator/cache.js';
+import { ResponseCache } from '../../src/simulator/cache.js';
 import { tempDir } from '../fixtures/tools.js';
 import { postgresSkip, startPostgres, type TestPostgres } from '../fixtures/postgres.js';
 
@@ -32,7 +32,7 @@ describe('cache export and import between SQLite and PostgreSQL', { skip: postgr
 
   test('SQLite → PostgreSQL → SQLite keeps every entry, its times and hits; stats read the database', async () => {
     const file = join(tempDir('toolenv-cli-pg-'), 'responses.db');
-    const sqlite = SqliteCache.open(file);
+    const sqlite = ResponseCache.open(file);
     sqlite.put('petstore_test__getPetById', { petId: 7 }, { status: 200, body: { id: 7, name: 'Rex' }, source: 'example' });
     sqlite.put('petstore_test__listPets', { limit: 2 }, { status: 200, body: [{ id: 1 }], source: 'synth' });
     sqlite.put('weather_forecast', { city: 'Zürich' }, { status: 200, body: 'sunny — "mostly"', source: 'model' });

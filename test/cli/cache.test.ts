@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import type { Tool } from '../../src/library/tool.js';
-import { SqliteCache, type CacheEntry } from '../../src/simulator/cache.js';
+import { ResponseCache, type CacheEntry } from '../../src/simulator/cache.js';
 import { petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
@@ -41,7 +41,7 @@ function cacheFile(): string {
 /** A cache with a few entries of different sources, some of them hit. */
 function filledCache(): string {
   const file = cacheFile();
-  const cache = SqliteCache.open(file);
+  const cache = ResponseCache.open(file);
   cache.put('petstore_test__getPetById', { petId: 7 }, { status: 200, body: { id: 7, name: 'Rex' }, source: 'example' });
   cache.put('petstore_test__listPets', { limit: 2 }, { status: 200, body: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }], source: 'synth' });
   cache.put('petstore_test__listPets', { limit: 3 }, { status: 200, body: [], source: 'synth' });
@@ -52,7 +52,7 @@ function filledCache(): string {
 }
 
 function entries(file: string): Omit<CacheEntry, 'last_hit_at'>[] {
-  const cache = SqliteCache.open(file, { mode: 'read-only' });
+  const cache = ResponseCache.open(file, { mode: 'read-only' });
   try {
     return [...cache.entries()];
   } finally {
@@ -196,7 +196,7 @@ test('a StableToolBench cache imports onto the library tools of ToolBench origin
   assert.equal(report.skipped_errors, 1);
   assert.deepEqual(report.skipped_arguments, [{ file: join('Weather', 'weatherapi_com_for_Weather', 'realtime_weather_api.json'), key: 'not a dict' }]);
 
-  const cache = SqliteCache.open(file, { mode: 'read-only' });
+  const cache = ResponseCache.open(file, { mode: 'read-only' });
   assert.deepEqual(cache.get('weatherapi_com__realtime_weather_api', { q: 'London' }), {
     status: 200,
     body: { location: { name: 'London', lat: 51.52 }, current: { temp_c: 11, is_day: true, note: null } },

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { PostgresCache } from '../../src/simulator/cache-postgres.js';
-import { openCache } from '../../src/simulator/cache-open.js';
+import { openResponseCache } from '../../src/simulator/cache-open.js';
 import { CacheError } from '../../src/simulator/cache-error.js';
 import type { ImportEntry, Produced, StoredHit } from '../../src/simulator/cache-types.js';
 import { freePort } from '../../src/server/free-port.js';
@@ -209,11 +209,11 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
 
   test('read-only refuses writes and an empty database; a bad or unreachable URL is a CacheError without the password', async () => {
     const empty = await server.database();
-    await assert.rejects(openCache(empty, 'read-only'), /no ToolEnv response cache in postgres:\/\/toolenv@127\.0\.0\.1:\d+\/toolenv_test_\w+ \(open it read-write once/);
+    await assert.rejects(openResponseCache(empty, 'read-only'), /no ToolEnv response cache in postgres:\/\/toolenv@127\.0\.0\.1:\d+\/toolenv_test_\w+ \(open it read-write once/);
     const url = await server.database();
     const writer = await open(url);
     await writer.put('t', {}, { status: 200, body: 'x', source: 'synth' });
-    const reader = (await openCache(url, 'read-only')) as PostgresCache;
+    const reader = (await openResponseCache(url, 'read-only')) as PostgresCache;
     opened.push(reader);
     assert.equal(reader.writable, false);
     assert.equal((await reader.getText('t', {}))?.text, '"x"');

@@ -6,8 +6,8 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { CacheError, SqliteCache, type ImportEntry } from '../../src/simulator/cache.js';
-import { openCache } from '../../src/simulator/cache-open.js';
+import { CacheError, ResponseCache, openCache, type ImportEntry } from '../../src/simulator/cache.js';
+import { openResponseCache } from '../../src/simulator/cache-open.js';
 import { canonicalJson } from '../../src/simulator/canonical.js';
 import { tempDir } from '../fixtures/tools.js';
 
@@ -29,7 +29,7 @@ test('canonical JSON sorts keys recursively, drops whitespace, keeps array order
 });
 
 test('entries are keyed by tool and canonical arguments; the first answer stays', () => {
-  const cache = SqliteCache.open(cacheFile());
+  const cache = ResponseCache.open(cacheFile());
   assert.equal(cache.get('t', { a: 1, b: [1, 2] }), undefined);
   assert.equal(cache.put('t', { b: [1, 2], a: 1 }, { status: 200, body: { ok: true }, source: 'synth' }), 'stored');
   assert.deepEqual(cache.get('t', JSON.parse('{ "a": 1, "b": [ 1, 2 ] }')), { status: 200, body: { ok: true }, source: 'synth' });
@@ -45,13 +45,13 @@ test('entries are keyed by tool and canonical arguments; the first answer stays'
 
 test('hits and last-hit times are counted in batches and written by close', () => {
   const file = cacheFile();
-  const cache = SqliteCache.open(file, { hitFlushMs: 60_000 });
+  const cache = ResponseCache.open(file, { hitFlushMs: 60_000 });
   cache.put('t', { q: 1 }, { status: 200, body: 1, source: 'synth' });
   cache.put('t', { q: 2 }, { status: 200, body: 2, source: 'example' });
   for (let i = 0; i < 5; i++) cache.get('t', { q: 1 });
   cache.get('t', { q: 2 });
   cache.close();
-  const reopened = SqliteCache.open(file, { mode: 'read-only' });
+  const reopened = ResponseCache.open(file, { mode: 'read-only' });
   const stats = reopened.stats();
   assert.equal(stats.entries, 2);
   assert.equal(stats.tools, 1);
@@ -67,7 +67,7 @@ test('hits and last-hit times are counted in batches and written by close', () =
 
 test('hit counts that cannot be written while another connection holds the write lock are kept for a later flush', async () => {
   const file = cacheFile();
-  const cache = SqliteCache.open(file, { hitFlushMs: 5 });
+  const cache = ResponseCache.open(file, { hitFlushMs: 5 });
   cache.put('t', { q: 1 }, { status: 200, body: 1, source: 'synth' });
   const other = new Database(file);
   other.exec('BEGIN IMMEDIATE');
@@ -76,13 +76,13 @@ test('hit counts that cannot be written while another connection holds the write
   other.exec('ROLLBACK');
   other.close();
   cache.close();
-  const reopened = SqliteCache.open(file, { mode: 'read-only' });
+  const reopened = ResponseCache.open(file, { mode: 'read-only' });
   assert.equal(reopened.stats().hits, 4);
   reopened.close();
 });
 
 test('past maxBytes the file takes no new entries; what it holds is still served', async () => {
-  const cache = SqliteCache.open(cacheFile(), { maxBytes: 256 * 1024, hitFlushMs: 10 });
+  const cache = ResponseCache.open(cacheFile(), { maxBytes: 256 * 1024, hitFlushMs: 10 });
   const body = (i: number) => randomBytes(8 * 1024).toString('hex') + i;
   let stored = 0;
   while (cache.put('t', { i: stored }, { status: 200, body: body(stored), source: 'synth' }) === 'stored') {
@@ -100,28 +100,33 @@ test('past maxBytes the file takes no new entries; what it holds is still served
 
 test('read-only caches read but refuse writes; off opens nothing; a missing or foreign file is a clear error', async () => {
   const file = cacheFile();
-  const writer = SqliteCache.open(file);
+  const writer = ResponseCache.open(file);
   writer.put('t', {}, { status: 200, body: 'x', source: 'synth' });
   writer.close();
-  const reader = (await openCache(file, 'read-only')) as SqliteCache;
-  assert.ok(reader instanceof SqliteCache);
+  const reader = openCache(file, 'read-only')!;
   assert.equal(reader.writable, false);
   assert.equal(reader.get('t', {})!.body, 'x');
   assert.throws(() => reader.put('t', { a: 1 }, { status: 200, body: 1, source: 'synth' }), CacheError);
   reader.close();
-  assert.equal(await openCache(file, 'off'), undefined);
-  await assert.rejects(openCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
-  assert.throws(() => SqliteCache.open(join(tempDir(), 'none.db'), { mode: 'read-only' }), /no response cache at/);
+  assert.equal(openCache(file, 'off'), undefined);
+  assert.throws(() => openCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
+  // A --cache value that is no postgres:// URL is a file, opened the same way.
+  const named = await openResponseCache(file, 'read-only');
+  assert.ok(named instanceof ResponseCache);
+  await named.close();
+  assert.equal(await openResponseCache(file, 'off'), undefined);
+  await assert.rejects(openResponseCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
+  assert.throws(() => ResponseCache.open(join(tempDir(), 'none.db'), { mode: 'read-only' }), /no response cache at/);
   const foreign = join(tempDir(), 'foreign.db');
   writeFileSync(foreign, 'this is not sqlite, just text long enough to look like a header to nobody');
-  assert.throws(() => SqliteCache.open(foreign), (e: Error) => e instanceof CacheError && e.message.includes(foreign));
+  assert.throws(() => ResponseCache.open(foreign), (e: Error) => e instanceof CacheError && e.message.includes(foreign));
   const other = join(tempDir(), 'other.db');
   new Database(other).exec('CREATE TABLE meta (key TEXT, value TEXT)');
-  assert.throws(() => SqliteCache.open(other, { mode: 'read-only' }), /not a usable ToolEnv response cache: schema version none/);
+  assert.throws(() => ResponseCache.open(other, { mode: 'read-only' }), /not a usable ToolEnv response cache: schema version none/);
 });
 
 test('an import runs in one transaction: a bad entry stores nothing and keeps what was there', () => {
-  const cache = SqliteCache.open(cacheFile());
+  const cache = ResponseCache.open(cacheFile());
   cache.put('t', { a: 1 }, { status: 200, body: 'old', source: 'synth' });
   function* entries(): Generator<ImportEntry> {
     yield { tool: 't', arguments: { a: 2 }, status: 200, body: 'new', source: 'import' };
@@ -146,8 +151,8 @@ test('an import runs in one transaction: a bad entry stores nothing and keeps wh
 /** A child process that opens the cache and writes entries `from`..`to` (forever when `to` is absent), printing each acknowledged key. */
 function writer(file: string, prefix: string, from: number, to?: number) {
   const script = `
-    import { SqliteCache } from ${JSON.stringify(cacheModule)};
-    const cache = SqliteCache.open(${JSON.stringify(file)});
+    import { ResponseCache } from ${JSON.stringify(cacheModule)};
+    const cache = ResponseCache.open(${JSON.stringify(file)});
     const body = { items: Array.from({ length: 20 }, (_, i) => ({ i, text: 'x'.repeat(40) })) };
     for (let i = ${from}; ${to === undefined ? 'true' : `i < ${to}`}; i++) {
       cache.put('tool_' + (i % 7), { key: ${JSON.stringify(prefix)} + i }, { status: 200, body: { n: i, ...body }, source: 'synth' });
@@ -176,7 +181,7 @@ test('entries acknowledged before a kill -9 are all there, and the file opens', 
   assert.equal(signal, 'SIGKILL');
   assert.ok(acknowledged.length >= 3000);
 
-  const cache = SqliteCache.open(file);
+  const cache = ResponseCache.open(file);
   const db = new Database(file, { readonly: true });
   assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
   db.close();
@@ -191,7 +196,7 @@ test('entries acknowledged before a kill -9 are all there, and the file opens', 
 
 test('two processes writing the same file lose nothing', async () => {
   const file = cacheFile();
-  SqliteCache.open(file).close();
+  ResponseCache.open(file).close();
   const children = [writer(file, 'a', 0, 600), writer(file, 'b', 0, 600), writer(file, 'a', 400, 800)];
   const codes = await Promise.all(
     children.map(async (child) => {
@@ -201,7 +206,7 @@ test('two processes writing the same file lose nothing', async () => {
     }),
   );
   assert.deepEqual(codes, [0, 0, 0]);
-  const cache = SqliteCache.open(file, { mode: 'read-only' });
+  const cache = ResponseCache.open(file, { mode: 'read-only' });
   assert.equal(cache.count(), 800 + 600, 'keys a0..a799 and b0..b599, the overlap a400..a599 stored once');
   cache.close();
 });

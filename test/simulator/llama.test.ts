@@ -7,7 +7,7 @@ import { LibraryStore } from '../../src/library/store.js';
 import type { Tool } from '../../src/library/tool.js';
 import { packageRoot } from '../../src/paths.js';
 import { startServer } from '../../src/server/serve.js';
-import { SqliteCache } from '../../src/simulator/cache.js';
+import { ResponseCache } from '../../src/simulator/cache.js';
 import { benchModel } from '../../src/simulator/llama/bench.js';
 import { createLlamaResponder } from '../../src/simulator/llama/responder.js';
 import { createModelResponder, type GenerationRequest } from '../../src/simulator/model-responder.js';
@@ -21,7 +21,7 @@ const tools: Tool[] = [...petstoreTools, orderTool];
 const responder = createLlamaResponder({ ...TEST_MODEL, model: tinyModelFile() });
 after(() => responder.engine.close());
 
-function simulatorWith(responders: Parameters<typeof createSimulator>[0]['responders'], cache?: SqliteCache) {
+function simulatorWith(responders: Parameters<typeof createSimulator>[0]['responders'], cache?: ResponseCache) {
   const dir = writeFixtureLibrary(tools, [petstoreApi]);
   const store = LibraryStore.open(dir);
   after(() => store.close());
@@ -60,7 +60,7 @@ test('a 204 operation is left to the synthesizer', async () => {
 });
 
 test('through the pipeline a model answer is written back: source model, then cache on repeat', async () => {
-  const cache = SqliteCache.open(join(tempDir('toolenv-llama-cache-'), 'responses.db'));
+  const cache = ResponseCache.open(join(tempDir('toolenv-llama-cache-'), 'responses.db'));
   after(() => cache.close());
   const simulator = simulatorWith([responder, synthResponder], cache);
   const first = await simulator.call(addPet.id, { name: 'Milo' });
@@ -74,7 +74,7 @@ test('through the pipeline a model answer is written back: source model, then ca
 });
 
 test('answers cached for the tool are shown to the model as few-shot examples', async () => {
-  const cache = SqliteCache.open(join(tempDir('toolenv-llama-fewshot-'), 'responses.db'));
+  const cache = ResponseCache.open(join(tempDir('toolenv-llama-fewshot-'), 'responses.db'));
   after(() => cache.close());
   cache.put(getPet.id, { petId: 5 }, { status: 200, body: { id: 5, name: 'Cached-Cat' }, source: 'model' });
   cache.put(getPet.id, { petId: 6 }, { status: 404, body: { title: 'Not Found' }, source: 'stabletoolbench' });

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { LibraryStore } from '../../src/library/store.js';
 import { chatRoutes } from '../../src/server/routes/chat.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
-import { SqliteCache } from '../../src/simulator/cache.js';
+import { ResponseCache } from '../../src/simulator/cache.js';
 import { LlamaEngine } from '../../src/simulator/llama/engine.js';
 import { createOpenAIResponder, OpenAIGenerator } from '../../src/simulator/openai.js';
 import { createSimulator } from '../../src/simulator/pipeline.js';
@@ -92,7 +92,7 @@ test('the remote responder gets schema-valid bodies from a real OpenAI-compatibl
 
 test('through the pipeline the remote answer is written back: source model, then cache', async () => {
   const store = LibraryStore.open(writeFixtureLibrary([...petstoreTools, orderTool], [petstoreApi]));
-  const cache = SqliteCache.open(join(tempDir('toolenv-openai-cache-'), 'responses.db'));
+  const cache = ResponseCache.open(join(tempDir('toolenv-openai-cache-'), 'responses.db'));
   after(() => {
     cache.close();
     store.close();

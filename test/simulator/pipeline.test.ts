@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { LibraryStore } from '../../src/library/store.js';
 import type { Tool } from '../../src/library/tool.js';
-import { SqliteCache } from '../../src/simulator/cache.js';
+import { ResponseCache } from '../../src/simulator/cache.js';
 import { createSimulator, type SimulatorOptions } from '../../src/simulator/pipeline.js';
 import { examplesResponder } from '../../src/simulator/examples.js';
 import { synthResponder } from '../../src/simulator/synth/index.js';
@@ -44,8 +44,8 @@ function simulator(options: Partial<SimulatorOptions> = {}) {
   return createSimulator({ store, responders: [examplesResponder, synthResponder], errorRate: 0, timeoutDelayMs: 0, ...options });
 }
 
-function freshCache(): SqliteCache {
-  return SqliteCache.open(join(tempDir('toolenv-pipeline-'), 'responses.db'));
+function freshCache(): ResponseCache {
+  return ResponseCache.open(join(tempDir('toolenv-pipeline-'), 'responses.db'));
 }
 
 const summary = (r: CallResult) => ({ status: r.status, source: r.source, error: r.error });
@@ -193,10 +193,10 @@ test('Prefer: code forces a status; example picks a named example; dynamic synth
 
 test('read-only caches serve hits and take no write-backs; without a cache every call is answered afresh', async () => {
   const file = join(tempDir('toolenv-pipeline-'), 'responses.db');
-  const writer = SqliteCache.open(file);
+  const writer = ResponseCache.open(file);
   await simulator({ cache: writer }).call('weather_forecast', { city: 'Oslo' });
   writer.close();
-  const reader = SqliteCache.open(file, { mode: 'read-only' });
+  const reader = ResponseCache.open(file, { mode: 'read-only' });
   const sim = simulator({ cache: reader });
   assert.equal((await sim.call('weather_forecast', { city: 'Oslo' })).source, 'cache');
   assert.equal((await sim.call('weather_forecast', { city: 'Bergen' })).source, 'synth');
@@ -211,7 +211,7 @@ test('read-only caches serve hits and take no write-backs; without a cache every
 });
 
 test('an answer whose entry (arguments + body) is over the size limit is served but not cached, and counted', async () => {
-  const cache = SqliteCache.open(join(tempDir('toolenv-pipeline-'), 'responses.db'), { maxEntryBytes: 2000 });
+  const cache = ResponseCache.open(join(tempDir('toolenv-pipeline-'), 'responses.db'), { maxEntryBytes: 2000 });
   const { responder, counter } = countingResponder();
   const sim = simulator({ cache, responders: [responder] });
   const long = { city: 'x'.repeat(3000) };

@@ -12,8 +12,8 @@ export function registerCacheExport(cache: Command): void {
     .option('--out <file>', 'write to this file instead of stdout (a summary is then printed)')
     .option('--json', 'with --out: print the summary as one JSON object')
     .action(async (opts: { cache: string; out?: string; json?: boolean }) => {
-      const [{ openCache }, { exportLine }] = await Promise.all([import('../../simulator/cache-open.js'), import('../../simulator/cache-jsonl.js')]);
-      const store = (await openCache(opts.cache, 'read-only'))!;
+      const [{ openResponseCache }, { exportLine }] = await Promise.all([import('../../simulator/cache-open.js'), import('../../simulator/cache-jsonl.js')]);
+      const store = (await openResponseCache(opts.cache, 'read-only'))!;
       const out: NodeJS.WritableStream | WriteStream = opts.out ? createWriteStream(opts.out) : process.stdout;
       let exported = 0;
       try {

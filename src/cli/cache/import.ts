@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { ImportCounts, ResponseCache } from '../../simulator/cache-types.js';
+import type { ImportCounts, CacheBackend } from '../../simulator/cache-types.js';
 import type { StableBenchIndex, StableBenchReport } from '../../simulator/stablebench.js';
 import { defaultCacheFile, defaultLibraryDir } from '../../paths.js';
 import { printJson, printLine, UsageError } from '../output.js';
@@ -68,9 +68,9 @@ async function importStableBench(root: string, opts: ImportOptions): Promise<voi
   }
 }
 
-async function withCache(location: string, run: (store: ResponseCache) => ImportCounts | Promise<ImportCounts>): Promise<{ counts: ImportCounts; where: string }> {
-  const { openCache } = await import('../../simulator/cache-open.js');
-  const store = (await openCache(location))!;
+async function withCache(location: string, run: (store: CacheBackend) => ImportCounts | Promise<ImportCounts>): Promise<{ counts: ImportCounts; where: string }> {
+  const { openResponseCache } = await import('../../simulator/cache-open.js');
+  const store = (await openResponseCache(location))!;
   try {
     return { counts: await run(store), where: store.file };
   } finally {

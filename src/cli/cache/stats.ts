@@ -11,8 +11,8 @@ export function registerCacheStats(cache: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (opts: { cache: string; top: string; json?: boolean }) => {
       const top = intFlag('--top', opts.top, { min: 0, max: 100_000 });
-      const { openCache } = await import('../../simulator/cache-open.js');
-      const store = (await openCache(opts.cache, 'read-only'))!;
+      const { openResponseCache } = await import('../../simulator/cache-open.js');
+      const store = (await openResponseCache(opts.cache, 'read-only'))!;
       try {
         const stats = await store.stats(top);
         if (opts.json) return printJson(stats);
