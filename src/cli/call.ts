@@ -31,7 +31,7 @@ export function registerCall(program: Command): void {
     .option('--args <json>', 'arguments as a JSON object (default {})')
     .option('--args-file <file>', 'read the arguments from a JSON file')
     .option('--library <dir>', 'library directory', defaultLibraryDir())
-    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas', defaultCacheFile())
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
     .option('--seed <n>', 'seed of error injection and synthesis', '0')
     .option('--error-rate <r>', 'probability of an injected error (0 turns injection off)', String(DEFAULT_ERROR_RATE))
@@ -53,15 +53,15 @@ export function registerCall(program: Command): void {
     if (flags.example !== undefined) controls.example = flags.example;
     if (flags.dynamic) controls.dynamic = true;
 
-    const [{ LibraryStore }, { openCache }, { examplesResponder }, { synthResponder }, { createSimulator }] = await Promise.all([
+    const [{ LibraryStore }, { openResponseCache }, { examplesResponder }, { synthResponder }, { createSimulator }] = await Promise.all([
       import('../library/store.js'),
-      import('../simulator/cache.js'),
+      import('../simulator/cache-open.js'),
       import('../simulator/examples.js'),
       import('../simulator/synth/responder.js'),
       import('../simulator/pipeline.js'),
     ]);
     const store = LibraryStore.open(flags.library);
-    const cache = openCache(flags.cache, flags.cacheMode as CacheMode);
+    const cache = await openResponseCache(flags.cache, flags.cacheMode as CacheMode);
     let responders: Responder[] = [];
     try {
       responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
@@ -85,7 +85,7 @@ export function registerCall(program: Command): void {
       }
     } finally {
       await closeModels(responders);
-      cache?.close();
+      await cache?.close();
       store.close();
     }
   });

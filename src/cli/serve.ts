@@ -6,6 +6,7 @@ import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
+import { DEFAULT_MAX_ENTRY_BYTES } from '../simulator/cache-limits.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
 import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
@@ -27,6 +28,9 @@ interface ServeFlags extends ModelFlags, RuleFlags {
   library: string;
   cache: string;
   cacheMode: string;
+  cacheMaxEntry: string;
+  cacheMaxSize: string;
+  replica?: string;
   seed: string;
   errorRate: string;
   responder: string;
@@ -54,8 +58,10 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
     .option('--allowed-hosts <names>', 'Host names answered, comma-separated, or * for any (default: the loopback names when bound to loopback, any otherwise)')
     .option('--library <dir>', 'library directory (the default one is built when missing)', defaultLibraryDir())
-    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL that replicas share (docs/deploy.md)', defaultCacheFile())
     .option('--cache-mode <mode>', `cache mode: ${CACHE_MODES.join(', ')}`, 'read-write')
+    .option('--cache-max-entry <bytes>', 'answers whose entry (canonical arguments + body JSON) is larger are served but not cached', String(DEFAULT_MAX_ENTRY_BYTES))
+    .option('--cache-max-size <MiB>', 'past this size on disk the cache takes no new entries (hits go on, nothing is evicted); 0: no bound', '0')
     .option('--seed <n>', 'seed of error injection and synthesis', '0')
     .option('--error-rate <r>', 'probability of an injected error per call (0 turns injection off)', String(DEFAULT_ERROR_RATE))
     .option('--responder <names>', `responders asked in order, comma-separated: ${[...EMBEDDED_RESPONDERS, ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
@@ -69,6 +75,7 @@ export function registerServe(program: Command): void {
     .option('--judge <spec>', 'the answer judge of the rewards (R_ans): openai:MODEL@URL, any OpenAI-compatible chat endpoint')
     .addOption(new Option('--judge-api-key <key>', 'key sent to the judge as a Bearer token').env('TOOLENV_JUDGE_API_KEY'))
     .option('--workers <n>', 'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them', '1')
+    .option('--replica <n>', 'this server\'s number among replicas behind one proxy: episode, group and MCP session ids carry rN- for the proxy to route by (docs/deploy.md)')
     .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
     .option('--runs <dir>', 'eval and train run directories (one run, or runs up to two levels below) the studio at /studio shows')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
@@ -84,6 +91,9 @@ export function registerServe(program: Command): void {
     const maxSessions = intFlag('--max-mcp-sessions', flags.maxMcpSessions, { min: 1 });
     const idleMs = numberFlag('--mcp-session-ttl', flags.mcpSessionTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     const workers = workersFlag(flags.workers);
+    const cacheMaxEntryBytes = intFlag('--cache-max-entry', flags.cacheMaxEntry, { min: 0 });
+    const cacheMaxBytes = numberFlag('--cache-max-size', flags.cacheMaxSize, { min: 0, max: 2 ** 30 }) * 2 ** 20;
+    const replica = flags.replica === undefined ? undefined : intFlag('--replica', flags.replica, { min: 0, max: 9999 });
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
@@ -132,6 +142,8 @@ export function registerServe(program: Command): void {
         library: flags.library,
         cache: flags.cache,
         cacheMode: flags.cacheMode as CacheMode,
+        cacheMaxEntryBytes,
+        cacheMaxBytes,
         responders,
         seed,
         errorRate,
@@ -150,6 +162,7 @@ export function registerServe(program: Command): void {
         allowedHosts,
         port: placement?.port ?? port,
         worker: placement,
+        replica,
         ...(await modelServeOptions(responders)),
       });
       startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));

@@ -3,7 +3,9 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'n
 import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
 import { LibraryStore } from '../library/store.js';
-import { openCache, type CacheMode, type ResponseCache } from '../simulator/cache.js';
+import type { CacheMode } from '../simulator/cache-mode.js';
+import { openResponseCache } from '../simulator/cache-open.js';
+import type { CacheBackend } from '../simulator/cache-types.js';
 import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
@@ -28,10 +30,14 @@ export { DEFAULT_HOST, DEFAULT_PORT };
 export interface ServeOptions {
   /** Library directory (must hold tools.db). */
   library: string;
-  /** Response cache file; none when absent. */
+  /** Response cache: a SQLite file or a postgres:// URL; none when absent. */
   cache?: string;
   /** Default read-write; `off` opens no cache. */
   cacheMode?: CacheMode;
+  /** Entries (canonical arguments + body) over this many bytes are answered but not cached; default 256 KiB. */
+  cacheMaxEntryBytes?: number;
+  /** Past this many bytes on disk the cache takes no new entries; default none. */
+  cacheMaxBytes?: number;
   /** The Response layer, asked in order. */
   responders: readonly Responder[];
   /** More counters for /metrics (the model responders'). */
@@ -73,6 +79,11 @@ export interface ServeOptions {
   runs?: string;
   /** Set in a `serve --workers N` worker: shares the port with its siblings and answers them on a private socket. */
   worker?: WorkerPlacement;
+  /**
+   * This server's number among replicas behind one proxy: episode, group and MCP session ids then carry `rN-` (after
+   * a worker's `wI-`), so that the proxy routes every request about one to the replica that holds it.
+   */
+  replica?: number;
 }
 
 export interface RunningServer {
@@ -98,12 +109,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const started = performance.now();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const store = LibraryStore.open(options.library);
-  let cache: ResponseCache | undefined;
+  let cache: CacheBackend | undefined;
   let server: Server | undefined;
   let episodes: EpisodeStore | undefined;
   let internal: Server | undefined;
   try {
-    if (options.cache !== undefined) cache = openCache(options.cache, options.cacheMode);
+    if (options.cache !== undefined) cache = await openResponseCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes, maxBytes: options.cacheMaxBytes });
     const simulator = createSimulator({
       store,
       cache,
@@ -115,7 +126,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       coercion: options.coercion,
     });
     const retrieval = retrievalLoader(store.dir);
-    const prefix = options.worker ? idPrefix(options.worker.index) : undefined;
+    const prefix = `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` || undefined;
     let cluster: ClusterListeners | undefined;
     episodes = new EpisodeStore({
       idPrefix: prefix,
@@ -198,8 +209,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           ),
         ).then(() => {
           boundEpisodes.close();
-          cache?.close();
           store.close();
+          return cache?.close();
         }));
       },
     };
@@ -207,7 +218,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server?.close();
     internal?.close();
     episodes?.close();
-    cache?.close();
+    await cache?.close();
     store.close();
     throw error;
   }

@@ -3,59 +3,18 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { CacheError } from './cache-error.js';
+import { DEFAULT_MAX_ENTRY_BYTES, entryBytes } from './cache-limits.js';
 import { CACHE_MODES, type CacheMode } from './cache-mode.js';
+import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, PutOutcome, CacheBackend, StoredHit } from './cache-types.js';
 import { canonicalJson } from './canonical.js';
 import type { Arguments } from './types.js';
 
 export { CACHE_MODES, CacheError, type CacheMode };
+export type * from './cache-types.js';
 
-/** A stored answer. `source` is its provenance (example, model, synth, stabletoolbench, …); a hit is served as source `cache`. */
-export interface CachedResponse {
-  status: number;
-  body: unknown;
-  source: string;
-}
-
-/** One row as `cache export` writes it and `cache import` reads it (times are ISO 8601). */
-export interface CacheEntry extends CachedResponse {
-  tool: string;
-  arguments: Arguments;
-  created_at: string;
-  last_hit_at: string | null;
-  hits: number;
-}
-
-/** What an import hands over: a CacheEntry whose bookkeeping fields are optional. */
-export interface ImportEntry extends CachedResponse {
-  tool: string;
-  arguments: Arguments;
-  created_at?: string;
-  last_hit_at?: string | null;
-  hits?: number;
-}
-
-export interface ImportCounts {
-  inserted: number;
-  replaced: number;
-  kept: number;
-}
-
-export interface CacheStats {
-  file: string;
-  entries: number;
-  tools: number;
-  hits: number;
-  by_source: Record<string, number>;
-  top_tools: { tool: string; entries: number; hits: number }[];
-  size_bytes: number;
-}
-
-export interface CacheOptions {
-  mode?: Exclude<CacheMode, 'off'>;
+export interface SqliteCacheOptions extends CacheOptions {
   /** How long a write waits for another process's write lock before failing (SQLite busy_timeout); default 5000. */
   busyTimeoutMs?: number;
-  /** Hit counts are gathered in memory and written at most this often (and on close); default 1000. */
-  hitFlushMs?: number;
 }
 
 const SCHEMA_VERSION = '1';
@@ -94,7 +53,7 @@ interface Row {
 }
 
 /**
- * The response cache: one SQLite file keyed by tool id + canonical JSON of the arguments.
+ * The embedded response cache: one SQLite file keyed by tool id + canonical JSON of the arguments.
  *
  * Durability: WAL with synchronous=NORMAL. A write is committed to the WAL file before `put` returns, so an
  * acknowledged entry survives the process being killed (even with SIGKILL): the bytes are in the OS page cache.
@@ -102,9 +61,10 @@ interface Row {
  * Hit counts and last-hit times are statistics, batched in memory (see `hitFlushMs`): a killed process loses at
  * most the last interval of them, never an entry.
  */
-export class ResponseCache {
+export class ResponseCache implements CacheBackend {
   readonly file: string;
   readonly mode: Exclude<CacheMode, 'off'>;
+  readonly maxEntryBytes: number;
   private readonly db: Database.Database;
   private readonly select: Database.Statement<[string, string], HotRow>;
   /**
@@ -116,24 +76,33 @@ export class ResponseCache {
   private readonly pending = new Map<number, { hits: number; last: number }>();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly busyTimeoutMs: number;
+  private readonly maxBytes: number | undefined;
+  /** Whether the file reached `maxBytes` when last looked at (at open, then with every hit flush). */
+  private full = false;
 
-  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, busyTimeoutMs: number, hitFlushMs: number) {
+  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, options: SqliteCacheOptions) {
     this.file = file;
     this.mode = mode;
+    this.maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
+    this.maxBytes = options.maxBytes || undefined;
     this.db = db;
-    this.busyTimeoutMs = busyTimeoutMs;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
     this.select = db.prepare('SELECT id, status, body, source FROM responses WHERE tool = ? AND args = ?');
     if (mode === 'read-write') {
       this.insert = db.prepare(
         'INSERT INTO responses (tool, args, status, body, source, created_at, last_hit_at, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO NOTHING',
       );
-      this.timer = setInterval(() => this.tryFlushHits(), hitFlushMs);
+      this.checkSize();
+      this.timer = setInterval(() => {
+        this.tryFlushHits();
+        this.checkSize();
+      }, options.hitFlushMs ?? 1000);
       this.timer.unref();
     }
   }
 
   /** Opens (read-write: creating) the cache file. */
-  static open(file: string, options: CacheOptions = {}): ResponseCache {
+  static open(file: string, options: SqliteCacheOptions = {}): ResponseCache {
     const mode = options.mode ?? 'read-write';
     const timeout = options.busyTimeoutMs ?? 5000;
     if (mode === 'read-only' && !existsSync(file)) throw new CacheError(`no response cache at ${file}`);
@@ -160,7 +129,7 @@ export class ResponseCache {
       db?.close();
       throw new CacheError(`${file} is not a usable ToolEnv response cache: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return new ResponseCache(file, mode, db, timeout, options.hitFlushMs ?? 1000);
+    return new ResponseCache(file, mode, db, { ...options, busyTimeoutMs: timeout });
   }
 
   get writable(): boolean {
@@ -174,7 +143,7 @@ export class ResponseCache {
   }
 
   /** `get` with the body left as its stored JSON text. */
-  getText(toolId: string, args: Arguments): { status: number; text: string; source: string } | undefined {
+  getText(toolId: string, args: Arguments): StoredHit | undefined {
     const canonical = canonicalJson(args);
     const key = `${toolId}\u0000${canonical}`;
     let row = this.hot.get(key);
@@ -195,11 +164,14 @@ export class ResponseCache {
     return rows.map((row) => ({ arguments: JSON.parse(row.args) as Arguments, status: row.status, body: JSON.parse(row.body) }));
   }
 
-  /** Stores an answer unless the call already has one (the first answer stays). Resolves true when stored. */
-  put(toolId: string, args: Arguments, response: CachedResponse): boolean {
+  /** Stores an answer unless the call already has one (the first answer stays), it is over `maxEntryBytes` or the file is full. */
+  put(toolId: string, args: Arguments, response: CachedResponse): PutOutcome {
     if (!this.insert) throw new CacheError(`${this.file} is open read-only`);
+    if (this.full) return 'full';
     const body = JSON.stringify(response.body) ?? 'null';
-    return this.insert.run(toolId, canonicalJson(args), response.status, body, response.source, Date.now(), null, 0).changes > 0;
+    const canonical = canonicalJson(args);
+    if (entryBytes(canonical, body) > this.maxEntryBytes) return 'too_large';
+    return this.insert.run(toolId, canonical, response.status, body, response.source, Date.now(), null, 0).changes > 0 ? 'stored' : 'kept';
   }
 
   /**
@@ -293,6 +265,13 @@ export class ResponseCache {
     this.db.close();
   }
 
+  /** The pages in use (the WAL's committed ones included) against `maxBytes`: two pragmas, no scan. */
+  private checkSize(): void {
+    if (this.maxBytes === undefined || !this.db.open) return;
+    const pages = (this.db.pragma('page_count', { simple: true }) as number) - (this.db.pragma('freelist_count', { simple: true }) as number);
+    this.full = pages * (this.db.pragma('page_size', { simple: true }) as number) >= this.maxBytes;
+  }
+
   private countHit(id: number): void {
     if (this.merge(id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) this.tryFlushHits();
   }
@@ -327,8 +306,8 @@ export class ResponseCache {
   }
 }
 
-/** Opens the cache in a mode: undefined for `off`, so callers simply have no cache. */
-export function openCache(file: string, mode: CacheMode = 'read-write', options: Omit<CacheOptions, 'mode'> = {}): ResponseCache | undefined {
+/** Opens a cache file in a mode: undefined for `off`, so callers simply have no cache. A --cache that may be a URL: `openResponseCache`. */
+export function openCache(file: string, mode: CacheMode = 'read-write', options: Omit<SqliteCacheOptions, 'mode'> = {}): ResponseCache | undefined {
   if (!CACHE_MODES.includes(mode)) throw new CacheError(`cache mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
   return mode === 'off' ? undefined : ResponseCache.open(file, { ...options, mode });
 }

@@ -22,6 +22,14 @@ export class SimulatorMetrics {
   cacheMisses = 0;
   cacheWrites = 0;
   cacheWriteErrors = 0;
+  /** Answers not written back because their entry was over the cache's size limit. */
+  cacheTooLarge = 0;
+  /** Answers not written back because the cache had reached its size bound (--cache-max-size). */
+  cacheFull = 0;
+  /** Misses another process sharing the cache answered while this one waited for it. */
+  cacheShared = 0;
+  /** Lookups the cache's database failed (the call was answered as a miss). */
+  cacheReadErrors = 0;
   /** Responders that threw; the next responder in the list was asked instead. */
   responderErrors = 0;
   readonly injected: Record<InjectedErrorKind, number> = { rate_limit: 0, network: 0, timeout: 0, auth: 0 };
@@ -75,6 +83,10 @@ export class SimulatorMetrics {
     counter('toolenv_cache_misses_total', 'Calls the response cache had no answer for.', this.cacheMisses);
     counter('toolenv_cache_writes_total', 'Answers written back to the response cache.', this.cacheWrites);
     counter('toolenv_cache_write_errors_total', 'Write-backs that failed (the call was still answered).', this.cacheWriteErrors);
+    counter('toolenv_cache_too_large_total', 'Answers not cached because their entry (arguments + body) was over --cache-max-entry.', this.cacheTooLarge);
+    counter('toolenv_cache_full_total', 'Answers not cached because the cache had reached --cache-max-size.', this.cacheFull);
+    counter('toolenv_cache_shared_total', 'Misses answered by another process sharing the cache (it claimed the call first).', this.cacheShared);
+    counter('toolenv_cache_read_errors_total', 'Cache lookups the database failed (the call was answered as a miss).', this.cacheReadErrors);
     counter('toolenv_responder_errors_total', 'Responders that threw (the next responder answered instead).', this.responderErrors);
 
     family('toolenv_injected_errors_total', 'counter', 'Errors injected by the Rule layer, by kind.');

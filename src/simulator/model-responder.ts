@@ -134,7 +134,7 @@ export function createModelResponder(options: ModelResponderOptions): ModelRespo
     const signal = ctx.signal ? AbortSignal.any([deadline, ctx.signal]) : deadline;
     try {
       const examples = [
-        ...(responder.fewShot?.examples(tool.id, maxExamples) ?? []),
+        ...((await responder.fewShot?.examples(tool.id, maxExamples)) ?? []),
         ...tool.examples.filter((e) => e.status < 400).map((e) => ({ status: e.status, body: e.body })),
       ].slice(0, maxExamples);
       // The first call waits for the model to load, but no longer than its deadline.

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Tool } from '../library/tool.js';
-import type { ResponseCache } from './cache.js';
+import type { Produced, PutOutcome, CacheBackend, StoredHit } from './cache-types.js';
 import { canonicalJson } from './canonical.js';
 import { exampleNamed } from './examples.js';
 import { ErrorStream, injectedError, kindOfStatus, type InjectionConfig } from './inject.js';
@@ -18,7 +18,7 @@ export interface SimulatorOptions {
   /** The library (a `LibraryStore`, or anything with `get` and `ids`). */
   store: ToolSource;
   /** The response cache; absent means cache mode `off`. A read-only cache is read but never written. */
-  cache?: ResponseCache;
+  cache?: CacheBackend;
   /** The Response layer, asked in order until one answers (default order: model, examples, synthesizer). */
   responders: readonly Responder[];
   /** Handed to responders (synthesized bodies depend on it) and seeds the injection stream; default 0. */
@@ -51,7 +51,7 @@ export interface ToolSimulator extends Simulator {
   /** The simulator's own injection stream. */
   readonly errors: ErrorStream;
   readonly rules: Rules;
-  readonly cache: ResponseCache | undefined;
+  readonly cache: CacheBackend | undefined;
   call(toolId: string, args: unknown, options?: PipelineCallOptions): Promise<CallResult>;
   /** A new injection stream with this simulator's rate, kinds and timeout delay and its own seed (one per episode). */
   errorStream(seed: number): ErrorStream;
@@ -69,9 +69,11 @@ export interface ToolSimulator extends Simulator {
  * 4. `Prefer: example=NAME` answers that spec example.
  * 5. The cache (skipped with `Prefer: dynamic=true`): a hit answers with source `cache`.
  * 6. The responders in order (`dynamic` skips the examples responder); the first answer is written back unless
- *    `dynamic`. Concurrent identical misses share one responder call. A responder that throws is counted and the
- *    next one asked.
- * Rule answers, injected errors, forced codes, named examples and dynamic answers are never cached.
+ *    `dynamic`. Concurrent identical misses share one responder call; with a cache that several processes share
+ *    (PostgreSQL), identical misses across them too (`settle`: one answers, the others serve its stored row). A
+ *    responder that throws is counted and the next one asked.
+ * Rule answers, injected errors, forced codes, named examples and dynamic answers are never cached, nor entries over
+ * the cache's size limit.
  *
  * Spec examples enter the cache on a call's first miss: the examples responder's answer is written back like any
  * other (source `example`). Nothing is seeded up front — that would parse all 50,011 records at startup, and an
@@ -88,10 +90,10 @@ class PipelineSimulator implements ToolSimulator {
   readonly metrics: SimulatorMetrics;
   readonly errors: ErrorStream;
   readonly rules: Rules;
-  readonly cache: ResponseCache | undefined;
+  readonly cache: CacheBackend | undefined;
   private readonly responders: readonly Responder[];
   private readonly injection: InjectionConfig;
-  private readonly inflight = new Map<string, Promise<Answer>>();
+  private readonly inflight = new Map<string, Promise<Shared>>();
 
   constructor(options: SimulatorOptions) {
     this.seed = options.seed ?? 0;
@@ -146,28 +148,62 @@ class PipelineSimulator implements ToolSimulator {
     if (controls.example !== undefined) return namedExample(tool, controls.example);
 
     if (!controls.dynamic && this.cache) {
-      const hit = this.cache.getText(tool.id, given);
+      const found = this.cache.getText(tool.id, given);
+      // A SQLite lookup and a memoized row answer at once: only a database round trip is awaited.
+      const hit = found instanceof Promise ? await found.catch(() => void this.metrics.cacheReadErrors++) : found;
       if (hit) {
         this.metrics.cacheHits++;
-        return storedResult(hit.status, hit.text, hit.status >= 400 && isProblemText(hit.text) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {});
+        return hitResult(hit);
       }
       this.metrics.cacheMisses++;
     }
 
-    return withHeaders(controls.dynamic ? await this.respond(tool, given, true) : await this.shared(tool, given));
+    if (controls.dynamic) return withHeaders(await this.respond(tool, given, true));
+    const settled = await this.shared(tool, given);
+    return 'hit' in settled ? hitResult(settled.hit) : withHeaders(settled.first ? settled.answer : { ...settled.answer, body: structuredClone(settled.answer.body) });
   }
 
   /**
    * One responder call per distinct (tool, arguments) in flight — a GRPO group's rollouts make the same call at
    * once — written back once. Callers that join get their own copy of the body.
    */
-  private shared(tool: Tool, args: Arguments): Promise<Answer> {
+  private async shared(tool: Tool, args: Arguments): Promise<Shared & { first: boolean }> {
     const key = `${tool.id}\u0000${canonicalJson(args)}`;
     const pending = this.inflight.get(key);
-    if (pending) return pending.then((answer) => ({ ...answer, body: structuredClone(answer.body) }));
-    const first = this.respond(tool, args, false).finally(() => this.inflight.delete(key));
+    if (pending) return { ...(await pending), first: false };
+    const first = this.produce(tool, args).finally(() => this.inflight.delete(key));
     this.inflight.set(key, first);
-    return first;
+    return { ...(await first), first: true };
+  }
+
+  /** A miss answered and written back; a cache shared by several processes settles it so that one of them answers. */
+  private async produce(tool: Tool, args: Arguments): Promise<Shared> {
+    const cache = this.cache?.writable ? this.cache : undefined;
+    if (!cache?.settle) {
+      const answer = await this.respond(tool, args, false);
+      if (cache && answer.source !== 'rule') this.countPut(() => cache.put(tool.id, args, answer));
+      return { answer };
+    }
+    let answer: Answer | undefined;
+    const respond = async (): Promise<Produced> => {
+      answer = await this.respond(tool, args, false);
+      return { response: answer, cacheable: answer.source !== 'rule' };
+    };
+    let settled;
+    try {
+      settled = await cache.settle(tool.id, args, respond);
+    } catch (error) {
+      if (answer !== undefined || error instanceof ResponderBusyError) throw error;
+      // The database failed before anything was asked: the call is still answered, uncached.
+      this.metrics.cacheWriteErrors++;
+      return { answer: await this.respond(tool, args, false) };
+    }
+    if (settled.kind === 'stored') {
+      this.metrics.cacheShared++;
+      return { hit: settled.hit };
+    }
+    this.countOutcome(settled.outcome);
+    return { answer: answer! };
   }
 
   private async respond(tool: Tool, args: Arguments, dynamic: boolean): Promise<Answer> {
@@ -185,7 +221,6 @@ class PipelineSimulator implements ToolSimulator {
         continue;
       }
       if (!answer) continue;
-      if (!dynamic) this.writeBack(tool, args, { ...answer, source: responder.name });
       return { ...answer, source: responder.name };
     }
     const body = failure
@@ -194,15 +229,32 @@ class PipelineSimulator implements ToolSimulator {
     return { status: body.status, body, source: 'rule' };
   }
 
-  private writeBack(tool: Tool, args: Arguments, answer: Answer): void {
-    if (!this.cache?.writable) return;
+  /** A write-back counted; it never fails the call (a lock held by another process past busy_timeout costs only this entry). */
+  private countPut(put: () => PutOutcome | Promise<PutOutcome>): void {
+    let outcome: PutOutcome | Promise<PutOutcome>;
     try {
-      if (this.cache.put(tool.id, args, { status: answer.status, body: answer.body, source: answer.source })) this.metrics.cacheWrites++;
+      outcome = put();
     } catch {
-      // The call is still answered; a lock held by another process past busy_timeout costs only this entry.
       this.metrics.cacheWriteErrors++;
+      return;
     }
+    if (outcome instanceof Promise) outcome.then((settled) => this.countOutcome(settled), () => this.countOutcome('error'));
+    else this.countOutcome(outcome);
   }
+
+  private countOutcome(outcome: PutOutcome | 'error' | undefined): void {
+    if (outcome === 'stored') this.metrics.cacheWrites++;
+    else if (outcome === 'too_large') this.metrics.cacheTooLarge++;
+    else if (outcome === 'full') this.metrics.cacheFull++;
+    else if (outcome === 'error') this.metrics.cacheWriteErrors++;
+  }
+}
+
+/** A miss settled: answered here, or by another process sharing the cache (its stored row). */
+type Shared = { answer: Answer } | { hit: StoredHit };
+
+function hitResult(hit: StoredHit): CallResult {
+  return storedResult(hit.status, hit.text, hit.status >= 400 && isProblemText(hit.text) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {});
 }
 
 /** What the rules changed, on the answer: headers for any client, fields for the episode's record. */

@@ -1,11 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { CacheError, ResponseCache, openCache, type ImportEntry } from '../../src/simulator/cache.js';
+import { openResponseCache } from '../../src/simulator/cache-open.js';
 import { canonicalJson } from '../../src/simulator/canonical.js';
 import { tempDir } from '../fixtures/tools.js';
 
@@ -29,11 +31,11 @@ test('canonical JSON sorts keys recursively, drops whitespace, keeps array order
 test('entries are keyed by tool and canonical arguments; the first answer stays', () => {
   const cache = ResponseCache.open(cacheFile());
   assert.equal(cache.get('t', { a: 1, b: [1, 2] }), undefined);
-  assert.equal(cache.put('t', { b: [1, 2], a: 1 }, { status: 200, body: { ok: true }, source: 'synth' }), true);
+  assert.equal(cache.put('t', { b: [1, 2], a: 1 }, { status: 200, body: { ok: true }, source: 'synth' }), 'stored');
   assert.deepEqual(cache.get('t', JSON.parse('{ "a": 1, "b": [ 1, 2 ] }')), { status: 200, body: { ok: true }, source: 'synth' });
   assert.equal(cache.get('t', { a: 1, b: [2, 1] }), undefined, 'array order matters');
   assert.equal(cache.get('u', { a: 1, b: [1, 2] }), undefined, 'the tool is part of the key');
-  assert.equal(cache.put('t', { a: 1, b: [1, 2] }, { status: 500, body: 'other', source: 'model' }), false);
+  assert.equal(cache.put('t', { a: 1, b: [1, 2] }, { status: 500, body: 'other', source: 'model' }), 'kept');
   assert.equal(cache.get('t', { a: 1, b: [1, 2] })!.status, 200);
   cache.put('t', {}, { status: 204, body: undefined, source: 'synth' });
   assert.deepEqual(cache.get('t', {}), { status: 204, body: null, source: 'synth' });
@@ -79,7 +81,24 @@ test('hit counts that cannot be written while another connection holds the write
   reopened.close();
 });
 
-test('read-only caches read but refuse writes; off opens nothing; a missing or foreign file is a clear error', () => {
+test('past maxBytes the file takes no new entries; what it holds is still served', async () => {
+  const cache = ResponseCache.open(cacheFile(), { maxBytes: 256 * 1024, hitFlushMs: 10 });
+  const body = (i: number) => randomBytes(8 * 1024).toString('hex') + i;
+  let stored = 0;
+  while (cache.put('t', { i: stored }, { status: 200, body: body(stored), source: 'synth' }) === 'stored') {
+    stored++;
+    // The size is looked at with each hit flush, not on every write.
+    if (stored % 8 === 0) await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.ok(stored < 100, 'the bound stops writes');
+  }
+  assert.ok(stored >= 10, `${stored} entries fit in 256 KiB`);
+  assert.equal(cache.put('t', { i: 'more' }, { status: 200, body: 1, source: 'synth' }), 'full');
+  assert.equal(cache.count(), stored);
+  assert.ok(cache.get('t', { i: 0 }), 'hits go on');
+  cache.close();
+});
+
+test('read-only caches read but refuse writes; off opens nothing; a missing or foreign file is a clear error', async () => {
   const file = cacheFile();
   const writer = ResponseCache.open(file);
   writer.put('t', {}, { status: 200, body: 'x', source: 'synth' });
@@ -91,6 +110,12 @@ test('read-only caches read but refuse writes; off opens nothing; a missing or f
   reader.close();
   assert.equal(openCache(file, 'off'), undefined);
   assert.throws(() => openCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
+  // A --cache value that is no postgres:// URL is a file, opened the same way.
+  const named = await openResponseCache(file, 'read-only');
+  assert.ok(named instanceof ResponseCache);
+  await named.close();
+  assert.equal(await openResponseCache(file, 'off'), undefined);
+  await assert.rejects(openResponseCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
   assert.throws(() => ResponseCache.open(join(tempDir(), 'none.db'), { mode: 'read-only' }), /no response cache at/);
   const foreign = join(tempDir(), 'foreign.db');
   writeFileSync(foreign, 'this is not sqlite, just text long enough to look like a header to nobody');

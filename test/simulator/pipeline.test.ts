@@ -210,6 +210,26 @@ test('read-only caches serve hits and take no write-backs; without a cache every
   assert.equal(off.metrics.cacheMisses, 0);
 });
 
+test('an answer whose entry (arguments + body) is over the size limit is served but not cached, and counted', async () => {
+  const cache = ResponseCache.open(join(tempDir('toolenv-pipeline-'), 'responses.db'), { maxEntryBytes: 2000 });
+  const { responder, counter } = countingResponder();
+  const sim = simulator({ cache, responders: [responder] });
+  const long = { city: 'x'.repeat(3000) };
+  for (let i = 0; i < 2; i++) {
+    const result = await sim.call('weather_forecast', long);
+    assert.equal(result.status, 200);
+    assert.equal(result.source, 'model', 'answered afresh each time');
+    assert.deepEqual((result.body as { echo: unknown }).echo, long);
+  }
+  assert.equal(counter.calls, 2);
+  assert.equal(cache.count(), 0);
+  assert.equal(sim.metrics.cacheTooLarge, 2);
+  assert.match(sim.metrics.toPrometheus(), /^toolenv_cache_too_large_total 2$/m);
+  await sim.call('weather_forecast', { city: 'Oslo' });
+  assert.equal((await sim.call('weather_forecast', { city: 'Oslo' })).source, 'cache', 'small entries are still cached');
+  cache.close();
+});
+
 test('500 parallel distinct calls leave 500 rows; parallel identical misses ask the responder once', async () => {
   const cache = freshCache();
   const { responder, counter } = countingResponder();

@@ -8,26 +8,26 @@ export function registerCacheExport(cache: Command): void {
   cache
     .command('export')
     .description('write every entry as JSON Lines {tool, arguments, status, body, source, created_at, hits, last_hit_at} (stdout, or --out)')
-    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas', defaultCacheFile())
     .option('--out <file>', 'write to this file instead of stdout (a summary is then printed)')
     .option('--json', 'with --out: print the summary as one JSON object')
     .action(async (opts: { cache: string; out?: string; json?: boolean }) => {
-      const [{ ResponseCache }, { exportLine }] = await Promise.all([import('../../simulator/cache.js'), import('../../simulator/cache-jsonl.js')]);
-      const store = ResponseCache.open(opts.cache, { mode: 'read-only' });
+      const [{ openResponseCache }, { exportLine }] = await Promise.all([import('../../simulator/cache-open.js'), import('../../simulator/cache-jsonl.js')]);
+      const store = (await openResponseCache(opts.cache, 'read-only'))!;
       const out: NodeJS.WritableStream | WriteStream = opts.out ? createWriteStream(opts.out) : process.stdout;
       let exported = 0;
       try {
-        for (const entry of store.entries()) {
+        for await (const entry of store.entries()) {
           exported++;
           if (!out.write(exportLine(entry))) await once(out, 'drain');
         }
       } finally {
-        store.close();
+        await store.close();
       }
       if (!opts.out) return;
       (out as WriteStream).end();
       await once(out, 'finish');
-      if (opts.json) printJson({ cache: opts.cache, out: opts.out, exported });
-      else printLine(`exported ${exported} entries from ${opts.cache} to ${opts.out}`);
+      if (opts.json) printJson({ cache: store.file, out: opts.out, exported });
+      else printLine(`exported ${exported} entries from ${store.file} to ${opts.out}`);
     });
 }

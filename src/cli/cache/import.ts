@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { ImportCounts, ResponseCache } from '../../simulator/cache.js';
+import type { ImportCounts, CacheBackend } from '../../simulator/cache-types.js';
 import type { StableBenchIndex, StableBenchReport } from '../../simulator/stablebench.js';
 import { defaultCacheFile, defaultLibraryDir } from '../../paths.js';
 import { printJson, printLine, UsageError } from '../output.js';
@@ -18,10 +18,10 @@ export function registerCacheImport(cache: Command): void {
     .description(
       'import a `cache export` JSON Lines file, or a StableToolBench tool_response_cache directory (<Category>/<tool>/<api>.json, ' +
         'matched to library tools of ToolBench origin); all in one transaction: bad input stores nothing. ' +
-        'The transaction holds the write lock: a server writing to the same file waits meanwhile',
+        'In SQLite the transaction holds the write lock: a server writing to the same file waits meanwhile',
     )
     .argument('<path>', 'JSON Lines file, or StableToolBench cache directory')
-    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas', defaultCacheFile())
     .option('--library <dir>', 'library whose ToolBench tools a StableToolBench cache is matched to', defaultLibraryDir())
     .option('--replace', 'imported entries replace existing ones with the same tool and arguments (default: existing ones are kept)')
     .option('--json', 'print the summary as one JSON object')
@@ -39,9 +39,9 @@ export function registerCacheImport(cache: Command): void {
 
 async function importJsonLines(file: string, opts: ImportOptions): Promise<void> {
   const { readExportFile } = await import('../../simulator/cache-jsonl.js');
-  const counts = await withCache(opts.cache, (store) => store.import(readExportFile(file), { replace: opts.replace }));
-  if (opts.json) return printJson({ cache: opts.cache, from: file, format: 'jsonl', ...counts });
-  printLine(`imported ${file} into ${opts.cache}: ${describe(counts)}`);
+  const { counts, where } = await withCache(opts.cache, (store) => store.import(readExportFile(file), { replace: opts.replace }));
+  if (opts.json) return printJson({ cache: where, from: file, format: 'jsonl', ...counts });
+  printLine(`imported ${file} into ${where}: ${describe(counts)}`);
 }
 
 async function importStableBench(root: string, opts: ImportOptions): Promise<void> {
@@ -55,9 +55,9 @@ async function importStableBench(root: string, opts: ImportOptions): Promise<voi
   }
   if (index.size === 0) throw new UsageError(`${opts.library} has no tools of ToolBench origin to match a StableToolBench cache to`);
   const report: StableBenchReport = { files: 0, matched_files: 0, unmatched: [], entries: 0, skipped_errors: 0, skipped_arguments: [] };
-  const counts = await withCache(opts.cache, (store) => store.import(readStableBench(root, index, report), { replace: opts.replace }));
-  if (opts.json) return printJson({ cache: opts.cache, from: root, format: 'stabletoolbench', ...counts, ...report });
-  printLine(`imported ${root} into ${opts.cache}: ${describe(counts)}`);
+  const { counts, where } = await withCache(opts.cache, (store) => store.import(readStableBench(root, index, report), { replace: opts.replace }));
+  if (opts.json) return printJson({ cache: where, from: root, format: 'stabletoolbench', ...counts, ...report });
+  printLine(`imported ${root} into ${where}: ${describe(counts)}`);
   printLine(`files: ${report.files}, matched to library tools: ${report.matched_files}, unmatched: ${report.unmatched.length}`);
   printLine(`skipped: ${report.skipped_errors} recorded errors, ${report.skipped_arguments.length} unreadable argument keys`);
   const shown = report.unmatched.slice(0, 20);
@@ -68,13 +68,13 @@ async function importStableBench(root: string, opts: ImportOptions): Promise<voi
   }
 }
 
-async function withCache<T>(file: string, run: (store: ResponseCache) => T): Promise<T> {
-  const { ResponseCache } = await import('../../simulator/cache.js');
-  const store = ResponseCache.open(file);
+async function withCache(location: string, run: (store: CacheBackend) => ImportCounts | Promise<ImportCounts>): Promise<{ counts: ImportCounts; where: string }> {
+  const { openResponseCache } = await import('../../simulator/cache-open.js');
+  const store = (await openResponseCache(location))!;
   try {
-    return run(store);
+    return { counts: await run(store), where: store.file };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -6,15 +6,15 @@ export function registerCacheStats(cache: Command): void {
   cache
     .command('stats')
     .description('entries, entries by source, the tools with most entries, hits, size on disk')
-    .option('--cache <file>', 'response cache file', defaultCacheFile())
+    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas', defaultCacheFile())
     .option('--top <n>', 'how many tools to list', '10')
     .option('--json', 'print one JSON object')
     .action(async (opts: { cache: string; top: string; json?: boolean }) => {
       const top = intFlag('--top', opts.top, { min: 0, max: 100_000 });
-      const { ResponseCache } = await import('../../simulator/cache.js');
-      const store = ResponseCache.open(opts.cache, { mode: 'read-only' });
+      const { openResponseCache } = await import('../../simulator/cache-open.js');
+      const store = (await openResponseCache(opts.cache, 'read-only'))!;
       try {
-        const stats = store.stats(top);
+        const stats = await store.stats(top);
         if (opts.json) return printJson(stats);
         printLine(`cache      ${stats.file}`);
         printLine(`entries    ${stats.entries} (${stats.tools} tools)`);
@@ -27,7 +27,7 @@ export function registerCacheStats(cache: Command): void {
           for (const line of barChart(stats.top_tools.map((t) => ({ label: t.tool, value: t.entries })))) printLine(line);
         }
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

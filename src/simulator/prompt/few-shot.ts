@@ -8,9 +8,9 @@ export interface FewShotExample {
 }
 
 /**
- * Where the model responders find few-shot examples: answers already stored for a tool. `ResponseCache` satisfies it.
- * Called on every model call, so it must be cheap: an indexed lookup.
+ * Where the model responders find few-shot examples: answers already stored for a tool. Both response caches satisfy
+ * it (PostgreSQL's asynchronously). Called on every model call, so it must be cheap: an indexed lookup.
  */
 export interface FewShotSource {
-  examples(toolId: string, limit: number): FewShotExample[];
+  examples(toolId: string, limit: number): FewShotExample[] | Promise<FewShotExample[]>;
 }
