@@ -194,9 +194,13 @@ export class ToolSearch {
 
   private lexicalIndex(): Lexical {
     if (this.lexical) return this.lexical;
+    this.options.onProgress?.('bm25 load', 0, 2);
     if (this.lexicalCurrent()) {
       try {
-        this.lexical = { catalog: loadCatalog(this.libraryDir), bm25: loadBm25(this.libraryDir) };
+        const catalog = loadCatalog(this.libraryDir);
+        this.options.onProgress?.('bm25 load', 1, 2);
+        this.lexical = { catalog, bm25: loadBm25(this.libraryDir) };
+        this.options.onProgress?.('bm25 load', 2, 2);
         return this.lexical;
       } catch (error) {
         // A header that reads as current over a body that does not: rebuild like any stale file.
@@ -211,9 +215,13 @@ export class ToolSearch {
   private buildLexical(): Lexical {
     const store = LibraryStore.open(this.libraryDir);
     try {
-      const built = buildLexical(store, DEFAULT_BM25_PARAMS, (done, total) => this.options.onProgress?.('bm25', done, total));
+      const progress = this.options.onProgress;
+      const built = buildLexical(store, DEFAULT_BM25_PARAMS, progress);
+      progress?.('bm25 write', 0, 2);
       saveCatalog(this.libraryDir, this.version(), built.catalog);
+      progress?.('bm25 write', 1, 2);
       saveBm25(this.libraryDir, this.version(), built.bm25, DEFAULT_BM25_PARAMS);
+      progress?.('bm25 write', 2, 2);
       return built;
     } finally {
       store.close();
@@ -226,7 +234,12 @@ export class ToolSearch {
       if (kind === 'dense' && !this.options.embedModel) {
         throw new SearchError('the dense retriever needs a local ONNX model directory (--embed-model DIR); `use` runs the shipped Universal Sentence Encoder');
       }
-      embedder = kind === 'use' ? loadUseEmbedder() : loadOnnxEmbedder(this.options.embedModel!, { pooling: this.options.pooling, queryPrefix: this.options.queryPrefix });
+      const stage = `${kind} model`;
+      this.options.onProgress?.(stage, 0, 1);
+      embedder = (kind === 'use' ? loadUseEmbedder() : loadOnnxEmbedder(this.options.embedModel!, { pooling: this.options.pooling, queryPrefix: this.options.queryPrefix })).then((loaded) => {
+        this.options.onProgress?.(stage, 1, 1);
+        return loaded;
+      });
       this.embedders.set(kind, embedder);
       embedder.catch(() => this.embedders.delete(kind));
     }

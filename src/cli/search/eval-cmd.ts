@@ -7,7 +7,7 @@ export function registerEval(search: Command): void {
   search
     .command('eval')
     .description('retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): Recall@k, NDCG@k, MRR per retriever')
-    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25,use,hybrid,hybrid-rrf; with --embed-model also dense,hybrid-dense)`)
+    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25; with --embed-model bm25,dense,hybrid-dense; use and hybrid build USE vectors, an hour or more for a full library)`)
     .option('--size <n>', 'queries per set', '200')
     .option('--seed <n>', 'seed of the query sample', '1')
     .configureHelp({ showGlobalOptions: true })
