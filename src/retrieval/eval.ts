@@ -7,7 +7,7 @@ import { apiName } from './documents.js';
 import type { Embedder } from './embedder.js';
 import { describable, paraphrase, querySource, rng, type EvalQuery, type QuerySet } from './eval-queries.js';
 import { LibraryVersion } from './fingerprint.js';
-import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid, reciprocalRankFusion } from './fuse.js';
+import { DEFAULT_DENSE_WEIGHTS, FUSION_DEPTH, fuseHybrid, reciprocalRankFusion } from './fuse.js';
 import { computeMetrics, type Metrics } from './metrics.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
 import type { Scored } from './topk.js';
@@ -140,7 +140,7 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
       const model = kind ? await denseFor(kind) : undefined;
       const fusion = retriever === 'hybrid-rrf' ? 'rrf' : retriever.startsWith('hybrid') ? 'score' : undefined;
       const started = process.hrtime.bigint();
-      const rankings = await rank(queries, bm25, model, fusion, options.denseWeight ?? DEFAULT_DENSE_WEIGHT, progress(`rank ${retriever}`));
+      const rankings = await rank(queries, bm25, model, fusion, options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[kind ?? 'dense'], progress(`rank ${retriever}`));
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       results.push(score(retriever, queries, rankings.map((list) => list.map((s) => catalog.entry(s.doc).id)), ms));
     }

@@ -6,7 +6,7 @@ import { buildLexical } from './build.js';
 import type { Catalog } from './catalog.js';
 import type { Embedder } from './embedder.js';
 import { LibraryVersion } from './fingerprint.js';
-import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid } from './fuse.js';
+import { DEFAULT_DENSE_WEIGHTS, FUSION_DEPTH, fuseHybrid } from './fuse.js';
 import { IndexFileError } from './index-file.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
@@ -41,7 +41,7 @@ export interface ToolSearchOptions {
   embedModel?: string;
   pooling?: Pooling;
   queryPrefix?: string;
-  /** Weight of the dense list against BM25's in hybrid search (default 0.2, measured with USE). */
+  /** Weight of the dense list against BM25's in hybrid search (default 0.2 with USE, 1 with an --embed-model). */
   denseWeight?: number;
   /** Build a missing or stale index on first use (default true). With false, using one is an error. */
   autoBuild?: boolean;
@@ -110,7 +110,7 @@ export class ToolSearch {
       if (retriever !== 'hybrid') return this.results(vectors.search(queryVectors[i]!, k, accept), catalog);
       const depth = Math.max(FUSION_DEPTH, k);
       const lists = [bm25.search(queryTerms(q), depth, accept), vectors.search(queryVectors[i]!, depth, accept)];
-      return this.results(fuseHybrid(lists[0]!, lists[1]!, k, this.options.denseWeight ?? DEFAULT_DENSE_WEIGHT), catalog);
+      return this.results(fuseHybrid(lists[0]!, lists[1]!, k, this.options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[this.hybridPartner()]), catalog);
     });
   }
 
