@@ -74,7 +74,6 @@ def export(out: Path, source: Path | None = None) -> dict[str, object]:
         "attention_mask": torch.ones(2, 8, dtype=torch.long),
         "token_type_ids": torch.zeros(2, 8, dtype=torch.long),
     }
-    axes = {"0": "batch", "1": "sequence"}
     with torch.no_grad():
         torch.onnx.export(
             Encoder(),
@@ -82,7 +81,7 @@ def export(out: Path, source: Path | None = None) -> dict[str, object]:
             str(onnx_file),
             input_names=list(sample),
             output_names=["last_hidden_state"],
-            dynamic_axes={name: {0: axes["0"], 1: axes["1"]} for name in [*sample, "last_hidden_state"]},
+            dynamic_axes={name: {0: "batch", 1: "sequence"} for name in [*sample, "last_hidden_state"]},
             opset_version=17,
             dynamo=False,
         )
