@@ -72,6 +72,22 @@ test('search eval runs BM25 alone by default (USE takes an hour on a full librar
   assert.deepEqual(report.results.map((r) => r.retriever), ['bm25']);
 });
 
+test('search eval --tasks scores a ToolBench-format file against its mapped reference tools', () => {
+  const library = writeRetrievalLibrary();
+  const file = join(tempDir(), 'toolbench.json');
+  const task = (id: number, query: string, tool: string, api: string) => ({ query, query_id: id, api_list: [{ category_name: 'ecommerce', tool_name: tool, api_name: api }], 'relevant APIs': [[tool, api]] });
+  writeFileSync(file, JSON.stringify([task(1, 'add a new pet to the store', 'Petstore', 'addPet'), task(2, 'remove a pet', 'Petstore', 'deletePet'), task(3, 'book a flight', 'Airline', 'bookFlight')]));
+  const run = toolenv(['search', 'eval', '--library', library, '--tasks', file, '--json']);
+  assert.equal(run.status, 0, run.stderr);
+  const report = JSON.parse(run.stdout) as { format: string; tasks: number; scored: number; results: { retriever: string; overall: { queries: number; recall_3: number } }[] };
+  assert.equal(report.format, 'toolbench');
+  assert.deepEqual([report.tasks, report.scored], [3, 2]);
+  assert.deepEqual(report.results.map((r) => [r.retriever, r.overall.queries, r.overall.recall_3]), [['bm25', 2, 1]]);
+  const bad = toolenv(['search', 'eval', '--library', library, '--tasks', file, '--retrievers', 'hybrid-rrf']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /unknown retriever "hybrid-rrf"/);
+});
+
 test('bad input: one line on stderr naming the problem, exit 2', () => {
   const library = writeRetrievalLibrary();
   const bad = join(tempDir(), 'bad.jsonl');
