@@ -5,13 +5,21 @@ export interface StagedProgress {
   stop: () => void;
 }
 
-/** How often progress is written as a line when stderr is not a terminal (a log file, CI). */
+/** How often progress is written as a line when stderr is not a terminal (a log file, CI), unless TOOLENV_PROGRESS_SECONDS says. */
 export const LOG_INTERVAL_MS = 10_000;
+
+/** The line interval: TOOLENV_PROGRESS_SECONDS (0 writes every update), else LOG_INTERVAL_MS. */
+export function logInterval(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.TOOLENV_PROGRESS_SECONDS;
+  const seconds = text === undefined || text.trim() === '' ? NaN : Number(text);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : LOG_INTERVAL_MS;
+}
 
 /**
  * One bar per stage of a long job (a bar restarts when the stage changes) on a terminal's stderr. Written to a log
- * file instead, progress is a line every LOG_INTERVAL_MS and one when the stage ends, so a job that ends sooner
- * writes none.
+ * file instead, progress is a line whenever the job has written none for the interval, whichever stage it is in
+ * (a job of many short stages is not silent), and one when a stage that wrote a line ends further on; a job that
+ * ends sooner writes none.
  */
 export function stagedProgress(unit: string): StagedProgress {
   if (!process.stderr.isTTY) return logProgress(unit);
@@ -35,15 +43,22 @@ export function stagedProgress(unit: string): StagedProgress {
   };
 }
 
-export function logProgress(unit: string, now: () => number = () => performance.now()): StagedProgress {
+/** How often the log checks for silence between updates: a model load or an embedding batch awaits without any. */
+const HEARTBEAT_MS = 1000;
+
+export function logProgress(unit: string, now: () => number = () => performance.now(), intervalMs = logInterval()): StagedProgress {
   let stage: { name: string; done: number; total: number; started: number; written: number | undefined } | undefined;
+  let lastLine = now();
+  let heartbeat: NodeJS.Timeout | undefined;
   const write = (s: NonNullable<typeof stage>) => {
     const seconds = ((now() - s.started) / 1000).toFixed(0);
     process.stderr.write(`toolenv: ${s.name} ${s.done}/${s.total} ${unit} (${s.total === 0 ? 100 : Math.floor((s.done / s.total) * 100)}%, ${seconds} s)\n`);
-    s.written = now();
+    s.written = s.done;
+    lastLine = now();
   };
+  const due = () => now() - lastLine >= intervalMs;
   const end = () => {
-    if (stage?.written !== undefined) write(stage);
+    if (stage?.written !== undefined && stage.written !== stage.done) write(stage);
     stage = undefined;
   };
   return {
@@ -53,8 +68,15 @@ export function logProgress(unit: string, now: () => number = () => performance.
         stage = { name, done, total, started: now(), written: undefined };
       }
       Object.assign(stage!, { done, total });
-      if (now() - (stage!.written ?? stage!.started) >= LOG_INTERVAL_MS) write(stage!);
+      if (due()) write(stage!);
+      heartbeat ??= setInterval(() => {
+        if (intervalMs > 0 && stage && due()) write(stage);
+      }, HEARTBEAT_MS).unref();
     },
-    stop: end,
+    stop: () => {
+      end();
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    },
   };
 }

@@ -151,14 +151,21 @@ class Run {
     const turn = await this.send(explorationTurn(this.state.feedback, reasoning, slots));
     const searches = this.runState.searches.filter((s) => s.turn === turn.turn);
     const retrieved: string[] = [];
+    // A tool two slots of this turn both found belongs to the one whose search ranked it higher ("Get a note" is
+    // 1st for "get a note by id" and may be 2nd for "create a note"); tools of earlier turns keep their slot.
+    const rankThisTurn = new Map<string, number>();
     searches.forEach((search, i) => {
       const index = indexes[i];
       if (index === undefined) return;
-      for (const hit of search.results) {
+      search.results.forEach((hit, rank) => {
         this.state.slots[index]!.retrieved.push(hit.id);
-        if (!this.state.tools.has(hit.id)) this.state.tools.set(hit.id, { hit, slot: index });
+        const best = rankThisTurn.get(hit.id);
+        if (!this.state.tools.has(hit.id) || (best !== undefined && rank < best)) {
+          this.state.tools.set(hit.id, { hit, slot: index });
+          rankThisTurn.set(hit.id, rank);
+        }
         retrieved.push(hit.id);
-      }
+      });
     });
     const labels = await this.options.roles.critic({ state: this.state, run: this.runState, retrieved });
     for (const [id, label] of Object.entries(labels.tools)) {

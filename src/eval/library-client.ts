@@ -7,7 +7,7 @@ export type ApiSummary = Omit<ApiRecord, 'document'>;
 /** What reference mapping reads of the served library. */
 export interface LibraryClient {
   tool(id: string): Promise<Tool | undefined>;
-  /** Every tool whose id, name or description contains `text` (case-insensitive), in library order. */
+  /** Every tool whose id, name or description contains `text` (case-insensitive), best name matches first. */
   find(text: string): Promise<ToolSummary[]>;
   apis(): Promise<ApiSummary[]>;
 }

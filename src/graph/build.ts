@@ -54,22 +54,32 @@ export async function buildGraph(libraryDir: string, options: BuildOptions = {})
       if (i % 50 === 0 || i === apis.length - 1) progress('links', i + 1, apis.length);
     });
 
-    progress('rules', 0, 1);
+    // Each rule is one synchronous pass: a step per rule keeps a log's progress lines coming.
+    const RULE_STEPS = 11;
+    let step = 0;
+    const ruleDone = () => progress('rules', ++step, RULE_STEPS);
+    progress('rules', 0, RULE_STEPS);
     const limits = options.limits ?? DEFAULT_LIMITS;
     const local = keyMatches(features, 'api', limits);
+    ruleDone();
     const provider = keyMatches(features, 'provider', limits);
+    ruleDone();
     const paths = pathIndex(features);
-    candidates.push(
-      dataflowEdges(local.matches, 'api'),
-      dataflowEdges(provider.matches, 'provider'),
-      createEdges(features, paths),
-      optionalInputEdges(local.matches),
-      sharedReferenceEdges(local.matches),
-      listGetEdges(features, paths),
-      writeReadEdges(features, paths),
-    );
+    ruleDone();
+    for (const rule of [
+      () => dataflowEdges(local.matches, 'api'),
+      () => dataflowEdges(provider.matches, 'provider'),
+      () => createEdges(features, paths),
+      () => optionalInputEdges(local.matches),
+      () => sharedReferenceEdges(local.matches),
+      () => listGetEdges(features, paths),
+      () => writeReadEdges(features, paths),
+    ]) {
+      candidates.push(rule());
+      ruleDone();
+    }
     const merged = mergeCandidates(candidates.flat());
-    progress('rules', 1, 1);
+    ruleDone();
 
     let edges: Edge[];
     let judged: number | null = null;

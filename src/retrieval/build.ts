@@ -7,6 +7,8 @@ import type { Embedder } from './embedder.js';
 import { VectorIndex } from './vectors.js';
 
 export type Progress = (done: number, total: number) => void;
+/** Progress of a job of several stages: a stage name, and how far it is. */
+export type StageProgress = (stage: string, done: number, total: number) => void;
 
 /**
  * Every tool in library order. By id rather than through store.iterate(): an open iterator keeps the
@@ -53,10 +55,13 @@ export function tokenizeLibrary(store: LibraryStore, { onProgress, withhold }: T
   return { catalog: catalog.finish(), bm25 };
 }
 
-/** The catalog and the BM25 index, from one pass over the library. */
-export function buildLexical(store: LibraryStore, params: Bm25Params = DEFAULT_BM25_PARAMS, onProgress?: Progress): { catalog: Catalog; bm25: Bm25Index } {
-  const { catalog, bm25 } = tokenizeLibrary(store, { onProgress });
-  return { catalog, bm25: bm25.finish(params) };
+/** The catalog and the BM25 index, from one pass over the library (stage bm25), then the postings (bm25 postings). */
+export function buildLexical(store: LibraryStore, params: Bm25Params = DEFAULT_BM25_PARAMS, onProgress?: StageProgress): { catalog: Catalog; bm25: Bm25Index } {
+  const { catalog, bm25 } = tokenizeLibrary(store, { onProgress: (done, total) => onProgress?.('bm25', done, total) });
+  onProgress?.('bm25 postings', 0, 1);
+  const index = bm25.finish(params);
+  onProgress?.('bm25 postings', 1, 1);
+  return { catalog, bm25: index };
 }
 
 /** The passage a sentence encoder sees for a tool. */
@@ -83,5 +88,5 @@ export async function buildVectors(store: LibraryStore, embedder: Embedder, onPr
     if (batch.length >= batchSize) await flush();
   }
   if (batch.length > 0) await flush();
-    return new VectorIndex(data, embedder.dim);
+  return new VectorIndex(data, embedder.dim);
 }

@@ -7,7 +7,7 @@ import { apiName } from './documents.js';
 import type { Embedder } from './embedder.js';
 import { describable, paraphrase, querySource, rng, type EvalQuery, type QuerySet } from './eval-queries.js';
 import { LibraryVersion } from './fingerprint.js';
-import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid, reciprocalRankFusion } from './fuse.js';
+import { DEFAULT_DENSE_WEIGHTS, FUSION_DEPTH, fuseHybrid, reciprocalRankFusion } from './fuse.js';
 import { computeMetrics, type Metrics } from './metrics.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
 import type { Scored } from './topk.js';
@@ -19,7 +19,10 @@ import { VectorIndex } from './vectors.js';
 export { EVAL_RETRIEVERS, type EvalRetriever };
 
 export interface EvalOptions {
-  /** Default: bm25, use, hybrid (and dense, hybrid-dense with an embedModel). */
+  /**
+   * Default: bm25; with an embedModel also dense and hybrid-dense. USE is asked for by name: its vectors for a
+   * full library take an hour or more to build on two cores.
+   */
   retrievers?: EvalRetriever[];
   /** Queries per set (default 200). */
   size?: number;
@@ -105,22 +108,26 @@ export function makeBenchmark(store: LibraryStore, { size = 200, seed = 1 }: { s
 /** Runs the benchmark against each retriever; the indexes are built in memory with the held-out descriptions removed. */
 export async function evaluate(libraryDir: string, options: EvalOptions = {}): Promise<EvalReport> {
   const seed = options.seed ?? 1;
-  const retrievers = options.retrievers ?? (options.embedModel ? ['bm25', 'use', 'dense', 'hybrid', 'hybrid-rrf', 'hybrid-dense'] : ['bm25', 'use', 'hybrid', 'hybrid-rrf']);
+  const retrievers = options.retrievers ?? (options.embedModel ? ['bm25', 'dense', 'hybrid-dense'] : ['bm25']);
   const progress = (stage: string): Progress => (done, total) => options.onProgress?.(stage, done, total);
   const store = LibraryStore.open(libraryDir);
   try {
     const { queries, withheld } = makeBenchmark(store, { size: options.size, seed });
     const { catalog, bm25: builder } = tokenizeLibrary(store, { withhold: withheld, onProgress: progress('bm25') });
+    progress('bm25 postings')(0, 1);
     const bm25 = builder.finish(DEFAULT_BM25_PARAMS);
+    progress('bm25 postings')(1, 1);
     const version = new LibraryVersion(libraryDir);
 
     const dense = new Map<'use' | 'dense', { embedder: Embedder; vectors: VectorIndex }>();
     const denseFor = async (kind: 'use' | 'dense') => {
       let entry = dense.get(kind);
       if (!entry) {
+        progress(`${kind} model`)(0, 1);
         const embedder = kind === 'use' ? await loadUseEmbedder() : await loadOnnxEmbedder(options.embedModel!, { pooling: options.pooling, queryPrefix: options.queryPrefix });
+        progress(`${kind} model`)(1, 1);
         const stored = await ensureVectors(libraryDir, version, embedder, { onProgress: progress(`vectors-${embedder.key}`) });
-        entry = { embedder, vectors: await withhold(stored, catalog, store, embedder, withheld) };
+        entry = { embedder, vectors: await withhold(stored, catalog, store, embedder, withheld, progress(`withhold ${kind}`)) };
         dense.set(kind, entry);
       }
       return entry;
@@ -133,7 +140,7 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
       const model = kind ? await denseFor(kind) : undefined;
       const fusion = retriever === 'hybrid-rrf' ? 'rrf' : retriever.startsWith('hybrid') ? 'score' : undefined;
       const started = process.hrtime.bigint();
-      const rankings = await rank(queries, bm25, model, fusion, options.denseWeight ?? DEFAULT_DENSE_WEIGHT);
+      const rankings = await rank(queries, bm25, model, fusion, options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[kind ?? 'dense'], progress(`rank ${retriever}`));
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       results.push(score(retriever, queries, rankings.map((list) => list.map((s) => catalog.entry(s.doc).id)), ms));
     }
@@ -152,9 +159,14 @@ async function rank(
   model: { embedder: Embedder; vectors: VectorIndex } | undefined,
   fusion: 'score' | 'rrf' | undefined,
   denseWeight: number,
+  onProgress: Progress,
 ): Promise<Scored[][]> {
   const lexical = (q: EvalQuery, depth: number) => bm25.search(queryTerms(q.query), depth);
-  if (!model) return queries.map((q) => lexical(q, DEPTH));
+  if (!model) {
+    const out = queries.map((q) => lexical(q, DEPTH));
+    onProgress(queries.length, queries.length);
+    return out;
+  }
   const out: Scored[][] = [];
   for (let i = 0; i < queries.length; i += 64) {
     const batch = queries.slice(i, i + 64);
@@ -164,17 +176,22 @@ async function rank(
       const lists = [lexical(q, FUSION_DEPTH), model.vectors.search(vectors[j]!, FUSION_DEPTH)] as const;
       out.push(fusion === 'rrf' ? reciprocalRankFusion(lists, DEPTH) : fuseHybrid(lists[0], lists[1], DEPTH, denseWeight));
     });
+    onProgress(out.length, queries.length);
   }
   return out;
 }
 
 /** A copy of the stored vectors with the held-out tools re-embedded from passages without their descriptions. */
-async function withhold(stored: VectorIndex, catalog: Catalog, store: LibraryStore, embedder: Embedder, withheld: ReadonlySet<string>): Promise<VectorIndex> {
+async function withhold(stored: VectorIndex, catalog: Catalog, store: LibraryStore, embedder: Embedder, withheld: ReadonlySet<string>, onProgress: Progress): Promise<VectorIndex> {
   const data = Float32Array.from(stored.data);
   const passage = passageOf(store);
   const ids = [...withheld];
-  const vectors = await embedder.embedPassages(ids.map((id) => passage({ ...store.get(id)!, description: '' })));
-  ids.forEach((id, i) => data.set(vectors[i]!, catalog.docOf(id)! * stored.dim));
+  for (let i = 0; i < ids.length; i += 32) {
+    const batch = ids.slice(i, i + 32);
+    const vectors = await embedder.embedPassages(batch.map((id) => passage({ ...store.get(id)!, description: '' })));
+    batch.forEach((id, j) => data.set(vectors[j]!, catalog.docOf(id)! * stored.dim));
+    onProgress(i + batch.length, ids.length);
+  }
   return new VectorIndex(data, stored.dim);
 }
 

@@ -38,15 +38,16 @@ function best(fused: Map<number, number>, k: number): Scored[] {
 }
 
 /**
- * How much the dense list counts against BM25 in hybrid search. Chosen on the evaluation (docs/retrieval.md):
- * with the shipped USE model, dense is the weaker signal and helps as a tie-breaker, not as an equal.
+ * How much the dense list counts against BM25 in hybrid search, per encoder. Chosen on the evaluation
+ * (docs/retrieval.md): the shipped USE model is the weaker signal and helps as a tie-breaker (0.2); a local ONNX
+ * encoder such as all-MiniLM-L6-v2 is as strong as BM25 and fuses best as an equal (1).
  */
-export const DEFAULT_DENSE_WEIGHT = 0.2;
+export const DEFAULT_DENSE_WEIGHTS: Readonly<Record<'use' | 'dense', number>> = { use: 0.2, dense: 1 };
 
 /** How deep each list goes before fusion: deep enough that a document one list ranks low still meets the other's. */
 export const FUSION_DEPTH = 100;
 
 /** The hybrid retriever's fusion: normalized scores, BM25 at weight 1 and the dense list at `denseWeight`. */
-export function fuseHybrid(lexical: Scored[], dense: Scored[], k: number, denseWeight = DEFAULT_DENSE_WEIGHT): Scored[] {
+export function fuseHybrid(lexical: Scored[], dense: Scored[], k: number, denseWeight: number): Scored[] {
   return normalizedScoreFusion([lexical, dense], k, [1, denseWeight]);
 }

@@ -6,7 +6,7 @@ import { buildLexical } from './build.js';
 import type { Catalog } from './catalog.js';
 import type { Embedder } from './embedder.js';
 import { LibraryVersion } from './fingerprint.js';
-import { DEFAULT_DENSE_WEIGHT, FUSION_DEPTH, fuseHybrid } from './fuse.js';
+import { DEFAULT_DENSE_WEIGHTS, FUSION_DEPTH, fuseHybrid } from './fuse.js';
 import { IndexFileError } from './index-file.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
 import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
@@ -41,7 +41,7 @@ export interface ToolSearchOptions {
   embedModel?: string;
   pooling?: Pooling;
   queryPrefix?: string;
-  /** Weight of the dense list against BM25's in hybrid search (default 0.2, measured with USE). */
+  /** Weight of the dense list against BM25's in hybrid search (default 0.2 with USE, 1 with an --embed-model). */
   denseWeight?: number;
   /** Build a missing or stale index on first use (default true). With false, using one is an error. */
   autoBuild?: boolean;
@@ -120,7 +120,7 @@ export class ToolSearch {
       if (retriever !== 'hybrid') return this.results(vectors.search(queryVectors[i]!, k, accept), catalog);
       const depth = Math.max(FUSION_DEPTH, k);
       const lists = [bm25.search(queryTerms(q), depth, accept), vectors.search(queryVectors[i]!, depth, accept)];
-      return this.results(fuseHybrid(lists[0]!, lists[1]!, k, this.options.denseWeight ?? DEFAULT_DENSE_WEIGHT), catalog);
+      return this.results(fuseHybrid(lists[0]!, lists[1]!, k, this.options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[this.hybridPartner()]), catalog);
     });
   }
 
@@ -204,9 +204,13 @@ export class ToolSearch {
 
   private lexicalIndex(): Lexical {
     if (this.lexical) return this.lexical;
+    this.options.onProgress?.('bm25 load', 0, 2);
     if (this.lexicalCurrent()) {
       try {
-        this.lexical = { catalog: loadCatalog(this.libraryDir), bm25: loadBm25(this.libraryDir) };
+        const catalog = loadCatalog(this.libraryDir);
+        this.options.onProgress?.('bm25 load', 1, 2);
+        this.lexical = { catalog, bm25: loadBm25(this.libraryDir) };
+        this.options.onProgress?.('bm25 load', 2, 2);
         return this.lexical;
       } catch (error) {
         // A header that reads as current over a body that does not: rebuild like any stale file.
@@ -221,9 +225,13 @@ export class ToolSearch {
   private buildLexical(): Lexical {
     const store = LibraryStore.open(this.libraryDir);
     try {
-      const built = buildLexical(store, DEFAULT_BM25_PARAMS, (done, total) => this.options.onProgress?.('bm25', done, total));
+      const progress = this.options.onProgress;
+      const built = buildLexical(store, DEFAULT_BM25_PARAMS, progress);
+      progress?.('bm25 write', 0, 2);
       saveCatalog(this.libraryDir, this.version(), built.catalog);
+      progress?.('bm25 write', 1, 2);
       saveBm25(this.libraryDir, this.version(), built.bm25, DEFAULT_BM25_PARAMS);
+      progress?.('bm25 write', 2, 2);
       return built;
     } finally {
       store.close();
@@ -236,7 +244,12 @@ export class ToolSearch {
       if (kind === 'dense' && !this.options.embedModel) {
         throw new SearchError('the dense retriever needs a local ONNX model directory (--embed-model DIR); `use` runs the shipped Universal Sentence Encoder');
       }
-      embedder = kind === 'use' ? loadUseEmbedder() : loadOnnxEmbedder(this.options.embedModel!, { pooling: this.options.pooling, queryPrefix: this.options.queryPrefix });
+      const stage = `${kind} model`;
+      this.options.onProgress?.(stage, 0, 1);
+      embedder = (kind === 'use' ? loadUseEmbedder() : loadOnnxEmbedder(this.options.embedModel!, { pooling: this.options.pooling, queryPrefix: this.options.queryPrefix })).then((loaded) => {
+        this.options.onProgress?.(stage, 1, 1);
+        return loaded;
+      });
       this.embedders.set(kind, embedder);
       embedder.catch(() => this.embedders.delete(kind));
     }

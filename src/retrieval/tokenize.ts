@@ -1,6 +1,8 @@
 import { stemmer } from 'stemmer';
 import { STOP_WORDS } from './stopwords.js';
 
+const HUMPS = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+
 /**
  * Splits text into raw words: runs of letters and digits, with identifiers broken at camelCase humps
  * (getPetById → get Pet By Id, HTTPResponse → HTTP Response). snake_case and kebab-case fall apart at
@@ -9,7 +11,7 @@ import { STOP_WORDS } from './stopwords.js';
 export function words(text: string): string[] {
   const out: string[] = [];
   for (const run of text.match(/[\p{L}\p{N}]+/gu) ?? []) {
-    for (const part of run.split(/(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u)) out.push(part.toLowerCase());
+    for (const part of run.split(HUMPS)) out.push(part.toLowerCase());
   }
   return out;
 }
@@ -35,5 +37,23 @@ export function isStopWord(word: string): boolean {
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   for (const word of words(text)) if (!isStopWord(word)) out.push(stem(word));
+  return out;
+}
+
+/**
+ * What BM25 indexes and looks up: tokenize()'s terms, and a capitalized name of two or three humps (GitHub,
+ * YouTube, PayPal, LinkedIn) also kept whole beside its parts, since users write it as one word: split alone,
+ * "GitHub v3 REST API" never matched the query word "github".
+ */
+export function indexTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const run of text.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const parts = run.split(HUMPS);
+    for (const part of parts) {
+      const word = part.toLowerCase();
+      if (!isStopWord(word)) out.push(stem(word));
+    }
+    if (parts.length > 1 && parts.length <= 3 && /^\p{Lu}\p{Ll}/u.test(run)) out.push(stem(run.toLowerCase()));
+  }
   return out;
 }

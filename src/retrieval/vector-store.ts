@@ -18,7 +18,12 @@ export async function ensureVectors(
   embedder: Embedder,
   { force = false, onProgress }: { force?: boolean; onProgress?: Progress } = {},
 ): Promise<VectorIndex> {
-  if (!force && vectorsCurrent(libraryDir, version, embedder)) return loadVectors(libraryDir, embedder.key);
+  if (!force && vectorsCurrent(libraryDir, version, embedder)) {
+    onProgress?.(0, 1);
+    const vectors = loadVectors(libraryDir, embedder.key);
+    onProgress?.(1, 1);
+    return vectors;
+  }
   const store = LibraryStore.open(libraryDir);
   try {
     const vectors = await buildVectors(store, embedder, onProgress);

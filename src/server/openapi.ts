@@ -124,10 +124,10 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         get: {
           operationId: 'listTools',
           tags: ['Tools'],
-          summary: 'A page of tool summaries in library order',
+          summary: 'A page of tool summaries: in library order, or best match first with q',
           parameters: [
             { name: 'category', in: 'query', description: 'Only tools of this category.', schema: { type: 'string' } },
-            { name: 'q', in: 'query', description: 'Case-insensitive substring of id, name or description.', schema: { type: 'string' } },
+            { name: 'q', in: 'query', description: 'Case-insensitive substring of id, name or description; matches come best first (the name is the text, starts with it or holds it as words, then the id, then the description; shorter names first).', schema: { type: 'string' } },
             { name: 'limit', in: 'query', description: 'Page size.', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 } },
             { name: 'cursor', in: 'query', description: 'The `next_cursor` of the previous page.', schema: { type: 'string' } },
           ],

@@ -75,7 +75,7 @@ export async function libraryCategories(store: LibraryStore, file: TaskFile): Pr
 }
 
 /** The library directory read in this process, as reference mapping reads a server's. */
-function storeLibrary(store: LibraryStore): LibraryClient {
+export function storeLibrary(store: LibraryStore): LibraryClient {
   return {
     tool: async (id) => store.get(id),
     find: async (text) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LOG_INTERVAL_MS, logProgress } from '../../src/cli/progress.js';
+import { LOG_INTERVAL_MS, logInterval, logProgress } from '../../src/cli/progress.js';
 
 test('progress written to a log is a line every interval and one at the end of a stage; a short stage writes none', (t) => {
   const lines: string[] = [];
@@ -25,4 +25,32 @@ test('progress written to a log is a line every interval and one at the end of a
   progress.stop();
   t.mock.restoreAll();
   assert.deepEqual(lines, ['toolenv: long 40/100 tasks (40%, 10 s)\n', 'toolenv: long 100/100 tasks (100%, 13 s)\n']);
+});
+
+test('a job of short stages is not silent: a line once the job has written none for the interval, whatever the stage', (t) => {
+  const lines: string[] = [];
+  t.mock.method(process.stderr, 'write', (chunk: string) => {
+    lines.push(chunk);
+    return true;
+  });
+  let clock = 0;
+  const progress = logProgress('items', () => clock);
+  progress.update('tools', 0, 1);
+  clock = 6000;
+  progress.update('tools', 1, 1);
+  progress.update('links', 0, 1);
+  clock = 10_500;
+  progress.update('links', 1, 1);
+  progress.update('rules', 0, 2);
+  clock = 14_000;
+  progress.update('rules', 1, 2);
+  progress.stop();
+  t.mock.restoreAll();
+  assert.deepEqual(lines, ['toolenv: links 1/1 items (100%, 5 s)\n']);
+});
+
+test('TOOLENV_PROGRESS_SECONDS sets the interval; 0 writes every update; anything else keeps 10 s', () => {
+  assert.equal(logInterval({ TOOLENV_PROGRESS_SECONDS: '2.5' }), 2500);
+  assert.equal(logInterval({ TOOLENV_PROGRESS_SECONDS: '0' }), 0);
+  for (const text of [undefined, '', 'soon', '-1']) assert.equal(logInterval({ TOOLENV_PROGRESS_SECONDS: text }), LOG_INTERVAL_MS);
 });

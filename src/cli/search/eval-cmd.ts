@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EVAL_RETRIEVERS, type EvalRetriever } from '../../retrieval/retrievers.js';
+import { EVAL_RETRIEVERS, RETRIEVERS, type EvalRetriever, type RetrieverName } from '../../retrieval/retrievers.js';
 import { intFlag, numberFlag, printJson, printLine, UsageError } from '../output.js';
 import type { LibraryFlags } from './options.js';
 
@@ -7,13 +7,15 @@ export function registerEval(search: Command): void {
   search
     .command('eval')
     .description('retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): Recall@k, NDCG@k, MRR per retriever')
-    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25,use,hybrid,hybrid-rrf; with --embed-model also dense,hybrid-dense)`)
+    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25; with --embed-model bm25,dense,hybrid-dense; use and hybrid build USE vectors, an hour or more for a full library)`)
     .option('--size <n>', 'queries per set', '200')
     .option('--seed <n>', 'seed of the query sample', '1')
+    .option('--tasks <file>', "score the queries of a task file instead (ToolBench, BFCL, API-Bank, MCP or ToolEnv format) against their reference tools, mapped as `toolenv eval` maps them, through the library's index files; retrievers of " + RETRIEVERS.join(', '))
     .configureHelp({ showGlobalOptions: true })
     .action(async (_opts: unknown, command: Command) => {
-      const opts = command.optsWithGlobals<LibraryFlags & { retrievers?: string; size: string; seed: string; json?: boolean }>();
+      const opts = command.optsWithGlobals<LibraryFlags & { retrievers?: string; size: string; seed: string; tasks?: string; json?: boolean }>();
       const retrievers = opts.retrievers?.split(',').map((r) => r.trim());
+      if (opts.tasks !== undefined) return evalTasks(opts, opts.tasks, retrievers);
       for (const r of retrievers ?? []) {
         if (!(EVAL_RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers: unknown retriever ${JSON.stringify(r)}; use ${EVAL_RETRIEVERS.join(', ')}`);
       }
@@ -48,4 +50,41 @@ export function registerEval(search: Command): void {
         progress.stop();
       }
     });
+}
+
+async function evalTasks(opts: LibraryFlags & { json?: boolean }, file: string, names: string[] | undefined): Promise<void> {
+  for (const r of names ?? []) {
+    if (!(RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers with --tasks: unknown retriever ${JSON.stringify(r)}; use ${RETRIEVERS.join(', ')}`);
+  }
+  const retrievers = (names ?? (opts.embedModel ? ['bm25', 'dense', 'hybrid'] : ['bm25'])) as RetrieverName[];
+  const [{ evaluateTaskFile }, { asUsage, openSearch }, { stagedProgress }, { EvalInputError }] = await Promise.all([
+    import('../../retrieval/eval-tasks.js'),
+    import('./open.js'),
+    import('../progress.js'),
+    import('../../eval/tasks.js'),
+  ]);
+  const progress = stagedProgress('tools');
+  const searcher = openSearch(opts, { onProgress: progress.update });
+  try {
+    const report = await asUsage(async () => {
+      try {
+        return await evaluateTaskFile(searcher, file, retrievers);
+      } catch (error) {
+        if (error instanceof EvalInputError) throw new UsageError(error.message, { cause: error });
+        throw error;
+      }
+    });
+    progress.stop();
+    if (opts.json) return printJson(report);
+    printLine(`${report.file} (${report.format}): ${report.scored} of ${report.tasks} tasks have a reference tool in the library`);
+    printLine('retriever       R@1    R@3    R@10   NDCG@3 NDCG@10 MRR@10  | ms/query');
+    const f = (n: number) => n.toFixed(3).padEnd(7);
+    for (const r of report.results) {
+      const o = r.overall;
+      printLine(`${r.retriever.padEnd(14)}  ${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ${r.ms_per_query}`);
+    }
+  } finally {
+    progress.stop();
+    await searcher.close();
+  }
 }

@@ -15,10 +15,10 @@ export interface LibraryFlags {
 export function libraryOptions(command: Command): Command {
   return command
     .option('--library <dir>', 'library directory', defaultLibraryDir())
-    .option('--embed-model <dir>', 'local ONNX sentence-encoder directory (transformers.js layout, e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid')
+    .option('--embed-model <dir>', 'local ONNX sentence-encoder directory (transformers.js layout: models/all-minilm-l6-v2 from `npm run setup:encoder`, or e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid')
     .option('--pooling <mean|cls>', "pooling of the --embed-model (default: the model's 1_Pooling/config.json, else mean)")
     .option('--query-prefix <text>', 'text put before each query for --embed-model (bge: "Represent this sentence for searching relevant passages: ")')
-    .option('--dense-weight <w>', 'weight of the dense list against BM25 in hybrid search (default 0.2, measured with the USE model)');
+    .option('--dense-weight <w>', 'weight of the dense list against BM25 in hybrid search (default: 0.2 with the USE model, 1 with --embed-model; measured)');
 }
 
 export function retrieverFlag(value: string): RetrieverName {

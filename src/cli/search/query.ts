@@ -17,7 +17,7 @@ const BATCH = 64;
 
 export function registerQuery(search: Command): void {
   libraryOptions(search)
-    .argument('[query...]', 'what the tool should do, in words')
+    .argument('[query...]', 'what the tool should do, in words; each argument is one query (quote a query of several words)')
     .option('-k, --k <n>', 'results per query', '3')
     .option('--retriever <name>', 'bm25 (default, embedded), use (shipped Universal Sentence Encoder), dense (--embed-model), hybrid (bm25 + use, or + --embed-model, score fusion)', 'bm25')
     .option('--category <name>', 'only tools of this category')
@@ -27,8 +27,11 @@ export function registerQuery(search: Command): void {
       const k = intFlag('-k', opts.k, { min: 1, max: 1000 });
       const retriever = retrieverFlag(opts.retriever);
       if (opts.queries !== undefined && words.length > 0) throw new UsageError('give either a QUERY or --queries FILE, not both');
-      const queries = opts.queries !== undefined ? readQueries(opts.queries) : [words.join(' ')];
-      if (queries.length === 1 && queries[0]!.trim() === '') throw new UsageError('nothing to search for: give a QUERY or --queries FILE');
+      if (opts.queries === undefined && words.length === 0) throw new UsageError('nothing to search for: give a QUERY or --queries FILE');
+      words.forEach((query, i) => {
+        if (query.trim() === '') throw new UsageError(`query ${i + 1} is empty: give each query as one argument, e.g. toolenv search "send an sms" "get a github repository"`);
+      });
+      const queries = opts.queries !== undefined ? readQueries(opts.queries) : words;
       const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../progress.js')]);
       const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });

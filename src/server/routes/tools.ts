@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { LibraryError } from '../../library/store.js';
+import { LibraryError, type LibraryStore, type ToolSummary } from '../../library/store.js';
+import { rankSubstringMatches } from '../../retrieval/substring-rank.js';
 import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
 import { requestHeader } from '../request-header.js';
@@ -8,6 +9,33 @@ import { EPISODE_HEADER } from '../../episodes/header.js';
 import { CALL_ROUTE, toolCall } from '../tool-call.js';
 
 export const MAX_PAGE = 1000;
+
+/** Ranked pages continue at an offset into the ranking (which is recomputed: it is deterministic for a library). */
+const RANKED_CURSOR = /^r(\d+)$/;
+
+/**
+ * A page of the tools whose id, name or description contains `q`, best matches first (rankSubstringMatches): the
+ * whole match set is read and ranked, then cut at the cursor's offset.
+ */
+function rankedPage(store: LibraryStore, query: { q: string; category?: string; cursor?: string; limit?: number }): { tools: ToolSummary[]; next_cursor: string | null } {
+  const limit = query.limit ?? 50;
+  let offset = 0;
+  if (query.cursor !== undefined) {
+    const match = RANKED_CURSOR.exec(Buffer.from(query.cursor, 'base64url').toString('utf8'));
+    if (!match) throw new LibraryError(`invalid cursor ${JSON.stringify(query.cursor)}: pass the next_cursor of a page with the same q`);
+    offset = Number(match[1]);
+  }
+  const matches: ToolSummary[] = [];
+  let after: string | undefined;
+  do {
+    const page = store.list({ q: query.q, category: query.category, cursor: after, limit: MAX_PAGE });
+    matches.push(...page.tools);
+    after = page.next_cursor ?? undefined;
+  } while (after !== undefined);
+  const tools = rankSubstringMatches(matches, query.q).slice(offset, offset + limit);
+  const end = offset + tools.length;
+  return { tools, next_cursor: end < matches.length ? Buffer.from(`r${end}`).toString('base64url') : null };
+}
 
 /** The library (`GET /v1/tools`, `GET /v1/tools/{id}`) and single calls (`POST /v1/tools/{id}/call`). */
 export function toolRoutes(ctx: AppContext): Hono {
@@ -21,15 +49,11 @@ export function toolRoutes(ctx: AppContext): Hono {
       limit = Number(limitText);
       if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_PAGE) throw httpProblem(400, `limit must be an integer between 1 and ${MAX_PAGE}, got ${JSON.stringify(limitText)}`, { title: 'Invalid query parameter' });
     }
+    const category = url.searchParams.get('category') ?? undefined;
+    const q = url.searchParams.get('q') ?? undefined;
+    const cursor = url.searchParams.get('cursor') ?? undefined;
     try {
-      return c.json(
-        ctx.store.list({
-          category: url.searchParams.get('category') ?? undefined,
-          q: url.searchParams.get('q') ?? undefined,
-          cursor: url.searchParams.get('cursor') ?? undefined,
-          limit,
-        }),
-      );
+      return c.json(q ? rankedPage(ctx.store, { q, category, cursor, limit }) : ctx.store.list({ category, cursor, limit }));
     } catch (error) {
       if (error instanceof LibraryError) throw httpProblem(400, error.message, { title: 'Invalid query parameter' });
       throw error;
