@@ -116,7 +116,10 @@ export function registerServe(program: Command): void {
       // Loaded only here: the converter is a large import that a normal start does not need.
       const { buildDefaultLibrary } = await import('../library/build.js');
       const summary = await buildDefaultLibrary({ dir: flags.library });
-      process.stderr.write(`toolenv: built ${summary.tools} tools in ${(summary.duration_ms / 1000).toFixed(1)} s\n`);
+      process.stderr.write(`toolenv: built ${summary.tools} tools in ${(summary.duration_ms / 1000).toFixed(1)} s; building the search index\n`);
+      const { buildLexicalIndex } = await import('./library/build.js');
+      const indexMs = await buildLexicalIndex(flags.library, () => {});
+      process.stderr.write(`toolenv: built the BM25 index in ${(indexMs / 1000).toFixed(1)} s\n`);
     }
     if (placement === undefined && workers > 1) {
       // Checked here, once, rather than by every worker; the primary itself loads none of the serving code.

