@@ -4,7 +4,8 @@ import type { Arguments } from '../simulator/types.js';
 import { isRecord, isScalar, primaryRecords, requestScalars, type RequestScalar, type Scalar } from './fields.js';
 
 /** How a response field was found to mean what a request value means. */
-export type MatchRule = 'name' | 'synonym' | 'resource_id' | 'full_name' | 'search';
+export const MATCH_RULES = ['name', 'synonym', 'resource_id', 'full_name', 'search'] as const;
+export type MatchRule = (typeof MATCH_RULES)[number];
 
 /** One request value and what the response says where it should repeat it. */
 export interface ConsistencyCheck {
@@ -78,7 +79,7 @@ function dotted(record: Record<string, unknown>, path: string): unknown {
 
 function fieldPointer(body: unknown, record: Record<string, unknown>, name: string): string {
   const at = pointerOf(body, record) ?? '';
-  return `${at}/${name}`;
+  return name === '' ? at : `${at}/${name}`;
 }
 
 function pointerOf(body: unknown, target: object, at = '', depth = 0): string | undefined {

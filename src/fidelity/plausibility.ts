@@ -149,6 +149,8 @@ export const money: PlausibilityCheck = {
   },
 };
 
+const TOTALS = new Set(['total', 'total_count', 'total_results', 'total_items', 'total_records', 'total_hits', 'total_size', 'totalcount']);
+
 /** `pets_count` next to `pets`, or `count` / `total` next to the one list of a page. */
 export const countMatchesArray: PlausibilityCheck = {
   name: 'count_matches_array',
@@ -158,16 +160,15 @@ export const countMatchesArray: PlausibilityCheck = {
     const key = field.key;
     let list: unknown[] | undefined;
     let exact = true;
-    const counted = /^(.+)_count$/.exec(key)?.[1] ?? /^(?:num|number_of|count_of)_(.+)$/.exec(key)?.[1];
-    if (counted !== undefined) {
-      list = siblings.find(([name]) => nameKey(name) === counted || nameKey(name) === `${counted}s`)?.[1];
-    } else if (['count', 'size', 'length', 'result_count', 'results_count', 'item_count', 'items_count', 'num_results', 'returned', 'page_count'].includes(key)) {
-      if (key === 'page_count') return undefined;
-      list = siblings.length === 1 ? siblings[0]![1] : undefined;
-    } else if (['total', 'total_count', 'total_results', 'total_items', 'total_records', 'total_hits', 'total_size', 'totalcount'].includes(key)) {
+    const counted = TOTALS.has(key) ? undefined : (/^(.+)_count$/.exec(key)?.[1] ?? /^(?:num|number_of|count_of)_(.+)$/.exec(key)?.[1]);
+    if (TOTALS.has(key)) {
       // A total counts every match, the page only some of them.
       list = siblings.length === 1 ? siblings[0]![1] : undefined;
       exact = false;
+    } else if (counted !== undefined) {
+      list = siblings.find(([name]) => nameKey(name) === counted || nameKey(name) === `${counted}s`)?.[1];
+    } else if (['count', 'size', 'length', 'result_count', 'results_count', 'item_count', 'items_count', 'num_results', 'returned'].includes(key)) {
+      list = siblings.length === 1 ? siblings[0]![1] : undefined;
     }
     if (list === undefined) return undefined;
     const n = numeric(field.value);

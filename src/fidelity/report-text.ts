@@ -20,6 +20,9 @@ export function reportLines(report: FidelityReport, wallSeconds: number): string
   row('answers with a checkable value', (s) => String(s.request_consistency.answers_checkable));
   row('plausibility checks passed', (s) => cell(s.plausibility.passed, s.plausibility.applicable, s.plausibility.rate));
 
+  lines.push('', '| consistency by match | checks | consistent | rate |', '|---|---:|---:|---:|');
+  for (const [name, c] of Object.entries(report.consistency_rules)) lines.push(`| ${name} | ${c.checks} | ${c.consistent} | ${percent(c.rate)} |`);
+
   lines.push('', '| plausibility check | applicable | passed | rate |', '|---|---:|---:|---:|');
   for (const [name, c] of Object.entries(report.plausibility_checks)) lines.push(`| ${name} | ${c.applicable} | ${c.passed} | ${percent(c.rate)} |`);
 

@@ -2,7 +2,7 @@ import type { LibraryStore } from '../library/store.js';
 import type { Tool } from '../library/tool.js';
 import { createSimulator } from '../simulator/pipeline.js';
 import type { Arguments, CallResult, Responder } from '../simulator/types.js';
-import { consistencyChecks } from './consistency.js';
+import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
 import { declaredErrors, errorSchema, type DeclaredErrors } from './error-schemas.js';
 import { primaryRecords, responseFields } from './fields.js';
 import { CHECKS } from './plausibility.js';
@@ -28,8 +28,9 @@ import {
 
 /** The default sample: issue #17 asks for at least 2,000 tools. */
 export const DEFAULT_SAMPLE = 2000;
-/** Examples of each kind of failure the report keeps (one per tool), for whoever fixes them. */
-export const MAX_EXAMPLES = 25;
+/** Examples of failures the report keeps, for whoever fixes them: at most one per tool, a few per rule or check. */
+export const MAX_EXAMPLES = 40;
+const MAX_PER_KIND = 5;
 
 export interface FidelityOptions {
   store: LibraryStore;
@@ -68,6 +69,8 @@ export interface FidelityReport {
   tools: { library: number; sampled: number; valid_requests: number; no_valid_request: number; unanswered: number; with_response_schema: number };
   overall: SuccessSummary;
   by_source: Record<SuccessSource, SuccessSummary>;
+  /** Request consistency by how the response field was matched (all sources). */
+  consistency_rules: Record<MatchRule, { checks: number; consistent: number; rate: number | null }>;
   plausibility_checks: Record<string, { applicable: number; passed: number; rate: number | null }>;
   errors: {
     /** Sampled tools whose API document the library keeps (OpenAPI tools). */
@@ -110,6 +113,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
 
   const bySource = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, successTally()])) as Record<SuccessSource, SuccessTally>;
   const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
+  const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Record<MatchRule, { checks: number; consistent: number }>;
   const errorKinds = { forced: newErrorKind(), refusal: newErrorKind() };
   const counts = { valid_requests: 0, no_valid_request: 0, unanswered: 0, with_response_schema: 0, operations: 0, declaring_4xx: 0, declaring_error_schema: 0 };
   const inconsistent: Inconsistency[] = [];
@@ -132,7 +136,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
       const source = result.source as SuccessSource;
       const tally = bySource[source] ?? bySource.synth;
       tally.answers++;
-      scoreSuccess(tool, args, result.body, tally, checks, validates, inconsistent, implausible);
+      scoreSuccess(tool, args, result.body, { tally, checks, rules, validates, inconsistent, implausible });
     }
 
     if (tool.origin.format !== 'openapi') continue;
@@ -170,6 +174,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     },
     overall: summarizeSuccess(overall),
     by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<SuccessSource, SuccessSummary>,
+    consistency_rules: Object.fromEntries(MATCH_RULES.map((r) => [r, { ...rules[r], rate: rate(rules[r].consistent, rules[r].checks) }])) as FidelityReport['consistency_rules'],
     plausibility_checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { ...c, rate: rate(c.passed, c.applicable) }])),
     errors: {
       operations: counts.operations,
@@ -184,16 +189,19 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   };
 }
 
-function scoreSuccess(
-  tool: Tool,
-  args: Arguments,
-  body: unknown,
-  tally: SuccessTally,
-  checks: Record<string, { applicable: number; passed: number }>,
-  validates: ReturnType<typeof schemaChecker>,
-  inconsistent: Inconsistency[],
-  implausible: Implausibility[],
-): void {
+interface Scoring {
+  tally: SuccessTally;
+  checks: Record<string, { applicable: number; passed: number }>;
+  rules: Record<MatchRule, { checks: number; consistent: number }>;
+  validates: ReturnType<typeof schemaChecker>;
+  inconsistent: Inconsistency[];
+  implausible: Implausibility[];
+}
+
+/** Whether a list of examples has room for one more of this kind: not full, and fewer than MAX_PER_KIND of it. */
+const room = <T>(list: T[], kind: (item: T) => string, wanted: string) => list.length < MAX_EXAMPLES && list.filter((e) => kind(e) === wanted).length < MAX_PER_KIND;
+
+function scoreSuccess(tool: Tool, args: Arguments, body: unknown, { tally, checks, rules, validates, inconsistent, implausible }: Scoring): void {
   if (tool.response_schema !== undefined) {
     const verdict = validates(tool.response_schema, body);
     if (verdict === undefined) tally.schema_uncompiled++;
@@ -205,10 +213,16 @@ function scoreSuccess(
 
   const found = consistencyChecks(tool, args, body);
   if (found.length > 0) tally.consistency_answers++;
-  tally.consistency_checks += found.length;
-  tally.consistency_consistent += found.filter((c) => c.consistent).length;
-  const wrong = found.find((c) => !c.consistent);
-  if (wrong && inconsistent.length < MAX_EXAMPLES) inconsistent.push({ tool: tool.id, rule: wrong.rule, request: wrong.request, field: wrong.field, expected: wrong.expected, got: wrong.got });
+  for (const check of found) {
+    tally.consistency_checks++;
+    rules[check.rule].checks++;
+    if (check.consistent) {
+      tally.consistency_consistent++;
+      rules[check.rule].consistent++;
+    }
+  }
+  const wrong = found.find((c) => !c.consistent && room(inconsistent, (e) => e.rule, c.rule));
+  if (wrong) inconsistent.push({ tool: tool.id, rule: wrong.rule, request: wrong.request, field: wrong.field, expected: wrong.expected, got: wrong.got });
 
   const read = readsOne(tool);
   let shown = false;
@@ -221,7 +235,7 @@ function scoreSuccess(
       if (verdict) {
         tally.plausibility_passed++;
         checks[check.name]!.passed++;
-      } else if (!shown && implausible.length < MAX_EXAMPLES) {
+      } else if (!shown && room(implausible, (e) => e.check, check.name)) {
         implausible.push({ tool: tool.id, check: check.name, field: field.path, value: field.value });
         shown = true;
       }
