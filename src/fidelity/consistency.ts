@@ -53,9 +53,12 @@ export function sameScalar(expected: Scalar, got: unknown): boolean {
   return got === expected || (isScalar(got) && String(got) === String(expected));
 }
 
-/** The request property naming the addressed resource: the template ending a REST path (`petId` of `/pets/{petId}`). */
+/**
+ * The request property naming the addressed resource: the template ending a REST path (`petId` of `/pets/{petId}`).
+ * None for a POST, which creates something under it (`POST /owner/{entityId}/avatar` answers the avatar).
+ */
 function addressedId(tool: Tool): string | undefined {
-  if (tool.origin.format !== 'openapi') return undefined;
+  if (tool.origin.format !== 'openapi' || tool.origin.method.toLowerCase() === 'post') return undefined;
   const wire = /\{([^}]+)\}\/?$/.exec(tool.origin.path)?.[1];
   if (wire === undefined) return undefined;
   return Object.entries(tool.bindings ?? {}).find(([, binding]) => binding.in === 'path' && binding.name === wire)?.[0] ?? wire;

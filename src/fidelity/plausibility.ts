@@ -94,8 +94,11 @@ export const last4: PlausibilityCheck = {
 let currencies: Set<string> | undefined;
 let regions: Intl.DisplayNames | undefined;
 
+/** ISO 4217 codes ICU leaves out: fund codes, precious metals, bond units, the 2023 bolívar. XXX (no currency) and XTS (testing) stay out. */
+const ICU_MISSING = ['CLF', 'BOV', 'CHE', 'CHW', 'COU', 'MXV', 'USN', 'UYI', 'UYW', 'XUA', 'XBA', 'XBB', 'XBC', 'XBD', 'XAU', 'XAG', 'XPD', 'XPT', 'VED'];
+
 export function isCurrencyCode(value: string): boolean {
-  currencies ??= new Set(Intl.supportedValuesOf('currency'));
+  currencies ??= new Set([...Intl.supportedValuesOf('currency'), ...ICU_MISSING]);
   return /^[A-Za-z]{3}$/.test(value) && currencies.has(value.toUpperCase());
 }
 
@@ -125,7 +128,8 @@ export const currency: PlausibilityCheck = {
 export const country: PlausibilityCheck = {
   name: 'country_code',
   test: ({ field }) => {
-    if (typeof field.value !== 'string') return undefined;
+    // A phone number's `country_code` is a calling code (`"1"`, `"+44"`), not a region.
+    if (typeof field.value !== 'string' || /^\+?\d+$/.test(field.value)) return undefined;
     const code = ['country_code', 'countrycode', 'country_iso', 'country_iso_code', 'iso_country', 'iso_country_code', 'country_alpha2', 'iso2', 'alpha2'].includes(field.key) || field.format === 'iso-3166' || field.format === 'country-code';
     const shortCountry = hasWord(field.key, 'country') && field.value.length === 2;
     if (!code && !shortCountry) return undefined;
@@ -149,6 +153,9 @@ export const money: PlausibilityCheck = {
   },
 };
 
+/** The body's top-level object, or one under a wrapper (`{data: {items: [...], total}}`). */
+const isEnvelope = (field: ResponseField) => field.path.split('/').length <= 3;
+
 const TOTALS = new Set(['total', 'total_count', 'total_results', 'total_items', 'total_records', 'total_hits', 'total_size', 'totalcount']);
 
 /** `pets_count` next to `pets`, or `count` / `total` next to the one list of a page. */
@@ -170,6 +177,8 @@ export const countMatchesArray: PlausibilityCheck = {
     } else if (['count', 'size', 'length', 'result_count', 'results_count', 'item_count', 'items_count', 'num_results', 'returned'].includes(key)) {
       list = siblings.length === 1 ? siblings[0]![1] : undefined;
     }
+    // A bare `count` or `total` counts the page only in the page's envelope: a product's `count` is its stock.
+    if (counted === undefined && !isEnvelope(field)) return undefined;
     if (list === undefined) return undefined;
     const n = numeric(field.value);
     if (n === undefined || !Number.isInteger(n)) return false;
@@ -230,8 +239,9 @@ export const url: PlausibilityCheck = {
     if (typeof field.value !== 'string' || field.value === '') return undefined;
     const last = words(field.key).at(-1);
     if (!(field.format === 'uri' || field.format === 'url' || ['url', 'uri', 'href', 'homepage', 'website'].includes(last ?? ''))) return undefined;
-    // Hypermedia templates (GitHub's `{/other_user}`) and relative links are URLs too.
-    if (field.value.startsWith('/')) return true;
+    // Relative references (`/v1/pets/7`, `rest/gadgets/x.xml`) and scp-style git remotes (`git@github.com:o/r.git`) are URLs too.
+    if (/^[\w.~%!$&'()*+,;=@\/?#[\]{}-]+$/.test(field.value) && field.value.includes('/')) return true;
+    if (/^[\w.-]+@[\w.-]+\.[a-z]{2,}:[\w./~-]+$/i.test(field.value)) return true;
     try {
       const parsed = new URL(field.value.replace(/\{[^}]*\}/g, ''));
       return /^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) && (parsed.protocol !== 'http:' && parsed.protocol !== 'https:' ? true : parsed.hostname.includes('.') || parsed.hostname === 'localhost');
@@ -249,8 +259,10 @@ export const dateInRange: PlausibilityCheck = {
     const t = instant(field.value);
     if (t === undefined) return field.format === 'date-time' || field.format === 'date' ? false : undefined;
     const year = new Date(t).getUTCFullYear();
-    // Future dates are normal for expiries and schedules; only past events (creation, change) are bounded above.
-    return year >= 1970 && (CREATED.has(field.key) || UPDATED.has(field.key) ? t <= Date.now() + 366 * 86_400_000 : year <= 2200);
+    // A record's own creation and change fall in the computer age and not past next year; other dates (birthdays,
+    // expiries, schedules) only within two centuries either way.
+    if (CREATED.has(field.key) || UPDATED.has(field.key)) return year >= 1970 && t <= Date.now() + 366 * 86_400_000;
+    return year >= 1800 && year <= 2200;
   },
 };
 

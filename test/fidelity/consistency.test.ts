@@ -38,6 +38,9 @@ test('the addressed resource id is the record id; a parent id is not checked aga
   assert.equal(consistencyChecks(pet, { petId: 7 }, { id: 8 })[0]!.consistent, false);
   const actors = restTool('get', '/roles/{id}/actors', { id: path('id') });
   assert.deepEqual(consistencyChecks(actors, { id: 3 }, { actors: [{ id: 10 }, { id: 11 }] }), []);
+  // A POST under a resource creates another one: its id is not the path's.
+  const avatar = restTool('post', '/owner/{entityId}', { entityId: path('entityId') });
+  assert.deepEqual(consistencyChecks(avatar, { entityId: 5 }, { id: 1000 }), []);
 });
 
 test('issue_number reaches number, {owner}/{repo} full_name; a body echoes by the same name, nested fields at their place', () => {

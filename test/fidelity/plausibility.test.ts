@@ -54,6 +54,9 @@ test('currency and country codes: real ISO codes, in either case', () => {
   assert.equal(run(checks.country, field('country', 'QQ')), false);
   assert.equal(run(checks.country, field('country_code', 'Germany')), false);
   assert.equal(run(checks.country, field('country', 'Germany')), undefined);
+  assert.equal(run(checks.country, field('country_code', '+44')), undefined);
+  assert.equal(run(checks.currency, field('currency', 'CLF')), true);
+  assert.equal(run(checks.currency, field('currency', 'XXX')), false);
 });
 
 test('price_non_negative: prices and amounts are ≥ 0 numbers; refunds and balances are not checked', () => {
@@ -73,6 +76,8 @@ test('count_matches_array: `X_count` is the length of `X`, `count` of the one li
   assert.equal(run(checks.countMatchesArray, field('total', 0, { siblings: { items } })), false);
   assert.equal(run(checks.countMatchesArray, field('count', 3)), undefined);
   assert.equal(run(checks.countMatchesArray, field('count', 3, { siblings: { a: [], b: [] } })), undefined);
+  const stock = { ...field('count', 40, { siblings: { tags: ['a'] } }), path: '/data/0/products/0/count' };
+  assert.equal(run(checks.countMatchesArray, stock), undefined);
 });
 
 test('timestamps_ordered: created ≤ updated, start ≤ end, in any date form', () => {
@@ -97,6 +102,8 @@ test('email and URL: well formed; templated and relative links are URLs', () => 
   assert.equal(run(checks.url, field('followers_url', 'https://api.github.com/users/x/following{/other_user}')), true);
   assert.equal(run(checks.url, field('href', '/v1/pets/7')), true);
   assert.equal(run(checks.url, field('website', 'enchanted formation')), false);
+  assert.equal(run(checks.url, field('ssh_url', 'git@github.com:octocat/Hello-World.git')), true);
+  assert.equal(run(checks.url, field('uri', 'rest/gadgets/1.0/g/x.xml')), true);
   assert.equal(run(checks.url, field('name', 'x')), undefined);
 });
 
@@ -106,6 +113,8 @@ test('date_sane: creation dates between 1970 and next year; a date-time field mu
   assert.equal(run(checks.dateInRange, field('when', 'soon', { format: 'date-time' })), false);
   assert.equal(run(checks.dateInRange, field('expires_at', '2999-05-01T10:00:00Z', { format: 'date-time' })), false);
   assert.equal(run(checks.dateInRange, field('created_at', null)), undefined);
+  assert.equal(run(checks.dateInRange, field('created_at', '1965-01-01')), false);
+  assert.equal(run(checks.dateInRange, field('birthday', '1956-06-22', { format: 'date' })), true);
 });
 
 test('numeric and instant read the forms APIs write', () => {
