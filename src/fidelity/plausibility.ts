@@ -48,7 +48,10 @@ export const temperature: PlausibilityCheck = {
   name: 'temperature',
   test: ({ field }) => {
     const ws = words(field.key);
-    if (!ws.some((w) => /^(temp|temperature|tempf|tempc|feels|feelslike|dewpoint)$/.test(w)) || typeof field.value === 'boolean' || isRecord(field.value) || Array.isArray(field.value)) return undefined;
+    // `temp` alone may be temporary (`temp_clone_token`): it names a temperature last, or before a unit or a statistic.
+    const tempAt = ws.lastIndexOf('temp');
+    const named = ws.some((w) => /^(temperature|tempf|tempc|feelslike|dewpoint)$/.test(w)) || (tempAt >= 0 && (tempAt === ws.length - 1 || /^(f|c|k|max|min|avg|mean|high|low)$/.test(ws[tempAt + 1]!)));
+    if (!named || typeof field.value === 'boolean' || isRecord(field.value) || Array.isArray(field.value)) return undefined;
     if (field.value === null) return undefined;
     const unit = temperatureUnit(field);
     if (unit) return inRange(field.value, RANGES[unit][0], RANGES[unit][1]);
@@ -156,7 +159,8 @@ export const money: PlausibilityCheck = {
 /** The body's top-level object, or one under a wrapper (`{data: {items: [...], total}}`). */
 const isEnvelope = (field: ResponseField) => field.path.split('/').length <= 3;
 
-const TOTALS = new Set(['total', 'total_count', 'total_results', 'total_items', 'total_records', 'total_hits', 'total_size', 'totalcount']);
+/** Counts of every match, of which a page lists some (Bitbucket's `size` too). */
+const TOTALS = new Set(['size', 'total', 'total_count', 'total_results', 'total_items', 'total_records', 'total_hits', 'total_size', 'totalcount']);
 
 /** `pets_count` next to `pets`, or `count` / `total` next to the one list of a page. */
 export const countMatchesArray: PlausibilityCheck = {
@@ -174,7 +178,7 @@ export const countMatchesArray: PlausibilityCheck = {
       exact = false;
     } else if (counted !== undefined) {
       list = siblings.find(([name]) => nameKey(name) === counted || nameKey(name) === `${counted}s`)?.[1];
-    } else if (['count', 'size', 'length', 'result_count', 'results_count', 'item_count', 'items_count', 'num_results', 'returned'].includes(key)) {
+    } else if (['count', 'length', 'result_count', 'results_count', 'item_count', 'items_count', 'num_results', 'returned'].includes(key)) {
       list = siblings.length === 1 ? siblings[0]![1] : undefined;
     }
     // A bare `count` or `total` counts the page only in the page's envelope: a product's `count` is its stock.
@@ -240,7 +244,7 @@ export const url: PlausibilityCheck = {
     const last = words(field.key).at(-1);
     if (!(field.format === 'uri' || field.format === 'url' || ['url', 'uri', 'href', 'homepage', 'website'].includes(last ?? ''))) return undefined;
     // Relative references (`/v1/pets/7`, `rest/gadgets/x.xml`) and scp-style git remotes (`git@github.com:o/r.git`) are URLs too.
-    if (/^[\w.~%!$&'()*+,;=@\/?#[\]{}-]+$/.test(field.value) && field.value.includes('/')) return true;
+    if (!/^[a-z][a-z0-9+.-]*:/i.test(field.value) && /^[\w.~%!$&'()*+,;=:@\/?#[\]{}-]+$/.test(field.value) && field.value.includes('/')) return true;
     if (/^[\w.-]+@[\w.-]+\.[a-z]{2,}:[\w./~-]+$/i.test(field.value)) return true;
     try {
       const parsed = new URL(field.value.replace(/\{[^}]*\}/g, ''));

@@ -19,6 +19,8 @@ test('temperature: in range for its scale; a word or an absurd number fails; oth
   assert.equal(run(checks.temperature, field('temperature', 300, { description: 'Temperature in Kelvin' })), true);
   assert.equal(run(checks.temperature, field('temperature', 300)), false);
   assert.equal(run(checks.temperature, field('template', 'x')), undefined);
+  assert.equal(run(checks.temperature, field('max_temp', 'hot')), false);
+  assert.equal(run(checks.temperature, field('temp_clone_token', 'ABTLWHOU')), undefined);
 });
 
 test('humidity and percentage: within [0, 100]; a change may be negative', () => {
@@ -103,7 +105,8 @@ test('email and URL: well formed; templated and relative links are URLs', () => 
   assert.equal(run(checks.url, field('href', '/v1/pets/7')), true);
   assert.equal(run(checks.url, field('website', 'enchanted formation')), false);
   assert.equal(run(checks.url, field('ssh_url', 'git@github.com:octocat/Hello-World.git')), true);
-  assert.equal(run(checks.url, field('uri', 'rest/gadgets/1.0/g/x.xml')), true);
+  assert.equal(run(checks.url, field('uri', 'rest/gadgets/1.0/g/plugin:gadget.xml')), true);
+  assert.equal(run(checks.url, field('url', 'http:/broken path')), false);
   assert.equal(run(checks.url, field('name', 'x')), undefined);
 });
 
