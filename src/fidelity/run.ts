@@ -4,7 +4,7 @@ import { createSimulator } from '../simulator/pipeline.js';
 import type { Arguments, CallResult, Responder } from '../simulator/types.js';
 import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
 import { declaredErrors, errorSchema, type DeclaredErrors } from './error-schemas.js';
-import { primaryRecords, responseFields } from './fields.js';
+import { isRecord, primaryRecords, responseFields } from './fields.js';
 import { CHECKS } from './plausibility.js';
 import { validRequest } from './request.js';
 import { sampleIds } from './sample.js';
@@ -258,6 +258,8 @@ function scoreError(result: CallResult, declared: DeclaredErrors, kind: ErrorKin
   const source: ErrorSource = (ERROR_SOURCES as readonly string[]).includes(result.source) ? (result.source as ErrorSource) : 'rule';
   const schema = errorSchema(declared, result.status);
   const verdict = schema === undefined || schema === null ? undefined : validates(schema, result.body);
+  const fields = schema && typeof schema === 'object' && isRecord(schema.properties) ? Object.keys(schema.properties) : [];
+  const present = isRecord(result.body) ? fields.filter((name) => Object.hasOwn(result.body as object, name)).length : 0;
   for (const tally of [kind.total, kind.bySource[source]]) {
     tally.calls++;
     if (schema === undefined) continue;
@@ -265,6 +267,8 @@ function scoreError(result: CallResult, declared: DeclaredErrors, kind: ErrorKin
     if (verdict === undefined) continue;
     tally.with_schema++;
     if (verdict) tally.conforming++;
+    tally.schema_fields += fields.length;
+    tally.fields_present += present;
   }
 }
 

@@ -27,6 +27,12 @@ export interface ErrorTally {
   /** … with a JSON body schema. */
   with_schema: number;
   conforming: number;
+  /**
+   * Top-level properties the declared schema names, and how many of them the body has: most declared error
+   * schemas require nothing, so validity alone says little about the shape.
+   */
+  schema_fields: number;
+  fields_present: number;
 }
 
 export const successTally = (): SuccessTally => ({
@@ -41,7 +47,7 @@ export const successTally = (): SuccessTally => ({
   plausibility_passed: 0,
 });
 
-export const errorTally = (): ErrorTally => ({ calls: 0, declared: 0, with_schema: 0, conforming: 0 });
+export const errorTally = (): ErrorTally => ({ calls: 0, declared: 0, with_schema: 0, conforming: 0, schema_fields: 0, fields_present: 0 });
 
 export function addInto<T extends object>(into: T, from: T): void {
   for (const key of Object.keys(from) as (keyof T)[]) (into[key] as number) += from[key] as number;
@@ -70,6 +76,7 @@ export function summarizeSuccess(t: SuccessTally): SuccessSummary {
 
 export interface ErrorSummary extends ErrorTally {
   rate: number | null;
+  fields_rate: number | null;
 }
 
-export const summarizeError = (t: ErrorTally): ErrorSummary => ({ ...t, rate: rate(t.conforming, t.with_schema) });
+export const summarizeError = (t: ErrorTally): ErrorSummary => ({ ...t, rate: rate(t.conforming, t.with_schema), fields_rate: rate(t.fields_present, t.schema_fields) });

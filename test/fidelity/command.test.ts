@@ -91,17 +91,18 @@ test('fidelity: a contradicting example is inconsistent, an impossible humidity 
 
     // The forced 404 is a ToolEnv problem, not GitHub's {message, documentation_url}; the forced and refused 400s match the declared problem shape.
     const { by_source: forcedBySource, ...forced } = report.errors.forced;
-    assert.deepEqual(forced, { calls: 2, declared: 2, with_schema: 2, conforming: 1, rate: 0.5 });
+    // GitHub's two fields are missing from the problem; the problem shape's two are there.
+    assert.deepEqual(forced, { calls: 2, declared: 2, with_schema: 2, conforming: 1, schema_fields: 4, fields_present: 2, rate: 0.5, fields_rate: 0.5 });
     assert.equal(forcedBySource.rule.calls, 2);
     const { by_source: _refusalBySource, ...refusal } = report.errors.refusal;
-    assert.deepEqual(refusal, { calls: 2, declared: 1, with_schema: 1, conforming: 1, rate: 1 });
+    assert.deepEqual(refusal, { calls: 2, declared: 1, with_schema: 1, conforming: 1, schema_fields: 2, fields_present: 2, rate: 1, fields_rate: 1 });
     assert.deepEqual({ ...report.errors, forced: undefined, refusal: undefined }, {
       operations: 2,
       declaring_4xx: 2,
       declaring_error_schema: 2,
       forced: undefined,
       refusal: undefined,
-      overall: { calls: 4, declared: 3, with_schema: 3, conforming: 2, rate: 0.6667 },
+      overall: { calls: 4, declared: 3, with_schema: 3, conforming: 2, schema_fields: 6, fields_present: 4, rate: 0.6667, fields_rate: 0.6667 },
     });
 
     const again = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
