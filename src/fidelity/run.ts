@@ -92,7 +92,11 @@ function readsOne(tool: Tool): boolean {
   return tool.origin.format === 'openapi' && tool.origin.method.toLowerCase() === 'get' && /\}\/?$/.test(tool.origin.path);
 }
 
-const isSuccess = (result: CallResult) => result.status >= 200 && result.status < 300 && result.source !== 'rule';
+/** The responder that gave a 2xx answer; undefined for anything else (a Rule-layer answer, a 501 when none answers). */
+function successSource(result: CallResult): SuccessSource | undefined {
+  const ok = result.status >= 200 && result.status < 300 && (SUCCESS_SOURCES as readonly string[]).includes(result.source);
+  return ok ? (result.source as SuccessSource) : undefined;
+}
 
 /**
  * Measures what the simulator answers today: a seeded sample of tools, a valid request for each, answered through
@@ -131,10 +135,10 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     counts.valid_requests++;
 
     const result = await simulator.call(tool.id, args, { errorRate: 0 });
-    if (!isSuccess(result)) counts.unanswered++;
+    const source = successSource(result);
+    if (source === undefined) counts.unanswered++;
     else {
-      const source = result.source as SuccessSource;
-      const tally = bySource[source] ?? bySource.synth;
+      const tally = bySource[source];
       tally.answers++;
       scoreSuccess(tool, args, result.body, { tally, checks, rules, validates, inconsistent, implausible });
     }
