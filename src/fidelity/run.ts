@@ -28,9 +28,8 @@ import {
 
 /** The default sample: issue #17 asks for at least 2,000 tools. */
 export const DEFAULT_SAMPLE = 2000;
-/** Examples of failures the report keeps, for whoever fixes them: at most one per tool, a few per rule or check. */
-export const MAX_EXAMPLES = 40;
-const MAX_PER_KIND = 5;
+/** Examples of failures the report keeps per match rule and per check, for whoever fixes them (one per tool). */
+export const EXAMPLES_PER_KIND = 5;
 
 export interface FidelityOptions {
   store: LibraryStore;
@@ -202,8 +201,8 @@ interface Scoring {
   implausible: Implausibility[];
 }
 
-/** Whether a list of examples has room for one more of this kind: not full, and fewer than MAX_PER_KIND of it. */
-const room = <T>(list: T[], kind: (item: T) => string, wanted: string) => list.length < MAX_EXAMPLES && list.filter((e) => kind(e) === wanted).length < MAX_PER_KIND;
+/** Whether a list of examples has room for one more of this kind. */
+const room = <T>(list: T[], kind: (item: T) => string, wanted: string) => list.filter((e) => kind(e) === wanted).length < EXAMPLES_PER_KIND;
 
 function scoreSuccess(tool: Tool, args: Arguments, body: unknown, { tally, checks, rules, validates, inconsistent, implausible }: Scoring): void {
   if (tool.response_schema !== undefined) {
