@@ -15,6 +15,7 @@ import { registerReward } from './reward.js';
 import { registerTasks } from './tasks/index.js';
 import { registerTrain } from './train.js';
 import { registerSft } from './sft.js';
+import { registerFidelity } from './fidelity.js';
 
 /**
  * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
   registerTasks(program);
   registerTrain(program);
   registerSft(program);
+  registerFidelity(program);
   for (const command of program.commands) configure(command);
   return program;
 }

@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import type { Responder } from '../simulator/types.js';
+import { defaultLibraryDir } from '../paths.js';
+import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
+import { intFlag, printJson, printLine, UsageError } from './output.js';
+
+interface FidelityFlags extends ModelFlags {
+  library: string;
+  sample: string;
+  seed: string;
+  responder: string;
+  json?: boolean;
+}
+
+export function registerFidelity(program: Command): void {
+  const fidelity = program
+    .command('fidelity')
+    .description('measure how real the simulated answers look (issue #17): schema validity, request consistency, plausibility and error shapes, per response source, over a seeded sample of tools')
+    .option('--library <dir>', 'library directory', defaultLibraryDir())
+    .option('--sample <n>', 'tools drawn (all of a smaller library)', '2000')
+    .option('--seed <n>', 'seed of the sample, the requests and the simulator', '1')
+    .option('--responder <names>', `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`, 'example,synth')
+    .option('--json', 'print the report as one JSON object (last stdout line)');
+  addModelOptions(fidelity).action(async (flags: FidelityFlags) => {
+    const sample = intFlag('--sample', flags.sample, { min: 1, max: 1_000_000 });
+    const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
+    const [{ LibraryStore }, { examplesResponder }, { synthResponder }, { runFidelity }, { reportLines }, { stagedProgress }] = await Promise.all([
+      import('../library/store.js'),
+      import('../simulator/examples.js'),
+      import('../simulator/synth/responder.js'),
+      import('../fidelity/run.js'),
+      import('../fidelity/report-text.js'),
+      import('./progress.js'),
+    ]);
+    if (!LibraryStore.exists(flags.library)) throw new UsageError(`no library at ${flags.library}`);
+    const store = LibraryStore.open(flags.library);
+    let responders: Responder[] = [];
+    const progress = stagedProgress('tools');
+    try {
+      responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
+      startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
+      const started = performance.now();
+      const report = await runFidelity({ store, responders, sample, seed, onProgress: (done, total) => progress.update('scoring', done, total) });
+      progress.stop();
+      const wallSeconds = (performance.now() - started) / 1000;
+      if (flags.json) return printJson({ library: flags.library, wall_s: Math.round(wallSeconds * 10) / 10, ...report });
+      for (const line of reportLines(report, wallSeconds)) printLine(line);
+    } finally {
+      progress.stop();
+      await closeModels(responders);
+      store.close();
+    }
+  });
+}

@@ -1,0 +1,54 @@
+import type { FidelityReport } from './run.js';
+import { ERROR_SOURCES, SUCCESS_SOURCES, type ErrorSummary, type SuccessSummary } from './tally.js';
+
+const percent = (rate: number | null) => (rate === null ? '–' : `${(rate * 100).toFixed(1)}%`);
+const cell = (part: number, whole: number, rate: number | null) => (whole === 0 ? '–' : `${percent(rate)} (${part}/${whole})`);
+
+/** The report as Markdown tables: success measures by source, each plausibility check, error conformance, examples. */
+export function reportLines(report: FidelityReport, wallSeconds: number): string[] {
+  const t = report.tools;
+  const lines = [
+    `fidelity: ${t.sampled} of ${t.library} tools (seed ${report.seed}, responders ${report.responders.join(',')}), ${t.valid_requests} valid requests, ${t.no_valid_request} without one, ${t.unanswered} not answered 2xx; ${wallSeconds.toFixed(1)} s`,
+    '',
+  ];
+  const columns: [string, SuccessSummary][] = [['overall', report.overall], ...SUCCESS_SOURCES.map((s) => [s, report.by_source[s]] as [string, SuccessSummary])];
+  lines.push(`| measure | ${columns.map(([name]) => name).join(' | ')} |`, `|---|${columns.map(() => '---:').join('|')}|`);
+  const row = (label: string, value: (s: SuccessSummary) => string) => lines.push(`| ${label} | ${columns.map(([, s]) => value(s)).join(' | ')} |`);
+  row('answers', (s) => String(s.answers));
+  row('schema validity', (s) => cell(s.schema_validity.valid, s.schema_validity.checked, s.schema_validity.rate));
+  row('request consistency', (s) => cell(s.request_consistency.consistent, s.request_consistency.checks, s.request_consistency.rate));
+  row('answers with a checkable value', (s) => String(s.request_consistency.answers_checkable));
+  row('plausibility checks passed', (s) => cell(s.plausibility.passed, s.plausibility.applicable, s.plausibility.rate));
+
+  lines.push('', '| consistency by match | checks | consistent | rate |', '|---|---:|---:|---:|');
+  for (const [name, c] of Object.entries(report.consistency_rules)) lines.push(`| ${name} | ${c.checks} | ${c.consistent} | ${percent(c.rate)} |`);
+
+  lines.push('', '| plausibility check | applicable | passed | rate |', '|---|---:|---:|---:|');
+  for (const [name, c] of Object.entries(report.plausibility_checks)) lines.push(`| ${name} | ${c.applicable} | ${c.passed} | ${percent(c.rate)} |`);
+
+  const e = report.errors;
+  lines.push('', `error shapes: ${e.operations} operations with a document, ${e.declaring_4xx} declare a 4xx, ${e.declaring_error_schema} an error body schema`, '');
+  const errorColumns = ['all', ...ERROR_SOURCES] as const;
+  lines.push(`| error | ${errorColumns.join(' | ')} |`, `|---|${errorColumns.map(() => '---:').join('|')}|`);
+  const errorCell = (s: ErrorSummary) => `${cell(s.conforming, s.with_schema, s.rate)}${s.calls > 0 ? ` of ${s.calls}` : ''}`;
+  const fieldsCell = (s: ErrorSummary) => cell(s.fields_present, s.schema_fields, s.fields_rate);
+  for (const [label, kind] of [['forced 4xx (controls.code)', e.forced], ['Rule-layer refusal', e.refusal]] as const) {
+    lines.push(`| ${label}: valid | ${[errorCell(kind), ...ERROR_SOURCES.map((s) => errorCell(kind.by_source[s]))].join(' | ')} |`);
+    lines.push(`| ${label}: declared fields present | ${[fieldsCell(kind), ...ERROR_SOURCES.map((s) => fieldsCell(kind.by_source[s]))].join(' | ')} |`);
+  }
+
+  if (report.inconsistent.length > 0) {
+    lines.push('', 'inconsistent (tool, rule, request → response field: expected, got):');
+    for (const i of report.inconsistent) lines.push(`  ${i.tool}  ${i.rule}  ${i.request} → ${i.field}: ${JSON.stringify(i.expected)}, ${clip(i.got)}`);
+  }
+  if (report.implausible.length > 0) {
+    lines.push('', 'implausible (tool, check, field: value):');
+    for (const i of report.implausible) lines.push(`  ${i.tool}  ${i.check}  ${i.field}: ${clip(i.value)}`);
+  }
+  return lines;
+}
+
+function clip(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,284 @@
+import type { LibraryStore } from '../library/store.js';
+import type { Tool } from '../library/tool.js';
+import { createSimulator } from '../simulator/pipeline.js';
+import type { Arguments, CallResult, Responder } from '../simulator/types.js';
+import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
+import { declaredErrors, errorSchema, type DeclaredErrors } from './error-schemas.js';
+import { isRecord, primaryRecords, responseFields } from './fields.js';
+import { CHECKS } from './plausibility.js';
+import { validRequest } from './request.js';
+import { sampleIds } from './sample.js';
+import { schemaChecker } from './schema-check.js';
+import {
+  addInto,
+  ERROR_SOURCES,
+  errorTally,
+  rate,
+  SUCCESS_SOURCES,
+  successTally,
+  summarizeError,
+  summarizeSuccess,
+  type ErrorSource,
+  type ErrorSummary,
+  type ErrorTally,
+  type SuccessSource,
+  type SuccessSummary,
+  type SuccessTally,
+} from './tally.js';
+
+/** The default sample: issue #17 asks for at least 2,000 tools. */
+export const DEFAULT_SAMPLE = 2000;
+/** Examples of failures the report keeps per match rule and per check, for whoever fixes them (one per tool). */
+export const EXAMPLES_PER_KIND = 5;
+
+export interface FidelityOptions {
+  store: LibraryStore;
+  /** The Response layer under test, in order (as `--responder` builds it). */
+  responders: readonly Responder[];
+  /** Tools drawn (all of a smaller library). */
+  sample?: number;
+  /** Seeds the sample, the requests and the simulator. */
+  seed?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface Inconsistency {
+  tool: string;
+  rule: string;
+  request: string;
+  field: string;
+  expected: unknown;
+  got: unknown;
+}
+
+export interface Implausibility {
+  tool: string;
+  check: string;
+  field: string;
+  value: unknown;
+}
+
+export interface ErrorKindSummary extends ErrorSummary {
+  by_source: Record<ErrorSource, ErrorSummary>;
+}
+
+export interface FidelityReport {
+  seed: number;
+  responders: string[];
+  tools: { library: number; sampled: number; valid_requests: number; no_valid_request: number; unanswered: number; with_response_schema: number };
+  overall: SuccessSummary;
+  by_source: Record<SuccessSource, SuccessSummary>;
+  /** Request consistency by how the response field was matched (all sources). */
+  consistency_rules: Record<MatchRule, { checks: number; consistent: number; rate: number | null }>;
+  plausibility_checks: Record<string, { applicable: number; passed: number; rate: number | null }>;
+  errors: {
+    /** Sampled tools whose API document the library keeps (OpenAPI tools). */
+    operations: number;
+    declaring_4xx: number;
+    declaring_error_schema: number;
+    /** `controls.code` of the operation's lowest declared 4xx. */
+    forced: ErrorKindSummary;
+    /** A Rule-layer 400: a required argument left out (or an undeclared one added when nothing is required). */
+    refusal: ErrorKindSummary;
+    overall: ErrorSummary;
+  };
+  inconsistent: Inconsistency[];
+  implausible: Implausibility[];
+}
+
+/** A GET of one resource by its id: what the status flag check reads as "an existing resource". */
+function readsOne(tool: Tool): boolean {
+  return tool.origin.format === 'openapi' && tool.origin.method.toLowerCase() === 'get' && /\}\/?$/.test(tool.origin.path);
+}
+
+/** The responder that gave a 2xx answer; undefined for anything else (a Rule-layer answer, a 501 when none answers). */
+function successSource(result: CallResult): SuccessSource | undefined {
+  const ok = result.status >= 200 && result.status < 300 && (SUCCESS_SOURCES as readonly string[]).includes(result.source);
+  return ok ? (result.source as SuccessSource) : undefined;
+}
+
+/**
+ * Measures what the simulator answers today: a seeded sample of tools, a valid request for each, answered through
+ * the real pipeline in process (no cache, no injected errors), every answer scored for schema validity, request
+ * consistency and plausibility by its source; then for the same tools an error forced through `controls.code` and a
+ * Rule-layer refusal, checked against the error response the operation declares.
+ */
+export async function runFidelity(options: FidelityOptions): Promise<FidelityReport> {
+  const { store } = options;
+  const seed = options.seed ?? 1;
+  const simulator = createSimulator({ store, responders: options.responders, seed, errorRate: 0 });
+  const validates = schemaChecker();
+  const ids = sampleIds(store.ids(), options.sample ?? DEFAULT_SAMPLE, seed);
+  const tools = ids.map((id) => store.get(id)!);
+  // One API document parsed at a time: tools of one API are measured together.
+  const apiOf = (tool: Tool) => (tool.origin.format === 'openapi' ? tool.origin.api_id : '');
+  tools.sort((a, b) => apiOf(a).localeCompare(apiOf(b)) || a.id.localeCompare(b.id));
+
+  const bySource = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, successTally()])) as Record<SuccessSource, SuccessTally>;
+  const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
+  const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Record<MatchRule, { checks: number; consistent: number }>;
+  const errorKinds = { forced: newErrorKind(), refusal: newErrorKind() };
+  const counts = { valid_requests: 0, no_valid_request: 0, unanswered: 0, with_response_schema: 0, operations: 0, declaring_4xx: 0, declaring_error_schema: 0 };
+  const inconsistent: Inconsistency[] = [];
+  const implausible: Implausibility[] = [];
+  let document: { api: string; value: unknown } | undefined;
+
+  for (const [index, tool] of tools.entries()) {
+    options.onProgress?.(index, tools.length);
+    if (tool.response_schema !== undefined) counts.with_response_schema++;
+    const args = validRequest(tool, simulator.rules, seed);
+    if (!args) {
+      counts.no_valid_request++;
+      continue;
+    }
+    counts.valid_requests++;
+
+    const result = await simulator.call(tool.id, args, { errorRate: 0 });
+    const source = successSource(result);
+    if (source === undefined) counts.unanswered++;
+    else {
+      const tally = bySource[source];
+      tally.answers++;
+      scoreSuccess(tool, args, result.body, { tally, checks, rules, validates, inconsistent, implausible });
+    }
+
+    if (tool.origin.format !== 'openapi') continue;
+    const api = tool.origin.api_id;
+    if (document?.api !== api) document = { api, value: store.apiDocument(api) };
+    const declared = declaredErrors(document.value, tool);
+    if (!declared) continue;
+    counts.operations++;
+    if (declared.codes.length > 0) counts.declaring_4xx++;
+    if ([...declared.schemas.values()].some((s) => s !== null)) counts.declaring_error_schema++;
+    if (declared.codes.length > 0) {
+      const forced = await simulator.call(tool.id, args, { controls: { code: declared.codes[0]! } });
+      scoreError(forced, declared, errorKinds.forced, validates);
+    }
+    const refused = await simulator.call(tool.id, refusalArguments(tool, args));
+    if (refused.status >= 400) scoreError(refused, declared, errorKinds.refusal, validates);
+  }
+  options.onProgress?.(tools.length, tools.length);
+
+  const overall = successTally();
+  for (const tally of Object.values(bySource)) addInto(overall, tally);
+  const errorsOverall = errorTally();
+  addInto(errorsOverall, errorKinds.forced.total);
+  addInto(errorsOverall, errorKinds.refusal.total);
+  return {
+    seed,
+    responders: options.responders.map((r) => r.name),
+    tools: {
+      library: store.ids().length,
+      sampled: tools.length,
+      valid_requests: counts.valid_requests,
+      no_valid_request: counts.no_valid_request,
+      unanswered: counts.unanswered,
+      with_response_schema: counts.with_response_schema,
+    },
+    overall: summarizeSuccess(overall),
+    by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<SuccessSource, SuccessSummary>,
+    consistency_rules: Object.fromEntries(MATCH_RULES.map((r) => [r, { ...rules[r], rate: rate(rules[r].consistent, rules[r].checks) }])) as FidelityReport['consistency_rules'],
+    plausibility_checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { ...c, rate: rate(c.passed, c.applicable) }])),
+    errors: {
+      operations: counts.operations,
+      declaring_4xx: counts.declaring_4xx,
+      declaring_error_schema: counts.declaring_error_schema,
+      forced: summarizeErrorKind(errorKinds.forced),
+      refusal: summarizeErrorKind(errorKinds.refusal),
+      overall: summarizeError(errorsOverall),
+    },
+    inconsistent,
+    implausible,
+  };
+}
+
+interface Scoring {
+  tally: SuccessTally;
+  checks: Record<string, { applicable: number; passed: number }>;
+  rules: Record<MatchRule, { checks: number; consistent: number }>;
+  validates: ReturnType<typeof schemaChecker>;
+  inconsistent: Inconsistency[];
+  implausible: Implausibility[];
+}
+
+/** Whether a list of examples has room for one more of this kind. */
+const room = <T>(list: T[], kind: (item: T) => string, wanted: string) => list.filter((e) => kind(e) === wanted).length < EXAMPLES_PER_KIND;
+
+function scoreSuccess(tool: Tool, args: Arguments, body: unknown, { tally, checks, rules, validates, inconsistent, implausible }: Scoring): void {
+  if (tool.response_schema !== undefined) {
+    const verdict = validates(tool.response_schema, body);
+    if (verdict === undefined) tally.schema_uncompiled++;
+    else {
+      tally.schema_checked++;
+      if (verdict) tally.schema_valid++;
+    }
+  }
+
+  const found = consistencyChecks(tool, args, body);
+  if (found.length > 0) tally.consistency_answers++;
+  for (const check of found) {
+    tally.consistency_checks++;
+    rules[check.rule].checks++;
+    if (check.consistent) {
+      tally.consistency_consistent++;
+      rules[check.rule].consistent++;
+    }
+  }
+  const wrong = found.find((c) => !c.consistent && room(inconsistent, (e) => e.rule, c.rule));
+  if (wrong) inconsistent.push({ tool: tool.id, rule: wrong.rule, request: wrong.request, field: wrong.field, expected: wrong.expected, got: wrong.got });
+
+  const read = readsOne(tool);
+  let shown = false;
+  for (const field of responseFields(body, tool.response_schema, primaryRecords(body))) {
+    for (const check of CHECKS) {
+      const verdict = check.test({ field, read });
+      if (verdict === undefined) continue;
+      tally.plausibility_applicable++;
+      checks[check.name]!.applicable++;
+      if (verdict) {
+        tally.plausibility_passed++;
+        checks[check.name]!.passed++;
+      } else if (!shown && room(implausible, (e) => e.check, check.name)) {
+        implausible.push({ tool: tool.id, check: check.name, field: field.path, value: field.value });
+        shown = true;
+      }
+    }
+  }
+}
+
+interface ErrorKind {
+  total: ErrorTally;
+  bySource: Record<ErrorSource, ErrorTally>;
+}
+
+const newErrorKind = (): ErrorKind => ({ total: errorTally(), bySource: Object.fromEntries(ERROR_SOURCES.map((s) => [s, errorTally()])) as Record<ErrorSource, ErrorTally> });
+
+function summarizeErrorKind(kind: ErrorKind): ErrorKindSummary {
+  return { ...summarizeError(kind.total), by_source: Object.fromEntries(ERROR_SOURCES.map((s) => [s, summarizeError(kind.bySource[s])])) as Record<ErrorSource, ErrorSummary> };
+}
+
+function scoreError(result: CallResult, declared: DeclaredErrors, kind: ErrorKind, validates: ReturnType<typeof schemaChecker>): void {
+  const source: ErrorSource = (ERROR_SOURCES as readonly string[]).includes(result.source) ? (result.source as ErrorSource) : 'rule';
+  const schema = errorSchema(declared, result.status);
+  const verdict = schema === undefined || schema === null ? undefined : validates(schema, result.body);
+  const fields = schema && typeof schema === 'object' && isRecord(schema.properties) ? Object.keys(schema.properties) : [];
+  const present = isRecord(result.body) ? fields.filter((name) => Object.hasOwn(result.body as object, name)).length : 0;
+  for (const tally of [kind.total, kind.bySource[source]]) {
+    tally.calls++;
+    if (schema === undefined) continue;
+    tally.declared++;
+    if (verdict === undefined) continue;
+    tally.with_schema++;
+    if (verdict) tally.conforming++;
+    tally.schema_fields += fields.length;
+    tally.fields_present += present;
+  }
+}
+
+/** The valid request less its first required argument, or with an undeclared one when nothing is required. */
+function refusalArguments(tool: Tool, args: Arguments): Arguments {
+  const required = (tool.parameters.required ?? []).find((name) => Object.hasOwn(args, name));
+  if (required === undefined) return { ...args, toolenv_fidelity_undeclared: true };
+  const { [required]: _left, ...rest } = args;
+  return rest;
+}

@@ -1,0 +1,137 @@
+/** `toolenv fidelity` on a small fixture library: in process for the numbers, and as the user runs it (the real bin/toolenv). */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { runFidelity } from '../../src/fidelity/run.js';
+import { LibraryStore } from '../../src/library/store.js';
+import type { ApiRecord, Tool } from '../../src/library/tool.js';
+import { packageRoot } from '../../src/paths.js';
+import { examplesResponder } from '../../src/simulator/examples.js';
+import { synthResponder } from '../../src/simulator/synth/responder.js';
+import { writeFixtureLibrary } from '../fixtures/tools.js';
+
+const run = promisify(execFile);
+const BIN = join(packageRoot, 'bin', 'toolenv');
+
+const githubError = { type: 'object', required: ['message', 'documentation_url'], properties: { message: { type: 'string' }, documentation_url: { type: 'string' } } };
+const problemShape = { type: 'object', required: ['title', 'status'], properties: { title: { type: 'string' }, status: { type: 'integer' } } };
+
+const api: ApiRecord = {
+  api_id: 'fidelity.test',
+  title: 'Fidelity fixture',
+  provider: 'fidelity.test',
+  category: 'test',
+  format: 'openapi',
+  document: {
+    openapi: '3.0.3',
+    info: { title: 'Fidelity fixture', version: '1' },
+    paths: {
+      '/users/{username}': {
+        get: {
+          parameters: [{ name: 'username', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'ok' }, '404': { description: 'not found', content: { 'application/json': { schema: githubError } } } },
+        },
+      },
+      '/weather/{city}': {
+        get: {
+          parameters: [{ name: 'city', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { '200': { description: 'ok' }, '400': { description: 'bad', content: { 'application/problem+json': { schema: problemShape } } } },
+        },
+      },
+    },
+  },
+};
+
+const origin = (path: string) => ({ format: 'openapi', api_id: 'fidelity.test', method: 'get', path, operation_id: null, server: null }) as const;
+
+const tools: Tool[] = [
+  {
+    id: 'fidelity_test__getUser',
+    name: 'Get a user',
+    description: 'Get a user by username',
+    category: 'test',
+    parameters: { type: 'object', required: ['username'], properties: { username: { type: 'string', enum: ['torvalds'] } } },
+    bindings: { username: { in: 'path', name: 'username' } },
+    response_schema: { type: 'object', properties: { login: { type: 'string' }, id: { type: 'integer' } } },
+    // The spec's one example, whatever user is asked for: GitHub's octocat.
+    examples: [{ status: 200, body: { login: 'octocat', id: 1 } }],
+    origin: origin('/users/{username}'),
+  },
+  {
+    id: 'fidelity_test__getWeather',
+    name: 'Current weather',
+    description: 'Current weather in a city',
+    category: 'test',
+    parameters: { type: 'object', required: ['city'], properties: { city: { type: 'string', enum: ['Oslo'] } } },
+    bindings: { city: { in: 'path', name: 'city' } },
+    // Schema-valid and still impossible: a humidity of 150 to 200 percent.
+    response_schema: { type: 'object', required: ['humidity'], properties: { humidity: { type: 'integer', minimum: 150, maximum: 200 } } },
+    examples: [],
+    origin: origin('/weather/{city}'),
+  },
+];
+
+test('fidelity: a contradicting example is inconsistent, an impossible humidity implausible, error bodies checked against the declared schema', async () => {
+  const store = LibraryStore.open(writeFixtureLibrary(tools, [api]));
+  try {
+    const report = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
+    assert.deepEqual(report.tools, { library: 2, sampled: 2, valid_requests: 2, no_valid_request: 0, unanswered: 0, with_response_schema: 2 });
+    assert.equal(report.by_source.example.answers, 1);
+    assert.equal(report.by_source.synth.answers, 1);
+    assert.deepEqual(report.by_source.example.request_consistency, { answers_checkable: 1, checks: 1, consistent: 0, rate: 0 });
+    assert.deepEqual(report.inconsistent, [{ tool: 'fidelity_test__getUser', rule: 'synonym', request: 'username', field: '/login', expected: 'torvalds', got: 'octocat' }]);
+    assert.deepEqual(report.by_source.synth.schema_validity, { checked: 1, valid: 1, uncompiled: 0, rate: 1 });
+    assert.deepEqual(report.plausibility_checks.humidity, { applicable: 1, passed: 0, rate: 0 });
+    assert.equal(report.implausible[0]!.tool, 'fidelity_test__getWeather');
+    assert.equal(report.implausible[0]!.check, 'humidity');
+    assert.deepEqual(report.by_source.model.plausibility, { applicable: 0, passed: 0, rate: null });
+    assert.equal(report.by_source.real.answers, 0);
+
+    // The forced 404 is a ToolEnv problem, not GitHub's {message, documentation_url}; the forced and refused 400s match the declared problem shape.
+    const { by_source: forcedBySource, ...forced } = report.errors.forced;
+    // GitHub's two fields are missing from the problem; the problem shape's two are there.
+    assert.deepEqual(forced, { calls: 2, declared: 2, with_schema: 2, conforming: 1, schema_fields: 4, fields_present: 2, rate: 0.5, fields_rate: 0.5 });
+    assert.equal(forcedBySource.rule.calls, 2);
+    const { by_source: _refusalBySource, ...refusal } = report.errors.refusal;
+    assert.deepEqual(refusal, { calls: 2, declared: 1, with_schema: 1, conforming: 1, schema_fields: 2, fields_present: 2, rate: 1, fields_rate: 1 });
+    assert.deepEqual({ ...report.errors, forced: undefined, refusal: undefined }, {
+      operations: 2,
+      declaring_4xx: 2,
+      declaring_error_schema: 2,
+      forced: undefined,
+      refusal: undefined,
+      overall: { calls: 4, declared: 3, with_schema: 3, conforming: 2, schema_fields: 6, fields_present: 4, rate: 0.6667, fields_rate: 0.6667 },
+    });
+
+    const again = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
+    assert.deepEqual(again, report);
+    // Without the examples responder the synthesizer answers the user, echoing the username it was asked for.
+    const synthOnly = await runFidelity({ store, responders: [synthResponder], seed: 1 });
+    assert.equal(synthOnly.by_source.example.answers, 0);
+    assert.equal(synthOnly.by_source.synth.answers, 2);
+  } finally {
+    store.close();
+  }
+});
+
+test('fidelity CLI: --json ends with the summary object, the text report has the tables, bad flags exit 2', async () => {
+  const library = writeFixtureLibrary(tools, [api]);
+  const env = { ...process.env, TOOLENV_DEBUG: '' };
+  const json = await run(process.execPath, [BIN, 'fidelity', '--library', library, '--sample', '5', '--seed', '3', '--json'], { env });
+  const summary = JSON.parse(json.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  assert.deepEqual(Object.keys(summary), ['library', 'wall_s', 'seed', 'responders', 'tools', 'overall', 'by_source', 'consistency_rules', 'plausibility_checks', 'errors', 'inconsistent', 'implausible']);
+  assert.deepEqual(summary.responders, ['example', 'synth']);
+  assert.deepEqual(Object.keys(summary.by_source as object), ['example', 'synth', 'model', 'real']);
+
+  const text = await run(process.execPath, [BIN, 'fidelity', '--library', library, '--responder', 'synth'], { env });
+  assert.match(text.stdout, /^\| request consistency \|/m);
+  assert.match(text.stdout, /^\| humidity \| 1 \| 0 \| 0\.0% \|$/m);
+
+  await assert.rejects(run(process.execPath, [BIN, 'fidelity', '--library', library, '--sample', '0'], { env }), (error: { code: number; stderr: string }) => {
+    assert.equal(error.code, 2);
+    assert.match(error.stderr, /^toolenv: --sample must be an integer between 1 and 1000000, got "0"\n$/);
+    return true;
+  });
+});
