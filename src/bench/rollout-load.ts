@@ -171,14 +171,17 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   if (config.serverPid !== undefined && actions > 0) result.server_us_per_action = Math.round((serverAtDeadline / actions) * 10) / 10;
   result.live_episodes = live.length;
   if (config.serverPid !== undefined && config.rss) result.rss_mb = rssMb(config.serverPid);
-  // Every live episode deleted, the connections taking them in turn.
+  // Every live episode deleted over new connections: the server may have closed ones idle past its keep-alive
+  // timeout while the others finished.
+  for (const connection of connections) connection.close();
+  const deleters = await Promise.all(Array.from({ length: Math.min(64, live.length) }, () => HttpConnection.open(config.url)));
   let next = 0;
   await Promise.all(
-    connections.map(async (connection) => {
+    deleters.map(async (connection) => {
       while (next < live.length) await connection.request('DELETE', `/v1/episodes/${live[next++]}`);
+      connection.close();
     }),
   );
-  for (const connection of connections) connection.close();
   return result;
 }
 

@@ -8,12 +8,13 @@ import type { Observation, StepResult } from './types.js';
 export function observationJson(observation: Observation): string {
   const text = observation.type === 'tool_call' ? untouchedBodyText(observation) : undefined;
   if (text === undefined) return JSON.stringify(observation);
-  const parts: string[] = [];
+  let json = '';
+  // Member names are plain identifiers (types.ts): written without JSON.stringify.
   for (const key in observation) {
     const value = key === 'body' ? text : JSON.stringify(observation[key as keyof Observation]);
-    if (value !== undefined) parts.push(`${JSON.stringify(key)}:${value}`);
+    if (value !== undefined) json += `${json === '' ? '{' : ','}"${key}":${value}`;
   }
-  return `{${parts.join(',')}}`;
+  return `${json}}`;
 }
 
 /** `POST /v1/episodes/{id}/step`'s answer as JSON text. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { freshArguments } from '../../src/bench/fresh-arguments.js';
 import { runRolloutBench, WORKLOADS } from '../../src/bench/rollouts.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
 
@@ -36,4 +37,18 @@ test('toolenv bench --rollouts runs JSON steps, text turns and the plain call, c
   assert.equal(scale!.step_vs_call, Math.round((scale!.workloads.step.actions_per_s / scale!.workloads.call.actions_per_s) * 100) / 100);
   assert.ok(scale!.fresh_step_vs_cached > 0 && scale!.rss_live_mb > 0);
   assert.match(lines.join('\n'), /4 episodes, round 2 of 2: turns_fresh/);
+});
+
+test('fresh arguments differ for every number and keep each character in its class', () => {
+  const args = { id: 'ab12', nested: { code: 'Z9' }, count: 3 };
+  const seen = new Set<string>();
+  for (let n = 0; n < 2000; n++) {
+    const fresh = freshArguments(args, n * 7919);
+    const { id, nested } = fresh as typeof args;
+    assert.match(id, /^[a-z]{2}\d{2}$/);
+    assert.match(nested.code, /^[A-Z]\d$/);
+    seen.add(JSON.stringify(fresh));
+  }
+  assert.equal(seen.size, 2000);
+  assert.throws(() => freshArguments({ flag: true, name: '-' }, 1), /too few letters and digits/);
 });
