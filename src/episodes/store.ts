@@ -392,12 +392,8 @@ export class EpisodeStore {
     // The body is added in its place among the keys, before the rest: defining a new member is V8's fast case.
     const observation: ToolCallObservation = text === undefined ? { ...head, body: result.body, source: result.source } : Object.assign(withStoredBody(head, text), { source: result.source });
     if (result.error) observation.error = result.error;
-    for (const _ in result.headers) {
-      observation.headers = result.headers;
-      break;
-    }
+    if (Object.keys(result.headers).length > 0) observation.headers = result.headers;
     if (state) observation.state = state;
-    if (text !== undefined) withStoredBody(observation, text);
     return { observation, result, state };
   }
 }

@@ -36,9 +36,10 @@ export function storedResult(status: number, text: string, headers: Record<strin
 }
 
 /**
- * Gives `target` a `body` that is `text` parsed on first read, as a stored result's is (an existing `body` member
- * keeps its place among the keys): episodes carry a cached body into their observations and run state this way, so
- * that a step or a turn that never reads it never parses it, and `untouchedBodyText` still offers its text.
+ * Gives `target` a `body` that is `text` parsed on first read, as a stored result's is (added as a new member:
+ * redefining an existing one is V8's slow case): episodes carry a cached body into their observations and run
+ * state this way, so that a step or a turn that never reads it never parses it, and `untouchedBodyText` still offers
+ * its text.
  */
 export function withStoredBody<T extends object>(target: T, text: string): T & { body: unknown } {
   Object.defineProperty(target, state, { value: text, writable: true });
