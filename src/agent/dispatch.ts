@@ -1,4 +1,5 @@
 import type { Action, Observation, SearchAction, StepResult, ToolCallAction } from '../episodes/types.js';
+import { untouchedBodyText, withStoredBody } from '../simulator/stored-result.js';
 import type { Checked } from './check.js';
 import type { ParsedMessage, SearchRequest } from './protocol.js';
 import { bindRefs, findRefs, referencedCalls, RefError, type CallOutput } from './references.js';
@@ -167,16 +168,10 @@ export function foldStep(state: RunState, dispatch: Dispatch, result: StepResult
     const call = action?.type === 'tool_call' ? action : undefined;
     const id = observation.id ?? call?.id ?? `c${state.calls.length + 1}`;
     const ok = observation.status >= 200 && observation.status < 300;
-    const outcome: CallOutcome = {
-      id,
-      tool: observation.tool,
-      turn: state.turn,
-      arguments: call?.arguments ?? {},
-      status: observation.status,
-      body: observation.body,
-      headers: observation.headers,
-      ok,
-    };
+    // A cached body stays its stored text until something reads it (a reference, a failure's description).
+    const text = untouchedBodyText(observation);
+    const head = { id, tool: observation.tool, turn: state.turn, arguments: call?.arguments ?? {}, status: observation.status };
+    const outcome: CallOutcome = Object.assign(text === undefined ? { ...head, body: observation.body } : withStoredBody(head, text), { headers: observation.headers, ok });
     if (observation.error) outcome.injected = observation.error;
     if (dispatch.unresolved.has(id)) outcome.unresolved = true;
     if (!ok) outcome.error = describeFailure(outcome);

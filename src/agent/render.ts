@@ -1,14 +1,28 @@
 import type { StepResult, ToolCallObservation } from '../episodes/types.js';
+import { untouchedBodyText } from '../simulator/stored-result.js';
 import { compactJson } from './compact.js';
 import type { Dispatch } from './dispatch.js';
 import type { RunState } from './state.js';
-import { summarizeTool } from './tool-view.js';
+import type { Tool } from '../library/tool.js';
+import { summarizeTool, type ToolSummary } from './tool-view.js';
 
 /**
  * The observation the model reads after each turn (the next user message): search results as `<tools>` with each
  * tool's parameters and response fields, call results as `<tool_response>`, then what was not run and where the
  * plan stands. Rejections come back as `<error>`. Everything JSON is compact and bounded.
  */
+
+/**
+ * Summaries of the records the library holds (its LRU hands out the same record while it is cached): a GRPO
+ * group's rollouts surface the same tools, and a summary walks the tool's schemas.
+ */
+const summaries = new WeakMap<Tool, ToolSummary>();
+
+function summaryOf(tool: Tool): ToolSummary {
+  let summary = summaries.get(tool);
+  if (!summary) summaries.set(tool, (summary = summarizeTool(tool)));
+  return summary;
+}
 
 /** Characters of one call's rendered result. */
 export const MAX_RESULT_CHARS = 1500;
@@ -22,7 +36,7 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
       const results = observation.results.map((hit) => {
         const tool = state.tools.get(hit.id);
         if (!fresh.has(hit.id)) return { id: hit.id, name: hit.name, note: 'described earlier' };
-        return tool ? summarizeTool(tool) : { id: hit.id, name: hit.name, description: hit.description };
+        return tool ? summaryOf(tool) : { id: hit.id, name: hit.name, description: hit.description };
       });
       searches.push(JSON.stringify({ search: observation.id, query: observation.query, results }));
     } else {
@@ -46,6 +60,12 @@ export function renderCall(observation: ToolCallObservation): string {
   if (observation.error) line.error = `${observation.error} (injected)`;
   const retryAfter = observation.headers?.['retry-after'];
   if (retryAfter !== undefined) line.retry_after = retryAfter;
+  // A cached body's stored text is what JSON.stringify would write for it: when the line fits whole, it is used as is.
+  const text = untouchedBodyText(observation);
+  if (text !== undefined) {
+    const whole = `${JSON.stringify(line).slice(0, -1)},"body":${text}}`;
+    if (whole.length <= MAX_RESULT_CHARS) return whole;
+  }
   line.body = observation.body;
   return compactJson(line, MAX_RESULT_CHARS);
 }

@@ -252,7 +252,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   }
 }
 
-interface Target {
+export interface Target {
   tool: Tool;
   apiId: string;
   args: Record<string, unknown>;
@@ -260,7 +260,7 @@ interface Target {
 }
 
 /** The first GET tool in library order with a path parameter and a response schema: a typical read, routed by template. */
-function pickTarget(store: LibraryStore): Target {
+export function pickTarget(store: LibraryStore): Target {
   for (const tool of store.iterate()) {
     if (tool.origin.format !== 'openapi' || tool.origin.method !== 'get' || !tool.response_schema) continue;
     if (!Object.values(tool.bindings ?? {}).some((b) => b.in === 'path')) continue;

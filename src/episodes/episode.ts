@@ -4,8 +4,28 @@ import type { JudgeOutcome } from '../rl/judge.js';
 import type { RewardCoefficients } from '../rl/types.js';
 import type { ErrorStream } from '../simulator/inject.js';
 import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, TURN_TEXT_BUDGET, WORLD_BUDGET } from './limits.js';
-import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, TrajectoryStep, TurnRecord } from './types.js';
+import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, ToolCallObservation, TrajectoryStep, TurnRecord } from './types.js';
 import { WorldState, type ItemParamLookup } from './world.js';
+import { untouchedBodyText } from '../simulator/stored-result.js';
+
+/** Characters JSON escapes in two (a quote, a backslash, the common controls) and as \u00XX (the other controls). */
+const ESCAPED_SHORT = /["\\\n\r\t\b\f]/g;
+const ESCAPED_LONG = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
+
+/** Bytes of `text` as a JSON string, less the two quotes (the record's JSON holds them already). */
+function jsonTextBytes(text: string): number {
+  return Buffer.byteLength(text) + (text.match(ESCAPED_SHORT)?.length ?? 0) + 5 * (text.match(ESCAPED_LONG)?.length ?? 0);
+}
+
+/** A member kept whole, as the step's size skeleton writes it: one byte of JSON. */
+const SKELETON = 0 as never;
+
+/** What the trajectory keeps of an action or observation, its copy in the size skeleton, and the bytes the skeleton leaves out. */
+interface Stored<T> {
+  value: T;
+  skeleton: T;
+  bytes: number;
+}
 
 export interface EpisodeInit {
   id: string;
@@ -122,7 +142,8 @@ export class Episode {
       stored[`${member}_truncated`] = bytes;
       this.turnTextBytes += Buffer.byteLength(stored[member]);
     }
-    this.heldBytes += Buffer.byteLength(JSON.stringify(stored));
+    // The two texts are measured as JSON strings without serializing them again; the small rest as it is.
+    this.heldBytes += Buffer.byteLength(JSON.stringify({ ...stored, text: '', observation: '' })) + jsonTextBytes(stored.text) + jsonTextBytes(stored.observation);
     return stored;
   }
 
@@ -176,45 +197,64 @@ export class Episode {
       if (observation.error) this.counts.injected_errors++;
     }
     const stored: TrajectoryStep = { step, started_at: startedAt, wall_ms: wallMs, actions: [], observations: [] };
+    // The step's JSON size: its bulky members (arguments, bodies, search results) as measured when they were kept,
+    // the rest from a copy with each of them written as a one-byte 0 (a body is never serialized a second time).
+    const skeleton: TrajectoryStep = { ...stored, actions: [], observations: [] };
+    let bulky = 0;
     actions.forEach((action, i) => {
-      stored.actions.push(this.storedAction(action));
-      stored.observations.push(this.storedObservation(observations[i]!));
+      const kept = [this.storedAction(action), this.storedObservation(observations[i]!)] as const;
+      stored.actions.push(kept[0].value);
+      stored.observations.push(kept[1].value);
+      skeleton.actions.push(kept[0].skeleton);
+      skeleton.observations.push(kept[1].skeleton);
+      bulky += kept[0].bytes + kept[1].bytes;
     });
-    this.heldBytes += Buffer.byteLength(JSON.stringify(stored));
+    this.heldBytes += Buffer.byteLength(JSON.stringify(skeleton)) + bulky;
     this.steps.push(stored);
   }
 
-  private storedAction(action: Action): Action {
-    if (action.type !== 'tool_call') return action;
-    const kept = this.keep(action.arguments);
-    return kept ? { ...action, arguments: {}, truncated: kept.bytes, arguments_preview: kept.preview } : action;
+  private storedAction(action: Action): Stored<Action> {
+    if (action.type !== 'tool_call') return { value: action, skeleton: action, bytes: 0 };
+    const kept = this.keep(JSON.stringify(action.arguments));
+    if (kept.whole) return { value: action, skeleton: { ...action, arguments: SKELETON }, bytes: kept.bytes - 1 };
+    const value = { ...action, arguments: {}, truncated: kept.bytes, arguments_preview: kept.preview };
+    return { value, skeleton: value, bytes: 0 };
   }
 
-  private storedObservation(observation: Observation): Observation {
+  private storedObservation(observation: Observation): Stored<Observation> {
     if (observation.type === 'search_tool') {
-      const kept = observation.results.length === 0 ? undefined : this.keep(observation.results);
-      return kept ? { ...observation, results: [], truncated: kept.bytes, results_preview: kept.preview } : observation;
+      if (observation.results.length === 0) return { value: observation, skeleton: observation, bytes: 0 };
+      const kept = this.keep(JSON.stringify(observation.results));
+      if (kept.whole) return { value: observation, skeleton: { ...observation, results: SKELETON }, bytes: kept.bytes - 1 };
+      const value = { ...observation, results: [], truncated: kept.bytes, results_preview: kept.preview };
+      return { value, skeleton: value, bytes: 0 };
     }
-    const kept = observation.body === undefined ? undefined : this.keep(observation.body);
-    return kept ? { ...observation, body: kept.preview, truncated: kept.bytes } : observation;
+    const text = untouchedBodyText(observation) ?? (observation.body === undefined ? undefined : JSON.stringify(observation.body));
+    if (text === undefined) return { value: observation, skeleton: observation, bytes: 0 };
+    const kept = this.keep(text);
+    // The skeleton is built member by member: spreading the observation would read (parse) a stored body.
+    const skeleton: Record<string, unknown> = {};
+    for (const key in observation) skeleton[key] = key === 'body' ? SKELETON : observation[key as keyof typeof observation];
+    if (kept.whole) return { value: observation, skeleton: skeleton as Observation, bytes: kept.bytes - 1 };
+    const value = { ...(skeleton as ToolCallObservation), body: kept.preview, truncated: kept.bytes };
+    return { value, skeleton: value, bytes: 0 };
   }
 
   /**
-   * Counts `value` against the episode's budget: undefined when it is kept whole, else the preview of its JSON the
-   * trajectory keeps instead (what is left of the budget, at most TRUNCATED_PREVIEW_CHARS) and its full size.
+   * Counts a member's JSON `text` against the episode's budget: kept whole when it fits, else the preview the
+   * trajectory keeps instead (what is left of the budget, at most TRUNCATED_PREVIEW_CHARS); `bytes` is its full size.
    */
-  private keep(value: unknown): { preview: string; bytes: number } | undefined {
-    const text = JSON.stringify(value);
+  private keep(text: string): { whole: true; bytes: number } | { whole: false; preview: string; bytes: number } {
     const bytes = Buffer.byteLength(text);
     if (bytes <= MAX_STORED_BODY_BYTES && this.keptBytes + bytes <= EPISODE_BODY_BUDGET) {
       this.keptBytes += bytes;
-      return undefined;
+      return { whole: true, bytes };
     }
     const room = Math.max(0, Math.min(TRUNCATED_PREVIEW_CHARS, EPISODE_BODY_BUDGET - this.keptBytes));
     // Re-encoded, not sliced: V8 keeps a slice's whole parent string alive, which here is the full JSON.
     const preview = Buffer.from(text.slice(0, room)).toString();
     this.keptBytes += Buffer.byteLength(preview);
-    return { preview, bytes };
+    return { whole: false, preview, bytes };
   }
 
   summary(): EpisodeSummary {

@@ -21,6 +21,7 @@ export type ResourceOp =
   | { kind: 'list'; collection: Collection; filters: Record<string, unknown> };
 
 const PARAM = /\{([^}]+)\}/g;
+const NO_NAMES: ReadonlySet<string> = new Set();
 const isPrimitive = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
 
 /**
@@ -31,16 +32,12 @@ const isPrimitive = (value: unknown): value is string | number | boolean => ['st
  * parameter missing from the arguments — is no resource operation: the call stays stateless.
  */
 export function resourceOp(tool: Tool, args: Arguments): ResourceOp | undefined {
-  if (tool.origin.format !== 'openapi') return undefined;
-  const method = tool.origin.method.toLowerCase();
-  const segments = tool.origin.path.replace(/\/+$/, '').split('/');
-  const last = segments[segments.length - 1] ?? '';
-  const itemParam = /^\{([^}]+)\}$/.exec(last)?.[1];
+  const shape = shapeOf(tool);
+  if (!shape || tool.origin.format !== 'openapi') return undefined;
   const fields = wireFields(tool, args);
-  const collectionPath = itemParam === undefined ? segments.join('/') : segments.slice(0, -1).join('/');
-  const collection = collectionOf(tool.origin.api_id, collectionPath, fields.path);
+  const collection = collectionOf(tool.origin.api_id, shape, fields.path);
   if (!collection) return undefined;
-
+  const { method, itemParam } = shape;
   if (itemParam === undefined) {
     if (method === 'post') return { kind: 'create', collection, body: fields.body };
     if (method === 'get') return { kind: 'list', collection, filters: fields.query };
@@ -63,16 +60,54 @@ export function resourceOp(tool: Tool, args: Arguments): ResourceOp | undefined 
   }
 }
 
-function collectionOf(api: string, path: string, pathValues: Record<string, unknown>): Collection | undefined {
+/** What a tool's REST shape says once, whatever the arguments: read per call, it was most of a cached step's world-state cost. */
+interface RouteShape {
+  method: string;
+  /** The path parameter naming an item, when the path ends in one. */
+  itemParam?: string;
+  /** The collection's path template, parameters named. */
+  path: string;
+  template: string;
+  noun: string;
+  /** Names in the path template. */
+  inPath: ReadonlySet<string>;
+}
+
+/** Shapes of the records the library holds (its LRU hands out the same record while it is cached). */
+const shapes = new WeakMap<Tool, RouteShape | null>();
+
+function shapeOf(tool: Tool): RouteShape | undefined {
+  let shape = shapes.get(tool);
+  if (shape === undefined) {
+    if (tool.origin.format !== 'openapi') shape = null;
+    else {
+      const segments = tool.origin.path.replace(/\/+$/, '').split('/');
+      const itemParam = /^\{([^}]+)\}$/.exec(segments[segments.length - 1] ?? '')?.[1];
+      const path = itemParam === undefined ? segments.join('/') : segments.slice(0, -1).join('/');
+      const literal = path.split('/').filter((segment) => segment !== '' && !segment.includes('{'));
+      shape = {
+        method: tool.origin.method.toLowerCase(),
+        ...(itemParam === undefined ? {} : { itemParam }),
+        path,
+        template: path.replace(PARAM, '{}'),
+        noun: singular(nameKey(literal[literal.length - 1] ?? '')),
+        inPath: new Set([...tool.origin.path.matchAll(PARAM)].map((m) => m[1]!)),
+      };
+    }
+    shapes.set(tool, shape);
+  }
+  return shape ?? undefined;
+}
+
+function collectionOf(api: string, shape: RouteShape, pathValues: Record<string, unknown>): Collection | undefined {
   let missing = false;
-  const concrete = path.replace(PARAM, (_, name: string) => {
+  const concrete = shape.path.replace(PARAM, (_, name: string) => {
     const value = pathValues[name];
     if (!isPrimitive(value)) missing = true;
     return encodeURIComponent(String(value));
   });
   if (missing) return undefined;
-  const literal = path.split('/').filter((segment) => segment !== '' && !segment.includes('{'));
-  return { key: `${api}\u0000${concrete}`, api, template: path.replace(PARAM, '{}'), noun: singular(nameKey(literal[literal.length - 1] ?? '')) };
+  return { key: `${api}\u0000${concrete}`, api, template: shape.template, noun: shape.noun };
 }
 
 interface WireFields {
@@ -86,7 +121,7 @@ interface WireFields {
 /** The arguments by where they travel on the wire, under their wire names. Without bindings a name in the path template is a path parameter and the rest body members. */
 export function wireFields(tool: Tool, args: Arguments): WireFields {
   const fields: WireFields = { path: {}, body: {}, query: {} };
-  const inPath = tool.origin.format === 'openapi' ? new Set([...tool.origin.path.matchAll(PARAM)].map((m) => m[1]!)) : new Set<string>();
+  const inPath = shapeOf(tool)?.inPath ?? NO_NAMES;
   for (const [property, value] of Object.entries(args)) {
     const binding: ParamBinding = tool.bindings?.[property] ?? { in: inPath.has(property) ? 'path' : 'body', name: property };
     if (binding.in === 'path') fields.path[binding.name] = value;

@@ -5,6 +5,7 @@ import type { ToolSimulator } from '../simulator/pipeline.js';
 import { ResponderBusyError } from '../simulator/queue.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { CallControls, CallResult } from '../simulator/types.js';
+import { untouchedBodyText, withStoredBody } from '../simulator/stored-result.js';
 import { STOP_SEQUENCES, systemPrompt } from '../agent/prompts.js';
 import { ProtocolSession } from '../agent/session.js';
 import { runStateView } from '../agent/state.js';
@@ -14,7 +15,7 @@ import { ItemParams, type OperationSource } from './item-params.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_K } from './limits.js';
 import { resourceOp, type ResourceOp } from './resource-op.js';
 import { searchTools, type SearchLoader } from './search.js';
-import type { Action, CreatedEpisode, EpisodeConfig, EpisodeSummary, Observation, SearchAction, StepResult, ToolCallAction, Trajectory, TurnResult } from './types.js';
+import type { Action, CreatedEpisode, EpisodeConfig, EpisodeSummary, Observation, SearchAction, StepResult, ToolCallAction, ToolCallObservation, Trajectory, TurnResult } from './types.js';
 import { parseConfig, parseStep, parseTurn } from './validate.js';
 import type { WorldEffect } from './world.js';
 
@@ -391,19 +392,17 @@ export class EpisodeStore {
         result = failure('World state failed', `world state failed on this call: ${message(error)}`);
       }
     }
-    const observation: Observation = {
-      type: 'tool_call',
-      ...(action.id === undefined ? {} : { id: action.id }),
-      tool: action.tool,
-      status: result.status,
-      body: result.body,
-      source: result.source,
-      ...(result.error ? { error: result.error } : {}),
-      ...(Object.keys(result.headers).length > 0 ? { headers: result.headers } : {}),
-      ...(state ? { state } : {}),
-      ...(result.coerced ? { coerced: result.coerced } : {}),
-      ...(result.ignored ? { ignored: result.ignored } : {}),
-    };
+    // A cached body nobody has read stays its stored text: the step's answer and the trajectory's byte count use the
+    // text as is, and it is parsed only if something reads it (a reference, the trajectory served later).
+    const text = untouchedBodyText(result);
+    const head = action.id === undefined ? { type: 'tool_call' as const, tool: action.tool, status: result.status } : { type: 'tool_call' as const, id: action.id, tool: action.tool, status: result.status };
+    // The body is added in its place among the keys, before the rest: defining a new member is V8's fast case.
+    const observation: ToolCallObservation = text === undefined ? { ...head, body: result.body, source: result.source } : Object.assign(withStoredBody(head, text), { source: result.source });
+    if (result.error) observation.error = result.error;
+    if (Object.keys(result.headers).length > 0) observation.headers = result.headers;
+    if (state) observation.state = state;
+    if (result.coerced) observation.coerced = result.coerced;
+    if (result.ignored) observation.ignored = result.ignored;
     return { observation, result, state };
   }
 }

@@ -139,8 +139,10 @@ export class WorldState {
 
   private list(op: Extract<ResourceOp, { kind: 'list' }>, result: CallResult): { result: CallResult; state?: WorldEffect } {
     const entries = this.collections.get(op.collection.key);
+    // Nothing remembered: the answer stands, its body unread (a cached one stays its stored text).
+    if (!entries || entries.size === 0) return { result };
     const path = listPath(result.body, op.collection.noun);
-    if (!entries || entries.size === 0 || !path) return { result };
+    if (!path) return { result };
     const preferred = this.itemParam(op.collection.api, op.collection.template);
     const listed = at(result.body, path) as unknown[];
     const seen = new Set<string>();

@@ -1,3 +1,4 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
 import { problemResponse } from './problems.js';
@@ -6,7 +7,8 @@ import { requestHeader } from './request-header.js';
 /**
  * 413 for bodies over `limit` bytes. A request that declares its Content-Length is judged by the header alone:
  * hono's own middleware touches `c.req.raw.body`, which makes @hono/node-server build a full web Request and stream
- * for every call — the most expensive part of a cached call. Chunked bodies still go through it, counted as they stream.
+ * for every call — the most expensive part of a cached call. Chunked bodies still go through it, counted as they stream;
+ * a request node parsed with neither header has no body.
  */
 export function bodyLimit(limit: number): MiddlewareHandler {
   const tooLarge = () => bodyTooLarge(limit);
@@ -14,10 +16,13 @@ export function bodyLimit(limit: number): MiddlewareHandler {
   // Not async: every request passes here, and an async function would add a promise of its own around next().
   return (c, next) => {
     const declared = requestHeader(c, 'content-length');
-    if (declared !== undefined && requestHeader(c, 'transfer-encoding') === undefined) {
+    const chunked = requestHeader(c, 'transfer-encoding') !== undefined;
+    if (declared !== undefined && !chunked) {
       return Number(declared) > limit ? Promise.resolve(tooLarge()) : next();
     }
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    // Neither header on a request node parsed: HTTP/1.1 gives it no body (RFC 9112 §6.3), as DELETEs are sent.
+    const bodiless = !chunked && (c.env as Partial<HttpBindings> | undefined)?.incoming !== undefined;
+    if (bodiless || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     return streaming(c, next);
   };
 }

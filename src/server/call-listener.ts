@@ -9,6 +9,8 @@ import { CLIENT_CLOSED, errorResponse, INTERNAL_ERROR_DETAIL } from './error-res
 import { incomingHeader } from './request-header.js';
 import type { HttpMetrics } from './http-metrics.js';
 import { CALL_ROUTE, toolCall } from './tool-call.js';
+import { parseJsonBody } from './json-body.js';
+import { stepJson } from '../episodes/step-json.js';
 
 /**
  * `/v1/tools/{id}/call` and its query: one segment for the id, as hono's `:id` matches. Targets that URL parsing
@@ -31,21 +33,40 @@ export interface CallListenerOptions {
   log: (line: string) => void;
 }
 
+/** `/v1/episodes/{id}/step` and `/turns`, with the same one-segment id rule as calls. */
+const EPISODE_PATH = /^\/v1\/episodes\/([^/?#\\]+)\/(step|turns)(?:\?|$)/;
+
+/** The episode routes' patterns, as hono routes them and as /metrics labels them. */
+const STEP_ROUTE = '/v1/episodes/:id/step';
+const TURNS_ROUTE = '/v1/episodes/:id/turns';
+
+/** What `application/json` answers carry. */
+const JSON_TYPE = 'application/json';
+
+/** A request this path answers: its route (for /metrics), its line (for the error log), and the answer to its body. */
+interface FrontRequest {
+  route: string;
+  line: string;
+  /** May throw (a request wrong as a whole) before any promise exists. */
+  answer(body: string, incoming: IncomingMessage): Promise<CallAnswer>;
+}
+
 /**
- * `POST /v1/tools/{id}/call`, the request a rollout makes most, answered from node's own request and response in
- * front of the app. Through @hono/node-server and hono the same call costs about half as much CPU again (a web
- * Request around node's, the body read through it, the middleware chain's promises, a web Response written back),
- * as much as the simulated call itself. The call is the same `toolCall` the hono route runs. Everything else goes
- * to `app`: other routes, and calls this path would have to refuse or rewrite (an odd Host or request target, a
- * body without Content-Length or over the limit, a missing or wrong API key), which the app answers as always.
+ * The requests a rollout makes most, answered from node's own request and response in front of the app: `POST
+ * /v1/tools/{id}/call`, and an episode's `POST /v1/episodes/{id}/step` and `/turns`. Through @hono/node-server and
+ * hono the same request costs about half as much CPU again (a web Request around node's, the body read through it,
+ * the middleware chain's promises, a web Response written back), as much as a cached call itself. They run what the
+ * hono routes run (`toolCall`, the episode store). Everything else goes to `app`: other routes, and requests this
+ * path would have to refuse or rewrite (an odd Host or request target, a body without Content-Length or over the
+ * limit, a missing or wrong API key), which the app answers as always.
  */
 export function callListener(options: CallListenerOptions, app: RequestListener): RequestListener {
   const decoder = new TextDecoder();
   const plainHost = hostCheck();
   return (incoming, outgoing) => {
-    const toolId = incoming.method === 'POST' ? callToolId(incoming.url) : undefined;
+    const front = incoming.method === 'POST' ? frontRequest(incoming.url, options) : undefined;
     if (
-      toolId === undefined ||
+      front === undefined ||
       !plainHost(incoming.headers.host) ||
       !bodyWithin(incoming, options.bodyLimit) ||
       (options.accepts && !options.accepts(onlyHeader(incoming, 'authorization'), onlyHeader(incoming, KEY_HEADER)))
@@ -57,14 +78,13 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The client went away before its body arrived: nobody reads an answer; counted as the app counts it.
-    incoming.on('error', () => options.metrics.end('POST', CALL_ROUTE, CLIENT_CLOSED, started));
+    incoming.on('error', () => options.metrics.end('POST', front.route, CLIENT_CLOSED, started));
     incoming.on('end', () => {
-      const failed = (error: unknown) => sendResponse(outgoing, errorResponse(error, requestLine(toolId), options.log), options, started);
+      const failed = (error: unknown) => sendResponse(outgoing, errorResponse(error, front.line, options.log), options, front.route, started);
       let answered: Promise<void>;
       try {
         const body = decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        const request = { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER) };
-        answered = toolCall(options, request).then((result) => send(outgoing, callAnswer(result), options, started), failed);
+        answered = front.answer(body, incoming).then((answer) => send(outgoing, answer, options, front.route, started), failed);
       } catch (error) {
         // A request wrong as a whole (malformed JSON, a bad Prefer) is refused before any promise exists.
         answered = failed(error);
@@ -72,19 +92,42 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
       answered.catch((error: unknown) => {
         // The answer could not be built (a body JSON cannot hold) or node refused to write it (a header value it does
         // not take): a 500 problem instead, if nothing went out yet.
-        options.log(`toolenv: ${requestLine(toolId)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        options.log(`toolenv: ${front.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         if (outgoing.headersSent) {
-          options.metrics.end('POST', CALL_ROUTE, 500, started);
+          options.metrics.end('POST', front.route, 500, started);
           outgoing.destroy();
           return;
         }
-        send(outgoing, { status: 500, headers: { 'content-type': PROBLEM_CONTENT_TYPE }, text: INTERNAL_ERROR }, options, started);
+        send(outgoing, { status: 500, headers: { 'content-type': PROBLEM_CONTENT_TYPE }, text: INTERNAL_ERROR }, options, front.route, started);
       });
     });
   };
 }
 
-/** The request as the app's error log names it: method and decoded path. */
+/** The request this path answers at `url`, or undefined (the app's). */
+function frontRequest(url: string | undefined, options: CallListenerOptions): FrontRequest | undefined {
+  const toolId = callToolId(url);
+  if (toolId !== undefined) {
+    return {
+      route: CALL_ROUTE,
+      line: requestLine(toolId),
+      answer: (body, incoming) =>
+        toolCall(options, { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER) }).then(callAnswer),
+    };
+  }
+  const episodes = options.episodes;
+  const match = episodes && url !== undefined ? EPISODE_PATH.exec(url) : null;
+  const id = match ? decodedSegment(match[1]!) : undefined;
+  if (!episodes || id === undefined) return undefined;
+  if (match![2] === 'step') {
+    return { route: STEP_ROUTE, line: `POST /v1/episodes/${id}/step`, answer: (body) => episodes.step(id, parseJsonBody(body)).then((result) => jsonAnswer(stepJson(result))) };
+  }
+  return { route: TURNS_ROUTE, line: `POST /v1/episodes/${id}/turns`, answer: (body) => episodes.turn(id, parseJsonBody(body)).then((result) => jsonAnswer(JSON.stringify(result))) };
+}
+
+const jsonAnswer = (text: string): CallAnswer => ({ status: 200, headers: { 'content-type': JSON_TYPE }, text });
+
+/** A call request as the app's error log names it: method and decoded path. */
 const requestLine = (toolId: string) => `POST /v1/tools/${toolId}/call`;
 
 const INTERNAL_ERROR = JSON.stringify(problem(500, undefined, INTERNAL_ERROR_DETAIL));
@@ -95,8 +138,12 @@ const INTERNAL_ERROR = JSON.stringify(problem(500, undefined, INTERNAL_ERROR_DET
  */
 export function callToolId(url: string | undefined): string | undefined {
   const match = url === undefined ? null : CALL_PATH.exec(url);
-  if (!match) return undefined;
-  let id = match[1]!;
+  return match ? decodedSegment(match[1]!) : undefined;
+}
+
+/** A path segment percent-decoded, or undefined for a malformed escape or one that decodes to `.` or `..`. */
+function decodedSegment(segment: string): string | undefined {
+  let id = segment;
   if (id.includes('%')) {
     try {
       id = decodeURIComponent(id);
@@ -153,17 +200,17 @@ function onlyHeader(incoming: IncomingMessage, name: string): string | undefined
   return found;
 }
 
-function send(outgoing: ServerResponse, { status, headers, text }: CallAnswer, options: CallListenerOptions, started: number): void {
+function send(outgoing: ServerResponse, { status, headers, text }: CallAnswer, options: CallListenerOptions, route: string, started: number): void {
   if (text !== null) headers['content-length'] = String(Buffer.byteLength(text));
   outgoing.writeHead(status, headers);
   outgoing.end(text ?? undefined);
-  options.metrics.end('POST', CALL_ROUTE, status, started);
+  options.metrics.end('POST', route, status, started);
 }
 
 /** A web Response (a problem) written to node's response: the rare answers, built by the app's own error handling. */
-async function sendResponse(outgoing: ServerResponse, response: Response, options: CallListenerOptions, started: number): Promise<void> {
+async function sendResponse(outgoing: ServerResponse, response: Response, options: CallListenerOptions, route: string, started: number): Promise<void> {
   const text = await response.text();
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  send(outgoing, { status: response.status, headers, text }, options, started);
+  send(outgoing, { status: response.status, headers, text }, options, route, started);
 }

@@ -3,7 +3,7 @@ import type { CallResult } from './types.js';
 /** A stored result's state: its JSON text until the body is read or replaced, then the body itself (boxed: a body may be a string). */
 const state = Symbol('stored result');
 
-type Stored = CallResult & { [state]: string | { body: unknown } };
+type Stored = { body?: unknown; [state]: string | { body: unknown } };
 
 /**
  * Every stored result shares this accessor. An object literal with its own get/set closures is built by runtime calls
@@ -32,13 +32,22 @@ const bodyProperty: PropertyDescriptor = {
  * never offered the text.
  */
 export function storedResult(status: number, text: string, headers: Record<string, string>): CallResult {
-  const result = { status, source: 'cache' as const, headers };
-  Object.defineProperty(result, state, { value: text, writable: true });
-  return Object.defineProperty(result, 'body', bodyProperty) as Stored;
+  return withStoredBody({ status, source: 'cache' as const, headers }, text) as CallResult;
 }
 
-/** The body's JSON text when `result` is a cache hit whose body nobody has read or replaced; otherwise undefined. */
-export function untouchedBodyText(result: CallResult): string | undefined {
+/**
+ * Gives `target` a `body` that is `text` parsed on first read, as a stored result's is (added as a new member:
+ * redefining an existing one is V8's slow case): episodes carry a cached body into their observations and run
+ * state this way, so that a step or a turn that never reads it never parses it, and `untouchedBodyText` still offers
+ * its text.
+ */
+export function withStoredBody<T extends object>(target: T, text: string): T & { body: unknown } {
+  Object.defineProperty(target, state, { value: text, writable: true });
+  return Object.defineProperty(target, 'body', bodyProperty) as T & { body: unknown };
+}
+
+/** The body's JSON text when `result` is a cache hit (or carries one's body) that nobody has read or replaced; otherwise undefined. */
+export function untouchedBodyText(result: object): string | undefined {
   const held = (result as Partial<Stored>)[state];
   return typeof held === 'string' ? held : undefined;
 }

@@ -5,6 +5,12 @@ import { EpisodeStore, type EpisodeSimulator, type EpisodeStoreOptions } from '.
 import { LibraryStore } from '../../src/library/store.js';
 import { ToolSearch } from '../../src/retrieval/searcher.js';
 import { ErrorStream } from '../../src/simulator/inject.js';
+import { openCache } from '../../src/simulator/cache.js';
+import { untouchedBodyText } from '../../src/simulator/stored-result.js';
+import { stepJson } from '../../src/episodes/step-json.js';
+import type { SearchResult } from '../../src/retrieval/searcher.js';
+import { join } from 'node:path';
+import { tempDir } from '../fixtures/tools.js';
 import { createSimulator } from '../../src/simulator/pipeline.js';
 import { synthResponder } from '../../src/simulator/synth/index.js';
 import type { CallResult } from '../../src/simulator/types.js';
@@ -134,5 +140,45 @@ describe('EpisodeStore in process', () => {
     assert.throws(() => storeWith({ maxEpisodes: 0 }), RangeError);
     assert.throws(() => storeWith({ ttlMs: 0 }), RangeError);
     assert.throws(() => storeWith({ maxBytes: 0 }), RangeError);
+  });
+  it('a cached body goes into the step\'s answer and the trajectory as its stored text, parsed only when read', async (t) => {
+    const cache = openCache(join(tempDir(), 'responses.db'))!;
+    const store = storeWith({ simulator: createSimulator({ store: library, cache, responders: [synthResponder], errorRate: 0 }) });
+    t.after(() => {
+      store.close();
+      cache.close();
+    });
+    const { id } = store.create({});
+    const call = { type: 'tool_call', tool: 'petstore_test__listPets', arguments: { limit: 2 } };
+    const first = await store.step(id, { actions: [call] });
+    const second = await store.step(id, { actions: [call, { ...call, id: 'again' }] });
+    assert.deepEqual(second.observations.map((o) => o.type === 'tool_call' && o.source), ['cache', 'cache']);
+    const stored = untouchedBodyText(second.observations[1]!);
+    assert.equal(typeof stored, 'string', 'the body was not parsed on its way through the step');
+    const answer = JSON.parse(stepJson(second)) as { observations: { body: unknown }[] };
+    assert.deepEqual(answer, JSON.parse(JSON.stringify(second)));
+    assert.deepEqual(answer.observations[0]!.body, (first.observations[0] as { body: unknown }).body);
+    assert.deepEqual(Object.keys(answer.observations[1]!), ['type', 'id', 'tool', 'status', 'body', 'source']);
+    const trajectory = JSON.stringify(store.get(id));
+    assert.ok(Math.abs(store.bytes - trajectory.length) < 600, `store counts ${store.bytes}, the trajectory is ${trajectory.length}`);
+  });
+
+  it('remembers search results per index: the same query again does not search the library again', async (t) => {
+    let searched = 0;
+    const counting = { search: async (queries: string[], options: { k?: number }) => {
+      searched++;
+      return search.search(queries, options);
+    } } as unknown as ToolSearch;
+    const store = storeWith({ search: () => Promise.resolve(counting) });
+    t.after(() => store.close());
+    const hits: SearchResult[][] = [];
+    for (const k of [3, 3, 2]) {
+      const { id } = store.create({});
+      const { observations } = await store.step(id, { actions: [{ type: 'search_tool', query: 'pet', k }] });
+      hits.push((observations[0] as unknown as { results: SearchResult[] }).results);
+    }
+    assert.equal(searched, 2, 'k=3 twice, then k=2');
+    assert.deepEqual(hits[1], hits[0]);
+    assert.deepEqual(hits[2], hits[0]!.slice(0, 2));
   });
 });

@@ -240,3 +240,65 @@ test('callToolId takes the one-segment id of a call path, percent-decoded, and n
   assert.equal(callToolId('http://127.0.0.1/v1/tools/x/call'), undefined);
   for (const odd of ['.', '..', '%2e', '%2E%2e', 'a\\b', 'x#y']) assert.equal(callToolId(`/v1/tools/${odd}/call`), undefined, odd);
 });
+
+describe('episode steps and turns answered in front of hono', () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await startTestServer({ cacheMode: 'off' });
+  });
+  after(() => server.close());
+
+  /** Two episodes with one seed, one driven over HTTP and one through the hono route: their answers must match. */
+  const twins = async (config: Record<string, unknown>) => {
+    const create = async () => ((await (await postJson(`${server.url}/v1/episodes`, { seed: 7, ...config })).json()) as { id: string }).id;
+    return [await create(), await create()] as const;
+  };
+  const both = async (path: (id: string) => string, ids: readonly [string, string], body: string) => {
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
+    const response = await fetch(server.url + path(ids[0]), init);
+    const length = response.headers.get('content-length');
+    const overHttp = await seen(response);
+    assert.equal(Number(length), Buffer.byteLength(overHttp.body));
+    // Refusals name their episode: the twin's id in its place.
+    overHttp.body = overHttp.body.replaceAll(ids[0], ids[1]);
+    const throughHono = await seen(await server.app.request(path(ids[1]), init));
+    assert.deepEqual(overHttp, throughHono);
+    return overHttp;
+  };
+
+  test('JSON steps, their refusals and an unknown episode: the same answers over HTTP as from the hono route', async () => {
+    const ids = await twins({ max_steps: 2 });
+    const step = (id: string) => `/v1/episodes/${id}/step`;
+    const call = { type: 'tool_call', tool: 'petstore_test__addPet', arguments: { name: 'Rex' } };
+    const ran = await both(step, ids, JSON.stringify({ actions: [call, { ...call, id: 'c2', arguments: { name: 'Bo' } }] }));
+    assert.equal(ran.status, 200);
+    assert.equal((JSON.parse(ran.body) as { observations: unknown[] }).observations.length, 2);
+    assert.equal((await both(step, ids, '{"actions":[]}')).status, 400);
+    assert.equal((await both(step, ids, '{"actions":')).status, 400);
+    assert.equal((await both(step, ids, JSON.stringify({ actions: [call] }))).status, 200);
+    assert.equal((await both(step, ids, JSON.stringify({ actions: [call] }))).status, 409, 'done after max_steps');
+    assert.equal((await both(step, ['missing', 'missing'], JSON.stringify({ actions: [call] }))).status, 404);
+  });
+
+  test('text turns: the same observations over HTTP as from the hono route, and a step refused on a turn episode', async () => {
+    const ids = await twins({});
+    const turns = (id: string) => `/v1/episodes/${id}/turns`;
+    const searched = await both(turns, ids, JSON.stringify({ text: '<think>Find it.</think>\n<search_tool>Add a pet</search_tool>' }));
+    assert.match(searched.body, /petstore_test__addPet/);
+    const called = await both(turns, ids, JSON.stringify({ text: '<think>Add.</think>\n<tool_call>{"tool": "petstore_test__addPet", "arguments": {"name": "Rex"}}</tool_call>', state: true }));
+    assert.equal((JSON.parse(called.body) as { step: number }).step, 2);
+    assert.equal((await both(turns, ids, '{"text": 7}')).status, 400);
+    assert.equal((await both((id) => `/v1/episodes/${id}/step`, ids, '{"actions":[{"type":"search_tool","query":"pet"}]}')).status, 409);
+  });
+
+  test('steps and turns answered in front of hono are counted in /metrics under their route patterns', async () => {
+    const [id] = await twins({});
+    const line = (route: string) => new RegExp(`toolenv_http_requests_total\\{method="POST",route="${route.replaceAll('/', '\\/')}",status="200"\\} (\\d+)`);
+    const metrics = async () => (await fetch(`${server.url}/metrics`)).text();
+    const before = await metrics();
+    await postJson(`${server.url}/v1/episodes/${id}/turns`, { text: '<think>Find it.</think>\n<search_tool>Add a pet</search_tool>' });
+    const after = await metrics();
+    const count = (text: string, route: string) => Number(line(route).exec(text)?.[1] ?? 0);
+    assert.equal(count(after, '/v1/episodes/:id/turns'), count(before, '/v1/episodes/:id/turns') + 1);
+  });
+});

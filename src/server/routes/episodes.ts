@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { EpisodeError, unknownEpisode } from '../../episodes/errors.js';
 import type { EpisodeStore } from '../../episodes/store.js';
+import { stepJson } from '../../episodes/step-json.js';
 import type { CallControls, CallResult } from '../../simulator/types.js';
 import { callResponse } from '../call-response.js';
 import { readJsonBody } from '../json-body.js';
@@ -9,6 +10,8 @@ import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../problems.j
 const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 1000;
+/** What `c.json` sends: a plain record, which @hono/node-server writes without building a Headers object. */
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /**
  * The episode API (issue #6): `POST /v1/episodes` starts one, `POST /v1/episodes/{id}/step` runs a step of parallel
@@ -32,7 +35,7 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
     return c.json(episodes.list(limit));
   });
 
-  app.post('/v1/episodes/:id/step', async (c) => c.json(await episodes.step(c.req.param('id'), await readJsonBody(c))));
+  app.post('/v1/episodes/:id/step', async (c) => c.body(stepJson(await episodes.step(c.req.param('id'), await readJsonBody(c))), 200, JSON_HEADERS));
 
   app.post('/v1/episodes/:id/turns', async (c) => c.json(await episodes.turn(c.req.param('id'), await readJsonBody(c))));
 

@@ -1,0 +1,220 @@
+import { readFileSync } from 'node:fs';
+import { HttpConnection, type HttpAnswer } from './http-client.js';
+import { freshArguments } from './fresh-arguments.js';
+import { rssMb } from './processes.js';
+
+/**
+ * The rollout bench's load generator, run as its own process (argv[2]: a RolloutLoadConfig as JSON; its last stdout
+ * line: a RolloutLoadResult). `connections` keep-alive connections each drive one thing at a time: plain tool
+ * calls, or episodes one after another, each created, stepped `steps` times and deleted. Only what answers before
+ * the deadline counts; then every connection finishes its episode's remaining steps and leaves it live, the
+ * server's RSS is read with all of them live, and they are deleted.
+ */
+export interface RolloutLoadConfig {
+  url: string;
+  mode: 'call' | 'step' | 'turns';
+  tool: string;
+  /** A valid arguments object for the tool: sent as is (cached), or varied per action (`fresh`). */
+  args: Record<string, unknown>;
+  fresh: boolean;
+  /** Where this run's fresh arguments start counting (distinct per run, so no run meets another's). */
+  freshOffset: number;
+  /** Search query that finds the tool (text turns start with one search turn, as an agent explores first). */
+  query: string;
+  connections: number;
+  steps: number;
+  actionsPerStep: number;
+  durationSeconds: number;
+  /** The server's process id: its CPU time is read over the window, and its RSS once every episode is live. */
+  serverPid?: number;
+  /** Read the server's RSS once every episode is live (and not the episodes deleted before). */
+  rss?: boolean;
+}
+
+export interface RolloutLoadResult {
+  /** Tool-call actions answered inside the window (plain calls, or the calls of steps and call turns). */
+  calls: number;
+  /** Search actions answered inside the window (text turns' first turn). */
+  searches: number;
+  /** Requests answered inside the window (calls, steps, turns, creates, deletes). */
+  requests: number;
+  /** Step latencies (a plain call, a step, a call turn), milliseconds. */
+  latencies_ms: number[];
+  episodes: number;
+  /** Answers that were not what the workload expects (an error status, a rejected turn, a missing observation). */
+  failures: number;
+  /** The first few failures, for the log. */
+  failure_samples: string[];
+  /** Where the calls' answers came from (`x-toolenv-source` of the observations; text turns do not say). */
+  sources: Record<string, number>;
+  window_s: number;
+  /** This process's CPU time per request inside the window, microseconds. */
+  generator_us_per_request: number;
+  /** The server's CPU time (user and system) inside the window, per action answered, microseconds: the cost that decides rates on a busy machine. */
+  server_us_per_action?: number;
+  /** Episodes live when the server's RSS was read. */
+  live_episodes: number;
+  rss_mb?: number;
+}
+
+const SOURCE_HEADER = /\r\nx-toolenv-source:\s*([a-z]+)/i;
+
+async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
+  const connections = await Promise.all(Array.from({ length: config.connections }, () => HttpConnection.open(config.url)));
+  const result: RolloutLoadResult = {
+    calls: 0,
+    searches: 0,
+    requests: 0,
+    latencies_ms: [],
+    episodes: 0,
+    failures: 0,
+    failure_samples: [],
+    sources: {},
+    window_s: config.durationSeconds,
+    generator_us_per_request: 0,
+    live_episodes: 0,
+  };
+  let fresh = config.freshOffset;
+  const argumentsOf = () => (config.fresh ? freshArguments(config.args, ++fresh) : config.args);
+  const callPath = `/v1/tools/${encodeURIComponent(config.tool)}/call`;
+  const started = performance.now();
+  const deadline = started + config.durationSeconds * 1000;
+  const cpuStart = process.cpuUsage();
+  const serverStart = config.serverPid === undefined ? 0 : cpuMicros(config.serverPid);
+  let cpuAtDeadline: NodeJS.CpuUsage | undefined;
+  let serverAtDeadline = 0;
+  const inWindow = () => {
+    if (performance.now() < deadline) return true;
+    if (!cpuAtDeadline) {
+      cpuAtDeadline = process.cpuUsage(cpuStart);
+      if (config.serverPid !== undefined) serverAtDeadline = cpuMicros(config.serverPid) - serverStart;
+    }
+    return false;
+  };
+  const fail = (what: string, answer: HttpAnswer) => {
+    result.failures++;
+    if (result.failure_samples.length < 5) result.failure_samples.push(`${what}: ${answer.status} ${answer.body.slice(0, 300)}`);
+  };
+  const count = (source: string) => (result.sources[source] = (result.sources[source] ?? 0) + 1);
+  /** Sends one request; it counts (with its latency when `timed`) if it answered inside the window. */
+  const send = async (connection: HttpConnection, method: string, path: string, body: string | undefined, timed: boolean) => {
+    const sent = performance.now();
+    const answer = await connection.request(method, path, body);
+    const counted = inWindow();
+    if (counted) {
+      result.requests++;
+      if (timed) result.latencies_ms.push(performance.now() - sent);
+    }
+    return { answer, counted };
+  };
+
+  const callLoop = async (connection: HttpConnection) => {
+    while (inWindow()) {
+      const { answer, counted } = await send(connection, 'POST', callPath, cachedCall ?? JSON.stringify({ arguments: argumentsOf() }), true);
+      if (answer.status !== 200) fail('call', answer);
+      else if (counted) {
+        result.calls++;
+        count(SOURCE_HEADER.exec(answer.head)?.[1] ?? 'unknown');
+      }
+    }
+  };
+
+  // The request bodies: built once for cached arguments, per step for fresh ones (the generator's own cost counts).
+  const buildStep = () => {
+    const actions = Array.from({ length: config.actionsPerStep }, argumentsOf);
+    if (config.mode !== 'turns') return JSON.stringify({ actions: actions.map((args) => ({ type: 'tool_call', tool: config.tool, arguments: args })) });
+    const calls = actions.map((args) => `<tool_call>${JSON.stringify({ tool: config.tool, arguments: args })}</tool_call>`);
+    return JSON.stringify({ text: `<think>Read the records.</think>\n${calls.join('\n')}` });
+  };
+  const cachedStep = config.fresh ? undefined : buildStep();
+  const stepBody = () => cachedStep ?? buildStep();
+  const cachedCall = config.fresh ? undefined : JSON.stringify({ arguments: config.args });
+  const live: string[] = [];
+  const createBody = JSON.stringify(config.mode === 'turns' ? { max_turns: config.steps + 1 } : { max_steps: config.steps });
+  // Episodes one after another until one is stepped to its end after the window: that one stays live.
+  const episodeLoop = async (connection: HttpConnection) => {
+    for (;;) {
+      const created = await send(connection, 'POST', '/v1/episodes', createBody, false);
+      if (created.answer.status !== 201) {
+        fail('create', created.answer);
+        return;
+      }
+      // The summary's first member is the episode's id.
+      const id = /^\{"id":"([^"]+)"/.exec(created.answer.body)![1]!;
+      const path = `/v1/episodes/${id}/${config.mode === 'turns' ? 'turns' : 'step'}`;
+      if (config.mode === 'turns') {
+        const text = `<think>Find the tool first.</think>\n<search_tool>${config.query}</search_tool>`;
+        const { answer, counted } = await send(connection, 'POST', path, JSON.stringify({ text }), false);
+        const turn = answer.status === 200 ? (JSON.parse(answer.body) as { rejected?: string[]; observation: { content: string } }) : undefined;
+        if (!turn || turn.rejected || !turn.observation.content.includes(config.tool)) fail('search turn', answer);
+        else if (counted) result.searches++;
+      }
+      for (let step = 1; step <= config.steps; step++) {
+        const { answer, counted } = await send(connection, 'POST', path, stepBody(), true);
+        if (answer.status !== 200 || !(config.mode === 'turns' ? turnCalls(answer.body, config.actionsPerStep) : stepCalls(answer.body, config.actionsPerStep, count))) fail(config.mode, answer);
+        else if (counted) result.calls += config.actionsPerStep;
+      }
+      if (!inWindow()) {
+        live.push(id);
+        return;
+      }
+      const deleted = await send(connection, 'DELETE', `/v1/episodes/${id}`, undefined, false);
+      if (deleted.answer.status !== 200) fail('delete', deleted.answer);
+      result.episodes++;
+    }
+  };
+
+  await Promise.all(connections.map(config.mode === 'call' ? callLoop : episodeLoop));
+  const cpu = cpuAtDeadline ?? process.cpuUsage(cpuStart);
+  result.generator_us_per_request = result.requests > 0 ? Math.round(((cpu.user + cpu.system) / result.requests) * 10) / 10 : 0;
+  const actions = result.calls + result.searches;
+  if (config.serverPid !== undefined && actions > 0) result.server_us_per_action = Math.round((serverAtDeadline / actions) * 10) / 10;
+  result.live_episodes = live.length;
+  if (config.serverPid !== undefined && config.rss) result.rss_mb = rssMb(config.serverPid);
+  // Every live episode deleted over new connections: the server may have closed ones idle past its keep-alive
+  // timeout while the others finished.
+  for (const connection of connections) connection.close();
+  const deleters = await Promise.all(Array.from({ length: Math.min(64, live.length) }, () => HttpConnection.open(config.url)));
+  let next = 0;
+  await Promise.all(
+    deleters.map(async (connection) => {
+      while (next < live.length) await connection.request('DELETE', `/v1/episodes/${live[next++]}`);
+      connection.close();
+    }),
+  );
+  return result;
+}
+
+/** User and system CPU time of a process so far, microseconds, from /proc (Linux; clock ticks of 10 ms). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** Whether a step answered one observation per action, each a 200; counts their sources. Read off the text: the generator parses nothing it need not. */
+function stepCalls(body: string, actions: number, count: (source: string) => void): boolean {
+  if (occurrences(body, '"status":200,"body":') !== actions) return false;
+  for (const [, source] of body.matchAll(/"source":"([a-z]+)"/g)) count(source!);
+  return true;
+}
+
+/** Whether a call turn ran as a step and every call in its observation (JSON inside the content string) answered 200. */
+function turnCalls(body: string, actions: number): boolean {
+  return !body.includes('"rejected":') && body.includes('"step":') && occurrences(body, '\\"status\\":200,\\"body\\":') === actions;
+}
+
+function occurrences(text: string, part: string): number {
+  let n = 0;
+  for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length)) n++;
+  return n;
+}
+
+if (process.argv[2]) {
+  main(JSON.parse(process.argv[2]) as RolloutLoadConfig).then(
+    (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
+    (error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
