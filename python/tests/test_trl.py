@@ -111,5 +111,7 @@ def test_grpo_trains_on_toolenv_episodes_and_rewards(server, sft_run, single_tas
         components = [list(c) for c in zip(out["r_traj"], out["r_phase"], out["r_step"], strict=True)]
         assert torch.allclose(adv, _advantages_of(components, group), atol=1e-4)
         # Only the model's tokens carry loss: the observations ToolEnv wrote are masked.
-        for ids, mask in zip(out["completion_ids"], out["env_mask"], strict=True):
-            assert len(ids) == len(mask) and 0 in mask and mask[0] == 1
+        for e, ids, mask in zip(episodes, out["completion_ids"], out["env_mask"], strict=True):
+            assert len(ids) == len(mask) and mask[0] == 1
+            # A rollout that answered on its first turn got no observation; every longer one did.
+            assert (0 in mask) == (records[e]["turns"] > 1), (records[e]["turns"], mask.count(0))

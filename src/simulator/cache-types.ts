@@ -87,6 +87,8 @@ export interface CacheBackend {
   getText(toolId: string, args: Arguments): StoredHit | undefined | Promise<StoredHit | undefined>;
   /** Stores an answer unless the call already has one or it is over `maxEntryBytes`. */
   put(toolId: string, args: Arguments, response: CachedResponse): PutOutcome | Promise<PutOutcome>;
+  /** `put` committed together with the other write-backs of this turn of the event loop; settles once committed. */
+  putBatched?(toolId: string, args: Arguments, response: CachedResponse): Promise<PutOutcome>;
   /**
    * Answers a miss once across every process sharing the cache: the first to claim the call produces and stores
    * its answer while the others wait (bounded) and read it. Absent where the cache is one process's own file.

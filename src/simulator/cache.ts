@@ -52,6 +52,14 @@ interface Row {
   hits: number;
 }
 
+interface QueuedPut {
+  toolId: string;
+  args: Arguments;
+  response: CachedResponse;
+  resolve: (outcome: PutOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
  * The embedded response cache: one SQLite file keyed by tool id + canonical JSON of the arguments.
  *
@@ -79,6 +87,8 @@ export class ResponseCache implements CacheBackend {
   private readonly maxBytes: number | undefined;
   /** Whether the file reached `maxBytes` when last looked at (at open, then with every hit flush). */
   private full = false;
+  /** Write-backs waiting for the end of this turn of the event loop (`putBatched`). */
+  private queued: QueuedPut[] = [];
 
   private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, options: SqliteCacheOptions) {
     this.file = file;
@@ -175,6 +185,32 @@ export class ResponseCache implements CacheBackend {
   }
 
   /**
+   * `put` with group commit, for the simulator's write-back: the answers of the misses of one turn of the event loop
+   * are stored in one transaction at its end — one WAL commit for all of them, a fourth of a lone commit's cost per
+   * entry when rollouts miss together. Each promise settles once its entry is committed, so an answer sent after it
+   * is as durable as one sent after `put`.
+   */
+  putBatched(toolId: string, args: Arguments, response: CachedResponse): Promise<PutOutcome> {
+    return new Promise((resolve, reject) => {
+      if (this.queued.push({ toolId, args, response, resolve, reject }) === 1) setImmediate(() => this.commitQueued());
+    });
+  }
+
+  private commitQueued(): void {
+    const batch = this.queued;
+    this.queued = [];
+    if (batch.length === 0) return;
+    let outcomes: PutOutcome[];
+    try {
+      outcomes = this.db.transaction(() => batch.map((entry) => this.put(entry.toolId, entry.args, entry.response)))();
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    batch.forEach((entry, i) => entry.resolve(outcomes[i]!));
+  }
+
+  /**
    * Imports entries in one transaction: a bad entry (the iterable throws) rolls all of them back, so nothing
    * already cached is lost or half-replaced. Existing entries are kept unless `replace`.
    */
@@ -261,6 +297,7 @@ export class ResponseCache implements CacheBackend {
   close(): void {
     if (this.timer) clearInterval(this.timer);
     if (!this.db.open) return;
+    this.commitQueued();
     this.flushHits();
     this.db.close();
   }

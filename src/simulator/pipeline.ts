@@ -181,7 +181,11 @@ class PipelineSimulator implements ToolSimulator {
     const cache = this.cache?.writable ? this.cache : undefined;
     if (!cache?.settle) {
       const answer = await this.respond(tool, args, false);
-      if (cache && answer.source !== 'rule') this.countPut(() => cache.put(tool.id, args, answer));
+      if (cache && answer.source !== 'rule') {
+        // Answered once stored, so that an acknowledged answer is in the cache even if the process dies next.
+        if (cache.putBatched) await this.countPut(() => cache.putBatched!(tool.id, args, answer));
+        else this.countPut(() => cache.put(tool.id, args, answer));
+      }
       return { answer };
     }
     let answer: Answer | undefined;
@@ -230,16 +234,17 @@ class PipelineSimulator implements ToolSimulator {
   }
 
   /** A write-back counted; it never fails the call (a lock held by another process past busy_timeout costs only this entry). */
-  private countPut(put: () => PutOutcome | Promise<PutOutcome>): void {
+  private countPut(put: () => PutOutcome | Promise<PutOutcome>): Promise<void> | undefined {
     let outcome: PutOutcome | Promise<PutOutcome>;
     try {
       outcome = put();
     } catch {
       this.metrics.cacheWriteErrors++;
-      return;
+      return undefined;
     }
-    if (outcome instanceof Promise) outcome.then((settled) => this.countOutcome(settled), () => this.countOutcome('error'));
-    else this.countOutcome(outcome);
+    if (outcome instanceof Promise) return outcome.then((settled) => this.countOutcome(settled), () => this.countOutcome('error'));
+    this.countOutcome(outcome);
+    return undefined;
   }
 
   private countOutcome(outcome: PutOutcome | 'error' | undefined): void {

@@ -194,6 +194,52 @@ test('entries acknowledged before a kill -9 are all there, and the file opens', 
   cache.close();
 });
 
+test('putBatched: the write-backs of one event-loop turn commit together, each promise once its entry is in', async () => {
+  const file = cacheFile();
+  const cache = ResponseCache.open(file);
+  const other = ResponseCache.open(file, { mode: 'read-only' });
+  const puts = Array.from({ length: 50 }, (_, i) => cache.putBatched('t', { i }, { status: 200, body: { i }, source: 'synth' }));
+  assert.equal(other.count(), 0, 'nothing is written before the turn ends');
+  assert.deepEqual(new Set(await Promise.all(puts)), new Set(['stored']));
+  assert.equal(other.count(), 50);
+  assert.equal(await cache.putBatched('t', { i: 1 }, { status: 200, body: 'second', source: 'synth' }), 'kept');
+  assert.deepEqual(other.get('t', { i: 1 })!.body, { i: 1 });
+
+  // Queued at close: committed, not lost.
+  const last = cache.putBatched('t', { i: 'last' }, { status: 200, body: 'x', source: 'synth' });
+  cache.close();
+  assert.equal(await last, 'stored');
+  assert.equal(other.get('t', { i: 'last' })!.body, 'x');
+  other.close();
+});
+
+test('entries acknowledged by putBatched before a kill -9 are all there', async () => {
+  const file = cacheFile();
+  const script = `
+    import { ResponseCache } from ${JSON.stringify(cacheModule)};
+    const cache = ResponseCache.open(${JSON.stringify(file)});
+    for (let i = 0; ; i += 10) {
+      const batch = Array.from({ length: 10 }, (_, k) => cache.putBatched('t', { key: i + k }, { status: 200, body: { n: i + k }, source: 'synth' }).then(() => process.stdout.write((i + k) + '\\n')));
+      await Promise.all(batch);
+    }
+  `;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const acknowledged: number[] = [];
+  let partial = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) acknowledged.push(Number(line));
+    if (acknowledged.length >= 2000 && child.exitCode === null && !child.killed) child.kill('SIGKILL');
+  });
+  const [, signal] = await once(child, 'exit');
+  assert.equal(signal, 'SIGKILL');
+  const cache = ResponseCache.open(file, { mode: 'read-only' });
+  for (const i of acknowledged) assert.ok(cache.get('t', { key: i }), `acknowledged entry ${i} is missing`);
+  cache.close();
+});
+
 test('two processes writing the same file lose nothing', async () => {
   const file = cacheFile();
   ResponseCache.open(file).close();
