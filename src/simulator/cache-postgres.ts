@@ -10,6 +10,7 @@ import { canonicalJson } from './canonical.js';
 import { CLAIM, createSchema, FILL, insertBatch, listen, readVersion, RELEASE, RESET_CHANNEL, SCHEMA_VERSION } from './cache-postgres-schema.js';
 import type { FewShotExample } from './prompt/few-shot.js';
 import type { Arguments } from './types.js';
+import { mergeHits, type PendingHits } from './pending-hits.js';
 
 export interface PostgresCacheOptions extends CacheOptions {
   /** Connections this process keeps to the database, besides the one that listens; default 8. */
@@ -59,7 +60,7 @@ export class PostgresCache implements CacheBackend {
   private readonly config: pg.ClientConfig;
   private listener: pg.Client | undefined;
   private readonly hot = new LRUCache<string, HotRow>({ maxSize: HOT_BYTES, sizeCalculation: (row, key) => row.body.length + key.length + 64 });
-  private readonly pending = new Map<string, { hits: number; last: number }>();
+  private readonly pending: PendingHits<string> = new Map();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly timer: NodeJS.Timeout | undefined;
@@ -298,7 +299,7 @@ export class PostgresCache implements CacheBackend {
       .then(
         () => undefined,
         (error: unknown) => {
-          for (const [id, counted] of batch) this.merge(id, counted.hits, counted.last);
+          for (const [id, counted] of batch) mergeHits(this.pending, id, counted.hits, counted.last);
           throw error;
         },
       );
@@ -436,19 +437,9 @@ export class PostgresCache implements CacheBackend {
   }
 
   private countHit(id: string): void {
-    if (this.merge(id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) void this.tryFlushHits();
+    if (mergeHits(this.pending, id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) void this.tryFlushHits();
   }
 
-  private merge(id: string, hits: number, last: number): boolean {
-    const seen = this.pending.get(id);
-    if (!seen) {
-      this.pending.set(id, { hits, last });
-      return true;
-    }
-    seen.hits += hits;
-    seen.last = Math.max(seen.last, last);
-    return false;
-  }
 
   /** A flush from the hit path or the timer: a failure keeps the counts for the next one. */
   private async tryFlushHits(): Promise<void> {

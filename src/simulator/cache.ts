@@ -8,6 +8,7 @@ import { CACHE_MODES, type CacheMode } from './cache-mode.js';
 import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, PutOutcome, CacheBackend, StoredHit } from './cache-types.js';
 import { canonicalJson } from './canonical.js';
 import type { Arguments } from './types.js';
+import { mergeHits, type PendingHits } from './pending-hits.js';
 
 export { CACHE_MODES, CacheError, type CacheMode };
 export type * from './cache-types.js';
@@ -81,7 +82,7 @@ export class ResponseCache implements CacheBackend {
    */
   private readonly hot = new LRUCache<string, HotRow>({ maxSize: HOT_BYTES, sizeCalculation: (row, key) => row.body.length + key.length + 64 });
   private readonly insert: Database.Statement<unknown[]> | undefined;
-  private readonly pending = new Map<number, { hits: number; last: number }>();
+  private readonly pending: PendingHits<number> = new Map();
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly busyTimeoutMs: number;
   private readonly maxBytes: number | undefined;
@@ -289,7 +290,7 @@ export class ResponseCache implements CacheBackend {
         for (const [id, { hits, last }] of batch) update.run(hits, last, id);
       }).immediate();
     } catch (error) {
-      for (const [id, counted] of batch) this.merge(id, counted.hits, counted.last);
+      for (const [id, counted] of batch) mergeHits(this.pending, id, counted.hits, counted.last);
       throw error;
     }
   }
@@ -310,20 +311,9 @@ export class ResponseCache implements CacheBackend {
   }
 
   private countHit(id: number): void {
-    if (this.merge(id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) this.tryFlushHits();
+    if (mergeHits(this.pending, id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) this.tryFlushHits();
   }
 
-  /** Adds hits to the pending counts; true when the entry was not pending yet. */
-  private merge(id: number, hits: number, last: number): boolean {
-    const seen = this.pending.get(id);
-    if (!seen) {
-      this.pending.set(id, { hits, last });
-      return true;
-    }
-    seen.hits += hits;
-    seen.last = Math.max(seen.last, last);
-    return false;
-  }
 
   /**
    * A flush from the hit path or the timer: it must neither fail a hit nor stall the event loop, so it does not
