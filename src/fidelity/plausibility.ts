@@ -97,7 +97,7 @@ export const last4: PlausibilityCheck = {
 let currencies: Set<string> | undefined;
 let regions: Intl.DisplayNames | undefined;
 
-/** ISO 4217 codes ICU leaves out: fund codes, precious metals, bond units, the 2023 bolívar. XXX (no currency) and XTS (testing) stay out. */
+/** ISO 4217 codes ICU leaves out: fund codes, precious metals, bond units, the 2023 bolívar. The no-currency and testing codes stay out. */
 const ICU_MISSING = ['CLF', 'BOV', 'CHE', 'CHW', 'COU', 'MXV', 'USN', 'UYI', 'UYW', 'XUA', 'XBA', 'XBB', 'XBC', 'XBD', 'XAU', 'XAG', 'XPD', 'XPT', 'VED'];
 
 export function isCurrencyCode(value: string): boolean {

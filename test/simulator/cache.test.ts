@@ -164,9 +164,8 @@ function writer(file: string, prefix: string, from: number, to?: number) {
   return spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
-test('entries acknowledged before a kill -9 are all there, and the file opens', async () => {
-  const file = cacheFile();
-  const child = writer(file, 'k', 0);
+/** Reads the keys a writer prints as it acknowledges them, and kills it with SIGKILL once `n` have come. */
+async function killAfter(child: ReturnType<typeof spawn>, n: number): Promise<{ acknowledged: number[]; code: number | null; signal: NodeJS.Signals | null }> {
   const acknowledged: number[] = [];
   let partial = '';
   child.stdout!.setEncoding('utf8');
@@ -174,9 +173,16 @@ test('entries acknowledged before a kill -9 are all there, and the file opens', 
     const lines = (partial + chunk).split('\n');
     partial = lines.pop()!;
     for (const line of lines) acknowledged.push(Number(line));
-    if (acknowledged.length >= 3000 && child.exitCode === null && !child.killed) child.kill('SIGKILL');
+    if (acknowledged.length >= n && child.exitCode === null && !child.killed) child.kill('SIGKILL');
   });
-  const [code, signal] = await once(child, 'exit');
+  const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+  return { acknowledged, code, signal };
+}
+
+test('entries acknowledged before a kill -9 are all there, and the file opens', async () => {
+  const file = cacheFile();
+  const child = writer(file, 'k', 0);
+  const { acknowledged, code, signal } = await killAfter(child, 3000);
   assert.equal(code, null);
   assert.equal(signal, 'SIGKILL');
   assert.ok(acknowledged.length >= 3000);
@@ -224,16 +230,7 @@ test('entries acknowledged by putBatched before a kill -9 are all there', async 
     }
   `;
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const acknowledged: number[] = [];
-  let partial = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    const lines = (partial + chunk).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) acknowledged.push(Number(line));
-    if (acknowledged.length >= 2000 && child.exitCode === null && !child.killed) child.kill('SIGKILL');
-  });
-  const [, signal] = await once(child, 'exit');
+  const { acknowledged, signal } = await killAfter(child, 2000);
   assert.equal(signal, 'SIGKILL');
   const cache = ResponseCache.open(file, { mode: 'read-only' });
   for (const i of acknowledged) assert.ok(cache.get('t', { key: i }), `acknowledged entry ${i} is missing`);
