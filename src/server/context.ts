@@ -53,13 +53,13 @@ export function graphLoader(libraryDir: string): GraphLoader {
   return () => (graph ??= existsSync(join(libraryDir, GRAPH_FILE)) ? openGraph(libraryDir) : undefined);
 }
 
-/** The graph as routes read it: a file of another version is a 503 problem, not a 500. */
+/** The graph as routes read it: a file of another version is a 409 problem naming the rebuild, not a 500. */
 export function servedGraph(graph: GraphLoader): () => Graph | undefined {
   return () => {
     try {
       return graph();
     } catch (error) {
-      if (error instanceof GraphError) throw httpProblem(503, error.message, { title: 'Graph not available' });
+      if (error instanceof GraphError) throw httpProblem(409, error.message, { title: 'Graph not built', extra: { command: 'toolenv graph build' } });
       throw error;
     }
   };

@@ -182,7 +182,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           tags: ['Graph'],
           summary: 'A tool’s dependency edges: in (tools it depends on) and out (tools that depend on it)',
           parameters: [{ $ref: '#/components/parameters/ToolId' }],
-          responses: { '200': json('The edges, hard first.', ref('ToolEdges')), '401': PROBLEMS['401'], '404': PROBLEMS['404'], '503': { $ref: '#/components/responses/GraphUnavailable' } },
+          responses: { '200': json('The edges, hard first.', ref('ToolEdges')), '401': PROBLEMS['401'], '404': PROBLEMS['404'], '409': { $ref: '#/components/responses/GraphUnavailable' } },
         },
       },
       '/v1/graph/subgraph': {
@@ -191,7 +191,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
           tags: ['Graph'],
           summary: 'The dependency edges induced by a set of tools',
           requestBody: { required: true, content: { 'application/json': { schema: ref('SubgraphRequest') } } },
-          responses: { '200': json('The induced edges.', ref('Subgraph')), '400': PROBLEMS['400'], '401': PROBLEMS['401'], '503': { $ref: '#/components/responses/GraphUnavailable' } },
+          responses: { '200': json('The induced edges.', ref('Subgraph')), '400': PROBLEMS['400'], '401': PROBLEMS['401'], '409': { $ref: '#/components/responses/GraphUnavailable' } },
         },
       },
       '/v1/episodes': {
@@ -629,7 +629,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         MethodNotAllowed: { ...problemResponse('The path exists but not with this method.'), headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } } },
         PayloadTooLarge: problemResponse('The request body is larger than the server’s body limit.'),
         ServerError: problemResponse('An unexpected server error (logged).'),
-        GraphUnavailable: problemResponse('The dependency graph of this library has not been built (`toolenv graph build`).'),
+        GraphUnavailable: problemResponse('The dependency graph of this library has not been built, or was built by another version: `command` names the build (`toolenv graph build`).'),
         UnknownEpisode: problemResponse('No such episode: it never existed, was deleted, or expired.'),
         UnknownGroup: problemResponse('No such group: it never existed, or all its episodes were deleted or expired.'),
         TooManyEpisodes: problemResponse('The live-episode cap is reached, or the live episodes hold their byte budget (the detail says which).'),

@@ -36,7 +36,8 @@ test('graph routes serve edges and induced subgraphs once the graph is built', a
   const library = writeFixtureLibrary();
   const server = await startTestServer({ library });
   t.after(() => server.close());
-  await expectProblem(await fetch(`${server.url}/v1/graph/petstore_test__getPetById`), 503);
+  const missing = await expectProblem(await fetch(`${server.url}/v1/graph/petstore_test__getPetById`), 409);
+  assert.equal(missing.command, 'toolenv graph build');
 
   await buildGraph(library);
   const fresh = await startTestServer({ library });

@@ -16,7 +16,13 @@ export function graphRoutes(ctx: AppContext): Hono {
   const served = servedGraph(ctx.graph);
   const open = (): Graph => {
     const graph = served();
-    if (!graph) throw httpProblem(503, `no dependency graph at ${ctx.store.dir} (expected ${GRAPH_FILE} there); build one with \`toolenv graph build\``, { title: 'Graph not available' });
+    // 409, not 503: no retry helps until someone runs the command (the same rule as an unbuilt search index).
+    if (!graph) {
+      throw httpProblem(409, `no dependency graph at ${ctx.store.dir} (expected ${GRAPH_FILE} there); build one with \`toolenv graph build\``, {
+        title: 'Graph not built',
+        extra: { command: 'toolenv graph build' },
+      });
+    }
     return graph;
   };
 
