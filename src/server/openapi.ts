@@ -728,8 +728,8 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
         },
         SearchHit: {
           type: 'object',
-          required: ['id', 'name', 'score', 'category', 'origin'],
-          properties: { id: { type: 'string' }, name: { type: 'string' }, score: { type: 'number' }, category: { type: 'string' }, origin: { type: 'object' } },
+          required: ['id', 'name', 'description', 'score', 'category', 'origin'],
+          properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, score: { type: 'number' }, category: { type: 'string' }, origin: { type: 'object' } },
         },
         SearchResponse: {
           type: 'object',

@@ -11,9 +11,10 @@ test('POST /v1/search answers one query or many, in order', async (t) => {
   t.after(() => server.close());
   const one = await searchWhenBuilt(server.url, { query: 'find a pet by its id', k: 2 });
   assert.equal(one.status, 200);
-  const single = (await one.json()) as { query: string; results: { id: string }[] };
+  const single = (await one.json()) as { query: string; results: { id: string; description: string }[] };
   assert.equal(single.results[0]!.id, 'petstore_test__getPetById');
   assert.equal(single.results.length, 2);
+  assert.ok(single.results.every((hit) => hit.description.length > 0), JSON.stringify(single.results));
 
   const many = await post(`${server.url}/v1/search`, { queries: ['weather forecast for a city', 'delete a pet'], k: 1 });
   const batch = (await many.json()) as { results: { query: string; results: { id: string }[] }[] };

@@ -35,8 +35,10 @@ export function searchRoutes(ctx: AppContext): Hono {
         retriever: body.retriever as RetrieverName | undefined,
         category: body.category as string | undefined,
       });
-      if (single) return c.json({ query: queries[0], results: results[0] });
-      return c.json({ results: (queries as string[]).map((query, i) => ({ query, results: results[i] })) });
+      // An agent chooses among hits by what they do: each carries its tool's description, as episode searches do.
+      const described = results.map((hits) => hits.map((hit) => ({ ...hit, description: ctx.store.get(hit.id)?.description ?? '' })));
+      if (single) return c.json({ query: queries[0], results: described[0] });
+      return c.json({ results: (queries as string[]).map((query, i) => ({ query, results: described[i] })) });
     } catch (error) {
       if (error instanceof IndexMissingError) throw indexMissing(error.retriever, error.message, lexicalBuild, ctx.log);
       if (error instanceof SearchError) throw invalid(error.message);
