@@ -95,6 +95,8 @@ def test_verl_dry_run_prints_the_gdpo_command(server, tiny_model, single_tasks, 
 
 
 def test_bad_input_is_one_line_and_exit_2(server, tiny_model, tmp_path):
+    misspelled = tmp_path / "misspelled.jsonl"
+    misspelled.write_text(json.dumps({"id": "t1", "query": "q", "reference_tools": ["no_such__tool"]}) + "\n")
     cases = [
         ([], "--model DIR is required"),
         (["--model", str(tiny_model), "--group", "1"], "--group must be at least 2"),
@@ -103,6 +105,7 @@ def test_bad_input_is_one_line_and_exit_2(server, tiny_model, tmp_path):
         (["--model", str(tiny_model), "--stage", "sft", "--data", str(tmp_path / "none.jsonl")], "no such file"),
         (["--model", str(tiny_model), "--engine", "nope"], "nope"),
         (["--model", str(tiny_model), "--data", str(tmp_path / "x.jsonl")], "--data is for --stage sft"),
+        (["--model", str(tiny_model), "--server", server.url, "--tasks", str(misspelled)], '"no_such__tool" (task'),
     ]
     for args, message in cases:
         run = toolenv("train", *args, "--out", str(tmp_path / "r"), check=False)

@@ -87,6 +87,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       options.log(`toolenv: dry run: no server started; launch.sh reaches ${server} (\`toolenv serve\`'s default) unless TOOLENV_URL says otherwise`);
     }
     if (options.server !== undefined && !options.dryRun) await checkServer(options.server, options.apiKey);
+    if (given !== undefined && !options.dryRun) await checkTaskTools(server, options.apiKey, options.tasks!, given);
     const summary: TrainSummary = { run, engine: options.engine, stage: options.stage, command: [], server };
     const tasksFile = needsTasks ? join(run, 'tasks.jsonl') : undefined;
     if (tasksFile !== undefined) {
@@ -164,6 +165,33 @@ async function checkServer(url: string, apiKey: string | undefined): Promise<voi
     throw new TrainInputError(`--server ${url} does not answer: ${(error as Error).message}`);
   }
   if (!response.ok) throw new TrainInputError(`--server ${url}/healthz answered ${response.status}: not a ToolEnv server?`);
+}
+
+/** Most tool lookups in flight while checking a task file: enough to check thousands of ids in a second. */
+const TOOL_CHECKS_IN_FLIGHT = 16;
+
+/**
+ * Every tool a task names (`reference_tools`, `tools`) is in the served library: a misspelled id would otherwise
+ * surface as a 400 from the episode route steps into training, after the engine has loaded its model.
+ */
+async function checkTaskTools(server: string, apiKey: string | undefined, file: string, tasks: readonly TrainTask[]): Promise<void> {
+  const named = new Map<string, string>();
+  for (const task of tasks) for (const id of [...(task.reference_tools ?? []), ...(task.tools ?? [])]) if (!named.has(id)) named.set(id, task.id);
+  const ids = [...named.keys()];
+  const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined;
+  const missing: string[] = [];
+  for (let start = 0; start < ids.length; start += TOOL_CHECKS_IN_FLIGHT) {
+    const batch = ids.slice(start, start + TOOL_CHECKS_IN_FLIGHT);
+    const statuses = await Promise.all(batch.map(async (id) => (await fetch(new URL(`/v1/tools/${encodeURIComponent(id)}`, server), { headers })).status));
+    statuses.forEach((status, i) => {
+      if (status === 404) missing.push(batch[i]!);
+      else if (status !== 200) throw new TrainInputError(`${server}/v1/tools/${batch[i]} answered ${status} while checking --tasks ${file}`);
+    });
+  }
+  if (missing.length === 0) return;
+  const shown = missing.slice(0, 5).map((id) => `${JSON.stringify(id)} (task ${JSON.stringify(named.get(id))})`);
+  const more = missing.length > shown.length ? ` and ${missing.length - shown.length} more` : '';
+  throw new TrainInputError(`--tasks ${file}: ${missing.length} tool id(s) not in the served library: ${shown.join(', ')}${more}`);
 }
 
 /** `count` tasks synthesized from the library into RUN/tasks.jsonl, as `toolenv tasks synth` makes them. */
