@@ -17,12 +17,13 @@ import type { EpisodeTask } from '../episodes/types.js';
 import { missingLibrary } from '../library/errors.js';
 import type { FailedMessage } from '../server/cluster/primary.js';
 import { describeFailure } from './failure.js';
+import { embedFlagOptions, embedOptions, type EmbedFlags } from './search/options.js';
 
 /** The responders every server has; the model ones are built from their flags. */
 const EMBEDDED_RESPONDERS = ['example', 'synth'] as const;
 
 
-interface ServeFlags extends ModelFlags, RuleFlags {
+interface ServeFlags extends ModelFlags, RuleFlags, EmbedFlags {
   host: string;
   port: string;
   library: string;
@@ -79,8 +80,18 @@ export function registerServe(program: Command): void {
     .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
     .option('--runs <dir>', 'eval and train run directories (one run, or runs up to two levels below) the studio at /studio shows')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
-  addModelOptions(addRuleOptions(serve)).action(async (flags: ServeFlags, command: Command) => {
+  addModelOptions(addRuleOptions(embedFlagOptions(serve))).action(async (flags: ServeFlags, command: Command) => {
     const rules = ruleOptions(flags);
+    const retrieval = embedOptions(flags);
+    if (retrieval.embedModel !== undefined) {
+      const { onnxWeights, ModelDirError } = await import('../retrieval/onnx-embedder.js');
+      try {
+        onnxWeights(retrieval.embedModel);
+      } catch (error) {
+        if (error instanceof ModelDirError) throw new UsageError(`--embed-model: ${error.message}`);
+        throw error;
+      }
+    }
     const port = intFlag('--port', flags.port, { min: 0, max: 65535 });
     const seed = intFlag('--seed', flags.seed);
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
@@ -161,6 +172,7 @@ export function registerServe(program: Command): void {
         judgeApiKey: flags.judgeApiKey,
         ...(openenvTasks ? { openenvTasks } : {}),
         ...(runs ? { runs } : {}),
+        retrieval,
         host: flags.host,
         allowedHosts,
         port: placement?.port ?? port,

@@ -15,6 +15,17 @@ export interface OnnxEmbedderOptions {
 
 export class ModelDirError extends Error {}
 
+/** The weights file of a model directory in transformers.js layout; ModelDirError naming what is missing otherwise. */
+export function onnxWeights(modelDir: string): string {
+  const dir = resolve(modelDir);
+  for (const file of ['config.json', 'tokenizer.json']) {
+    if (!existsSync(join(dir, file))) throw new ModelDirError(`${dir} is not a model directory: ${file} is missing`);
+  }
+  const model = ['model.onnx', 'model_quantized.onnx'].map((f) => join(dir, 'onnx', f)).find((f) => existsSync(f));
+  if (!model) throw new ModelDirError(`${dir} has no ONNX weights: expected onnx/model.onnx or onnx/model_quantized.onnx`);
+  return model;
+}
+
 /**
  * A sentence encoder from a local Hugging Face model directory in transformers.js layout
  * (config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx or onnx/model_quantized.onnx),
@@ -22,11 +33,7 @@ export class ModelDirError extends Error {}
  */
 export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOptions = {}): Promise<Embedder> {
   const dir = resolve(modelDir);
-  for (const file of ['config.json', 'tokenizer.json']) {
-    if (!existsSync(join(dir, file))) throw new ModelDirError(`${dir} is not a model directory: ${file} is missing`);
-  }
-  const model = ['model.onnx', 'model_quantized.onnx'].map((f) => join(dir, 'onnx', f)).find((f) => existsSync(f));
-  if (!model) throw new ModelDirError(`${dir} has no ONNX weights: expected onnx/model.onnx or onnx/model_quantized.onnx`);
+  const model = onnxWeights(dir);
   const dtype = model.endsWith('_quantized.onnx') ? 'q8' : 'fp32';
   const pooling = options.pooling ?? poolingOf(dir);
   const queryPrefix = options.queryPrefix ?? queryPromptOf(dir);

@@ -66,9 +66,10 @@ export class SearchError extends Error {}
 export class IndexMissingError extends SearchError {
   constructor(
     readonly retriever: string,
-    message: string,
+    /** The command line that builds it, with the model directory when the retriever needs one. */
+    readonly command: string,
   ) {
-    super(message);
+    super(`the ${retriever} index is missing or stale; build it with \`${command}\``);
   }
 }
 
@@ -286,7 +287,8 @@ export class ToolSearch {
 
   private requireAutoBuild(retriever: string): void {
     if (this.options.autoBuild === false) {
-      throw new IndexMissingError(retriever, `the ${retriever} index of ${this.libraryDir} is missing or stale; build it with \`toolenv search index --retriever ${retriever}\``);
+      const model = this.options.embedModel && retriever === 'dense' ? ` --embed-model ${this.options.embedModel}` : '';
+      throw new IndexMissingError(retriever, `toolenv search index --library ${this.libraryDir} --retriever ${retriever}${model}`);
     }
   }
 }

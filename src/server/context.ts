@@ -8,7 +8,7 @@ import { GRAPH_FILE, GraphError, openGraph, type Graph } from '../graph/store.js
 import { httpProblem } from './problems.js';
 import { createAnswerJudge, type AnswerJudge } from '../rl/judge.js';
 import type { LibraryStore } from '../library/store.js';
-import type { IndexMissingError, SearchError, ToolSearch } from '../retrieval/searcher.js';
+import type { IndexMissingError, SearchError, ToolSearch, ToolSearchOptions } from '../retrieval/searcher.js';
 import { LexicalBuild } from './index-build.js';
 import type { Simulator } from '../simulator/types.js';
 import type { HttpMetrics } from './http-metrics.js';
@@ -103,16 +103,19 @@ export interface Retrieval {
 
 export type RetrievalLoader = () => Promise<Retrieval>;
 
+/** How the served search embeds queries for the dense and hybrid retrievers (`serve --embed-model DIR`…). */
+export type RetrievalOptions = Pick<ToolSearchOptions, 'embedModel' | 'pooling' | 'queryPrefix' | 'denseWeight'>;
+
 /**
  * Imports the retrieval module and opens the library's ToolSearch on the first call, once: `serve` starts without
  * it. The search never builds an index itself (autoBuild off): the lexical one is built in a worker thread
  * (LexicalBuild), the dense ones only by `toolenv search index`.
  */
-export function retrievalLoader(libraryDir: string): RetrievalLoader {
+export function retrievalLoader(libraryDir: string, options: RetrievalOptions = {}): RetrievalLoader {
   let loaded: Promise<Retrieval> | undefined;
   return () =>
     (loaded ??= import('../retrieval/searcher.js').then(({ ToolSearch, SearchError, IndexMissingError }) => {
-      const search = ToolSearch.open(libraryDir, { autoBuild: false });
+      const search = ToolSearch.open(libraryDir, { ...options, autoBuild: false });
       const lexicalBuild = new LexicalBuild(libraryDir);
       const lexicalReady = async () => {
         try {

@@ -20,7 +20,7 @@ import { defaultAllowedHosts, guardedListener, requestRefusal, type AllowedHosts
 import { nodeListener } from './node-listener.js';
 import { openEnvSockets } from './openenv/upgrade.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
-import { retrievalLoader } from './context.js';
+import { retrievalLoader, type RetrievalOptions } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
 import { takeConnections } from './cluster/handoff.js';
@@ -64,6 +64,8 @@ export interface ServeOptions {
   mcp?: McpSessionOptions;
   /** Tasks an OpenEnv reset without one gets (AppOptions.openenvTasks). */
   openenvTasks?: readonly EpisodeTask[];
+  /** The local sentence encoder `POST /v1/search` uses for `retriever: dense` (and in `hybrid`); without it, dense is a 400. */
+  retrieval?: RetrievalOptions;
   /** The answer judge of R_ans: `openai:MODEL@URL`. */
   judge?: string;
   /** Its key, sent as `Authorization: Bearer KEY`. */
@@ -125,7 +127,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       unknownArguments: options.unknownArguments,
       coercion: options.coercion,
     });
-    const retrieval = retrievalLoader(store.dir);
+    const retrieval = retrievalLoader(store.dir, options.retrieval);
     const prefix = `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` || undefined;
     let cluster: ClusterListeners | undefined;
     episodes = new EpisodeStore({

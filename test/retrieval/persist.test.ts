@@ -32,7 +32,7 @@ test('a changed library makes the index stale: rebuilt on use, or an error witho
   store.write({ apis: [], tools: [{ ...extraTools[0]!, id: 'sendFax', name: 'sendFax', description: 'Send a fax to a phone number.' }] });
   store.close();
 
-  assert.throws(() => ToolSearch.open(dir, { autoBuild: false }).searchBm25(['fax']), /bm25 index of .* is missing or stale; build it with `toolenv search index --retriever bm25`/);
+  assert.throws(() => ToolSearch.open(dir, { autoBuild: false }).searchBm25(['fax']), /bm25 index is missing or stale; build it with `toolenv search index --library .* --retriever bm25`/);
   const [results] = ToolSearch.open(dir).searchBm25(['fax']);
   assert.equal(results![0]!.id, 'sendFax');
 });

@@ -1,20 +1,40 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
 import { RETRIEVERS, type RetrieverName } from '../../retrieval/retrievers.js';
-import { UsageError } from '../output.js';
+import { numberFlag, UsageError } from '../output.js';
 
-/** Flags shared by every search subcommand: where the library is and which model a dense retriever uses. */
-export interface LibraryFlags {
-  library: string;
+/** Which model a dense retriever uses: flags of every search subcommand and of `serve`. */
+export interface EmbedFlags {
   embedModel?: string;
   pooling?: string;
   queryPrefix?: string;
   denseWeight?: string;
 }
 
+/** Flags shared by every search subcommand: where the library is and which model a dense retriever uses. */
+export interface LibraryFlags extends EmbedFlags {
+  library: string;
+}
+
+/** The embedding options the flags ask for, checked. */
+export function embedOptions(flags: EmbedFlags): { embedModel?: string; pooling?: 'mean' | 'cls'; queryPrefix?: string; denseWeight?: number } {
+  if (flags.pooling !== undefined && flags.pooling !== 'mean' && flags.pooling !== 'cls') {
+    throw new UsageError(`--pooling must be mean or cls, got ${JSON.stringify(flags.pooling)}`);
+  }
+  return {
+    embedModel: flags.embedModel,
+    pooling: flags.pooling,
+    queryPrefix: flags.queryPrefix,
+    denseWeight: flags.denseWeight === undefined ? undefined : numberFlag('--dense-weight', flags.denseWeight, { min: 0, max: 100 }),
+  };
+}
+
 export function libraryOptions(command: Command): Command {
+  return embedFlagOptions(command.option('--library <dir>', 'library directory', defaultLibraryDir()));
+}
+
+export function embedFlagOptions(command: Command): Command {
   return command
-    .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--embed-model <dir>', 'local ONNX sentence-encoder directory (transformers.js layout: models/all-minilm-l6-v2 from `npm run setup:encoder`, or e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid')
     .option('--pooling <mean|cls>', "pooling of the --embed-model (default: the model's 1_Pooling/config.json, else mean)")
     .option('--query-prefix <text>', 'text put before each query for --embed-model (bge: "Represent this sentence for searching relevant passages: ")')

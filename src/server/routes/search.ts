@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem } from '../problems.js';
-import type { RetrieverName } from '../../retrieval/searcher.js';
+import type { IndexMissingError, RetrieverName } from '../../retrieval/searcher.js';
 import type { LexicalBuild } from '../index-build.js';
 
 /** Most queries in one request: a ParaAct exploration step fans out over a handful of capability slots. */
@@ -40,7 +40,7 @@ export function searchRoutes(ctx: AppContext): Hono {
       if (single) return c.json({ query: queries[0], results: described[0] });
       return c.json({ results: (queries as string[]).map((query, i) => ({ query, results: described[i] })) });
     } catch (error) {
-      if (error instanceof IndexMissingError) throw indexMissing(error.retriever, error.message, lexicalBuild, ctx.log);
+      if (error instanceof IndexMissingError) throw indexMissing(error, lexicalBuild, ctx.log);
       if (error instanceof SearchError) throw invalid(error.message);
       throw error;
     }
@@ -58,8 +58,9 @@ const BUILD_RETRY_AFTER = 2;
  * rollouts being served, so the operator runs the command the problem names (it shows progress). Every route that
  * searches answers so.
  */
-export function indexMissing(retriever: string, message: string, lexicalBuild: LexicalBuild, log: (line: string) => void) {
-  if (retriever !== 'bm25') return httpProblem(409, message, { title: 'Index not built', extra: { retriever, command: `toolenv search index --retriever ${retriever}` } });
+export function indexMissing(missing: IndexMissingError, lexicalBuild: LexicalBuild, log: (line: string) => void) {
+  const { retriever, command } = missing;
+  if (retriever !== 'bm25') return httpProblem(409, missing.message, { title: 'Index not built', extra: { retriever, command } });
   if (!lexicalBuild.building) lexicalBuild.start().catch((error: Error) => log(`toolenv: building the bm25 index failed: ${error.message}`));
   return httpProblem(503, 'the bm25 index of this library is being built; retry shortly', {
     title: 'Index building',
