@@ -10,6 +10,7 @@ import { readUpstreamMap } from '../../src/upstream/base-urls.js';
 import type { UpstreamLogLine } from '../../src/upstream/log.js';
 import type { UpstreamSettings } from '../../src/upstream/upstream.js';
 import { freePort } from '../../src/server/free-port.js';
+import { postgresSkip, startPostgres, type TestPostgres } from '../fixtures/postgres.js';
 import { petstoreApi, petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 import { expectProblem, postJson, startTestServer } from './helpers.js';
 
@@ -270,5 +271,48 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     const body = await expectProblem(await postJson(callUrl(server, 'petstore_test__listPets'), { arguments: {} }), 501);
     assert.equal(body.title, 'No upstream');
     assert.match(String(body.detail), /relative server URL.*--upstream-map/);
+  });
+});
+
+describe('upstream on a PostgreSQL cache shared by replicas', { skip: postgresSkip }, () => {
+  let postgres: TestPostgres;
+  let real: Awaited<ReturnType<typeof startRealApi>>;
+  before(async () => {
+    [postgres, real] = await Promise.all([startPostgres(), startRealApi()]);
+  });
+  after(async () => {
+    await real.close();
+    await postgres.stop();
+  });
+
+  it('a recording replaces the simulated row every replica had in memory; a replay replica serves it as source real', async () => {
+    const cache = await postgres.database();
+    const library = writeFixtureLibrary(petstoreTools, [keyedApi]);
+    const map = join(tempDir('toolenv-upstream-pg-'), 'map.json');
+    writeFileSync(map, JSON.stringify({ 'petstore.test': `${real.url}/v1` }));
+    const replay = await startTestServer({ library, cache, upstream: { mode: 'replay' } });
+    const recorder = await startTestServer({ library, cache, upstream: { mode: 'record', map: readUpstreamMap(map) } });
+    try {
+      await replay.simulator.cache!.put('petstore_test__getPetById', { petId: 7 }, { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' });
+      await expectProblem(await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } }), 501);
+
+      const recorded = await postJson(callUrl(recorder, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
+      assert.equal(recorded.headers.get('x-toolenv-source'), 'real');
+      await recorded.body?.cancel();
+
+      // The replacement reaches the other replica by NOTIFY: its in-memory row is dropped.
+      let replayed: Response | undefined;
+      for (let tries = 0; tries < 100; tries++) {
+        replayed = await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
+        if (replayed.status === 200) break;
+        await replayed.body?.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(replayed!.status, 200);
+      assert.equal(replayed!.headers.get('x-toolenv-source'), 'real');
+      assert.deepEqual(await replayed!.json(), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
+    } finally {
+      await Promise.all([replay.close(), recorder.close()]);
+    }
   });
 });
