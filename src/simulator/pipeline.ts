@@ -194,7 +194,8 @@ class PipelineSimulator implements ToolSimulator {
 
   /** The call sent to the real API: its answer recorded (record mode), compared with the simulator's in the diff log. */
   private async forwarded(upstream: Upstream, tool: Tool, args: Arguments, credentials: CallerCredentials | undefined): Promise<CallResult> {
-    const [forwarded, simulated] = await Promise.all([upstream.forward(tool, args, credentials), upstream.logs ? this.simulated(tool, args) : undefined]);
+    // A simulator that cannot answer (a full model queue) costs the log line, never the real answer.
+    const [forwarded, simulated] = await Promise.all([upstream.forward(tool, args, credentials), upstream.logs ? this.simulated(tool, args).catch(() => undefined) : undefined]);
     if (!forwarded.ok) {
       this.metrics.upstreamFailures++;
       return problemResult(forwarded.problem);
