@@ -201,7 +201,7 @@ class PipelineSimulator implements ToolSimulator {
       return problemResult(forwarded.problem);
     }
     const { answer } = forwarded;
-    const recorded = upstream.records(answer.status) && this.cache !== undefined && (await this.record(tool, args, answer));
+    const recorded = upstream.records(answer.status) && this.cache?.writable === true && (await this.record(tool, args, answer));
     if (simulated) upstream.logDiff(tool, args, forwarded.request, answer, simulated, recorded);
     return { status: answer.status, body: answer.body, source: 'real', headers: answer.contentType ? { 'content-type': answer.contentType } : {} };
   }
@@ -209,7 +209,8 @@ class PipelineSimulator implements ToolSimulator {
   /** Stores a real answer in place of whatever the cache held for the call; a failed write costs the recording only. */
   private async record(tool: Tool, args: Arguments, answer: Responded): Promise<boolean> {
     try {
-      await this.cache!.import([{ tool: tool.id, arguments: args, status: answer.status, body: answer.body, source: REAL_SOURCE }], { replace: true });
+      // An empty body (a 204) is stored as null, which a replay answers as no body again.
+      await this.cache!.import([{ tool: tool.id, arguments: args, status: answer.status, body: answer.body ?? null, source: REAL_SOURCE }], { replace: true });
       this.metrics.cacheWrites++;
       this.metrics.upstreamRecorded++;
       return true;

@@ -38,6 +38,7 @@ async function startRealApi(): Promise<{ url: string; received: Received[]; clos
         if (pet[1] === '503') return json(response, 503, { message: 'try later' });
         return json(response, 200, { id: Number(pet[1]), name: 'Real Rex', status: 'available', born: '2020-01-01' });
       }
+      if (request.method === 'DELETE' && pet) return void response.writeHead(204).end();
       if (request.method === 'POST' && path === '/v1/pets') return json(response, 201, { id: 99, ...JSON.parse(body) });
       json(response, 404, { message: `no route ${request.method} ${path}` });
     });
@@ -135,6 +136,10 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     assert.equal(down.headers.get('x-toolenv-source'), 'real');
     assert.equal(await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 503 }), undefined);
 
+    const deleted = await postJson(callUrl(server, 'petstore_test__deletePet'), { arguments: { petId: 5 } });
+    assert.equal(deleted.status, 204);
+    assert.equal(real.received.at(-1)!.method, 'DELETE');
+
     // An invalid call never leaves the Rule layer.
     const sent = real.received.length;
     const invalid = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 'seven' } });
@@ -143,11 +148,11 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
 
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     assert.match(metrics, /toolenv_calls_total\{source="real",status="200"\} 1/);
-    assert.match(metrics, /toolenv_upstream_recorded_total 3/);
+    assert.match(metrics, /toolenv_upstream_recorded_total 4/);
 
     await server.close();
     const lines = readLog(log);
-    assert.equal(lines.length, 4);
+    assert.equal(lines.length, 5);
     const first = lines[0]!;
     assert.ok('real' in first);
     assert.equal(first.tool, 'petstore_test__getPetById');
@@ -182,6 +187,11 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     const rest = await fetch(`${server.url}/apis/petstore.test/pets/7`);
     assert.equal(rest.headers.get('x-toolenv-source'), 'real');
     assert.equal(((await rest.json()) as { name: string }).name, 'Real Rex');
+
+    const deleted = await postJson(callUrl(server, 'petstore_test__deletePet'), { arguments: { petId: 5 } });
+    assert.equal(deleted.status, 204);
+    assert.equal(deleted.headers.get('x-toolenv-source'), 'real');
+    assert.equal(await deleted.text(), '');
 
     for (const petId of [8, 9]) {
       const miss = await expectProblem(await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId } }), 501);
