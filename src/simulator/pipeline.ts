@@ -203,7 +203,7 @@ class PipelineSimulator implements ToolSimulator {
     const { answer } = forwarded;
     const recorded = upstream.records(answer.status) && this.cache?.writable === true && (await this.record(tool, args, answer));
     if (simulated) upstream.logDiff(tool, args, forwarded.request, answer, simulated, recorded);
-    return { status: answer.status, body: answer.body, source: 'real', headers: answer.contentType ? { 'content-type': answer.contentType } : {} };
+    return { status: answer.status, body: answer.body, source: 'real', headers: answer.headers };
   }
 
   /** Stores a real answer in place of whatever the cache held for the call; a failed write costs the recording only. */

@@ -2,12 +2,12 @@ import { toHttpRequest } from '../library/http-request.js';
 import type { Tool } from '../library/tool.js';
 import type { Arguments } from '../simulator/types.js';
 
-/** A real API's answer: its status, its body (parsed JSON, else text), and how long it took. */
+/** A real API's answer: its status, its body (parsed JSON, else text), the headers passed on, and how long it took. */
 export interface RealAnswer {
   status: number;
   body: unknown;
-  /** The answer's content type when its body is not JSON (a text body is passed on as text). */
-  contentType?: string;
+  /** `content-type` when the body is not JSON (a text body is passed on as text), and `retry-after` when sent. */
+  headers: Record<string, string>;
   ms: number;
 }
 
@@ -74,16 +74,20 @@ export async function send(request: ForwardRequest, timeoutMs: number): Promise<
     throw new UpstreamFailure('unreachable', `${request.method} ${request.url} failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
   }
   const ms = performance.now() - started;
+  const headers: Record<string, string> = {};
+  const retryAfter = response.headers.get('retry-after');
+  if (retryAfter !== null) headers['retry-after'] = retryAfter;
   const contentType = response.headers.get('content-type') ?? undefined;
-  if (text === '') return { status: response.status, body: undefined, ms };
+  if (text === '') return { status: response.status, body: undefined, headers, ms };
   if (contentType === undefined || /json/i.test(contentType)) {
     try {
-      return { status: response.status, body: JSON.parse(text), ms };
+      return { status: response.status, body: JSON.parse(text), headers, ms };
     } catch {
       // Declared JSON that is not: kept as the text it is.
     }
   }
-  return { status: response.status, body: text, contentType: contentType ?? 'text/plain', ms };
+  headers['content-type'] = contentType ?? 'text/plain';
+  return { status: response.status, body: text, headers, ms };
 }
 
 /** A form's fields: arrays repeat their name (OpenAPI's `form` style, explode), other values as text. */

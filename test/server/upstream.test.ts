@@ -35,7 +35,8 @@ async function startRealApi(): Promise<{ url: string; received: Received[]; clos
       const pet = /^\/v1\/pets\/(\d+)$/.exec(path);
       if (request.method === 'GET' && pet) {
         if (pet[1] === '404') return json(response, 404, { message: 'Pet not found' });
-        if (pet[1] === '503') return json(response, 503, { message: 'try later' });
+        if (pet[1] === '503') return json(response, 503, { message: 'try later' }, { 'retry-after': '30' });
+        if (pet[1] === '418') return void response.writeHead(418, { 'content-type': 'text/plain' }).end("I'm a teapot");
         return json(response, 200, { id: Number(pet[1]), name: 'Real Rex', status: 'available', born: '2020-01-01' });
       }
       if (request.method === 'DELETE' && pet) return void response.writeHead(204).end();
@@ -55,8 +56,8 @@ async function startRealApi(): Promise<{ url: string; received: Received[]; clos
   };
 }
 
-function json(response: import('node:http').ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+function json(response: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
 /** The petstore API with the API keys its document declares: a header one and a query one. */
@@ -134,6 +135,11 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     const down = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 503 } });
     assert.equal(down.status, 503);
     assert.equal(down.headers.get('x-toolenv-source'), 'real');
+    assert.equal(down.headers.get('retry-after'), '30', 'the API\'s own Retry-After is passed on');
+    const teapot = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 418 } });
+    assert.equal(teapot.status, 418);
+    assert.equal(teapot.headers.get('content-type'), 'text/plain');
+    assert.equal(await teapot.text(), "I'm a teapot", 'a text body is passed on as text');
     assert.equal(await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 503 }), undefined);
 
     const deleted = await postJson(callUrl(server, 'petstore_test__deletePet'), { arguments: { petId: 5 } });
@@ -148,11 +154,11 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
 
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     assert.match(metrics, /toolenv_calls_total\{source="real",status="200"\} 1/);
-    assert.match(metrics, /toolenv_upstream_recorded_total 4/);
+    assert.match(metrics, /toolenv_upstream_recorded_total 5/);
 
     await server.close();
     const lines = readLog(log);
-    assert.equal(lines.length, 5);
+    assert.equal(lines.length, 6);
     const first = lines[0]!;
     assert.ok('real' in first);
     assert.equal(first.tool, 'petstore_test__getPetById');
