@@ -1,3 +1,4 @@
+import { closeSync, openSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, UPSTREAM_MODES, type UpstreamMode } from '../upstream/mode.js';
@@ -41,6 +42,14 @@ export async function upstreamSettings(flags: UpstreamFlags, command: Command, c
     } catch (error) {
       if (error instanceof UpstreamMapError) throw new UsageError(error.message);
       throw error;
+    }
+  }
+  if (flags.upstreamLog !== undefined) {
+    // Checked here so that an unwritable path is a usage error rather than a server that fails to start.
+    try {
+      closeSync(openSync(flags.upstreamLog, 'a'));
+    } catch (error) {
+      throw new UsageError(`cannot append to --upstream-log ${flags.upstreamLog}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
   }
   return { mode, timeoutMs, ...(map ? { map } : {}), ...(flags.upstreamLog === undefined ? {} : { log: flags.upstreamLog }) };
