@@ -3,12 +3,14 @@ import type { Command } from 'commander';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import type { CallControls, CallResult, Responder } from '../simulator/types.js';
+import { callerCredentials, type CallerCredentials } from '../upstream/credentials.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
 import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
+import { addUpstreamOptions, upstreamSettings, type UpstreamFlags } from './upstream-flags.js';
 
-interface CallFlags extends ModelFlags, RuleFlags {
+interface CallFlags extends ModelFlags, RuleFlags, UpstreamFlags {
   responder: string;
   args?: string;
   argsFile?: string;
@@ -21,6 +23,7 @@ interface CallFlags extends ModelFlags, RuleFlags {
   example?: string;
   dynamic?: boolean;
   json?: boolean;
+  upstreamHeader?: string[];
 }
 
 export function registerCall(program: Command): void {
@@ -40,7 +43,8 @@ export function registerCall(program: Command): void {
     .option('--dynamic', 'skip the cache and the examples and synthesize (as `Prefer: dynamic=true`)')
     .option('--responder <names>', `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`, 'example,synth')
     .option('--json', 'print one JSON object {tool, status, source, error, headers, body}');
-  addModelOptions(addRuleOptions(call)).action(async (toolId: string, flags: CallFlags) => {
+  addUpstreamOptions(call).option('--upstream-header <header...>', 'with --upstream record|passthrough: your credentials for the real API, as NAME: VALUE (Authorization, or an API-key header the spec declares)');
+  addModelOptions(addRuleOptions(call)).action(async (toolId: string, flags: CallFlags, command: Command) => {
     const args = readArguments(flags);
     const rules = ruleOptions(flags);
     const seed = intFlag('--seed', flags.seed);
@@ -48,26 +52,31 @@ export function registerCall(program: Command): void {
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
+    const upstream = await upstreamSettings(flags, command, flags.cacheMode as CacheMode);
+    if (flags.upstreamHeader !== undefined && upstream?.mode !== 'record' && upstream?.mode !== 'passthrough') throw new UsageError('--upstream-header needs --upstream record or passthrough');
+    const credentials = upstreamHeaders(flags.upstreamHeader ?? []);
     const controls: CallControls = {};
     if (flags.code !== undefined) controls.code = intFlag('--code', flags.code, { min: 100, max: 599 });
     if (flags.example !== undefined) controls.example = flags.example;
     if (flags.dynamic) controls.dynamic = true;
 
-    const [{ LibraryStore }, { openResponseCache }, { examplesResponder }, { synthResponder }, { createSimulator }] = await Promise.all([
+    const [{ LibraryStore }, { openResponseCache }, { examplesResponder }, { synthResponder }, { createSimulator }, { Upstream }] = await Promise.all([
       import('../library/store.js'),
       import('../simulator/cache-open.js'),
       import('../simulator/examples.js'),
       import('../simulator/synth/responder.js'),
       import('../simulator/pipeline.js'),
+      import('../upstream/upstream.js'),
     ]);
     const store = LibraryStore.open(flags.library);
     const cache = await openResponseCache(flags.cache, flags.cacheMode as CacheMode);
     let responders: Responder[] = [];
+    const real = upstream && new Upstream({ ...upstream, documents: (apiId) => store.apiDocument(apiId) });
     try {
       responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
       startModels(responders, cache, (line) => process.stderr.write(`${line}\n`));
-      const simulator = createSimulator({ store, cache, responders, seed, errorRate, ...rules });
-      const result = await simulator.call(toolId, args, { controls });
+      const simulator = createSimulator({ store, cache, responders, seed, errorRate, ...rules, upstream: real });
+      const result = await simulator.call(toolId, args, { controls, credentials });
       if (flags.json) {
         printJson({ tool: toolId, status: result.status, source: result.source, error: result.error ?? null, headers: result.headers, body: result.body });
       } else {
@@ -85,6 +94,7 @@ export function registerCall(program: Command): void {
       }
     } finally {
       await closeModels(responders);
+      await real?.close();
       await cache?.close();
       store.close();
     }
@@ -101,6 +111,17 @@ function refusal(result: CallResult, controls: CallControls): { line: string; ex
   const body = result.body as { title?: unknown; detail?: unknown } | undefined;
   const line = `${result.status} ${String(body?.title ?? 'refused')}${body?.detail === undefined ? '' : `: ${String(body.detail)}`}`;
   return { line, exitCode: result.status >= 500 ? 1 : 2 };
+}
+
+/** `--upstream-header NAME: VALUE…` as the caller's credentials. */
+function upstreamHeaders(given: string[]): CallerCredentials {
+  const headers = new Map<string, string>();
+  for (const header of given) {
+    const colon = header.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--upstream-header must be NAME: VALUE, got ${JSON.stringify(header)}`);
+    headers.set(header.slice(0, colon).trim().toLowerCase(), header.slice(colon + 1).trim());
+  }
+  return callerCredentials((name) => headers.get(name), () => undefined, () => false);
 }
 
 function readArguments(flags: CallFlags): unknown {

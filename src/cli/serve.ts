@@ -13,6 +13,7 @@ import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine, ReportedFail
 import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
 import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
+import { addUpstreamOptions, upstreamSettings, type UpstreamFlags } from './upstream-flags.js';
 import type { EpisodeTask } from '../episodes/types.js';
 import { missingLibrary } from '../library/errors.js';
 import type { FailedMessage } from '../server/cluster/primary.js';
@@ -23,7 +24,7 @@ import { embedFlagOptions, embedOptions, type EmbedFlags } from './search/option
 const EMBEDDED_RESPONDERS = ['example', 'synth'] as const;
 
 
-interface ServeFlags extends ModelFlags, RuleFlags, EmbedFlags {
+interface ServeFlags extends ModelFlags, RuleFlags, UpstreamFlags, EmbedFlags {
   host: string;
   port: string;
   library: string;
@@ -80,7 +81,7 @@ export function registerServe(program: Command): void {
     .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
     .option('--runs <dir>', 'eval and train run directories (one run, or runs up to two levels below) the studio at /studio shows')
     .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
-  addModelOptions(addRuleOptions(embedFlagOptions(serve))).action(async (flags: ServeFlags, command: Command) => {
+  addModelOptions(addUpstreamOptions(addRuleOptions(embedFlagOptions(serve)))).action(async (flags: ServeFlags, command: Command) => {
     const rules = ruleOptions(flags);
     const retrieval = embedOptions(flags);
     if (retrieval.embedModel !== undefined) {
@@ -108,6 +109,7 @@ export function registerServe(program: Command): void {
     if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
       throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
     }
+    const upstream = await upstreamSettings(flags, command, flags.cacheMode as CacheMode);
     if (workers > 1 && flags.responder.split(',').some((name) => name.trim() === 'llama')) {
       throw new UsageError('--workers above 1 cannot serve --responder llama: every worker would load its own copy of the model; serve it with --workers 1, or put it behind --responder openai');
     }
@@ -162,6 +164,7 @@ export function registerServe(program: Command): void {
         seed,
         errorRate,
         ...rules,
+        ...(upstream ? { upstream } : {}),
         apiKey: flags.apiKey,
         bodyLimit,
         maxEpisodes,

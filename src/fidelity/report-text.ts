@@ -8,7 +8,7 @@ const cell = (part: number, whole: number, rate: number | null) => (whole === 0 
 export function reportLines(report: FidelityReport, wallSeconds: number): string[] {
   const t = report.tools;
   const lines = [
-    `fidelity: ${t.sampled} of ${t.library} tools (seed ${report.seed}, responders ${report.responders.join(',')}), ${t.valid_requests} valid requests, ${t.no_valid_request} without one, ${t.unanswered} not answered 2xx; ${wallSeconds.toFixed(1)} s`,
+    `fidelity: ${t.sampled} of ${t.library} tools (seed ${report.seed}, responders ${report.responders.join(',')}), ${t.valid_requests} valid requests, ${t.no_valid_request} without one, ${t.unanswered} not answered 2xx${t.recorded === undefined ? '' : `; ${t.recorded} recorded real answers`}; ${wallSeconds.toFixed(1)} s`,
     '',
   ];
   const columns: [string, SuccessSummary][] = [['overall', report.overall], ...SUCCESS_SOURCES.map((s) => [s, report.by_source[s]] as [string, SuccessSummary])];

@@ -1,7 +1,9 @@
 import type { LibraryStore } from '../library/store.js';
 import type { Tool } from '../library/tool.js';
 import { createSimulator } from '../simulator/pipeline.js';
+import type { CacheEntry } from '../simulator/cache-types.js';
 import type { Arguments, CallResult, Responder } from '../simulator/types.js';
+import { REAL_SOURCE } from '../upstream/mode.js';
 import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
 import { declaredErrors, errorSchema, type DeclaredErrors } from './error-schemas.js';
 import { isRecord, primaryRecords, responseFields } from './fields.js';
@@ -40,6 +42,12 @@ export interface FidelityOptions {
   /** Seeds the sample, the requests and the simulator. */
   seed?: number;
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Answers of the real APIs to score under `real` beside the sample (`--recorded CACHE`): the cache's entries of
+   * source real (recorded by `serve --upstream record`, imported from ToolBench) with a 2xx status, on their own
+   * recorded arguments.
+   */
+  recorded?: Iterable<CacheEntry> | AsyncIterable<CacheEntry>;
 }
 
 export interface Inconsistency {
@@ -65,7 +73,7 @@ export interface ErrorKindSummary extends ErrorSummary {
 export interface FidelityReport {
   seed: number;
   responders: string[];
-  tools: { library: number; sampled: number; valid_requests: number; no_valid_request: number; unanswered: number; with_response_schema: number };
+  tools: { library: number; sampled: number; valid_requests: number; no_valid_request: number; unanswered: number; with_response_schema: number; recorded?: number };
   overall: SuccessSummary;
   by_source: Record<SuccessSource, SuccessSummary>;
   /** Request consistency by how the response field was matched (all sources). */
@@ -159,6 +167,15 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   }
   options.onProgress?.(tools.length, tools.length);
 
+  let recorded = 0;
+  for await (const entry of options.recorded ?? []) {
+    const tool = entry.source === REAL_SOURCE && entry.status >= 200 && entry.status < 300 ? store.get(entry.tool) : undefined;
+    if (!tool) continue;
+    recorded++;
+    bySource.real.answers++;
+    scoreSuccess(tool, entry.arguments, entry.body, { tally: bySource.real, checks, rules, validates, inconsistent, implausible });
+  }
+
   const overall = successTally();
   for (const tally of Object.values(bySource)) addInto(overall, tally);
   const errorsOverall = errorTally();
@@ -174,6 +191,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
       no_valid_request: counts.no_valid_request,
       unanswered: counts.unanswered,
       with_response_schema: counts.with_response_schema,
+      ...(options.recorded ? { recorded } : {}),
     },
     overall: summarizeSuccess(overall),
     by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<SuccessSource, SuccessSummary>,

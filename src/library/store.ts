@@ -6,7 +6,7 @@ import { gzipSync, gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import { LibraryError, missingLibrary } from './errors.js';
 import { LIBRARY_FILE } from '../paths.js';
-import type { ApiRecord, LibraryBatch, Tool } from './tool.js';
+import type { ApiRecord, LibraryBatch, OriginFormat, Tool } from './tool.js';
 
 export { LIBRARY_FILE };
 const SCHEMA_VERSION = '1';
@@ -257,11 +257,11 @@ export class LibraryStore {
     return hash.digest('hex').slice(0, 32);
   }
 
-  /** Every full record in library order, parsed one at a time. */
-  *iterate(filter: { category?: string } = {}): IterableIterator<Tool> {
-    const sql = filter.category === undefined ? 'SELECT record FROM tools ORDER BY seq' : 'SELECT record FROM tools WHERE category = ? ORDER BY seq';
-    const stmt = this.db.prepare<unknown[], { record: string }>(sql);
-    const rows = filter.category === undefined ? stmt.iterate() : stmt.iterate(filter.category);
+  /** Every full record in library order (of one category, of one origin format), parsed one at a time. */
+  *iterate(filter: { category?: string; format?: OriginFormat } = {}): IterableIterator<Tool> {
+    const where = [...(filter.category === undefined ? [] : ['category = ?']), ...(filter.format === undefined ? [] : ['format = ?'])];
+    const stmt = this.db.prepare<unknown[], { record: string }>(`SELECT record FROM tools${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`);
+    const rows = stmt.iterate(...[filter.category, filter.format].filter((value) => value !== undefined));
     for (const row of rows) yield JSON.parse(row.record) as Tool;
   }
 

@@ -51,7 +51,7 @@ export const CALL_OBSERVATION_SCHEMA: McpTool['outputSchema'] = {
     tool: { type: 'string' },
     status: { type: 'integer', description: "The simulated API's HTTP status." },
     body: { description: "The simulated API's body: a JSON value, or an RFC 7807 problem for a failed call." },
-    source: { enum: ['cache', 'example', 'model', 'synth', 'rule', 'state'] },
+    source: { enum: ['cache', 'example', 'model', 'synth', 'rule', 'state', 'real'] },
     error: { enum: ['rate_limit', 'network', 'timeout', 'auth'], description: 'Set when the error was injected.' },
     headers: { type: 'object', additionalProperties: { type: 'string' } },
     state: { type: 'string', description: "How the episode's world state answered or changed the call." },

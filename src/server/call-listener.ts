@@ -11,6 +11,7 @@ import type { HttpMetrics } from './http-metrics.js';
 import { CALL_ROUTE, toolCall } from './tool-call.js';
 import { parseJsonBody } from './json-body.js';
 import { stepJson } from '../episodes/step-json.js';
+import { callerCredentials, type CallerCredentials } from '../upstream/credentials.js';
 
 /**
  * `/v1/tools/{id}/call` and its query: one segment for the id, as hono's `:id` matches. Targets that URL parsing
@@ -112,7 +113,7 @@ function frontRequest(url: string | undefined, options: CallListenerOptions): Fr
       route: CALL_ROUTE,
       line: requestLine(toolId),
       answer: (body, incoming) =>
-        toolCall(options, { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER) }).then(callAnswer),
+        toolCall(options, { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER), credentials: listenerCredentials(incoming, options.accepts) }).then(callAnswer),
     };
   }
   const episodes = options.episodes;
@@ -123,6 +124,18 @@ function frontRequest(url: string | undefined, options: CallListenerOptions): Fr
     return { route: STEP_ROUTE, line: `POST /v1/episodes/${id}/step`, answer: (body) => episodes.step(id, parseJsonBody(body)).then((result) => jsonAnswer(stepJson(result))) };
   }
   return { route: TURNS_ROUTE, line: `POST /v1/episodes/${id}/turns`, answer: (body) => episodes.turn(id, parseJsonBody(body)).then((result) => jsonAnswer(JSON.stringify(result))) };
+}
+
+/** The caller's credentials for the real API: Authorization is ToolEnv's own when the server's key did not come in x-toolenv-key. */
+function listenerCredentials(incoming: IncomingMessage, accepts: KeyCheck | undefined): CallerCredentials {
+  return callerCredentials(
+    (name) => {
+      const value = incoming.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    (name) => new URL(incoming.url!, 'http://localhost').searchParams.get(name) ?? undefined,
+    () => accepts !== undefined && !accepts(undefined, onlyHeader(incoming, KEY_HEADER)),
+  );
 }
 
 const jsonAnswer = (text: string): CallAnswer => ({ status: 200, headers: { 'content-type': JSON_TYPE }, text });

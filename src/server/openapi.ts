@@ -30,7 +30,7 @@ const EPISODE_HEADER = { $ref: '#/components/parameters/EpisodeHeader' };
 const SIMULATED = {
   description: "The simulated tool's own status and body (a JSON value, or an RFC 7807 problem for 4xx/5xx answers).",
   headers: {
-    'x-toolenv-source': { description: 'Where the answer came from (`state`: an episode\'s world state).', schema: { type: 'string', enum: ['cache', 'example', 'model', 'synth', 'rule', 'state'] } },
+    'x-toolenv-source': { description: 'Where the answer came from (`state`: an episode\'s world state; `real`: the real API, under serve --upstream).', schema: { type: 'string', enum: ['cache', 'example', 'model', 'synth', 'rule', 'state', 'real'] } },
     'x-toolenv-error': { description: 'The kind of injected error, when one was injected.', schema: { type: 'string', enum: ['rate_limit', 'network', 'timeout', 'auth'] } },
     'x-toolenv-step': { description: 'Inside an episode: the step the call was recorded as.', schema: { type: 'integer' } },
     'x-toolenv-state': { description: 'Inside an episode: what world state did.', schema: { type: 'string', enum: ['created', 'read', 'updated', 'deleted', 'listed', 'missing'] } },
@@ -707,7 +707,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
                 properties: {
                   status: { type: 'integer' },
                   body: {},
-                  source: { enum: ['cache', 'example', 'model', 'synth', 'rule'] },
+                  source: { enum: ['cache', 'example', 'model', 'synth', 'rule', 'real'] },
                   error: { enum: ['rate_limit', 'network', 'timeout', 'auth'] },
                   headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Headers the simulated API sent (Retry-After…), when any.' },
                 },

@@ -24,6 +24,7 @@ import { retrievalLoader, type RetrievalOptions } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
 import { takeConnections } from './cluster/handoff.js';
+import { Upstream, type UpstreamSettings } from '../upstream/upstream.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
 
@@ -51,6 +52,8 @@ export interface ServeOptions {
   unknownArguments?: UnknownArgumentsMode;
   /** The Rule layer's treatment of wrongly typed values (default strict). */
   coercion?: CoercionMode;
+  /** The real APIs: record, replay or pass through valid calls (`--upstream`). */
+  upstream?: UpstreamSettings;
   apiKey?: string;
   bodyLimit?: number;
   maxBatch?: number;
@@ -115,7 +118,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let server: Server | undefined;
   let episodes: EpisodeStore | undefined;
   let internal: Server | undefined;
+  let upstream: Upstream | undefined;
   try {
+    if (options.upstream) upstream = new Upstream({ ...options.upstream, documents: (apiId) => store.apiDocument(apiId) });
     if (options.cache !== undefined) cache = await openResponseCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes, maxBytes: options.cacheMaxBytes });
     const simulator = createSimulator({
       store,
@@ -126,6 +131,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       errorRate: options.errorRate,
       unknownArguments: options.unknownArguments,
       coercion: options.coercion,
+      upstream,
     });
     const retrieval = retrievalLoader(store.dir, options.retrieval);
     const prefix = `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` || undefined;
@@ -182,6 +188,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const bound = server;
     const boundInternal = internal;
     const boundEpisodes = episodes;
+    const boundUpstream = upstream;
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     let closing: Promise<void> | undefined;
     return {
@@ -209,9 +216,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
                 setTimeout(() => open.closeAllConnections(), CLOSE_GRACE_MS).unref();
               }),
           ),
-        ).then(() => {
+        ).then(async () => {
           boundEpisodes.close();
           store.close();
+          await boundUpstream?.close();
           return cache?.close();
         }));
       },
@@ -220,6 +228,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     server?.close();
     internal?.close();
     episodes?.close();
+    await upstream?.close();
     await cache?.close();
     store.close();
     throw error;

@@ -1,5 +1,6 @@
 import type { EpisodeStore } from '../episodes/store.js';
 import type { CallResult, Simulator } from '../simulator/types.js';
+import type { CallerCredentials } from '../upstream/credentials.js';
 import { isPlainObject, parseJsonBody } from './json-body.js';
 import { controlsOf } from './prefer.js';
 import { httpProblem } from './problems.js';
@@ -19,6 +20,8 @@ export interface ToolCallRequest {
   url: string;
   /** `x-toolenv-episode`: the episode the call is a step of. */
   episode: string | undefined;
+  /** The caller's own credentials for the real API (`serve --upstream`). */
+  credentials?: CallerCredentials;
 }
 
 /**
@@ -34,5 +37,5 @@ export function toolCall(ctx: { simulator: Simulator; episodes?: EpisodeStore },
   }
   const controls = controlsOf(request.prefer, request.url);
   if (request.episode !== undefined) return episodeCallResult(ctx.episodes, request.episode, request.toolId, body.arguments, controls);
-  return ctx.simulator.call(request.toolId, body.arguments ?? {}, { controls });
+  return ctx.simulator.call(request.toolId, body.arguments ?? {}, { controls, credentials: request.credentials });
 }

@@ -32,6 +32,12 @@ export class SimulatorMetrics {
   cacheReadErrors = 0;
   /** Responders that threw; the next responder in the list was asked instead. */
   responderErrors = 0;
+  /** Real answers stored by `--upstream record`. */
+  upstreamRecorded = 0;
+  /** Forwarded calls the real API did not answer (unreachable, timed out) or that had no base URL. */
+  upstreamFailures = 0;
+  /** `--upstream replay` calls with no recording (answered 501). */
+  replayMisses = 0;
   readonly injected: Record<InjectedErrorKind, number> = { rate_limit: 0, network: 0, timeout: 0, auth: 0 };
   schemaCompileFailures = 0;
 
@@ -87,6 +93,9 @@ export class SimulatorMetrics {
     counter('toolenv_cache_full_total', 'Answers not cached because the cache had reached --cache-max-size.', this.cacheFull);
     counter('toolenv_cache_shared_total', 'Misses answered by another process sharing the cache (it claimed the call first).', this.cacheShared);
     counter('toolenv_cache_read_errors_total', 'Cache lookups the database failed (the call was answered as a miss).', this.cacheReadErrors);
+    counter('toolenv_upstream_recorded_total', 'Real answers stored in the cache by --upstream record.', this.upstreamRecorded);
+    counter('toolenv_upstream_failures_total', 'Forwarded calls the real API did not answer (unreachable, timed out, no base URL): answered 502, 504 or 501.', this.upstreamFailures);
+    counter('toolenv_replay_misses_total', 'Calls --upstream replay had no recording for (answered 501).', this.replayMisses);
     counter('toolenv_responder_errors_total', 'Responders that threw (the next responder answered instead).', this.responderErrors);
 
     family('toolenv_injected_errors_total', 'counter', 'Errors injected by the Rule layer, by kind.');
@@ -102,6 +111,7 @@ export class SimulatorMetrics {
       calls: Object.fromEntries(this.calls),
       cache: { hits: this.cacheHits, misses: this.cacheMisses, writes: this.cacheWrites, write_errors: this.cacheWriteErrors },
       responder_errors: this.responderErrors,
+      upstream: { recorded: this.upstreamRecorded, failures: this.upstreamFailures, replay_misses: this.replayMisses },
       injected: { ...this.injected },
       schema_compile_failures: this.schemaCompileFailures,
       latency: Object.fromEntries([...this.latency].map(([source, h]) => [source, { count: h.count, sum_seconds: h.sum }])),

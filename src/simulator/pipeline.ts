@@ -13,6 +13,9 @@ import { COERCED_HEADER, coercedHeader, type CoercionMode } from './lax.js';
 import { IGNORED_HEADER, type UnknownArgumentsMode } from './unknown-arguments.js';
 import { ResponderBusyError } from './queue.js';
 import { storedResult } from './stored-result.js';
+import type { CallerCredentials } from '../upstream/credentials.js';
+import { REAL_SOURCE } from '../upstream/mode.js';
+import type { Upstream } from '../upstream/upstream.js';
 
 export interface SimulatorOptions {
   /** The library (a `LibraryStore`, or anything with `get` and `ids`). */
@@ -37,6 +40,8 @@ export interface SimulatorOptions {
   unknownArguments?: UnknownArgumentsMode;
   /** Wrongly typed values: `strict` (default, a 400) or `lax` (numeric and boolean strings, one-element arrays coerced, said in x-toolenv-coerced). */
   coercion?: CoercionMode;
+  /** The real APIs (`serve --upstream`): valid calls are forwarded (record, passthrough) or answered from recordings (replay). */
+  upstream?: Upstream;
 }
 
 export interface PipelineCallOptions extends CallOptions {
@@ -75,6 +80,11 @@ export interface ToolSimulator extends Simulator {
  * Rule answers, injected errors, forced codes, named examples and dynamic answers are never cached, nor entries over
  * the cache's size limit.
  *
+ * With an upstream (`serve --upstream`), steps 5 and 6 give way to the real API after step 4: `record` and
+ * `passthrough` forward the call (no injection: a recording is of the API, not of ToolEnv's noise) and answer with
+ * source `real`, `record` storing the answer as source `real` in place of any other; `replay` answers only a stored
+ * answer of source `real` (injection on, as in training), and a 501 problem without one.
+ *
  * Spec examples enter the cache on a call's first miss: the examples responder's answer is written back like any
  * other (source `example`). Nothing is seeded up front — that would parse all 50,011 records at startup, and an
  * example carries no arguments to key it by; only calls someone made are cached.
@@ -94,6 +104,7 @@ class PipelineSimulator implements ToolSimulator {
   private readonly responders: readonly Responder[];
   private readonly injection: InjectionConfig;
   private readonly inflight = new Map<string, Promise<Shared>>();
+  private readonly upstream: Upstream | undefined;
 
   constructor(options: SimulatorOptions) {
     this.seed = options.seed ?? 0;
@@ -108,6 +119,7 @@ class PipelineSimulator implements ToolSimulator {
     });
     this.cache = options.cache;
     this.responders = options.responders;
+    this.upstream = options.upstream;
   }
 
   errorStream(seed: number): ErrorStream {
@@ -136,7 +148,7 @@ class PipelineSimulator implements ToolSimulator {
 
     if (controls.code !== undefined && controls.code !== successStatus(tool)) return forcedCode(tool, controls);
 
-    if (controls.code === undefined) {
+    if (controls.code === undefined && !this.upstream?.forwards) {
       const injection = (options.errors ?? this.errors).next(tool.id, options.errorRate);
       if (injection) {
         this.metrics.injected[injection.kind]++;
@@ -146,6 +158,7 @@ class PipelineSimulator implements ToolSimulator {
     }
 
     if (controls.example !== undefined) return namedExample(tool, controls.example);
+    if (this.upstream) return this.upstream.forwards ? this.forwarded(this.upstream, tool, given, options.credentials) : this.replayed(tool, given);
 
     if (!controls.dynamic && this.cache) {
       const found = this.cache.getText(tool.id, given);
@@ -161,6 +174,57 @@ class PipelineSimulator implements ToolSimulator {
     if (controls.dynamic) return withHeaders(await this.respond(tool, given, true));
     const settled = await this.shared(tool, given);
     return 'hit' in settled ? hitResult(settled.hit) : withHeaders(settled.first ? settled.answer : { ...settled.answer, body: structuredClone(settled.answer.body) });
+  }
+
+  /** A recorded answer of the real API, or a 501 problem saying how to record one; never a simulated answer. */
+  private async replayed(tool: Tool, args: Arguments): Promise<CallResult> {
+    const found = this.cache?.getText(tool.id, args);
+    const hit = found instanceof Promise ? await found.catch(() => void this.metrics.cacheReadErrors++) : found;
+    if (hit?.source === REAL_SOURCE) {
+      this.metrics.cacheHits++;
+      const result = hitResult(hit);
+      result.source = 'real';
+      return result;
+    }
+    this.metrics.replayMisses++;
+    return problemResult(
+      problem(501, 'No recording', `${tool.id} has no recorded real answer for these arguments; record one with \`serve --upstream record\` (or \`toolenv call --upstream record\`), or import a corpus with \`toolenv cache import --format toolbench\``, { tool: tool.id }),
+    );
+  }
+
+  /** The call sent to the real API: its answer recorded (record mode), compared with the simulator's in the diff log. */
+  private async forwarded(upstream: Upstream, tool: Tool, args: Arguments, credentials: CallerCredentials | undefined): Promise<CallResult> {
+    // A simulator that cannot answer (a full model queue) costs the log line, never the real answer.
+    const [forwarded, simulated] = await Promise.all([upstream.forward(tool, args, credentials), upstream.logs ? this.simulated(tool, args).catch(() => undefined) : undefined]);
+    if (!forwarded.ok) {
+      this.metrics.upstreamFailures++;
+      return problemResult(forwarded.problem);
+    }
+    const { answer } = forwarded;
+    const recorded = upstream.records(answer.status) && this.cache?.writable === true && (await this.record(tool, args, answer));
+    if (simulated) upstream.logDiff(tool, args, forwarded.request, answer, simulated, recorded);
+    return { status: answer.status, body: answer.body, source: 'real', headers: answer.headers };
+  }
+
+  /** Stores a real answer in place of whatever the cache held for the call; a failed write costs the recording only. */
+  private async record(tool: Tool, args: Arguments, answer: Responded): Promise<boolean> {
+    try {
+      // An empty body (a 204) is stored as null, which a replay answers as no body again.
+      await this.cache!.import([{ tool: tool.id, arguments: args, status: answer.status, body: answer.body ?? null, source: REAL_SOURCE }], { replace: true });
+      this.metrics.cacheWrites++;
+      this.metrics.upstreamRecorded++;
+      return true;
+    } catch {
+      this.metrics.cacheWriteErrors++;
+      return false;
+    }
+  }
+
+  /** What the simulator would have answered: its stored simulated answer, else the responders' (not written back). */
+  private async simulated(tool: Tool, args: Arguments): Promise<Answer> {
+    const hit = await this.cache?.getText(tool.id, args);
+    if (hit && hit.source !== REAL_SOURCE) return { status: hit.status, body: JSON.parse(hit.text), source: 'cache' };
+    return this.respond(tool, args, false);
   }
 
   /**

@@ -139,14 +139,15 @@ function readArguments(key: string): Record<string, unknown> | undefined {
 }
 
 /** Recorded responses are mostly strings holding JSON or a Python repr; those become structured bodies, the rest stay strings. */
-function readBody(response: unknown): unknown {
+export function readBody(response: unknown): unknown {
   if (typeof response !== 'string') return response;
   const trimmed = response.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return response;
   return parseLoose(trimmed) ?? response;
 }
 
-function parseLoose(text: string): unknown {
+/** JSON, else a Python literal, else undefined. */
+export function parseLoose(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

@@ -1,11 +1,13 @@
 import type { Tool } from '../library/tool.js';
+import type { CallerCredentials } from '../upstream/credentials.js';
 import type { Coercion } from './lax.js';
 
 /**
  * Where a response came from; travels as the `x-toolenv-source` header. `rule` marks a Rule-layer answer (4xx,
- * injected error); `state` an answer an episode's world state gave or changed (src/episodes/world.ts).
+ * injected error); `state` an answer an episode's world state gave or changed (src/episodes/world.ts); `real` the
+ * real API's answer (`serve --upstream`: forwarded, or a recording replayed).
  */
-export type ResponseSource = 'cache' | 'example' | 'model' | 'synth' | 'rule' | 'state';
+export type ResponseSource = 'cache' | 'example' | 'model' | 'synth' | 'rule' | 'state' | 'real';
 
 /** Injected error kinds; travel as the `x-toolenv-error` header. */
 export type InjectedErrorKind = 'rate_limit' | 'network' | 'timeout' | 'auth';
@@ -45,7 +47,7 @@ export interface Responded {
 
 /** The Response layer: spec examples, the synthesizer, and (later) the LLM models implement it. */
 export interface Responder {
-  readonly name: Exclude<ResponseSource, 'cache' | 'rule' | 'state'>;
+  readonly name: Exclude<ResponseSource, 'cache' | 'rule' | 'state' | 'real'>;
   /** Resolves to undefined when this responder has nothing to say for the call (the next one is tried). */
   respond(tool: Tool, args: Arguments, ctx: RespondContext): Promise<Responded | undefined>;
 }
@@ -54,6 +56,8 @@ export interface CallOptions {
   controls?: CallControls;
   /** Overrides the server's error rate for this call (0 turns injection off). */
   errorRate?: number;
+  /** The caller's own credentials for the real API, forwarded with the call under `serve --upstream record|passthrough`. */
+  credentials?: CallerCredentials;
 }
 
 /** The pipeline Rule → Cache → Response → write-back, as the server, the CLI and episodes see it. */

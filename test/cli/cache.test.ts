@@ -232,6 +232,97 @@ test('a broken StableToolBench file names the file, exits 2 and stores nothing',
   assertUsageError(toolenv(['cache', 'import', writeStableBench(), '--cache', file, '--library', writeFixtureLibrary()]), /no tools of ToolBench origin/);
 });
 
+/** ToolBench answer trajectories: nested train_messages (each step repeats the conversation so far), OpenAI tool_calls too. */
+function writeToolbenchAnswers(): string {
+  const root = tempDir('toolenv-tb-answers-');
+  const observation = (response: string, error = '') => JSON.stringify({ error, response });
+  const call = (name: string, args: unknown) => ({ role: 'assistant', content: 'Thought: …', function_call: { name, arguments: JSON.stringify(args) } });
+  const result = (name: string, content: string) => ({ role: 'function', name, content });
+  const weather = 'realtime_weather_api_for_weatherapi_com';
+  const step1 = [
+    { role: 'system', content: 'You are AutoGPT…' },
+    { role: 'user', content: 'Weather in London, and the AAPL quote?' },
+    call(weather, { q: 'London' }),
+    result(weather, observation("{'location': {'name': 'London'}, 'current': {'temp_c': 11.0, 'is_day': True}}")),
+  ];
+  const step2 = [
+    ...step1,
+    call('is_id_for_stock_quotes', { symbol: 'AAPL' }),
+    result('is_id_for_stock_quotes', observation('{"price": 150}')),
+    call('unknown_api_for_nowhere', {}),
+    result('unknown_api_for_nowhere', observation('', 'No such function name: unknown_api_for_nowhere')),
+    call(weather, { q: 5 }),
+    result(weather, observation('{}')),
+    call(weather, { q: 'Paris' }),
+    result(weather, observation('', 'Rate limit exceeded')),
+    call('Finish', { return_type: 'give_answer', final_answer: '11 °C; 150' }),
+    result('Finish', '{"response": "successfully giving the final answer."}'),
+  ];
+  mkdirSync(join(root, 'G1_answer'), { recursive: true });
+  writeFileSync(join(root, 'G1_answer', '10_DFS_woFilter_w2.json'), JSON.stringify({ answer_generation: { valid_data: true, query: '…', train_messages: [step1, step2] } }));
+  const openai = [
+    { role: 'user', content: 'Pet 7?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'petstore_test__getPetById', arguments: '{"petId": 7}' } }, { id: 'c2', type: 'function', function: { name: weather, arguments: '{"q": "London"}' } }] },
+    { role: 'tool', tool_call_id: 'c2', content: observation('{"location": {"name": "London (again)"}}') },
+    { role: 'tool', tool_call_id: 'c1', content: observation('{"id": 7, "name": "Real Rex"}') },
+  ];
+  writeFileSync(join(root, 'G1_answer', '11_chatgpt.json'), JSON.stringify({ answer_generation: { train_messages: openai } }));
+  writeFileSync(join(root, 'G1_answer', 'notes.txt'), 'not an answer file');
+  return root;
+}
+
+test('ToolBench answer trajectories import as source real: calls mapped to library tools, the rest counted by reason; replay serves them', () => {
+  const library = writeFixtureLibrary([...petstoreTools, ...toolbenchTools]);
+  const file = cacheFile();
+  const report = summary(toolenv(['cache', 'import', '--format', 'toolbench', writeToolbenchAnswers(), '--cache', file, '--library', library, '--json']));
+  assert.equal(report.format, 'toolbench');
+  assert.equal(report.files, 2);
+  assert.equal(report.calls, 7, 'each call once, however many steps repeat it; Finish is not a call');
+  assert.equal(report.mapped, 3);
+  assert.equal(report.inserted, 3);
+  assert.deepEqual(report.skipped, { finish: 1, unknown_function: { unknown_api_for_nowhere: 1 }, invalid_arguments: 1, recorded_errors: 1, duplicates: 1 });
+
+  const cache = ResponseCache.open(file, { mode: 'read-only' });
+  assert.deepEqual(cache.get('weatherapi_com__realtime_weather_api', { q: 'London' }), { status: 200, body: { location: { name: 'London' }, current: { temp_c: 11, is_day: true } }, source: 'real' });
+  assert.deepEqual(cache.get('stock_quotes__id', { symbol: 'AAPL' }), { status: 201, body: { price: 150 }, source: 'real' });
+  assert.deepEqual(cache.get('petstore_test__getPetById', { petId: 7 }), { status: 200, body: { id: 7, name: 'Real Rex' }, source: 'real' });
+  cache.close();
+
+  const args = ['--library', library, '--cache', file, '--upstream', 'replay', '--json'];
+  const replayed = summary(toolenv(['call', 'stock_quotes__id', '--args', '{"symbol": "AAPL"}', ...args, '--error-rate', '0']));
+  assert.equal(replayed.source, 'real');
+  assert.deepEqual(replayed.body, { price: 150 });
+  const miss = toolenv(['call', 'stock_quotes__id', '--args', '{"symbol": "MSFT"}', ...args]);
+  assert.equal(miss.status, 1);
+  assert.match(miss.stderr, /^toolenv: 501 No recording: stock_quotes__id has no recorded real answer/);
+
+  const text = toolenv(['cache', 'import', '--format', 'toolbench', writeToolbenchAnswers(), '--cache', cacheFile(), '--library', library]);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /function calls: 7, mapped to library tools: 3/);
+  assert.match(text.stdout, /unknown_api_for_nowhere \(1\)/);
+});
+
+test('a file that is not a ToolBench answer names the file, exits 2 and stores nothing; bad upstream flags are usage errors', () => {
+  const library = writeFixtureLibrary([...petstoreTools, ...toolbenchTools]);
+  const file = filledCache();
+  const before = entries(file);
+  const root = writeToolbenchAnswers();
+  writeFileSync(join(root, 'G1_answer', '12_other.json'), JSON.stringify({ query: 'no answer_generation here' }));
+  assertUsageError(toolenv(['cache', 'import', '--format', 'toolbench', root, '--cache', file, '--library', library]), /12_other\.json: not a ToolBench answer/);
+  assert.deepEqual(entries(file), before);
+  assertUsageError(toolenv(['cache', 'import', '--format', 'csv', root, '--cache', file]), /--format must be one of jsonl, stabletoolbench, toolbench/);
+  assertUsageError(toolenv(['cache', 'import', file, file, '--cache', cacheFile()]), /--format jsonl imports one file, got 2 paths/);
+
+  const call = ['call', 'petstore_test__listPets', '--library', library, '--cache', file];
+  assertUsageError(toolenv([...call, '--upstream', 'mirror']), /--upstream must be one of record, replay, passthrough/);
+  assertUsageError(toolenv([...call, '--upstream', 'record', '--cache-mode', 'read-only']), /--upstream record stores the real answers in the cache: it needs --cache-mode read-write/);
+  assertUsageError(toolenv([...call, '--upstream-map', 'map.json']), /--upstream-map needs --upstream/);
+  assertUsageError(toolenv([...call, '--upstream', 'replay', '--upstream-header', 'Authorization: x']), /--upstream-header needs --upstream record or passthrough/);
+  const badMap = join(tempDir('toolenv-map-'), 'map.json');
+  writeFileSync(badMap, JSON.stringify({ 'petstore.*': 'ftp://example.com' }));
+  assertUsageError(toolenv([...call, '--upstream', 'passthrough', '--upstream-map', badMap]), /"petstore\.\*" must map to an http:\/\/ or https:\/\/ URL/);
+});
+
 test('call prints status, source, error kind and body; bad flags are usage errors', () => {
   const library = writeFixtureLibrary();
   const file = cacheFile();

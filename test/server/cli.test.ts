@@ -65,6 +65,12 @@ describe('toolenv serve', () => {
       [['--cache-mode', 'sometimes'], /--cache-mode must be one of/],
       [['--responder', 'oracle'], /unknown responder "oracle"/],
       [['--body-limit', '0'], /--body-limit/],
+      [['--upstream', 'record', '--cache-mode', 'off'], /--upstream record stores the real answers in the cache: it needs --cache-mode read-write, got off/],
+      [['--upstream', 'replay', '--cache-mode', 'off'], /--upstream replay answers from the recordings in the cache/],
+      [['--upstream', 'replay', '--upstream-log', 'diff.jsonl'], /--upstream replay forwards none/],
+      [['--upstream', 'passthrough', '--upstream-log', join(missing, 'diff.jsonl')], /cannot append to --upstream-log .*: ENOENT/],
+      [['--upstream', 'passthrough', '--upstream-timeout', '0'], /--upstream-timeout must be a number/],
+      [['--upstream-log', 'diff.jsonl'], /--upstream-log needs --upstream/],
     ];
     for (const [args, message] of cases) {
       const result = spawnSync(process.execPath, [bin, 'serve', ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_LIBRARY: missing } });

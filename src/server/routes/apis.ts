@@ -3,6 +3,7 @@ import type { Tool } from '../../library/tool.js';
 import { getCookie } from 'hono/cookie';
 import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
+import { requestCredentials } from '../credentials.js';
 import { parseJson } from '../json-body.js';
 import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
 import { httpProblem, problemResponse } from '../problems.js';
@@ -105,7 +106,7 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
       const episode = requestHeader(c, EPISODE_HEADER);
       if (episode !== undefined) return episodeCallResponse(ctx.episodes, episode, tool.id, args, controls);
-      return callResponse(await ctx.simulator.call(tool.id, args, { controls }));
+      return callResponse(await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) }));
     }
   }
 }

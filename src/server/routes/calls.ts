@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { CallControls, CallResult } from '../../simulator/types.js';
 import type { AppContext } from '../context.js';
+import { requestCredentials } from '../credentials.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
 import { requestHeader } from '../request-header.js';
@@ -32,8 +33,9 @@ export function callRoutes(ctx: AppContext): Hono {
     const controls = requestControls(c);
     const episode = requestHeader(c, EPISODE_HEADER);
     if (episode !== undefined) return episodeBatch(ctx, c, episode, calls as { tool: string; arguments?: unknown }[], controls);
+    const credentials = requestCredentials(ctx, c);
     const results = await Promise.all(
-      (calls as { tool: string; arguments?: unknown }[]).map((call) => ctx.simulator.call(call.tool, call.arguments ?? {}, { controls }).then(summarize)),
+      (calls as { tool: string; arguments?: unknown }[]).map((call) => ctx.simulator.call(call.tool, call.arguments ?? {}, { controls, credentials }).then(summarize)),
     );
     return c.json({ results });
   });

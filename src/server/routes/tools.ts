@@ -3,6 +3,7 @@ import { LibraryError, type LibraryStore, type ToolSummary } from '../../library
 import { rankSubstringMatches } from '../../retrieval/substring-rank.js';
 import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
+import { requestCredentials } from '../credentials.js';
 import { requestHeader } from '../request-header.js';
 import { httpProblem, problemResponse } from '../problems.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
@@ -68,7 +69,7 @@ export function toolRoutes(ctx: AppContext): Hono {
 
   // Under node, callListener answers these in front of hono; this route answers app.request() and other runtimes.
   app.post(CALL_ROUTE, async (c) =>
-    callResponse(await toolCall(ctx, { toolId: c.req.param('id'), body: await c.req.text(), prefer: requestHeader(c, 'prefer'), url: c.req.url, episode: requestHeader(c, EPISODE_HEADER) })),
+    callResponse(await toolCall(ctx, { toolId: c.req.param('id'), body: await c.req.text(), prefer: requestHeader(c, 'prefer'), url: c.req.url, episode: requestHeader(c, EPISODE_HEADER), credentials: requestCredentials(ctx, c) })),
   );
 
   return app;
