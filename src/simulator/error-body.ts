@@ -22,7 +22,7 @@ export interface ErrorReason {
   fields: { name: string; message: string }[];
 }
 
-export type ErrorKind = 'validation' | 'not_found' | 'rate_limit' | 'auth' | 'unavailable' | 'timeout' | 'other';
+export type ErrorKind = 'validation' | 'not_found' | 'rate_limit' | 'auth' | 'payment' | 'unavailable' | 'timeout' | 'other';
 
 const norm = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
 const keys = (...names: string[]) => new Set(names.map(norm));
@@ -31,6 +31,8 @@ const MESSAGE_KEYS = keys('message', 'msg', 'detail', 'details', 'description', 
 const STATUS_KEYS = keys('status', 'status_code', 'http_status', 'http_status_code', 'http_code', 'response_code');
 const CODE_KEYS = keys('code', 'error_code', 'err_code');
 const TYPE_KEYS = keys('type', 'error_type', 'kind');
+const DOC_KEYS = keys('documentation_url', 'doc_url', 'docs_url', 'documentation', 'help_url', 'more_info', 'more_info_url', 'info_url');
+const RESOURCE_KEYS = keys('resource', 'resource_type', 'resource_name', 'object');
 const PARAM_KEYS = keys('param', 'parameter', 'field', 'field_name', 'argument', 'property', 'param_name', 'parameter_name');
 /** Arrays that list what was wrong, one item per argument. */
 const LIST_KEYS = keys('errors', 'details', 'violations', 'field_errors', 'issues', 'validation_errors', 'messages', 'invalid_params', 'error_details');
@@ -45,10 +47,15 @@ const KIND_WORDS: Record<ErrorKind, string[]> = {
   not_found: ['notfound', 'missing', 'resource', 'unknown', 'nosuch', 'exist', 'invalid', 'request'],
   rate_limit: ['ratelimit', 'rate', 'limit', 'throttl', 'toomany', 'quota', 'exhausted'],
   auth: ['auth', 'unauthori', 'unauthenticated', 'credential', 'token', 'apikey', 'permission', 'forbidden', 'login', 'signature'],
+  payment: ['card', 'payment', 'billing', 'charge', 'insufficient', 'funds', 'declined'],
   unavailable: ['unavailable', 'server', 'internal', 'apierror', 'upstream', 'gateway', 'service', 'backend'],
   timeout: ['timeout', 'timedout', 'deadline'],
   other: [],
 };
+
+/** A listed value for a kind no value fits: the generic client error or server error. */
+const CLIENT_WORDS = ['invalidrequest', 'request', 'client', 'invalid'];
+const SERVER_WORDS = ['apierror', 'server', 'internal', 'api'];
 
 /** A type-like field's value where the schema lists none, in the vocabulary Stripe's SDKs made common. */
 const TYPE_SLUGS: Record<ErrorKind, string> = {
@@ -56,6 +63,7 @@ const TYPE_SLUGS: Record<ErrorKind, string> = {
   not_found: 'invalid_request_error',
   rate_limit: 'rate_limit_error',
   auth: 'authentication_error',
+  payment: 'card_error',
   unavailable: 'api_error',
   timeout: 'api_error',
   other: 'api_error',
@@ -63,6 +71,15 @@ const TYPE_SLUGS: Record<ErrorKind, string> = {
 
 type Path = (string | number)[];
 type Edit = { path: Path; value: unknown };
+/** What one fill shares: the reason, where its documentation is, the synthesizer for members the synthesized body left out, the edits so far. */
+interface Fill {
+  reason: ErrorReason;
+  docs: Docs;
+  synth: (schemas: JsonSchema[]) => unknown;
+  edits: Edit[];
+}
+/** Declared members the synthesized body left out are added down to this depth: vendors send their whole error object. */
+const MAX_ADDED_DEPTH = 3;
 
 /**
  * A body of `schema` for this error: synthesized (deterministic per tool, arguments and seed) and filled with the
@@ -70,9 +87,10 @@ type Edit = { path: Path; value: unknown };
  * synthesized body does not (a schema that admits no value), so the caller keeps its own error body.
  */
 export function errorBody(tool: Tool, schema: JsonSchema, reason: ErrorReason, args: Arguments, seed: number): unknown {
-  const base = synthesizeChecked({ ...tool, response_schema: schema, response_status: reason.status }, args, seed).body;
+  const synth = (schemas: JsonSchema[]) => synthesizeChecked({ ...tool, response_schema: schemas.length === 1 ? schemas[0]! : { allOf: schemas }, response_status: reason.status }, args, seed).body;
+  const base = synth([schema]);
   const edits: Edit[] = [];
-  walk(base, [schema], '', new Set(), [], reason, 0, edits);
+  walk(base, [schema], '', new Set(), [], 0, { reason, docs: docsOf(tool, reason), synth, edits });
   const filled = applyAll(base, edits);
   const verdict = satisfies(schema, filled);
   if (verdict !== false) return filled;
@@ -86,22 +104,31 @@ export function errorBody(tool: Tool, schema: JsonSchema, reason: ErrorReason, a
   return body;
 }
 
-function walk(value: unknown, schemas: JsonSchema[], key: string, siblings: Set<string>, path: Path, reason: ErrorReason, depth: number, edits: Edit[]): void {
+function walk(value: unknown, schemas: JsonSchema[], key: string, siblings: Set<string>, path: Path, depth: number, fill: Fill): void {
   if (depth > MAX_DEPTH) return;
   if (Array.isArray(value)) {
-    listEdits(value, schemas, key, path, reason, depth, edits);
+    listEdits(value, schemas, key, path, depth, fill);
     return;
   }
   if (isRecord(value)) {
-    const names = new Set(Object.keys(value).map(norm));
-    for (const name of Object.keys(value)) walk(value[name], memberSchemas(schemas, name), name, names, [...path, name], reason, depth + 1, edits);
+    const members = depth < MAX_ADDED_DEPTH ? declaredNames(schemas) : [];
+    const names = new Set([...Object.keys(value), ...members].map(norm));
+    for (const name of Object.keys(value)) walk(value[name], memberSchemas(schemas, name), name, names, [...path, name], depth + 1, fill);
+    for (const name of members) {
+      if (Object.hasOwn(value, name) || (fill.reason.fields.length === 0 && PARAM_KEYS.has(norm(name)))) continue;
+      const schemasOf = memberSchemas(schemas, name);
+      const added = fill.synth(schemasOf);
+      if (added === undefined) continue;
+      fill.edits.push({ path: [...path, name], value: added });
+      walk(added, schemasOf, name, names, [...path, name], depth + 1, fill);
+    }
     return;
   }
-  const filled = depth === 0 && typeof value === 'string' ? reason.message : leafValue(norm(key), siblings, value, schemas, reason);
-  if (filled !== undefined && filled !== value) edits.push({ path, value: filled });
+  const filled = depth === 0 && typeof value === 'string' ? fill.reason.message : leafValue(norm(key), siblings, value, schemas, fill);
+  if (filled !== undefined && filled !== value) fill.edits.push({ path, value: filled === OMIT ? undefined : filled });
 }
 
-function listEdits(list: unknown[], schemas: JsonSchema[], key: string, path: Path, reason: ErrorReason, depth: number, edits: Edit[]): void {
+function listEdits(list: unknown[], schemas: JsonSchema[], key: string, path: Path, depth: number, { reason, docs, synth, edits }: Fill): void {
   const items = itemSchemas(schemas);
   const name = norm(key);
   const first = list[0];
@@ -114,17 +141,20 @@ function listEdits(list: unknown[], schemas: JsonSchema[], key: string, path: Pa
   if (isRecord(first) && LIST_KEYS.has(name) && reason.fields.length > 0) {
     const filled = reason.fields.slice(0, MAX_LISTED).map((field) => {
       const itemEdits: Edit[] = [];
-      walk(first, items, '', new Set(), [], { ...reason, message: field.message, fields: [field] }, depth + 1, itemEdits);
+      walk(first, items, '', new Set(), [], depth + 1, { reason: { ...reason, message: field.message, fields: [field] }, docs, synth, edits: itemEdits });
       return applyAll(first, itemEdits);
     });
     edits.push({ path, value: filled });
     return;
   }
-  for (const [index, item] of list.entries()) walk(item, items, key, new Set(), [...path, index], reason, depth + 1, edits);
+  for (const [index, item] of list.entries()) walk(item, items, key, new Set(), [...path, index], depth + 1, { reason, docs, synth, edits });
 }
 
+/** A field to leave out: a parameter name on an error about no parameter. */
+const OMIT = Symbol('omit');
+
 /** The reason's value for one scalar field, by its name; undefined leaves the synthesized value. */
-function leafValue(name: string, siblings: Set<string>, value: unknown, schemas: JsonSchema[], reason: ErrorReason): unknown {
+function leafValue(name: string, siblings: Set<string>, value: unknown, schemas: JsonSchema[], { reason, docs }: Fill): unknown {
   // OAuth's `{error, error_description}`: there `error` is the code and the description the message.
   const isCode = CODE_KEYS.has(name) || (name === 'error' && siblings.has('errordescription'));
   const described = STATUS_KEYS.has(name) || isCode || TYPE_KEYS.has(name);
@@ -137,7 +167,9 @@ function leafValue(name: string, siblings: Set<string>, value: unknown, schemas:
   if (name === 'title') return reason.title;
   if (STATUS_KEYS.has(name)) return String(reason.status);
   if (TYPE_KEYS.has(name)) return TYPE_SLUGS[reason.kind];
-  if (PARAM_KEYS.has(name)) return reason.fields[0]?.name;
+  if (PARAM_KEYS.has(name)) return reason.fields[0]?.name ?? OMIT;
+  if (DOC_KEYS.has(name)) return `${docs.home}/docs/errors/${reason.code.replace(/_/g, '-')}`;
+  if (RESOURCE_KEYS.has(name)) return docs.resource;
   return undefined;
 }
 
@@ -146,6 +178,10 @@ function fittingValue(values: unknown[], reason: ErrorReason): unknown {
   const exact = values.find((v) => v === reason.status || v === String(reason.status));
   if (exact !== undefined) return exact;
   const words = [...KIND_WORDS[reason.kind], ...reason.code.split('_').filter((w) => w.length > 3), ...reason.title.split(/\W+/).filter((w) => w.length > 3)].map(norm);
+  return bestWords(values, words) ?? bestWords(values, reason.status < 500 ? CLIENT_WORDS : SERVER_WORDS);
+}
+
+function bestWords(values: unknown[], words: string[]): unknown {
   let best: unknown;
   let bestScore = 0;
   for (const value of values) {
@@ -155,6 +191,20 @@ function fittingValue(values: unknown[], reason: ErrorReason): unknown {
     if (score > bestScore) [best, bestScore] = [value, score];
   }
   return best;
+}
+
+/** Where the API lives (its provider's site) and what the operation's resource is called, for documentation URLs and `resource` fields. */
+interface Docs {
+  home: string;
+  resource: string;
+}
+
+function docsOf(tool: Tool, reason: ErrorReason): Docs {
+  const origin = tool.origin.format === 'openapi' ? tool.origin : undefined;
+  const provider = origin ? origin.api_id.split(':')[0]! : 'example.com';
+  const noun = origin?.path.split('/').filter((s) => s !== '' && !s.startsWith('{')).pop() ?? reason.code;
+  const singular = noun.replace(/ies$/, 'y').replace(/s$/, '');
+  return { home: `https://${provider}`, resource: singular.charAt(0).toUpperCase() + singular.slice(1) };
 }
 
 /** A schema and the branches of its allOf/anyOf/oneOf, where the properties of a composed error schema are. */
@@ -174,6 +224,11 @@ function memberSchemas(schemas: JsonSchema[], name: string): JsonSchema[] {
   return declared.length > 0 ? declared : all.flatMap((s) => (isRecord(s.additionalProperties) ? [s.additionalProperties as JsonSchema] : []));
 }
 
+/** The properties the schema (and its composed branches) declare. */
+function declaredNames(schemas: JsonSchema[]): string[] {
+  return [...new Set(branches(schemas).flatMap((s) => (isRecord(s.properties) ? Object.keys(s.properties) : [])))];
+}
+
 function itemSchemas(schemas: JsonSchema[]): JsonSchema[] {
   return branches(schemas).flatMap((s) => (isRecord(s.items) ? [s.items as JsonSchema] : []));
 }
@@ -190,9 +245,13 @@ function applyAll(root: unknown, edits: Edit[]): unknown {
       result = structuredClone(value);
       continue;
     }
-    let node = result as Record<string | number, unknown>;
-    for (const step of path.slice(0, -1)) node = node[step] as Record<string | number, unknown>;
-    node[path[path.length - 1]!] = structuredClone(value);
+    let node: unknown = result;
+    for (const step of path.slice(0, -1)) node = typeof node === 'object' && node !== null ? (node as Record<string | number, unknown>)[step] : undefined;
+    // A member added by an earlier edit that was left out: the edits inside it have nowhere to go.
+    if (typeof node !== 'object' || node === null) continue;
+    const last = path[path.length - 1]!;
+    if (value === undefined) delete (node as Record<string | number, unknown>)[last];
+    else (node as Record<string | number, unknown>)[last] = structuredClone(value);
   }
   return result;
 }

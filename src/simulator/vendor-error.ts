@@ -74,10 +74,12 @@ function wrongFields(tool: Tool, problem: Problem): (ErrorReason['fields'][numbe
   const errors = Array.isArray(problem.errors) ? (problem.errors as { path?: unknown; message?: unknown }[]) : [];
   return errors.map((error) => {
     const path = typeof error.path === 'string' ? error.path : '';
-    const property = (path.split('/')[1] ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
-    const binding = tool.bindings?.[property];
+    const tokens = path.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const binding = tool.bindings?.[tokens[0] ?? ''];
+    // An argument that is the whole body (a form body kept whole): the member inside it is the parameter the API names.
+    const name = binding?.in === 'body' && binding.name === '' ? (tokens[1] ?? tokens[0]) : binding?.name || tokens[0];
     return {
-      name: binding?.name || property,
+      name: name ?? '',
       in: binding?.in,
       message: `${path || '(arguments)'} ${String(error.message)}`,
       missing: error.message === 'is required',
@@ -90,6 +92,7 @@ function statusKind(status: number): ErrorKind {
   if (status === 404 || status === 410) return 'not_found';
   if (status === 429) return 'rate_limit';
   if (status === 401 || status === 403) return 'auth';
+  if (status === 402) return 'payment';
   if (status === 408 || status === 504) return 'timeout';
   return status >= 500 ? 'unavailable' : 'other';
 }
@@ -100,6 +103,7 @@ function kindCode(kind: ErrorKind, status: number): string {
     case 'not_found': return 'resource_missing';
     case 'rate_limit': return 'rate_limit';
     case 'auth': return 'unauthorized';
+    case 'payment': return 'card_declined';
     case 'unavailable': return 'service_unavailable';
     case 'timeout': return 'timeout';
     case 'other': return (STATUS_CODES[status] ?? `http_${status}`).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
