@@ -7,7 +7,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { errorSchema } from '../library/openapi/errors.js';
-import type { ErrorResponses, Tool } from '../library/tool.js';
+import type { ErrorResponses, JsonSchema, Tool } from '../library/tool.js';
 import type { ErrorKind, ErrorReason } from './error-body.js';
 import { PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem.js';
 import type { Arguments, CallControls, CallResult, InjectedErrorKind } from './types.js';
@@ -32,7 +32,7 @@ export async function vendorError(tool: Tool, result: CallResult, args: Argument
   const reason = reasonOf(tool, result, controls, declared);
   if (reason === undefined) return result;
   const schema = errorSchema(declared, reason.status);
-  if (schema === undefined || schema === null) return result;
+  if (!isSchema(schema)) return result;
   // The synthesizer loads on first use, as its responder does.
   const { errorBody } = await (errorBodies ??= import('./error-body.js'));
   const body = errorBody(tool, schema, reason, args, seed);
@@ -55,9 +55,9 @@ function reasonOf(tool: Tool, result: CallResult, controls: CallControls, declar
   if (result.source === 'state') return reason(404, 'not_found', 'resource_missing');
   if (problem.type === INVALID || problem.type === UNKNOWN) {
     const fields = wrongFields(tool, problem);
-    // A path segment that is no valid id names no resource: the API's 404, where it declares one.
+    // A path segment that is no valid id names no resource: the API's 404, where it declares a body for one.
     const inPath = fields.length > 0 && fields.every((f) => f.in === 'path');
-    if (inPath && Object.hasOwn(declared, '404')) return reason(404, 'not_found', 'resource_missing', fields);
+    if (inPath && isSchema(declared['404'])) return reason(404, 'not_found', 'resource_missing', fields);
     const code = problem.type === UNKNOWN ? 'parameter_unknown' : fields.every((f) => f.missing) ? 'parameter_missing' : 'parameter_invalid';
     return reason(Object.hasOwn(declared, '422') ? 422 : 400, 'validation', code, fields);
   }
@@ -86,6 +86,8 @@ function wrongFields(tool: Tool, problem: Problem): (ErrorReason['fields'][numbe
     };
   });
 }
+
+const isSchema = (schema: JsonSchema | null | undefined): schema is JsonSchema => schema !== undefined && schema !== null;
 
 function statusKind(status: number): ErrorKind {
   if (status === 400 || status === 422) return 'validation';
