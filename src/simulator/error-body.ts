@@ -78,7 +78,11 @@ interface Fill {
   synth: (schemas: JsonSchema[]) => unknown;
   edits: Edit[];
 }
-/** Declared members the synthesized body left out are added down to this depth: vendors send their whole error object. */
+/**
+ * Declared members the synthesized body left out are added down to this depth: all of the top level (a vendor sends
+ * its whole error envelope), below it only those that carry the reason, and there optional members that carry none
+ * are left out (Stripe's error object declares a dozen members a rate limit never has).
+ */
 const MAX_ADDED_DEPTH = 3;
 
 /**
@@ -113,9 +117,14 @@ function walk(value: unknown, schemas: JsonSchema[], key: string, siblings: Set<
   if (isRecord(value)) {
     const members = depth < MAX_ADDED_DEPTH ? declaredNames(schemas) : [];
     const names = new Set([...Object.keys(value), ...members].map(norm));
-    for (const name of Object.keys(value)) walk(value[name], memberSchemas(schemas, name), name, names, [...path, name], depth + 1, fill);
+    const required = depth > 0 ? requiredNames(schemas) : undefined;
+    for (const name of Object.keys(value)) {
+      // Inside the envelope, what a synthesizer adds beyond the reason is noise no vendor sends (a rate limit's `payment_intent`).
+      if (required && !required.has(name) && !carriesReason(norm(name), fill.reason)) fill.edits.push({ path: [...path, name], value: undefined });
+      else walk(value[name], memberSchemas(schemas, name), name, names, [...path, name], depth + 1, fill);
+    }
     for (const name of members) {
-      if (Object.hasOwn(value, name) || (fill.reason.fields.length === 0 && PARAM_KEYS.has(norm(name)))) continue;
+      if (Object.hasOwn(value, name) || !(depth === 0 || carriesReason(norm(name), fill.reason))) continue;
       const schemasOf = memberSchemas(schemas, name);
       const added = fill.synth(schemasOf);
       if (added === undefined) continue;
@@ -148,6 +157,16 @@ function listEdits(list: unknown[], schemas: JsonSchema[], key: string, path: Pa
     return;
   }
   for (const [index, item] of list.entries()) walk(item, items, key, new Set(), [...path, index], depth + 1, { reason, docs, synth, edits });
+}
+
+/** Whether a member of this name says what went wrong (a parameter only when an argument is at fault). */
+function carriesReason(name: string, reason: ErrorReason): boolean {
+  if (PARAM_KEYS.has(name) || LIST_KEYS.has(name) || RESOURCE_KEYS.has(name)) return reason.fields.length > 0;
+  return MESSAGE_KEYS.has(name) || STATUS_KEYS.has(name) || CODE_KEYS.has(name) || TYPE_KEYS.has(name) || DOC_KEYS.has(name) || name === 'title';
+}
+
+function requiredNames(schemas: JsonSchema[]): Set<string> {
+  return new Set(branches(schemas).flatMap((s) => (Array.isArray(s.required) ? (s.required as string[]) : [])));
 }
 
 /** A field to leave out: a parameter name on an error about no parameter. */

@@ -122,6 +122,8 @@ describe('REST surface: injected errors in the vendor shape', () => {
     assert.equal(limited.status, 429);
     assert.match(limited.headers.get('retry-after') ?? '', /^[1-5]$/);
     const error = limited.body.error as Json;
+    // What says what went wrong, and no synthesized extras (a payment_intent, a param no argument is at fault for).
+    assert.deepEqual(Object.keys(error).sort(), ['code', 'doc_url', 'message', 'type']);
     assert.match(String(error.message), /^rate limit exceeded for stripe_com__GetCustomersCustomer; retry after [1-5] s$/);
     assert.equal(error.code, 'rate_limit');
     assert.equal(kinds.get('auth')!.status, 401);
