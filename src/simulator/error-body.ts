@@ -54,8 +54,11 @@ const KIND_WORDS: Record<ErrorKind, string[]> = {
 };
 
 /** A listed value for a kind no value fits: the generic client error or server error. */
-const CLIENT_WORDS = ['invalidrequest', 'request', 'client', 'invalid'];
-const SERVER_WORDS = ['apierror', 'server', 'internal', 'api'];
+const CLIENT_WORDS = ['invalidrequest', 'request', 'client', 'invalid', 'fail', 'error'];
+const SERVER_WORDS = ['apierror', 'server', 'internal', 'api', 'error', 'fail'];
+/** Flags an error body sets to say it failed (Slack's `ok: false`, `success: false`, `error: true`). */
+const SUCCESS_FLAGS = keys('ok', 'success', 'succeeded', 'successful');
+const FAILURE_FLAGS = keys('error', 'failed', 'failure', 'has_error', 'is_error');
 
 /** A type-like field's value where the schema lists none, in the vocabulary Stripe's SDKs made common. */
 const TYPE_SLUGS: Record<ErrorKind, string> = {
@@ -162,7 +165,7 @@ function listEdits(list: unknown[], schemas: JsonSchema[], key: string, path: Pa
 /** Whether a member of this name says what went wrong (a parameter only when an argument is at fault). */
 function carriesReason(name: string, reason: ErrorReason): boolean {
   if (PARAM_KEYS.has(name) || LIST_KEYS.has(name) || RESOURCE_KEYS.has(name)) return reason.fields.length > 0;
-  return MESSAGE_KEYS.has(name) || STATUS_KEYS.has(name) || CODE_KEYS.has(name) || TYPE_KEYS.has(name) || DOC_KEYS.has(name) || name === 'title';
+  return MESSAGE_KEYS.has(name) || STATUS_KEYS.has(name) || CODE_KEYS.has(name) || TYPE_KEYS.has(name) || DOC_KEYS.has(name) || SUCCESS_FLAGS.has(name) || name === 'title';
 }
 
 function requiredNames(schemas: JsonSchema[]): Set<string> {
@@ -174,8 +177,9 @@ const OMIT = Symbol('omit');
 
 /** The reason's value for one scalar field, by its name; undefined leaves the synthesized value. */
 function leafValue(name: string, siblings: Set<string>, value: unknown, schemas: JsonSchema[], { reason, docs }: Fill): unknown {
-  // OAuth's `{error, error_description}`: there `error` is the code and the description the message.
-  const isCode = CODE_KEYS.has(name) || (name === 'error' && siblings.has('errordescription'));
+  // OAuth's `{error, error_description}` and Slack's `{ok: false, error}`: there `error` is the code.
+  const isCode = CODE_KEYS.has(name) || (name === 'error' && (siblings.has('errordescription') || siblings.has('ok')));
+  if (typeof value === 'boolean') return SUCCESS_FLAGS.has(name) ? false : FAILURE_FLAGS.has(name) ? true : undefined;
   const described = STATUS_KEYS.has(name) || isCode || TYPE_KEYS.has(name);
   const allowed = described ? enumValues(schemas) : undefined;
   if (allowed) return fittingValue(allowed, reason);

@@ -38,6 +38,13 @@ test("OAuth's {error, error_description}: error is the code, the description the
   assert.deepEqual(filled(schema, missing), { error: 'parameter_missing', error_description: '/id is required' });
 });
 
+test("Slack's {ok: false, error} and JSend's {status: fail}: the flag says it failed, error is the code", () => {
+  const slack = { type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' }, error: { type: 'string' } } };
+  assert.deepEqual(filled(slack, limited), { ok: false, error: 'rate_limit' });
+  const jsend = { type: 'object', required: ['status', 'message'], properties: { status: { type: 'string', enum: ['success', 'fail', 'error'] }, message: { type: 'string' } } };
+  assert.deepEqual(filled(jsend, missing), { status: 'fail', message: '/id is required' });
+});
+
 test('a filled value the schema refuses is left synthesized, the others kept; a plain string schema is the message', () => {
   const schema = { type: 'object', required: ['message', 'code'], properties: { message: { type: 'string', maxLength: 5 }, code: { type: 'integer' } } };
   const body = filled(schema, missing);
