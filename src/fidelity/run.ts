@@ -291,18 +291,22 @@ async function scoreSurfaces(
   validates: ReturnType<typeof schemaChecker>,
   seed: number,
 ): Promise<void> {
-  scoreError(result, declared, surfaces.v1[kind], validates);
-  scoreError(await vendorError(tool, result, args, controls, seed), declared, surfaces.rest[kind], validates);
+  // The Rule layer's reason, as the problem words it: whatever the shape, the agent should still be told it.
+  const detail = isRecord(result.body) && typeof result.body.detail === 'string' ? result.body.detail : undefined;
+  scoreError(result, declared, surfaces.v1[kind], validates, detail);
+  scoreError(await vendorError(tool, result, args, controls, seed), declared, surfaces.rest[kind], validates, detail);
 }
 
-function scoreError(result: CallResult, declared: ErrorResponses, kind: ErrorKind, validates: ReturnType<typeof schemaChecker>): void {
+function scoreError(result: CallResult, declared: ErrorResponses, kind: ErrorKind, validates: ReturnType<typeof schemaChecker>, detail: string | undefined): void {
   const source: ErrorSource = (ERROR_SOURCES as readonly string[]).includes(result.source) ? (result.source as ErrorSource) : 'rule';
   const schema = errorSchema(declared, result.status);
   const verdict = schema === undefined || schema === null ? undefined : validates(schema, result.body);
   const fields = schema && typeof schema === 'object' && isRecord(schema.properties) ? Object.keys(schema.properties) : [];
   const present = isRecord(result.body) ? fields.filter((name) => Object.hasOwn(result.body as object, name)).length : 0;
+  const carried = detail !== undefined && (JSON.stringify(result.body) ?? '').includes(JSON.stringify(detail).slice(1, -1));
   for (const tally of [kind.total, kind.bySource[source]]) {
     tally.calls++;
+    if (carried) tally.reason_carried++;
     if (schema === undefined) continue;
     tally.declared++;
     if (verdict === undefined) continue;

@@ -12,7 +12,7 @@ export interface ParamBinding {
 
 /**
  * An operation's declared error responses: response key (`404`, `422`, `4XX`, `5XX`, `default`) → the JSON schema of
- * its body, or null when it declares none. The REST surface answers errors in this shape (src/server/rest/vendor-error.ts).
+ * its body, or null when it declares none. The REST surface answers errors in this shape (src/simulator/vendor-error.ts).
  */
 export type ErrorResponses = Record<string, JsonSchema | null>;
 
