@@ -27,7 +27,7 @@ export type ErrorKind = 'validation' | 'not_found' | 'rate_limit' | 'auth' | 'pa
 const norm = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
 const keys = (...names: string[]) => new Set(names.map(norm));
 
-const MESSAGE_KEYS = keys('message', 'msg', 'detail', 'details', 'description', 'error_description', 'error_message', 'error_msg', 'error_detail', 'error_details', 'reason', 'error', 'err', 'status_message', 'status_text', 'user_message', 'developer_message', 'localized_message');
+const MESSAGE_KEYS = keys('message', 'msg', 'detail', 'details', 'description', 'error_description', 'error_message', 'error_msg', 'error_detail', 'error_details', 'reason', 'error', 'err', 'status_message', 'status_text', 'status_reason', 'text', 'user_message', 'developer_message', 'localized_message');
 const STATUS_KEYS = keys('status', 'status_code', 'http_status', 'http_status_code', 'http_code', 'response_code');
 const CODE_KEYS = keys('code', 'error_code', 'err_code');
 const TYPE_KEYS = keys('type', 'error_type', 'kind');
@@ -35,7 +35,9 @@ const DOC_KEYS = keys('documentation_url', 'doc_url', 'docs_url', 'documentation
 const RESOURCE_KEYS = keys('resource', 'resource_type', 'resource_name', 'object');
 const PARAM_KEYS = keys('param', 'parameter', 'field', 'field_name', 'argument', 'property', 'param_name', 'parameter_name');
 /** Arrays that list what was wrong, one item per argument. */
-const LIST_KEYS = keys('errors', 'details', 'violations', 'field_errors', 'issues', 'validation_errors', 'messages', 'invalid_params', 'error_details');
+const LIST_KEYS = keys('errors', 'details', 'violations', 'field_errors', 'issues', 'validation_errors', 'messages', 'invalid_params', 'error_details', 'error_messages');
+/** `errorMessages`, `tppMessages`, `validationErrors`…: lists of what was wrong. */
+const isListKey = (name: string) => LIST_KEYS.has(name) || name.endsWith('errors') || name.endsWith('messages');
 /** At most this many per-argument items in an `errors[]`. */
 const MAX_LISTED = 5;
 /** Error bodies nest a little (`{error: {errors: [{…}]}}`); deeper values stay synthesized. */
@@ -96,7 +98,8 @@ const MAX_ADDED_DEPTH = 3;
 export function errorBody(tool: Tool, schema: JsonSchema, reason: ErrorReason, args: Arguments, seed: number): unknown {
   const synth = (schemas: JsonSchema[]) => synthesizeChecked({ ...tool, response_schema: schemas.length === 1 ? schemas[0]! : { allOf: schemas }, response_status: reason.status }, args, seed).body;
   const base = synth([schema]);
-  const edits: Edit[] = [];
+  // An object schema that names no member (`{type: object}`): the synthesizer's made-up members say nothing; a message does.
+  const edits: Edit[] = isRecord(base) && declaredNames([schema]).length === 0 ? [{ path: [], value: { message: reason.message } }] : [];
   walk(base, [schema], '', new Set(), [], 0, { reason, docs: docsOf(tool, reason), synth, edits });
   const filled = applyAll(base, edits);
   const verdict = satisfies(schema, filled);
@@ -145,12 +148,12 @@ function listEdits(list: unknown[], schemas: JsonSchema[], key: string, path: Pa
   const name = norm(key);
   const first = list[0];
   if (first === undefined) return;
-  if (typeof first === 'string' && (LIST_KEYS.has(name) || MESSAGE_KEYS.has(name))) {
+  if (typeof first === 'string' && (isListKey(name) || MESSAGE_KEYS.has(name))) {
     const messages = reason.fields.length > 0 ? reason.fields.slice(0, MAX_LISTED).map((f) => f.message) : [reason.message];
     edits.push({ path, value: messages });
     return;
   }
-  if (isRecord(first) && LIST_KEYS.has(name) && reason.fields.length > 0) {
+  if (isRecord(first) && isListKey(name) && reason.fields.length > 0) {
     const filled = reason.fields.slice(0, MAX_LISTED).map((field) => {
       const itemEdits: Edit[] = [];
       walk(first, items, '', new Set(), [], depth + 1, { reason: { ...reason, message: field.message, fields: [field] }, docs, synth, edits: itemEdits });
@@ -164,7 +167,7 @@ function listEdits(list: unknown[], schemas: JsonSchema[], key: string, path: Pa
 
 /** Whether a member of this name says what went wrong (a parameter only when an argument is at fault). */
 function carriesReason(name: string, reason: ErrorReason): boolean {
-  if (PARAM_KEYS.has(name) || LIST_KEYS.has(name) || RESOURCE_KEYS.has(name)) return reason.fields.length > 0;
+  if (PARAM_KEYS.has(name) || isListKey(name) || RESOURCE_KEYS.has(name)) return reason.fields.length > 0;
   return MESSAGE_KEYS.has(name) || STATUS_KEYS.has(name) || CODE_KEYS.has(name) || TYPE_KEYS.has(name) || DOC_KEYS.has(name) || SUCCESS_FLAGS.has(name) || name === 'title';
 }
 
