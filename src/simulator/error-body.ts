@@ -99,8 +99,9 @@ export function errorBody(tool: Tool, schema: JsonSchema, reason: ErrorReason, a
   const synth = (schemas: JsonSchema[]) => synthesizeChecked({ ...tool, response_schema: schemas.length === 1 ? schemas[0]! : { allOf: schemas }, response_status: reason.status }, args, seed).body;
   const base = synth([schema]);
   // An object schema that names no member (`{type: object}`): the synthesizer's made-up members say nothing; a message does.
-  const edits: Edit[] = isRecord(base) && declaredNames([schema]).length === 0 ? [{ path: [], value: { message: reason.message } }] : [];
-  walk(base, [schema], '', new Set(), [], 0, { reason, docs: docsOf(tool, reason), synth, edits });
+  const edits: Edit[] = [];
+  if (isRecord(base) && declaredNames([schema]).length === 0) edits.push({ path: [], value: { message: reason.message } });
+  else walk(base, [schema], '', new Set(), [], 0, { reason, docs: docsOf(tool, reason), synth, edits });
   const filled = applyAll(base, edits);
   const verdict = satisfies(schema, filled);
   if (verdict !== false) return filled;

@@ -53,6 +53,12 @@ test('a filled value the schema refuses is left synthesized, the others kept; a 
   assert.equal(errorBody(tool, { type: 'string' }, missing, {}, 1), '/id is required');
 });
 
+test("a free-form object schema gets the message, not made-up members; Jira's errorMessages the reasons", () => {
+  assert.deepEqual(filled({ type: 'object' }, missing), { message: '/id is required' });
+  const jira = { type: 'object', properties: { errorMessages: { type: 'array', items: { type: 'string' } } } };
+  assert.deepEqual(filled(jira, missing).errorMessages, ['/id is required']);
+});
+
 test('a schema no body satisfies gives nothing: the caller keeps its problem', () => {
   const impossible = { allOf: [{ type: 'object', required: ['a'], properties: { a: { type: 'string' } }, additionalProperties: false }, { type: 'object', required: ['b'] }] };
   assert.equal(errorBody(tool, impossible, missing, {}, 1), undefined);
