@@ -32,9 +32,17 @@ export function reportLines(report: FidelityReport, wallSeconds: number): string
   lines.push(`| error | ${errorColumns.join(' | ')} |`, `|---|${errorColumns.map(() => '---:').join('|')}|`);
   const errorCell = (s: ErrorSummary) => `${cell(s.conforming, s.with_schema, s.rate)}${s.calls > 0 ? ` of ${s.calls}` : ''}`;
   const fieldsCell = (s: ErrorSummary) => cell(s.fields_present, s.schema_fields, s.fields_rate);
-  for (const [label, kind] of [['forced 4xx (controls.code)', e.forced], ['Rule-layer refusal', e.refusal]] as const) {
+  const reasonCell = (s: ErrorSummary) => cell(s.reason_carried, s.calls, s.reason_rate);
+  const kinds = [
+    ['/v1 forced 4xx (controls.code)', e.v1.forced],
+    ['/v1 Rule-layer refusal', e.v1.refusal],
+    ['REST forced 4xx (Prefer: code)', e.rest.forced],
+    ['REST Rule-layer refusal', e.rest.refusal],
+  ] as const;
+  for (const [label, kind] of kinds) {
     lines.push(`| ${label}: valid | ${[errorCell(kind), ...ERROR_SOURCES.map((s) => errorCell(kind.by_source[s]))].join(' | ')} |`);
     lines.push(`| ${label}: declared fields present | ${[fieldsCell(kind), ...ERROR_SOURCES.map((s) => fieldsCell(kind.by_source[s]))].join(' | ')} |`);
+    lines.push(`| ${label}: reason carried | ${[reasonCell(kind), ...ERROR_SOURCES.map((s) => reasonCell(kind.by_source[s]))].join(' | ')} |`);
   }
 
   if (report.inconsistent.length > 0) {

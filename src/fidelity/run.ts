@@ -1,11 +1,13 @@
 import type { LibraryStore } from '../library/store.js';
-import type { Tool } from '../library/tool.js';
+import { declaredStatuses, documentErrorResponses, errorSchema } from '../library/openapi/errors.js';
+import { dialectOf } from '../library/openapi/schema.js';
+import type { ErrorResponses, Tool } from '../library/tool.js';
 import { createSimulator } from '../simulator/pipeline.js';
 import type { CacheEntry } from '../simulator/cache-types.js';
-import type { Arguments, CallResult, Responder } from '../simulator/types.js';
+import type { Arguments, CallControls, CallResult, Responder } from '../simulator/types.js';
 import { REAL_SOURCE } from '../upstream/mode.js';
+import { vendorError } from '../simulator/vendor-error.js';
 import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
-import { declaredErrors, errorSchema, type DeclaredErrors } from './error-schemas.js';
 import { isRecord, primaryRecords, responseFields } from './fields.js';
 import { CHECKS } from './plausibility.js';
 import { validRequest } from './request.js';
@@ -70,6 +72,15 @@ export interface ErrorKindSummary extends ErrorSummary {
   by_source: Record<ErrorSource, ErrorSummary>;
 }
 
+/** The error bodies of one surface, checked against the declared schemas. */
+export interface SurfaceErrors {
+  /** `controls.code` of the operation's lowest declared 4xx. */
+  forced: ErrorKindSummary;
+  /** A Rule-layer refusal: a required argument left out (or an undeclared one added when nothing is required). */
+  refusal: ErrorKindSummary;
+  overall: ErrorSummary;
+}
+
 export interface FidelityReport {
   seed: number;
   responders: string[];
@@ -80,15 +91,14 @@ export interface FidelityReport {
   consistency_rules: Record<MatchRule, { checks: number; consistent: number; rate: number | null }>;
   plausibility_checks: Record<string, { applicable: number; passed: number; rate: number | null }>;
   errors: {
-    /** Sampled tools whose API document the library keeps (OpenAPI tools). */
+    /** Sampled OpenAPI tools whose declared responses are known (from the tool record, else the API document). */
     operations: number;
     declaring_4xx: number;
     declaring_error_schema: number;
-    /** `controls.code` of the operation's lowest declared 4xx. */
-    forced: ErrorKindSummary;
-    /** A Rule-layer 400: a required argument left out (or an undeclared one added when nothing is required). */
-    refusal: ErrorKindSummary;
-    overall: ErrorSummary;
+    /** As `/v1` answers them: ToolEnv problems. */
+    v1: SurfaceErrors;
+    /** As the REST surface (`/apis/…`) answers them: the declared shape where the tool record keeps it. */
+    rest: SurfaceErrors;
   };
   inconsistent: Inconsistency[];
   implausible: Implausibility[];
@@ -125,7 +135,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   const bySource = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, successTally()])) as Record<SuccessSource, SuccessTally>;
   const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
   const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Record<MatchRule, { checks: number; consistent: number }>;
-  const errorKinds = { forced: newErrorKind(), refusal: newErrorKind() };
+  const surfaces = { v1: newSurface(), rest: newSurface() };
   const counts = { valid_requests: 0, no_valid_request: 0, unanswered: 0, with_response_schema: 0, operations: 0, declaring_4xx: 0, declaring_error_schema: 0 };
   const inconsistent: Inconsistency[] = [];
   const implausible: Implausibility[] = [];
@@ -151,19 +161,25 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     }
 
     if (tool.origin.format !== 'openapi') continue;
-    const api = tool.origin.api_id;
-    if (document?.api !== api) document = { api, value: store.apiDocument(api) };
-    const declared = declaredErrors(document.value, tool);
-    if (!declared) continue;
-    counts.operations++;
-    if (declared.codes.length > 0) counts.declaring_4xx++;
-    if ([...declared.schemas.values()].some((s) => s !== null)) counts.declaring_error_schema++;
-    if (declared.codes.length > 0) {
-      const forced = await simulator.call(tool.id, args, { controls: { code: declared.codes[0]! } });
-      scoreError(forced, declared, errorKinds.forced, validates);
+    let declared = tool.error_responses;
+    if (declared === undefined) {
+      // A library built before tool records kept their error responses: read them from the API document.
+      const api = tool.origin.api_id;
+      if (document?.api !== api) document = { api, value: store.apiDocument(api) };
+      declared = documentErrorResponses(document.value, tool.origin.path, tool.origin.method, dialectOf(document.value));
+      if (declared === undefined) continue;
     }
-    const refused = await simulator.call(tool.id, refusalArguments(tool, args));
-    if (refused.status >= 400) scoreError(refused, declared, errorKinds.refusal, validates);
+    counts.operations++;
+    const lowest4xx = declaredStatuses(declared).find((status) => status < 500);
+    if (lowest4xx !== undefined) {
+      counts.declaring_4xx++;
+      const controls = { code: lowest4xx };
+      await scoreSurfaces(tool, args, controls, await simulator.call(tool.id, args, { controls }), declared, surfaces, 'forced', validates, seed);
+    }
+    if (Object.values(declared).some((s) => s !== null)) counts.declaring_error_schema++;
+    const refusal = refusalArguments(tool, args);
+    const refused = await simulator.call(tool.id, refusal);
+    if (refused.status >= 400) await scoreSurfaces(tool, refusal, {}, refused, declared, surfaces, 'refusal', validates, seed);
   }
   options.onProgress?.(tools.length, tools.length);
 
@@ -178,9 +194,6 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
 
   const overall = successTally();
   for (const tally of Object.values(bySource)) addInto(overall, tally);
-  const errorsOverall = errorTally();
-  addInto(errorsOverall, errorKinds.forced.total);
-  addInto(errorsOverall, errorKinds.refusal.total);
   return {
     seed,
     responders: options.responders.map((r) => r.name),
@@ -201,9 +214,8 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
       operations: counts.operations,
       declaring_4xx: counts.declaring_4xx,
       declaring_error_schema: counts.declaring_error_schema,
-      forced: summarizeErrorKind(errorKinds.forced),
-      refusal: summarizeErrorKind(errorKinds.refusal),
-      overall: summarizeError(errorsOverall),
+      v1: summarizeSurface(surfaces.v1),
+      rest: summarizeSurface(surfaces.rest),
     },
     inconsistent,
     implausible,
@@ -271,18 +283,48 @@ interface ErrorKind {
 
 const newErrorKind = (): ErrorKind => ({ total: errorTally(), bySource: Object.fromEntries(ERROR_SOURCES.map((s) => [s, errorTally()])) as Record<ErrorSource, ErrorTally> });
 
+type Surface = Record<'forced' | 'refusal', ErrorKind>;
+const newSurface = (): Surface => ({ forced: newErrorKind(), refusal: newErrorKind() });
+
 function summarizeErrorKind(kind: ErrorKind): ErrorKindSummary {
   return { ...summarizeError(kind.total), by_source: Object.fromEntries(ERROR_SOURCES.map((s) => [s, summarizeError(kind.bySource[s])])) as Record<ErrorSource, ErrorSummary> };
 }
 
-function scoreError(result: CallResult, declared: DeclaredErrors, kind: ErrorKind, validates: ReturnType<typeof schemaChecker>): void {
+function summarizeSurface(surface: Surface): SurfaceErrors {
+  const overall = errorTally();
+  addInto(overall, surface.forced.total);
+  addInto(overall, surface.refusal.total);
+  return { forced: summarizeErrorKind(surface.forced), refusal: summarizeErrorKind(surface.refusal), overall: summarizeError(overall) };
+}
+
+/** One error answer scored as `/v1` sends it, and as the REST surface re-shapes it. */
+async function scoreSurfaces(
+  tool: Tool,
+  args: Arguments,
+  controls: CallControls,
+  result: CallResult,
+  declared: ErrorResponses,
+  surfaces: Record<'v1' | 'rest', Surface>,
+  kind: 'forced' | 'refusal',
+  validates: ReturnType<typeof schemaChecker>,
+  seed: number,
+): Promise<void> {
+  // The Rule layer's reason, as the problem words it: whatever the shape, the agent should still be told it.
+  const detail = isRecord(result.body) && typeof result.body.detail === 'string' ? result.body.detail : undefined;
+  scoreError(result, declared, surfaces.v1[kind], validates, detail);
+  scoreError(await vendorError(tool, result, args, controls, seed), declared, surfaces.rest[kind], validates, detail);
+}
+
+function scoreError(result: CallResult, declared: ErrorResponses, kind: ErrorKind, validates: ReturnType<typeof schemaChecker>, detail: string | undefined): void {
   const source: ErrorSource = (ERROR_SOURCES as readonly string[]).includes(result.source) ? (result.source as ErrorSource) : 'rule';
   const schema = errorSchema(declared, result.status);
   const verdict = schema === undefined || schema === null ? undefined : validates(schema, result.body);
   const fields = schema && typeof schema === 'object' && isRecord(schema.properties) ? Object.keys(schema.properties) : [];
   const present = isRecord(result.body) ? fields.filter((name) => Object.hasOwn(result.body as object, name)).length : 0;
+  const carried = detail !== undefined && (JSON.stringify(result.body) ?? '').includes(JSON.stringify(detail).slice(1, -1));
   for (const tally of [kind.total, kind.bySource[source]]) {
     tally.calls++;
+    if (carried) tally.reason_carried++;
     if (schema === undefined) continue;
     tally.declared++;
     if (verdict === undefined) continue;

@@ -22,6 +22,8 @@ export interface SuccessTally {
 
 export interface ErrorTally {
   calls: number;
+  /** Calls whose body carries the Rule layer's reason (the problem's `detail`) in any member: the agent is still told what was wrong. */
+  reason_carried: number;
   /** Calls whose status the operation declares a response for (its code, 4XX or default). */
   declared: number;
   /** … with a JSON body schema. */
@@ -47,7 +49,7 @@ export const successTally = (): SuccessTally => ({
   plausibility_passed: 0,
 });
 
-export const errorTally = (): ErrorTally => ({ calls: 0, declared: 0, with_schema: 0, conforming: 0, schema_fields: 0, fields_present: 0 });
+export const errorTally = (): ErrorTally => ({ calls: 0, reason_carried: 0, declared: 0, with_schema: 0, conforming: 0, schema_fields: 0, fields_present: 0 });
 
 export function addInto<T extends object>(into: T, from: T): void {
   for (const key of Object.keys(from) as (keyof T)[]) (into[key] as number) += from[key] as number;
@@ -77,6 +79,12 @@ export function summarizeSuccess(t: SuccessTally): SuccessSummary {
 export interface ErrorSummary extends ErrorTally {
   rate: number | null;
   fields_rate: number | null;
+  reason_rate: number | null;
 }
 
-export const summarizeError = (t: ErrorTally): ErrorSummary => ({ ...t, rate: rate(t.conforming, t.with_schema), fields_rate: rate(t.fields_present, t.schema_fields) });
+export const summarizeError = (t: ErrorTally): ErrorSummary => ({
+  ...t,
+  rate: rate(t.conforming, t.with_schema),
+  fields_rate: rate(t.fields_present, t.schema_fields),
+  reason_rate: rate(t.reason_carried, t.calls),
+});

@@ -10,6 +10,12 @@ export interface ParamBinding {
   name: string;
 }
 
+/**
+ * An operation's declared error responses: response key (`404`, `422`, `4XX`, `5XX`, `default`) → the JSON schema of
+ * its body, or null when it declares none. The REST surface answers errors in this shape (src/simulator/vendor-error.ts).
+ */
+export type ErrorResponses = Record<string, JsonSchema | null>;
+
 export interface ToolExample {
   name?: string;
   status: number;
@@ -38,6 +44,8 @@ export interface Tool {
   response_status?: number;
   response_schema?: JsonSchema;
   examples: ToolExample[];
+  /** OpenAPI tools of libraries built since the REST surface answers vendor-shaped errors; absent before, and when nothing is declared. */
+  error_responses?: ErrorResponses;
   origin: Origin;
 }
 

@@ -79,7 +79,9 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
       'Routed by method and path template among the operations of the API that the library holds; the arguments are rebuilt from path, ' +
       'query (typed by the parameter schema), headers, cookies and the body. `api_id` may contain slashes (`amazonaws.com/acm`): the ' +
       'longest known api_id prefix of the path wins, and `path` is the rest of it, slashes included. A path with no operation is 404, ' +
-      'a path whose operations take other methods is 405 with `Allow`.',
+      'a path whose operations take other methods is 405 with `Allow`. The simulated API\'s errors (refused arguments, injected and forced ' +
+      'errors, an episode\'s deleted resources) come in the operation\'s declared error shape where it declares a body for the status, ' +
+      '`x-toolenv-problem` naming the problem they stand for; `Accept: application/problem+json` asks for the problem itself.',
     parameters: [{ $ref: '#/components/parameters/ApiId' }, { name: 'path', in: 'path', required: true, description: 'The operation path, as in the API document.', schema: { type: 'string' } }, ...CONTROLS, EPISODE_HEADER],
     ...(method === 'get' || method === 'delete' ? {} : { requestBody: { required: false, content: { 'application/json': { schema: {} }, 'application/x-www-form-urlencoded': { schema: { type: 'object' } }, 'multipart/form-data': { schema: { type: 'object' } } } } }),
     responses: { default: SIMULATED, ...PROBLEMS },
@@ -93,7 +95,8 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
       summary: 'A tool-environment simulator for agent RL.',
       description:
         'Real tool interfaces from public OpenAPI documents, simulated: every call passes Rule → Cache → Response. Bodies are what the ' +
-        'simulated API returns; ToolEnv metadata travels in `x-toolenv-*` headers; every error is `application/problem+json`.',
+        'simulated API returns; ToolEnv metadata travels in `x-toolenv-*` headers; every error is `application/problem+json`, but for a ' +
+        'simulated API\'s errors on its REST surface, which use the API\'s declared error shape.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: origin }],

@@ -89,21 +89,17 @@ test('fidelity: a contradicting example is inconsistent, an impossible humidity 
     assert.deepEqual(report.by_source.model.plausibility, { applicable: 0, passed: 0, rate: null });
     assert.equal(report.by_source.real.answers, 0);
 
-    // The forced 404 is a ToolEnv problem, not GitHub's {message, documentation_url}; the forced and refused 400s match the declared problem shape.
-    const { by_source: forcedBySource, ...forced } = report.errors.forced;
+    // On /v1 the forced 404 is a ToolEnv problem, not GitHub's {message, documentation_url}; the forced and refused 400s match the declared problem shape.
+    const { by_source: forcedBySource, ...forced } = report.errors.v1.forced;
     // GitHub's two fields are missing from the problem; the problem shape's two are there.
-    assert.deepEqual(forced, { calls: 2, declared: 2, with_schema: 2, conforming: 1, schema_fields: 4, fields_present: 2, rate: 0.5, fields_rate: 0.5 });
+    assert.deepEqual(forced, { calls: 2, reason_carried: 2, declared: 2, with_schema: 2, conforming: 1, schema_fields: 4, fields_present: 2, rate: 0.5, fields_rate: 0.5, reason_rate: 1 });
     assert.equal(forcedBySource.rule.calls, 2);
-    const { by_source: _refusalBySource, ...refusal } = report.errors.refusal;
-    assert.deepEqual(refusal, { calls: 2, declared: 1, with_schema: 1, conforming: 1, schema_fields: 2, fields_present: 2, rate: 1, fields_rate: 1 });
-    assert.deepEqual({ ...report.errors, forced: undefined, refusal: undefined }, {
-      operations: 2,
-      declaring_4xx: 2,
-      declaring_error_schema: 2,
-      forced: undefined,
-      refusal: undefined,
-      overall: { calls: 4, declared: 3, with_schema: 3, conforming: 2, schema_fields: 6, fields_present: 4, rate: 0.6667, fields_rate: 0.6667 },
-    });
+    const { by_source: _refusalBySource, ...refusal } = report.errors.v1.refusal;
+    assert.deepEqual(refusal, { calls: 2, reason_carried: 2, declared: 1, with_schema: 1, conforming: 1, schema_fields: 2, fields_present: 2, rate: 1, fields_rate: 1, reason_rate: 1 });
+    assert.deepEqual({ ...report.errors, v1: undefined, rest: undefined }, { operations: 2, declaring_4xx: 2, declaring_error_schema: 2, v1: undefined, rest: undefined });
+    assert.deepEqual(report.errors.v1.overall, { calls: 4, reason_carried: 4, declared: 3, with_schema: 3, conforming: 2, schema_fields: 6, fields_present: 4, rate: 0.6667, fields_rate: 0.6667, reason_rate: 1 });
+    // These records predate error_responses (read from the document here): the REST surface answers the same problems.
+    assert.deepEqual(report.errors.rest, report.errors.v1);
 
     const again = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
     assert.deepEqual(again, report);
@@ -111,6 +107,22 @@ test('fidelity: a contradicting example is inconsistent, an impossible humidity 
     const synthOnly = await runFidelity({ store, responders: [synthResponder], seed: 1 });
     assert.equal(synthOnly.by_source.example.answers, 0);
     assert.equal(synthOnly.by_source.synth.answers, 2);
+  } finally {
+    store.close();
+  }
+});
+
+test('fidelity: where tool records keep their error responses, the REST surface answers the declared shapes', async () => {
+  const declared = tools.map((tool): Tool => ({ ...tool, error_responses: tool.id === 'fidelity_test__getUser' ? { '404': githubError } : { '400': problemShape } }));
+  const store = LibraryStore.open(writeFixtureLibrary(declared, [api]));
+  try {
+    const { errors } = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
+    assert.equal(errors.v1.forced.fields_rate, 0.5);
+    const { by_source: _forcedBySource, ...forced } = errors.rest.forced;
+    // The problem shape's `title` gets the problem's title, not its detail: one of the two forced bodies says why only in its status.
+    assert.deepEqual(forced, { calls: 2, reason_carried: 1, declared: 2, with_schema: 2, conforming: 2, schema_fields: 4, fields_present: 4, rate: 1, fields_rate: 1, reason_rate: 0.5 });
+    // The refusal leaves out the user's path segment: on the REST surface that names no user, GitHub's declared 404.
+    assert.deepEqual(errors.rest.overall, { calls: 4, reason_carried: 2, declared: 4, with_schema: 4, conforming: 4, schema_fields: 8, fields_present: 8, rate: 1, fields_rate: 1, reason_rate: 0.5 });
   } finally {
     store.close();
   }

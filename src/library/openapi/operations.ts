@@ -3,6 +3,7 @@ import { makeId, uniqueId } from '../ids.js';
 import type { Tool } from '../tool.js';
 import type { DocumentContext } from './context.js';
 import { requestShape } from './parameters.js';
+import { errorResponses } from './errors.js';
 import { deref, isObject, type JsonObject } from './refs.js';
 import { successResponse } from './responses.js';
 import { mergeDescription, plainText, toolName } from './text.js';
@@ -52,6 +53,7 @@ export function operationTool(api: ApiContext, { path, method, operation, pathIt
   const description = mergeDescription(summary, plainText(operation.description)) || fallbackDescription(api, operation, name);
   const { parameters, bindings } = requestShape(api, pathItem, operation);
   const response = successResponse(api, operation);
+  const errors = errorResponses(api, operation);
   return {
     id,
     name,
@@ -62,6 +64,7 @@ export function operationTool(api: ApiContext, { path, method, operation, pathIt
     ...(response.status !== undefined && response.status !== 200 ? { response_status: response.status } : {}),
     ...(response.schema !== undefined ? { response_schema: response.schema } : {}),
     examples: response.examples,
+    ...(errors !== undefined ? { error_responses: errors } : {}),
     origin: { format: 'openapi', api_id: api.apiId, method, path, operation_id: operationId ?? null, server: serverUrl(api.document, pathItem, operation) },
   };
 }

@@ -11,9 +11,11 @@ import { requestHeader } from '../request-header.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { matchRoute } from '../rest/matcher.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
-import { episodeCallResponse } from './episodes.js';
+import { vendorError } from '../../simulator/vendor-error.js';
+import { episodeCallResult } from './episodes.js';
 
 const PREFIX = '/apis/';
+const PROBLEM_ACCEPTED = /\bapplication\/problem\+json\b/i;
 /** How many alternatives a 404 lists when operations at a path are told apart by a header or query value. */
 const LISTED_CONDITIONS = 20;
 
@@ -105,8 +107,12 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       });
       const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
       const episode = requestHeader(c, EPISODE_HEADER);
-      if (episode !== undefined) return episodeCallResponse(ctx.episodes, episode, tool.id, args, controls);
-      return callResponse(await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) }));
+      const result = episode !== undefined
+        ? await episodeCallResult(ctx.episodes, episode, tool.id, args, controls)
+        : await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) });
+      // An SDK reads the API's own error shape; a client that asks for problem+json gets ToolEnv's.
+      if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return callResponse(result);
+      return callResponse(await vendorError(tool, result, args, controls, ctx.seed));
     }
   }
 }

@@ -3,7 +3,6 @@ import { EpisodeError, unknownEpisode } from '../../episodes/errors.js';
 import type { EpisodeStore } from '../../episodes/store.js';
 import { stepJson } from '../../episodes/step-json.js';
 import type { CallControls, CallResult } from '../../simulator/types.js';
-import { callResponse } from '../call-response.js';
 import { readJsonBody } from '../json-body.js';
 import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../problems.js';
 
@@ -80,9 +79,4 @@ export async function episodeCallResult(episodes: EpisodeStore | undefined, epis
   const headers: Record<string, string> = { ...result.headers, 'x-toolenv-step': String(result.step) };
   if (result.state) headers['x-toolenv-state'] = result.state;
   return { status: result.status, body: result.body, source: result.source, headers, error: result.error };
-}
-
-/** episodeCallResult as a web Response. */
-export async function episodeCallResponse(episodes: EpisodeStore | undefined, episodeId: string, toolId: string, args: unknown, controls: CallControls): Promise<Response> {
-  return callResponse(await episodeCallResult(episodes, episodeId, toolId, args, controls));
 }
