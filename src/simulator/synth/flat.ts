@@ -275,6 +275,14 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
   if (arrayPart) flat.arrays.push(arrayPart);
 }
 
+/** Whether a branch describes a deleted object: its `deleted` can only be true. */
+function isStub(branch: JsonSchema): boolean {
+  if (!isObject(branch) || !isObject(branch.properties)) return false;
+  const deleted = (branch.properties as Record<string, unknown>).deleted;
+  if (!isObject(deleted)) return false;
+  return deleted.const === true || (Array.isArray(deleted.enum) && deleted.enum.length === 1 && deleted.enum[0] === true);
+}
+
 /** A cheap look at a branch's own type, const and enum: can it hold a value of the types already settled? */
 function compatible(flat: Flat, branch: JsonSchema): boolean {
   if (branch === false) return false;
@@ -301,7 +309,8 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<re
       flat.chose ||= alternative.branches.length > 1;
       // Branches an earlier try of the same value took come last, so retries explore the others.
       const taken = tried?.get(alternative.branches);
-      const shuffled = rng.shuffle(alternative.branches.map((_, i) => i));
+      // A deleted stub (Stripe's `deleted_customer`) is the exception: other branches come first.
+      const shuffled = rng.shuffle(alternative.branches.map((_, i) => i)).sort((a, b) => Number(isStub(alternative.branches[a]!)) - Number(isStub(alternative.branches[b]!)));
       const order = taken ? [...shuffled.filter((i) => !taken.has(i)), ...shuffled.filter((i) => taken.has(i))] : shuffled;
       const index = order.find((i) => compatible(flat, alternative.branches[i]!)) ?? order[0]!;
       if (tried) tried.set(alternative.branches, (taken ?? new Set()).add(index));

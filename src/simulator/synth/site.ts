@@ -20,6 +20,12 @@ export interface Site {
   persona: () => Persona;
   /** Values (canonical JSON) already in a uniqueItems list: enums and booleans pick others while they can. */
   taken?: Set<string>;
+  /** The part of the request sent for this place (a created record repeats what it was sent, field by field). */
+  mirror?: unknown;
+  /** `holder.field` for a field of an object a record holds (`owner.login`): where dotted echoes land. */
+  dotted?: string;
+  /** A value its siblings ask for (a count equal to its list's length): taken first when it fits. */
+  want?: unknown;
 }
 
 export interface Walk {
@@ -56,9 +62,16 @@ export function bestEffort<T>(walk: Walk, value: T): T | typeof NOTHING {
 
 /** The request value this field repeats, if any (whether it fits is the caller's to check). */
 export function echoFor(site: Site, walk: Walk): unknown {
-  if (!site.inRecord) return undefined;
+  if (site.want !== undefined) return site.want;
   const { echo } = walk;
-  if (site.key === 'id') return site.inList ? undefined : (echo.resourceId ?? echo.byKey.get('id'));
+  if (site.inRecord && site.key === 'id' && !site.inList && echo.resourceId !== undefined) return echo.resourceId;
+  if (site.mirror !== undefined && (site.mirror === null || typeof site.mirror !== 'object')) return site.mirror;
+  if (site.dotted !== undefined) {
+    const value = echo.dotted.get(site.dotted);
+    if (value !== undefined) return value;
+  }
+  if (!site.inRecord) return undefined;
+  if (site.key === 'id') return site.inList ? undefined : echo.byKey.get('id');
   return echo.byKey.get(site.key);
 }
 
