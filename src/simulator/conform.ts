@@ -1,6 +1,6 @@
 import type { Tool } from '../library/tool.js';
 import { satisfies } from './synth/check.js';
-import { echoFrom, mirrorOf, SEARCHED_FIELDS, withTerm, WRAPPERS, type Echo } from './synth/echo.js';
+import { echoFrom, mirrorOf, searchedField, withTerms, WRAPPERS, type Echo } from './synth/echo.js';
 import { outOfUse } from './synth/flags.js';
 import { nameKey } from './synth/names.js';
 import type { Arguments } from './types.js';
@@ -49,6 +49,7 @@ class Pass {
   /** A primary record: the body, an item of the body's list, or what a wrapper holds. */
   record(record: Json, mirror: unknown, inList: boolean): void {
     const { echo } = this;
+    const searched = echo.search !== undefined && inList ? searchedField(Object.keys(record).filter((name) => typeof record[name] === 'string')) : undefined;
     for (const name of Object.keys(record)) {
       const key = nameKey(name);
       const value = record[name];
@@ -58,12 +59,12 @@ class Pass {
         if (key === 'id') want = inList ? undefined : (echo.resourceId ?? (isScalar(sent) ? sent : echo.byKey.get('id')));
         else want = isScalar(sent) ? sent : echo.byKey.get(key);
         if (want !== undefined) this.set(record, name, want);
-        else if (echo.search !== undefined && inList && typeof value === 'string' && SEARCHED_FIELDS.has(key)) this.set(record, name, withTerm(value, echo.search));
+        else if (name === searched) this.set(record, name, withTerms(value as string, echo.search!));
         else if (echo.reads && !inList && value === true && outOfUse(key)) this.set(record, name, false);
         continue;
       }
       const sent = mirrorOf(mirror, key);
-      if (WRAPPERS.has(key) || echo.resources.has(key)) this.records(value, sent ?? (inList ? undefined : echo.tree));
+      if (WRAPPERS.has(key) || echo.resources.has(key) || (Array.isArray(value) && echo.collections.has(key))) this.records(value, sent ?? (inList ? undefined : echo.tree));
       else if (isObject(value)) this.held(value, key, sent);
       else this.list(record, name, sent);
     }

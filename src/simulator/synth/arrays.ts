@@ -17,7 +17,7 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
   let length: number;
   if (exhausted(site, walk)) length = min;
   else if (sent) length = sent.length;
-  else if (site.record && !site.inList && walk.echo.listSize !== undefined) length = walk.echo.listSize;
+  else if ((site.record || site.listRecord) && !site.inList && walk.echo.listSize !== undefined) length = walk.echo.listSize;
   else length = site.depth < 3 ? rng.int(1, 5) : rng.int(1, 2);
   length = Math.max(min, Math.min(max, length));
   const containing = flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
@@ -28,7 +28,7 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     parent: site.parent,
     depth: site.depth + 1,
     inList: true,
-    record: site.record,
+    record: site.record || site.listRecord === true,
     inRecord: false,
     persona: site.persona,
     taken: seen,

@@ -17,10 +17,12 @@ export interface Echo {
   resourceId: unknown;
   /** Name keys of the tool's resource (`pet`, `pets`): objects under them are records. */
   resources: Set<string>;
+  /** Name keys of the path's other nouns (`groups` of `/groups/picker`): lists under them hold records. */
+  collections: Set<string>;
   /** A page size the request asked for (`limit`, `per_page`…), capped; list lengths follow it. */
   listSize: number | undefined;
-  /** A free-text search (`q=weather`): the name or title of every listed record contains it. */
-  search: string | undefined;
+  /** Free-text searches (`q=weather`): the name or title of every listed record contains them. */
+  search: string[] | undefined;
   /** The call reads one existing resource (`GET /pets/{petId}`): it is not deleted, archived or disabled. */
   reads: boolean;
 }
@@ -28,6 +30,7 @@ export interface Echo {
 /** What `echoFrom` needs of a tool, worked out once per tool record. */
 interface Plan {
   resources: Set<string>;
+  collections: Set<string>;
   /** The first resource noun, singular (`issue` of `/repos/{owner}/{repo}/issues/{issue_number}`). */
   noun: string | undefined;
   /** The property naming the addressed resource (the template ending the path), for reads and writes alike. */
@@ -43,8 +46,21 @@ interface Plan {
 
 /** Keys whose value is the record itself (or a list of them) in an envelope: `{"data": {...}}`, `{"items": [...]}`. */
 export const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
-/** Fields where a listed result shows what it matched: its name or title. */
-export const SEARCHED_FIELDS = new Set(['name', 'title', 'display_name', 'full_name', 'label', 'subject', 'headline', 'caption', 'short_name', 'long_name', 'common_name', 'product_name', 'company_name']);
+/** Fields where a listed result shows what it matched, best first: its name or title, else its text. */
+const SEARCHED_FIELDS = ['name', 'title', 'display_name', 'full_name', 'subject', 'headline', 'label', 'caption', 'short_name', 'long_name', 'common_name', 'product_name', 'company_name', 'payee', 'merchant', 'merchant_name', 'summary', 'snippet', 'description', 'text', 'body', 'content', 'message', 'memo', 'note', 'notes', 'comment'];
+const SEARCH_RANK = new Map(SEARCHED_FIELDS.map((key, rank) => [key, rank]));
+
+/** Of a listed record's fields (as the API names them), the one that shows the search: the best ranked. */
+export function searchedField(names: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestRank = Infinity;
+  for (const name of names) {
+    const rank = SEARCH_RANK.get(nameKey(name));
+    if (rank !== undefined && rank < bestRank) [best, bestRank] = [name, rank];
+  }
+  return best;
+}
+
 const LIST_SIZE_KEYS = new Set(['limit', 'page_size', 'pagesize', 'per_page', 'perpage', 'max_results', 'maxresults', 'num_results', 'results_per_page', 'top', 'max_items', 'max_count', 'size', 'count', 'n', 'first', 'rows', 'take', 'hits_per_page', 'items_per_page']);
 const MAX_LIST = 10;
 const VERBS = new Set(['get', 'list', 'search', 'find', 'fetch', 'retrieve', 'read', 'show', 'create', 'add', 'new', 'post', 'put', 'update', 'patch', 'edit', 'set', 'delete', 'remove', 'query', 'lookup', 'all', 'by', 'id', 'for', 'of', 'the', 'a', 'an', 'v1', 'v2', 'v3', 'api']);
@@ -127,6 +143,14 @@ function planOf(tool: Tool): Plan {
     resources.add(noun);
     resources.add(singular(noun));
   }
+  const collections = new Set<string>();
+  if (tool.origin.format === 'openapi') {
+    for (const segment of tool.origin.path.split('/')) {
+      if (!segment || segment.startsWith('{')) continue;
+      const key = nameKey(segment);
+      if (!resources.has(key)) collections.add(key).add(singular(key));
+    }
+  }
   const id = idProperty(tool);
   const method = tool.origin.format === 'openapi' ? tool.origin.method.toLowerCase() : '';
   const wholeBody = new Set<string>();
@@ -136,7 +160,7 @@ function planOf(tool: Tool): Plan {
     if (binding.in === 'header' || binding.in === 'cookie') transport.add(property);
   }
   const noun = resourceNouns(tool)[0];
-  plan = { resources, noun: noun && singular(noun), idProperty: id, addressed: method === 'post' ? undefined : id, wholeBody, transport, reads: method === 'get' && id !== undefined };
+  plan = { resources, collections, noun: noun && singular(noun), idProperty: id, addressed: method === 'post' ? undefined : id, wholeBody, transport, reads: method === 'get' && id !== undefined };
   plans.set(tool, plan);
   return plan;
 }
@@ -184,7 +208,7 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
 
   const dotted = new Map<string, unknown>();
   const addressed = plan.addressed === undefined ? undefined : nameKey(plan.addressed);
-  let search: string | undefined;
+  let search: string[] | undefined;
   let nounId: unknown;
   for (const [key, value] of [...byKey]) {
     if (value === null) continue;
@@ -196,7 +220,7 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
       if (field === 'id') nounId = value;
       else if (NOUN_FIELDS.has(field) && !byKey.has(field)) byKey.set(field, value);
     }
-    if (search === undefined && SEARCH_KEYS.has(key) && typeof value === 'string' && value.trim().length >= 2 && PLAIN_TEXT.test(value.trim())) search = value.trim();
+    if (SEARCH_KEYS.has(key) && typeof value === 'string' && value.trim().length >= 2 && PLAIN_TEXT.test(value.trim())) (search ??= []).push(value.trim());
   }
   const owner = byKey.get('owner');
   const repo = byKey.get('repo') ?? byKey.get('repository');
@@ -208,6 +232,7 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
     tree,
     resourceId: resourceId(tool, plan, args) ?? nounId,
     resources: plan.resources,
+    collections: plan.collections,
     listSize: listSize(args),
     search,
     reads: plan.reads,
@@ -229,11 +254,23 @@ export function mirroredKeys(mirror: unknown): Set<string> | undefined {
   return keys.size ? keys : undefined;
 }
 
-/** A name or title carrying a search term, the way a matching result shows it: `Weather Station`, `weather-station`. */
-export function withTerm(value: string, term: string): string {
+/**
+ * A name or text carrying search terms, the way a matching result shows them: `Weather Station`, `weather-station`,
+ * a sentence with the term for its last word.
+ */
+export function withTerms(value: string, terms: readonly string[]): string {
+  return terms.reduce(withTerm, value);
+}
+
+function withTerm(value: string, term: string): string {
   if (value.toLowerCase().includes(term.toLowerCase())) return value;
   if (value === '') return term;
   if (!/\s/.test(value) && /[-_]/.test(value)) return `${term.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-')}-${value}`;
+  const words = value.split(' ');
+  if (words.length >= 4) {
+    const [, end = ''] = /([.!?,;:]*)$/.exec(words.at(-1)!) ?? [];
+    return `${words.slice(0, -1).join(' ')} ${term}${end}`;
+  }
   const lead = /^\p{Lu}/u.test(value) ? term.charAt(0).toUpperCase() + term.slice(1) : term;
   return `${lead} ${value}`;
 }

@@ -4,7 +4,7 @@ import type { Flat, JsonType } from './flat.js';
 import { formatString, formatVariants, hasFormat } from './formats.js';
 import { fromPattern } from './regex.js';
 import { bestEffort, echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
-import { SEARCHED_FIELDS, withTerm } from './echo.js';
+import { withTerms } from './echo.js';
 import { outOfUse } from './flags.js';
 import { formatHintString, namedNumber, namedString, namedVariants, plainString, trueChance, type NumberHint } from './values.js';
 
@@ -187,9 +187,8 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     const echoed = echoFor(site, walk);
     const echoString = typeof echoed === 'number' ? String(echoed) : echoed;
     if (ok(echoString)) return echoString;
-    const term = walk.echo.search;
-    if (term !== undefined && site.inList && site.inRecord && SEARCHED_FIELDS.has(site.key)) {
-      const found = withTerm(namedString(context) ?? plainString(), term);
+    if (site.search !== undefined) {
+      const found = withTerms(namedString(context) ?? plainString(), site.search);
       if (ok(found)) return found;
     }
     const sample = example(flat);

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../library/tool.js';
 import { satisfies } from './check.js';
-import { mirroredKeys, mirrorOf, WRAPPERS, type Echo } from './echo.js';
+import { mirroredKeys, mirrorOf, searchedField, WRAPPERS, type Echo } from './echo.js';
 import { faker, rng } from './faker.js';
 import type { Flat } from './flat.js';
 import { nameKey } from './names.js';
@@ -29,6 +29,7 @@ function childSite(site: Site, key: string, persona: () => Persona, walk: Walk):
   const mirror = mirrorOf(site.mirror, name) ?? (record && !site.inList ? walk.echo.tree : undefined);
   if (mirror !== undefined) child.mirror = mirror;
   if (site.inRecord && !site.record && walk.echo.dotted.size) child.dotted = `${site.key}.${name}`;
+  if (site.record && !record && walk.echo.collections.has(name)) child.listRecord = true;
   return child;
 }
 
@@ -100,9 +101,11 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   for (const key of flat.required) add(key, true);
   // What the request set comes back (a created issue has the title and body it was sent with).
   const sent = mirroredKeys(site.mirror);
+  // A listed result of a search shows the search in its name or title (else its text).
+  const searched = walk.echo.search !== undefined && site.inList && site.record ? searchedField(declared) : undefined;
   for (const key of declared) {
     // An `id` is always there: records without one look broken, and echoes of the requested id land on it.
-    const wanted = key === 'id' || sent?.has(nameKey(key)) ? chance > 0 : rng.chance(chance);
+    const wanted = key === 'id' || key === searched || sent?.has(nameKey(key)) ? chance > 0 : rng.chance(chance);
     if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
   }
   // An object with declared fields never comes back empty by chance.
@@ -132,6 +135,7 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
       schemas = flat.objects.flatMap((part) => (part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : []));
     }
     const child = childSite(site, key, personaOf, walk);
+    if (key === searched) child.search = walk.echo.search;
     const value = flat.required.has(key) ? generateRequired(schemas, child, walk) : generate(schemas, child, walk);
     if (value !== NOTHING) out[key] = value;
   }
@@ -162,7 +166,7 @@ function extraKey(flat: Flat, index: number): string | undefined {
   return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();
 }
 
-const EMPTY_ECHO: Echo = { byKey: new Map(), dotted: new Map(), tree: undefined, resourceId: undefined, resources: new Set(), listSize: undefined, search: undefined, reads: false };
+const EMPTY_ECHO: Echo = { byKey: new Map(), dotted: new Map(), tree: undefined, resourceId: undefined, resources: new Set(), collections: new Set(), listSize: undefined, search: undefined, reads: false };
 
 function rootlessSite(): Site {
   return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona };

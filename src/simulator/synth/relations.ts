@@ -44,6 +44,21 @@ function instant(value: unknown): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
+const DAY_MS = 86_400_000;
+
+/** An instant written the way `like` writes one: Unix seconds or milliseconds, a date, an ISO or an HTTP date. */
+function restyle(ms: number, like: unknown): unknown {
+  if (typeof like === 'number') return like > 1e11 ? ms : Math.floor(ms / 1000);
+  const text = String(like);
+  if (/^\d{13}$/.test(text)) return String(ms);
+  if (/^\d{9,12}$/.test(text)) return String(Math.floor(ms / 1000));
+  const iso = new Date(ms).toISOString();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return iso.slice(0, 10);
+  if (/T\d{2}:\d{2}:\d{2}\.\d/.test(text)) return iso;
+  if (/T\d{2}:\d{2}/.test(text)) return `${iso.slice(0, 19)}Z`;
+  return new Date(ms).toUTCString();
+}
+
 const countOf = (value: unknown) => (typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined);
 const sameAs = (value: unknown, want: unknown) => value === want || (value !== null && typeof value !== 'object' && String(value) === String(want));
 
@@ -83,9 +98,10 @@ export function relate(out: Record<string, unknown>, site: Site, walk: Walk, reg
         if (partner?.kind !== 'later' || partner.pair !== role.pair) continue;
         const [a, b] = [out[name], out[other]];
         const [ta, tb] = [instant(a), instant(b)];
-        if (ta === undefined || tb === undefined || ta <= tb || typeof a !== typeof b) continue;
-        // Swapped, both come from their own schemas' ranges: only if each schema takes the other's value.
-        if (replace(name, b) && !replace(other, a)) out[name] = a;
+        if (ta === undefined || tb === undefined || ta <= tb) continue;
+        // The earlier moves back before the later, written as it was; failing that, the two swap places.
+        if (replace(name, restyle(tb - rng.int(DAY_MS, 30 * DAY_MS), a))) continue;
+        if (typeof a === typeof b && replace(name, b) && !replace(other, a)) out[name] = a;
       }
     }
   }

@@ -24,6 +24,10 @@ export interface Site {
   mirror?: unknown;
   /** `holder.field` for a field of an object a record holds (`owner.login`): where dotted echoes land. */
   dotted?: string;
+  /** A free-text search this field of a listed result shows (`q=weather` → `"Weather Station"`). */
+  search?: string[];
+  /** A list here holds records of the tool's resource (`groups` of `/groups/picker`), though the place is no record itself. */
+  listRecord?: boolean;
   /** A value its siblings ask for (a count equal to its list's length): taken first when it fits. */
   want?: unknown;
 }
