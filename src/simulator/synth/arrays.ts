@@ -28,10 +28,15 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     parent: site.parent,
     depth: site.depth + 1,
     inList: true,
-    record: site.record || site.listRecord === true,
+    record: site.record || site.listRecord,
     inRecord: false,
     persona: site.persona,
     taken: seen,
+    mirror: undefined,
+    dotted: undefined,
+    listRecord: false,
+    search: undefined,
+    want: undefined,
   };
   const out: unknown[] = [];
   for (let index = 0; index < length; index++) {
@@ -42,7 +47,8 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     }
     if (containing.has(index)) schemas.push(flat.contains!);
     const required = index < min || containing.has(index);
-    const at = sent && index < sent.length ? { ...item, mirror: sent[index] } : item;
+    // Listed records repeat the request's filters, nested ones too (`account_holder[account]`); a sent list, item by item.
+    const at = sent && index < sent.length ? { ...item, mirror: sent[index] } : item.record && !sent ? { ...item, mirror: walk.echo.tree } : item;
     let value = generateItem(schemas, at, walk, required);
     for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, at, walk, required);
     if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {

@@ -239,19 +239,29 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
   };
 }
 
+/** Request objects' fields by name key, built once per object: every field of every listed record looks them up. */
+const indexes = new WeakMap<object, Map<string, unknown>>();
+
+function indexOf(mirror: Record<string, unknown>): Map<string, unknown> {
+  let index = indexes.get(mirror);
+  if (!index) {
+    index = new Map();
+    for (const name in mirror) if (mirror[name] !== undefined && !index.has(nameKey(name))) index.set(nameKey(name), mirror[name]);
+    indexes.set(mirror, index);
+  }
+  return index;
+}
+
 /** The request value at `key` of a request object, its name compared as a name key (`userName` is `user_name`). */
 export function mirrorOf(mirror: unknown, key: string): unknown {
-  if (!isObject(mirror)) return undefined;
-  for (const name in mirror) if (nameKey(name) === key) return mirror[name];
-  return undefined;
+  return isObject(mirror) ? indexOf(mirror).get(key) : undefined;
 }
 
 /** Name keys of a request object's fields: a created record keeps every field its request set. */
-export function mirroredKeys(mirror: unknown): Set<string> | undefined {
+export function mirroredKeys(mirror: unknown): ReadonlyMap<string, unknown> | undefined {
   if (!isObject(mirror)) return undefined;
-  const keys = new Set<string>();
-  for (const name in mirror) if (mirror[name] !== undefined) keys.add(nameKey(name));
-  return keys.size ? keys : undefined;
+  const index = indexOf(mirror);
+  return index.size ? index : undefined;
 }
 
 /**

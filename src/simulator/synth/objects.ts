@@ -16,7 +16,8 @@ const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 
 function childSite(site: Site, key: string, persona: () => Persona, walk: Walk): Site {
   const name = nameKey(key);
   const record = site.record && (WRAPPERS.has(name) || walk.echo.resources.has(name));
-  const child: Site = {
+  // Every site has every field, in one order: V8 keeps one shape for them all.
+  return {
     key: name,
     parent: site.key || site.parent,
     depth: site.depth + 1,
@@ -24,13 +25,14 @@ function childSite(site: Site, key: string, persona: () => Persona, walk: Walk):
     record,
     inRecord: site.record,
     persona,
+    taken: undefined,
+    // A record under a wrapper (`{data: {...}}`) repeats the request as the top does.
+    mirror: mirrorOf(site.mirror, name) ?? (record && !site.inList ? walk.echo.tree : undefined),
+    dotted: site.inRecord && !site.record && walk.echo.dotted.size ? `${site.key}.${name}` : undefined,
+    listRecord: site.record && !record && walk.echo.collections.has(name),
+    search: undefined,
+    want: undefined,
   };
-  // A record under a wrapper (`{data: {...}}`) repeats the request as the top does.
-  const mirror = mirrorOf(site.mirror, name) ?? (record && !site.inList ? walk.echo.tree : undefined);
-  if (mirror !== undefined) child.mirror = mirror;
-  if (site.inRecord && !site.record && walk.echo.dotted.size) child.dotted = `${site.key}.${name}`;
-  if (site.record && !record && walk.echo.collections.has(name)) child.listRecord = true;
-  return child;
 }
 
 /** The schemas a property's value must satisfy: its declarations, the patterns its name matches, or each part's additionalProperties. */
@@ -169,5 +171,5 @@ function extraKey(flat: Flat, index: number): string | undefined {
 const EMPTY_ECHO: Echo = { byKey: new Map(), dotted: new Map(), tree: undefined, resourceId: undefined, resources: new Set(), collections: new Set(), listSize: undefined, search: undefined, reads: false };
 
 function rootlessSite(): Site {
-  return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona };
+  return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona, taken: undefined, mirror: undefined, dotted: undefined, listRecord: false, search: undefined, want: undefined };
 }

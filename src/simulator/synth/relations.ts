@@ -18,10 +18,11 @@ const PAGE_COUNTS = new Set(['count', 'length', 'result_count', 'results_count',
 /** A count of every match, of which the page lists some (at least its length). */
 const TOTALS = new Set(['total', 'total_count', 'total_results', 'total_items', 'total_records', 'total_hits', 'total_size', 'total_elements', 'total_entries', 'total_rows', 'size', 'hits', 'found', 'total_found', 'total_matches', 'matches']);
 
-const roles = new Map<string, Role>();
+const roles = new Map<string, Role | null>();
 
 function roleOf(key: string): Role {
-  if (roles.has(key)) return roles.get(key);
+  const known = roles.get(key);
+  if (known !== undefined) return known ?? undefined;
   let role: Role;
   const counted = /^(.+)_count$/.exec(key)?.[1] ?? /^(?:num|number_of|count_of|n)_(.+)$/.exec(key)?.[1];
   if (TOTALS.has(key)) role = { kind: 'count', list: undefined, exact: false };
@@ -31,7 +32,7 @@ function roleOf(key: string): Role {
   else if (UPDATED.test(key)) role = { kind: 'later', pair: 'change' };
   else if (START.test(key)) role = { kind: 'earlier', pair: 'span' };
   else if (END.test(key)) role = { kind: 'later', pair: 'span' };
-  if (roles.size < 50_000) roles.set(key, role);
+  if (roles.size < 50_000) roles.set(key, role ?? null);
   return role;
 }
 

@@ -236,12 +236,23 @@ const STRING_RULES: StringRule[] = [
 
 /** A realistic string for a field, or undefined when its name says nothing the rules know. */
 export function namedString(ctx: FieldContext): string | undefined {
-  for (const [test, make] of STRING_RULES) {
-    if (!test.test(ctx.key)) continue;
+  for (const make of stringRulesFor(ctx.key)) {
     const value = make(ctx);
     if (value !== undefined) return value;
   }
   return undefined;
+}
+
+/** The rules a name matches, in order: worked out once per name, as the same names recur on every call. */
+const matchedRules = new Map<string, StringRule[1][]>();
+
+function stringRulesFor(key: string): StringRule[1][] {
+  let rules = matchedRules.get(key);
+  if (rules === undefined) {
+    rules = STRING_RULES.filter(([test]) => test.test(key)).map(([, make]) => make);
+    if (matchedRules.size < 50_000) matchedRules.set(key, rules);
+  }
+  return rules;
 }
 
 /** Other spellings of a named value, for a field whose schema takes only a short form: codes for countries, states and languages. */
@@ -335,11 +346,16 @@ export function temperatureHint(key: string): NumberHint | undefined {
 
 /** A typical range for a numeric field, or undefined when its name says nothing the rules know. */
 export function namedNumber(key: string): NumberHint | undefined {
-  const temperature = temperatureHint(key);
-  if (temperature) return temperature;
-  for (const [test, found] of NUMBER_RULES) if (test.test(key)) return found;
-  return undefined;
+  let found = numberHints.get(key);
+  if (found === undefined) {
+    found = temperatureHint(key) ?? NUMBER_RULES.find(([test]) => test.test(key))?.[1] ?? null;
+    if (numberHints.size < 50_000) numberHints.set(key, found);
+  }
+  return found ?? undefined;
 }
+
+/** Hints by name, null for none: worked out once per name. */
+const numberHints = new Map<string, NumberHint | null>();
 
 function measureString(key: string): string | undefined {
   const found = namedNumber(key);
