@@ -72,7 +72,8 @@ class Pass {
 
   records(value: unknown, mirror: unknown): void {
     if (isObject(value)) this.record(value, mirror, false);
-    else if (Array.isArray(value)) for (const [index, item] of value.entries()) if (isObject(item)) this.record(item, Array.isArray(mirror) ? mirror[index] : undefined, true);
+    // Listed records repeat the request's filters, nested ones too; a list the request sent, item by item.
+    else if (Array.isArray(value)) for (const [index, item] of value.entries()) if (isObject(item)) this.record(item, Array.isArray(mirror) ? mirror[index] : this.echo.tree, true);
   }
 
   /** An object a record holds (`owner`, `user`): its fields take what the request sent there and the dotted echoes (`owner.login`). */

@@ -164,3 +164,21 @@ test('the same call and seed give the same body', async () => {
   assert.deepEqual(synthesize(searchRepos, args, 9), synthesize(searchRepos, args, 9));
   assert.deepEqual(await examplesResponder.respond(getUser, { username: 'torvalds' }, { seed: 2 }), await examplesResponder.respond(getUser, { username: 'torvalds' }, { seed: 2 }));
 });
+
+test('an example page of search results shows the search in each result; a customer example read by id is not deleted', async () => {
+  const page: Tool = { ...searchRepos, examples: [{ status: 200, body: { total_count: 2, incomplete_results: false, items: [{ id: 1, name: 'Hello-World', description: 'My first repository on GitHub.' }, { id: 2, name: 'Spoon-Knife', description: 'This repo is for demonstration purposes only.' }] } }] };
+  const body = await example(page, { q: 'weather', per_page: 2 });
+  const items = body.items as Json[];
+  assert.deepEqual(items.map((item) => item.name), ['weather-Hello-World', 'weather-Spoon-Knife']);
+  assert.deepEqual(items.map((item) => item.id), [1, 2], 'listed results keep their own ids');
+  const deleted: Tool = { ...getCustomer, examples: [{ status: 200, body: { id: 'cus_9', object: 'customer', deleted: true, email: 'jenny@example.com' } }] };
+  const customer = await example(deleted, { customer: 'cus_123' });
+  assert.equal(customer.id, 'cus_123');
+  assert.equal(customer.deleted, false);
+  assert.equal(customer.email, 'jenny@example.com');
+});
+
+test('a filter expression is no search text: names stay as they were', () => {
+  const tool: Tool = { ...searchRepos, id: 'filtered', parameters: { type: 'object', properties: { filter: { type: 'string' } } }, bindings: { filter: { in: 'query', name: 'filter' } } };
+  for (const seed of SEEDS.slice(0, 5)) for (const item of synth(tool, { filter: "name eq 'x'" }, seed).items as Json[]) assert.doesNotMatch(String(item.name), /eq 'x'/);
+});

@@ -67,7 +67,7 @@ const VERBS = new Set(['get', 'list', 'search', 'find', 'fetch', 'retrieve', 're
 /** Free-text search parameters, by name key (`$search` and `$filter` too). */
 const SEARCH_KEYS = new Set(['q', 'query', 'search', 'search_query', 'search_term', 'search_text', 'searchterm', 'keyword', 'keywords', 'term', 'terms', 'filter', 'name_contains', 'contains']);
 /** A filter expression (`name eq 'x'`, `status:open`) is no text to find in names: only plain words are. */
-const PLAIN_TEXT = /^[\p{L}\p{N}][\p{L}\p{N} .'_-]*$/u;
+const PLAIN_TEXT = /^[\p{L}\p{N}][\p{L}\p{N} ._-]*$/u;
 
 /**
  * Request names and the response fields that mean the same thing, as APIs name them: GitHub's `username` is a
