@@ -275,6 +275,15 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
   if (arrayPart) flat.arrays.push(arrayPart);
 }
 
+/** Whether some branch of an alternative is a deleted stub, by branch list (schemas are long-lived, calls many). */
+const withStubs = new WeakMap<readonly JsonSchema[], boolean>();
+
+function hasStub(branches: readonly JsonSchema[]): boolean {
+  let found = withStubs.get(branches);
+  if (found === undefined) withStubs.set(branches, (found = branches.some(isStub)));
+  return found;
+}
+
 /** Whether a branch describes a deleted object: its `deleted` can only be true. */
 function isStub(branch: JsonSchema): boolean {
   if (!isObject(branch) || !isObject(branch.properties)) return false;
@@ -310,7 +319,8 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<re
       // Branches an earlier try of the same value took come last, so retries explore the others.
       const taken = tried?.get(alternative.branches);
       // A deleted stub (Stripe's `deleted_customer`) is the exception: other branches come first.
-      const shuffled = rng.shuffle(alternative.branches.map((_, i) => i)).sort((a, b) => Number(isStub(alternative.branches[a]!)) - Number(isStub(alternative.branches[b]!)));
+      let shuffled = rng.shuffle(alternative.branches.map((_, i) => i));
+      if (hasStub(alternative.branches)) shuffled = [...shuffled.filter((i) => !isStub(alternative.branches[i]!)), ...shuffled.filter((i) => isStub(alternative.branches[i]!))];
       const order = taken ? [...shuffled.filter((i) => !taken.has(i)), ...shuffled.filter((i) => taken.has(i))] : shuffled;
       const index = order.find((i) => compatible(flat, alternative.branches[i]!)) ?? order[0]!;
       if (tried) tried.set(alternative.branches, (taken ?? new Set()).add(index));

@@ -78,9 +78,7 @@ export function echoFor(site: Site, walk: Walk): unknown {
     const value = echo.dotted.get(site.dotted);
     if (value !== undefined) return value;
   }
-  if (!site.inRecord) return undefined;
-  if (site.key === 'id') return site.inList ? undefined : echo.byKey.get('id');
-  return echo.byKey.get(site.key);
+  return site.inRecord ? echo.byKey.get(site.key) : undefined;
 }
 
 export function fieldContext(site: Site): FieldContext {
