@@ -143,7 +143,7 @@ const STATUSES = ['active', 'inactive', 'pending', 'completed', 'cancelled', 'pr
 
 /** Measurements by their name's last word: a string field so named still holds a number (`"TempF": "71.6"`, `"humidity": "64"`). */
 const MEASURE = new RegExp(
-  `${last('humidity', 'rh', 'percent', 'percentage', 'pct', 'pressure', 'visibility', 'uv_index', 'precipitation', 'rainfall', 'wind_speed', 'rating', 'stars', 'cloud_cover').source}|(?:^|_)(?:temperature|temp|tempf|tempc|tempk|feels_like|feelslike|dew_point|dewpoint|wind_chill|heat_index)(?:_(?:f|c|k|min|max|avg|high|low))?$`,
+  `${last('humidity', 'rh', 'percent', 'percentage', 'pct', 'pressure', 'visibility', 'uv_index', 'precipitation', 'rainfall', 'wind_speed', 'cloud_cover').source}|(?:^|_)(?:temperature|temp|tempf|tempc|tempk|feels_like|feelslike|dew_point|dewpoint|wind_chill|heat_index)(?:_(?:f|c|k|min|max|avg|high|low))?$`,
 );
 
 type StringRule = [RegExp, (ctx: FieldContext) => string | undefined];
