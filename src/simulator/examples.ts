@@ -1,4 +1,5 @@
 import type { Tool, ToolExample } from '../library/tool.js';
+import { conformExample } from './conform.js';
 import { callSeed } from './synth/random.js';
 import type { Arguments, RespondContext, Responded, Responder } from './types.js';
 
@@ -25,14 +26,19 @@ export function successExample(tool: Tool, args: Arguments, seed: number): ToolE
 }
 
 /**
- * Answers with the tool's spec examples: the named one when `exampleName` is given, else a success example.
+ * Answers with the tool's spec examples: the named one when `exampleName` is given, as the spec wrote it, else a
+ * success example made to agree with the request (`conformExample`: the user asked for is the user answered).
  * Resolves to undefined when there is none (or no example has that name), so the next responder answers.
  * The body is a copy: callers may change it without touching the tool record.
  */
 export const examplesResponder = {
   name: 'example',
   respond(tool: Tool, args: Arguments, ctx: ExampleContext): Promise<Responded | undefined> {
-    const example = ctx.exampleName === undefined ? successExample(tool, args, ctx.seed) : exampleNamed(tool, ctx.exampleName);
-    return Promise.resolve(example && { status: example.status, body: structuredClone(example.body) });
+    if (ctx.exampleName !== undefined) {
+      const named = exampleNamed(tool, ctx.exampleName);
+      return Promise.resolve(named && { status: named.status, body: structuredClone(named.body) });
+    }
+    const example = successExample(tool, args, ctx.seed);
+    return Promise.resolve(example && { status: example.status, body: conformExample(tool, args, structuredClone(example.body)) });
   },
 } satisfies Responder;

@@ -9,6 +9,7 @@ import { LibraryStore } from '../../src/library/store.js';
 import type { ApiRecord, Tool } from '../../src/library/tool.js';
 import { packageRoot } from '../../src/paths.js';
 import { examplesResponder } from '../../src/simulator/examples.js';
+import type { Responder } from '../../src/simulator/types.js';
 import { synthResponder } from '../../src/simulator/synth/responder.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
 
@@ -73,10 +74,16 @@ const tools: Tool[] = [
   },
 ];
 
+/** The spec's example as written, whatever the request: what the examples responder answered before #17. */
+const verbatimExamples: Responder = {
+  name: 'example',
+  respond: (tool) => Promise.resolve(tool.examples[0] && { status: tool.examples[0].status, body: structuredClone(tool.examples[0].body) }),
+};
+
 test('fidelity: a contradicting example is inconsistent, an impossible humidity implausible, error bodies checked against the declared schema', async () => {
   const store = LibraryStore.open(writeFixtureLibrary(tools, [api]));
   try {
-    const report = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
+    const report = await runFidelity({ store, responders: [verbatimExamples, synthResponder], seed: 1 });
     assert.deepEqual(report.tools, { library: 2, sampled: 2, valid_requests: 2, no_valid_request: 0, unanswered: 0, with_response_schema: 2 });
     assert.equal(report.by_source.example.answers, 1);
     assert.equal(report.by_source.synth.answers, 1);
@@ -101,8 +108,12 @@ test('fidelity: a contradicting example is inconsistent, an impossible humidity 
     // These records predate error_responses (read from the document here): the REST surface answers the same problems.
     assert.deepEqual(report.errors.rest, report.errors.v1);
 
-    const again = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
+    const again = await runFidelity({ store, responders: [verbatimExamples, synthResponder], seed: 1 });
     assert.deepEqual(again, report);
+    // The examples responder answers the example for the user asked for.
+    const conformed = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
+    assert.deepEqual(conformed.by_source.example.request_consistency, { answers_checkable: 1, checks: 1, consistent: 1, rate: 1 });
+    assert.deepEqual(conformed.inconsistent, []);
     // Without the examples responder the synthesizer answers the user, echoing the username it was asked for.
     const synthOnly = await runFidelity({ store, responders: [synthResponder], seed: 1 });
     assert.equal(synthOnly.by_source.example.answers, 0);

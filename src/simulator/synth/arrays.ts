@@ -13,9 +13,11 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
   let max = flat.maxItems ?? Infinity;
   for (const part of flat.arrays) if (part.items === false) max = Math.min(max, part.prefixItems.length);
   if (min > max) return NOTHING;
+  const sent = Array.isArray(site.mirror) && site.mirror.length > 0 ? site.mirror : undefined;
   let length: number;
   if (exhausted(site, walk)) length = min;
-  else if (site.record && !site.inList && walk.echo.listSize !== undefined) length = walk.echo.listSize;
+  else if (sent) length = sent.length;
+  else if ((site.record || site.listRecord) && !site.inList && walk.echo.listSize !== undefined) length = walk.echo.listSize;
   else length = site.depth < 3 ? rng.int(1, 5) : rng.int(1, 2);
   length = Math.max(min, Math.min(max, length));
   const containing = flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
@@ -26,10 +28,15 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     parent: site.parent,
     depth: site.depth + 1,
     inList: true,
-    record: site.record,
+    record: site.record || site.listRecord,
     inRecord: false,
     persona: site.persona,
     taken: seen,
+    mirror: undefined,
+    dotted: undefined,
+    listRecord: false,
+    search: undefined,
+    want: undefined,
   };
   const out: unknown[] = [];
   for (let index = 0; index < length; index++) {
@@ -40,8 +47,10 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     }
     if (containing.has(index)) schemas.push(flat.contains!);
     const required = index < min || containing.has(index);
-    let value = generateItem(schemas, item, walk, required);
-    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, item, walk, required);
+    // Listed records repeat the request's filters, nested ones too (`account_holder[account]`); a sent list, item by item.
+    const at = sent && index < sent.length ? { ...item, mirror: sent[index] } : item.record && !sent ? { ...item, mirror: walk.echo.tree } : item;
+    let value = generateItem(schemas, at, walk, required);
+    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, at, walk, required);
     if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {
       if (out.length >= min && !containing.has(index)) break;
       if (value === NOTHING) return NOTHING;

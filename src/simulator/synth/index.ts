@@ -39,6 +39,12 @@ export function synthesizeChecked(tool: Tool, args: Arguments, seed: number): Re
     record: true,
     inRecord: false,
     persona: () => (persona ??= newPersona()),
+    taken: undefined,
+    mirror: echo.tree,
+    dotted: undefined,
+    listRecord: false,
+    search: undefined,
+    want: undefined,
   };
   const walk: Walk = { echo, nodes: 0, loose: false, lenient: false, faults: 0 };
   const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, walk);

@@ -4,7 +4,9 @@ import type { Flat, JsonType } from './flat.js';
 import { formatString, formatVariants, hasFormat } from './formats.js';
 import { fromPattern } from './regex.js';
 import { bestEffort, echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
-import { formatHintString, namedNumber, namedString, plainString, trueChance, type NumberHint } from './values.js';
+import { withTerms } from './echo.js';
+import { outOfUse } from './flags.js';
+import { formatHintString, namedNumber, namedString, namedVariants, plainString, trueChance, type NumberHint } from './values.js';
 
 /** How often a field repeats one of its schema's own examples rather than a fresh value (lists would look cloned otherwise). */
 const EXAMPLE_CHANCE = 0.3;
@@ -24,6 +26,8 @@ export function booleanFor(flat: Flat, site: Site, walk: Walk): boolean {
   if (walk.loose) return rng.chance(0.5);
   const echoed = echoFor(site, walk);
   if (typeof echoed === 'boolean') return echoed;
+  // A resource read by its id exists and is in use, whatever the spec's example says.
+  if (walk.echo.reads && site.inRecord && !site.inList && outOfUse(site.key)) return false;
   const sample = example(flat);
   if (typeof sample === 'boolean') return sample;
   return rng.chance(trueChance(site.key));
@@ -183,10 +187,16 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     const echoed = echoFor(site, walk);
     const echoString = typeof echoed === 'number' ? String(echoed) : echoed;
     if (ok(echoString)) return echoString;
+    if (site.search !== undefined) {
+      const found = withTerms(namedString(context) ?? plainString(), site.search);
+      if (ok(found)) return found;
+    }
     const sample = example(flat);
     if (ok(sample)) return sample;
     named = namedString(context);
     if (named !== undefined && ok(named)) return named;
+    // A name that does not fit (a country's name where two letters are asked for) may fit in another spelling.
+    if (named !== undefined) for (const variant of namedVariants(context)) if (ok(variant)) return variant;
   }
 
   const min = flat.minLength ?? 0;

@@ -1,29 +1,37 @@
 import type { JsonSchema } from '../../library/tool.js';
 import { satisfies } from './check.js';
-import type { Echo } from './echo.js';
+import { mirroredKeys, mirrorOf, searchedField, WRAPPERS, type Echo } from './echo.js';
 import { faker, rng } from './faker.js';
 import type { Flat } from './flat.js';
 import { nameKey } from './names.js';
 import { fromPattern, matches } from './regex.js';
 import { generate, generateRequired } from './schema.js';
+import { relate } from './relations.js';
 import { bestEffort, exhausted, NOTHING, type Site, type Walk } from './site.js';
 import { namesPerson, newPersona, type Persona } from './values.js';
 
-/** Keys whose value is the record itself (or a list of them) in an envelope: `{"data": {...}}`, `{"items": [...]}`. */
-const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
 /** Field names a free-form object (`{type: object}`, often a cut recursion) is given. */
 const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 'created_at', 'count', 'enabled', 'url'];
 
 function childSite(site: Site, key: string, persona: () => Persona, walk: Walk): Site {
   const name = nameKey(key);
+  const record = site.record && (WRAPPERS.has(name) || walk.echo.resources.has(name));
+  // Every site has every field, in one order: V8 keeps one shape for them all.
   return {
     key: name,
     parent: site.key || site.parent,
     depth: site.depth + 1,
     inList: site.inList,
-    record: site.record && (WRAPPERS.has(name) || walk.echo.resources.has(name)),
+    record,
     inRecord: site.record,
     persona,
+    taken: undefined,
+    // A record under a wrapper (`{data: {...}}`) repeats the request as the top does.
+    mirror: mirrorOf(site.mirror, name) ?? (record && !site.inList ? walk.echo.tree : undefined),
+    dotted: site.inRecord && !site.record && walk.echo.dotted.size ? `${site.key}.${name}` : undefined,
+    listRecord: site.record && !record && walk.echo.collections.has(name),
+    search: undefined,
+    want: undefined,
   };
 }
 
@@ -93,9 +101,13 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
     return true;
   };
   for (const key of flat.required) add(key, true);
+  // What the request set comes back (a created issue has the title and body it was sent with).
+  const sent = mirroredKeys(site.mirror);
+  // A listed result of a search shows the search in its name or title (else its text).
+  const searched = walk.echo.search !== undefined && site.inList && site.record ? searchedField(declared) : undefined;
   for (const key of declared) {
     // An `id` is always there: records without one look broken, and echoes of the requested id land on it.
-    const wanted = key === 'id' ? chance > 0 : rng.chance(chance);
+    const wanted = key === 'id' || key === searched || sent?.has(nameKey(key)) ? chance > 0 : rng.chance(chance);
     if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
   }
   // An object with declared fields never comes back empty by chance.
@@ -125,9 +137,16 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
       schemas = flat.objects.flatMap((part) => (part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : []));
     }
     const child = childSite(site, key, personaOf, walk);
+    if (key === searched) child.search = walk.echo.search;
     const value = flat.required.has(key) ? generateRequired(schemas, child, walk) : generate(schemas, child, walk);
     if (value !== NOTHING) out[key] = value;
   }
+  relate(out, site, walk, (key, want) => {
+    const schemas = propertySchemas(flat, key);
+    if (!schemas) return NOTHING;
+    const child = { ...childSite(site, key, personaOf, walk), want };
+    return generate(schemas, child, walk);
+  });
   return out;
 }
 
@@ -149,8 +168,8 @@ function extraKey(flat: Flat, index: number): string | undefined {
   return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();
 }
 
-const EMPTY_ECHO: Echo = { byKey: new Map(), resourceId: undefined, resources: new Set(), listSize: undefined };
+const EMPTY_ECHO: Echo = { byKey: new Map(), dotted: new Map(), tree: undefined, resourceId: undefined, resources: new Set(), collections: new Set(), listSize: undefined, search: undefined, reads: false };
 
 function rootlessSite(): Site {
-  return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona };
+  return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona, taken: undefined, mirror: undefined, dotted: undefined, listRecord: false, search: undefined, want: undefined };
 }

@@ -19,7 +19,17 @@ export interface Site {
   inRecord: boolean;
   persona: () => Persona;
   /** Values (canonical JSON) already in a uniqueItems list: enums and booleans pick others while they can. */
-  taken?: Set<string>;
+  taken: Set<string> | undefined;
+  /** The part of the request sent for this place (a created record repeats what it was sent, field by field). */
+  mirror: unknown;
+  /** `holder.field` for a field of an object a record holds (`owner.login`): where dotted echoes land. */
+  dotted: string | undefined;
+  /** A free-text search this field of a listed result shows (`q=weather` → `"Weather Station"`). */
+  search: string[] | undefined;
+  /** A list here holds records of the tool's resource (`groups` of `/groups/picker`), though the place is no record itself. */
+  listRecord: boolean;
+  /** A value its siblings ask for (a count equal to its list's length): taken first when it fits. */
+  want: unknown;
 }
 
 export interface Walk {
@@ -56,10 +66,19 @@ export function bestEffort<T>(walk: Walk, value: T): T | typeof NOTHING {
 
 /** The request value this field repeats, if any (whether it fits is the caller's to check). */
 export function echoFor(site: Site, walk: Walk): unknown {
-  if (!site.inRecord) return undefined;
+  if (site.want !== undefined) return site.want;
   const { echo } = walk;
-  if (site.key === 'id') return site.inList ? undefined : (echo.resourceId ?? echo.byKey.get('id'));
-  return echo.byKey.get(site.key);
+  if (site.inRecord && site.key === 'id') {
+    // Listed records each have their own id.
+    if (site.inList) return undefined;
+    if (echo.resourceId !== undefined) return echo.resourceId;
+  }
+  if (site.mirror !== undefined && (site.mirror === null || typeof site.mirror !== 'object')) return site.mirror;
+  if (site.dotted !== undefined) {
+    const value = echo.dotted.get(site.dotted);
+    if (value !== undefined) return value;
+  }
+  return site.inRecord ? echo.byKey.get(site.key) : undefined;
 }
 
 export function fieldContext(site: Site): FieldContext {

@@ -1,4 +1,5 @@
 import { faker, rng } from './faker.js';
+import { outOfUse } from './flags.js';
 import { dateFor, dateString, dateTimeString } from './formats.js';
 import { hash32 } from './random.js';
 
@@ -6,6 +7,13 @@ import { hash32 } from './random.js';
 export interface Persona {
   first: string;
   last: string;
+  /** Their payment card, drawn when a field asks for it: the brand, the number and its `last4` agree. */
+  card?: Card;
+}
+
+export interface Card {
+  brand: string;
+  number: string;
 }
 
 /** Where a value goes: its field's name key (see `nameKey`), the key of the object or list holding it, and that object's persona. */
@@ -27,6 +35,24 @@ const last = (...words: string[]) => new RegExp(`(?:^|_)(?:${words.join('|')})$`
 
 export function newPersona(): Persona {
   return { first: faker.person.firstName(), last: faker.person.lastName() };
+}
+
+/** Card networks as APIs name them, with faker's issuer for numbers of that network. */
+const CARD_BRANDS: [string, string][] = [
+  ['Visa', 'visa'],
+  ['Visa', 'visa'],
+  ['Mastercard', 'mastercard'],
+  ['American Express', 'american_express'],
+  ['Discover', 'discover'],
+];
+
+function cardOf(ctx: FieldContext): Card {
+  const persona = ctx.persona();
+  if (!persona.card) {
+    const [brand, issuer] = rng.pick(CARD_BRANDS);
+    persona.card = { brand, number: faker.finance.creditCardNumber(issuer).replace(/\D/g, '') };
+  }
+  return persona.card;
 }
 
 const ascii = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -77,6 +103,8 @@ function stringId(ctx: FieldContext): string {
   return ID_STYLES[hash32(ctx.key) % ID_STYLES.length]!();
 }
 
+/** Holders of a payment card's fields: their `brand` is a card network, not a company. */
+const CARD_PARENT = /(?:^|_)(?:card|cards|payment_method|payment_methods|source|sources|default_source|payment_card|credit_card|debit_card|card_details|card_present|wallet)(?:_|$)/;
 const LONGITUDE = /(?:^|_)(?:lon|lng|longitude)(?:_|$)|^long$/;
 const PERSON = /(?:^|_)(?:user|users|person|people|customer|author|owner|member|employee|contact|player|artist|driver|patient|student|teacher|agent|recipient|sender|buyer|seller|profile|creator|assignee|reviewer|manager|admin|guest|account|client|participant|attendee|speaker|actor|director|candidate|applicant|subscriber|follower|friend|reporter|editor|writer|doctor|physician|traveler|passenger|tenant|landlord|coach|athlete|representative|individual|human|signer|approver|requester|submitter|organizer|host_user)(?:_|$)/;
 const COMPANY = /(?:^|_)(?:company|companies|organization|organisation|org|employer|business|brand|publisher|manufacturer|vendor|merchant|agency|provider|supplier|carrier|bank|institution|firm|partner|store|shop|retailer|airline|sponsor)(?:_|$)/;
@@ -113,11 +141,22 @@ const fileName = () => `${phrase().toLowerCase().replace(/[^a-z0-9]+/g, '_')}.${
 
 const STATUSES = ['active', 'inactive', 'pending', 'completed', 'cancelled', 'processing', 'approved', 'failed'];
 
-type StringRule = [RegExp, (ctx: FieldContext) => string];
+/** Measurements by their name's last word: a string field so named still holds a number (`"TempF": "71.6"`, `"humidity": "64"`). */
+const MEASURE = new RegExp(
+  `${last('humidity', 'rh', 'percent', 'percentage', 'pct', 'pressure', 'visibility', 'uv_index', 'precipitation', 'rainfall', 'wind_speed', 'cloud_cover').source}|(?:^|_)(?:temperature|temp|tempf|tempc|tempk|feels_like|feelslike|dew_point|dewpoint|wind_chill|heat_index)(?:_(?:f|c|k|min|max|avg|high|low))?$`,
+);
 
-/** Field name → value, first match wins; the order settles overlaps (`email_address` is an email, not an address). */
+type StringRule = [RegExp, (ctx: FieldContext) => string | undefined];
+
+/** Field name → value, the first match giving one wins; the order settles overlaps (`email_address` is an email, not an address). */
 const STRING_RULES: StringRule[] = [
   [any('uuid', 'guid'), () => faker.string.uuid()],
+  [any('card_brand', 'card_network', 'card_scheme', 'card_type'), (ctx) => cardOf(ctx).brand],
+  [/^(?:brand|network|scheme)$/, (ctx) => (CARD_PARENT.test(ctx.parent) ? cardOf(ctx).brand : undefined)],
+  [/^number$/, (ctx) => (CARD_PARENT.test(ctx.parent) ? cardOf(ctx).number : undefined)],
+  [any('last4', 'last_4', 'last_four', 'last_four_digits', 'last4_digits', 'dynamic_last4'), (ctx) => cardOf(ctx).number.slice(-4)],
+  [any('card_number', 'credit_card', 'cc_number', 'pan'), (ctx) => cardOf(ctx).number],
+  [any('funding', 'funding_type'), () => rng.pick(['credit', 'credit', 'debit', 'prepaid'])],
   [any('email', 'e_mail', 'mail', 'email_address'), email],
   [any('timezone', 'time_zone', 'tz'), () => faker.location.timeZone()],
   [any('ip', 'ip_address', 'ipv4', 'ip_addr', 'remote_addr', 'client_ip', 'server_ip'), () => faker.internet.ipv4()],
@@ -140,7 +179,7 @@ const STRING_RULES: StringRule[] = [
   [any('department', 'dept'), () => faker.commerce.department()],
   [any('company', 'company_name', 'organization', 'organisation', 'employer', 'business_name', 'brand', 'publisher', 'manufacturer', 'vendor', 'merchant', 'agency', 'org_name', 'organization_name'), () => faker.company.name()],
   [any('zip', 'zipcode', 'zip_code', 'postal_code', 'postcode', 'postalcode', 'postal'), () => faker.location.zipCode()],
-  [any('country_code', 'country_iso', 'iso_country', 'nationality', 'country_iso_code'), () => faker.location.countryCode()],
+  [any('country_code', 'countrycode', 'country_iso', 'iso_country', 'nationality', 'country_iso_code', 'country_iso2', 'country_alpha2', 'iso2', 'alpha2'), () => faker.location.countryCode()],
   [any('country', 'country_name'), () => faker.location.country()],
   [any('county'), () => faker.location.county()],
   [any('city', 'town', 'locality', 'municipality', 'city_name'), () => faker.location.city()],
@@ -149,9 +188,9 @@ const STRING_RULES: StringRule[] = [
   [any('location', 'place', 'venue', 'destination'), () => `${faker.location.city()}, ${faker.location.countryCode()}`],
   [any('lat', 'latitude'), () => faker.location.latitude().toFixed(6)],
   [LONGITUDE, () => faker.location.longitude().toFixed(6)],
+  [MEASURE, (ctx) => measureString(ctx.key)],
   [any('currency_symbol'), () => rng.pick(['$', '€', '£', '¥'])],
   [any('currency', 'currency_code', 'iso_currency'), () => faker.finance.currencyCode()],
-  [any('card_number', 'credit_card', 'cc_number', 'pan'), () => faker.finance.creditCardNumber()],
   [any('iban'), () => faker.finance.iban()],
   [any('bic', 'swift', 'swift_code'), () => faker.finance.bic()],
   [any('account_number', 'acct_number', 'account_no'), () => faker.finance.accountNumber()],
@@ -197,8 +236,32 @@ const STRING_RULES: StringRule[] = [
 
 /** A realistic string for a field, or undefined when its name says nothing the rules know. */
 export function namedString(ctx: FieldContext): string | undefined {
-  for (const [test, make] of STRING_RULES) if (test.test(ctx.key)) return make(ctx);
+  for (const make of stringRulesFor(ctx.key)) {
+    const value = make(ctx);
+    if (value !== undefined) return value;
+  }
   return undefined;
+}
+
+/** The rules a name matches, in order: worked out once per name, as the same names recur on every call. */
+const matchedRules = new Map<string, StringRule[1][]>();
+
+function stringRulesFor(key: string): StringRule[1][] {
+  let rules = matchedRules.get(key);
+  if (rules === undefined) {
+    rules = STRING_RULES.filter(([test]) => test.test(key)).map(([, make]) => make);
+    if (matchedRules.size < 50_000) matchedRules.set(key, rules);
+  }
+  return rules;
+}
+
+/** Other spellings of a named value, for a field whose schema takes only a short form: codes for countries, states and languages. */
+export function namedVariants(ctx: FieldContext): string[] {
+  if (/(?:^|_)country(?:_|$)/.test(ctx.key)) return [faker.location.countryCode('alpha-2'), faker.location.countryCode('alpha-3')];
+  if (/(?:^|_)(?:state|province|region)(?:_|$)/.test(ctx.key)) return [faker.location.state({ abbreviated: true })];
+  if (/(?:^|_)(?:language|lang)(?:_|$)/.test(ctx.key)) return [faker.location.language().alpha3];
+  if (/(?:^|_)currency(?:_|$)/.test(ctx.key)) return [faker.finance.currencyCode()];
+  return [];
 }
 
 /** A couple of plain words: what a string field with an unknown name gets. */
@@ -226,6 +289,7 @@ const NUMBER_RULES: NumberRule[] = [
   [any('ms', 'millis', 'milliseconds', 'timestamp_ms', 'time_ms'), hint((SECONDS_NOW - 3 * 365 * 86_400) * 1000, SECONDS_NOW * 1000)],
   [any('duration', 'elapsed', 'timeout', 'ttl', 'latency', 'seconds', 'secs', 'uptime', 'interval', 'delay', 'runtime'), hint(1, 3600)],
   [last('at', 'timestamp', 'epoch', 'time', 'created', 'updated', 'modified', 'date', 'expires', 'expiry', 'last_seen', 'last_login'), hint(SECONDS_NOW - 3 * 365 * 86_400, SECONDS_NOW)],
+  [any('exp_year', 'expiry_year', 'expiration_year', 'expires_year'), hint(2026, 2032)],
   [any('year', 'yr', 'years'), hint(1990, 2025)],
   [any('month', 'months'), hint(1, 12)],
   [any('day', 'days', 'weekday'), hint(1, 28)],
@@ -238,10 +302,8 @@ const NUMBER_RULES: NumberRule[] = [
   [any('per_page', 'page_size', 'pagesize', 'limit', 'max_results', 'results_per_page'), hint(10, 50)],
   [any('offset', 'skip', 'start', 'cursor'), hint(0, 100)],
   [any('rating', 'ratings', 'score', 'stars', 'review_score', 'vote_average'), hint(1, 5, 1)],
-  [any('percent', 'percentage', 'pct', 'humidity', 'cloud', 'clouds', 'cloud_cover', 'progress', 'battery'), hint(0, 100, 1)],
+  [any('percent', 'percentage', 'pct', 'humidity', 'rh', 'cloud', 'clouds', 'cloud_cover', 'cloudiness', 'progress', 'battery', 'battery_level'), hint(0, 100, 1)],
   [any('ratio', 'probability', 'confidence', 'share', 'fraction', 'similarity', 'weight_ratio'), hint(0, 1, 3)],
-  [any('temperature', 'temp', 'feels_like', 'dew_point', 'temp_min', 'temp_max', 'celsius'), hint(-10, 35, 1)],
-  [any('fahrenheit'), hint(14, 95, 1)],
   [any('pressure'), hint(980, 1040)],
   [any('wind', 'wind_speed', 'gust', 'speed'), hint(0, 30, 1)],
   [any('visibility'), hint(1, 10, 1)],
@@ -265,18 +327,48 @@ const NUMBER_RULES: NumberRule[] = [
   [any('count', 'total', 'num', 'number', 'size', 'length', 'amount_of', 'hits', 'results', 'items'), hint(0, 500)],
 ];
 
+const TEMPERATURE_WORDS = new Set(['temperature', 'temp', 'tempf', 'tempc', 'tempk', 'feelslike', 'dewpoint', 'windchill', 'heatindex', 'celsius', 'fahrenheit', 'kelvin']);
+const TEMPERATURE_PHRASES = /(?:^|_)(?:feels_like|dew_point|wind_chill|heat_index|apparent_temperature)(?:_|$)/;
+const SCALES: Record<'C' | 'F' | 'K', NumberHint> = { C: hint(-10, 35, 1), F: hint(14, 95, 1), K: hint(263, 308, 1) };
+/** What `temp` means in names that are not temperatures (`temp_password`, `temp_dir`): the word must end the name or stand before a unit or a statistic. */
+const TEMP_FOLLOWERS = new Set(['f', 'c', 'k', 'max', 'min', 'avg', 'mean', 'high', 'low', 'value', 'celsius', 'fahrenheit', 'kelvin']);
+
+/** A temperature's typical range in the scale its name states (`TempF`, `temp_c`, `temperature_kelvin`; Celsius unstated). */
+export function temperatureHint(key: string): NumberHint | undefined {
+  const words = key.split('_');
+  const tempAt = words.lastIndexOf('temp');
+  const named = TEMPERATURE_PHRASES.test(key) || words.some((w) => w !== 'temp' && TEMPERATURE_WORDS.has(w)) || (tempAt >= 0 && (tempAt === words.length - 1 || TEMP_FOLLOWERS.has(words[tempAt + 1]!)));
+  if (!named) return undefined;
+  if (words.some((w) => w === 'f' || w === 'fahrenheit' || w === 'tempf' || w === 'imperial')) return SCALES.F;
+  if (words.some((w) => w === 'k' || w === 'kelvin' || w === 'tempk')) return SCALES.K;
+  return SCALES.C;
+}
+
 /** A typical range for a numeric field, or undefined when its name says nothing the rules know. */
 export function namedNumber(key: string): NumberHint | undefined {
-  for (const [test, found] of NUMBER_RULES) if (test.test(key)) return found;
-  return undefined;
+  let found = numberHints.get(key);
+  if (found === undefined) {
+    found = temperatureHint(key) ?? NUMBER_RULES.find(([test]) => test.test(key))?.[1] ?? null;
+    if (numberHints.size < 50_000) numberHints.set(key, found);
+  }
+  return found ?? undefined;
+}
+
+/** Hints by name, null for none: worked out once per name. */
+const numberHints = new Map<string, NumberHint | null>();
+
+function measureString(key: string): string | undefined {
+  const found = namedNumber(key);
+  if (!found) return undefined;
+  return (found.min + rng.next() * (found.max - found.min)).toFixed(found.decimals);
 }
 
 const MOSTLY_TRUE = any('success', 'successful', 'ok', 'succeeded', 'available', 'enabled', 'active', 'valid', 'verified', 'visible', 'public', 'ready', 'online', 'open', 'confirmed', 'approved', 'completed', 'exists', 'found', 'healthy', 'in_stock');
-const MOSTLY_FALSE = any('error', 'errors', 'failed', 'failure', 'deleted', 'archived', 'disabled', 'blocked', 'banned', 'locked', 'deprecated', 'private', 'hidden', 'suspended', 'expired', 'test', 'draft', 'spam', 'fraud', 'cancelled', 'canceled', 'bot', 'truncated', 'has_more', 'more', 'sandbox');
-
+const MOSTLY_FALSE = any('error', 'errors', 'failed', 'failure', 'deprecated', 'private', 'hidden', 'test', 'draft', 'spam', 'fraud', 'cancelled', 'canceled', 'bot', 'truncated', 'has_more', 'more', 'sandbox');
 /** How likely a boolean field is to be true, going by its name (`success` mostly is, `deleted` mostly is not). */
 export function trueChance(key: string): number {
   if (MOSTLY_TRUE.test(key)) return 0.85;
+  if (outOfUse(key)) return 0.04;
   if (MOSTLY_FALSE.test(key)) return 0.15;
   return 0.5;
 }
