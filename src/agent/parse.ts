@@ -138,14 +138,12 @@ function renameToolMember(value: unknown): unknown {
   return record;
 }
 
-/** Whether any value nests arrays and objects deeper than MAX_JSON_DEPTH (walked without recursion). */
-function tooDeep(values: readonly unknown[]): boolean {
-  const stack: [unknown, number][] = values.map((v) => [v, 1]);
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
+/** Whether any value nests arrays and objects deeper than MAX_JSON_DEPTH (the recursion stops there). */
+function tooDeep(values: readonly unknown[], depth = 1): boolean {
+  for (const value of values) {
     if (value === null || typeof value !== 'object') continue;
     if (depth > MAX_JSON_DEPTH) return true;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+    if (tooDeep(Array.isArray(value) ? value : Object.values(value), depth + 1)) return true;
   }
   return false;
 }
