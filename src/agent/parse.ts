@@ -14,9 +14,11 @@ export function parseMessage(text: string): ParsedMessage {
   const form = { think: blocks.some((b) => b.name === 'think' && b.closed && b.content.trim() !== ''), unclosed: blocks.filter((b) => !b.closed).map((b) => b.name), plan: blocks.some((b) => b.name === 'plan') };
   const message: ParsedMessage = { searches: [], calls: [], problems: [], form };
   const count = { plan: 0, answer: 0, search_tool: 0, tool_call: 0, think: 0 };
+  const total = { plan: 0, answer: 0, search_tool: 0, tool_call: 0, think: 0 };
+  for (const block of blocks) total[block.name]++;
   for (const block of blocks) {
     const n = ++count[block.name];
-    const label = n > 1 || blocks.filter((b) => b.name === block.name).length > 1 ? `<${block.name}> #${n}` : `<${block.name}>`;
+    const label = total[block.name] > 1 ? `<${block.name}> #${n}` : `<${block.name}>`;
     switch (block.name) {
       case 'think':
         message.think = [message.think, block.content.trim()].filter(Boolean).join('\n');
