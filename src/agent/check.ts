@@ -56,6 +56,9 @@ export function checkMessage(message: ParsedMessage, agent: AgentName, state: Ru
   // The calls this turn may name by id: the new plan's, else the one being followed.
   const planned = checked ? new Map(checked.plan.calls.map((c) => [c.id, c])) : new Map(state.plan ? [...state.plan.nodes].map(([id, n]) => [id, n]) : []);
   const turnIds = calls.map((c) => c.id).filter((id): id is string => id !== undefined);
+  // What the turn's references may name: built once, for the first call that has any.
+  let scope: Set<string> | undefined;
+  const inScope = () => (scope ??= new Set([...planned.keys(), ...state.results.keys(), ...(agent === 'parallel' ? turnIds : [])]));
   const seen = new Set<string>();
   for (const call of calls) {
     const name = call.id ?? call.tool ?? 'a call';
@@ -73,10 +76,7 @@ export function checkMessage(message: ParsedMessage, agent: AgentName, state: Ru
     const tool = call.tool ?? node!.tool;
     const unknown = unknownTool(tool, known);
     if (unknown) problems.push(`<tool_call> ${name}: ${unknown}`);
-    if (call.arguments !== undefined) {
-      const scope = new Set([...planned.keys(), ...state.results.keys(), ...(agent === 'parallel' ? turnIds : [])]);
-      problems.push(...refProblems(call.arguments, scope, `<tool_call> ${name}`));
-    }
+    if (call.arguments !== undefined) problems.push(...refProblems(call.arguments, inScope, `<tool_call> ${name}`));
   }
   const planValid = plan !== undefined && (plan.phase === 'exploration' || checked !== undefined);
   return checked && problems.length === 0 ? { problems, shape, planValid, plan: checked } : { problems, shape, planValid };
@@ -102,8 +102,7 @@ function checkPlan(plan: ExecutionPlan, state: RunState, known: Set<string>, pro
       if (ids.has(dep)) inside.add(dep);
       else if (!state.results.has(dep)) problems.push(`<plan>: ${call.id} depends on ${dep}, which is neither a call of this plan nor an earlier call (dangling dependency)`);
     }
-    const scope = new Set([...ids, ...state.results.keys()]);
-    problems.push(...refProblems(call.arguments, scope, `<plan>: ${call.id}`));
+    problems.push(...refProblems(call.arguments, () => new Set([...ids, ...state.results.keys()]), `<plan>: ${call.id}`));
     for (const ref of findRefs(call.arguments).refs) if (ids.has(ref.call)) inside.add(ref.call);
     deps.set(call.id, [...inside]);
   }
@@ -125,11 +124,12 @@ function checkPlan(plan: ExecutionPlan, state: RunState, known: Set<string>, pro
   return { plan, deps, layers: plan.layers ?? layering.layers };
 }
 
-function refProblems(args: Record<string, unknown>, scope: ReadonlySet<string>, label: string): string[] {
+/** The reference problems of one call's arguments; `scope` (the call ids they may name) is asked for only when there are references. */
+function refProblems(args: Record<string, unknown>, scope: () => ReadonlySet<string>, label: string): string[] {
   const { refs, problems } = findRefs(args);
   const out = problems.map((p) => `${label}: ${p}`);
   for (const ref of refs) {
-    if (!scope.has(ref.call)) out.push(`${label}: dangling reference ${ref.text}: no call ${ref.call} in the plan or in earlier turns`);
+    if (!scope().has(ref.call)) out.push(`${label}: dangling reference ${ref.text}: no call ${ref.call} in the plan or in earlier turns`);
   }
   return out;
 }

@@ -81,16 +81,19 @@ export function prepareDispatch(message: ParsedMessage, checked: Checked, state:
       hold('deferred', `at most ${options.maxCallsPerTurn} calls per turn; call it next turn`);
       continue;
     }
-    let args: Record<string, unknown>;
-    try {
-      args = bindRefs(call.arguments, lookup, { leaveUnresolved: options.agent === 'parallel' }) as Record<string, unknown>;
-    } catch (error) {
-      if (!(error instanceof RefError)) throw error;
-      if (call.node) call.node.status = 'failed';
-      hold('unbound', `cannot bind ${error.message}`);
-      continue;
+    let args = call.arguments;
+    // A call that depends on nothing holds no reference (each names the call it reads): nothing to bind.
+    if (call.deps.length > 0) {
+      try {
+        args = bindRefs(call.arguments, lookup, { leaveUnresolved: options.agent === 'parallel' }) as Record<string, unknown>;
+      } catch (error) {
+        if (!(error instanceof RefError)) throw error;
+        if (call.node) call.node.status = 'failed';
+        hold('unbound', `cannot bind ${error.message}`);
+        continue;
+      }
+      if (findRefs(args).refs.length > 0) unresolved.add(call.id);
     }
-    if (findRefs(args).refs.length > 0) unresolved.add(call.id);
     const action: ToolCallAction = { type: 'tool_call', id: call.id, tool: call.tool, arguments: args };
     actions.push(action);
     sent++;

@@ -14,9 +14,11 @@ export function parseMessage(text: string): ParsedMessage {
   const form = { think: blocks.some((b) => b.name === 'think' && b.closed && b.content.trim() !== ''), unclosed: blocks.filter((b) => !b.closed).map((b) => b.name), plan: blocks.some((b) => b.name === 'plan') };
   const message: ParsedMessage = { searches: [], calls: [], problems: [], form };
   const count = { plan: 0, answer: 0, search_tool: 0, tool_call: 0, think: 0 };
+  const total = { plan: 0, answer: 0, search_tool: 0, tool_call: 0, think: 0 };
+  for (const block of blocks) total[block.name]++;
   for (const block of blocks) {
     const n = ++count[block.name];
-    const label = n > 1 || blocks.filter((b) => b.name === block.name).length > 1 ? `<${block.name}> #${n}` : `<${block.name}>`;
+    const label = total[block.name] > 1 ? `<${block.name}> #${n}` : `<${block.name}>`;
     switch (block.name) {
       case 'think':
         message.think = [message.think, block.content.trim()].filter(Boolean).join('\n');
@@ -138,14 +140,12 @@ function renameToolMember(value: unknown): unknown {
   return record;
 }
 
-/** Whether any value nests arrays and objects deeper than MAX_JSON_DEPTH (walked without recursion). */
-function tooDeep(values: readonly unknown[]): boolean {
-  const stack: [unknown, number][] = values.map((v) => [v, 1]);
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
+/** Whether any value nests arrays and objects deeper than MAX_JSON_DEPTH (the recursion stops there). */
+function tooDeep(values: readonly unknown[], depth = 1): boolean {
+  for (const value of values) {
     if (value === null || typeof value !== 'object') continue;
     if (depth > MAX_JSON_DEPTH) return true;
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+    if (tooDeep(Array.isArray(value) ? value : Object.values(value), depth + 1)) return true;
   }
   return false;
 }

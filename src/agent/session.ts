@@ -95,13 +95,15 @@ export class ProtocolSession {
     if (dispatch.actions.length > 0) {
       result = await this.options.step(dispatch.actions);
       record.step = result.step;
+      // The step's searches and calls are the ones foldStep appends.
+      const [searchesBefore, callsBefore] = [state.searches.length, state.calls.length];
       fresh = foldStep(state, dispatch, result);
       for (const id of fresh) {
         const tool = this.options.tool(id);
         if (tool) state.tools.set(id, tool);
       }
-      for (const outcome of state.searches.filter((s) => s.turn === turn)) record.searches.push({ id: outcome.id, query: outcome.query, results: outcome.results.map((hit) => hit.id) });
-      for (const call of state.calls.filter((c) => c.turn === turn)) record.calls.push({ id: call.id, tool: call.tool, status: call.status, ok: call.ok, ...(call.injected ? { injected: call.injected } : {}) });
+      for (const outcome of state.searches.slice(searchesBefore)) record.searches.push({ id: outcome.id, query: outcome.query, results: outcome.results.map((hit) => hit.id) });
+      for (const call of state.calls.slice(callsBefore)) record.calls.push({ id: call.id, tool: call.tool, status: call.status, ok: call.ok, ...(call.injected ? { injected: call.injected } : {}) });
     } else {
       state.notRun.push(...dispatch.notRun);
     }

@@ -50,8 +50,10 @@ export interface RolloutLoadResult {
   window_s: number;
   /** This process's CPU time per request inside the window, microseconds. */
   generator_us_per_request: number;
-  /** The server's CPU time (user and system) inside the window, per action answered, microseconds: the cost that decides rates on a busy machine. */
+  /** The server's CPU time (user and system, every thread) inside the window, per action answered, microseconds: the cost that decides rates on a busy machine. */
   server_us_per_action?: number;
+  /** Of it, the main thread's (the event loop's; synthesis runs on a thread of its own): what decides rates while a core is free. */
+  server_loop_us_per_action?: number;
   /** Episodes live when the server's RSS was read. */
   live_episodes: number;
   rss_mb?: number;
@@ -81,13 +83,18 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   const deadline = started + config.durationSeconds * 1000;
   const cpuStart = process.cpuUsage();
   const serverStart = config.serverPid === undefined ? 0 : cpuMicros(config.serverPid);
+  const loopStart = config.serverPid === undefined ? 0 : cpuMicros(config.serverPid, config.serverPid);
   let cpuAtDeadline: NodeJS.CpuUsage | undefined;
   let serverAtDeadline = 0;
+  let loopAtDeadline = 0;
   const inWindow = () => {
     if (performance.now() < deadline) return true;
     if (!cpuAtDeadline) {
       cpuAtDeadline = process.cpuUsage(cpuStart);
-      if (config.serverPid !== undefined) serverAtDeadline = cpuMicros(config.serverPid) - serverStart;
+      if (config.serverPid !== undefined) {
+        serverAtDeadline = cpuMicros(config.serverPid) - serverStart;
+        loopAtDeadline = cpuMicros(config.serverPid, config.serverPid) - loopStart;
+      }
     }
     return false;
   };
@@ -168,7 +175,10 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   const cpu = cpuAtDeadline ?? process.cpuUsage(cpuStart);
   result.generator_us_per_request = result.requests > 0 ? Math.round(((cpu.user + cpu.system) / result.requests) * 10) / 10 : 0;
   const actions = result.calls + result.searches;
-  if (config.serverPid !== undefined && actions > 0) result.server_us_per_action = Math.round((serverAtDeadline / actions) * 10) / 10;
+  if (config.serverPid !== undefined && actions > 0) {
+    result.server_us_per_action = Math.round((serverAtDeadline / actions) * 10) / 10;
+    result.server_loop_us_per_action = Math.round((loopAtDeadline / actions) * 10) / 10;
+  }
   result.live_episodes = live.length;
   if (config.serverPid !== undefined && config.rss) result.rss_mb = rssMb(config.serverPid);
   // Every live episode deleted over new connections: the server may have closed ones idle past its keep-alive
@@ -185,9 +195,9 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   return result;
 }
 
-/** User and system CPU time of a process so far, microseconds, from /proc (Linux; clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+/** User and system CPU time of a process (or of one of its threads) so far, microseconds, from /proc (Linux; clock ticks of 10 ms). */
+function cpuMicros(pid: number, thread?: number): number {
+  const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 

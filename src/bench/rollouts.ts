@@ -41,8 +41,10 @@ export interface WorkloadResult {
   failure_samples: string[];
   sources: Record<string, number>;
   generator_us_per_request: number;
-  /** The server's CPU time per action, microseconds. */
+  /** The server's CPU time per action, microseconds, every thread. */
   server_us_per_action?: number;
+  /** Of it, the event loop's (the main thread's; synthesis runs beside it). */
+  server_loop_us_per_action?: number;
   live_episodes: number;
   rss_mb?: number;
 }
@@ -226,6 +228,7 @@ function summarize(result: RolloutLoadResult): WorkloadResult {
     sources: result.sources,
     generator_us_per_request: result.generator_us_per_request,
     ...(result.server_us_per_action === undefined ? {} : { server_us_per_action: result.server_us_per_action }),
+    ...(result.server_loop_us_per_action === undefined ? {} : { server_loop_us_per_action: result.server_loop_us_per_action }),
     live_episodes: result.live_episodes,
     ...(result.rss_mb === undefined ? {} : { rss_mb: result.rss_mb }),
   };

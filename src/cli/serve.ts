@@ -144,12 +144,14 @@ export function registerServe(program: Command): void {
 
     const start = async (): Promise<Serving> => {
       // Loaded together, so that their file reads overlap.
-      const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
+      const [{ startServer }, { examplesResponder }, { threadedSynthResponder }] = await Promise.all([
         import('../server/serve.js'),
         import('../simulator/examples.js'),
-        import('../simulator/synth/responder.js'),
+        import('../simulator/synth/threaded.js'),
       ]);
-      const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
+      // Synthesis runs on a thread of its own: fresh calls cost the event loop little more than cached ones.
+      const synth = threadedSynthResponder(flags.library);
+      const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth });
 
       // The memory budget is the machine's, so each worker holds its share. The count caps hold per worker: clients
       // that pool a few connections put most of their episodes on a few workers, which a split cap would refuse early.
@@ -184,7 +186,7 @@ export function registerServe(program: Command): void {
         ...(await modelServeOptions(responders)),
       });
       startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));
-      return { server, close: () => Promise.all([server.close(), closeModels(responders)]).then(() => undefined) };
+      return { server, close: () => Promise.all([server.close(), closeModels(responders), synth.close()]).then(() => undefined) };
     };
     if (placement) return serveAsWorker(start);
     const { server, close } = await start();

@@ -9,6 +9,7 @@ import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts
 import { canonicalJson } from './canonical.js';
 import type { Arguments } from './types.js';
 import { mergeHits, type PendingHits } from './pending-hits.js';
+import { untouchedBodyText } from './stored-result.js';
 
 export { CACHE_MODES, CacheError, type CacheMode };
 export type * from './cache-types.js';
@@ -179,7 +180,7 @@ export class ResponseCache implements CacheBackend {
   put(toolId: string, args: Arguments, response: CachedResponse): PutOutcome {
     if (!this.insert) throw new CacheError(`${this.file} is open read-only`);
     if (this.full) return 'full';
-    const body = JSON.stringify(response.body) ?? 'null';
+    const body = untouchedBodyText(response) ?? JSON.stringify(response.body) ?? 'null';
     const canonical = canonicalJson(args);
     if (entryBytes(canonical, body) > this.maxEntryBytes) return 'too_large';
     return this.insert.run(toolId, canonical, response.status, body, response.source, Date.now(), null, 0).changes > 0 ? 'stored' : 'kept';

@@ -12,7 +12,7 @@ import { Rules, type RuleAccepted, type ToolSource } from './validate.js';
 import { COERCED_HEADER, coercedHeader, type CoercionMode } from './lax.js';
 import { IGNORED_HEADER, type UnknownArgumentsMode } from './unknown-arguments.js';
 import { ResponderBusyError } from './queue.js';
-import { storedResult } from './stored-result.js';
+import { storedResult, untouchedBodyText, withStoredBody } from './stored-result.js';
 import type { CallerCredentials } from '../upstream/credentials.js';
 import { REAL_SOURCE } from '../upstream/mode.js';
 import type { Upstream } from '../upstream/upstream.js';
@@ -289,7 +289,9 @@ class PipelineSimulator implements ToolSimulator {
         continue;
       }
       if (!answer) continue;
-      return { ...answer, source: responder.name };
+      // A body that arrived as JSON text (the synthesis thread's) stays text: a spread would parse it.
+      const text = untouchedBodyText(answer);
+      return text === undefined ? { ...answer, source: responder.name } : withStoredBody({ status: answer.status, source: responder.name }, text);
     }
     const body = failure
       ? problem(500, 'Responder failed', `no responder answered ${tool.id}: ${failure.message}`, { tool: tool.id })
@@ -352,7 +354,10 @@ function problemResult(body: Problem): CallResult {
 
 /** An answer as a CallResult: error answers shaped as problems (a responder's, or a cached one) say so in their content type. */
 function withHeaders(answer: Answer): CallResult {
-  return { status: answer.status, body: answer.body, source: answer.source, headers: answer.status >= 400 && isProblem(answer.body) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {} };
+  const headers: Record<string, string> = answer.status >= 400 && isProblem(answer.body) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {};
+  const text = untouchedBodyText(answer);
+  if (text !== undefined) return withStoredBody({ status: answer.status, source: answer.source, headers }, text) as CallResult;
+  return { status: answer.status, body: answer.body, source: answer.source, headers };
 }
 
 function isProblem(body: unknown): boolean {
