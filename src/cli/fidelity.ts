@@ -40,7 +40,8 @@ export function registerFidelity(program: Command): void {
       responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth: synthResponder });
       startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
       const started = performance.now();
-      const report = await runFidelity({ store, responders, sample, seed, onProgress: (done, total) => progress.update('scoring', done, total) });
+      // With a model in the list, the synthesizer also answers the calls the model answered: both on the same calls.
+      const report = await runFidelity({ store, responders, baseline: synthResponder, sample, seed, onProgress: (done, total) => progress.update('scoring', done, total) });
       progress.stop();
       const wallSeconds = (performance.now() - started) / 1000;
       if (flags.json) return printJson({ library: flags.library, wall_s: Math.round(wallSeconds * 10) / 10, ...report });

@@ -1,10 +1,12 @@
 import type { LibraryStore } from '../library/store.js';
 import type { Tool } from '../library/tool.js';
+import type { ModelResponder, ModelResponderStats } from '../simulator/model-responder.js';
 import { createSimulator } from '../simulator/pipeline.js';
 import type { Arguments, CallResult, Responder } from '../simulator/types.js';
 import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
 import { declaredErrors, errorSchema, type DeclaredErrors } from './error-schemas.js';
 import { isRecord, primaryRecords, responseFields } from './fields.js';
+import { summarizeLatency, type LatencySummary } from './latency.js';
 import { CHECKS } from './plausibility.js';
 import { validRequest } from './request.js';
 import { sampleIds } from './sample.js';
@@ -39,6 +41,12 @@ export interface FidelityOptions {
   sample?: number;
   /** Seeds the sample, the requests and the simulator. */
   seed?: number;
+  /**
+   * Also answers every call a model answered with this responder alone (the synthesizer), through a pipeline of its
+   * own, and scores both apart: the model against it on the same calls (the main columns compare different calls,
+   * since the hard ones fall back).
+   */
+  baseline?: Responder;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -62,12 +70,48 @@ export interface ErrorKindSummary extends ErrorSummary {
   by_source: Record<ErrorSource, ErrorSummary>;
 }
 
+/** What the model responders of the list did during the run (fallbacks included), and how fast they generated. */
+export interface ModelSummary {
+  calls: number;
+  answered: number;
+  fallbacks: number;
+  invalid: number;
+  retries: number;
+  timeouts: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  generation_s: number;
+  /** Completion tokens per second of generation (prompt evaluation included in the time). */
+  tokens_per_s: number | null;
+  last_error?: string;
+}
+
+export interface SameCallSide {
+  scores: SuccessSummary;
+  latency: LatencySummary;
+}
+
+export interface SameCalls {
+  baseline: string;
+  /** Calls the model answered, each also answered by the baseline. */
+  calls: number;
+  model: SameCallSide;
+  other: SameCallSide;
+}
+
 export interface FidelityReport {
   seed: number;
   responders: string[];
   tools: { library: number; sampled: number; valid_requests: number; no_valid_request: number; unanswered: number; with_response_schema: number };
   overall: SuccessSummary;
   by_source: Record<SuccessSource, SuccessSummary>;
+  /** Wall time of each 2xx answer through the pipeline, by its source; an answer after a model fallback includes the model's attempts. */
+  latency: Record<SuccessSource, LatencySummary>;
+  /** Present when the responder list has a model. */
+  model?: ModelSummary;
+  /** Present when a baseline was given and the list has a model. */
+  same_calls?: SameCalls;
   /** Request consistency by how the response field was matched (all sources). */
   consistency_rules: Record<MatchRule, { checks: number; consistent: number; rate: number | null }>;
   plausibility_checks: Record<string, { applicable: number; passed: number; rate: number | null }>;
@@ -84,6 +128,32 @@ export interface FidelityReport {
   };
   inconsistent: Inconsistency[];
   implausible: Implausibility[];
+}
+
+function isModelResponder(responder: Responder): responder is ModelResponder {
+  return responder.name === 'model' && 'stats' in responder;
+}
+
+/** The model responders' counters over the run: now less before, summed over the models. */
+function modelSummary(now: readonly ModelResponderStats[], before: readonly ModelResponderStats[]): ModelSummary {
+  const sum = (key: keyof ModelResponderStats) => now.reduce((total, stats, i) => total + ((stats[key] as number) - (before[i]![key] as number)), 0);
+  const generation = sum('generationSeconds');
+  const completion = sum('completionTokens');
+  const lastError = now.map((s) => s.lastError).find((e) => e !== undefined);
+  return {
+    calls: sum('calls'),
+    answered: sum('answered'),
+    fallbacks: sum('fallbacks'),
+    invalid: sum('invalid'),
+    retries: sum('retries'),
+    timeouts: sum('timeouts'),
+    errors: sum('errors'),
+    prompt_tokens: sum('promptTokens'),
+    completion_tokens: completion,
+    generation_s: Math.round(generation * 10) / 10,
+    tokens_per_s: generation > 0 ? Math.round((completion / generation) * 10) / 10 : null,
+    ...(lastError !== undefined ? { last_error: lastError } : {}),
+  };
 }
 
 /** A GET of one resource by its id: what the status flag check reads as "an existing resource". */
@@ -107,6 +177,10 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   const { store } = options;
   const seed = options.seed ?? 1;
   const simulator = createSimulator({ store, responders: options.responders, seed, errorRate: 0 });
+  const models = options.responders.filter(isModelResponder);
+  const statsBefore = models.map((m) => ({ ...m.stats }));
+  const baseline = options.baseline && models.length > 0 ? createSimulator({ store, responders: [options.baseline], seed, errorRate: 0 }) : undefined;
+  const same = { model: successTally(), other: successTally(), modelMs: [] as number[], otherMs: [] as number[] };
   const validates = schemaChecker();
   const ids = sampleIds(store.ids(), options.sample ?? DEFAULT_SAMPLE, seed);
   const tools = ids.map((id) => store.get(id)!);
@@ -115,6 +189,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   tools.sort((a, b) => apiOf(a).localeCompare(apiOf(b)) || a.id.localeCompare(b.id));
 
   const bySource = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, successTally()])) as Record<SuccessSource, SuccessTally>;
+  const times = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, [] as number[]])) as Record<SuccessSource, number[]>;
   const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
   const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Record<MatchRule, { checks: number; consistent: number }>;
   const errorKinds = { forced: newErrorKind(), refusal: newErrorKind() };
@@ -133,13 +208,29 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     }
     counts.valid_requests++;
 
+    const started = performance.now();
     const result = await simulator.call(tool.id, args, { errorRate: 0 });
+    const elapsed = performance.now() - started;
     const source = successSource(result);
     if (source === undefined) counts.unanswered++;
     else {
       const tally = bySource[source];
       tally.answers++;
+      times[source].push(elapsed);
       scoreSuccess(tool, args, result.body, { tally, checks, rules, validates, inconsistent, implausible });
+    }
+    if (baseline && source === 'model') {
+      const at = performance.now();
+      const other = await baseline.call(tool.id, args, { errorRate: 0 });
+      const otherMs = performance.now() - at;
+      if (successSource(other) !== undefined) {
+        same.modelMs.push(elapsed);
+        same.otherMs.push(otherMs);
+        for (const [tally, body] of [[same.model, result.body], [same.other, other.body]] as const) {
+          tally.answers++;
+          scoreSuccess(tool, args, body, asideScoring(tally, validates));
+        }
+      }
     }
 
     if (tool.origin.format !== 'openapi') continue;
@@ -177,6 +268,18 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     },
     overall: summarizeSuccess(overall),
     by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<SuccessSource, SuccessSummary>,
+    latency: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeLatency(times[s])])) as Record<SuccessSource, LatencySummary>,
+    ...(models.length > 0 ? { model: modelSummary(models.map((m) => m.stats), statsBefore) } : {}),
+    ...(baseline
+      ? {
+          same_calls: {
+            baseline: options.baseline!.name,
+            calls: same.model.answers,
+            model: { scores: summarizeSuccess(same.model), latency: summarizeLatency(same.modelMs) },
+            other: { scores: summarizeSuccess(same.other), latency: summarizeLatency(same.otherMs) },
+          },
+        }
+      : {}),
     consistency_rules: Object.fromEntries(MATCH_RULES.map((r) => [r, { ...rules[r], rate: rate(rules[r].consistent, rules[r].checks) }])) as FidelityReport['consistency_rules'],
     plausibility_checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { ...c, rate: rate(c.passed, c.applicable) }])),
     errors: {
@@ -199,6 +302,13 @@ interface Scoring {
   validates: ReturnType<typeof schemaChecker>;
   inconsistent: Inconsistency[];
   implausible: Implausibility[];
+}
+
+/** Scores into `tally` alone: the per-rule and per-check counts and the failure examples are the main columns'. */
+function asideScoring(tally: SuccessTally, validates: Scoring['validates']): Scoring {
+  const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
+  const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Scoring['rules'];
+  return { tally, checks, rules, validates, inconsistent: [], implausible: [] };
 }
 
 /** Whether a list of examples has room for one more of this kind. */
