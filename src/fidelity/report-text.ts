@@ -21,7 +21,7 @@ export function reportLines(report: FidelityReport, wallSeconds: number): string
   row('answers with a checkable value', (s) => String(s.request_consistency.answers_checkable));
   row('plausibility checks passed', (s) => cell(s.plausibility.passed, s.plausibility.applicable, s.plausibility.rate));
 
-  row('latency p50 / p95 (ms)', (s) => latencyCell(latencyOf(report, s)));
+  row('latency p50 / p95 ms (a fallback: with the model’s try)', (s) => latencyCell(latencyOf(report, s)));
 
   if (report.model) lines.push('', modelLine(report.model));
   if (report.same_calls && report.same_calls.calls > 0) {

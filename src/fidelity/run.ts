@@ -134,21 +134,28 @@ function isModelResponder(responder: Responder): responder is ModelResponder {
   return responder.name === 'model' && 'stats' in responder;
 }
 
-/** The model responders' counters over the run: now less before, summed over the models. */
-function modelSummary(now: readonly ModelResponderStats[], before: readonly ModelResponderStats[]): ModelSummary {
-  const sum = (key: keyof ModelResponderStats) => now.reduce((total, stats, i) => total + ((stats[key] as number) - (before[i]![key] as number)), 0);
-  const generation = sum('generationSeconds');
-  const completion = sum('completionTokens');
-  const lastError = now.map((s) => s.lastError).find((e) => e !== undefined);
+type ModelCounter = Exclude<keyof ModelResponderStats, 'lastError'>;
+type ModelCounts = Record<ModelCounter, number>;
+
+const MODEL_COUNTERS: readonly ModelCounter[] = ['calls', 'answered', 'fallbacks', 'invalid', 'retries', 'timeouts', 'errors', 'busy', 'promptTokens', 'completionTokens', 'generationSeconds'];
+
+/** The models' counters summed, to take what one call added. */
+function modelCounts(models: readonly ModelResponder[]): ModelCounts {
+  return Object.fromEntries(MODEL_COUNTERS.map((key) => [key, models.reduce((total, m) => total + m.stats[key], 0)])) as ModelCounts;
+}
+
+function modelSummary(counts: ModelCounts, lastError: string | undefined): ModelSummary {
+  const generation = counts.generationSeconds;
+  const completion = counts.completionTokens;
   return {
-    calls: sum('calls'),
-    answered: sum('answered'),
-    fallbacks: sum('fallbacks'),
-    invalid: sum('invalid'),
-    retries: sum('retries'),
-    timeouts: sum('timeouts'),
-    errors: sum('errors'),
-    prompt_tokens: sum('promptTokens'),
+    calls: counts.calls,
+    answered: counts.answered,
+    fallbacks: counts.fallbacks,
+    invalid: counts.invalid,
+    retries: counts.retries,
+    timeouts: counts.timeouts,
+    errors: counts.errors,
+    prompt_tokens: counts.promptTokens,
     completion_tokens: completion,
     generation_s: Math.round(generation * 10) / 10,
     tokens_per_s: generation > 0 ? Math.round((completion / generation) * 10) / 10 : null,
@@ -178,7 +185,8 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   const seed = options.seed ?? 1;
   const simulator = createSimulator({ store, responders: options.responders, seed, errorRate: 0 });
   const models = options.responders.filter(isModelResponder);
-  const statsBefore = models.map((m) => ({ ...m.stats }));
+  // What the models did for the scored calls only: the refusal calls below may reach them too (a tool that takes any argument).
+  const modelTotals = Object.fromEntries(MODEL_COUNTERS.map((key) => [key, 0])) as ModelCounts;
   const baseline = options.baseline && models.length > 0 ? createSimulator({ store, responders: [options.baseline], seed, errorRate: 0 }) : undefined;
   const same = { model: successTally(), other: successTally(), modelMs: [] as number[], otherMs: [] as number[] };
   const validates = schemaChecker();
@@ -208,9 +216,12 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     }
     counts.valid_requests++;
 
+    const countsBefore = modelCounts(models);
     const started = performance.now();
     const result = await simulator.call(tool.id, args, { errorRate: 0 });
     const elapsed = performance.now() - started;
+    const countsAfter = modelCounts(models);
+    for (const key of MODEL_COUNTERS) modelTotals[key] += countsAfter[key] - countsBefore[key];
     const source = successSource(result);
     if (source === undefined) counts.unanswered++;
     else {
@@ -269,7 +280,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     overall: summarizeSuccess(overall),
     by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<SuccessSource, SuccessSummary>,
     latency: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeLatency(times[s])])) as Record<SuccessSource, LatencySummary>,
-    ...(models.length > 0 ? { model: modelSummary(models.map((m) => m.stats), statsBefore) } : {}),
+    ...(models.length > 0 ? { model: modelSummary(modelTotals, models.map((m) => m.stats.lastError).find((e) => e !== undefined)) } : {}),
     ...(baseline
       ? {
           same_calls: {
