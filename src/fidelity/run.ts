@@ -70,7 +70,7 @@ export interface ErrorKindSummary extends ErrorSummary {
   by_source: Record<ErrorSource, ErrorSummary>;
 }
 
-/** What the model responders of the list did during the run (fallbacks included), and how fast they generated. */
+/** What the model responders did for the scored calls (their fallbacks included), and how fast they generated. */
 export interface ModelSummary {
   calls: number;
   answered: number;
