@@ -45,9 +45,11 @@ export function registerFidelity(program: Command): void {
       startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
       if (flags.recorded !== undefined) recorded = await openRecorded(flags.recorded);
       const started = performance.now();
+      // With a model in the list, the synthesizer also answers the calls the model answered: both on the same calls.
       const report = await runFidelity({
         store,
         responders,
+        baseline: synthResponder,
         sample,
         seed,
         onProgress: (done, total) => progress.update('scoring', done, total),

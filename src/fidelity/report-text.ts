@@ -1,4 +1,5 @@
-import type { FidelityReport } from './run.js';
+import type { LatencySummary } from './latency.js';
+import type { FidelityReport, ModelSummary, SameCallSide } from './run.js';
 import { ERROR_SOURCES, SUCCESS_SOURCES, type ErrorSummary, type SuccessSummary } from './tally.js';
 
 const percent = (rate: number | null) => (rate === null ? '–' : `${(rate * 100).toFixed(1)}%`);
@@ -19,6 +20,21 @@ export function reportLines(report: FidelityReport, wallSeconds: number): string
   row('request consistency', (s) => cell(s.request_consistency.consistent, s.request_consistency.checks, s.request_consistency.rate));
   row('answers with a checkable value', (s) => String(s.request_consistency.answers_checkable));
   row('plausibility checks passed', (s) => cell(s.plausibility.passed, s.plausibility.applicable, s.plausibility.rate));
+
+  row('latency p50 / p95 ms (a fallback: with the model’s try)', (s) => latencyCell(latencyOf(report, s)));
+
+  if (report.model) lines.push('', modelLine(report.model));
+  if (report.same_calls && report.same_calls.calls > 0) {
+    const same = report.same_calls;
+    const sides: [string, SameCallSide][] = [['model', same.model], [same.baseline, same.other]];
+    lines.push('', `the same ${same.calls} calls (those the model answered), also answered by ${same.baseline} alone:`, '');
+    lines.push(`| measure | ${sides.map(([name]) => name).join(' | ')} |`, `|---|${sides.map(() => '---:').join('|')}|`);
+    const sideRow = (label: string, value: (s: SameCallSide) => string) => lines.push(`| ${label} | ${sides.map(([, s]) => value(s)).join(' | ')} |`);
+    sideRow('schema validity', ({ scores: s }) => cell(s.schema_validity.valid, s.schema_validity.checked, s.schema_validity.rate));
+    sideRow('request consistency', ({ scores: s }) => cell(s.request_consistency.consistent, s.request_consistency.checks, s.request_consistency.rate));
+    sideRow('plausibility checks passed', ({ scores: s }) => cell(s.plausibility.passed, s.plausibility.applicable, s.plausibility.rate));
+    sideRow('latency p50 / p95 (ms)', (s) => latencyCell(s.latency));
+  }
 
   lines.push('', '| consistency by match | checks | consistent | rate |', '|---|---:|---:|---:|');
   for (const [name, c] of Object.entries(report.consistency_rules)) lines.push(`| ${name} | ${c.checks} | ${c.consistent} | ${percent(c.rate)} |`);
@@ -54,6 +70,21 @@ export function reportLines(report: FidelityReport, wallSeconds: number): string
     for (const i of report.implausible) lines.push(`  ${i.tool}  ${i.check}  ${i.field}: ${clip(i.value)}`);
   }
   return lines;
+}
+
+/** The latency of a column of the main table: overall has none of its own (its sources differ too much). */
+function latencyOf(report: FidelityReport, summary: SuccessSummary): LatencySummary | undefined {
+  const source = SUCCESS_SOURCES.find((s) => report.by_source[s] === summary);
+  return source === undefined ? undefined : report.latency[source];
+}
+
+const latencyCell = (l: LatencySummary | undefined) => (l === undefined || l.calls === 0 ? '–' : `${formatMs(l.p50_ms!)} / ${formatMs(l.p95_ms!)}`);
+const formatMs = (ms: number) => (ms >= 100 ? String(Math.round(ms)) : ms.toFixed(1));
+
+function modelLine(m: ModelSummary): string {
+  const speed = m.tokens_per_s === null ? '' : `, ${m.tokens_per_s} tokens/s`;
+  const error = m.last_error === undefined ? '' : `; last error: ${m.last_error}`;
+  return `model: ${m.calls} calls, ${m.answered} answered, ${m.fallbacks} left to the next responder (${m.invalid} invalid bodies, ${m.retries} retries, ${m.timeouts} timeouts, ${m.errors} errors); ${m.prompt_tokens} prompt and ${m.completion_tokens} completion tokens in ${m.generation_s} s of generation${speed}${error}`;
 }
 
 function clip(value: unknown): string {

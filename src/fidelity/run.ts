@@ -2,6 +2,7 @@ import type { LibraryStore } from '../library/store.js';
 import { declaredStatuses, documentErrorResponses, errorSchema } from '../library/openapi/errors.js';
 import { dialectOf } from '../library/openapi/schema.js';
 import type { ErrorResponses, Tool } from '../library/tool.js';
+import type { ModelResponder, ModelResponderStats } from '../simulator/model-responder.js';
 import { createSimulator } from '../simulator/pipeline.js';
 import type { CacheEntry } from '../simulator/cache-types.js';
 import type { Arguments, CallControls, CallResult, Responder } from '../simulator/types.js';
@@ -9,6 +10,7 @@ import { REAL_SOURCE } from '../upstream/mode.js';
 import { vendorError } from '../simulator/vendor-error.js';
 import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
 import { isRecord, primaryRecords, responseFields } from './fields.js';
+import { summarizeLatency, type LatencySummary } from './latency.js';
 import { CHECKS } from './plausibility.js';
 import { validRequest } from './request.js';
 import { sampleIds } from './sample.js';
@@ -43,6 +45,12 @@ export interface FidelityOptions {
   sample?: number;
   /** Seeds the sample, the requests and the simulator. */
   seed?: number;
+  /**
+   * Also answers every call a model answered with this responder alone (the synthesizer), through a pipeline of its
+   * own, and scores both apart: the model against it on the same calls (the main columns compare different calls,
+   * since the hard ones fall back).
+   */
+  baseline?: Responder;
   onProgress?: (done: number, total: number) => void;
   /**
    * Answers of the real APIs to score under `real` beside the sample (`--recorded CACHE`): the cache's entries of
@@ -81,12 +89,48 @@ export interface SurfaceErrors {
   overall: ErrorSummary;
 }
 
+/** What the model responders did for the scored calls (their fallbacks included), and how fast they generated. */
+export interface ModelSummary {
+  calls: number;
+  answered: number;
+  fallbacks: number;
+  invalid: number;
+  retries: number;
+  timeouts: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  generation_s: number;
+  /** Completion tokens per second of generation (prompt evaluation included in the time). */
+  tokens_per_s: number | null;
+  last_error?: string;
+}
+
+export interface SameCallSide {
+  scores: SuccessSummary;
+  latency: LatencySummary;
+}
+
+export interface SameCalls {
+  baseline: string;
+  /** Calls the model answered, each also answered by the baseline. */
+  calls: number;
+  model: SameCallSide;
+  other: SameCallSide;
+}
+
 export interface FidelityReport {
   seed: number;
   responders: string[];
   tools: { library: number; sampled: number; valid_requests: number; no_valid_request: number; unanswered: number; with_response_schema: number; recorded?: number };
   overall: SuccessSummary;
   by_source: Record<SuccessSource, SuccessSummary>;
+  /** Wall time of each 2xx answer through the pipeline, by its source; an answer after a model fallback includes the model's attempts. */
+  latency: Record<SuccessSource, LatencySummary>;
+  /** Present when the responder list has a model. */
+  model?: ModelSummary;
+  /** Present when a baseline was given and the list has a model. */
+  same_calls?: SameCalls;
   /** Request consistency by how the response field was matched (all sources). */
   consistency_rules: Record<MatchRule, { checks: number; consistent: number; rate: number | null }>;
   plausibility_checks: Record<string, { applicable: number; passed: number; rate: number | null }>;
@@ -102,6 +146,39 @@ export interface FidelityReport {
   };
   inconsistent: Inconsistency[];
   implausible: Implausibility[];
+}
+
+function isModelResponder(responder: Responder): responder is ModelResponder {
+  return responder.name === 'model' && 'stats' in responder;
+}
+
+type ModelCounter = Exclude<keyof ModelResponderStats, 'lastError'>;
+type ModelCounts = Record<ModelCounter, number>;
+
+const MODEL_COUNTERS: readonly ModelCounter[] = ['calls', 'answered', 'fallbacks', 'invalid', 'retries', 'timeouts', 'errors', 'busy', 'promptTokens', 'completionTokens', 'generationSeconds'];
+
+/** The models' counters summed, to take what one call added. */
+function modelCounts(models: readonly ModelResponder[]): ModelCounts {
+  return Object.fromEntries(MODEL_COUNTERS.map((key) => [key, models.reduce((total, m) => total + m.stats[key], 0)])) as ModelCounts;
+}
+
+function modelSummary(counts: ModelCounts, lastError: string | undefined): ModelSummary {
+  const generation = counts.generationSeconds;
+  const completion = counts.completionTokens;
+  return {
+    calls: counts.calls,
+    answered: counts.answered,
+    fallbacks: counts.fallbacks,
+    invalid: counts.invalid,
+    retries: counts.retries,
+    timeouts: counts.timeouts,
+    errors: counts.errors,
+    prompt_tokens: counts.promptTokens,
+    completion_tokens: completion,
+    generation_s: Math.round(generation * 10) / 10,
+    tokens_per_s: generation > 0 ? Math.round((completion / generation) * 10) / 10 : null,
+    ...(lastError !== undefined ? { last_error: lastError } : {}),
+  };
 }
 
 /** A GET of one resource by its id: what the status flag check reads as "an existing resource". */
@@ -125,6 +202,11 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   const { store } = options;
   const seed = options.seed ?? 1;
   const simulator = createSimulator({ store, responders: options.responders, seed, errorRate: 0 });
+  const models = options.responders.filter(isModelResponder);
+  // What the models did for the scored calls only: the refusal calls below may reach them too (a tool that takes any argument).
+  const modelTotals = Object.fromEntries(MODEL_COUNTERS.map((key) => [key, 0])) as ModelCounts;
+  const baseline = options.baseline && models.length > 0 ? createSimulator({ store, responders: [options.baseline], seed, errorRate: 0 }) : undefined;
+  const same = { model: successTally(), other: successTally(), modelMs: [] as number[], otherMs: [] as number[] };
   const validates = schemaChecker();
   const ids = sampleIds(store.ids(), options.sample ?? DEFAULT_SAMPLE, seed);
   const tools = ids.map((id) => store.get(id)!);
@@ -133,6 +215,7 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   tools.sort((a, b) => apiOf(a).localeCompare(apiOf(b)) || a.id.localeCompare(b.id));
 
   const bySource = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, successTally()])) as Record<SuccessSource, SuccessTally>;
+  const times = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, [] as number[]])) as Record<SuccessSource, number[]>;
   const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
   const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Record<MatchRule, { checks: number; consistent: number }>;
   const surfaces = { v1: newSurface(), rest: newSurface() };
@@ -151,13 +234,32 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     }
     counts.valid_requests++;
 
+    const countsBefore = modelCounts(models);
+    const started = performance.now();
     const result = await simulator.call(tool.id, args, { errorRate: 0 });
+    const elapsed = performance.now() - started;
+    const countsAfter = modelCounts(models);
+    for (const key of MODEL_COUNTERS) modelTotals[key] += countsAfter[key] - countsBefore[key];
     const source = successSource(result);
     if (source === undefined) counts.unanswered++;
     else {
       const tally = bySource[source];
       tally.answers++;
+      times[source].push(elapsed);
       scoreSuccess(tool, args, result.body, { tally, checks, rules, validates, inconsistent, implausible });
+    }
+    if (baseline && source === 'model') {
+      const at = performance.now();
+      const other = await baseline.call(tool.id, args, { errorRate: 0 });
+      const otherMs = performance.now() - at;
+      if (successSource(other) !== undefined) {
+        same.modelMs.push(elapsed);
+        same.otherMs.push(otherMs);
+        for (const [tally, body] of [[same.model, result.body], [same.other, other.body]] as const) {
+          tally.answers++;
+          scoreSuccess(tool, args, body, asideScoring(tally, validates));
+        }
+      }
     }
 
     if (tool.origin.format !== 'openapi') continue;
@@ -208,6 +310,18 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     },
     overall: summarizeSuccess(overall),
     by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<SuccessSource, SuccessSummary>,
+    latency: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeLatency(times[s])])) as Record<SuccessSource, LatencySummary>,
+    ...(models.length > 0 ? { model: modelSummary(modelTotals, models.map((m) => m.stats.lastError).find((e) => e !== undefined)) } : {}),
+    ...(baseline
+      ? {
+          same_calls: {
+            baseline: options.baseline!.name,
+            calls: same.model.answers,
+            model: { scores: summarizeSuccess(same.model), latency: summarizeLatency(same.modelMs) },
+            other: { scores: summarizeSuccess(same.other), latency: summarizeLatency(same.otherMs) },
+          },
+        }
+      : {}),
     consistency_rules: Object.fromEntries(MATCH_RULES.map((r) => [r, { ...rules[r], rate: rate(rules[r].consistent, rules[r].checks) }])) as FidelityReport['consistency_rules'],
     plausibility_checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { ...c, rate: rate(c.passed, c.applicable) }])),
     errors: {
@@ -229,6 +343,13 @@ interface Scoring {
   validates: ReturnType<typeof schemaChecker>;
   inconsistent: Inconsistency[];
   implausible: Implausibility[];
+}
+
+/** Scores into `tally` alone: the per-rule and per-check counts and the failure examples are the main columns'. */
+function asideScoring(tally: SuccessTally, validates: Scoring['validates']): Scoring {
+  const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
+  const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Scoring['rules'];
+  return { tally, checks, rules, validates, inconsistent: [], implausible: [] };
 }
 
 /** Whether a list of examples has room for one more of this kind. */

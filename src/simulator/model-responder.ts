@@ -196,8 +196,15 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 function parseBody(text: string): { ok: true; value: unknown } | { ok: false } {
+  // A number past the double range (the grammar allows 16-digit exponents) parses as Infinity, which ajv takes for an
+  // integer and JSON cannot carry: such a body is invalid, not served as null.
+  let finite = true;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    const value: unknown = JSON.parse(text, (_key, item: unknown) => {
+      if (typeof item === 'number' && !Number.isFinite(item)) finite = false;
+      return item;
+    });
+    return finite ? { ok: true, value } : { ok: false };
   } catch {
     return { ok: false };
   }

@@ -40,6 +40,9 @@ export interface EngineInfo {
   loadMs: number;
 }
 
+/** Longest string the grammar writes where the schema sets no maxLength: longer is rarely real, and ends a loop. */
+const MAX_STRING_LENGTH = 128;
+
 /** A prompt that leaves no room in the context for `maxTokens` of answer (llama.cpp would otherwise drop its start). */
 export class ContextOverflowError extends Error {
   constructor(promptTokens: number, maxTokens: number, contextSize: number) {
@@ -134,6 +137,8 @@ export class LlamaEngine implements TextGenerator {
           stopOnAbortSignal: false,
           // Thinking models answer directly: the grammar constrains the answer, and thoughts only cost time here.
           budgets: { thoughtTokens: 0 },
+          // llama.cpp's classic mild penalty: without it a small model repeats one digit or word until maxTokens.
+          repeatPenalty: { lastTokens: 64, penalty: 1.1 },
           onToken: (tokens) => {
             completionTokens += tokens.length;
           },
@@ -207,7 +212,7 @@ export class LlamaEngine implements TextGenerator {
 
   /** The grammar for a response schema (simplified to what the grammar expresses), or for any JSON value. */
   private grammar(loaded: Loaded, schema: JsonSchema | undefined): Promise<LlamaGrammar> {
-    const simplified = schema === undefined ? undefined : grammarSchema(schema);
+    const simplified = schema === undefined ? undefined : grammarSchema(schema, { maxStringLength: MAX_STRING_LENGTH });
     const key = simplified === undefined ? '' : JSON.stringify(simplified);
     let grammar = this.grammars.get(key);
     if (!grammar) {

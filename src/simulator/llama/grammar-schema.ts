@@ -15,6 +15,11 @@ export interface GrammarSchemaOptions {
   maxDepth?: number;
   /** Properties kept per object: all required ones, then optional ones up to this count; default 16. */
   maxProperties?: number;
+  /**
+   * Longest string written where the schema sets no maxLength (a longer minLength wins); default no cap. Small
+   * models fall into repeating one character inside a string until the token budget runs out: a cap ends the string.
+   */
+  maxStringLength?: number;
 }
 
 type Node = { [keyword: string]: unknown };
@@ -26,7 +31,7 @@ const SCALARS: GrammarSchema = { type: ['string', 'number', 'boolean', 'null'] }
 const ANY: GrammarSchema = { oneOf: [SCALARS, { type: 'object', additionalProperties: true }, { type: 'array' }] };
 
 export function grammarSchema(schema: JsonSchema, options: GrammarSchemaOptions = {}): GrammarSchema {
-  const walker = new Walker(schema, options.maxDepth ?? 6, options.maxProperties ?? 16);
+  const walker = new Walker(schema, options.maxDepth ?? 6, options.maxProperties ?? 16, options.maxStringLength);
   return walker.convert(schema, 0, []);
 }
 
@@ -35,6 +40,7 @@ class Walker {
     private readonly root: JsonSchema,
     private readonly maxDepth: number,
     private readonly maxProperties: number,
+    private readonly maxStringLength: number | undefined,
   ) {}
 
   convert(schema: JsonSchema | undefined, depth: number, refs: string[]): GrammarSchema {
@@ -77,7 +83,7 @@ class Walker {
     if (depth >= this.maxDepth && (type === 'object' || type === 'array')) return SCALARS;
     if (type === 'object') return this.object(node, depth, refs);
     if (type === 'array') return this.array(node, depth, refs);
-    if (type === 'string') return string(node);
+    if (type === 'string') return string(node, this.maxStringLength);
     if (type !== undefined && SCALAR_TYPES.includes(type)) return { type };
     return this.any(depth);
   }
@@ -152,11 +158,12 @@ class Walker {
   }
 }
 
-function string(node: Node): GrammarSchema {
+function string(node: Node, cap: number | undefined): GrammarSchema {
   if (typeof node.format === 'string' && GRAMMAR_FORMATS.has(node.format)) return { type: 'string', format: node.format };
   const out: GrammarSchema = { type: 'string' };
   if (typeof node.minLength === 'number') out.minLength = node.minLength;
   if (typeof node.maxLength === 'number') out.maxLength = node.maxLength;
+  else if (cap !== undefined) out.maxLength = Math.max(cap, typeof node.minLength === 'number' ? node.minLength : 0);
   return out;
 }
 
