@@ -100,6 +100,12 @@ test('temperatures lie in range for the scale their names state, humidity and pe
     for (const key of ['humidity', 'relative_humidity', 'rh', 'cloud_cover_percent']) if (body[key] !== undefined) within(body[key], 0, 100, key);
     if (body.lat !== undefined) within(body.lat, -90, 90, 'lat');
     if (body.lon !== undefined) within(body.lon, -180, 180, 'lon');
+    // Interzoid's weather answers every reading as a string: numbers, a compass point, a sky.
+    if (body.WindMPH !== undefined) within(body.WindMPH, 0, 30, 'WindMPH');
+    if (body.VisibilityMiles !== undefined) within(body.VisibilityMiles, 1, 10, 'VisibilityMiles');
+    if (body.WindDir !== undefined) assert.match(String(body.WindDir), /^[NESW]{1,3}$/);
+    if (body.Weather !== undefined) assert.match(String(body.Weather), /^(?:Clear|Sunny|(?:Partly|Mostly) Cloudy|Overcast|(?:Light )?Rain|Showers|Thunderstorms|Snow|Fog|Haze|Windy)$/);
+    if (body.weather_id !== undefined) assert.equal(typeof body.weather_id, 'number');
   }
 });
 

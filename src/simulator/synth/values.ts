@@ -141,12 +141,20 @@ const fileName = () => `${phrase().toLowerCase().replace(/[^a-z0-9]+/g, '_')}.${
 
 const STATUSES = ['active', 'inactive', 'pending', 'completed', 'cancelled', 'processing', 'approved', 'failed'];
 
-/** Measurements by their name's last word: a string field so named still holds a number (`"TempF": "71.6"`, `"humidity": "64"`). */
+/**
+ * Measurements by their name's last word, or a unit after it: a string field so named still holds a number
+ * (`"TempF": "71.6"`, `"humidity": "64"`, `"WindMPH": "12.4"`, `"VisibilityMiles": "9.1"`).
+ */
 const MEASURE = new RegExp(
-  `${last('humidity', 'rh', 'percent', 'percentage', 'pct', 'pressure', 'visibility', 'uv_index', 'precipitation', 'rainfall', 'wind_speed', 'cloud_cover').source}|(?:^|_)(?:temperature|temp|tempf|tempc|tempk|feels_like|feelslike|dew_point|dewpoint|wind_chill|heat_index)(?:_(?:f|c|k|min|max|avg|high|low))?$`,
+  `${last('humidity', 'rh', 'percent', 'percentage', 'pct', 'pressure', 'visibility', 'uv_index', 'precipitation', 'rainfall', 'wind_speed', 'cloud_cover').source}|(?:^|_)(?:wind|gust|visibility|wind_speed|wind_gust)_(?:mph|kph|kmh|knots|kts|ms|miles|km)$|(?:^|_)(?:temperature|temp|tempf|tempc|tempk|feels_like|feelslike|dew_point|dewpoint|wind_chill|heat_index)(?:_(?:f|c|k|min|max|avg|high|low))?$`,
 );
 
 type StringRule = [RegExp, (ctx: FieldContext) => string | undefined];
+
+const COMPASS = ['N', 'NNE', 'NE', 'ENE', 'E', 'ESE', 'SE', 'SSE', 'S', 'SSW', 'SW', 'WSW', 'W', 'WNW', 'NW', 'NNW'];
+const SKY = ['Clear', 'Sunny', 'Partly Cloudy', 'Mostly Cloudy', 'Overcast', 'Light Rain', 'Rain', 'Showers', 'Thunderstorms', 'Snow', 'Fog', 'Haze', 'Windy'];
+/** Where a `description` or `main` is the sky's (OpenWeather's `weather: [{main, description}]`), not prose. */
+const WEATHER_PARENT = /(?:^|_)(?:weather|current|currently|conditions|observation|forecast|hourly|daily)(?:_|$)/;
 
 /** Field name → value, the first match giving one wins; the order settles overlaps (`email_address` is an email, not an address). */
 const STRING_RULES: StringRule[] = [
@@ -158,6 +166,9 @@ const STRING_RULES: StringRule[] = [
   [any('card_number', 'credit_card', 'cc_number', 'pan'), (ctx) => cardOf(ctx).number],
   [any('funding', 'funding_type'), () => rng.pick(['credit', 'credit', 'debit', 'prepaid'])],
   [any('email', 'e_mail', 'mail', 'email_address'), email],
+  [last('wind_dir', 'winddir', 'wind_direction', 'wind_cardinal', 'compass_direction', 'cardinal_direction'), () => rng.pick(COMPASS)],
+  [/^(?:weather|weather_condition|weather_description|weather_text|sky|sky_condition|sky_cover)$/, () => rng.pick(SKY)],
+  [/^(?:condition|conditions|summary|description|main|text|icon_phrase)$/, (ctx) => (WEATHER_PARENT.test(ctx.parent) ? rng.pick(SKY) : undefined)],
   [any('timezone', 'time_zone', 'tz'), () => faker.location.timeZone()],
   [any('ip', 'ip_address', 'ipv4', 'ip_addr', 'remote_addr', 'client_ip', 'server_ip'), () => faker.internet.ipv4()],
   [any('ipv6'), () => faker.internet.ipv6()],
@@ -197,7 +208,7 @@ const STRING_RULES: StringRule[] = [
   [any('routing_number'), () => faker.finance.routingNumber()],
   [any('isbn'), () => faker.commerce.isbn()],
   [any('price', 'amount', 'cost', 'total', 'subtotal', 'balance', 'fee', 'fees', 'tax', 'salary', 'revenue', 'budget', 'discount', 'payment', 'charge', 'income', 'spend', 'profit', 'value_usd'), money],
-  [any('count', 'quantity', 'qty', 'num', 'number_of'), () => String(rng.int(0, 500))],
+  [any('count', 'quantity', 'qty', 'num', 'number_of', 'credits', 'credits_remaining'), () => String(rng.int(0, 500))],
   [any('color', 'colour', 'hex_color', 'background_color', 'foreground_color'), () => faker.color.rgb()],
   [any('language', 'lang', 'language_code', 'lang_code'), () => faker.location.language().alpha2],
   [any('locale'), () => rng.pick(['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES', 'ja-JP', 'pt-BR'])],
