@@ -275,17 +275,17 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
   if (arrayPart) flat.arrays.push(arrayPart);
 }
 
-/** Whether some branch of an alternative is a deleted stub, by branch list (schemas are long-lived, calls many). */
-const withStubs = new WeakMap<readonly JsonSchema[], boolean>();
+/** Whether some branch of an alternative describes a deleted object, by branch list (schemas are long-lived, calls many). */
+const deletedBranchLists = new WeakMap<readonly JsonSchema[], boolean>();
 
-function hasStub(branches: readonly JsonSchema[]): boolean {
-  let found = withStubs.get(branches);
-  if (found === undefined) withStubs.set(branches, (found = branches.some(isStub)));
+function hasDeletedBranch(branches: readonly JsonSchema[]): boolean {
+  let found = deletedBranchLists.get(branches);
+  if (found === undefined) deletedBranchLists.set(branches, (found = branches.some(isDeletedBranch)));
   return found;
 }
 
 /** Whether a branch describes a deleted object: its `deleted` can only be true. */
-function isStub(branch: JsonSchema): boolean {
+function isDeletedBranch(branch: JsonSchema): boolean {
   if (!isObject(branch) || !isObject(branch.properties)) return false;
   const deleted = (branch.properties as Record<string, unknown>).deleted;
   if (!isObject(deleted)) return false;
@@ -318,9 +318,9 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<re
       flat.chose ||= alternative.branches.length > 1;
       // Branches an earlier try of the same value took come last, so retries explore the others.
       const taken = tried?.get(alternative.branches);
-      // A deleted stub (Stripe's `deleted_customer`) is the exception: other branches come first.
+      // A deleted object's branch (Stripe's `deleted_customer`) is the exception: other branches come first.
       let shuffled = rng.shuffle(alternative.branches.map((_, i) => i));
-      if (hasStub(alternative.branches)) shuffled = [...shuffled.filter((i) => !isStub(alternative.branches[i]!)), ...shuffled.filter((i) => isStub(alternative.branches[i]!))];
+      if (hasDeletedBranch(alternative.branches)) shuffled = [...shuffled.filter((i) => !isDeletedBranch(alternative.branches[i]!)), ...shuffled.filter((i) => isDeletedBranch(alternative.branches[i]!))];
       const order = taken ? [...shuffled.filter((i) => !taken.has(i)), ...shuffled.filter((i) => taken.has(i))] : shuffled;
       const index = order.find((i) => compatible(flat, alternative.branches[i]!)) ?? order[0]!;
       if (tried) tried.set(alternative.branches, (taken ?? new Set()).add(index));
