@@ -161,9 +161,9 @@ class PipelineSimulator implements ToolSimulator {
     if (this.upstream) return this.upstream.forwards ? this.forwarded(this.upstream, tool, given, options.credentials) : this.replayed(tool, given);
 
     if (!controls.dynamic && this.cache) {
-      const found = this.cache.getText(tool.id, given);
+      const found = this.lookup(tool.id, given);
       // A SQLite lookup and a memoized row answer at once: only a database round trip is awaited.
-      const hit = found instanceof Promise ? await found.catch(() => void this.metrics.cacheReadErrors++) : found;
+      const hit = found instanceof Promise ? await found : found;
       if (hit) {
         this.metrics.cacheHits++;
         return hitResult(hit);
@@ -176,10 +176,15 @@ class PipelineSimulator implements ToolSimulator {
     return 'hit' in settled ? hitResult(settled.hit) : withHeaders(settled.first ? settled.answer : { ...settled.answer, body: structuredClone(settled.answer.body) });
   }
 
+  /** The cache's entry for a call; a failed database read is counted and is a miss. */
+  private lookup(toolId: string, args: Arguments): StoredHit | undefined | Promise<StoredHit | undefined> {
+    const found = this.cache?.getText(toolId, args);
+    return found instanceof Promise ? found.catch(() => void this.metrics.cacheReadErrors++) : found;
+  }
+
   /** A recorded answer of the real API, or a 501 problem saying how to record one; never a simulated answer. */
   private async replayed(tool: Tool, args: Arguments): Promise<CallResult> {
-    const found = this.cache?.getText(tool.id, args);
-    const hit = found instanceof Promise ? await found.catch(() => void this.metrics.cacheReadErrors++) : found;
+    const hit = await this.lookup(tool.id, args);
     if (hit?.source === REAL_SOURCE) {
       this.metrics.cacheHits++;
       const result = hitResult(hit);
@@ -222,7 +227,7 @@ class PipelineSimulator implements ToolSimulator {
 
   /** What the simulator would have answered: its stored simulated answer, else the responders' (not written back). */
   private async simulated(tool: Tool, args: Arguments): Promise<Answer> {
-    const hit = await this.cache?.getText(tool.id, args);
+    const hit = await this.lookup(tool.id, args);
     if (hit && hit.source !== REAL_SOURCE) return { status: hit.status, body: JSON.parse(hit.text), source: 'cache' };
     return this.respond(tool, args, false);
   }
