@@ -131,7 +131,7 @@ function readCalls(content: string, label: string, problems: string[]): CallRequ
 
 /** OpenAI-style `name` read as `tool`; both at once is a contradiction the schema then reports. */
 function renameToolMember(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !('name' in value) || 'tool' in value) return value;
   const record = { ...(value as Record<string, unknown>) };
   if ('name' in record && !('tool' in record)) {
     record.tool = record.name;

@@ -75,6 +75,10 @@ export class EpisodeStore {
   private readonly idPrefix: string;
   private readonly itemParams: ItemParams;
   private readonly episodes = new Map<string, Episode>();
+  /** The live episodes' bytes, kept as they change (`recount`): summing them on every create was O(live episodes). */
+  private heldBytes = 0;
+  /** What `heldBytes` counts for each live episode. */
+  private readonly counted = new WeakMap<Episode, number>();
   private readonly timer: NodeJS.Timeout;
   /** Episodes created so far: numbers the derived seeds. */
   private created = 0;
@@ -105,9 +109,7 @@ export class EpisodeStore {
 
   /** Bytes of JSON the live episodes hold together (Episode.bytes), counted against `maxBytes`. */
   get bytes(): number {
-    let total = 0;
-    for (const episode of this.episodes.values()) total += episode.bytes;
-    return total;
+    return this.heldBytes;
   }
 
   /**
@@ -137,6 +139,7 @@ export class EpisodeStore {
       ...(group ? { group } : {}),
     });
     this.episodes.set(episode.id, episode);
+    this.recount(episode);
     return { ...episode.summary(), messages: firstMessages(episode), stop: [...STOP_SEQUENCES] };
   }
 
@@ -183,6 +186,7 @@ export class EpisodeStore {
       if (episode.done) throw doneError(episode);
       return session.turn(request.text);
     });
+    this.recount(episode);
     episode.lastActive = this.now();
     const { record } = outcome;
     const result: TurnResult = { turn: record.turn, observation: { role: 'user', content: record.observation }, done: outcome.done };
@@ -251,9 +255,19 @@ export class EpisodeStore {
     return episode !== undefined && !this.expired(episode, this.now());
   }
 
+  /** `DELETE /v1/episodes/{id}`: ends the episode and answers its final summary; throws EpisodeError 404 for an unknown or expired one. */
+  end(id: string): EpisodeSummary {
+    const summary = this.summary(id);
+    if (!summary || !this.delete(id)) throw unknownEpisode(id, this.ttlMs);
+    return { ...summary, done: true };
+  }
+
   /** Ends an episode; false when there was none. A step still running finishes, unrecorded anywhere reachable. */
   delete(id: string): boolean {
-    return this.episodes.delete(id);
+    const episode = this.episodes.get(id);
+    if (!episode) return false;
+    this.drop(episode);
+    return true;
   }
 
   /** Drops episodes idle past the TTL (not while a step runs); the timer calls it too. Returns how many went. */
@@ -262,7 +276,7 @@ export class EpisodeStore {
     let dropped = 0;
     for (const [id, episode] of this.episodes) {
       if (this.expired(episode, now)) {
-        this.episodes.delete(id);
+        this.drop(episode);
         dropped++;
       }
     }
@@ -273,6 +287,7 @@ export class EpisodeStore {
   close(): void {
     clearInterval(this.timer);
     this.episodes.clear();
+    this.heldBytes = 0;
   }
 
   /** The seed the next episode without one would get (a group takes one for all its members). */
@@ -287,6 +302,20 @@ export class EpisodeStore {
     return this.known.set.has(id);
   }
 
+  /** Brings `heldBytes` up to date with what a live episode holds now (a step still running after a delete changes nothing). */
+  private recount(episode: Episode): void {
+    if (this.episodes.get(episode.id) !== episode) return;
+    const bytes = episode.bytes;
+    this.heldBytes += bytes - (this.counted.get(episode) ?? 0);
+    this.counted.set(episode, bytes);
+  }
+
+  private drop(episode: Episode): void {
+    this.episodes.delete(episode.id);
+    this.heldBytes -= this.counted.get(episode) ?? 0;
+    this.counted.delete(episode);
+  }
+
   private expired(episode: Episode, now: number): boolean {
     return !episode.busy && now - episode.lastActive > this.ttlMs;
   }
@@ -296,7 +325,7 @@ export class EpisodeStore {
     if (!episode) return undefined;
     const now = this.now();
     if (this.expired(episode, now)) {
-      this.episodes.delete(id);
+      this.drop(episode);
       return undefined;
     }
     episode.lastActive = now;
@@ -330,6 +359,7 @@ export class EpisodeStore {
         const acted = await this.act(episode, actions);
         const observations = acted.map((a) => a.observation);
         episode.record(step, arrived, Math.round((performance.now() - started) * 1000) / 1000, actions, observations);
+        this.recount(episode);
         episode.lastActive = this.now();
         return { observations: acted, step, done: episode.done };
       },
@@ -346,11 +376,15 @@ export class EpisodeStore {
    */
   private async act(episode: Episode, actions: Action[]): Promise<Acted[]> {
     const answered = await Promise.all(actions.map((action) => (action.type === 'search_tool' ? this.searchAction(episode, action) : this.callAction(episode, action))));
-    const acted = answered.map((answer) => ('observation' in answer ? answer : undefined));
-    const calls = answered.flatMap((answer, index) => ('observation' in answer ? [] : [{ ...answer, index }]));
-    const reads = (call: AnsweredCall) => call.op?.kind === 'read' || call.op?.kind === 'list';
-    for (const call of [...calls.filter(reads), ...calls.filter((call) => !reads(call))]) acted[call.index] = this.observe(episode, call);
-    return acted as Acted[];
+    const acted: Acted[] = new Array<Acted>(answered.length);
+    const writes: number[] = [];
+    answered.forEach((answer, index) => {
+      if ('observation' in answer) acted[index] = answer;
+      else if (answer.op?.kind === 'read' || answer.op?.kind === 'list') acted[index] = this.observe(episode, answer);
+      else writes.push(index);
+    });
+    for (const index of writes) acted[index] = this.observe(episode, answered[index] as AnsweredCall);
+    return acted;
   }
 
   private async callAction(episode: Episode, action: ToolCallAction): Promise<AnsweredCall> {

@@ -11,6 +11,8 @@ import type { HttpMetrics } from './http-metrics.js';
 import { CALL_ROUTE, toolCall } from './tool-call.js';
 import { parseJsonBody } from './json-body.js';
 import { stepJson } from '../episodes/step-json.js';
+import { createdEpisodeJson } from '../episodes/created-json.js';
+import type { CreatedEpisode } from '../episodes/types.js';
 import { callerCredentials, type CallerCredentials } from '../upstream/credentials.js';
 
 /**
@@ -36,16 +38,22 @@ export interface CallListenerOptions {
 
 /** `/v1/episodes/{id}/step` and `/turns`, with the same one-segment id rule as calls. */
 const EPISODE_PATH = /^\/v1\/episodes\/([^/?#\\]+)\/(step|turns)(?:\?|$)/;
+/** `/v1/episodes` itself (a new episode), and `/v1/episodes/{id}` (one ended). */
+const EPISODES_PATH = /^\/v1\/episodes(?:\?|$)/;
+const ONE_EPISODE_PATH = /^\/v1\/episodes\/([^/?#\\]+)(?:\?|$)/;
 
 /** The episode routes' patterns, as hono routes them and as /metrics labels them. */
 const STEP_ROUTE = '/v1/episodes/:id/step';
 const TURNS_ROUTE = '/v1/episodes/:id/turns';
+const EPISODES_ROUTE = '/v1/episodes';
+const EPISODE_ROUTE = '/v1/episodes/:id';
 
 /** What `application/json` answers carry. */
 const JSON_TYPE = 'application/json';
 
-/** A request this path answers: its route (for /metrics), its line (for the error log), and the answer to its body. */
+/** A request this path answers: its method and route (for /metrics), its line (for the error log), and the answer to its body. */
 interface FrontRequest {
+  method: 'POST' | 'DELETE';
   route: string;
   line: string;
   /** May throw (a request wrong as a whole) before any promise exists. */
@@ -54,7 +62,8 @@ interface FrontRequest {
 
 /**
  * The requests a rollout makes most, answered from node's own request and response in front of the app: `POST
- * /v1/tools/{id}/call`, and an episode's `POST /v1/episodes/{id}/step` and `/turns`. Through @hono/node-server and
+ * /v1/tools/{id}/call`, and an episode's whole life: `POST /v1/episodes`, `POST /v1/episodes/{id}/step` and
+ * `/turns`, `DELETE /v1/episodes/{id}` (an episode of eight turns is created and deleted once). Through @hono/node-server and
  * hono the same request costs about half as much CPU again (a web Request around node's, the body read through it,
  * the middleware chain's promises, a web Response written back), as much as a cached call itself. They run what the
  * hono routes run (`toolCall`, the episode store). Everything else goes to `app`: other routes, and requests this
@@ -65,11 +74,11 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
   const decoder = new TextDecoder();
   const plainHost = hostCheck();
   return (incoming, outgoing) => {
-    const front = incoming.method === 'POST' ? frontRequest(incoming.url, options) : undefined;
+    const front = frontRequest(incoming.method, incoming.url, options);
     if (
       front === undefined ||
       !plainHost(incoming.headers.host) ||
-      !bodyWithin(incoming, options.bodyLimit) ||
+      !(front.method === 'DELETE' ? bodiless(incoming) : bodyWithin(incoming, options.bodyLimit)) ||
       (options.accepts && !options.accepts(onlyHeader(incoming, 'authorization'), onlyHeader(incoming, KEY_HEADER)))
     ) {
       app(incoming, outgoing);
@@ -79,13 +88,13 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The client went away before its body arrived: nobody reads an answer; counted as the app counts it.
-    incoming.on('error', () => options.metrics.end('POST', front.route, CLIENT_CLOSED, started));
+    incoming.on('error', () => options.metrics.end(front.method, front.route, CLIENT_CLOSED, started));
     incoming.on('end', () => {
-      const failed = (error: unknown) => sendResponse(outgoing, errorResponse(error, front.line, options.log), options, front.route, started);
+      const failed = (error: unknown) => sendResponse(outgoing, errorResponse(error, front.line, options.log), options, front, started);
       let answered: Promise<void>;
       try {
-        const body = decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        answered = front.answer(body, incoming).then((answer) => send(outgoing, answer, options, front.route, started), failed);
+        const body = chunks.length === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        answered = front.answer(body, incoming).then((answer) => send(outgoing, answer, options, front, started), failed);
       } catch (error) {
         // A request wrong as a whole (malformed JSON, a bad Prefer) is refused before any promise exists.
         answered = failed(error);
@@ -95,21 +104,24 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
         // not take): a 500 problem instead, if nothing went out yet.
         options.log(`toolenv: ${front.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         if (outgoing.headersSent) {
-          options.metrics.end('POST', front.route, 500, started);
+          options.metrics.end(front.method, front.route, 500, started);
           outgoing.destroy();
           return;
         }
-        send(outgoing, { status: 500, headers: { 'content-type': PROBLEM_CONTENT_TYPE }, text: INTERNAL_ERROR }, options, front.route, started);
+        send(outgoing, { status: 500, headers: { 'content-type': PROBLEM_CONTENT_TYPE }, text: INTERNAL_ERROR }, options, front, started);
       });
     });
   };
 }
 
-/** The request this path answers at `url`, or undefined (the app's). */
-function frontRequest(url: string | undefined, options: CallListenerOptions): FrontRequest | undefined {
+/** The request this path answers for `method` at `url`, or undefined (the app's). */
+function frontRequest(method: string | undefined, url: string | undefined, options: CallListenerOptions): FrontRequest | undefined {
+  if (method === 'DELETE') return deleteRequest(url, options.episodes);
+  if (method !== 'POST') return undefined;
   const toolId = callToolId(url);
   if (toolId !== undefined) {
     return {
+      method,
       route: CALL_ROUTE,
       line: requestLine(toolId),
       answer: (body, incoming) =>
@@ -117,14 +129,29 @@ function frontRequest(url: string | undefined, options: CallListenerOptions): Fr
     };
   }
   const episodes = options.episodes;
-  const match = episodes && url !== undefined ? EPISODE_PATH.exec(url) : null;
+  if (!episodes || url === undefined) return undefined;
+  if (EPISODES_PATH.test(url)) {
+    return { method, route: EPISODES_ROUTE, line: 'POST /v1/episodes', answer: async (body) => createdAnswer(episodes.create(parseJsonBody(body))) };
+  }
+  const match = EPISODE_PATH.exec(url);
+  const id = match ? decodedSegment(match[1]!) : undefined;
+  if (id === undefined) return undefined;
+  if (match![2] === 'step') {
+    return { method, route: STEP_ROUTE, line: `POST /v1/episodes/${id}/step`, answer: (body) => episodes.step(id, parseJsonBody(body)).then((result) => jsonAnswer(stepJson(result))) };
+  }
+  return { method, route: TURNS_ROUTE, line: `POST /v1/episodes/${id}/turns`, answer: (body) => episodes.turn(id, parseJsonBody(body)).then((result) => jsonAnswer(JSON.stringify(result))) };
+}
+
+/** `DELETE /v1/episodes/{id}`: the episode ended, answered with its final summary (as the hono route answers it). */
+function deleteRequest(url: string | undefined, episodes: EpisodeStore | undefined): FrontRequest | undefined {
+  const match = episodes && url !== undefined ? ONE_EPISODE_PATH.exec(url) : null;
   const id = match ? decodedSegment(match[1]!) : undefined;
   if (!episodes || id === undefined) return undefined;
-  if (match![2] === 'step') {
-    return { route: STEP_ROUTE, line: `POST /v1/episodes/${id}/step`, answer: (body) => episodes.step(id, parseJsonBody(body)).then((result) => jsonAnswer(stepJson(result))) };
-  }
-  return { route: TURNS_ROUTE, line: `POST /v1/episodes/${id}/turns`, answer: (body) => episodes.turn(id, parseJsonBody(body)).then((result) => jsonAnswer(JSON.stringify(result))) };
+  return { method: 'DELETE', route: EPISODE_ROUTE, line: `DELETE /v1/episodes/${id}`, answer: async () => jsonAnswer(JSON.stringify(episodes.end(id))) };
 }
+
+/** A new episode's answer: 201 with its Location. */
+const createdAnswer = (created: CreatedEpisode): CallAnswer => ({ status: 201, headers: { 'content-type': JSON_TYPE, location: `/v1/episodes/${created.id}` }, text: createdEpisodeJson(created) });
 
 /** The caller's credentials for the real API: Authorization is ToolEnv's own when the server's key did not come in x-toolenv-key. */
 function listenerCredentials(incoming: IncomingMessage, accepts: KeyCheck | undefined): CallerCredentials {
@@ -195,6 +222,12 @@ function parsedHost(host: string): string | undefined {
   }
 }
 
+/** Whether the request declares no body at all (a DELETE's), or an empty one. */
+function bodiless(incoming: IncomingMessage): boolean {
+  const declared = incomingHeader(incoming, 'content-length');
+  return incomingHeader(incoming, 'transfer-encoding') === undefined && (declared === undefined || declared === '0');
+}
+
 /** Whether the body's length is declared up front and within the limit (a chunked body is left to the app, which counts it). */
 function bodyWithin(incoming: IncomingMessage, limit: number): boolean {
   const declared = incomingHeader(incoming, 'content-length');
@@ -213,17 +246,17 @@ function onlyHeader(incoming: IncomingMessage, name: string): string | undefined
   return found;
 }
 
-function send(outgoing: ServerResponse, { status, headers, text }: CallAnswer, options: CallListenerOptions, route: string, started: number): void {
+function send(outgoing: ServerResponse, { status, headers, text }: CallAnswer, options: CallListenerOptions, front: FrontRequest, started: number): void {
   if (text !== null) headers['content-length'] = String(Buffer.byteLength(text));
   outgoing.writeHead(status, headers);
   outgoing.end(text ?? undefined);
-  options.metrics.end('POST', route, status, started);
+  options.metrics.end(front.method, front.route, status, started);
 }
 
 /** A web Response (a problem) written to node's response: the rare answers, built by the app's own error handling. */
-async function sendResponse(outgoing: ServerResponse, response: Response, options: CallListenerOptions, route: string, started: number): Promise<void> {
+async function sendResponse(outgoing: ServerResponse, response: Response, options: CallListenerOptions, front: FrontRequest, started: number): Promise<void> {
   const text = await response.text();
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
-  send(outgoing, { status: response.status, headers, text }, options, route, started);
+  send(outgoing, { status: response.status, headers, text }, options, front, started);
 }

@@ -103,4 +103,29 @@ describe('episode memory', () => {
     assert.ok(store.bytes < 4096);
     assert.equal((await app.request('/v1/episodes', { method: 'POST' })).status, 201);
   });
+
+  it('keeps the live episodes\' bytes as they change: steps, text turns, deletes, expiry, and a step that ends after its delete', async (t) => {
+    let clock = 0;
+    const store = storeWith({ ttlMs: 1000, now: () => clock });
+    t.after(() => store.close());
+    const live = new Set<string>();
+    const sum = () => [...live].reduce((total, id) => total + (store.episode(id)?.bytes ?? 0), 0);
+    const call: ToolCallAction = { type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Paris' } };
+    const ids = Array.from({ length: 4 }, () => store.create({}).id);
+    ids.forEach((id) => live.add(id));
+    await store.step(ids[0]!, { actions: [call, { ...call, arguments: { city: 'x'.repeat(4096) } }] });
+    await store.turn(ids[1]!, { text: '<think>Find it.</think>\n<search_tool>weather forecast</search_tool>' });
+    await store.turn(ids[1]!, { text: '<think>Call.</think>\n<tool_call>{"tool": "weather_forecast", "arguments": {"city": "Oslo"}}</tool_call>' });
+    assert.ok(store.bytes > 4096);
+    assert.equal(store.bytes, sum());
+    // A step in flight when its episode is deleted adds nothing once it ends.
+    const running = store.step(ids[2]!, { actions: [{ ...call, arguments: { city: 'y'.repeat(4096) } }] });
+    store.delete(ids[2]!);
+    live.delete(ids[2]!);
+    await running;
+    assert.equal(store.bytes, sum());
+    clock = 5000;
+    assert.equal(store.sweep(), 3);
+    assert.equal(store.bytes, 0);
+  });
 });

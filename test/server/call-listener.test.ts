@@ -291,6 +291,41 @@ describe('episode steps and turns answered in front of hono', () => {
     assert.equal((await both((id) => `/v1/episodes/${id}/step`, ids, '{"actions":[{"type":"search_tool","query":"pet"}]}')).status, 409);
   });
 
+  test('creating and deleting episodes: the same answers over HTTP as from the hono routes, refusals included', async () => {
+    const create = async (body: string, over: 'http' | 'hono') => {
+      const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
+      const response = over === 'http' ? await fetch(`${server.url}/v1/episodes`, init) : await server.app.request('/v1/episodes', init);
+      const length = response.headers.get('content-length');
+      const answer = await seen(response);
+      if (over === 'http') assert.equal(Number(length), Buffer.byteLength(answer.body));
+      if (answer.status !== 201) return answer;
+      // Written as JSON.stringify writes the created episode (its system message kept from an earlier one).
+      assert.equal(JSON.stringify(JSON.parse(answer.body)), answer.body);
+      // A new episode's id, creation time and (unless the body gives one) seed are its own: the rest must match.
+      const { id, created_at, seed } = JSON.parse(answer.body) as { id: string; created_at: string; seed: number };
+      assert.ok(answer.headers.some(([name, value]) => name === 'location' && value === `/v1/episodes/${id}`));
+      const normalized = answer.body.replace(id, 'ID').replace(created_at, 'T').replace(`"seed":${seed},`, '');
+      return { ...answer, headers: answer.headers.filter(([name]) => name !== 'location'), body: normalized };
+    };
+    for (const body of ['', '{"seed": 3, "max_turns": 4, "protocol": "react"}', '{"task": {"query": "Add a pet"}, "tools": ["petstore_test__addPet"]}', '{"max_steps": 0}', '{"unknown": 1}', '{"seed":']) {
+      const overHttp = await create(body, 'http');
+      assert.deepEqual(overHttp, await create(body, 'hono'), body);
+      if (body === '') assert.equal(overHttp.status, 201);
+    }
+    const ids = await twins({});
+    const end = async (id: string, over: 'http' | 'hono') => {
+      const response = over === 'http' ? await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE' }) : await server.app.request(`/v1/episodes/${id}`, { method: 'DELETE' });
+      const answer = await seen(response);
+      return { ...answer, body: answer.body.replaceAll(id, 'ID').replace(/"created_at":"[^"]+"/, '"created_at":"T"') };
+    };
+    const ended = await end(ids[0], 'http');
+    assert.equal(ended.status, 200);
+    assert.equal((JSON.parse(ended.body) as { done: boolean }).done, true);
+    assert.deepEqual(ended, await end(ids[1], 'hono'));
+    assert.equal((await end(ids[0], 'http')).status, 404, 'deleted once');
+    assert.deepEqual(await end('missing', 'http'), await end('missing', 'hono'));
+  });
+
   test('steps and turns answered in front of hono are counted in /metrics under their route patterns', async () => {
     const [id] = await twins({});
     const line = (route: string) => new RegExp(`toolenv_http_requests_total\\{method="POST",route="${route.replaceAll('/', '\\/')}",status="200"\\} (\\d+)`);
@@ -300,5 +335,10 @@ describe('episode steps and turns answered in front of hono', () => {
     const after = await metrics();
     const count = (text: string, route: string) => Number(line(route).exec(text)?.[1] ?? 0);
     assert.equal(count(after, '/v1/episodes/:id/turns'), count(before, '/v1/episodes/:id/turns') + 1);
+    await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE' });
+    const ended = await metrics();
+    const deletes = (text: string) => Number(/toolenv_http_requests_total\{method="DELETE",route="\/v1\/episodes\/:id",status="200"\} (\d+)/.exec(text)?.[1] ?? 0);
+    assert.equal(deletes(ended), deletes(after) + 1);
+    assert.match(ended, /toolenv_http_requests_total\{method="POST",route="\/v1\/episodes",status="201"\} \d+/);
   });
 });

@@ -25,6 +25,10 @@ describe('storedResult', () => {
     const result = storedResult(200, text, {});
     const copy = { ...result, body: { changed: true } };
     assert.equal(untouchedBodyText(copy), undefined);
+    const { status: _status, ...rest } = storedResult(200, text, {});
+    assert.equal(untouchedBodyText(rest), undefined);
+    assert.deepEqual(rest.body, { id: 42, tags: ['a'] });
+    assert.equal(untouchedBodyText(Object.assign({}, storedResult(200, text, {}))), undefined);
     assert.deepEqual(structuredClone(storedResult(200, text, { 'retry-after': '1' })), { status: 200, source: 'cache', headers: { 'retry-after': '1' }, body: { id: 42, tags: ['a'] } });
   });
 

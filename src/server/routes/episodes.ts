@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { EpisodeError, unknownEpisode } from '../../episodes/errors.js';
 import type { EpisodeStore } from '../../episodes/store.js';
 import { stepJson } from '../../episodes/step-json.js';
+import { createdEpisodeJson } from '../../episodes/created-json.js';
 import type { CallControls, CallResult } from '../../simulator/types.js';
 import { readJsonBody } from '../json-body.js';
 import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../problems.js';
@@ -22,8 +23,8 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
   const app = new Hono();
 
   app.post('/v1/episodes', async (c) => {
-    const summary = episodes.create(await readJsonBody(c));
-    return c.json(summary, 201, { location: `/v1/episodes/${summary.id}` });
+    const created = episodes.create(await readJsonBody(c));
+    return c.body(createdEpisodeJson(created), 201, { ...JSON_HEADERS, location: `/v1/episodes/${created.id}` });
   });
 
   // Read-only, for the studio and dashboards: the episodes this process holds, newest first.
@@ -51,12 +52,7 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
     return c.body(lines, 200, { 'content-type': JSONL_CONTENT_TYPE });
   });
 
-  app.delete('/v1/episodes/:id', (c) => {
-    const id = c.req.param('id');
-    const summary = episodes.summary(id);
-    if (!summary || !episodes.delete(id)) throw unknownEpisode(id, episodes.ttlMs);
-    return c.json({ ...summary, done: true });
-  });
+  app.delete('/v1/episodes/:id', (c) => c.json(episodes.end(c.req.param('id'))));
 
   return app;
 }
