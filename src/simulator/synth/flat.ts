@@ -303,15 +303,30 @@ function compatible(flat: Flat, branch: JsonSchema): boolean {
 }
 
 /**
+ * Flats of single schemas that flatten without a choice, by schema: a response schema is long-lived and flattened
+ * for every value of every call. Nothing changes a Flat once made.
+ */
+const plainFlats = new WeakMap<object, Flat>();
+
+/**
  * Flattens `schemas` (read as an allOf) into one `Flat`, choosing branches with `rng` (and, given `tried`, the
  * branches earlier tries did not take first). A taken oneOf branch adds the
  * others to `mustNotMatch`; a condition is taken with its `then` (the value will match `if`) or its `else` (the value
  * must not match `if`).
  */
 export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<readonly JsonSchema[], Set<number>>): Flat {
+  const single = schemas.length === 1 && isObject(schemas[0]) ? schemas[0] : undefined;
+  const known = single && plainFlats.get(single);
+  if (known) return known;
   const flat = emptyFlat();
   const pending: Pending = { alternatives: [], conditionals: [], dependentSchemas: new Map() };
   for (const schema of schemas) absorb(flat, pending, schema);
+  // Without branches, conditions or dependent schemas the flattening takes nothing from `rng` and ends here: the
+  // same schema always flattens alike.
+  if (single && pending.alternatives.length === 0 && pending.conditionals.length === 0 && pending.dependentSchemas.size === 0) {
+    plainFlats.set(single, flat);
+    return flat;
+  }
   for (let step = 0; step < 256 && !flat.impossible; step++) {
     const alternative = pending.alternatives.shift();
     if (alternative) {
@@ -350,3 +365,4 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<re
   }
   return flat;
 }
+
