@@ -274,7 +274,7 @@ export class EpisodeStore {
   sweep(): number {
     const now = this.now();
     let dropped = 0;
-    for (const [id, episode] of this.episodes) {
+    for (const episode of this.episodes.values()) {
       if (this.expired(episode, now)) {
         this.drop(episode);
         dropped++;
