@@ -125,7 +125,7 @@ function frontRequest(method: string | undefined, url: string | undefined, optio
       route: CALL_ROUTE,
       line: requestLine(toolId),
       answer: (body, incoming) =>
-        toolCall(options, { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER), credentials: listenerCredentials(incoming, options.accepts) }).then(callAnswer),
+        toolCall(options, { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER), credentials: listenerCredentials(incoming, options) }).then(callAnswer),
     };
   }
   const episodes = options.episodes;
@@ -153,8 +153,12 @@ function deleteRequest(url: string | undefined, episodes: EpisodeStore | undefin
 /** A new episode's answer: 201 with its Location. */
 const createdAnswer = (created: CreatedEpisode): CallAnswer => ({ status: 201, headers: { 'content-type': JSON_TYPE, location: `/v1/episodes/${created.id}` }, text: createdEpisodeJson(created) });
 
-/** The caller's credentials for the real API: Authorization is ToolEnv's own when the server's key did not come in x-toolenv-key. */
-function listenerCredentials(incoming: IncomingMessage, accepts: KeyCheck | undefined): CallerCredentials {
+/**
+ * The caller's credentials for the real API: Authorization is ToolEnv's own when the server's key did not come in
+ * x-toolenv-key. Undefined when the simulator forwards nothing, so that a simulated call builds none.
+ */
+function listenerCredentials(incoming: IncomingMessage, { simulator, accepts }: CallListenerOptions): CallerCredentials | undefined {
+  if (!simulator.forwards) return undefined;
   return callerCredentials(
     (name) => {
       const value = incoming.headers[name];

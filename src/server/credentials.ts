@@ -2,8 +2,12 @@ import type { Context } from 'hono';
 import { callerCredentials, type CallerCredentials } from '../upstream/credentials.js';
 import type { AppContext } from './context.js';
 
-/** The caller's credentials for the real API in a hono request (the auth middleware says where ToolEnv's key came). */
-export function requestCredentials(ctx: AppContext, c: Context): CallerCredentials {
+/**
+ * The caller's credentials for the real API in a hono request (the auth middleware says where ToolEnv's key came);
+ * undefined when the simulator forwards nothing, so that a simulated call builds none.
+ */
+export function requestCredentials(ctx: AppContext, c: Context): CallerCredentials | undefined {
+  if (!ctx.simulator.forwards) return undefined;
   let query: URLSearchParams | undefined;
   return callerCredentials(
     (name) => c.req.header(name),

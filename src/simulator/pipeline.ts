@@ -126,6 +126,10 @@ class PipelineSimulator implements ToolSimulator {
     return new ErrorStream(seed, this.injection);
   }
 
+  get forwards(): boolean {
+    return this.upstream?.forwards === true;
+  }
+
   async call(toolId: string, args: unknown, options: PipelineCallOptions = {}): Promise<CallResult> {
     const started = performance.now();
     const result = await this.answer(toolId, args, options);

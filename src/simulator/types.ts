@@ -63,4 +63,6 @@ export interface CallOptions {
 /** The pipeline Rule → Cache → Response → write-back, as the server, the CLI and episodes see it. */
 export interface Simulator {
   call(toolId: string, args: unknown, options?: CallOptions): Promise<CallResult>;
+  /** Whether calls go to a real API with the caller's credentials (`serve --upstream record|passthrough`); only then are they read. */
+  readonly forwards?: boolean;
 }
