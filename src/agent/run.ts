@@ -44,6 +44,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (options.tools !== undefined) config.tools = options.tools;
   if (options.seed !== undefined) config.seed = options.seed;
   if (options.errorRate !== undefined) config.error_rate = options.errorRate;
+  if (options.maxObservationChars !== undefined) config.max_observation_chars = options.maxObservationChars;
   const episode = await client.create(config);
 
   const messages: ChatMessage[] = episode.messages.map((m) => ({ ...m }));

@@ -13,6 +13,8 @@ export interface SessionOptions {
   k: number;
   maxCallsPerTurn: number;
   maxTurns: number;
+  /** Characters of one rendered observation (the episode's `max_observation_chars`); none: whole. */
+  maxObservationChars?: number;
   /** Runs one step of the episode (its calls and searches, recorded); the session never calls the simulator itself. */
   step(actions: Action[]): Promise<StepResult>;
   /** A surfaced tool's record, rendered into the observation. */
@@ -108,7 +110,7 @@ export class ProtocolSession {
       state.notRun.push(...dispatch.notRun);
     }
     record.not_run = dispatch.notRun.map(({ id, tool, kind, reason }) => ({ id, tool, kind, reason }));
-    record.observation = renderObservation(state, dispatch, result, new Set(fresh));
+    record.observation = renderObservation(state, dispatch, result, new Set(fresh), this.options.maxObservationChars);
     if (message.plan) this.controller = { phase: message.plan.phase, key: canonicalJson(message.plan) };
     this.lastRan = dispatch.actions.length > 0;
     // On the last turn the step limit and the turn cap coincide: the cap is what ended the run.

@@ -119,6 +119,8 @@ export interface RunAgentOptions {
   seed?: number;
   /** Episode error rate; default the server's. */
   errorRate?: number;
+  /** Characters of one observation (the episode's `max_observation_chars`); default whole. */
+  maxObservationChars?: number;
   /** The judge the rewards are scored with (`openai:MODEL@URL`); default the server's. */
   judge?: string;
   signal?: AbortSignal;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { defaultLibraryDir } from '../paths.js';
-import { intFlag, printJson, printLine, UsageError } from './output.js';
+import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, UsageError } from './output.js';
 import { workersFlag } from './workers.js';
 
 interface BenchFlags {
@@ -16,6 +16,25 @@ interface BenchFlags {
   rollouts?: boolean;
   episodes: string;
   steps: string;
+  learning?: boolean;
+  out?: string;
+  seeds: string;
+  trainTasks: string;
+  heldOut: string;
+  tools: string;
+  protocols: string;
+  size: string;
+  sftEpochs: string;
+  sftLr: string;
+  sftBatch: string;
+  rlSteps: string;
+  rlGroup: string;
+  rlBatch: string;
+  rlLr: string;
+  maxTurns: string;
+  maxSeqLen: string;
+  maxObservationChars: string;
+  cache: string;
   json?: boolean;
 }
 
@@ -35,9 +54,29 @@ export function registerBench(program: Command): void {
     .option('--rollouts', 'instead: episodes at rollout scale (JSON steps and text turns, cached and fresh arguments) beside the plain cached call')
     .option('--episodes <list>', 'with --rollouts: concurrent episodes of each scale, comma-separated', '256,2048')
     .option('--steps <n>', 'with --rollouts: steps (call turns) per episode, each of three calls', '8')
+    .option('--learning', 'instead: the learning benchmark: held-out success and rewards of a small policy before training, after SFT, after GRPO, over seeds (see the README’s "Learning")')
+    .option('--out <dir>', 'with --learning: where every stage’s run directory goes (default runs/learning-<time>)')
+    .option('--seeds <list>', 'with --learning: recipe seeds, comma-separated', '1,2,3')
+    .option('--train-tasks <n>', 'with --learning: training tasks synthesized per seed', '600')
+    .option('--held-out <n>', 'with --learning: held-out tasks per seed, on tools no training task uses', '40')
+    .option('--tools <range>', 'with --learning: tools per task, N or MIN-MAX', '1')
+    .option('--protocols <list>', 'with --learning: paraact, react or both (the paper’s comparison)', 'paraact')
+    .option('--size <name>', 'with --learning: the policy, `model tiny-hf --size` (tiny or small)', 'small')
+    .option('--sft-epochs <n>', 'with --learning: epochs over the demonstrations', '1')
+    .option('--sft-lr <rate>', 'with --learning: SFT learning rate (from scratch: far above the paper’s 1e-5)', '1.5e-3')
+    .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
+    .option('--rl-steps <n>', 'with --learning: GRPO steps', '16')
+    .option('--rl-group <n>', 'with --learning: rollouts per prompt', '4')
+    .option('--rl-batch <n>', 'with --learning: prompts per GRPO step', '2')
+    .option('--rl-lr <rate>', 'with --learning: GRPO learning rate', '1e-4')
+    .option('--max-turns <n>', 'with --learning: turn cap of every episode', '4')
+    .option('--max-seq-len <n>', 'with --learning: tokens of one sequence, in SFT, RL and evaluation alike', '4096')
+    .option('--max-observation-chars <n>', 'with --learning: characters of one observation, in demonstrations, rollouts and evaluation alike', '1500')
+    .option('--cache <file>', 'with --learning: the in-process server’s response cache', defaultCacheFile())
     .option('--json', 'print the report as one JSON object (last stdout line)')
     .action(async (opts: BenchFlags) => {
       if (opts.rollouts) return rollouts(opts);
+      if (opts.learning) return learning(opts);
       if (!['auto', 'cuda', 'vulkan', 'cpu'].includes(opts.gpu)) throw new UsageError(`--gpu must be auto, cuda, vulkan or cpu, got ${JSON.stringify(opts.gpu)}`);
       // Loaded here: the load generator is a large import no other command needs.
       const { runBench } = await import('../bench/run.js');
@@ -103,5 +142,53 @@ async function rollouts(opts: BenchFlags): Promise<void> {
     for (const [name, row] of Object.entries(scale.workloads)) {
       printLine(`${name.padEnd(14)}${String(row.actions_per_s).padStart(11)}${String(row.step_p50_ms).padStart(10)}${String(row.step_p99_ms).padStart(10)}${String(row.server_us_per_action ?? '').padStart(18)}`);
     }
+  }
+}
+
+/** `bench --learning`: the learning recipe over seeds and its table. */
+async function learning(opts: BenchFlags): Promise<void> {
+  const list = (flag: string, text: string) => text.split(',').map((part) => part.trim()).filter(Boolean).map((part) => intFlag(flag, part, { min: 0 }));
+  const seeds = list('--seeds', opts.seeds);
+  if (seeds.length === 0) throw new UsageError('--seeds needs at least one seed');
+  const range = /^(\d)(?:-(\d))?$/.exec(opts.tools.trim());
+  const tools = range ? { min: Number(range[1]), max: Number(range[2] ?? range[1]) } : undefined;
+  if (!tools || tools.min < 1 || tools.max > 4 || tools.min > tools.max) throw new UsageError(`--tools must be N or MIN-MAX within 1-4, got ${JSON.stringify(opts.tools)}`);
+  const protocols = opts.protocols.split(',').map((p) => p.trim());
+  if (protocols.length === 0 || protocols.some((p) => p !== 'paraact' && p !== 'react')) throw new UsageError(`--protocols must be paraact, react or both, got ${JSON.stringify(opts.protocols)}`);
+  if (opts.size !== 'tiny' && opts.size !== 'small') throw new UsageError(`--size must be tiny or small, got ${JSON.stringify(opts.size)}`);
+  const { runLearningBench } = await import('../bench/learning.js');
+  const report = await runLearningBench({
+    library: opts.library,
+    cache: opts.cache,
+    out: opts.out ?? `runs/learning-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+    seeds,
+    trainTasks: intFlag('--train-tasks', opts.trainTasks, { min: 1, max: 100_000 }),
+    heldOut: intFlag('--held-out', opts.heldOut, { min: 1, max: 10_000 }),
+    tools,
+    protocols: protocols as ('paraact' | 'react')[],
+    size: opts.size,
+    sft: { epochs: numberFlag('--sft-epochs', opts.sftEpochs, { min: 0.01, max: 100 }), lr: numberFlag('--sft-lr', opts.sftLr, { min: 0, max: 1 }), batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }) },
+    rl: {
+      steps: intFlag('--rl-steps', opts.rlSteps, { min: 1, max: 100_000 }),
+      group: intFlag('--rl-group', opts.rlGroup, { min: 2, max: 64 }),
+      batch: intFlag('--rl-batch', opts.rlBatch, { min: 1, max: 1024 }),
+      lr: numberFlag('--rl-lr', opts.rlLr, { min: 0, max: 1 }),
+      temperature: 1,
+    },
+    maxTurns: intFlag('--max-turns', opts.maxTurns, { min: 1, max: 100 }),
+    maxTurnTokens: 384,
+    maxSeqLen: intFlag('--max-seq-len', opts.maxSeqLen, { min: 64 }),
+    maxObservationChars: observationFlag(opts.maxObservationChars),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (opts.json) return printJson(report);
+  const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
+  const num = (v: number | null, d = 3) => (v === null ? '–' : v.toFixed(d));
+  printLine(`${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy Qwen2 ${report.model.size} (${report.model.parameters} parameters); ${Math.round(report.wall_s)} s; runs in ${report.out}`);
+  printLine('| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ±sd | wall s | tokens/s |');
+  printLine('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const s of report.stages) {
+    const name = protocols.length > 1 ? `${s.protocol} ${s.stage}` : s.stage;
+    printLine(`| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`);
   }
 }

@@ -4,7 +4,7 @@ import { MAX_K } from '../agent/protocol.js';
 import { AGENTS, type AgentName } from '../agent/types.js';
 import { TASK_FORMATS, type TaskFormat } from '../eval/tasks.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, UsageError } from './output.js';
 
 interface EvalFlags {
   server?: string;
@@ -20,6 +20,10 @@ interface EvalFlags {
   k?: string;
   seed?: string;
   errorRate?: string;
+  maxObservationChars?: string;
+  maxSeqLen: string;
+  maxTurnTokens?: string;
+  temperature?: string;
   apiKey?: string;
   judge?: string;
   judgeApiKey?: string;
@@ -37,13 +41,17 @@ export function registerEval(program: Command): void {
     .option('--tasks <file>', 'task file: JSON Lines of {id, query, reference_tools?, tools?, answer?, seed?}, ToolBench queries, BFCL entries, API-Bank dialogs or MCP-style tasks (JSON array or JSONL)')
     .option('--format <format>', `task file format: ${TASK_FORMATS.join(', ')} (default: detected)`)
     .option('--agent <names>', `agent loop(s), comma-separated to compare: ${AGENTS.join(', ')}`, 'paraact')
-    .option('--policy <spec>', 'what writes each turn: heuristic, openai:MODEL@URL, gguf:FILE', 'heuristic')
+    .option('--policy <spec>', 'what writes each turn: heuristic, openai:MODEL@URL, gguf:FILE, hf:DIR (a Hugging Face checkpoint, e.g. a `toolenv train` run’s RUN/checkpoint)', 'heuristic')
     .option('--runs <n>', 'runs of every task (mean ± sample SD over runs)', '1')
     .option('--concurrency <n>', 'task-runs in flight at once', '4')
     .option('--max-turns <n>', 'turn cap per run (agent default 15)')
     .option('--k <n>', 'search results per query (agent default 3)')
     .option('--seed <n>', 'derive each task-run’s episode seed from (seed, task, run): reruns meet the same injected errors')
     .option('--error-rate <r>', 'injected-error rate of every episode (default the server’s)')
+    .option('--max-observation-chars <n>', 'characters of one observation (the budget the policy was trained under); default whole')
+    .option('--max-seq-len <n>', 'hf: tokens of a whole conversation; a run that outgrows it fails, as its rollout stops in training', '4096')
+    .option('--max-turn-tokens <n>', 'hf and gguf: most tokens of one message (default hf 512, gguf 1024)')
+    .option('--temperature <t>', 'hf: sampling temperature (default 0: greedy); gguf: default 0.7')
     .addOption(new Option('--api-key <key>', 'ToolEnv server API key').env('TOOLENV_API_KEY'))
     .option('--judge <spec>', 'the answer judge (openai:MODEL@URL): scores R_ans in the rewards, and success for tasks without an expected answer (Quality and Faithfulness YES)')
     .addOption(new Option('--judge-api-key <key>', 'API key of the judge endpoint').env('TOOLENV_JUDGE_API_KEY'))
@@ -59,7 +67,7 @@ export function registerEval(program: Command): void {
       for (const flag of ['library', 'cache'] as const) {
         if (flags.server !== undefined && command.getOptionValueSource(flag) === 'cli') throw new UsageError(`--${flag} is for the in-process server: drop it or drop --server`);
       }
-      if (!/^(heuristic|openai:.*|gguf:.+)$/.test(flags.policy)) throw new UsageError(`--policy must be heuristic, openai:MODEL@URL or gguf:FILE, got ${JSON.stringify(flags.policy)}`);
+      if (!/^(heuristic|openai:.*|gguf:.+|hf:.+)$/.test(flags.policy)) throw new UsageError(`--policy must be heuristic, openai:MODEL@URL, gguf:FILE or hf:DIR, got ${JSON.stringify(flags.policy)}`);
       const options = {
         tasks: flags.tasks,
         format: flags.format as TaskFormat | undefined,
@@ -75,6 +83,12 @@ export function registerEval(program: Command): void {
         k: flags.k === undefined ? undefined : intFlag('--k', flags.k, { min: 1, max: MAX_K }),
         seed: flags.seed === undefined ? undefined : intFlag('--seed', flags.seed, { min: 0 }),
         errorRate: flags.errorRate === undefined ? undefined : numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 }),
+        maxObservationChars: flags.maxObservationChars === undefined ? undefined : observationFlag(flags.maxObservationChars),
+        policyOptions: {
+          maxSeqLen: intFlag('--max-seq-len', flags.maxSeqLen, { min: 16 }),
+          ...(flags.maxTurnTokens !== undefined ? { maxTokens: intFlag('--max-turn-tokens', flags.maxTurnTokens, { min: 1 }) } : {}),
+          ...(flags.temperature !== undefined ? { temperature: numberFlag('--temperature', flags.temperature, { min: 0, max: 2 }) } : {}),
+        },
         judge: flags.judge,
         judgeApiKey: flags.judgeApiKey,
         out: flags.out,

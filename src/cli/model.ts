@@ -38,13 +38,15 @@ export function registerModel(program: Command): void {
     .description('write a tiny random-weight Qwen2 model for Hugging Face engines (TRL, verl), its tokenizer trained here on the protocols’ prompts, the ParaAct tags atomic tokens; for tests and smoke runs')
     .requiredOption('--out <dir>', 'model directory to write')
     .option('--seed <n>', 'weights seed', '1')
-    .option('--json', 'print {dir, vocab, parameters, seed} as one JSON line')
-    .action(async (flags: { out: string; seed: string; json?: boolean }) => {
+    .addOption(new Option('--size <name>', 'tiny (0.4 M parameters: tests, smoke runs) or small (4.2 M: learns the protocol on a CPU, `bench --learning`)').choices(['tiny', 'small']).default('tiny'))
+    .option('--corpus <file>', 'more text the tokenizer is trained on: chat-messages JSON Lines (sft.jsonl) or plain text')
+    .option('--json', 'print {dir, size, vocab, parameters, seed} as one JSON line')
+    .action(async (flags: { out: string; seed: string; size: string; corpus?: string; json?: boolean }) => {
       const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
       const { writeTinyHfModel } = await import('../model/tiny-hf.js');
-      const written = await writeTinyHfModel(resolve(flags.out), seed);
+      const written = await writeTinyHfModel(resolve(flags.out), seed, flags.size as 'tiny' | 'small', flags.corpus);
       if (flags.json) printJson(written);
-      else printLine(`wrote ${written.dir} (Qwen2, ${written.parameters} parameters, vocabulary ${written.vocab}, seed ${seed})`);
+      else printLine(`wrote ${written.dir} (Qwen2 ${written.size}, ${written.parameters} parameters, vocabulary ${written.vocab}, seed ${seed})`);
     });
 }
 

@@ -1,4 +1,5 @@
 /** How every subcommand talks to its user: `--json` summaries on stdout's last line, one-line errors on stderr. */
+import { MAX_TURN_TEXT, MIN_OBSERVATION_CHARS } from '../episodes/limits.js';
 
 /** A mistake in what the user asked for: one line on stderr, exit code 2. */
 export class UsageError extends Error {}
@@ -69,4 +70,9 @@ export function quietOnClosedStdout(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
   });
+}
+
+/** `--max-observation-chars`: the episode's `max_observation_chars`, in the range the server takes. */
+export function observationFlag(value: string): number {
+  return intFlag('--max-observation-chars', value, { min: MIN_OBSERVATION_CHARS, max: MAX_TURN_TEXT });
 }

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../agent/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { intFlag, observationFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 
 interface GenerateFlags {
   tasks?: string;
@@ -17,6 +17,7 @@ interface GenerateFlags {
   maxRounds: string;
   errorRate: string;
   maxTurns: string;
+  maxObservationChars?: string;
   k?: string;
   temperature: string;
   maxTokens: string;
@@ -42,6 +43,7 @@ export function registerSft(program: Command): void {
     .option('--error-rate <r>', 'injected-error rate of the episodes (Table 6)', '0.05')
     .option('--max-turns <n>', 'the episodes’ turn cap, as the policy meets it in RL', '15')
     .option('--k <n>', 'tools retrieved per slot (default the server’s 3)')
+    .option('--max-observation-chars <n>', 'characters of one observation, as the policy meets it in training (`train --max-observation-chars`); default whole')
     .option('--temperature <t>', 'sampling temperature of the model roles (Table 6)', '0.7')
     .option('--max-tokens <n>', 'most tokens per agent call (Table 6)', '2048')
     .option('--json', 'print the summary as one JSON line')
@@ -78,6 +80,7 @@ export function registerSft(program: Command): void {
         errorRate: numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 }),
         maxTurns: intFlag('--max-turns', flags.maxTurns, { min: 1, max: 100 }),
         ...(flags.k !== undefined ? { k: intFlag('--k', flags.k, { min: 1, max: MAX_K }) } : {}),
+        ...(flags.maxObservationChars !== undefined ? { maxObservationChars: observationFlag(flags.maxObservationChars) } : {}),
         model: { temperature: numberFlag('--temperature', flags.temperature, { min: 0, max: 2 }), maxTokens: intFlag('--max-tokens', flags.maxTokens, { min: 1 }) },
       };
       let inProcess;

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../agent/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, UsageError } from './output.js';
 
 interface TrainFlags {
   engine: string;
@@ -27,6 +27,8 @@ interface TrainFlags {
   errorRate?: string;
   maxTurnTokens: string;
   maxResponseTokens: string;
+  maxSeqLen: string;
+  maxObservationChars: string;
   gpus: string;
   nodes: string;
   set: string[];
@@ -55,7 +57,7 @@ export function registerTrain(program: Command): void {
     .option('--out <dir>', 'run directory (default runs/<engine>-<stage>-<time>)')
     .option('--steps <n>', 'optimizer steps (default: rl 128, the paper’s; sft 3 epochs over the data, the paper’s)')
     .option('--group <n>', 'rollouts per prompt (GRPO group, N)', '8')
-    .option('--batch <n>', 'prompts per step (rl, default 256, the paper’s) or conversations per step (sft, default 8)')
+    .option('--batch <n>', 'prompts per step (rl, default 256, the paper’s, at most the tasks) or conversations per step (sft, default 8)')
     .option('--seed <n>', 'training and synthesis seed', '0')
     .option('--lr <rate>', 'learning rate (default rl 1e-6, sft 1e-5, the paper’s)')
     .option('--max-turns <n>', 'turn cap of every episode', '15')
@@ -64,6 +66,8 @@ export function registerTrain(program: Command): void {
     .option('--error-rate <r>', 'injected-error rate of every episode (default the server’s)')
     .option('--max-turn-tokens <n>', 'most tokens the model writes in one turn', '1024')
     .option('--max-response-tokens <n>', 'most tokens of a whole rollout after the prompt (model and observations)', '8192')
+    .option('--max-seq-len <n>', 'most tokens of one sequence: an SFT conversation is cut there, an RL rollout stops there (prompt included)', '4096')
+    .option('--max-observation-chars <n>', 'characters of one observation the server renders, in demonstrations and rollouts alike (past it, shrunk and marked)', '2048')
     .option('--gpus <n>', 'verl: GPUs per node', '8')
     .option('--nodes <n>', 'verl: nodes', '1')
     .option('--set <key=value>', 'engine setting beyond the defaults, repeatable: a TRL config key (value as JSON), or a verl Hydra override', collect, [])
@@ -97,6 +101,7 @@ export function registerTrain(program: Command): void {
         ...(flags.k !== undefined ? { k: intFlag('--k', flags.k, { min: 1, max: MAX_K }) } : {}),
         ...(flags.maxCallsPerTurn !== undefined ? { max_calls_per_turn: intFlag('--max-calls-per-turn', flags.maxCallsPerTurn, { min: 1, max: 64 }) } : {}),
         ...(flags.errorRate !== undefined ? { error_rate: numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 }) } : {}),
+        max_observation_chars: observationFlag(flags.maxObservationChars),
       };
       const out = flags.out ?? `runs/${engine}-${stage}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       const [{ train, TrainInputError }, { TaskFileError }] = await Promise.all([import('../train/run.js'), import('../eval/tasks.js')]);
@@ -122,6 +127,8 @@ export function registerTrain(program: Command): void {
           episode,
           maxTurnTokens: intFlag('--max-turn-tokens', flags.maxTurnTokens, { min: 1 }),
           maxCompletionLength: intFlag('--max-response-tokens', flags.maxResponseTokens, { min: 1 }),
+          maxSeqLen: intFlag('--max-seq-len', flags.maxSeqLen, { min: 64 }),
+          batchGiven: flags.batch !== undefined,
           trainer,
           dryRun: flags.dryRun === true,
           verbose: flags.verbose === true,

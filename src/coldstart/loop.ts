@@ -22,6 +22,8 @@ export interface LoopOptions {
   maxTurns?: number;
   maxCallsPerTurn?: number;
   k?: number;
+  /** The episode's observation budget, as the policy will meet it in RL. */
+  maxObservationChars?: number;
   seed?: number;
 }
 
@@ -47,6 +49,7 @@ export async function runColdStart(task: TrainTask, options: LoopOptions): Promi
     error_rate: options.errorRate,
     ...(options.maxCallsPerTurn !== undefined ? { max_calls_per_turn: options.maxCallsPerTurn } : {}),
     ...(options.k !== undefined ? { k: options.k } : {}),
+    ...(options.maxObservationChars !== undefined ? { max_observation_chars: options.maxObservationChars } : {}),
     ...(task.tools ? { tools: task.tools } : {}),
     ...((task.seed ?? options.seed) !== undefined ? { seed: task.seed ?? options.seed } : {}),
   });

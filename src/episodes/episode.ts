@@ -74,6 +74,7 @@ export class Episode {
   readonly k: number;
   readonly maxCallsPerTurn: number;
   readonly maxTurns: number;
+  readonly maxObservationChars: number | undefined;
   readonly reward: Partial<RewardCoefficients> | undefined;
   readonly group: string | undefined;
   /** Clock reading of the last request that touched the episode: idle expiry counts from it. */
@@ -113,6 +114,7 @@ export class Episode {
     this.k = init.config.k ?? DEFAULT_K;
     this.maxCallsPerTurn = init.config.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN;
     this.maxTurns = init.config.max_turns ?? DEFAULT_MAX_TURNS;
+    this.maxObservationChars = init.config.max_observation_chars;
     this.reward = init.config.reward;
     this.group = init.group;
   }
@@ -280,6 +282,7 @@ export class Episode {
       k: this.k,
       max_calls_per_turn: this.maxCallsPerTurn,
       max_turns: this.maxTurns,
+      ...(this.maxObservationChars !== undefined ? { max_observation_chars: this.maxObservationChars } : {}),
       ...(this.session?.finish ? { finish: this.session.finish } : {}),
       ...(this.session?.answer !== undefined ? { answer: this.session.answer } : {}),
       ...(this.reward ? { reward: this.reward } : {}),

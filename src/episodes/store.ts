@@ -174,6 +174,7 @@ export class EpisodeStore {
       k: episode.k,
       maxCallsPerTurn: episode.maxCallsPerTurn,
       maxTurns: episode.maxTurns,
+      maxObservationChars: episode.maxObservationChars,
       step: async (actions) => {
         const { observations, step, done } = await this.run(episode, actions);
         return { observations: observations.map((o) => o.observation), step, done };

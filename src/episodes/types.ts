@@ -39,6 +39,11 @@ export interface EpisodeConfig {
   max_calls_per_turn?: number;
   /** Text turns after which the episode is done; default 15 (the paper's cap). */
   max_turns?: number;
+  /**
+   * Characters of one text-turn observation; past it the observation is shrunk to fit and says so (default: whole).
+   * A trainer sets it so the policy reads what its token budget holds.
+   */
+  max_observation_chars?: number;
   /** Overrides of Table 7's reward coefficients. */
   reward?: Partial<RewardCoefficients>;
 }
@@ -238,6 +243,7 @@ export interface EpisodeSummary {
   k: number;
   max_calls_per_turn: number;
   max_turns: number;
+  max_observation_chars?: number;
   finish?: Finish;
   answer?: string;
   /** Set when it differs from Table 7. */

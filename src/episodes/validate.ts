@@ -4,7 +4,7 @@ import { COEFFICIENT_NAMES, VERDICTS, verdictOf, type RewardCoefficients, type V
 import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { isRecord, type Json } from './resource-body.js';
-import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_COEFFICIENT, MAX_GROUP_SIZE, MAX_REWARD_MAGNITUDE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS } from './limits.js';
+import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_COEFFICIENT, MAX_GROUP_SIZE, MAX_REWARD_MAGNITUDE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS, MIN_OBSERVATION_CHARS } from './limits.js';
 import { PROTOCOLS, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from './types.js';
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
@@ -85,6 +85,9 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
   if (raw.k !== undefined && check.integer(raw.k, '/k', 1, MAX_K)) config.k = raw.k;
   if (raw.max_calls_per_turn !== undefined && check.integer(raw.max_calls_per_turn, '/max_calls_per_turn', 1, MAX_CALLS_PER_TURN)) config.max_calls_per_turn = raw.max_calls_per_turn;
   if (raw.max_turns !== undefined && check.integer(raw.max_turns, '/max_turns', 1, MAX_TURNS)) config.max_turns = raw.max_turns;
+  if (raw.max_observation_chars !== undefined && check.integer(raw.max_observation_chars, '/max_observation_chars', MIN_OBSERVATION_CHARS, MAX_TURN_TEXT)) {
+    config.max_observation_chars = raw.max_observation_chars;
+  }
   if (raw.reward !== undefined) {
     const reward = parseCoefficients(raw.reward, '/reward', check);
     if (reward) config.reward = reward;
@@ -101,7 +104,7 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
 }
 
 /** The members of an episode config (`POST /v1/groups` takes them too, beside its own). */
-export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'k', 'max_calls_per_turn', 'max_turns', 'reward'];
+export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'k', 'max_calls_per_turn', 'max_turns', 'max_observation_chars', 'reward'];
 
 /** Table 7 overrides: known names, finite non-negative numbers. */
 export function parseCoefficients(value: unknown, path: string, check: Checker): Partial<RewardCoefficients> | undefined {

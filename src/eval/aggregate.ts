@@ -17,6 +17,7 @@ export const STAT_METRICS = [
   'turns',
   'actions',
   'actions_per_turn',
+  'well_formed',
   'searches',
   'calls',
   'tokens',
@@ -98,7 +99,11 @@ function runValue(list: readonly TaskScore[], metric: StatMetric): number | null
     const turns = sum(list.map((s) => s.turns));
     return turns === 0 ? null : sum(list.map((s) => s.actions)) / turns;
   }
-  const values = list.map((s) => (metric === 'success' ? (s.success === null ? null : Number(s.success)) : s[metric])).filter((v): v is number => v !== null);
+  if (metric === 'well_formed') {
+    const turns = sum(list.map((s) => s.turns));
+    return turns === 0 ? null : sum(list.map((s) => s.well_formed_turns)) / turns;
+  }
+  const values = list.map((s) => (metric === 'success' ? (s.success === null ? null : Number(s.success)) : s[metric as Exclude<StatMetric, 'success' | 'well_formed'>])).filter((v): v is number => v !== null);
   return values.length === 0 ? null : sum(values) / values.length;
 }
 

@@ -1,4 +1,5 @@
 import { fetchFailure } from '../agent/fetch-failure.js';
+import type { PolicyOptions } from '../agent/policies/create.js';
 import type { Policy } from '../agent/types.js';
 import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
@@ -11,7 +12,7 @@ import { DEFAULT_CONCURRENCY, runEval, type RunEvalOptions } from './run.js';
 import { EvalInputError, type TaskFormat } from './tasks.js';
 
 /** The run settings `evaluate` hands to runEval unchanged (documented there). */
-type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'onProgress' | 'signal'>;
+type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'maxObservationChars' | 'onProgress' | 'signal'>;
 
 export interface EvaluateOptions extends RunSettings {
   tasks: string;
@@ -24,6 +25,8 @@ export interface EvaluateOptions extends RunSettings {
   cache?: string;
   /** `heuristic`, `openai:MODEL@URL`, `gguf:FILE`: one policy drives every agent. */
   policy: string;
+  /** Options of the model-backed policies (token budgets, temperature). */
+  policyOptions?: PolicyOptions;
   /** `openai:MODEL@URL`. */
   judge?: string;
   judgeApiKey?: string;
@@ -64,7 +67,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
 
     // Loaded only now: a policy may pull in a model runtime.
     const { createPolicy, runAgent } = await import('../agent/index.js');
-    policy = await asInput('--policy', () => createPolicy(options.policy, { log: options.log }));
+    policy = await asInput('--policy', () => createPolicy(options.policy, { ...options.policyOptions, log: options.log }));
     const runs = options.runs ?? 1;
     const results = await runEval({
       server,
@@ -79,6 +82,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       k: options.k,
       seed: options.seed,
       errorRate: options.errorRate,
+      maxObservationChars: options.maxObservationChars,
       judge,
       onRun: options.out === undefined ? undefined : (run, score) => {
         writeTrajectory(options.out!, run, score);
@@ -100,6 +104,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       k: options.k ?? null,
       seed: options.seed ?? null,
       error_rate: options.errorRate ?? null,
+      max_observation_chars: options.maxObservationChars ?? null,
       tasks: taskCounts(mapped, judge !== undefined),
       mapping: mappingCounts(mapped),
       results,

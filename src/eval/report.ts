@@ -21,6 +21,7 @@ export interface EvalReport {
   k: number | null;
   seed: number | null;
   error_rate: number | null;
+  max_observation_chars: number | null;
   tasks: {
     /** Tasks in the file. */
     total: number;

@@ -22,6 +22,8 @@ export interface RunEvalOptions {
   /** Each task-run's episode seed is derived from (seed, task, run), unless the task has its own; without either the server picks fresh ones. */
   seed?: number;
   errorRate?: number;
+  /** Characters of one observation; default whole. */
+  maxObservationChars?: number;
   /** The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own (`serve --judge`). */
   judge?: string | true;
   /** Called with each finished task-run and its score (trajectory files are written here). */
@@ -64,6 +66,7 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
         k: options.k,
         seed,
         errorRate: options.errorRate,
+        maxObservationChars: options.maxObservationChars,
         ...(typeof options.judge === 'string' ? { judge: options.judge } : {}),
         signal: options.signal,
       })

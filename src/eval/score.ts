@@ -45,6 +45,8 @@ export interface TaskScore {
   turns: number;
   actions: number;
   actions_per_turn: number | null;
+  /** Turns the server found well-formed (its trajectory's `well_formed`): the protocol's tags, closed, a think first. */
+  well_formed_turns: number;
   searches: number;
   calls: number;
   failed_calls: number;
@@ -129,6 +131,7 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
     turns: run.turns,
     actions: run.actions,
     actions_per_turn: run.turns === 0 ? null : run.actions / run.turns,
+    well_formed_turns: (run.trajectory?.turns ?? []).filter((t) => t.well_formed).length,
     searches: counts?.searches ?? run.actions - run.calls.length,
     calls: run.calls.length,
     failed_calls: counts?.failed_calls ?? run.calls.filter((c) => !c.ok).length,
@@ -174,6 +177,7 @@ export function failedScore(eval_: EvalTask, agent: AgentName, runIndex: number,
     turns: 0,
     actions: 0,
     actions_per_turn: null,
+    well_formed_turns: 0,
     searches: 0,
     calls: 0,
     failed_calls: 0,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemPrompt } from '../agent/prompts.js';
@@ -7,8 +7,12 @@ import { AGENTS } from '../agent/types.js';
 import { UsageError } from '../cli/output.js';
 import { missingPython, pythonExecutable } from '../train/python.js';
 
+export const TINY_HF_SIZES = ['tiny', 'small'] as const;
+export type TinyHfSize = (typeof TINY_HF_SIZES)[number];
+
 export interface TinyHfModel {
   dir: string;
+  size: TinyHfSize;
   vocab: number;
   parameters: number;
   seed: number;
@@ -16,17 +20,20 @@ export interface TinyHfModel {
 
 /**
  * The tiny Hugging Face model is written by the Python package (torch and transformers live there); its tokenizer
- * is trained on the protocols' system prompts, so the text a rollout sees encodes in few tokens.
+ * is trained on the protocols' system prompts (and on `corpus`, a chat-messages JSON Lines file such as the SFT
+ * demonstrations, or plain text), so the text a rollout sees encodes in few tokens.
  */
-export async function writeTinyHfModel(dir: string, seed: number): Promise<TinyHfModel> {
+export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSize = 'tiny', corpusFile?: string): Promise<TinyHfModel> {
   const python = pythonExecutable();
   if (python === undefined) throw new UsageError(missingPython());
   const work = mkdtempSync(join(tmpdir(), 'toolenv-tiny-hf-'));
   try {
     const corpus = join(work, 'corpus.txt');
     const limits = { maxTurns: 15, maxCallsPerTurn: 3, k: 3 };
-    writeFileSync(corpus, AGENTS.map((agent) => systemPrompt(agent, limits)).join('\n'));
-    const run = spawnSync(python, ['-m', 'toolenv.tiny_model', '--out', dir, '--corpus', corpus, '--seed', String(seed)], { encoding: 'utf8' });
+    const texts = AGENTS.map((agent) => systemPrompt(agent, limits));
+    if (corpusFile !== undefined) texts.push(...corpusTexts(corpusFile));
+    writeFileSync(corpus, texts.join('\n'));
+    const run = spawnSync(python, ['-m', 'toolenv.tiny_model', '--out', dir, '--corpus', corpus, '--seed', String(seed), '--size', size], { encoding: 'utf8' });
     if (run.error) throw new UsageError(`cannot run ${python}: ${run.error.message}`);
     if (run.status !== 0) throw new Error(`writing the tiny model failed: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
     const last = run.stdout.trim().split('\n').pop() ?? '{}';
@@ -34,4 +41,27 @@ export async function writeTinyHfModel(dir: string, seed: number): Promise<TinyH
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** The texts of a corpus file: each message of a chat-messages JSON Lines file, else the file's lines. */
+function corpusTexts(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--corpus ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const out: string[] = [];
+  for (const line of lines) {
+    let row: { messages?: { content?: unknown }[] } | undefined;
+    try {
+      row = JSON.parse(line) as typeof row;
+    } catch {
+      row = undefined;
+    }
+    if (row && Array.isArray(row.messages)) out.push(...row.messages.map((m) => String(m.content ?? '')));
+    else out.push(line);
+  }
+  return out;
 }

@@ -12,6 +12,7 @@ export interface EpisodeOptions {
   max_calls_per_turn?: number;
   max_turns?: number;
   error_rate?: number;
+  max_observation_chars?: number;
 }
 
 /** `RUN/train.json`: everything the Python side reads (python/src/toolenv/run.py RunConfig mirrors it). */
@@ -30,6 +31,7 @@ export interface TrainJson {
   episode: EpisodeOptions;
   max_turn_tokens: number;
   max_completion_length: number;
+  max_seq_len: number;
   /** Engine settings beyond the paper's defaults: TRL config keys, or verl's gpus/nodes and Hydra `overrides`. */
   trainer: Record<string, unknown>;
 }

@@ -32,6 +32,9 @@ export interface TrainOptions {
   episode: EpisodeOptions;
   maxTurnTokens: number;
   maxCompletionLength: number;
+  maxSeqLen: number;
+  /** Whether --batch was given: an RL default larger than the task file shrinks to it, a given one is an error. */
+  batchGiven?: boolean;
   trainer: Record<string, unknown>;
   dryRun: boolean;
   verbose: boolean;
@@ -94,6 +97,11 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       const tasks = given ?? (options.dryRun ? undefined : await synthesizeTasks(options, tasksFile));
       if (given !== undefined) writeTrainTasks(tasksFile, given);
       if (tasks !== undefined) summary.tasks = tasks.length;
+      if (tasks !== undefined && options.stage === 'rl' && tasks.length < options.promptsPerStep) {
+        if (options.batchGiven) throw new TrainInputError(`--batch ${options.promptsPerStep}: one step takes that many prompts, but there are only ${tasks.length} tasks; pass --batch ${tasks.length} or fewer, or more tasks`);
+        options.log(`toolenv: ${tasks.length} tasks: ${tasks.length} prompts per step (the paper's ${options.promptsPerStep} needs that many tasks)`);
+        options.promptsPerStep = tasks.length;
+      }
     }
     let demonstrationsFile: string | undefined;
     if (options.stage === 'sft' && sftData === undefined) {
@@ -115,6 +123,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       episode: options.episode,
       max_turn_tokens: options.maxTurnTokens,
       max_completion_length: options.maxCompletionLength,
+      max_seq_len: options.maxSeqLen,
       trainer: options.trainer,
     };
     const pythonPath = python ?? join('.venv', 'bin', 'python');
@@ -130,6 +139,11 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
     await runEngine(launch, server, run, options);
     const metrics = metricsOf(options.stage, run, started);
     writeFileSync(join(run, 'metrics.jsonl'), metrics.map((m) => JSON.stringify(m)).join('\n') + (metrics.length ? '\n' : ''));
+    // A trainer that stops early exits 0 (TRL on an empty epoch): fewer steps than asked is the run failing.
+    if (options.steps > 0 && metrics.length < options.steps) {
+      throw new TrainError(`the ${options.engine} engine ran ${metrics.length} of ${options.steps} optimizer steps (see ${join(run, 'engine.log')})`);
+    }
+    if (metrics.length === 0) throw new TrainError(`the ${options.engine} engine ran no optimizer step (see ${join(run, 'engine.log')})`);
     const checkpoint = join(run, 'checkpoint');
     return {
       ...summary,
@@ -259,7 +273,7 @@ async function runEngine(launch: string, server: string, run: string, options: T
     const records = readJsonLines<EpisodeRecord>(join(run, 'episodes'));
     const rows = options.stage === 'rl' ? stepMetrics(records, logs, started / 1000) : sftMetrics(logs, started / 1000);
     for (const row of rows.filter((r) => r.step > reported && r.step <= done)) {
-      options.log(`toolenv: step ${row.step}/${options.steps} ${describe(row)} (${Math.round((Date.now() - started) / 1000)} s)`);
+      options.log(`toolenv: step ${row.step}/${options.steps || '?'} ${describe(row)} (${Math.round((Date.now() - started) / 1000)} s)`);
       reported = row.step;
       lastLine = Date.now();
     }
@@ -277,7 +291,12 @@ async function runEngine(launch: string, server: string, run: string, options: T
       child.on('close', (status) => done(status));
     });
     follow();
-    if (code !== 0) throw new TrainError(`the ${options.engine} engine exited with ${code ?? 'a signal'}; its log ends:\n${tail(logFile)}`);
+    if (code !== 0) {
+      // The Python side says why in one line when it knows (no well-formed rollout, too few examples).
+      const last = tail(logFile, 1);
+      if (last.startsWith('toolenv: ')) throw new TrainError(last.slice('toolenv: '.length));
+      throw new TrainError(`the ${options.engine} engine exited with ${code ?? 'a signal'}; its log ends:\n${tail(logFile)}`);
+    }
   } finally {
     clearInterval(timer);
     process.off('SIGINT', stop);

@@ -90,6 +90,24 @@ describe('text turns', () => {
     assert.equal(given.r_phase, 0.5);
   });
 
+  it('max_observation_chars bounds every observation: tool ids kept whole, the cut said in the text', async () => {
+    const whole = await createEpisode(url, { task: TASK, seed: 3 });
+    const full = (await turn(url, whole.id, EXPLORE)).observation.content as string;
+    const budget = Math.max(256, Math.floor(full.length / 2));
+    const episode = await createEpisode(url, { task: TASK, seed: 3, max_observation_chars: budget });
+    assert.equal(episode.max_observation_chars, budget);
+    const first = (await turn(url, episode.id, EXPLORE)).observation.content as string;
+    assert.ok(full.length > budget, `the fixture's search observation (${full.length} chars) must exceed the budget`);
+    assert.ok(first.length <= budget, `${first.length} > ${budget}`);
+    assert.match(first, new RegExp(`\\(Cut to the ${budget}-character observation budget: \\d+ of ${full.length} characters left out\\.\\)$`));
+    // Ids are what the next turn calls tools by: they are never shortened, whatever else is.
+    const ids = [...first.matchAll(/"id":"([^"]+)"/g)].map((m) => m[1]);
+    assert.ok(ids.length > 0 && ids.every((id) => full.includes(`"id":"${id}"`)), first);
+    const second = (await turn(url, episode.id, EXECUTE)).observation.content as string;
+    assert.ok(second.length <= budget);
+    await refused(await post(`${url}/v1/episodes`, { task: TASK, max_observation_chars: 10 }), 400, /max_observation_chars/);
+  });
+
   it('a rejected message runs nothing, says why, counts as a turn and scores r_base 0; the turn cap ends the episode', async () => {
     const episode = await createEpisode(url, { task: TASK, max_turns: 2 });
     const rejected = await turn(url, episode.id, '<think>x</think><tool_call>{"tool": "nope__tool", "arguments": {}}</tool_call><search_tool>pets</search_tool>');

@@ -29,6 +29,7 @@ function score(agent: AgentName, task_id: string, run: number, over: Partial<Tas
     turns: 2,
     actions: 4,
     actions_per_turn: 2,
+    well_formed_turns: 2,
     searches: 2,
     calls: 2,
     failed_calls: 0,
@@ -74,6 +75,7 @@ function report(runs: number): EvalReport {
     k: null,
     seed: 3,
     error_rate: 0.1,
+    max_observation_chars: null,
     tasks: { total: 4, scored: 3, unmappable: [{ id: 'x', line: 9, references: ['Gone / api'] }], partially_mapped: [{ id: 'c', line: 5, unmapped: ['Lost / one'] }], unscored: [{ id: 'u', line: 7 }] },
     mapping: { references: 5, by_id: 0, exact: 3, normalized: 0, ambiguous: 0, unmapped: 2 },
     results: [

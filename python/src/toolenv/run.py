@@ -28,6 +28,7 @@ class RunConfig:
     episode: Json = field(default_factory=dict)
     max_turn_tokens: int = 512
     max_completion_length: int = 8192
+    max_seq_len: int = 4096
     trainer: Json = field(default_factory=dict)
 
     @classmethod

@@ -40,6 +40,7 @@ class EpisodeOptions:
     max_calls_per_turn: int | None = None
     max_turns: int | None = None
     error_rate: float | None = None
+    max_observation_chars: int | None = None
 
     def body(self) -> Json:
         return {k: v for k, v in self.__dict__.items() if v is not None}
@@ -60,6 +61,14 @@ def rl_dataset(client: ToolEnvClient, tasks: Sequence[Json], options: EpisodeOpt
     return Dataset.from_list(rows)
 
 
+class MalformedRollouts(RuntimeError):
+    """A step whose rollouts hold not one well-formed turn: RL from a base that cannot write the protocol."""
+
+
+class TrainingShortfall(RuntimeError):
+    """The engine ran fewer optimizer steps than asked for."""
+
+
 @dataclass
 class _Rollout:
     episode: Json
@@ -68,6 +77,8 @@ class _Rollout:
     mask: list[int] = field(default_factory=list)
     done: bool = False
     model_tokens: int = 0
+    well_formed: int = 0
+    turns: int = 0
 
 
 class ToolEnvRollout:
@@ -124,6 +135,12 @@ class ToolEnvRollout:
                     ids = tokenizer.apply_chat_template(episode["messages"], tokenize=True, add_generation_prompt=True)
                     rollouts.append(_Rollout(episode=episode, prompt_ids=chat_ids(ids)))
             scored = self._play(trainer, rollouts, budget)
+            if not any(r.well_formed for r in rollouts):
+                raise MalformedRollouts(
+                    f"none of step {trainer.state.global_step + 1}'s {len(rollouts)} rollouts wrote a well-formed turn "
+                    f"({sum(r.turns for r in rollouts)} turns): the model cannot speak the protocol yet, so every "
+                    "group's rewards tie and GRPO has nothing to learn; train it with --stage sft first"
+                )
         finally:
             # The rewards are read: the episodes go, also when a rollout failed half way.
             for group in groups:
@@ -215,7 +232,10 @@ class ToolEnvRollout:
 
     def _finish(self, rollout: _Rollout, step: int) -> Json:
         rewards = self.client.rewards(rollout.episode["id"])
-        trajectory = self.client.trajectory(rollout.episode["id"]) if self.records else None
+        trajectory = self.client.trajectory(rollout.episode["id"])
+        turns = trajectory.get("turns", [])
+        rollout.turns = len(turns)
+        rollout.well_formed = sum(1 for t in turns if t.get("well_formed"))
         if self.records:
             record = episode_record(step, rollout.episode, rewards, trajectory, rollout.model_tokens)
             self.records.write(record, trajectory)
@@ -295,6 +315,7 @@ def sft_config(output_dir: str, **overrides: Any):
         "max_length": None,
         "learning_rate": 1e-5,
         "num_train_epochs": 3,
+        "model_init_kwargs": {"attn_implementation": "sdpa"},
     }
     return _config(SFTConfig, output_dir, paper, overrides)
 
@@ -330,14 +351,21 @@ def train(config: RunConfig) -> Path:
             raise ValueError("the sft stage needs train.json's sft_data")
         from transformers import AutoConfig
 
-        # No truncation by default, but never past the positions the model has.
-        limit = getattr(AutoConfig.from_pretrained(config.model), "max_position_embeddings", None)
-        sizes = {"max_length": limit, **common} if limit else common
-        args = sft_config(str(run_dir / "checkpoints"), per_device_train_batch_size=config.prompts_per_step, **sizes)
+        # The run's sequence budget, never past the positions the model has.
+        limit = getattr(AutoConfig.from_pretrained(config.model), "max_position_embeddings", None) or config.max_seq_len
+        sizes = {"max_length": min(config.max_seq_len, limit), **common}
+        # One conversation per forward pass, the step's batch accumulated: with no padding there is no attention mask,
+        # and SDPA takes its causal kernel. Padded or packed batches need an explicit mask, which on a CPU ran 5x slower
+        # per token (README, "Learning").
+        batch = {"per_device_train_batch_size": 1, "gradient_accumulation_steps": config.prompts_per_step}
+        args = sft_config(str(run_dir / "checkpoints"), **batch, **sizes)
+        dataset = sft_dataset(str(config.sft_data))
+        if len(dataset) == 0:
+            raise TrainingShortfall(f"{config.sft_data} holds no conversation: nothing to train on")
         trainer = SFTTrainer(
             model=config.model,
             args=args,
-            train_dataset=sft_dataset(str(config.sft_data)),
+            train_dataset=dataset,
             processing_class=tokenizer,
             callbacks=[log],
         )
@@ -345,6 +373,10 @@ def train(config: RunConfig) -> Path:
         client = ToolEnvClient(config.server)
         tasks = config.read_tasks()
         options = EpisodeOptions(**config.episode)
+        if len(tasks) < config.prompts_per_step:
+            raise TrainingShortfall(
+                f"{len(tasks)} tasks cannot fill one step of {config.prompts_per_step} prompts: pass a smaller --batch"
+            )
         dataset = rl_dataset(client, tasks, options)
         rollout = ToolEnvRollout(
             client, tasks, options=options, max_turn_tokens=config.max_turn_tokens, records=RecordWriter(run_dir)
@@ -354,7 +386,7 @@ def train(config: RunConfig) -> Path:
             str(run_dir / "checkpoints"),
             num_generations=config.group,
             per_device_train_batch_size=config.group * config.prompts_per_step,
-            max_completion_length=config.max_completion_length,
+            max_completion_length=min(config.max_completion_length, config.max_seq_len),
             **common,
         )
         trainer = GRPOTrainer(
@@ -367,6 +399,11 @@ def train(config: RunConfig) -> Path:
             callbacks=[log],
         )
     trainer.train()
+    if config.steps > 0 and trainer.state.global_step < config.steps:
+        raise TrainingShortfall(
+            f"the trainer ran {trainer.state.global_step} of {config.steps} optimizer steps: its data ran out "
+            "(fewer examples than one step's batch, or an empty dataset)"
+        )
     checkpoint = run_dir / "checkpoint"
     trainer.save_model(str(checkpoint))
     tokenizer.save_pretrained(str(checkpoint))
@@ -378,7 +415,12 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m toolenv.trl RUN/train.json", file=sys.stderr)
         return 2
-    checkpoint = train(RunConfig.load(args[0]))
+    try:
+        checkpoint = train(RunConfig.load(args[0]))
+    except (TrainingShortfall, MalformedRollouts) as error:
+        # One line the CLI shows as the run's failure (it reads the last line of engine.log).
+        print(f"toolenv: {error}", file=sys.stderr)
+        return 1
     print(json.dumps({"checkpoint": str(checkpoint)}))
     return 0
 

@@ -1,0 +1,315 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Protocol } from '../episodes/types.js';
+import type { EvalReport } from '../eval/report.js';
+import { serveInProcess } from '../server/in-process.js';
+import type { RunningServer } from '../server/serve.js';
+import type { TinyHfSize } from '../model/tiny-hf.js';
+import { linesOf, type SftStepMetrics, type StepMetrics } from '../train/metrics.js';
+
+/**
+ * `toolenv bench --learning`: one seeded recipe, end to end, that shows whether a policy learns on ToolEnv. Per seed:
+ * training tasks and held-out tasks on tools the training tasks never use; cold-start demonstrations (`sft
+ * generate`, offline roles) on the training tasks; a small model whose tokenizer is trained on them; the held-out
+ * evaluation of the base, of the SFT checkpoint and of the GRPO checkpoint (TRL, ToolEnv's decoupled rewards). Every
+ * stage leaves a run directory under `out` (the studio shows them: `serve --runs OUT`).
+ */
+
+export interface LearningOptions {
+  library: string;
+  cache: string;
+  out: string;
+  seeds: readonly number[];
+  /** Training tasks synthesized per seed (demonstrations are the solved ones). */
+  trainTasks: number;
+  heldOut: number;
+  /** Tools per task, `N` or `MIN-MAX`. */
+  tools: { min: number; max: number };
+  protocols: readonly Protocol[];
+  size: TinyHfSize;
+  sft: { epochs: number; lr: number; batch: number };
+  rl: { steps: number; group: number; batch: number; lr: number; temperature: number };
+  maxTurns: number;
+  maxTurnTokens: number;
+  maxSeqLen: number;
+  maxObservationChars: number;
+  log: (line: string) => void;
+}
+
+export interface StageResult {
+  stage: 'base' | 'sft' | 'rl';
+  protocol: Protocol;
+  seed: number;
+  success: number | null;
+  success_1tool: number | null;
+  well_formed: number | null;
+  path: number | null;
+  turns: number | null;
+  actions_per_turn: number | null;
+  r_step: number | null;
+  r_phase: number | null;
+  r_traj: number | null;
+  /** Seconds of the stage: its training (none for the base) and its held-out evaluation. */
+  wall_s: number;
+  /** Training tokens per second (SFT: tokens trained on; RL: tokens the policy sampled), else evaluation's generated tokens. */
+  tokens_per_s: number | null;
+}
+
+export interface StageSummary extends Omit<StageResult, 'seed'> {
+  spread: { success: number | null; r_traj: number | null };
+}
+
+export interface LearningReport {
+  wall_s: number;
+  seeds: number[];
+  held_out: number;
+  train_tasks: number;
+  demonstrations: number[];
+  model: { size: TinyHfSize; parameters: number };
+  stages: StageSummary[];
+  runs: StageResult[];
+  out: string;
+}
+
+const METRICS = ['success', 'success_1tool', 'well_formed', 'path', 'turns', 'actions_per_turn', 'r_step', 'r_phase', 'r_traj', 'wall_s', 'tokens_per_s'] as const;
+
+export async function runLearningBench(options: LearningOptions): Promise<LearningReport> {
+  const started = Date.now();
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  const server = await serveInProcess({ library: options.library, cache: options.cache });
+  options.log(`toolenv: bench --learning: serving ${options.library} in-process at ${server.url}; runs under ${out}`);
+  const runs: StageResult[] = [];
+  const demonstrations: number[] = [];
+  let parameters = 0;
+  try {
+    for (const seed of options.seeds) {
+      for (const protocol of options.protocols) {
+        const dir = join(out, options.protocols.length > 1 ? `${protocol}-seed-${seed}` : `seed-${seed}`);
+        const recipe = await runRecipe(options, server, dir, seed, protocol);
+        runs.push(...recipe.stages);
+        demonstrations.push(recipe.demonstrations);
+        parameters = recipe.parameters;
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  const report: LearningReport = {
+    wall_s: Math.round((Date.now() - started) / 100) / 10,
+    seeds: [...options.seeds],
+    held_out: options.heldOut,
+    train_tasks: options.trainTasks,
+    demonstrations,
+    model: { size: options.size, parameters },
+    stages: summarizeStages(runs),
+    runs,
+    out,
+  };
+  writeFileSync(join(out, 'learning.json'), JSON.stringify(report, null, 2) + '\n');
+  return report;
+}
+
+interface Recipe {
+  stages: StageResult[];
+  demonstrations: number;
+  parameters: number;
+}
+
+async function runRecipe(options: LearningOptions, server: RunningServer, dir: string, seed: number, protocol: Protocol): Promise<Recipe> {
+  mkdirSync(dir, { recursive: true });
+  const log = (line: string) => options.log(`toolenv: seed ${seed}${options.protocols.length > 1 ? ` ${protocol}` : ''}: ${line}`);
+  const { trainFile, heldOutFile, heldOut } = await splitTasks(options, dir, seed);
+  log(`${heldOut} held-out tasks on tools no training task uses`);
+
+  const { generateColdStart } = await import('../coldstart/generate.js');
+  const { readGenerationTasks } = await import('../coldstart/tasks.js');
+  const demos = await generateColdStart({
+    tasks: readGenerationTasks(trainFile),
+    roles: { planner: 'offline', executor: 'offline', critic: 'offline', answerer: 'offline' },
+    model: { temperature: 0.7, maxTokens: 2048 },
+    concurrency: 4,
+    server: server.url,
+    out: join(dir, 'demonstrations'),
+    maxRounds: 12,
+    errorRate: 0,
+    maxTurns: options.maxTurns,
+    maxObservationChars: options.maxObservationChars,
+    seed,
+  });
+  log(`${demos.accepted} of ${demos.tasks} cold-start trajectories accepted as demonstrations`);
+  if (demos.accepted === 0) throw new Error(`seed ${seed}: no cold-start trajectory was accepted: nothing to train on`);
+
+  const { writeTinyHfModel } = await import('../model/tiny-hf.js');
+  const base = await writeTinyHfModel(join(dir, 'model'), seed, options.size, demos.files.sft);
+  log(`base model: Qwen2 ${base.size}, ${base.parameters} parameters, vocabulary ${base.vocab}`);
+
+  const evaluateStage = async (stage: StageResult['stage'], model: string, train?: { wall_s: number; tokens_per_s: number | null }): Promise<StageResult> => {
+    const t0 = Date.now();
+    const report = await evaluateHeldOut(options, server.url, model, heldOutFile, join(dir, `eval-${stage}`), protocol, seed);
+    const evalWall = (Date.now() - t0) / 1000;
+    const result = stageResult(stage, protocol, seed, report, (train?.wall_s ?? 0) + evalWall, train ? train.tokens_per_s : generatedPerSecond(report, evalWall));
+    log(`${stage}: held-out success ${pct(result.success)} (one-tool ${pct(result.success_1tool)}), well-formed ${pct(result.well_formed)}, R_traj ${num(result.r_traj)}, ${Math.round(result.wall_s)} s`);
+    return result;
+  };
+
+  const stages = [await evaluateStage('base', base.dir)];
+  const { train } = await import('../train/run.js');
+  const common = {
+    engine: 'trl' as const,
+    server: server.url,
+    library: options.library,
+    cache: options.cache,
+    count: 0,
+    policy: 'heuristic',
+    seed,
+    maxTurnTokens: options.maxTurnTokens,
+    maxSeqLen: options.maxSeqLen,
+    maxCompletionLength: options.maxSeqLen,
+    dryRun: false,
+    verbose: false,
+    batchGiven: true,
+    episode: { protocol, max_turns: options.maxTurns, error_rate: 0, max_observation_chars: options.maxObservationChars },
+    log: (line: string) => log(line.replace(/^toolenv: /, '')),
+  };
+  const sftDemos = linesOf<unknown>(demos.files.sft).length;
+  const sftSteps = Math.max(1, Math.ceil((sftDemos * options.sft.epochs) / options.sft.batch));
+  const sft = await train({
+    ...common,
+    stage: 'sft',
+    model: base.dir,
+    out: join(dir, 'train-sft'),
+    data: demos.files.sft,
+    steps: sftSteps,
+    group: 1,
+    promptsPerStep: options.sft.batch,
+    trainer: { learning_rate: options.sft.lr },
+  });
+  stages.push(await evaluateStage('sft', sft.checkpoint!, trainThroughput(sft.run, 'sft', sft.wall_s ?? 0)));
+
+  const rl = await train({
+    ...common,
+    stage: 'rl',
+    model: sft.checkpoint!,
+    out: join(dir, 'train-rl'),
+    tasks: trainFile,
+    steps: options.rl.steps,
+    group: options.rl.group,
+    promptsPerStep: options.rl.batch,
+    trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
+  });
+  stages.push(await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0)));
+  return { stages, demonstrations: demos.accepted, parameters: base.parameters };
+}
+
+/**
+ * Training tasks, and held-out tasks drawn under another seed whose tools are all outside the training tasks' tools:
+ * the held-out score measures the protocol learned, not tools remembered.
+ */
+async function splitTasks(options: LearningOptions, dir: string, seed: number): Promise<{ trainFile: string; heldOutFile: string; heldOut: number }> {
+  const { synthCommand } = await import('../tasks/synth/command.js');
+  const synth = (count: number, taskSeed: number, file: string) =>
+    synthCommand({ count, seed: taskSeed, serverSeed: 0, minTools: options.tools.min, maxTools: options.tools.max, hard: false, library: options.library, out: file });
+  const trainFile = join(dir, 'tasks-train.jsonl');
+  await synth(options.trainTasks, seed, trainFile);
+  const trainTools = new Set(readTasks(trainFile).flatMap((t) => t.reference_tools ?? []));
+  const candidates = join(dir, 'tasks-heldout-candidates.jsonl');
+  await synth(options.heldOut * 3, seed + 100_000, candidates);
+  const heldOut = readTasks(candidates).filter((t) => !(t.reference_tools ?? []).some((id) => trainTools.has(id))).slice(0, options.heldOut);
+  if (heldOut.length === 0) throw new Error(`seed ${seed}: every held-out candidate shares a tool with the training tasks`);
+  const heldOutFile = join(dir, 'tasks-heldout.jsonl');
+  writeFileSync(heldOutFile, heldOut.map((t) => JSON.stringify(t)).join('\n') + '\n');
+  return { trainFile, heldOutFile, heldOut: heldOut.length };
+}
+
+function readTasks(file: string): { reference_tools?: string[] }[] {
+  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { reference_tools?: string[] });
+}
+
+async function evaluateHeldOut(options: LearningOptions, server: string, model: string, tasks: string, out: string, protocol: Protocol, seed: number): Promise<EvalReport> {
+  const { evaluate } = await import('../eval/evaluate.js');
+  return evaluate({
+    tasks,
+    server,
+    library: options.library,
+    policy: `hf:${model}`,
+    policyOptions: { maxSeqLen: options.maxSeqLen, maxTokens: options.maxTurnTokens, temperature: 0, seed },
+    agents: [protocol],
+    concurrency: 16,
+    maxTurns: options.maxTurns,
+    errorRate: 0,
+    maxObservationChars: options.maxObservationChars,
+    seed,
+    out,
+  });
+}
+
+function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: number, report: EvalReport, wall_s: number, tokens_per_s: number | null): StageResult {
+  const summary = report.results[0]!.summary;
+  const s = summary.stats;
+  return {
+    stage,
+    protocol,
+    seed,
+    success: s.success.mean,
+    success_1tool: summary.by_tools['1']?.success ?? null,
+    well_formed: s.well_formed.mean,
+    path: s.path.mean,
+    turns: s.turns.mean,
+    actions_per_turn: s.actions_per_turn.mean,
+    r_step: s.r_step.mean,
+    r_phase: s.r_phase.mean,
+    r_traj: s.r_traj.mean,
+    wall_s: Math.round(wall_s * 10) / 10,
+    tokens_per_s,
+  };
+}
+
+function generatedPerSecond(report: EvalReport, seconds: number): number | null {
+  const scores = report.results[0]!.scores;
+  const tokens = scores.reduce((sum, s) => sum + s.completion_tokens, 0);
+  return seconds > 0 ? Math.round(tokens / seconds) : null;
+}
+
+/** A training run's throughput from its metrics.jsonl: SFT's tokens trained on, RL's tokens sampled, per second of the run. */
+function trainThroughput(run: string, stage: 'sft' | 'rl', wall_s: number): { wall_s: number; tokens_per_s: number | null } {
+  const rows = linesOf<SftStepMetrics & StepMetrics>(join(run, 'metrics.jsonl'));
+  const tokens = stage === 'sft' ? (rows.at(-1)?.tokens ?? 0) : rows.reduce((sum, r) => sum + (r.tokens ?? 0), 0);
+  return { wall_s, tokens_per_s: wall_s > 0 && tokens > 0 ? Math.round(tokens / wall_s) : null };
+}
+
+/** Per stage (and protocol): each metric's mean over seeds; the spread is the sample standard deviation across seeds. */
+export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
+  const keys = [...new Set(runs.map((r) => `${r.protocol}\u0000${r.stage}`))];
+  return keys.map((key) => {
+    const [protocol, stage] = key.split('\u0000') as [Protocol, StageResult['stage']];
+    const rows = runs.filter((r) => r.protocol === protocol && r.stage === stage);
+    const summary = { stage, protocol } as StageSummary;
+    for (const metric of METRICS) (summary as unknown as Record<string, number | null>)[metric] = round(mean(rows.map((r) => r[metric])));
+    summary.spread = { success: round(std(rows.map((r) => r.success))), r_traj: round(std(rows.map((r) => r.r_traj))) };
+    return summary;
+  });
+}
+
+function known(values: readonly (number | null)[]): number[] {
+  return values.filter((v): v is number => v !== null && Number.isFinite(v));
+}
+
+function mean(values: readonly (number | null)[]): number | null {
+  const k = known(values);
+  return k.length === 0 ? null : k.reduce((a, b) => a + b, 0) / k.length;
+}
+
+function std(values: readonly (number | null)[]): number | null {
+  const k = known(values);
+  if (k.length < 2) return null;
+  const m = k.reduce((a, b) => a + b, 0) / k.length;
+  return Math.sqrt(k.reduce((a, b) => a + (b - m) ** 2, 0) / (k.length - 1));
+}
+
+function round(value: number | null): number | null {
+  return value === null ? null : Math.round(value * 1e4) / 1e4;
+}
+
+const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
+const num = (v: number | null) => (v === null ? '–' : v.toFixed(3));
