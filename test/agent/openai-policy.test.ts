@@ -165,8 +165,10 @@ test('a null content (a model answering with native tool calls) is an empty mess
 });
 
 test('policy specs: bad ones are refused with an error naming the spec; endpoints are normalized', async () => {
-  await assert.rejects(createPolicy('gpt-4'), /unknown policy "gpt-4": use heuristic, openai:MODEL@URL or gguf:FILE/);
+  await assert.rejects(createPolicy('gpt-4'), /unknown policy "gpt-4": use heuristic, openai:MODEL@URL, gguf:FILE or hf:DIR/);
   await assert.rejects(createPolicy('openai:@http://x'), /policy "openai:@http:\/\/x" names no model/);
+  await assert.rejects(createPolicy('hf:'), /policy "hf:" names no directory/);
+  await assert.rejects(createPolicy('hf:/no/such/model'), /\/no\/such\/model holds no Hugging Face model \(config\.json\)/);
   const saved = process.env.OPENAI_BASE_URL;
   delete process.env.OPENAI_BASE_URL;
   try {

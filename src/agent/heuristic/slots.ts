@@ -21,6 +21,12 @@ const MAX_SLOTS = 8;
 
 const CONNECTIVE = /^(?:,|;|\.|\?|!|\band then\b|\bthen\b|\band also\b|\balso\b|\badditionally\b|\bas well as\b|\bafter that\b|\bafterwards\b|\bfinally\b|\band\b)/i;
 
+/**
+ * A clause that asks for a field of the result the request before it produces ("Tell me the \"name\" in the
+ * result"): no capability of its own, so it stays with that request.
+ */
+const READS_RESULT = /^\s*(?:and\s+)?(?:tell me|give me|report|show me|return|what is|what's|which is)\b.*\b(?:in|of|from)\s+(?:the|its|that|this)\s+(?:result|response|answer|output)s?\W*$/i;
+
 /** Filler at the start of a clause that says nothing about the capability. */
 const LEAD = /^(?:(?:please|kindly|can you|could you|would you|i want to|i'd like to|i would like to|i need to|i need you to|help me|let me know|tell me|and|then|also|so|next|finally|afterwards|additionally)\b[\s,]*)+/i;
 
@@ -52,20 +58,24 @@ export function querySlots(query: string): Slot[] {
   }
   spans.push({ start, end: query.length });
 
-  const merged: { start: number; end: number }[] = [];
+  // `searchEnd`: where the clause's searched words end (a clause that only reads the result is not searched for).
+  const merged: { start: number; end: number; searchEnd: number }[] = [];
   for (const span of spans) {
     const text = query.slice(span.start, span.end);
     if (text.trim() === '') continue;
     const last = merged.at(-1);
-    if (last && contentWords(text) < MIN_CONTENT_WORDS) last.end = span.end;
-    else merged.push({ ...span });
+    if (last && READS_RESULT.test(text)) last.end = span.end;
+    else if (last && contentWords(text) < MIN_CONTENT_WORDS) last.end = last.searchEnd = span.end;
+    else merged.push({ ...span, searchEnd: span.end });
   }
-  if (merged.length > 1 && contentWords(query.slice(merged[0]!.start, merged[0]!.end)) < MIN_CONTENT_WORDS) merged.splice(0, 2, { start: merged[0]!.start, end: merged[1]!.end });
+  if (merged.length > 1 && contentWords(query.slice(merged[0]!.start, merged[0]!.end)) < MIN_CONTENT_WORDS) {
+    merged.splice(0, 2, { start: merged[0]!.start, end: merged[1]!.end, searchEnd: merged[1]!.searchEnd });
+  }
 
   const slots = merged
     .map((span, index) => {
       const text = query.slice(span.start, span.end).trim();
-      return { index, text, query: searchText(text) };
+      return { index, text, query: searchText(query.slice(span.start, span.searchEnd).trim()) };
     })
     .filter((s) => s.query !== '');
   if (slots.length === 0) return [{ index: 0, text: query.trim(), query: query.trim() }];

@@ -1,0 +1,83 @@
+"""A checkpoint as a policy (`eval --policy hf:DIR`, the `toolenv.generate` worker) and the learning benchmark's loop."""
+
+import json
+import subprocess
+import sys
+
+from conftest import toolenv
+from safetensors.torch import load_file
+
+
+def _ask(process: subprocess.Popen, requests: list[dict]) -> dict:
+    assert process.stdin is not None and process.stdout is not None
+    for request in requests:
+        process.stdin.write(json.dumps(request) + "\n")
+    process.stdin.flush()
+    return {answer["id"]: answer for answer in (json.loads(process.stdout.readline()) for _ in requests)}
+
+
+def test_the_worker_answers_each_request_by_id_batched_and_greedy(tiny_model):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolenv.generate", "--model", str(tiny_model), "--max-seq-len", "600"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert process.stdout is not None
+        ready = json.loads(process.stdout.readline())
+        assert ready["ready"] is True and ready["parameters"] > 0
+        messages = [{"role": "system", "content": "You are a tool-using agent."}, {"role": "user", "content": "hi"}]
+        requests = [{"id": i, "messages": messages, "max_tokens": 12, "stop": ["<tools>"]} for i in range(3)]
+        long = {"id": 9, "messages": [{"role": "user", "content": "word " * 2000}], "max_tokens": 12}
+        answers = _ask(process, [*requests, long])
+        assert sorted(answers) == [0, 1, 2, 9]
+        texts = {answers[i]["text"] for i in range(3)}
+        assert len(texts) == 1, "greedy decoding: the same conversation gives the same message in any batch"
+        assert all(0 < answers[i]["completion_tokens"] <= 12 for i in range(3))
+        assert "outgrew --max-seq-len 600" in answers[9]["error"]
+        again = _ask(process, requests[:1])
+        assert again[0]["text"] in texts
+    finally:
+        process.stdin.close()  # type: ignore[union-attr]
+        process.wait(timeout=30)
+    assert process.returncode == 0
+
+
+def test_eval_scores_a_checkpoint_as_a_policy(server, sft_run, single_tasks, tmp_path):
+    out = toolenv(
+        "eval", "--server", server.url, "--tasks", str(single_tasks), "--policy", f"hf:{sft_run / 'checkpoint'}",
+        "--max-turns", "3", "--max-turn-tokens", "96", "--max-seq-len", "4096", "--max-observation-chars", "1200",
+        "--out", str(tmp_path / "eval"), "--json",
+    )  # fmt: skip
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    agent = summary["agents"][0]
+    assert summary["policy"] == f"hf:{sft_run / 'checkpoint'}" and summary["tasks"] > 0
+    assert agent["turns"] >= 1 and 0 <= agent["well_formed"] <= 1
+    report = json.loads((tmp_path / "eval" / "report.json").read_text())
+    assert report["max_observation_chars"] == 1200
+    bad = toolenv("eval", "--server", server.url, "--tasks", str(single_tasks), "--policy", "hf:", check=False)
+    assert bad.returncode == 2 and "--policy must be" in bad.stderr
+
+
+def test_bench_learning_runs_every_stage_and_the_checkpoints_change(server, tmp_path):
+    out = tmp_path / "learning"
+    run = toolenv(
+        "bench", "--learning", "--library", str(server.library), "--cache", str(tmp_path / "cache.db"),
+        "--out", str(out), "--seeds", "1", "--train-tasks", "12", "--held-out", "3", "--size", "tiny",
+        "--sft-epochs", "6", "--sft-lr", "1e-2", "--sft-batch", "2", "--rl-steps", "1", "--rl-group", "2",
+        "--rl-batch", "1", "--max-turns", "3", "--max-seq-len", "3072", "--json",
+    )  # fmt: skip
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert [s["stage"] for s in report["stages"]] == ["base", "sft", "rl"]
+    for stage in report["stages"]:
+        for key in ("success", "well_formed", "r_step", "r_phase", "r_traj", "wall_s"):
+            assert isinstance(stage[key], (int, float)), (stage["stage"], key, stage[key])
+    seed = out / "seed-1"
+    base, sft, rl = (load_file(d / "model.safetensors") for d in (seed / "model", seed / "train-sft" / "checkpoint",
+                                                                  seed / "train-rl" / "checkpoint"))  # fmt: skip
+    assert any(not base[k].equal(sft[k]) for k in base), "SFT moved the weights"
+    assert (seed / "train-rl" / "metrics.jsonl").read_text().strip(), "GRPO logged its step"
+    held = [json.loads(line) for line in (seed / "tasks-heldout.jsonl").read_text().splitlines()]
+    train = [json.loads(line) for line in (seed / "tasks-train.jsonl").read_text().splitlines()]
+    used = {t for task in train for t in task["reference_tools"]}
+    assert held and not any(set(task["reference_tools"]) & used for task in held)
+    assert rl.keys() == sft.keys()
