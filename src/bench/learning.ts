@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Protocol } from '../episodes/types.js';
@@ -53,6 +54,8 @@ export interface StageResult {
   wall_s: number;
   /** Training tokens per second (SFT: tokens trained on; RL: tokens the policy sampled), else evaluation's generated tokens. */
   tokens_per_s: number | null;
+  /** Why the stage has no numbers: its training failed (GRPO from a checkpoint that writes no well-formed turn). */
+  error?: string;
 }
 
 export interface StageSummary extends Omit<StageResult, 'seed'> {
@@ -68,6 +71,8 @@ export interface LearningReport {
   model: { size: TinyHfSize; parameters: number };
   stages: StageSummary[];
   runs: StageResult[];
+  /** Stages that failed, as `seed N STAGE: why`; the command exits 1 when there are any. */
+  failures: string[];
   out: string;
 }
 
@@ -104,6 +109,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
     model: { size: options.size, parameters },
     stages: summarizeStages(runs),
     runs,
+    failures: runs.filter((r) => r.error !== undefined).map((r) => `seed ${r.seed} ${r.protocol} ${r.stage}: ${r.error}`),
     out,
   };
   writeFileSync(join(out, 'learning.json'), JSON.stringify(report, null, 2) + '\n');
@@ -187,43 +193,49 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
   });
   stages.push(await evaluateStage('sft', sft.checkpoint!, trainThroughput(sft.run, 'sft', sft.wall_s ?? 0)));
 
-  const rl = await train({
-    ...common,
-    stage: 'rl',
-    model: sft.checkpoint!,
-    out: join(dir, 'train-rl'),
-    tasks: trainFile,
-    steps: options.rl.steps,
-    group: options.rl.group,
-    promptsPerStep: options.rl.batch,
-    trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
-  });
-  stages.push(await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0)));
+  const { TrainError } = await import('../train/run.js');
+  try {
+    const rl = await train({
+      ...common,
+      stage: 'rl',
+      model: sft.checkpoint!,
+      out: join(dir, 'train-rl'),
+      tasks: trainFile,
+      steps: options.rl.steps,
+      group: options.rl.group,
+      promptsPerStep: options.rl.batch,
+      trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
+    });
+    stages.push(await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0)));
+  } catch (error) {
+    // GRPO refusing an SFT checkpoint that writes no well-formed turn is a finding of the benchmark: reported, not lost.
+    if (!(error instanceof TrainError)) throw error;
+    log(`rl: failed: ${error.message}`);
+    stages.push({ ...emptyStage('rl', protocol, seed), error: error.message });
+  }
   return { stages, demonstrations: demos.accepted, parameters: base.parameters };
 }
 
 /**
- * Training tasks, and held-out tasks drawn under another seed whose tools are all outside the training tasks' tools:
- * the held-out score measures the protocol learned, not tools remembered.
+ * One pool of tasks, its tools split in two by a seeded hash (about one in five held out): the held-out tasks use
+ * held-out tools only, the training tasks training tools only, a task that mixes them is left out. The held-out score
+ * measures the protocol learned, not tools remembered.
  */
 async function splitTasks(options: LearningOptions, dir: string, seed: number): Promise<{ trainFile: string; heldOutFile: string; heldOut: number }> {
   const { synthCommand } = await import('../tasks/synth/command.js');
-  const synth = (count: number, taskSeed: number, file: string) =>
-    synthCommand({ count, seed: taskSeed, serverSeed: 0, minTools: options.tools.min, maxTools: options.tools.max, hard: false, library: options.library, out: file });
+  const poolFile = join(dir, 'tasks-pool.jsonl');
+  await synthCommand({ count: options.trainTasks + options.heldOut * 3, seed, serverSeed: 0, minTools: options.tools.min, maxTools: options.tools.max, hard: false, library: options.library, out: poolFile });
+  const pool = readFileSync(poolFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const toolsOf = (line: string) => (JSON.parse(line) as { reference_tools?: string[] }).reference_tools ?? [];
+  const heldOutTool = (id: string) => createHash('sha256').update(`${seed}\u0000${id}`).digest().readUInt32BE(0) % 5 === 0;
+  const heldOut = pool.filter((line) => toolsOf(line).length > 0 && toolsOf(line).every(heldOutTool)).slice(0, options.heldOut);
+  const train = pool.filter((line) => !toolsOf(line).some(heldOutTool)).slice(0, options.trainTasks);
+  if (heldOut.length === 0 || train.length === 0) throw new Error(`seed ${seed}: ${pool.length} tasks gave ${train.length} training and ${heldOut.length} held-out tasks on disjoint tools: pass more --train-tasks`);
   const trainFile = join(dir, 'tasks-train.jsonl');
-  await synth(options.trainTasks, seed, trainFile);
-  const trainTools = new Set(readTasks(trainFile).flatMap((t) => t.reference_tools ?? []));
-  const candidates = join(dir, 'tasks-heldout-candidates.jsonl');
-  await synth(options.heldOut * 3, seed + 100_000, candidates);
-  const heldOut = readTasks(candidates).filter((t) => !(t.reference_tools ?? []).some((id) => trainTools.has(id))).slice(0, options.heldOut);
-  if (heldOut.length === 0) throw new Error(`seed ${seed}: every held-out candidate shares a tool with the training tasks`);
   const heldOutFile = join(dir, 'tasks-heldout.jsonl');
-  writeFileSync(heldOutFile, heldOut.map((t) => JSON.stringify(t)).join('\n') + '\n');
+  writeFileSync(trainFile, train.join('\n') + '\n');
+  writeFileSync(heldOutFile, heldOut.join('\n') + '\n');
   return { trainFile, heldOutFile, heldOut: heldOut.length };
-}
-
-function readTasks(file: string): { reference_tools?: string[] }[] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { reference_tools?: string[] });
 }
 
 async function evaluateHeldOut(options: LearningOptions, server: string, model: string, tasks: string, out: string, protocol: Protocol, seed: number): Promise<EvalReport> {
@@ -265,6 +277,11 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
   };
 }
 
+function emptyStage(stage: StageResult['stage'], protocol: Protocol, seed: number): StageResult {
+  const none = { success: null, success_1tool: null, well_formed: null, path: null, turns: null, actions_per_turn: null, r_step: null, r_phase: null, r_traj: null };
+  return { stage, protocol, seed, ...none, wall_s: 0, tokens_per_s: null };
+}
+
 function generatedPerSecond(report: EvalReport, seconds: number): number | null {
   const scores = report.results[0]!.scores;
   const tokens = scores.reduce((sum, s) => sum + s.completion_tokens, 0);
@@ -283,7 +300,7 @@ export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
   const keys = [...new Set(runs.map((r) => `${r.protocol}\u0000${r.stage}`))];
   return keys.map((key) => {
     const [protocol, stage] = key.split('\u0000') as [Protocol, StageResult['stage']];
-    const rows = runs.filter((r) => r.protocol === protocol && r.stage === stage);
+    const rows = runs.filter((r) => r.protocol === protocol && r.stage === stage && r.error === undefined);
     const summary = { stage, protocol } as StageSummary;
     for (const metric of METRICS) (summary as unknown as Record<string, number | null>)[metric] = round(mean(rows.map((r) => r[metric])));
     summary.spread = { success: round(std(rows.map((r) => r.success))), r_traj: round(std(rows.map((r) => r.r_traj))) };

@@ -32,6 +32,7 @@ interface BenchFlags {
   rlBatch: string;
   rlLr: string;
   maxTurns: string;
+  maxTurnTokens: string;
   maxSeqLen: string;
   maxObservationChars: string;
   cache: string;
@@ -70,6 +71,7 @@ export function registerBench(program: Command): void {
     .option('--rl-batch <n>', 'with --learning: prompts per GRPO step', '2')
     .option('--rl-lr <rate>', 'with --learning: GRPO learning rate', '1e-4')
     .option('--max-turns <n>', 'with --learning: turn cap of every episode', '4')
+    .option('--max-turn-tokens <n>', 'with --learning: most tokens of one message, in RL and evaluation alike', '256')
     .option('--max-seq-len <n>', 'with --learning: tokens of one sequence, in SFT, RL and evaluation alike', '4096')
     .option('--max-observation-chars <n>', 'with --learning: characters of one observation, in demonstrations, rollouts and evaluation alike', '1500')
     .option('--cache <file>', 'with --learning: the in-process server’s response cache', defaultCacheFile())
@@ -176,11 +178,13 @@ async function learning(opts: BenchFlags): Promise<void> {
       temperature: 1,
     },
     maxTurns: intFlag('--max-turns', opts.maxTurns, { min: 1, max: 100 }),
-    maxTurnTokens: 384,
+    maxTurnTokens: intFlag('--max-turn-tokens', opts.maxTurnTokens, { min: 8 }),
     maxSeqLen: intFlag('--max-seq-len', opts.maxSeqLen, { min: 64 }),
     maxObservationChars: observationFlag(opts.maxObservationChars),
     log: (line) => process.stderr.write(`${line}\n`),
   });
+  // A failed stage is in the report and its table; the exit code says the recipe did not run through.
+  if (report.failures.length > 0) process.exitCode = 1;
   if (opts.json) return printJson(report);
   const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
   const num = (v: number | null, d = 3) => (v === null ? '–' : v.toFixed(d));
@@ -191,4 +195,5 @@ async function learning(opts: BenchFlags): Promise<void> {
     const name = protocols.length > 1 ? `${s.protocol} ${s.stage}` : s.stage;
     printLine(`| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`);
   }
+  for (const failure of report.failures) printLine(`failed: ${failure}`);
 }

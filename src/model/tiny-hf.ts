@@ -33,7 +33,11 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
     const texts = AGENTS.map((agent) => systemPrompt(agent, limits));
     if (corpusFile !== undefined) texts.push(...corpusTexts(corpusFile));
     writeFileSync(corpus, texts.join('\n'));
-    const run = spawnSync(python, ['-m', 'toolenv.tiny_model', '--out', dir, '--corpus', corpus, '--seed', String(seed), '--size', size], { encoding: 'utf8' });
+    const args = ['-m', 'toolenv.tiny_model', '--out', dir, '--corpus', corpus, '--seed', String(seed), '--size', size];
+    const prompts = join(work, 'prompts.json');
+    writeFileSync(prompts, JSON.stringify(atomicPrompts()));
+    args.push('--prompts', prompts);
+    const run = spawnSync(python, args, { encoding: 'utf8' });
     if (run.error) throw new UsageError(`cannot run ${python}: ${run.error.message}`);
     if (run.status !== 0) throw new Error(`writing the tiny model failed: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
     const last = run.stdout.trim().split('\n').pop() ?? '{}';
@@ -41,6 +45,16 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The system prompts the tokenizer holds as single tokens: every protocol's, for turn caps 1 to 15
+ * under the default k and call cap (other limits are read as text).
+ */
+function atomicPrompts(): string[] {
+  const prompts: string[] = [];
+  for (let maxTurns = 1; maxTurns <= 15; maxTurns++) for (const agent of AGENTS) prompts.push(systemPrompt(agent, { maxTurns, maxCallsPerTurn: 3, k: 3 }));
+  return prompts;
 }
 
 /** The texts of a corpus file: each message of a chat-messages JSON Lines file, else the file's lines. */

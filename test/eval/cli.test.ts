@@ -111,7 +111,7 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
     [[...base, '--concurrency', 'many'], /--concurrency must be an integer/],
     [[...base, '--error-rate', '2'], /--error-rate must be a number between 0 and 1/],
     [[...base, '--format', 'xml'], /--format must be one of own, toolbench, bfcl, apibank, mcp/],
-    [[...base, '--policy', 'gpt4'], /--policy must be heuristic, openai:MODEL@URL or gguf:FILE/],
+    [[...base, '--policy', 'gpt4'], /--policy must be heuristic, openai:MODEL@URL, gguf:FILE or hf:DIR/],
     [[...base, '--policy', 'gguf:/nonexistent/model.gguf'], /--policy: .*no file/],
     [[...base, '--judge', 'gpt-4.1'], /--judge: expected openai:MODEL@URL/],
     [[...base, '--library', '/tmp'], /--library is for the in-process server/],

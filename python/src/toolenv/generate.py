@@ -43,10 +43,12 @@ class Generator:
         answers: list[dict[str, Any]] = []
         prompts: list[tuple[dict[str, Any], list[int]]] = []
         for request in requests:
-            ids = chat_ids(tokenizer.apply_chat_template(request["messages"], tokenize=True, add_generation_prompt=True))
+            rendered = tokenizer.apply_chat_template(request["messages"], tokenize=True, add_generation_prompt=True)
+            ids = chat_ids(rendered)
             if len(ids) >= self.max_seq_len:
                 # Training stops a rollout whose sequence is full; evaluation fails the run the same way.
-                answers.append({"id": request["id"], "error": f"the conversation outgrew --max-seq-len {self.max_seq_len}"})
+                why = f"the conversation outgrew --max-seq-len {self.max_seq_len}"
+                answers.append({"id": request["id"], "error": why})
             else:
                 prompts.append((request, ids))
         if not prompts:
@@ -58,7 +60,8 @@ class Generator:
         input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for _, ids in prompts])
         attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for _, ids in prompts])
         stop = sorted({s for r, _ in prompts for s in r.get("stop") or []})
-        sampling = {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else {"do_sample": False}
+        greedy = self.temperature <= 0
+        sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature}
         with torch.no_grad():
             out = self.model.generate(
                 input_ids=input_ids,

@@ -135,9 +135,10 @@ class ToolEnvRollout:
                     ids = tokenizer.apply_chat_template(episode["messages"], tokenize=True, add_generation_prompt=True)
                     rollouts.append(_Rollout(episode=episode, prompt_ids=chat_ids(ids)))
             scored = self._play(trainer, rollouts, budget)
-            if not any(r.well_formed for r in rollouts):
+            # Judged on the first step, from the base as given: later steps may sample a bad batch and go on.
+            if mode == "train" and trainer.state.global_step == 0 and not any(r.well_formed for r in rollouts):
                 raise MalformedRollouts(
-                    f"none of step {trainer.state.global_step + 1}'s {len(rollouts)} rollouts wrote a well-formed turn "
+                    f"none of step 1's {len(rollouts)} rollouts wrote a well-formed turn "
                     f"({sum(r.turns for r in rollouts)} turns): the model cannot speak the protocol yet, so every "
                     "group's rewards tie and GRPO has nothing to learn; train it with --stage sft first"
                 )
