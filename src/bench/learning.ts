@@ -54,7 +54,7 @@ export interface StageResult {
   wall_s: number;
   /** Training tokens per second (SFT: tokens trained on; RL: tokens the policy sampled), else evaluation's generated tokens. */
   tokens_per_s: number | null;
-  /** Why the stage has no numbers: its training failed (GRPO from a checkpoint that writes no well-formed turn). */
+  /** Why the stage has no numbers: its training failed (GRPO from a checkpoint that writes no turn the protocol accepts). */
   error?: string;
 }
 
@@ -208,7 +208,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     });
     stages.push(await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0)));
   } catch (error) {
-    // GRPO refusing an SFT checkpoint that writes no well-formed turn is a finding of the benchmark: reported, not lost.
+    // GRPO refusing an SFT checkpoint that writes no accepted turn is a finding of the benchmark: reported, not lost.
     if (!(error instanceof TrainError)) throw error;
     log(`rl: failed: ${error.message}`);
     stages.push({ ...emptyStage('rl', protocol, seed), error: error.message });

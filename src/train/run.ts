@@ -293,10 +293,9 @@ async function runEngine(launch: string, server: string, run: string, options: T
     follow();
     if (code !== 0) {
       // The Python side says why in one line when it knows (no well-formed rollout, too few examples).
-      // A progress bar may share its line (carriage returns, no line feed): the reason is what follows the prefix.
-      const last = tail(logFile, 1);
-      const at = last.lastIndexOf('toolenv: ');
-      if (at >= 0) throw new TrainError(last.slice(at + 'toolenv: '.length));
+      // A progress bar may share its line or follow it (carriage returns): the reason is what follows the prefix.
+      const said = tail(logFile, 5).split('\n').filter((line) => line.includes('toolenv: ')).at(-1);
+      if (said !== undefined) throw new TrainError(said.slice(said.lastIndexOf('toolenv: ') + 'toolenv: '.length).trim());
       throw new TrainError(`the ${options.engine} engine exited with ${code ?? 'a signal'}; its log ends:\n${tail(logFile)}`);
     }
   } finally {

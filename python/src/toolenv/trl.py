@@ -62,7 +62,7 @@ def rl_dataset(client: ToolEnvClient, tasks: Sequence[Json], options: EpisodeOpt
 
 
 class MalformedRollouts(RuntimeError):
-    """A step whose rollouts hold not one well-formed turn: RL from a base that cannot write the protocol."""
+    """A first step whose rollouts hold not one accepted turn: RL from a base that cannot write the protocol."""
 
 
 class TrainingShortfall(RuntimeError):
@@ -77,7 +77,7 @@ class _Rollout:
     mask: list[int] = field(default_factory=list)
     done: bool = False
     model_tokens: int = 0
-    well_formed: int = 0
+    accepted: int = 0
     turns: int = 0
 
 
@@ -136,9 +136,9 @@ class ToolEnvRollout:
                     rollouts.append(_Rollout(episode=episode, prompt_ids=chat_ids(ids)))
             scored = self._play(trainer, rollouts, budget)
             # Judged on the first step, from the base as given: later steps may sample a bad batch and go on.
-            if mode == "train" and trainer.state.global_step == 0 and not any(r.well_formed for r in rollouts):
+            if mode == "train" and trainer.state.global_step == 0 and not any(r.accepted for r in rollouts):
                 raise MalformedRollouts(
-                    f"none of step 1's {len(rollouts)} rollouts wrote a well-formed turn "
+                    f"none of step 1's {len(rollouts)} rollouts wrote a turn the protocol accepts "
                     f"({sum(r.turns for r in rollouts)} turns): the model cannot speak the protocol yet, so every "
                     "group's rewards tie and GRPO has nothing to learn; train it with --stage sft first"
                 )
@@ -236,7 +236,7 @@ class ToolEnvRollout:
         trajectory = self.client.trajectory(rollout.episode["id"])
         turns = trajectory.get("turns", [])
         rollout.turns = len(turns)
-        rollout.well_formed = sum(1 for t in turns if t.get("well_formed"))
+        rollout.accepted = sum(1 for t in turns if not t.get("rejected"))
         if self.records:
             record = episode_record(step, rollout.episode, rewards, trajectory, rollout.model_tokens)
             self.records.write(record, trajectory)
