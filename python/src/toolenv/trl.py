@@ -357,7 +357,7 @@ def train(config: RunConfig) -> Path:
         sizes = {"max_length": min(config.max_seq_len, limit), **common}
         # One conversation per forward pass, the step's batch accumulated: with no padding there is no attention mask,
         # and SDPA takes its causal kernel. Padded or packed batches need an explicit mask, which on a CPU ran 5x slower
-        # per token (README, "Learning").
+        # per token (README, "Training": budgets).
         batch = {"per_device_train_batch_size": 1, "gradient_accumulation_steps": config.prompts_per_step}
         args = sft_config(str(run_dir / "checkpoints"), **batch, **sizes)
         dataset = sft_dataset(str(config.sft_data))
@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         checkpoint = train(RunConfig.load(args[0]))
     except (TrainingShortfall, MalformedRollouts) as error:
-        # One line the CLI shows as the run's failure (it reads the last line of engine.log).
+        # One line the CLI shows as the run's failure (it looks for it at the end of engine.log).
         print(f"toolenv: {error}", file=sys.stderr)
         return 1
     print(json.dumps({"checkpoint": str(checkpoint)}))
