@@ -13,3 +13,20 @@ export function fetchFailure(error: unknown): string {
   }
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Codes of a kept-alive socket the server closed as the request went out: the request never reached it. */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/**
+ * fetch() of an idempotent request, sent once more when it met a stale kept-alive socket: after a long idle spell
+ * (a training stage between two evaluations) the pooled connection may be one the server is closing.
+ */
+export async function fetchIdempotent(url: string | URL, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const code = ((error as { cause?: { code?: unknown } } | null)?.cause as { code?: unknown } | undefined)?.code;
+    if (typeof code !== 'string' || !STALE_SOCKET.has(code)) throw error;
+    return fetch(url, init);
+  }
+}

@@ -1,4 +1,4 @@
-import { fetchFailure } from '../agent/fetch-failure.js';
+import { fetchFailure, fetchIdempotent } from '../agent/fetch-failure.js';
 import type { PolicyOptions } from '../agent/policies/create.js';
 import type { Policy } from '../agent/types.js';
 import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
@@ -159,7 +159,7 @@ function warnSeed(tasks: readonly { meta?: Record<string, unknown> }[], seed: nu
 async function checkServer(server: string, apiKey?: string): Promise<{ seed?: number }> {
   let response: Response;
   try {
-    response = await fetch(`${server.replace(/\/+$/, '')}/healthz`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    response = await fetchIdempotent(`${server.replace(/\/+$/, '')}/healthz`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
   } catch (error) {
     throw new EvalInputError(`cannot reach a ToolEnv server at ${server} (${fetchFailure(error)})`);
   }

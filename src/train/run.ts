@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fetchIdempotent } from '../agent/fetch-failure.js';
 import { LOG_INTERVAL_MS } from '../cli/progress.js';
 import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
@@ -174,7 +175,7 @@ async function serveLibrary(options: TrainOptions): Promise<RunningServer> {
 async function checkServer(url: string, apiKey: string | undefined): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(new URL('/healthz', url), { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    response = await fetchIdempotent(new URL('/healthz', url), { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
   } catch (error) {
     throw new TrainInputError(`--server ${url} does not answer: ${(error as Error).message}`);
   }
