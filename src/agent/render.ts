@@ -75,7 +75,7 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
   const note = (cut: number) => `(Cut to the ${budget}-character observation budget: ${cut} of ${whole.length} characters left out.)`;
   const room = budget - note(whole.length).length - 1;
   const lines = searches.length + calls.length;
-  // What the tags and status lines take: render(0) shrinks every line to its one-character stub.
+  // What the tags and status lines take: render(0) shrinks every search or call line to a single character.
   const fixed = render(0).length - lines;
   let text = lines > 0 ? render(Math.max(16, Math.floor((room - fixed) / lines))) : whole;
   // The last resort (status lines alone over the budget): a plain cut.

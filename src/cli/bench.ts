@@ -55,7 +55,7 @@ export function registerBench(program: Command): void {
     .option('--rollouts', 'instead: episodes at rollout scale (JSON steps and text turns, cached and fresh arguments) beside the plain cached call')
     .option('--episodes <list>', 'with --rollouts: concurrent episodes of each scale, comma-separated', '256,2048')
     .option('--steps <n>', 'with --rollouts: steps (call turns) per episode, each of three calls', '8')
-    .option('--learning', 'instead: the learning benchmark: held-out success and rewards of a small policy before training, after SFT, after GRPO, over seeds (see the README’s "Learning")')
+    .option('--learning', 'instead: the learning benchmark: held-out success and rewards of a small policy before training, after SFT, after GRPO, over seeds (see docs/training.md)')
     .option('--out <dir>', 'with --learning: where every stage’s run directory goes (default runs/learning-<time>)')
     .option('--seeds <list>', 'with --learning: recipe seeds, comma-separated', '1,2,3')
     .option('--train-tasks <n>', 'with --learning: training tasks synthesized per seed', '600')

@@ -37,7 +37,7 @@ export const MAX_TEXT = 10_000;
 export const MAX_TURNS = 1000;
 /** Characters of one assistant message a text turn takes: room for a long plan, bounded so a runaway generation is refused. */
 export const MAX_TURN_TEXT = 200_000;
-/** The smallest observation budget: room for the tags, the status lines and a stub of each result. */
+/** The smallest observation budget: room for the tags, the status lines and a few characters of each result. */
 export const MIN_OBSERVATION_CHARS = 256;
 /** The largest per-turn call cap an episode may ask for. */
 export const MAX_CALLS_PER_TURN = 64;

@@ -357,7 +357,7 @@ def train(config: RunConfig) -> Path:
         sizes = {"max_length": min(config.max_seq_len, limit), **common}
         # One conversation per forward pass, the step's batch accumulated: with no padding there is no attention mask,
         # and SDPA takes its causal kernel. Padded or packed batches need an explicit mask, which on a CPU ran 5x slower
-        # per token (README, "Training": budgets).
+        # per token (docs/training.md, "Budgets").
         batch = {"per_device_train_batch_size": 1, "gradient_accumulation_steps": config.prompts_per_step}
         args = sft_config(str(run_dir / "checkpoints"), **batch, **sizes)
         dataset = sft_dataset(str(config.sft_data))
