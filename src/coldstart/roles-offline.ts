@@ -1,6 +1,6 @@
-import { compactJson } from '../agent/compact.js';
 import { rankCandidates } from '../agent/heuristic/choose.js';
 import { planSlots, researchK } from '../agent/heuristic/plan.js';
+import { askedFields, reportSlot } from '../agent/heuristic/report.js';
 import { querySlots } from '../agent/heuristic/slots.js';
 import type { Answer, CriticInput, ExecutorInput, PlannerInput, Roles } from './roles.js';
 import type { CriticLabels, DagCall, PlannerOutput, SharedState } from './types.js';
@@ -59,9 +59,10 @@ async function critic({ state, run, retrieved, observed }: CriticInput): Promise
 }
 
 async function answerer(state: SharedState): Promise<Answer> {
+  const asked = askedFields(state.task.query);
   const lines = state.slots.map((slot, i) => {
     const result = state.observations.find((o) => o.label === 'relevant' && state.tools.get(o.tool)?.slot === i);
-    return result ? `- ${slot.capability}: ${result.tool} returned ${compactJson(result.body, 300)}` : `- ${slot.capability}: not done.`;
+    return result ? `- ${slot.capability}: ${result.tool} ${reportSlot(result.body, asked, i)}` : `- ${slot.capability}: not done.`;
   });
   const done = lines.filter((l) => !l.endsWith('not done.')).length;
   return { reasoning: `${done} of ${state.slots.length} capabilities are covered; I answer from their results.`, answer: `Results:\n${lines.join('\n')}` };

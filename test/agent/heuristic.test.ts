@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { heuristicPolicy } from '../../src/agent/heuristic/policy.js';
 import { fieldPath, linkPath } from '../../src/agent/heuristic/links.js';
 import { planSlots } from '../../src/agent/heuristic/plan.js';
+import { askedFields, fieldValue, reportSlot, withoutAsked } from '../../src/agent/heuristic/report.js';
 import { querySlots } from '../../src/agent/heuristic/slots.js';
 import { fillFromText, schemaDefault } from '../../src/agent/heuristic/values.js';
 import { checkMessage } from '../../src/agent/check.js';
@@ -219,4 +220,35 @@ test('a call missing a required identifier that nothing provides is not sent: th
   // Given in the task, the id is used as it is.
   const [given] = planSlots('find the pet with id 42', stateAfter([['find the pet with id 42', [getPet]]]));
   assert.deepEqual([given!.status, given!.call!.arguments], ['call', { petId: 42 }]);
+});
+
+test('a synthesized task as the heuristic reads it: a parameter written as one word claims its value, the fields it asks for give no argument', () => {
+  // `with accountId "…"` names the parameter in one word; `name` would otherwise take the quoted value by its hint.
+  const create = tool('create', 'Creates a new PowerForm', 'Creates a new PowerForm', { accountId: { type: 'string' }, name: { type: 'string' }, quotaUser: { type: 'string' } }, ['accountId']);
+  const query = 'Creates a new PowerForm with accountId "4af5c240-d441". Tell me the "name" in the result.';
+  assert.deepEqual(fillFromText(create, withoutAsked(query)).arguments, { accountId: '4af5c240-d441' });
+  // A value the clause gave one parameter is not given a second one from the rest of the task.
+  const headers = tool('h', 'Describe snapshot', 'Describe', { 'X-Amz-Target': { type: 'string' }, 'X-Amz-Date': { type: 'string' } }, ['X-Amz-Target']);
+  const text = 'Describe snapshot with X-Amz-Target "Kinesis.Describe"';
+  assert.deepEqual(fillFromText(headers, text, `${text}. Tell me the "id" in the result.`).arguments, { 'X-Amz-Target': 'Kinesis.Describe' });
+  // A parameter name followed by its value is an argument of the clause before, not a capability of its own.
+  assert.deepEqual(
+    querySlots('List history with id4n "duster" and organizationId "Heller - Ritchie". Tell me the "type" in the result.').map((s) => s.text),
+    ['List history with id4n "duster" and organizationId "Heller - Ritchie". Tell me the "type" in the result'],
+  );
+});
+
+test('the answer reports the fields the task asks for, read from the body by path or by name, else the body', () => {
+  assert.deepEqual(askedFields('1. Get a pet. 2. Get its owner. Tell me the "name" from step 1 and the "owner.id" from step 2.'), [
+    { key: 'name', step: 0 },
+    { key: 'owner.id', step: 1 },
+  ]);
+  assert.deepEqual(askedFields('Get the weather in Paris'), []);
+  const body = { data: [{ id: 'inv_1', lines: { total: 1200 } }], metadata: { id: 94443 } };
+  assert.deepEqual(fieldValue(body, 'data.id'), { value: 'inv_1' });
+  assert.deepEqual(fieldValue(body, 'total'), { value: 1200 }, 'a name the top level lacks is found below, arrays at their first item');
+  assert.equal(fieldValue(body, 'missing'), undefined);
+  assert.equal(reportSlot(body, [{ key: 'total' }], 0), 'the "total" is 1200');
+  assert.equal(reportSlot(body, [{ key: 'total', step: 1 }], 0), 'the "total" is 1200', 'another step’s field, when the slot’s own are not there');
+  assert.match(reportSlot(body, [{ key: 'nowhere' }], 0), /^returned \{"data"/);
 });

@@ -14,7 +14,10 @@ const api = (api_id: string): ApiRecord => ({
   document: { openapi: '3.0.0', info: { title: api_id, version: '1' }, servers: [{ url: `https://${api_id}` }], paths: {} },
 });
 
-/** A weatherbit-shaped operation: GET /current?{keys}, every key a required query parameter, plus the API key. */
+/**
+ * A weatherbit-shaped operation: GET /current?{keys}, plus the API key. The keys are bound as the converter binds
+ * weatherbit's document, which declares them `in: path` though they sit in the key's query part.
+ */
 function weather(id: string, path: string, keys: string[]): Tool {
   const names = [...keys, 'key', 'units'];
   const parameters: JsonSchemaObject = {
@@ -28,7 +31,7 @@ function weather(id: string, path: string, keys: string[]): Tool {
     description: id,
     category: 'weather',
     parameters,
-    bindings: Object.fromEntries(names.map((name) => [name, { in: 'query' as const, name }])),
+    bindings: Object.fromEntries(names.map((name) => [name, { in: keys.includes(name) ? ('path' as const) : ('query' as const), name }])),
     examples: [],
     origin: { format: 'openapi', api_id: 'weatherbit.test', method: 'get', path, operation_id: id, server: null },
   };

@@ -2,6 +2,7 @@ import type { Tool } from '../../library/tool.js';
 import type { CallOutcome, RunState } from '../state.js';
 import { rankCandidates } from './choose.js';
 import { linkPath } from './links.js';
+import { withoutAsked } from './report.js';
 import { querySlots, type Slot } from './slots.js';
 import { fillFromText, schemaDefault } from './values.js';
 
@@ -99,7 +100,7 @@ function fillArguments(plans: SlotPlan[], query: string): void {
   for (const plan of plans) {
     if (plan.status !== 'call') continue;
     const call = plan.call!;
-    const filled = fillFromText(call.tool, plan.slot.text, query);
+    const filled = fillFromText(call.tool, withoutAsked(plan.slot.text), withoutAsked(query));
     call.arguments = filled.arguments;
     const unfilled: string[] = [];
     for (const param of filled.missing) {

@@ -37,7 +37,7 @@ function nextMessage(context: PolicyContext): string {
   const plans = planSlots(context.task.query, state);
   const lastTurn = context.turn >= (context.maxTurns ?? DEFAULT_MAX_TURNS);
   // A rejected message would be written again the same way: answer with what there is instead of looping.
-  if (lastTurn || state.rejected) return writeAnswer(plans, lastTurn);
+  if (lastTurn || state.rejected) return writeAnswer(plans, lastTurn, context.task.query);
 
   const agent = context.agent;
   const one = <T>(items: T[]): T[] => (agent === 'react' ? items.slice(0, 1) : items);
@@ -56,5 +56,5 @@ function nextMessage(context: PolicyContext): string {
     if (agent === 'parallel') return writeParallelCalls(ready.slice(0, cap));
     return writeParaActCalls(remaining, ready.slice(0, cap), state);
   }
-  return writeAnswer(plans, false);
+  return writeAnswer(plans, false, context.task.query);
 }

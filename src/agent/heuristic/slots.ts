@@ -98,6 +98,9 @@ export function searchText(clause: string): string {
     .trim();
 }
 
+/** Content words as written: a parameter name (`organizationId`, `id4n`) is one word, however many humps it has. */
 function contentWords(text: string): number {
-  return words(searchText(text)).filter((w) => !isStopWord(w) && !/^\d+$/.test(w)).length;
+  return searchText(text)
+    .split(/\s+/)
+    .filter((written) => words(written).some((w) => !isStopWord(w) && !/^\d+$/.test(w))).length;
 }

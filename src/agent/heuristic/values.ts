@@ -70,9 +70,11 @@ export interface Filled {
 export function fillFromText(tool: Tool, within: string, also?: string): Filled {
   const params = paramsOf(tool);
   const args: Record<string, unknown> = {};
-  assign(params, within, args, false);
-  // Elsewhere in the task a value belongs to this call only when the text names the parameter next to it.
-  if (also !== undefined && also !== within) assign(params.filter((p) => !(p.name in args)), also, args, true);
+  const used = new Set<string>();
+  assign(params, within, args, false, used);
+  // Elsewhere in the task a value belongs to this call only when the text names the parameter next to it, and a
+  // value the clause already gave one parameter is not given a second.
+  if (also !== undefined && also !== within) assign(params.filter((p) => !(p.name in args)), also, args, true, used);
   for (const p of params) {
     if (p.required && !(p.name in args) && p.type === 'string' && TEXT_PARAMS.has(p.name.toLowerCase())) args[p.name] = within.trim();
   }
@@ -109,12 +111,14 @@ function paramsOf(tool: Tool): Param[] {
       .toLowerCase()
       .split(/[^a-z0-9]+/)
       .filter(Boolean);
-    return [{ name, required: required.has(name), schema, type: typeOf(schema), words: new Set([...ws, ...ws.map(stem)]) }];
+    // The whole name too: a task writes it as one word (`with accountId "…"`), and `near` reads it so.
+    return [{ name, required: required.has(name), schema, type: typeOf(schema), words: new Set([...ws, ...ws.map(stem), name.toLowerCase()]) }];
   });
 }
 
-function assign(params: Param[], text: string, args: Record<string, unknown>, tiedOnly: boolean): void {
-  const candidates = candidatesIn(text);
+/** `used`: the texts of the values given so far, across passes; each is given to one parameter only. */
+function assign(params: Param[], text: string, args: Record<string, unknown>, tiedOnly: boolean, used: Set<string>): void {
+  const candidates = candidatesIn(text).filter((c) => !used.has(c.text));
   const pairs: { param: Param; candidate?: Candidate; value: unknown; score: number }[] = [];
   for (const param of params) {
     for (const match of enumMatches(param, text)) pairs.push({ param, value: match, score: 10 });
@@ -129,11 +133,14 @@ function assign(params: Param[], text: string, args: Record<string, unknown>, ti
     }
   }
   pairs.sort((a, b) => b.score - a.score || Number(b.param.required) - Number(a.param.required) || (a.candidate?.start ?? 0) - (b.candidate?.start ?? 0));
-  const used = new Set<Candidate>();
+  const claimed = new Set<Candidate>();
   for (const pair of pairs) {
-    if (pair.param.name in args || (pair.candidate && used.has(pair.candidate))) continue;
+    if (pair.param.name in args || (pair.candidate && claimed.has(pair.candidate))) continue;
     args[pair.param.name] = pair.value;
-    if (pair.candidate) used.add(pair.candidate);
+    if (pair.candidate) {
+      claimed.add(pair.candidate);
+      used.add(pair.candidate.text);
+    }
   }
 }
 

@@ -1,9 +1,9 @@
-import { compactJson } from '../compact.js';
 import { kahnLayers } from '../dag.js';
 import type { ExecutionPlan, ExplorationPlan } from '../protocol.js';
 import { bindRefs } from '../references.js';
 import type { PlanState, RunState } from '../state.js';
 import type { SlotCall, SlotPlan } from './plan.js';
+import { askedFields, reportSlot } from './report.js';
 
 /** The heuristic's messages, written in the same tagged protocol a model writes. */
 
@@ -65,9 +65,10 @@ export function writeParallelCalls(calls: readonly SlotCall[]): string {
 }
 
 /** The final answer: each capability with the tool that served it and what it returned, or why it could not be done. */
-export function writeAnswer(plans: readonly SlotPlan[], capped: boolean): string {
-  const lines = plans.map((p) => {
-    if (p.status === 'done' && p.result) return `- ${p.slot.text}: ${p.call!.tool.name} (${p.call!.tool.id}) returned ${compactJson(p.result.body, 300)}`;
+export function writeAnswer(plans: readonly SlotPlan[], capped: boolean, query: string): string {
+  const asked = askedFields(query);
+  const lines = plans.map((p, i) => {
+    if (p.status === 'done' && p.result) return `- ${p.slot.text}: ${p.call!.tool.name} (${p.call!.tool.id}) ${reportSlot(p.result.body, asked, i)}`;
     if (p.status === 'abandoned') return `- ${p.slot.text}: not done, ${p.reason}.`;
     return `- ${p.slot.text}: not done${capped ? ' within the turn limit' : ''}.`;
   });

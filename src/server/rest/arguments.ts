@@ -35,6 +35,9 @@ export function buildArguments(tool: Tool, request: RestRequest): Record<string,
     switch (binding.in) {
       case 'path':
         if (Object.hasOwn(request.params, binding.name)) value = coerceValues([request.params[binding.name]!], schema);
+        // A path key that templates its query (`/alerts?lat={lat}&lon={lon}`) declares those parameters in: path,
+        // but a client following the document sends them in the query string.
+        else value = fromQuery(request.query, binding.name, schema);
         break;
       case 'query':
         value = fromQuery(request.query, binding.name, schema);
