@@ -70,3 +70,31 @@ def test_async_client_runs_episodes_concurrently(server):
 
 def _no_verdicts() -> dict:
     return {"quality": "NO", "faithfulness": "NO", "utility": "NO"}
+
+
+def test_async_client_keeps_requests_past_its_pool_waiting_in_order(server, monkeypatch):
+    """More requests than connections wait on the client's own semaphore, never in httpcore's pool queue."""
+    in_flight = 0
+    most = 0
+
+    async def run() -> int:
+        nonlocal in_flight, most
+        async with AsyncToolEnvClient(server.url, max_connections=3) as client:
+            send = client._http.request
+
+            async def counted(*args, **kwargs):
+                nonlocal in_flight, most
+                in_flight += 1
+                most = max(most, in_flight)
+                try:
+                    return await send(*args, **kwargs)
+                finally:
+                    in_flight -= 1
+
+            monkeypatch.setattr(client._http, "request", counted)
+            episodes = await asyncio.gather(*(client.create_episode({"id": f"p{i}", "query": "q"}) for i in range(24)))
+            await asyncio.gather(*(client.delete_episode(e["id"]) for e in episodes))
+            return len({e["id"] for e in episodes})
+
+    assert asyncio.run(run()) == 24
+    assert most == 3

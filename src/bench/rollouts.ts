@@ -76,7 +76,7 @@ export interface RolloutReport {
   scales: RolloutScale[];
 }
 
-const SERVE_READY = /"url":"(http:\/\/[^"]+)"/;
+export const SERVE_READY = /"url":"(http:\/\/[^"]+)"/;
 
 /**
  * `toolenv bench --rollouts`: one server (the library, a fresh cache, no injected errors, the synthesizer as the
@@ -179,7 +179,7 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
  * The target answers a cached and a fresh call, and the first search (which loads the retrieval index) is made
  * before anything is measured.
  */
-async function warmUp(url: string, tool: string, args: Record<string, unknown>, query: string): Promise<void> {
+export async function warmUp(url: string, tool: string, args: Record<string, unknown>, query: string): Promise<void> {
   const call = async (given: Record<string, unknown>) => {
     const response = await fetch(`${url}/v1/tools/${encodeURIComponent(tool)}/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: given }) });
     if (response.status !== 200) throw new Error(`the warm-up call of ${tool} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);

@@ -14,7 +14,10 @@ interface BenchFlags {
   workers: string;
   rounds: string;
   rollouts?: boolean;
-  episodes: string;
+  client?: boolean;
+  turns: string;
+  maxConnections?: string;
+  episodes?: string;
   steps: string;
   learning?: boolean;
   out?: string;
@@ -53,8 +56,11 @@ export function registerBench(program: Command): void {
     .option('--gpu <kind>', 'compute back-end for --model: auto, cuda, vulkan, cpu', 'auto')
     .option('--workers <n>', 'also measure the server and the ceiling with this many processes each (serve --workers), or auto (one per core)', '1')
     .option('--rollouts', 'instead: episodes at rollout scale (JSON steps and text turns, cached and fresh arguments) beside the plain cached call')
-    .option('--episodes <list>', 'with --rollouts: concurrent episodes of each scale, comma-separated', '256,2048')
+    .option('--episodes <list>', 'with --rollouts or --client: concurrent episodes of each scale, comma-separated (default 256,2048; --client 1024,4096)')
     .option('--steps <n>', 'with --rollouts: steps (call turns) per episode, each of three calls', '8')
+    .option('--client', 'instead: the Python client (AsyncToolEnvClient) driving --episodes concurrent episodes’ text turns against a served library')
+    .option('--turns <n>', 'with --client: text turns per episode (one search, then calls)', '3')
+    .option('--max-connections <n>', 'with --client: the client’s connection pool (default the client’s, 100)')
     .option('--learning', 'instead: the learning benchmark: held-out success and rewards of a small policy before training, after SFT, after GRPO, over seeds (see docs/training.md)')
     .option('--out <dir>', 'with --learning: where every stage’s run directory goes (default runs/learning-<time>)')
     .option('--seeds <list>', 'with --learning: recipe seeds, comma-separated', '1,2,3')
@@ -78,6 +84,7 @@ export function registerBench(program: Command): void {
     .option('--json', 'print the report as one JSON object (last stdout line)')
     .action(async (opts: BenchFlags) => {
       if (opts.rollouts) return rollouts(opts);
+      if (opts.client) return client(opts);
       if (opts.learning) return learning(opts);
       if (!['auto', 'cuda', 'vulkan', 'cpu'].includes(opts.gpu)) throw new UsageError(`--gpu must be auto, cuda, vulkan or cpu, got ${JSON.stringify(opts.gpu)}`);
       // Loaded here: the load generator is a large import no other command needs.
@@ -124,7 +131,7 @@ export function registerBench(program: Command): void {
 
 /** `bench --rollouts`: the rollout bench and its table. */
 async function rollouts(opts: BenchFlags): Promise<void> {
-  const episodes = opts.episodes.split(',').map((part) => intFlag('--episodes', part, { min: 1, max: 10_000 }));
+  const episodes = episodeScales(opts.episodes ?? '256,2048');
   const { runRolloutBench } = await import('../bench/rollouts.js');
   const report = await runRolloutBench({
     library: opts.library,
@@ -145,6 +152,29 @@ async function rollouts(opts: BenchFlags): Promise<void> {
       printLine(`${name.padEnd(14)}${String(row.actions_per_s).padStart(11)}${String(row.step_p50_ms).padStart(10)}${String(row.step_p99_ms).padStart(10)}${String(row.server_us_per_action ?? '').padStart(18)}`);
     }
   }
+}
+
+function episodeScales(list: string): number[] {
+  return list.split(',').map((part) => intFlag('--episodes', part, { min: 1, max: 10_000 }));
+}
+
+/** `bench --client`: the Python client at trainer scale and its table. */
+async function client(opts: BenchFlags): Promise<void> {
+  const { runClientBench } = await import('../bench/client.js');
+  const report = await runClientBench({
+    library: opts.library,
+    episodes: episodeScales(opts.episodes ?? '1024,4096'),
+    turns: intFlag('--turns', opts.turns, { min: 1, max: 50 }),
+    ...(opts.maxConnections !== undefined ? { maxConnections: intFlag('--max-connections', opts.maxConnections, { min: 1, max: 10_000 }) } : {}),
+    log: (line) => process.stderr.write(`toolenv: ${line}\n`),
+  });
+  if (opts.json) return printJson(report);
+  printLine(`${report.client} client, ${report.max_connections ?? 100} connections; tool ${report.tool}; server RSS ${report.server_rss_mb} MB after`);
+  printLine(`${'episodes'.padEnd(10)}${'create s'.padStart(10)}${'turns'.padStart(8)}${'turns/s'.padStart(10)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}`);
+  for (const s of report.scales) {
+    printLine(`${String(s.episodes).padEnd(10)}${String(s.create_s).padStart(10)}${String(s.turns).padStart(8)}${String(s.turns_per_s).padStart(10)}${String(s.turn_p50_ms).padStart(10)}${String(s.turn_p99_ms).padStart(10)}`);
+  }
+  printLine(`turns/s at the largest scale over the smallest: ${report.largest_vs_smallest}`);
 }
 
 /** `bench --learning`: the learning recipe over seeds and its table. */
