@@ -1,6 +1,8 @@
 import asyncio
+import json
 
 import pytest
+from conftest import toolenv
 from scripted import answer, episode_body, execute, explore, single_task, solve
 
 from toolenv import AsyncToolEnvClient, ProblemError, ToolEnvClient
@@ -98,3 +100,12 @@ def test_async_client_keeps_requests_past_its_pool_waiting_in_order(server, monk
 
     assert asyncio.run(run()) == 24
     assert most == 3
+
+
+def test_bench_client_drives_concurrent_episodes_through_the_async_client(library):
+    """`toolenv bench --client` against a server of its own: every scale's turns answered, none rejected."""
+    run = toolenv("bench", "--client", "--library", str(library), "--episodes", "6,12", "--turns", "2", "--json")
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert [s["episodes"] for s in report["scales"]] == [6, 12]
+    assert all(s["turns"] == 2 * s["episodes"] and s["turns_per_s"] > 0 for s in report["scales"])
+    assert all(s["rejected_samples"] == [] for s in report["scales"])

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LibraryStore } from '../library/store.js';
 import { packageRoot } from '../paths.js';
 import { missingPython, pythonExecutable } from '../train/python.js';
-import { rssMb, startProcess, type Running } from './processes.js';
+import { lastJsonLine, rssMb, startProcess, type Running } from './processes.js';
 import { SERVE_READY, warmUp } from './rollouts.js';
 import { pickTarget } from './run.js';
 
@@ -66,8 +65,7 @@ export async function runClientBench(options: ClientBenchOptions): Promise<Clien
     const url = SERVE_READY.exec(server.ready)![1]!;
     await warmUp(url, target.tool.id, target.args, target.tool.name);
     const config = { url, episodes: options.episodes, turns: options.turns, tool: target.tool.id, arguments: target.args, query: target.tool.name, max_connections: options.maxConnections ?? null };
-    const result = await runPython(python, ['-m', 'toolenv.loadtest', JSON.stringify(config)]);
-    const parsed = JSON.parse(result) as Omit<ClientReport, 'tool' | 'largest_vs_smallest' | 'server_rss_mb'>;
+    const parsed = await lastJsonLine<Omit<ClientReport, 'tool' | 'largest_vs_smallest' | 'server_rss_mb'>>(python, ['-m', 'toolenv.loadtest', JSON.stringify(config)], 'toolenv.loadtest');
     const first = parsed.scales[0]!;
     const last = parsed.scales.at(-1)!;
     for (const scale of parsed.scales) if (scale.rejected_samples.length > 0) options.log(`${scale.episodes} episodes: turns rejected, e.g. ${scale.rejected_samples[0]}`);
@@ -81,20 +79,4 @@ export async function runClientBench(options: ClientBenchOptions): Promise<Clien
     await server?.stop();
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-function runPython(python: string, args: string[]): Promise<string> {
-  const child = spawn(python, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = out.trim().split('\n').at(-1) ?? '';
-      if (code === 0 && line.startsWith('{')) resolve(line);
-      else reject(new Error(`toolenv.loadtest exited ${code}: ${err.trim().split('\n').slice(-3).join(' ') || out.slice(-300)}`));
-    });
-  });
 }

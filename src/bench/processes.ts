@@ -73,3 +73,20 @@ function descendants(pid: number): number[] {
 export function childPids(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
 }
+
+/** Runs a process to its end and resolves with the last line of its stdout, parsed as JSON; rejects on failure. */
+export function lastJsonLine<T>(command: string, args: string[], label: string): Promise<T> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const last = stdout.trim().split('\n').at(-1) ?? '';
+      if (code === 0 && last.startsWith('{')) resolve(JSON.parse(last) as T);
+      else reject(new Error(`${label} exited with ${code}: ${stderr.slice(-2000)}`));
+    });
+  });
+}

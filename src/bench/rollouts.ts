@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LibraryStore } from '../library/store.js';
 import { packageRoot } from '../paths.js';
 import { freshArguments } from './fresh-arguments.js';
-import { rssMb, startProcess, type Running } from './processes.js';
+import { lastJsonLine, rssMb, startProcess, type Running } from './processes.js';
 import type { RolloutLoadConfig, RolloutLoadResult } from './rollout-load.js';
 import { pickTarget } from './run.js';
 
@@ -197,19 +196,7 @@ export async function warmUp(url: string, tool: string, args: Record<string, unk
 
 /** Runs the load generator in its own process and reads its result line. */
 function runLoad(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
-  const child = spawn(process.execPath, [join(packageRoot, 'dist/src/bench/rollout-load.js'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const last = stdout.trim().split('\n').at(-1);
-      if (code === 0 && last) resolve(JSON.parse(last) as RolloutLoadResult);
-      else reject(new Error(`the load generator exited with ${code}: ${stderr.slice(-2000)}`));
-    });
-  });
+  return lastJsonLine(process.execPath, [join(packageRoot, 'dist/src/bench/rollout-load.js'), JSON.stringify(config)], 'the load generator');
 }
 
 function summarize(result: RolloutLoadResult): WorkloadResult {

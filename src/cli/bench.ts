@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 import { workersFlag } from './workers.js';
 
 interface BenchFlags {
@@ -214,8 +214,12 @@ async function learning(opts: BenchFlags): Promise<void> {
     log: (line) => process.stderr.write(`${line}\n`),
   });
   // A failed stage is in the report and its table; the exit code says the recipe did not run through.
-  if (report.failures.length > 0) process.exitCode = 1;
-  if (opts.json) return printJson(report);
+  const failed = report.failures.length > 0 ? new ReportedFailure(1) : undefined;
+  if (opts.json) {
+    printJson(report);
+    if (failed) throw failed;
+    return;
+  }
   const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
   const num = (v: number | null, d = 3) => (v === null ? '–' : v.toFixed(d));
   printLine(`${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy Qwen2 ${report.model.size} (${report.model.parameters} parameters); ${Math.round(report.wall_s)} s; runs in ${report.out}`);
@@ -226,4 +230,5 @@ async function learning(opts: BenchFlags): Promise<void> {
     printLine(`| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`);
   }
   for (const failure of report.failures) printLine(`failed: ${failure}`);
+  if (failed) throw failed;
 }
