@@ -42,8 +42,13 @@ test('nullable adds "null" to type and enum, only where a type is declared', () 
   assert.equal(validate(null), true);
   assert.equal(validate('a'), true);
   assert.equal(validate('c'), false);
-  // OpenAPI 3.0.3: without a type in the same schema, nullable changes nothing.
+  // OpenAPI 3.0.3: without a type in the same schema, nullable changes nothing...
   assert.deepEqual(convertSchema({ allOf: [{ type: 'integer' }], nullable: true }, opts('request')), { allOf: [{ type: 'integer' }] });
+  // ...but beside a union documents mean "or null" (GitHub's milestone), so null joins the union.
+  assert.deepEqual(convertSchema({ oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true }, opts('request')), {
+    oneOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }],
+  });
+  assert.deepEqual(convertSchema({ anyOf: [{ type: 'string' }, { type: 'null' }], nullable: true }, opts('request')), { anyOf: [{ type: 'string' }, { type: 'null' }] });
   // 3.1 has no nullable keyword.
   assert.deepEqual(convertSchema({ type: 'string', nullable: true }, { ...opts('request'), dialect: '3.1' }), { type: 'string' });
 });

@@ -400,6 +400,10 @@ class Conversion {
       const types = Array.isArray(out.type) ? (out.type as string[]) : [out.type as string];
       if (!types.includes('null')) out.type = [...types, 'null'];
       if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum.push(null);
+    } else if (this.dialect === '3.0' && node.nullable === true && out.type === undefined) {
+      // 3.0.3 says nullable needs a type beside it, but documents write it beside a union to mean "or null", and
+      // their APIs take null there (GitHub clears an issue's milestone with `"milestone": null`).
+      addNullMember(out);
     }
     nullBesideUnion(out);
     const types = Array.isArray(out.type) ? out.type : [out.type];
@@ -414,14 +418,19 @@ class Conversion {
  */
 function nullBesideUnion(out: JsonObject): void {
   if (out.type !== 'null') return;
+  if (addNullMember(out)) delete out.type;
+}
+
+/** Makes null one more member of the schema's oneOf or anyOf when none admits it; whether it did. */
+function addNullMember(out: JsonObject): boolean {
   const key = Array.isArray(out.oneOf) ? 'oneOf' : Array.isArray(out.anyOf) ? 'anyOf' : undefined;
-  if (key === undefined) return;
+  if (key === undefined) return false;
   const members = out[key] as JsonSchema[];
   const admitsNull = (member: JsonSchema) =>
     typeof member === 'boolean' ? member : member.type === undefined || member.type === 'null' || (Array.isArray(member.type) && member.type.includes('null'));
-  if (members.some(admitsNull)) return;
-  delete out.type;
+  if (members.some(admitsNull)) return false;
   out[key] = [...members, { type: 'null' }];
+  return true;
 }
 
 /** The JSON types a `type` value names: undefined when it names none (so it is dropped), [] for "any". */
