@@ -67,7 +67,7 @@ function coerce(value: unknown, types: ReadonlySet<string>): unknown {
   if (Array.isArray(value)) return value.length === 1 && !types.has('array') ? value[0] : NOT_COERCED;
   if (typeof value === 'string') {
     const text = value.trim();
-    if (types.has('integer') && /^[-+]?\d+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
+    if (types.has('integer') && /^[-+]?\d+$/.test(text) && Number.isFinite(Number(text))) return Number(text);
     if (types.has('number') && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) return Number(text);
     if (types.has('boolean') && Object.hasOwn(BOOLEAN_TEXT, text.toLowerCase())) return BOOLEAN_TEXT[text.toLowerCase()];
     return NOT_COERCED;

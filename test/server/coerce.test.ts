@@ -6,7 +6,7 @@ describe('coercing wire strings by parameter schema', () => {
   it('types scalars, and leaves strings that do not fit', () => {
     assert.equal(coerceValues(['42'], { type: 'integer' }), 42);
     assert.equal(coerceValues(['4.5'], { type: 'integer' }), '4.5');
-    assert.equal(coerceValues(['9007199254740993'], { type: 'integer' }), '9007199254740993');
+    assert.equal(coerceValues(['9007199254740993'], { type: 'integer' }), 9007199254740992, 'an int64 past 2^53 is an integer, read as JSON reads it');
     assert.equal(coerceValues(['-0.5'], { type: 'number' }), -0.5);
     assert.equal(coerceValues([''], { type: 'number' }), '');
     assert.equal(coerceValues(['true'], { type: 'boolean' }), true);

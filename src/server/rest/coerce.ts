@@ -26,10 +26,9 @@ export function coerceValues(values: readonly string[], schema: JsonSchema | und
 
 export function coerceScalar(text: string, schema: JsonSchema | undefined): unknown {
   const types = schemaTypes(schema);
-  if (types.has('integer') && /^-?\d+$/.test(text)) {
-    const n = Number(text);
-    if (Number.isSafeInteger(n)) return n;
-  }
+  // An int64 id past 2^53 is still an integer: taken as the nearest double, as JSON.parse takes one in a body,
+  // rather than refused as "must be integer".
+  if (types.has('integer') && /^-?\d+$/.test(text) && Number.isFinite(Number(text))) return Number(text);
   if (types.has('number') && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
   if (types.has('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   if (types.has('null') && !types.has('string') && text === 'null') return null;
