@@ -130,7 +130,7 @@ class AsyncToolEnvClient:
         headers = _headers(api_key)
         self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout, limits=limits)
         # Requests past the pool's size wait here, not in httpcore's pool queue: it rescans every waiting request
-        # whenever a connection frees, so 1,024 queued episode creations took 33 times as long as 256.
+        # whenever a connection frees (1,024 episode creations took 27.5 s through it, 6.5 s this way; 4,096 timed out).
         self._slots = asyncio.Semaphore(max_connections)
 
     async def _send(self, method: str, path: str, **options: Any) -> Json:
