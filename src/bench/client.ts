@@ -2,10 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LibraryStore } from '../library/store.js';
-import { packageRoot } from '../paths.js';
 import { missingPython, pythonExecutable } from '../train/python.js';
-import { lastJsonLine, rssMb, startProcess, type Running } from './processes.js';
-import { SERVE_READY, warmUp } from './rollouts.js';
+import { lastJsonLine, rssMb, type Running } from './processes.js';
+import { SERVE_READY, startRolloutServer, warmUp } from './rollouts.js';
 import { pickTarget } from './run.js';
 
 /**
@@ -57,11 +56,7 @@ export async function runClientBench(options: ClientBenchOptions): Promise<Clien
     store.close();
     const most = Math.max(...options.episodes);
     options.log(`target tool ${target.tool.id}; scales ${options.episodes.join(', ')} episodes of ${options.turns} turns`);
-    server = await startProcess(
-      process.execPath,
-      [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', options.library, '--cache', join(work, 'cache.db'), '--error-rate', '0', '--responder', 'synth', '--max-episodes', String(2 * most), '--json'],
-      SERVE_READY,
-    );
+    server = await startRolloutServer(options.library, join(work, 'cache.db'), 2 * most);
     const url = SERVE_READY.exec(server.ready)![1]!;
     await warmUp(url, target.tool.id, target.args, target.tool.name);
     const config = { url, episodes: options.episodes, turns: options.turns, tool: target.tool.id, arguments: target.args, query: target.tool.name, max_connections: options.maxConnections ?? null };

@@ -96,11 +96,7 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
     const tool = target.tool.id;
     const most = Math.max(...options.episodes);
     log(`library ${options.library}: ${libraryTools} tools; target tool ${tool}`);
-    server = await startProcess(
-      process.execPath,
-      [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', options.library, '--cache', join(work, 'cache.db'), '--error-rate', '0', '--responder', 'synth', '--max-episodes', String(2 * most), '--json'],
-      SERVE_READY,
-    );
+    server = await startRolloutServer(options.library, join(work, 'cache.db'), 2 * most);
     const url = SERVE_READY.exec(server.ready)![1]!;
     const pid = server.child.pid!;
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -172,6 +168,15 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
     await server?.stop();
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** `toolenv serve` as the rollout benches load it: a fresh cache, no injected errors, the synthesizer as the responder. */
+export function startRolloutServer(library: string, cache: string, maxEpisodes: number): Promise<Running> {
+  return startProcess(
+    process.execPath,
+    [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', library, '--cache', cache, '--error-rate', '0', '--responder', 'synth', '--max-episodes', String(maxEpisodes), '--json'],
+    SERVE_READY,
+  );
 }
 
 /**

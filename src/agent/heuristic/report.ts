@@ -52,13 +52,13 @@ export function fieldValue(body: unknown, key: string): { value: unknown } | und
   return findMember(body, steps.at(-1)!, 0);
 }
 
-/** One result as the answer reports it: the asked fields it holds, else its body. */
-function reportBody(body: unknown, asked: readonly AskedField[]): string {
+/** The asked fields `body` holds, as the answer states them; undefined when it holds none. */
+function reportFields(body: unknown, asked: readonly AskedField[]): string | undefined {
   const found = asked.flatMap((field) => {
     const hit = fieldValue(body, field.key);
     return hit ? [`the "${field.key}" is ${compactJson(hit.value, BODY_CHARS)}`] : [];
   });
-  return found.length > 0 ? found.join(', ') : `returned ${compactJson(body, BODY_CHARS)}`;
+  return found.length > 0 ? found.join(', ') : undefined;
 }
 
 /**
@@ -67,8 +67,7 @@ function reportBody(body: unknown, asked: readonly AskedField[]): string {
  */
 export function reportSlot(body: unknown, asked: readonly AskedField[], index: number): string {
   const own = asked.filter((f) => f.step === undefined || f.step === index);
-  const text = reportBody(body, own);
-  return text.startsWith('returned ') && own.length < asked.length ? reportBody(body, asked) : text;
+  return reportFields(body, own) ?? reportFields(body, asked) ?? `returned ${compactJson(body, BODY_CHARS)}`;
 }
 
 function firstItem(value: unknown): unknown {
