@@ -56,6 +56,23 @@ export interface StageResult {
   tokens_per_s: number | null;
   /** Why the stage has no numbers: its training failed (GRPO from a checkpoint that writes no turn the protocol accepts). */
   error?: string;
+  /** RL: the training rollouts' rewards over the GRPO steps, the first quarter of the steps against the last. */
+  curve?: RewardCurve;
+}
+
+/** The reward curve an RL user reads first, in two numbers per reward: early steps against late ones. */
+export interface RewardCurve {
+  steps: number;
+  /** Steps averaged at each end: a quarter of them, at least one. */
+  window: number;
+  first: CurvePoint;
+  last: CurvePoint;
+}
+
+export interface CurvePoint {
+  r_traj: number | null;
+  r_step: number | null;
+  success: number | null;
 }
 
 export interface StageSummary extends Omit<StageResult, 'seed'> {
@@ -206,7 +223,10 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
       promptsPerStep: options.rl.batch,
       trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
     });
-    stages.push(await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0)));
+    const result = await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0));
+    result.curve = rewardCurve(linesOf<StepMetrics>(join(rl.run, 'metrics.jsonl')));
+    log(`rl: training rollouts over ${result.curve.steps} GRPO steps: R_traj ${num(result.curve.first.r_traj)} → ${num(result.curve.last.r_traj)}, R_step ${num(result.curve.first.r_step)} → ${num(result.curve.last.r_step)}, success ${pct(result.curve.first.success)} → ${pct(result.curve.last.success)} (mean of the first and last ${result.curve.window})`);
+    stages.push(result);
   } catch (error) {
     // GRPO refusing an SFT checkpoint that writes no accepted turn is a finding of the benchmark: reported, not lost.
     if (!(error instanceof TrainError)) throw error;
@@ -277,6 +297,17 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
   };
 }
 
+/** The mean training rewards of the first and the last quarter of the GRPO steps. */
+export function rewardCurve(rows: readonly StepMetrics[]): RewardCurve {
+  const window = Math.max(1, Math.floor(rows.length / 4));
+  const point = (part: readonly StepMetrics[]): CurvePoint => ({
+    r_traj: round(mean(part.map((r) => r.r_traj))),
+    r_step: round(mean(part.map((r) => r.r_step))),
+    success: round(mean(part.map((r) => r.success))),
+  });
+  return { steps: rows.length, window, first: point(rows.slice(0, window)), last: point(rows.slice(-window)) };
+}
+
 function emptyStage(stage: StageResult['stage'], protocol: Protocol, seed: number): StageResult {
   const none = { success: null, success_1tool: null, well_formed: null, path: null, turns: null, actions_per_turn: null, r_step: null, r_phase: null, r_traj: null };
   return { stage, protocol, seed, ...none, wall_s: 0, tokens_per_s: null };
@@ -304,6 +335,15 @@ export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
     const summary = { stage, protocol } as StageSummary;
     for (const metric of METRICS) (summary as unknown as Record<string, number | null>)[metric] = round(mean(rows.map((r) => r[metric])));
     summary.spread = { success: round(std(rows.map((r) => r.success))), r_traj: round(std(rows.map((r) => r.r_traj))) };
+    const curves = rows.flatMap((r) => (r.curve ? [r.curve] : []));
+    if (curves.length > 0) {
+      const point = (end: 'first' | 'last'): CurvePoint => ({
+        r_traj: round(mean(curves.map((c) => c[end].r_traj))),
+        r_step: round(mean(curves.map((c) => c[end].r_step))),
+        success: round(mean(curves.map((c) => c[end].success))),
+      });
+      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, first: point('first'), last: point('last') };
+    }
     return summary;
   });
 }

@@ -229,6 +229,11 @@ async function learning(opts: BenchFlags): Promise<void> {
     const name = protocols.length > 1 ? `${s.protocol} ${s.stage}` : s.stage;
     printLine(`| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`);
   }
+  for (const s of report.stages) {
+    if (!s.curve) continue;
+    const { first, last, window, steps } = s.curve;
+    printLine(`GRPO training rollouts${protocols.length > 1 ? ` (${s.protocol})` : ''}, mean of the first and the last ${window} of ${steps} steps: R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)}`);
+  }
   for (const failure of report.failures) printLine(`failed: ${failure}`);
   if (failed) throw failed;
 }

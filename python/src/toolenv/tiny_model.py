@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from toolenv import copy_circuit
+
 CONTROL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
 PROTOCOL_TAGS = [
     f"<{slash}{name}>"
@@ -62,9 +64,11 @@ def build_tokenizer(corpus: list[str], vocab_size: int, prompts: list[str] | Non
 
 
 # Measured on the project's 2-core machine (batches of 4 × 2,048 tokens): tiny trains at ~11 K tokens/s, small ~2.8 K.
+# `copy`: the small size starts with a hand-wired copy circuit (toolenv.copy_circuit), which needs a key/value head
+# per query head and a large rotary base.
 SIZES = {
-    "tiny": {"hidden": 128, "layers": 2, "intermediate": 256, "heads": 4, "vocab": 2048},
-    "small": {"hidden": 256, "layers": 4, "intermediate": 768, "heads": 4, "vocab": 4096},
+    "tiny": {"hidden": 128, "layers": 2, "intermediate": 256, "heads": 4, "kv_heads": 2, "vocab": 2048, "copy": False},
+    "small": {"hidden": 256, "layers": 4, "intermediate": 768, "heads": 4, "kv_heads": 4, "vocab": 4096, "copy": True},
 }
 
 
@@ -82,15 +86,19 @@ def write_tiny_model(
         intermediate_size=shape["intermediate"],
         num_hidden_layers=shape["layers"],
         num_attention_heads=shape["heads"],
-        num_key_value_heads=2,
+        num_key_value_heads=shape["kv_heads"],
         max_position_embeddings=16384,
         tie_word_embeddings=True,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=None,
     )
+    if shape["copy"]:
+        config.rope_parameters = {"rope_type": "default", "rope_theta": copy_circuit.ROPE_THETA}
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(config)
+    if shape["copy"]:
+        model.config.toolenv_copy_circuit = copy_circuit.wire(model, seed)
     model.generation_config = GenerationConfig(
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, do_sample=True
     )
@@ -98,7 +106,14 @@ def write_tiny_model(
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
     parameters = sum(p.numel() for p in model.parameters())
-    return {"dir": str(out), "size": size, "vocab": len(tokenizer), "parameters": parameters, "seed": seed}
+    return {
+        "dir": str(out),
+        "size": size,
+        "vocab": len(tokenizer),
+        "parameters": parameters,
+        "seed": seed,
+        "copy_circuit": bool(shape["copy"]),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

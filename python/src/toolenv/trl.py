@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolenv import copy_circuit
 from toolenv.client import Json, ToolEnvClient
 from toolenv.records import RecordWriter, episode_record
 from toolenv.run import RunConfig, episode_body
@@ -399,6 +400,8 @@ def train(config: RunConfig) -> Path:
             rollout_func=rollout,
             callbacks=[log],
         )
+    # A model written with a copy circuit (tiny_model's small size) keeps it: the rest learns to use it.
+    copy_circuit.freeze(trainer.model)
     trainer.train()
     if config.steps > 0 and trainer.state.global_step < config.steps:
         raise TrainingShortfall(
