@@ -85,6 +85,12 @@ def test_bench_learning_runs_every_stage_and_the_checkpoints_change(server, tmp_
         assert run.returncode == 0 and not report["failures"], run.stderr
         assert isinstance(report["stages"][2]["r_traj"], (int, float))
         assert (seed / "train-rl" / "checkpoint" / "model.safetensors").exists()
+        curve = report["stages"][2]["curve"]
+        assert curve["steps"] == 1 and set(curve["first"]) == {"r_traj", "r_step", "success"}
+    # Each stage is also read against demonstrations of the held-out tasks (none are trained on).
+    probed = (seed / "heldout-demonstrations" / "sft.jsonl").read_text().strip() != ""
+    for stage in report["stages"][:2]:
+        assert isinstance(stage["copy_accuracy"], float) if probed else stage["copy_accuracy"] is None
     held = [json.loads(line) for line in (seed / "tasks-heldout.jsonl").read_text().splitlines()]
     train = [json.loads(line) for line in (seed / "tasks-train.jsonl").read_text().splitlines()]
     used = {t for task in train for t in task["reference_tools"]}

@@ -54,6 +54,10 @@ export interface StageResult {
   wall_s: number;
   /** Training tokens per second (SFT: tokens trained on; RL: tokens the policy sampled), else evaluation's generated tokens. */
   tokens_per_s: number | null;
+  /** Teacher-forced on held-out demonstrations (`toolenv.probe`): assistant tokens an induction head could copy, predicted right. */
+  copy_accuracy: number | null;
+  /** …and the other assistant tokens (templates, chosen words). */
+  other_accuracy: number | null;
   /** Why the stage has no numbers: its training failed (GRPO from a checkpoint that writes no turn the protocol accepts). */
   error?: string;
   /** RL: the training rollouts' rewards over the GRPO steps, the first quarter of the steps against the last. */
@@ -93,7 +97,7 @@ export interface LearningReport {
   out: string;
 }
 
-const METRICS = ['success', 'success_1tool', 'well_formed', 'path', 'turns', 'actions_per_turn', 'r_step', 'r_phase', 'r_traj', 'wall_s', 'tokens_per_s'] as const;
+const METRICS = ['success', 'success_1tool', 'well_formed', 'path', 'turns', 'actions_per_turn', 'r_step', 'r_phase', 'r_traj', 'wall_s', 'tokens_per_s', 'copy_accuracy', 'other_accuracy'] as const;
 
 export async function runLearningBench(options: LearningOptions): Promise<LearningReport> {
   const started = Date.now();
@@ -162,6 +166,20 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
   });
   log(`${demos.accepted} of ${demos.tasks} cold-start trajectories accepted as demonstrations`);
   if (demos.accepted === 0) throw new Error(`seed ${seed}: no cold-start trajectory was accepted: nothing to train on`);
+  // Demonstrations of the held-out tasks, never trained on: each stage is read against them, teacher-forced.
+  const probeDemos = await generateColdStart({
+    tasks: readGenerationTasks(heldOutFile),
+    roles: { planner: 'offline', executor: 'offline', critic: 'offline', answerer: 'offline' },
+    model: { temperature: 0.7, maxTokens: 2048 },
+    concurrency: 4,
+    server: server.url,
+    out: join(dir, 'heldout-demonstrations'),
+    maxRounds: 12,
+    errorRate: 0,
+    maxTurns: options.maxTurns,
+    maxObservationChars: options.maxObservationChars,
+    seed,
+  });
 
   const { writeTinyHfModel } = await import('../model/tiny-hf.js');
   const base = await writeTinyHfModel(join(dir, 'model'), seed, options.size, demos.files.sft);
@@ -171,8 +189,9 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     const t0 = Date.now();
     const report = await evaluateHeldOut(options, server.url, model, heldOutFile, join(dir, `eval-${stage}`), protocol, seed);
     const evalWall = (Date.now() - t0) / 1000;
-    const result = stageResult(stage, protocol, seed, report, (train?.wall_s ?? 0) + evalWall, train ? train.tokens_per_s : generatedPerSecond(report, evalWall));
-    log(`${stage}: held-out success ${pct(result.success)} (one-tool ${pct(result.success_1tool)}), well-formed ${pct(result.well_formed)}, R_traj ${num(result.r_traj)}, ${Math.round(result.wall_s)} s`);
+    const probed = probeDemos.accepted > 0 ? await probeCheckpoint(model, probeDemos.files.sft, options.maxSeqLen) : undefined;
+    const result = stageResult(stage, protocol, seed, report, (train?.wall_s ?? 0) + evalWall, train ? train.tokens_per_s : generatedPerSecond(report, evalWall), probed);
+    log(`${stage}: held-out success ${pct(result.success)} (one-tool ${pct(result.success_1tool)}), well-formed ${pct(result.well_formed)}, R_traj ${num(result.r_traj)}, demonstration tokens predicted: copies ${pct(result.copy_accuracy)}, others ${pct(result.other_accuracy)}, ${Math.round(result.wall_s)} s`);
     return result;
   };
 
@@ -276,7 +295,23 @@ async function evaluateHeldOut(options: LearningOptions, server: string, model: 
   });
 }
 
-function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: number, report: EvalReport, wall_s: number, tokens_per_s: number | null): StageResult {
+interface ProbeResult {
+  copy: { accuracy: number | null };
+  other: { accuracy: number | null };
+}
+
+/** `python -m toolenv.probe`: the checkpoint read teacher-forced against held-out demonstrations. */
+async function probeCheckpoint(model: string, conversations: string, maxSeqLen: number): Promise<ProbeResult> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { missingPython, pythonExecutable } = await import('../train/python.js');
+  const python = pythonExecutable();
+  if (python === undefined) throw new Error(missingPython());
+  const { stdout } = await promisify(execFile)(python, ['-m', 'toolenv.probe', '--model', model, '--max-seq-len', String(maxSeqLen), conversations], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as ProbeResult;
+}
+
+function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: number, report: EvalReport, wall_s: number, tokens_per_s: number | null, probed?: ProbeResult): StageResult {
   const summary = report.results[0]!.summary;
   const s = summary.stats;
   return {
@@ -294,6 +329,8 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
     r_traj: s.r_traj.mean,
     wall_s: Math.round(wall_s * 10) / 10,
     tokens_per_s,
+    copy_accuracy: probed?.copy.accuracy ?? null,
+    other_accuracy: probed?.other.accuracy ?? null,
   };
 }
 
@@ -309,7 +346,7 @@ export function rewardCurve(rows: readonly StepMetrics[]): RewardCurve {
 }
 
 function emptyStage(stage: StageResult['stage'], protocol: Protocol, seed: number): StageResult {
-  const none = { success: null, success_1tool: null, well_formed: null, path: null, turns: null, actions_per_turn: null, r_step: null, r_phase: null, r_traj: null };
+  const none = { success: null, success_1tool: null, well_formed: null, path: null, turns: null, actions_per_turn: null, r_step: null, r_phase: null, r_traj: null, copy_accuracy: null, other_accuracy: null };
   return { stage, protocol, seed, ...none, wall_s: 0, tokens_per_s: null };
 }
 

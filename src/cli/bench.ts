@@ -223,17 +223,18 @@ async function learning(opts: BenchFlags): Promise<void> {
   const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
   const num = (v: number | null, d = 3) => (v === null ? '–' : v.toFixed(d));
   printLine(`${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy Qwen2 ${report.model.size} (${report.model.parameters} parameters); ${Math.round(report.wall_s)} s; runs in ${report.out}`);
-  printLine('| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ±sd | wall s | tokens/s |');
-  printLine('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  printLine('| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ±sd | copies | others | wall s | tokens/s |');
+  printLine('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of report.stages) {
     const name = protocols.length > 1 ? `${s.protocol} ${s.stage}` : s.stage;
-    printLine(`| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`);
+    printLine(`| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${pct(s.copy_accuracy)} | ${pct(s.other_accuracy)} | ${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`);
   }
   for (const s of report.stages) {
     if (!s.curve) continue;
     const { first, last, window, steps } = s.curve;
     printLine(`GRPO training rollouts${protocols.length > 1 ? ` (${s.protocol})` : ''}, mean of the first and the last ${window} of ${steps} steps: R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)}`);
   }
+  printLine('copies, others: held-out demonstrations read teacher-forced, the assistant tokens an induction head could copy and the rest, predicted right');
   for (const failure of report.failures) printLine(`failed: ${failure}`);
   if (failed) throw failed;
 }

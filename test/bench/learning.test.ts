@@ -19,12 +19,14 @@ test('the reward curve compares the first quarter of the GRPO steps with the las
 test('the stage summary averages the seeds’ curves beside their held-out numbers', () => {
   const run = (seed: number, curve?: StageResult['curve']): StageResult => ({
     stage: 'rl', protocol: 'paraact', seed, success: 0.1 * seed, success_1tool: 0.1 * seed, well_formed: 0.5, path: 0, turns: 3, actions_per_turn: 1,
-    r_step: 0.3, r_phase: 0, r_traj: 0.2 * seed, wall_s: 10, tokens_per_s: 100, ...(curve ? { curve } : {}),
+    r_step: 0.3, r_phase: 0, r_traj: 0.2 * seed, wall_s: 10, tokens_per_s: 100, copy_accuracy: 0.2 * seed, other_accuracy: null, ...(curve ? { curve } : {}),
   });
   const curve = (from: number, to: number): StageResult['curve'] => ({ steps: 8, window: 2, first: { r_traj: from, r_step: 0, success: 0 }, last: { r_traj: to, r_step: 1, success: 0.5 } });
   const [rl] = summarizeStages([run(1, curve(-0.5, 0.5)), run(2, curve(-0.3, 0.9))]);
   assert.equal(rl!.success, 0.15);
   assert.equal(rl!.spread.r_traj, 0.1414);
+  assert.equal(rl!.copy_accuracy, 0.3);
+  assert.equal(rl!.other_accuracy, null);
   assert.deepEqual(rl!.curve, { steps: 8, window: 2, first: { r_traj: -0.4, r_step: 0, success: 0 }, last: { r_traj: 0.7, r_step: 1, success: 0.5 } });
   const [sft] = summarizeStages([{ ...run(1), stage: 'sft' }]);
   assert.equal(sft!.curve, undefined);
