@@ -28,6 +28,8 @@ export interface LearningOptions {
   tools: { min: number; max: number };
   protocols: readonly Protocol[];
   size: TinyHfSize;
+  /** The small size's wired copy circuit (false: the ablation). */
+  copyCircuit: boolean;
   sft: { epochs: number; lr: number; batch: number };
   rl: { steps: number; group: number; batch: number; lr: number; temperature: number };
   maxTurns: number;
@@ -89,7 +91,7 @@ export interface LearningReport {
   held_out: number;
   train_tasks: number;
   demonstrations: number[];
-  model: { size: TinyHfSize; parameters: number };
+  model: { size: TinyHfSize; parameters: number; copy_circuit: boolean };
   stages: StageSummary[];
   runs: StageResult[];
   /** Stages that failed, as `seed N STAGE: why`; the command exits 1 when there are any. */
@@ -108,6 +110,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
   const runs: StageResult[] = [];
   const demonstrations: number[] = [];
   let parameters = 0;
+  let copyCircuit = false;
   try {
     for (const seed of options.seeds) {
       for (const protocol of options.protocols) {
@@ -116,6 +119,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
         runs.push(...recipe.stages);
         demonstrations.push(recipe.demonstrations);
         parameters = recipe.parameters;
+        copyCircuit = recipe.copyCircuit;
       }
     }
   } finally {
@@ -127,7 +131,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
     held_out: options.heldOut,
     train_tasks: options.trainTasks,
     demonstrations,
-    model: { size: options.size, parameters },
+    model: { size: options.size, parameters, copy_circuit: copyCircuit },
     stages: summarizeStages(runs),
     runs,
     failures: runs.filter((r) => r.error !== undefined).map((r) => `seed ${r.seed} ${r.protocol} ${r.stage}: ${r.error}`),
@@ -141,6 +145,7 @@ interface Recipe {
   stages: StageResult[];
   demonstrations: number;
   parameters: number;
+  copyCircuit: boolean;
 }
 
 async function runRecipe(options: LearningOptions, server: RunningServer, dir: string, seed: number, protocol: Protocol): Promise<Recipe> {
@@ -182,8 +187,8 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
   });
 
   const { writeTinyHfModel } = await import('../model/tiny-hf.js');
-  const base = await writeTinyHfModel(join(dir, 'model'), seed, options.size, demos.files.sft);
-  log(`base model: Qwen2 ${base.size}, ${base.parameters} parameters, vocabulary ${base.vocab}`);
+  const base = await writeTinyHfModel(join(dir, 'model'), seed, options.size, demos.files.sft, options.copyCircuit);
+  log(`base model: Qwen2 ${base.size}, ${base.parameters} parameters, vocabulary ${base.vocab}${base.copy_circuit ? ', copy circuit wired' : ''}`);
 
   const evaluateStage = async (stage: StageResult['stage'], model: string, train?: { wall_s: number; tokens_per_s: number | null }): Promise<StageResult> => {
     const t0 = Date.now();
@@ -252,7 +257,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     log(`rl: failed: ${error.message}`);
     stages.push({ ...emptyStage('rl', protocol, seed), error: error.message });
   }
-  return { stages, demonstrations: demos.accepted, parameters: base.parameters };
+  return { stages, demonstrations: demos.accepted, parameters: base.parameters, copyCircuit: base.copy_circuit };
 }
 
 /**

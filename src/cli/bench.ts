@@ -27,6 +27,7 @@ interface BenchFlags {
   tools: string;
   protocols: string;
   size: string;
+  copyCircuit: boolean;
   sftEpochs: string;
   sftLr: string;
   sftBatch: string;
@@ -69,6 +70,7 @@ export function registerBench(program: Command): void {
     .option('--tools <range>', 'with --learning: tools per task, N or MIN-MAX', '1')
     .option('--protocols <list>', 'with --learning: paraact, react or both (the paper’s comparison)', 'paraact')
     .option('--size <name>', 'with --learning: the policy, `model tiny-hf --size` (tiny or small)', 'small')
+    .option('--no-copy-circuit', 'with --learning: the small policy without its wired copy circuit (the ablation)')
     .option('--sft-epochs <n>', 'with --learning: epochs over the demonstrations', '4')
     .option('--sft-lr <rate>', 'with --learning: SFT learning rate (from scratch: far above the paper’s 1e-5)', '1.5e-3')
     .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
@@ -199,6 +201,7 @@ async function learning(opts: BenchFlags): Promise<void> {
     tools,
     protocols: protocols as ('paraact' | 'react')[],
     size: opts.size,
+    copyCircuit: opts.copyCircuit,
     sft: { epochs: numberFlag('--sft-epochs', opts.sftEpochs, { min: 0.01, max: 100 }), lr: numberFlag('--sft-lr', opts.sftLr, { min: 0, max: 1 }), batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }) },
     rl: {
       steps: intFlag('--rl-steps', opts.rlSteps, { min: 1, max: 100_000 }),
@@ -222,7 +225,7 @@ async function learning(opts: BenchFlags): Promise<void> {
   }
   const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
   const num = (v: number | null, d = 3) => (v === null ? '–' : v.toFixed(d));
-  printLine(`${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy Qwen2 ${report.model.size} (${report.model.parameters} parameters); ${Math.round(report.wall_s)} s; runs in ${report.out}`);
+  printLine(`${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy Qwen2 ${report.model.size} (${report.model.parameters} parameters${report.model.copy_circuit ? ', copy circuit wired' : ''}); ${Math.round(report.wall_s)} s; runs in ${report.out}`);
   printLine('| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ±sd | copies | others | wall s | tokens/s |');
   printLine('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of report.stages) {

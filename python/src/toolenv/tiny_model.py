@@ -73,12 +73,20 @@ SIZES = {
 
 
 def write_tiny_model(
-    out: Path, corpus: list[str], *, seed: int = 1, size: str = "tiny", prompts: list[str] | None = None
+    out: Path,
+    corpus: list[str],
+    *,
+    seed: int = 1,
+    size: str = "tiny",
+    prompts: list[str] | None = None,
+    copy: bool | None = None,
 ) -> dict:
+    """Writes the model and its tokenizer to `out`; `copy` overrides the size's copy circuit (the ablation)."""
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
     shape = SIZES[size]
+    wired = shape["copy"] if copy is None else copy
     tokenizer = build_tokenizer(corpus, shape["vocab"], prompts)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
@@ -93,11 +101,11 @@ def write_tiny_model(
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=None,
     )
-    if shape["copy"]:
+    if wired:
         config.rope_parameters = {"rope_type": "default", "rope_theta": copy_circuit.ROPE_THETA}
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(config)
-    if shape["copy"]:
+    if wired:
         model.config.toolenv_copy_circuit = copy_circuit.wire(model, seed)
     model.generation_config = GenerationConfig(
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, do_sample=True
@@ -112,7 +120,7 @@ def write_tiny_model(
         "vocab": len(tokenizer),
         "parameters": parameters,
         "seed": seed,
-        "copy_circuit": bool(shape["copy"]),
+        "copy_circuit": bool(wired),
     }
 
 
@@ -123,11 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", choices=sorted(SIZES), default="tiny")
     parser.add_argument("--prompts", type=Path, help="a JSON list of system prompts, each made one token")
+    parser.add_argument("--no-copy-circuit", action="store_true", help="no wired copy circuit, whatever the size")
     args = parser.parse_args(argv)
     corpus = args.corpus.read_text(encoding="utf-8").splitlines() if args.corpus else []
     corpus += PROTOCOL_TAGS
     prompts = json.loads(args.prompts.read_text(encoding="utf-8")) if args.prompts else None
-    print(json.dumps(write_tiny_model(args.out, corpus, seed=args.seed, size=args.size, prompts=prompts)))
+    copy = False if args.no_copy_circuit else None
+    print(json.dumps(write_tiny_model(args.out, corpus, seed=args.seed, size=args.size, prompts=prompts, copy=copy)))
     return 0
 
 
