@@ -1,4 +1,4 @@
-"""The small policy's wired copy circuit: it copies at initialization, survives save and load, and training keeps it."""
+"""The wired copy circuit: it copies at initialization, survives save and load, and training keeps it."""
 
 import random
 
@@ -34,9 +34,9 @@ def _copied(model, tokens: torch.Tensor, mask: torch.Tensor) -> float:
     return (predicted[mask[:, 1:]] == tokens[:, 1:][mask[:, 1:]]).float().mean().item()
 
 
-def test_the_small_model_copies_from_the_start_and_the_tiny_one_has_no_circuit(tmp_path):
-    small = write_tiny_model(tmp_path / "small", CORPUS, seed=1, size="small")
-    tiny = write_tiny_model(tmp_path / "tiny", CORPUS, seed=1, size="tiny")
+def test_a_wired_model_copies_from_the_start_and_a_plain_one_does_not(tmp_path):
+    small = write_tiny_model(tmp_path / "small", CORPUS, seed=1, size="small", copy=True)
+    tiny = write_tiny_model(tmp_path / "tiny", CORPUS, seed=1, size="small")
     assert small["copy_circuit"] is True and tiny["copy_circuit"] is False
     model = AutoModelForCausalLM.from_pretrained(small["dir"])
     assert model.config.toolenv_copy_circuit["heads"] == {"0": [0], "1": [0, 1]}
@@ -48,12 +48,13 @@ def test_the_small_model_copies_from_the_start_and_the_tiny_one_has_no_circuit(t
 
 
 def test_training_moves_everything_but_the_circuit(tmp_path):
-    written = write_tiny_model(tmp_path / "small", CORPUS, seed=2, size="small")
+    written = write_tiny_model(tmp_path / "small", CORPUS, seed=2, size="small", copy=True)
     model = AutoModelForCausalLM.from_pretrained(written["dir"])
     assert copy_circuit.freeze(model) == 3
     head_dim = model.config.toolenv_copy_circuit["head_dim"]
     induction = model.model.layers[1].self_attn
     before = {name: p.detach().clone() for name, p in model.model.layers[1].named_parameters()}
+    layer0_out = model.model.layers[0].self_attn.o_proj.weight[:, :head_dim].detach().clone()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0)
     tokens, mask = _spans(model.config.vocab_size, seed=7)
     labels = tokens.masked_fill(~mask, -100)
@@ -66,8 +67,10 @@ def test_training_moves_everything_but_the_circuit(tmp_path):
     for name in ("q_proj.weight", "k_proj.weight", "v_proj.weight", "q_proj.bias"):
         assert torch.equal(after[f"self_attn.{name}"][held], before[f"self_attn.{name}"][held]), name
         assert not torch.equal(after[f"self_attn.{name}"][held.stop :], before[f"self_attn.{name}"][held.stop :]), name
-    assert torch.equal(after["self_attn.o_proj.weight"][:, held], before["self_attn.o_proj.weight"][:, held])
+    # Where the induction heads look is held; how much of what they copy goes out is learned.
+    assert not torch.equal(after["self_attn.o_proj.weight"][:, held], before["self_attn.o_proj.weight"][:, held])
     assert torch.equal(after["input_layernorm.weight"], before["input_layernorm.weight"])
+    assert torch.equal(model.model.layers[0].self_attn.o_proj.weight[:, :head_dim], layer0_out)
     assert not torch.equal(after["mlp.up_proj.weight"], before["mlp.up_proj.weight"])
     assert induction is model.model.layers[1].self_attn
     assert _copied(model, *_spans(model.config.vocab_size)) > 0.6, "training on copies keeps the circuit copying"

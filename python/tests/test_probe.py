@@ -13,7 +13,7 @@ WORDS = ["".join(_letters.choices("abcdefghijklmnopqrstuvwxyz", k=7)) for _ in r
 
 def test_the_probe_tells_copies_from_the_rest(tmp_path):
     corpus = [" ".join(WORDS[i : i + 12]) for i in range(0, len(WORDS), 12)]
-    model = write_tiny_model(tmp_path / "small", corpus, seed=1, size="small")["dir"]
+    model = write_tiny_model(tmp_path / "small", corpus, seed=1, size="small", copy=True)["dir"]
     rows = []
     for _ in range(4):
         value = " ".join(_letters.sample(WORDS, 10))
@@ -30,7 +30,7 @@ def test_the_probe_tells_copies_from_the_rest(tmp_path):
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert report["conversations"] == 4
     assert report["copy"]["tokens"] > 0 and report["other"]["tokens"] > 0
-    # The untrained small model has only its wired circuit: it predicts the repeated words and nothing else.
+    # The untrained wired model has only its circuit: it predicts the repeated words and nothing else.
     assert report["copy"]["accuracy"] > 0.5 > report["other"]["accuracy"]
     bad = subprocess.run(
         [sys.executable, "-m", "toolenv.probe", "--model", model, str(tmp_path / "none.jsonl")],

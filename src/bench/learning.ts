@@ -28,7 +28,7 @@ export interface LearningOptions {
   tools: { min: number; max: number };
   protocols: readonly Protocol[];
   size: TinyHfSize;
-  /** The small size's wired copy circuit (false: the ablation). */
+  /** The policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`). */
   copyCircuit: boolean;
   sft: { epochs: number; lr: number; batch: number };
   rl: { steps: number; group: number; batch: number; lr: number; temperature: number };

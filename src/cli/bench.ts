@@ -27,7 +27,7 @@ interface BenchFlags {
   tools: string;
   protocols: string;
   size: string;
-  copyCircuit: boolean;
+  copyCircuit?: boolean;
   sftEpochs: string;
   sftLr: string;
   sftBatch: string;
@@ -70,7 +70,7 @@ export function registerBench(program: Command): void {
     .option('--tools <range>', 'with --learning: tools per task, N or MIN-MAX', '1')
     .option('--protocols <list>', 'with --learning: paraact, react or both (the paper’s comparison)', 'paraact')
     .option('--size <name>', 'with --learning: the policy, `model tiny-hf --size` (tiny or small)', 'small')
-    .option('--no-copy-circuit', 'with --learning: the small policy without its wired copy circuit (the ablation)')
+    .option('--copy-circuit', 'with --learning: the policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`)')
     .option('--sft-epochs <n>', 'with --learning: epochs over the demonstrations', '4')
     .option('--sft-lr <rate>', 'with --learning: SFT learning rate (from scratch: far above the paper’s 1e-5)', '1.5e-3')
     .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
@@ -201,7 +201,7 @@ async function learning(opts: BenchFlags): Promise<void> {
     tools,
     protocols: protocols as ('paraact' | 'react')[],
     size: opts.size,
-    copyCircuit: opts.copyCircuit,
+    copyCircuit: opts.copyCircuit === true,
     sft: { epochs: numberFlag('--sft-epochs', opts.sftEpochs, { min: 0.01, max: 100 }), lr: numberFlag('--sft-lr', opts.sftLr, { min: 0, max: 1 }), batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }) },
     rl: {
       steps: intFlag('--rl-steps', opts.rlSteps, { min: 1, max: 100_000 }),

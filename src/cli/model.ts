@@ -40,12 +40,12 @@ export function registerModel(program: Command): void {
     .option('--seed <n>', 'weights seed', '1')
     .addOption(new Option('--size <name>', 'tiny (0.4 M parameters: tests, smoke runs) or small (4.2 M: learns the protocol on a CPU, `bench --learning`)').choices(['tiny', 'small']).default('tiny'))
     .option('--corpus <file>', 'more text the tokenizer is trained on: chat-messages JSON Lines (sft.jsonl) or plain text')
-    .option('--no-copy-circuit', 'small: leave out the hand-wired copy circuit (the ablation; tiny never has one)')
+    .option('--copy-circuit', 'wire in a previous-token and two induction heads, held through training with the embeddings (see docs/training.md, "The copy circuit")')
     .option('--json', 'print {dir, size, vocab, parameters, seed, copy_circuit} as one JSON line')
-    .action(async (flags: { out: string; seed: string; size: string; corpus?: string; copyCircuit: boolean; json?: boolean }) => {
+    .action(async (flags: { out: string; seed: string; size: string; corpus?: string; copyCircuit?: boolean; json?: boolean }) => {
       const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
       const { writeTinyHfModel } = await import('../model/tiny-hf.js');
-      const written = await writeTinyHfModel(resolve(flags.out), seed, flags.size as 'tiny' | 'small', flags.corpus, flags.copyCircuit);
+      const written = await writeTinyHfModel(resolve(flags.out), seed, flags.size as 'tiny' | 'small', flags.corpus, flags.copyCircuit === true);
       if (flags.json) printJson(written);
       else printLine(`wrote ${written.dir} (Qwen2 ${written.size}, ${written.parameters} parameters, vocabulary ${written.vocab}, seed ${seed}${written.copy_circuit ? ', copy circuit wired' : ''})`);
     });

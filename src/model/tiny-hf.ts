@@ -16,7 +16,7 @@ export interface TinyHfModel {
   vocab: number;
   parameters: number;
   seed: number;
-  /** Whether the model starts with the hand-wired copy circuit (the small size's default; python/toolenv/copy_circuit.py). */
+  /** Whether the model starts with the hand-wired copy circuit (python/toolenv/copy_circuit.py). */
   copy_circuit: boolean;
 }
 
@@ -25,7 +25,7 @@ export interface TinyHfModel {
  * is trained on the protocols' system prompts (and on `corpus`, a chat-messages JSON Lines file such as the SFT
  * demonstrations, or plain text), so the text a rollout sees encodes in few tokens.
  */
-export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSize = 'tiny', corpusFile?: string, copyCircuit = true): Promise<TinyHfModel> {
+export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSize = 'tiny', corpusFile?: string, copyCircuit = false): Promise<TinyHfModel> {
   const python = pythonExecutable();
   if (python === undefined) throw new UsageError(missingPython());
   const work = mkdtempSync(join(tmpdir(), 'toolenv-tiny-hf-'));
@@ -39,7 +39,7 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
     const prompts = join(work, 'prompts.json');
     writeFileSync(prompts, JSON.stringify(atomicPrompts()));
     args.push('--prompts', prompts);
-    if (!copyCircuit) args.push('--no-copy-circuit');
+    if (copyCircuit) args.push('--copy-circuit');
     const run = spawnSync(python, args, { encoding: 'utf8' });
     if (run.error) throw new UsageError(`cannot run ${python}: ${run.error.message}`);
     if (run.status !== 0) throw new Error(`writing the tiny model failed: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);

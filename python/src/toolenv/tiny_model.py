@@ -64,11 +64,9 @@ def build_tokenizer(corpus: list[str], vocab_size: int, prompts: list[str] | Non
 
 
 # Measured on the project's 2-core machine (batches of 4 × 2,048 tokens): tiny trains at ~11 K tokens/s, small ~2.8 K.
-# `copy`: the small size starts with a hand-wired copy circuit (toolenv.copy_circuit), which needs a key/value head
-# per query head and a large rotary base.
 SIZES = {
-    "tiny": {"hidden": 128, "layers": 2, "intermediate": 256, "heads": 4, "kv_heads": 2, "vocab": 2048, "copy": False},
-    "small": {"hidden": 256, "layers": 4, "intermediate": 768, "heads": 4, "kv_heads": 4, "vocab": 4096, "copy": True},
+    "tiny": {"hidden": 128, "layers": 2, "intermediate": 256, "heads": 4, "vocab": 2048},
+    "small": {"hidden": 256, "layers": 4, "intermediate": 768, "heads": 4, "vocab": 4096},
 }
 
 
@@ -79,14 +77,14 @@ def write_tiny_model(
     seed: int = 1,
     size: str = "tiny",
     prompts: list[str] | None = None,
-    copy: bool | None = None,
+    copy: bool = False,
 ) -> dict:
-    """Writes the model and its tokenizer to `out`; `copy` overrides the size's copy circuit (the ablation)."""
+    """Writes the model and its tokenizer to `out`; `copy` wires in the copy circuit (toolenv.copy_circuit), which
+    needs a key/value head per query head and a large rotary base."""
     import torch
     from transformers import GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
     shape = SIZES[size]
-    wired = shape["copy"] if copy is None else copy
     tokenizer = build_tokenizer(corpus, shape["vocab"], prompts)
     config = Qwen2Config(
         vocab_size=len(tokenizer),
@@ -94,18 +92,18 @@ def write_tiny_model(
         intermediate_size=shape["intermediate"],
         num_hidden_layers=shape["layers"],
         num_attention_heads=shape["heads"],
-        num_key_value_heads=shape["kv_heads"],
+        num_key_value_heads=shape["heads"] if copy else 2,
         max_position_embeddings=16384,
         tie_word_embeddings=True,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=None,
     )
-    if wired:
+    if copy:
         config.rope_parameters = {"rope_type": "default", "rope_theta": copy_circuit.ROPE_THETA}
     torch.manual_seed(seed)
     model = Qwen2ForCausalLM(config)
-    if wired:
+    if copy:
         model.config.toolenv_copy_circuit = copy_circuit.wire(model, seed)
     model.generation_config = GenerationConfig(
         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, do_sample=True
@@ -120,7 +118,7 @@ def write_tiny_model(
         "vocab": len(tokenizer),
         "parameters": parameters,
         "seed": seed,
-        "copy_circuit": bool(wired),
+        "copy_circuit": copy,
     }
 
 
@@ -131,13 +129,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", choices=sorted(SIZES), default="tiny")
     parser.add_argument("--prompts", type=Path, help="a JSON list of system prompts, each made one token")
-    parser.add_argument("--no-copy-circuit", action="store_true", help="no wired copy circuit, whatever the size")
+    parser.add_argument("--copy-circuit", action="store_true", help="wire in the copy circuit (toolenv.copy_circuit)")
     args = parser.parse_args(argv)
     corpus = args.corpus.read_text(encoding="utf-8").splitlines() if args.corpus else []
     corpus += PROTOCOL_TAGS
     prompts = json.loads(args.prompts.read_text(encoding="utf-8")) if args.prompts else None
-    copy = False if args.no_copy_circuit else None
-    print(json.dumps(write_tiny_model(args.out, corpus, seed=args.seed, size=args.size, prompts=prompts, copy=copy)))
+    wired = args.copy_circuit
+    print(json.dumps(write_tiny_model(args.out, corpus, seed=args.seed, size=args.size, prompts=prompts, copy=wired)))
     return 0
 
 
