@@ -156,35 +156,26 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
 
   const { generateColdStart } = await import('../coldstart/generate.js');
   const { readGenerationTasks } = await import('../coldstart/tasks.js');
-  const demos = await generateColdStart({
-    tasks: readGenerationTasks(trainFile),
-    roles: { planner: 'offline', executor: 'offline', critic: 'offline', answerer: 'offline' },
-    model: { temperature: 0.7, maxTokens: 2048 },
-    concurrency: 4,
-    server: server.url,
-    out: join(dir, 'demonstrations'),
-    maxRounds: 12,
-    errorRate: 0,
-    maxTurns: options.maxTurns,
-    maxObservationChars: options.maxObservationChars,
-    seed,
-  });
+  // Offline roles (the heuristic's): the solved and accepted trajectories of a task file.
+  const demonstrate = (tasks: string, out: string) =>
+    generateColdStart({
+      tasks: readGenerationTasks(tasks),
+      roles: { planner: 'offline', executor: 'offline', critic: 'offline', answerer: 'offline' },
+      model: { temperature: 0.7, maxTokens: 2048 },
+      concurrency: 4,
+      server: server.url,
+      out: join(dir, out),
+      maxRounds: 12,
+      errorRate: 0,
+      maxTurns: options.maxTurns,
+      maxObservationChars: options.maxObservationChars,
+      seed,
+    });
+  const demos = await demonstrate(trainFile, 'demonstrations');
   log(`${demos.accepted} of ${demos.tasks} cold-start trajectories accepted as demonstrations`);
   if (demos.accepted === 0) throw new Error(`seed ${seed}: no cold-start trajectory was accepted: nothing to train on`);
   // Demonstrations of the held-out tasks, never trained on: each stage is read against them, teacher-forced.
-  const probeDemos = await generateColdStart({
-    tasks: readGenerationTasks(heldOutFile),
-    roles: { planner: 'offline', executor: 'offline', critic: 'offline', answerer: 'offline' },
-    model: { temperature: 0.7, maxTokens: 2048 },
-    concurrency: 4,
-    server: server.url,
-    out: join(dir, 'heldout-demonstrations'),
-    maxRounds: 12,
-    errorRate: 0,
-    maxTurns: options.maxTurns,
-    maxObservationChars: options.maxObservationChars,
-    seed,
-  });
+  const probeDemos = await demonstrate(heldOutFile, 'heldout-demonstrations');
 
   const { writeTinyHfModel } = await import('../model/tiny-hf.js');
   const base = await writeTinyHfModel(join(dir, 'model'), seed, options.size, demos.files.sft, options.copyCircuit);
