@@ -86,9 +86,9 @@ def wire(model: Any, seed: int) -> dict:
 
 
 def freeze(model: Any) -> int:
-    """Zeroes the gradient of the circuit's weights (rows of q/k/v, columns of o) and holds its layers' input norms,
-    if the model has a circuit; returns how many heads it holds still. Hooks, not requires_grad, for the heads: the
-    circuit shares its tensors with the other heads."""
+    """Holds where the circuit looks, if the model has one: zeroes the gradient of its heads' q/k/v rows and of the
+    previous-token head's output columns, and holds its layers' input norms and the embeddings; returns how many heads
+    it holds. Hooks, not requires_grad, for the heads: the circuit shares its tensors with the other heads."""
     import torch
 
     layout = getattr(model.config, "toolenv_copy_circuit", None)
@@ -106,9 +106,8 @@ def freeze(model: Any) -> int:
         for proj in (attention.q_proj, attention.k_proj, attention.v_proj):
             proj.weight.register_hook(lambda grad, keep=keep: grad * keep[:, None])
             proj.bias.register_hook(lambda grad, keep=keep: grad * keep)
+        # The induction heads' output trains: held, they copy into loops that nothing downstream can damp.
         if layer == "0":
-            # What the induction heads write out stays the model's to scale: held, it copies into loops that
-            # nothing downstream can damp.
             attention.o_proj.weight.register_hook(lambda grad, keep=keep: grad * keep[None, :])
         # The norm in front scales what the circuit reads, dimension by dimension: it stays too.
         model.model.layers[int(layer)].input_layernorm.weight.requires_grad_(False)

@@ -400,7 +400,7 @@ def train(config: RunConfig) -> Path:
             rollout_func=rollout,
             callbacks=[log],
         )
-    # A model written with a copy circuit (tiny_model's small size) keeps it: the rest learns to use it.
+    # A model written with a copy circuit (`model tiny-hf --copy-circuit`) keeps it: the rest learns to use it.
     copy_circuit.freeze(trainer.model)
     trainer.train()
     if config.steps > 0 and trainer.state.global_step < config.steps:
