@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
@@ -8,8 +8,8 @@ import { packageRoot } from '../../src/paths.js';
 import { tempDir } from '../fixtures/tools.js';
 
 /**
- * The README's examples, run as written against `toolenv serve` on the default library: every code block after a
- * `<!-- run by test/full/readme.test.ts … -->` line. Only the address changes (the server takes a free port, not
+ * The examples of the README and of the docs/ pages, run as written against `toolenv serve` on the default library:
+ * every code block after a `<!-- run by test/full/readme.test.ts … -->` line. Only the address changes (the server takes a free port, not
  * 8080). A block passes when it exits 0 and nothing it printed is an HTTP error: no problem+json body, no 4xx/5xx
  * status line.
  */
@@ -18,20 +18,25 @@ const MARKER = '<!-- run by test/full/readme.test.ts';
 const BIN = join(packageRoot, 'bin', 'toolenv');
 
 interface Block {
+  page: string;
   line: number;
   lang: string;
   code: string;
 }
 
+/** The marked blocks of README.md and of the reference pages in docs/, each named by its file and line. */
 function markedBlocks(): Block[] {
-  const lines = readFileSync(join(packageRoot, 'README.md'), 'utf8').split('\n');
+  const pages = ['README.md', ...readdirSync(join(packageRoot, 'docs')).filter((n) => n.endsWith('.md')).sort().map((n) => `docs/${n}`)];
   const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!lines[i]!.startsWith(MARKER)) continue;
-    const fence = /^```(\w+)$/.exec(lines[i + 1] ?? '');
-    assert.ok(fence, `README line ${i + 2}: a marked example must be a fenced block`);
-    const end = lines.indexOf('```', i + 2);
-    blocks.push({ line: i + 2, lang: fence[1]!, code: lines.slice(i + 2, end).join('\n') });
+  for (const page of pages) {
+    const lines = readFileSync(join(packageRoot, page), 'utf8').split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (!lines[i]!.startsWith(MARKER)) continue;
+      const fence = /^```(\w+)$/.exec(lines[i + 1] ?? '');
+      assert.ok(fence, `${page} line ${i + 2}: a marked example must be a fenced block`);
+      const end = lines.indexOf('```', i + 2);
+      blocks.push({ page, line: i + 2, lang: fence[1]!, code: lines.slice(i + 2, end).join('\n') });
+    }
   }
   return blocks;
 }
@@ -72,7 +77,7 @@ function problems(value: unknown): unknown[] {
   return Object.values(record).flatMap(problems);
 }
 
-describe('README examples on the default library', { skip: LIBRARY === undefined && 'TOOLENV_FULL_LIBRARY is not set' }, () => {
+describe('README and docs examples on the default library', { skip: LIBRARY === undefined && 'TOOLENV_FULL_LIBRARY is not set' }, () => {
   let server: ChildProcess;
   let url: string;
   before(async () => {
@@ -93,7 +98,7 @@ describe('README examples on the default library', { skip: LIBRARY === undefined
   it('marks the examples it runs', () => assert.ok(blocks.length >= 5, `${blocks.length} marked blocks`));
 
   for (const block of blocks) {
-    it(`README line ${block.line} (${block.lang})`, async () => {
+    it(`${block.page} line ${block.line} (${block.lang})`, async () => {
       const host = new URL(url).host;
       const code = block.code.replaceAll('http://127.0.0.1:8080', url).replaceAll('localhost:8080', host);
       const dir = tempDir('toolenv-readme-block-');
