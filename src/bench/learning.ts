@@ -110,7 +110,6 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
   const runs: StageResult[] = [];
   const demonstrations: number[] = [];
   let parameters = 0;
-  let copyCircuit = false;
   try {
     for (const seed of options.seeds) {
       for (const protocol of options.protocols) {
@@ -119,7 +118,6 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
         runs.push(...recipe.stages);
         demonstrations.push(recipe.demonstrations);
         parameters = recipe.parameters;
-        copyCircuit = recipe.copyCircuit;
       }
     }
   } finally {
@@ -131,7 +129,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
     held_out: options.heldOut,
     train_tasks: options.trainTasks,
     demonstrations,
-    model: { size: options.size, parameters, copy_circuit: copyCircuit },
+    model: { size: options.size, parameters, copy_circuit: options.copyCircuit },
     stages: summarizeStages(runs),
     runs,
     failures: runs.filter((r) => r.error !== undefined).map((r) => `seed ${r.seed} ${r.protocol} ${r.stage}: ${r.error}`),
@@ -145,7 +143,6 @@ interface Recipe {
   stages: StageResult[];
   demonstrations: number;
   parameters: number;
-  copyCircuit: boolean;
 }
 
 async function runRecipe(options: LearningOptions, server: RunningServer, dir: string, seed: number, protocol: Protocol): Promise<Recipe> {
@@ -248,7 +245,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     log(`rl: failed: ${error.message}`);
     stages.push({ ...emptyStage('rl', protocol, seed), error: error.message });
   }
-  return { stages, demonstrations: demos.accepted, parameters: base.parameters, copyCircuit: base.copy_circuit };
+  return { stages, demonstrations: demos.accepted, parameters: base.parameters };
 }
 
 /**
@@ -333,12 +330,16 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
 /** The mean training rewards of the first and the last quarter of the GRPO steps. */
 export function rewardCurve(rows: readonly StepMetrics[]): RewardCurve {
   const window = Math.max(1, Math.floor(rows.length / 4));
-  const point = (part: readonly StepMetrics[]): CurvePoint => ({
-    r_traj: round(mean(part.map((r) => r.r_traj))),
-    r_step: round(mean(part.map((r) => r.r_step))),
-    success: round(mean(part.map((r) => r.success))),
-  });
-  return { steps: rows.length, window, first: point(rows.slice(0, window)), last: point(rows.slice(-window)) };
+  return { steps: rows.length, window, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)) };
+}
+
+/** Each reward's mean over steps (or over seeds' curve ends). */
+function meanPoint(points: readonly CurvePoint[]): CurvePoint {
+  return {
+    r_traj: round(mean(points.map((p) => p.r_traj))),
+    r_step: round(mean(points.map((p) => p.r_step))),
+    success: round(mean(points.map((p) => p.success))),
+  };
 }
 
 function emptyStage(stage: StageResult['stage'], protocol: Protocol, seed: number): StageResult {
@@ -370,12 +371,7 @@ export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
     summary.spread = { success: round(std(rows.map((r) => r.success))), r_traj: round(std(rows.map((r) => r.r_traj))) };
     const curves = rows.flatMap((r) => (r.curve ? [r.curve] : []));
     if (curves.length > 0) {
-      const point = (end: 'first' | 'last'): CurvePoint => ({
-        r_traj: round(mean(curves.map((c) => c[end].r_traj))),
-        r_step: round(mean(curves.map((c) => c[end].r_step))),
-        success: round(mean(curves.map((c) => c[end].success))),
-      });
-      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, first: point('first'), last: point('last') };
+      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)) };
     }
     return summary;
   });
