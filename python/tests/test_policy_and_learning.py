@@ -95,3 +95,31 @@ def test_bench_learning_runs_every_stage_and_the_checkpoints_change(server, tmp_
     train = [json.loads(line) for line in (seed / "tasks-train.jsonl").read_text().splitlines()]
     used = {t for task in train for t in task["reference_tools"]}
     assert held and not any(set(task["reference_tools"]) & used for task in held)
+
+
+def test_bench_learning_from_a_given_base_trains_adapters(server, tiny_model, tmp_path):
+    """`--base DIR` starts every seed from that model as given (a pretrained one in practice: `model smollm2`), and
+    `--lora` trains adapters, merged into each stage's checkpoint."""
+    out = tmp_path / "learning"
+    run = toolenv(
+        "bench", "--learning", "--library", str(server.library), "--cache", str(tmp_path / "cache.db"),
+        "--out", str(out), "--seeds", "1", "--train-tasks", "16", "--held-out", "2", "--base", str(tiny_model),
+        "--lora", "4", "--sft-epochs", "1", "--sft-lr", "1e-2", "--sft-batch", "4", "--rl-steps", "1",
+        "--rl-group", "2", "--rl-batch", "1", "--max-turns", "3", "--max-turn-tokens", "48", "--max-seq-len", "3072",
+        "--json", check=False,
+    )  # fmt: skip
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["model"]["base"] == str(tiny_model) and report["model"]["size"] is None
+    assert report["model"]["lora"] == 4 and report["model"]["parameters"] == sum(
+        t.numel() for t in load_file(tiny_model / "model.safetensors").values()
+    )
+    seed = out / "seed-1"
+    assert not (seed / "model").exists(), "the given base is used as it is, not rewritten per seed"
+    assert json.loads((seed / "train-sft" / "train.json").read_text())["lora_rank"] == 4
+    base = load_file(tiny_model / "model.safetensors")
+    sft = load_file(seed / "train-sft" / "checkpoint" / "model.safetensors")
+    changed = {k for k in base if not base[k].equal(sft[k])}
+    assert changed and all(k.endswith("proj.weight") for k in changed)
+
+    missing = toolenv("bench", "--learning", "--base", str(tmp_path / "nowhere"), check=False)
+    assert missing.returncode == 2 and "not a Hugging Face model directory" in missing.stderr

@@ -44,6 +44,24 @@ def test_sft_on_demonstrations_the_heuristic_policy_makes(server, tiny_model, tm
     assert len(_lines(run / "metrics.jsonl")) == 2 and _weights_differ(tiny_model, run / "checkpoint")
 
 
+def test_sft_with_lora_saves_the_adapters_merged(short_data, tiny_model, server, tmp_path):
+    run = tmp_path / "lora"
+    toolenv(
+        "train", "--stage", "sft", "--model", str(tiny_model), "--data", str(short_data), "--server", server.url,
+        "--steps", "3", "--batch", "2", "--lr", "1e-2", "--lora", "4", "--out", str(run), "--json",
+    )  # fmt: skip
+    assert json.loads((run / "train.json").read_text())["lora_rank"] == 4
+    checkpoint = run / "checkpoint"
+    # A plain model, loadable as the next stage's base: no adapter files, no adapter tensor names.
+    assert not (checkpoint / "adapter_config.json").exists()
+    base, tuned = load_file(tiny_model / "model.safetensors"), load_file(checkpoint / "model.safetensors")
+    assert tuned.keys() == base.keys()
+    changed = {k for k in base if not base[k].equal(tuned[k])}
+    # The adapters sit on the linear layers; merged, they moved exactly those (embeddings and norms stay the base's).
+    assert changed and all(k.endswith("proj.weight") for k in changed)
+    assert not any(k.startswith("model.embed_tokens") or "norm" in k for k in changed)
+
+
 def test_rl_two_steps_from_the_sft_checkpoint(server, sft_run, single_tasks, tmp_path):
     run = tmp_path / "rl"
     out = toolenv(
@@ -76,7 +94,7 @@ def test_verl_dry_run_prints_the_gdpo_command(server, tiny_model, single_tasks, 
     run = tmp_path / "verl"
     out = toolenv(
         "train", "--engine", "verl", "--model", str(tiny_model), "--server", server.url, "--tasks", str(single_tasks),
-        "--gpus", "2", "--set", "trainer.save_freq=10", "--out", str(run), "--dry-run", "--json",
+        "--gpus", "2", "--set", "trainer.save_freq=10", "--lora", "8", "--out", str(run), "--dry-run", "--json",
     )  # fmt: skip
     summary = json.loads(out.stdout.strip().splitlines()[-1])
     assert summary["command"][-2:] == ["toolenv.verl", str(run / "train.json")]
@@ -88,7 +106,7 @@ def test_verl_dry_run_prints_the_gdpo_command(server, tiny_model, single_tasks, 
     expected = [
         "verl.trainer.main_ppo", "algorithm.adv_estimator=gdpo", "+algorithm.gdpo_reward_keys=[r_traj,r_phase,r_step]",
         "+algorithm.gdpo_reward_weights=[1.0,0.5,0.25]", "actor_rollout_ref.rollout.n=8", "trainer.n_gpus_per_node=2",
-        "trainer.save_freq=10",
+        "trainer.save_freq=10", "actor_rollout_ref.model.lora_rank=8", "actor_rollout_ref.model.lora_alpha=16",
         # The paper's 256 prompts a step shrink to the task file: a batch larger than the data would yield no step.
         f"data.train_batch_size={len(single_tasks.read_text().splitlines())}",
     ]  # fmt: skip

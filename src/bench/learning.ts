@@ -28,6 +28,10 @@ export interface LearningOptions {
   tools: { min: number; max: number };
   protocols: readonly Protocol[];
   size: TinyHfSize;
+  /** A pretrained Hugging Face model to start from instead of a from-scratch `size` model (`toolenv model smollm2`). */
+  base?: string;
+  /** Rank of the low-rank adapters SFT and GRPO train (0: every weight). */
+  lora: number;
   /** The policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`). */
   copyCircuit: boolean;
   sft: { epochs: number; lr: number; batch: number };
@@ -91,7 +95,8 @@ export interface LearningReport {
   held_out: number;
   train_tasks: number;
   demonstrations: number[];
-  model: { size: TinyHfSize; parameters: number; copy_circuit: boolean };
+  /** The policy: a from-scratch `size` model, or `base`, a pretrained one; `lora` the adapters' rank (0: full). */
+  model: { size: TinyHfSize | null; base: string | null; parameters: number; copy_circuit: boolean; lora: number };
   stages: StageSummary[];
   runs: StageResult[];
   /** Stages that failed, as `seed N STAGE: why`; the command exits 1 when there are any. */
@@ -129,7 +134,13 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
     held_out: options.heldOut,
     train_tasks: options.trainTasks,
     demonstrations,
-    model: { size: options.size, parameters, copy_circuit: options.copyCircuit },
+    model: {
+      size: options.base === undefined ? options.size : null,
+      base: options.base ?? null,
+      parameters,
+      copy_circuit: options.base === undefined && options.copyCircuit,
+      lora: options.lora,
+    },
     stages: summarizeStages(runs),
     runs,
     failures: runs.filter((r) => r.error !== undefined).map((r) => `seed ${r.seed} ${r.protocol} ${r.stage}: ${r.error}`),
@@ -174,9 +185,8 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
   // Demonstrations of the held-out tasks, never trained on: each stage is read against them, teacher-forced.
   const probeDemos = await demonstrate(heldOutFile, 'heldout-demonstrations');
 
-  const { writeTinyHfModel } = await import('../model/tiny-hf.js');
-  const base = await writeTinyHfModel(join(dir, 'model'), seed, options.size, demos.files.sft, options.copyCircuit);
-  log(`base model: Qwen2 ${base.size}, ${base.parameters} parameters, vocabulary ${base.vocab}${base.copy_circuit ? ', copy circuit wired' : ''}`);
+  const base = await baseModel(options, dir, seed, demos.files.sft);
+  log(`base model: ${base.name}, ${base.parameters} parameters${options.lora > 0 ? `, LoRA rank ${options.lora}` : ''}`);
 
   const evaluateStage = async (stage: StageResult['stage'], model: string, train?: { wall_s: number; tokens_per_s: number | null }): Promise<StageResult> => {
     const t0 = Date.now();
@@ -200,6 +210,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     seed,
     maxTurnTokens: options.maxTurnTokens,
     maxSeqLen: options.maxSeqLen,
+    loraRank: options.lora,
     maxCompletionLength: options.maxSeqLen,
     dryRun: false,
     verbose: false,
@@ -246,6 +257,17 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     stages.push({ ...emptyStage('rl', protocol, seed), error: error.message });
   }
   return { stages, demonstrations: demos.accepted, parameters: base.parameters };
+}
+
+/** The policy every seed starts from: the pretrained `base` as given, or a from-scratch model written for the seed. */
+async function baseModel(options: LearningOptions, dir: string, seed: number, corpus: string): Promise<{ dir: string; name: string; parameters: number }> {
+  if (options.base !== undefined) {
+    const { safetensorsParameters } = await import('../model/safetensors.js');
+    return { dir: resolve(options.base), name: resolve(options.base), parameters: safetensorsParameters(options.base) };
+  }
+  const { writeTinyHfModel } = await import('../model/tiny-hf.js');
+  const written = await writeTinyHfModel(join(dir, 'model'), seed, options.size, corpus, options.copyCircuit);
+  return { dir: written.dir, name: `Qwen2 ${written.size}, vocabulary ${written.vocab}${written.copy_circuit ? ', copy circuit wired' : ''}`, parameters: written.parameters };
 }
 
 /**

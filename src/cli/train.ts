@@ -28,6 +28,7 @@ interface TrainFlags {
   maxTurnTokens: string;
   maxResponseTokens: string;
   maxSeqLen: string;
+  lora: string;
   maxObservationChars: string;
   gpus: string;
   nodes: string;
@@ -68,6 +69,7 @@ export function registerTrain(program: Command): void {
     .option('--max-response-tokens <n>', 'most tokens of a whole rollout after the prompt (model and observations)', '8192')
     .option('--max-seq-len <n>', 'most tokens of one sequence: an SFT conversation is cut there, an RL rollout stops there (prompt included)', '4096')
     .option('--max-observation-chars <n>', 'characters of one observation the server renders, in demonstrations and rollouts alike (past it, shrunk and marked)', '2048')
+    .option('--lora <rank>', 'train low-rank adapters of this rank on every linear layer instead of all weights (0: full fine-tuning); for pretrained bases such as `model smollm2`; the checkpoint holds them merged', '0')
     .option('--gpus <n>', 'verl: GPUs per node', '8')
     .option('--nodes <n>', 'verl: nodes', '1')
     .option('--set <key=value>', 'engine setting beyond the defaults, repeatable: a TRL config key (value as JSON), or a verl Hydra override', collect, [])
@@ -128,6 +130,7 @@ export function registerTrain(program: Command): void {
           maxTurnTokens: intFlag('--max-turn-tokens', flags.maxTurnTokens, { min: 1 }),
           maxCompletionLength: intFlag('--max-response-tokens', flags.maxResponseTokens, { min: 1 }),
           maxSeqLen: intFlag('--max-seq-len', flags.maxSeqLen, { min: 64 }),
+          loraRank: intFlag('--lora', flags.lora, { min: 0, max: 1024 }),
           batchGiven: flags.batch !== undefined,
           trainer,
           dryRun: flags.dryRun === true,

@@ -32,6 +32,8 @@ export interface TrainJson {
   max_turn_tokens: number;
   max_completion_length: number;
   max_seq_len: number;
+  /** Rank of the low-rank adapters trained instead of every weight (peft on TRL, verl's lora_rank); 0: full fine-tuning. */
+  lora_rank: number;
   /** Engine settings beyond the paper's defaults: TRL config keys, or verl's gpus/nodes and Hydra `overrides`. */
   trainer: Record<string, unknown>;
 }

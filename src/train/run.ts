@@ -34,6 +34,8 @@ export interface TrainOptions {
   maxTurnTokens: number;
   maxCompletionLength: number;
   maxSeqLen: number;
+  /** Low-rank adapters of this rank instead of full fine-tuning (0); TRL's checkpoint holds them merged. */
+  loraRank: number;
   /** Whether --batch was given: an RL default larger than the task file shrinks to it, a given one is an error. */
   batchGiven?: boolean;
   trainer: Record<string, unknown>;
@@ -125,6 +127,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       max_turn_tokens: options.maxTurnTokens,
       max_completion_length: options.maxCompletionLength,
       max_seq_len: options.maxSeqLen,
+      lora_rank: options.loraRank,
       trainer: options.trainer,
     };
     const pythonPath = python ?? join('.venv', 'bin', 'python');

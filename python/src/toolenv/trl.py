@@ -322,6 +322,13 @@ def sft_config(output_dir: str, **overrides: Any):
     return _config(SFTConfig, output_dir, paper, overrides)
 
 
+def lora_config(rank: int):
+    """Low-rank adapters on every linear layer, alpha twice the rank, no dropout (a policy samples as it trains)."""
+    from peft import LoraConfig
+
+    return LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM")
+
+
 def _log_callback(path: str):
     from transformers import TrainerCallback
 
@@ -347,6 +354,7 @@ def train(config: RunConfig) -> Path:
     log = _log_callback(str(run_dir / "trainer.jsonl"))
     # No step count (sft's default) trains for the configured epochs.
     steps = config.steps if config.steps > 0 else -1
+    adapters = {"peft_config": lora_config(config.lora_rank)} if config.lora_rank > 0 else {}
     common = {"max_steps": steps, "seed": config.seed, "logging_steps": 1, **config.trainer}
     if config.stage == "sft":
         if config.sft_data is None:
@@ -370,6 +378,7 @@ def train(config: RunConfig) -> Path:
             train_dataset=dataset,
             processing_class=tokenizer,
             callbacks=[log],
+            **adapters,
         )
     else:
         client = ToolEnvClient(config.server)
@@ -399,6 +408,7 @@ def train(config: RunConfig) -> Path:
             processing_class=tokenizer,
             rollout_func=rollout,
             callbacks=[log],
+            **adapters,
         )
     # A model written with a copy circuit (`model tiny-hf --copy-circuit`) keeps it: the rest learns to use it.
     copy_circuit.freeze(trainer.model)
@@ -409,7 +419,11 @@ def train(config: RunConfig) -> Path:
             "(fewer examples than one step's batch, or an empty dataset)"
         )
     checkpoint = run_dir / "checkpoint"
-    trainer.save_model(str(checkpoint))
+    if config.lora_rank > 0:
+        # Merged: the checkpoint is a plain model that the next stage, `eval --policy hf:` and vLLM load as they are.
+        trainer.accelerator.unwrap_model(trainer.model).merge_and_unload().save_pretrained(str(checkpoint))
+    else:
+        trainer.save_model(str(checkpoint))
     tokenizer.save_pretrained(str(checkpoint))
     return checkpoint
 

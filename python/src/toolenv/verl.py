@@ -175,6 +175,7 @@ def gdpo_overrides(
     gpus: int = 8,
     nodes: int = 1,
     out: str | None = None,
+    lora_rank: int = 0,
 ) -> list[str]:
     """The Hydra overrides of `python -m verl.trainer.main_ppo` for the paper's RL stage (D.3) on ToolEnv."""
     reward_file = reward_file or str(Path(__file__).resolve())
@@ -225,6 +226,13 @@ def gdpo_overrides(
         overrides.append(f"trainer.total_training_steps={steps}")
     if out is not None:
         overrides.append(f"trainer.default_local_dir={out}")
+    if lora_rank > 0:
+        # Adapters on every linear layer, alpha twice the rank: the same adapters `toolenv.trl` trains.
+        overrides += [
+            f"actor_rollout_ref.model.lora_rank={lora_rank}",
+            f"actor_rollout_ref.model.lora_alpha={2 * lora_rank}",
+            "actor_rollout_ref.model.target_modules=all-linear",
+        ]
     return overrides
 
 
@@ -290,6 +298,7 @@ def command(config: RunConfig) -> list[str]:
         gpus=int(config.trainer.get("gpus", 8)),
         nodes=int(config.trainer.get("nodes", 1)),
         out=str(run / "checkpoints"),
+        lora_rank=config.lora_rank,
     )
     return [sys.executable, "-m", "verl.trainer.main_ppo", *overrides, *config.trainer.get("overrides", [])]
 
