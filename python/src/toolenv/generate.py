@@ -33,6 +33,8 @@ class Generator:
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
         self.model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation="sdpa")
+        # A checkpoint evaluated on a GPU machine generates there (the same code as on a CPU, the tensors moved).
+        self.model.to("cuda" if torch.cuda.is_available() else "cpu")
         self.model.eval()
         self.max_seq_len = max_seq_len
         self.temperature = temperature
@@ -57,8 +59,9 @@ class Generator:
         room = min(max(r["max_tokens"] for r, _ in prompts), self.max_seq_len - min(len(ids) for _, ids in prompts))
         pad = tokenizer.pad_token_id
         torch = self.torch
-        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for _, ids in prompts])
-        attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for _, ids in prompts])
+        device = self.model.device
+        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for _, ids in prompts], device=device)
+        attention = torch.tensor([[0] * (width - len(ids)) + [1] * len(ids) for _, ids in prompts], device=device)
         stop = sorted({s for r, _ in prompts for s in r.get("stop") or []})
         greedy = self.temperature <= 0
         sampling = {"do_sample": False} if greedy else {"do_sample": True, "temperature": self.temperature}

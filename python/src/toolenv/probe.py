@@ -32,6 +32,7 @@ def probe(model_dir: str, conversations: list[list[dict]], *, max_seq_len: int =
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
     model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation="sdpa")
+    model.to("cuda" if torch.cuda.is_available() else "cpu")
     model.eval()
     right = {"copy": 0, "other": 0}
     total = {"copy": 0, "other": 0}
@@ -39,7 +40,7 @@ def probe(model_dir: str, conversations: list[list[dict]], *, max_seq_len: int =
         ids, mask = assistant_mask(tokenizer, messages)
         ids, mask = ids[:max_seq_len], mask[:max_seq_len]
         with torch.no_grad():
-            predicted = model(input_ids=torch.tensor([ids])).logits[0].argmax(-1).tolist()
+            predicted = model(input_ids=torch.tensor([ids], device=model.device)).logits[0].argmax(-1).tolist()
         seen: set[tuple[int, int]] = set()
         for t in range(1, len(ids)):
             pair = (ids[t - 1], ids[t])
