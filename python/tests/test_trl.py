@@ -31,8 +31,10 @@ def test_sft_puts_the_loss_on_assistant_tokens_only(tiny_model, short_data, tmp_
     tokenizer = AutoTokenizer.from_pretrained(tiny_model)
     dataset = sft_dataset(str(short_data))
     args = sft_config(str(tmp_path), max_steps=1, per_device_train_batch_size=2, learning_rate=1e-3, logging_steps=1)
-    # Recomputing activations saves memory a GPU lacks and costs time a CPU lacks.
+    # SFT's one conversation per forward pass fits a CPU's memory without recomputed activations; GRPO's batch of
+    # every rollout of a step does not.
     assert args.gradient_checkpointing == torch.cuda.is_available()
+    assert grpo_config(str(tmp_path)).gradient_checkpointing
     trainer = SFTTrainer(model=str(tiny_model), args=args, train_dataset=dataset, processing_class=tokenizer)
     batch = trainer.data_collator([trainer.train_dataset[i] for i in range(2)])
     for row in range(2):
