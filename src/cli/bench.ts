@@ -198,8 +198,7 @@ async function learning(opts: BenchFlags): Promise<void> {
   if (opts.size !== 'tiny' && opts.size !== 'small') throw new UsageError(`--size must be tiny or small, got ${JSON.stringify(opts.size)}`);
   if (opts.base !== undefined && opts.copyCircuit) throw new UsageError('--copy-circuit wires a from-scratch model: it does not apply to --base');
   if (opts.base !== undefined && !existsSync(join(opts.base, 'config.json'))) throw new UsageError(`--base ${opts.base}: no config.json there: not a Hugging Face model directory (\`toolenv model smollm2 --out DIR\` writes one)`);
-  const pretrained = opts.base !== undefined;
-  const lora = intFlag('--lora', opts.lora ?? (pretrained ? '16' : '0'), { min: 0, max: 1024 });
+  const lora = intFlag('--lora', opts.lora ?? (opts.base !== undefined ? '16' : '0'), { min: 0, max: 1024 });
   const { runLearningBench } = await import('../bench/learning.js');
   const report = await runLearningBench({
     library: opts.library,

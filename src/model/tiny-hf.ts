@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemPrompt } from '../agent/prompts.js';
 import { AGENTS } from '../agent/types.js';
 import { UsageError } from '../cli/output.js';
-import { missingPython, pythonExecutable } from '../train/python.js';
+import { runPythonJson } from './run-python.js';
 
 export const TINY_HF_SIZES = ['tiny', 'small'] as const;
 export type TinyHfSize = (typeof TINY_HF_SIZES)[number];
@@ -26,8 +25,6 @@ export interface TinyHfModel {
  * demonstrations, or plain text), so the text a rollout sees encodes in few tokens.
  */
 export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSize = 'tiny', corpusFile?: string, copyCircuit = false): Promise<TinyHfModel> {
-  const python = pythonExecutable();
-  if (python === undefined) throw new UsageError(missingPython());
   const work = mkdtempSync(join(tmpdir(), 'toolenv-tiny-hf-'));
   try {
     const corpus = join(work, 'corpus.txt');
@@ -40,11 +37,7 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
     writeFileSync(prompts, JSON.stringify(atomicPrompts()));
     args.push('--prompts', prompts);
     if (copyCircuit) args.push('--copy-circuit');
-    const run = spawnSync(python, args, { encoding: 'utf8' });
-    if (run.error) throw new UsageError(`cannot run ${python}: ${run.error.message}`);
-    if (run.status !== 0) throw new Error(`writing the tiny model failed: ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
-    const last = run.stdout.trim().split('\n').pop() ?? '{}';
-    return JSON.parse(last) as TinyHfModel;
+    return runPythonJson<TinyHfModel>(args, 'writing the tiny model failed');
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
