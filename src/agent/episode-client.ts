@@ -1,4 +1,4 @@
-import type { CreatedEpisode, EpisodeConfig, RewardRequest, Trajectory, TurnResult } from '../episodes/types.js';
+import type { CreatedEpisode, EpisodeConfig, RewardRequest, Trajectory, TurnResult } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { Tool } from '../library/tool.js';
 import { fetchFailure } from './fetch-failure.js';

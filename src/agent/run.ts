@@ -1,9 +1,9 @@
-import type { EpisodeConfig, TurnResult, Trajectory } from '../episodes/types.js';
+import type { EpisodeConfig, TurnResult, Trajectory } from '../wire/episodes.js';
 import type { Tool } from '../library/tool.js';
 import type { Rewards } from '../rl/rewards.js';
 import { EpisodeClient, ServerError } from './episode-client.js';
-import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from './protocol.js';
-import { fromRunStateView, newRunState, type RunState, type RunStateView } from './state.js';
+import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/protocol.js';
+import { fromRunStateView, newRunState, type RunState, type RunStateView } from '../protocol/state.js';
 import { AGENTS, type AgentRun, type CallRecord, type ChatMessage, type Finish, type RunAgentOptions, type TokenUsage } from './types.js';
 
 /** Tool records fetched at once after a search (a turn surfaces at most slots × k new tools). */

@@ -1,11 +1,11 @@
-import type { EpisodeTask, Finish as EpisodeFinish, Trajectory } from '../episodes/types.js';
+import { PROTOCOLS, type EpisodeTask, type Finish as EpisodeFinish, type Protocol, type Trajectory } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
-import type { RunState } from './state.js';
+import type { RunState } from '../protocol/state.js';
 
-/** The agent loops the client runs: the paper's ParaAct and its two baselines (§4). */
-export const AGENTS = ['paraact', 'react', 'parallel'] as const;
-export type AgentName = (typeof AGENTS)[number];
+/** The agent loops the client runs: one per protocol an episode's text turns speak (the paper's ParaAct, its two baselines). */
+export const AGENTS = PROTOCOLS;
+export type AgentName = Protocol;
 
 /** A task an agent is given: the episode's task (its `answer`, when it has one, is what a rule compares the final answer with). */
 export type AgentTask = EpisodeTask;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LibraryStore } from '../library/store.js';
-import { missingPython, pythonExecutable } from '../train/python.js';
+import { missingPython, pythonExecutable } from '../python.js';
 import { lastJsonLine, rssMb, type Running } from './processes.js';
 import { SERVE_READY, startRolloutServer, warmUp } from './rollouts.js';
 import { pickTarget } from './run.js';

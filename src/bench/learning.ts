@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Protocol } from '../episodes/types.js';
+import type { Protocol } from '../wire/episodes.js';
 import type { EvalReport } from '../eval/report.js';
 import { serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
@@ -319,7 +319,7 @@ interface ProbeResult {
 async function probeCheckpoint(model: string, conversations: string, maxSeqLen: number): Promise<ProbeResult> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
-  const { missingPython, pythonExecutable } = await import('../train/python.js');
+  const { missingPython, pythonExecutable } = await import('../python.js');
   const python = pythonExecutable();
   if (python === undefined) throw new Error(missingPython());
   const { stdout } = await promisify(execFile)(python, ['-m', 'toolenv.probe', '--model', model, '--max-seq-len', String(maxSeqLen), conversations], { maxBuffer: 1 << 20 });

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine } from './output.js';
+import { ReportedFailure, UsageError } from '../terminal/errors.js';
 import { workersFlag } from './workers.js';
 
 interface BenchFlags {

@@ -3,10 +3,11 @@ import type { Command } from 'commander';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import type { CallControls, CallResult, Responder } from '../simulator/types.js';
-import { callerCredentials, type CallerCredentials } from '../upstream/credentials.js';
+import { callerCredentials, type CallerCredentials } from '../simulator/upstream/credentials.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { intFlag, numberFlag, printJson, printLine } from './output.js';
+import { ReportedFailure, UsageError } from '../terminal/errors.js';
 import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
 import { addUpstreamOptions, upstreamSettings, type UpstreamFlags } from './upstream-flags.js';
 
@@ -66,7 +67,7 @@ export function registerCall(program: Command): void {
       import('../simulator/examples.js'),
       import('../simulator/synth/responder.js'),
       import('../simulator/pipeline.js'),
-      import('../upstream/upstream.js'),
+      import('../simulator/upstream/upstream.js'),
     ]);
     const store = LibraryStore.open(flags.library);
     const cache = await openResponseCache(flags.cache, flags.cacheMode as CacheMode);

@@ -1,10 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import { Option, type Command } from 'commander';
-import { MAX_K } from '../agent/protocol.js';
+import { MAX_K } from '../protocol/protocol.js';
 import { AGENTS, type AgentName } from '../agent/types.js';
 import { TASK_FORMATS, type TaskFormat } from '../eval/tasks.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 interface EvalFlags {
   server?: string;
@@ -99,7 +100,7 @@ export function registerEval(program: Command): void {
         import('../eval/evaluate.js'),
         import('../eval/tasks.js'),
         import('../eval/report.js'),
-        import('./progress.js'),
+        import('../terminal/progress.js'),
       ]);
       const progress = stagedProgress('task-runs');
       const abort = new AbortController();

@@ -1,6 +1,6 @@
 import { LibraryError } from '../library/errors.js';
 import { CacheError } from '../simulator/cache-error.js';
-import { UsageError } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 /**
  * What the CLI tells its user about an error a command threw: the text for stderr (without its final newline) and

@@ -3,7 +3,8 @@ import type { CacheBackend } from '../simulator/cache-types.js';
 import type { Responder } from '../simulator/types.js';
 import { defaultLibraryDir } from '../paths.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, printJson, printLine } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 interface FidelityFlags extends ModelFlags {
   library: string;
@@ -33,7 +34,7 @@ export function registerFidelity(program: Command): void {
       import('../simulator/synth/responder.js'),
       import('../fidelity/run.js'),
       import('../fidelity/report-text.js'),
-      import('./progress.js'),
+      import('../terminal/progress.js'),
     ]);
     if (!LibraryStore.exists(flags.library)) throw new UsageError(`no library at ${flags.library}`);
     const store = LibraryStore.open(flags.library);

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { ReportedFailure } from './output.js';
+import { ReportedFailure } from '../terminal/errors.js';
 import { describeFailure } from './failure.js';
 import { registerLibrary } from './library/index.js';
 import { registerBench } from './bench.js';

@@ -6,7 +6,8 @@ import type { GpuChoice, LlamaEngine } from '../simulator/llama/engine.js';
 import type { ModelResponder } from '../simulator/model-responder.js';
 import type { FewShotSource } from '../simulator/prompt/few-shot.js';
 import type { Responder } from '../simulator/types.js';
-import { intFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, printJson, printLine } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 // Every CLI command loads this file to register its flags; the responders, the chat route and the GGUF writer are
 // imported only when asked for, so that commands without a model start as fast as before.

@@ -1,15 +1,6 @@
 /** How every subcommand talks to its user: `--json` summaries on stdout's last line, one-line errors on stderr. */
 import { MAX_TURN_TEXT, MIN_OBSERVATION_CHARS } from '../episodes/limits.js';
-
-/** A mistake in what the user asked for: one line on stderr, exit code 2. */
-export class UsageError extends Error {}
-
-/** A failure another process already reported on stderr (a cluster worker that could not start): only its exit code is left. */
-export class ReportedFailure extends Error {
-  constructor(readonly exitCode: number) {
-    super(`exited with code ${exitCode}`);
-  }
-}
+import { UsageError } from '../terminal/errors.js';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -39,19 +30,6 @@ export function numberFlag(name: string, value: string, { min = -Infinity, max =
 /** An integer with comma groups (50011 → "50,011"), as toLocaleString('en-US') writes it without first loading ICU (tens of ms). */
 export function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-/** A horizontal bar chart for the terminal: one row per label, bars scaled to the largest value. */
-export function barChart(rows: { label: string; value: number }[], width = 40): string[] {
-  const max = Math.max(1, ...rows.map((r) => r.value));
-  const labelWidth = Math.max(0, ...rows.map((r) => r.label.length));
-  const valueWidth = Math.max(0, ...rows.map((r) => String(r.value).length));
-  const eighths = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
-  return rows.map(({ label, value }) => {
-    const cells = (value / max) * width;
-    const bar = '█'.repeat(Math.floor(cells)) + eighths[Math.round((cells % 1) * 7)];
-    return `${label.padEnd(labelWidth)}  ${String(value).padStart(valueWidth)} ${bar}`;
-  });
 }
 
 /** Checks an `openai:MODEL@URL` flag (`--judge`, `--phrase`) before anything starts; a bad one is a usage error naming the flag. */

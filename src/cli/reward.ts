@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { defaultLibraryDir } from '../paths.js';
-import { openaiSpecFlag, printJson, printLine, quietOnClosedStdout, UsageError } from './output.js';
+import { openaiSpecFlag, printJson, printLine, quietOnClosedStdout } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 interface RewardFlags {
   library: string;
@@ -23,7 +24,7 @@ export function registerReward(program: Command): void {
     .action(async (files: string[], flags: RewardFlags) => {
       quietOnClosedStdout();
       if (flags.judge !== undefined) await openaiSpecFlag('--judge', flags.judge);
-      const [{ rescore }, { SavedRunError }] = await Promise.all([import('../rl/rescore.js'), import('../rl/saved-run.js')]);
+      const [{ rescore }, { SavedRunError }] = await Promise.all([import('../episodes/rescore.js'), import('../episodes/saved-run.js')]);
       const summary = await rescore({
         files,
         library: flags.library,

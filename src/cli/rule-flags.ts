@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { COERCION_MODES, type CoercionMode } from '../simulator/lax.js';
 import { UNKNOWN_ARGUMENTS_MODES, type UnknownArgumentsMode } from '../simulator/unknown-arguments.js';
-import { UsageError } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 export interface RuleFlags {
   unknownArguments: string;

@@ -9,12 +9,13 @@ import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_MAX_ENTRY_BYTES } from '../simulator/cache-limits.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine } from './output.js';
+import { ReportedFailure, UsageError } from '../terminal/errors.js';
 import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
 import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
 import { addUpstreamOptions, upstreamSettings, type UpstreamFlags } from './upstream-flags.js';
-import type { EpisodeTask } from '../episodes/types.js';
+import type { EpisodeTask } from '../wire/episodes.js';
 import { missingLibrary } from '../library/errors.js';
 import type { FailedMessage } from '../server/cluster/primary.js';
 import { describeFailure } from './failure.js';
@@ -144,10 +145,11 @@ export function registerServe(program: Command): void {
 
     const start = async (): Promise<Serving> => {
       // Loaded together, so that their file reads overlap.
-      const [{ startServer }, { examplesResponder }, { threadedSynthResponder }] = await Promise.all([
+      const [{ startServer }, { examplesResponder }, { threadedSynthResponder }, { runRoutes }] = await Promise.all([
         import('../server/serve.js'),
         import('../simulator/examples.js'),
         import('../simulator/synth/threaded.js'),
+        import('../studio/routes.js'),
       ]);
       // Synthesis runs on a thread of its own: fresh calls cost the event loop little more than cached ones.
       const synth = threadedSynthResponder(flags.library);
@@ -156,6 +158,7 @@ export function registerServe(program: Command): void {
       // The memory budget is the machine's, so each worker holds its share. The count caps hold per worker: clients
       // that pool a few connections put most of their episodes on a few workers, which a split cap would refuse early.
       const share = placement?.count ?? 1;
+      const models = await modelServeOptions(responders);
       const server = await startServer({
         library: flags.library,
         cache: flags.cache,
@@ -176,14 +179,15 @@ export function registerServe(program: Command): void {
         judge: flags.judge,
         judgeApiKey: flags.judgeApiKey,
         ...(openenvTasks ? { openenvTasks } : {}),
-        ...(runs ? { runs } : {}),
         retrieval,
         host: flags.host,
         allowedHosts,
         port: placement?.port ?? port,
         worker: placement,
         replica,
-        ...(await modelServeOptions(responders)),
+        metrics: models.metrics,
+        // The studio's runs (`--runs`); without it their list is empty and says why.
+        routes: [...models.routes, runRoutes(runs)],
       });
       startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));
       return { server, close: () => Promise.all([server.close(), closeModels(responders), synth.close()]).then(() => undefined) };

@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
-import { MAX_K } from '../agent/protocol.js';
+import { MAX_K } from '../protocol/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, observationFlag, numberFlag, printJson, printLine, ReportedFailure, UsageError } from './output.js';
+import { intFlag, observationFlag, numberFlag, printJson, printLine } from './output.js';
+import { ReportedFailure, UsageError } from '../terminal/errors.js';
 
 interface GenerateFlags {
   tasks?: string;
@@ -56,7 +57,7 @@ export function registerSft(program: Command): void {
         import('../eval/tasks.js'),
         import('../server/in-process.js'),
         import('../coldstart/stats.js'),
-        import('./progress.js'),
+        import('../terminal/progress.js'),
       ]);
       let roles;
       try {

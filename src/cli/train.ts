@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
-import { MAX_K } from '../agent/protocol.js';
+import { MAX_K } from '../protocol/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine, UsageError } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 interface TrainFlags {
   engine: string;

@@ -1,9 +1,10 @@
 import { closeSync, openSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CacheMode } from '../simulator/cache-mode.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, UPSTREAM_MODES, type UpstreamMode } from '../upstream/mode.js';
-import type { UpstreamSettings } from '../upstream/upstream.js';
-import { numberFlag, UsageError } from './output.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, UPSTREAM_MODES, type UpstreamMode } from '../simulator/upstream/mode.js';
+import type { UpstreamSettings } from '../simulator/upstream/upstream.js';
+import { numberFlag } from './output.js';
+import { UsageError } from '../terminal/errors.js';
 
 export interface UpstreamFlags {
   upstream?: string;
@@ -36,7 +37,7 @@ export async function upstreamSettings(flags: UpstreamFlags, command: Command, c
   const timeoutMs = numberFlag('--upstream-timeout', flags.upstreamTimeout ?? String(DEFAULT_UPSTREAM_TIMEOUT_MS / 1000), { min: 0.001, max: 3600 }) * 1000;
   let map;
   if (flags.upstreamMap !== undefined) {
-    const { readUpstreamMap, UpstreamMapError } = await import('../upstream/base-urls.js');
+    const { readUpstreamMap, UpstreamMapError } = await import('../simulator/upstream/base-urls.js');
     try {
       map = readUpstreamMap(flags.upstreamMap);
     } catch (error) {

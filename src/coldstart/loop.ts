@@ -1,8 +1,8 @@
-import { kahnLayers } from '../agent/dag.js';
+import { kahnLayers } from '../protocol/dag.js';
 import { EpisodeClient, ServerError } from '../agent/episode-client.js';
-import { DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../agent/protocol.js';
-import { referencedCalls } from '../agent/references.js';
-import { fromRunStateView, newRunState, type RunState, type RunStateView } from '../agent/state.js';
+import { DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/protocol.js';
+import { referencedCalls } from '../protocol/references.js';
+import { fromRunStateView, newRunState, type RunState, type RunStateView } from '../protocol/state.js';
 import type { Tool } from '../library/tool.js';
 import { episodeTask, type TrainTask } from '../train/tasks.js';
 import { RoleError, type Roles } from './roles.js';

@@ -1,4 +1,4 @@
-import { compactJson } from '../agent/compact.js';
+import { compactJson } from '../protocol/compact.js';
 import type { JsonSchema } from '../library/tool.js';
 import type { TextGenerator } from '../simulator/model-responder.js';
 import { RoleError, type Answer, type CriticInput, type ExecutorInput, type PlannerInput, type Roles } from './roles.js';

@@ -1,4 +1,4 @@
-import type { RunState } from '../agent/state.js';
+import type { RunState } from '../protocol/state.js';
 import type { CriticLabels, DagCall, PlannerOutput, SharedState } from './types.js';
 
 export interface PlannerInput {

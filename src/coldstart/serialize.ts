@@ -1,4 +1,4 @@
-import type { ExecutionPlan } from '../agent/protocol.js';
+import type { ExecutionPlan } from '../protocol/protocol.js';
 import type { DagCall, SlotSpec } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
-import type { CallOutcome } from '../agent/state.js';
-import type { SearchHit } from '../episodes/types.js';
+import type { CallOutcome } from '../protocol/state.js';
+import type { SearchHit } from '../wire/episodes.js';
 import type { TrainTask } from '../train/tasks.js';
 
 /** The Planner's four modes (Appendix B.1); each routes the round to its agents. */

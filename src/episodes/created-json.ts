@@ -1,4 +1,4 @@
-import type { CreatedEpisode } from './types.js';
+import type { CreatedEpisode } from '../wire/episodes.js';
 
 /** System messages as JSON, by protocol and limits: few distinct ones are ever asked for, so a small bound suffices. */
 const systemJson = new Map<string, { content: string; json: string }>();

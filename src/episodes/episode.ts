@@ -1,10 +1,10 @@
-import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../agent/protocol.js';
-import type { ProtocolSession, SessionTurn } from '../agent/session.js';
+import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/protocol.js';
+import type { ProtocolSession, SessionTurn } from '../protocol/session.js';
 import type { JudgeOutcome } from '../rl/judge.js';
-import type { RewardCoefficients } from '../rl/types.js';
+import type { RewardCoefficients } from '../wire/rewards.js';
 import type { ErrorStream } from '../simulator/inject.js';
 import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, TURN_TEXT_BUDGET, WORLD_BUDGET } from './limits.js';
-import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, ToolCallObservation, TrajectoryStep, TurnRecord } from './types.js';
+import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, ToolCallObservation, TrajectoryStep, TurnRecord } from '../wire/episodes.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EpisodeError } from './errors.js';
 import type { EpisodeStore } from './store.js';
-import type { CreatedEpisode, EpisodeConfig, EpisodeSummary } from './types.js';
+import type { CreatedEpisode, EpisodeConfig, EpisodeSummary } from '../wire/episodes.js';
 import { parseGroup } from './validate.js';
 
 /** `POST /v1/groups` answer and `GET /v1/groups/{id}`. */

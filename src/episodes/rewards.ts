@@ -3,7 +3,7 @@ import type { SubgraphSource } from '../rl/phase.js';
 import { answerOutcome, scoreTrajectory, type Rewards } from '../rl/rewards.js';
 import { unknownEpisode } from './errors.js';
 import type { EpisodeStore } from './store.js';
-import type { RewardRequest } from './types.js';
+import type { RewardRequest } from '../wire/episodes.js';
 
 /** What scoring an episode needs beyond it: the served library's dependency graph, and the judge a request gets. */
 export interface RewardContext {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { SearchResult, ToolSearch } from '../retrieval/searcher.js';
 import type { Tool } from '../library/tool.js';
-import type { SearchHit } from './types.js';
+import type { SearchHit } from '../wire/episodes.js';
 
 /** The server's one ToolSearch, loaded on first use (shared with `POST /v1/search`). */
 export type SearchLoader = () => Promise<ToolSearch>;

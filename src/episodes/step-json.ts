@@ -1,5 +1,5 @@
 import { untouchedBodyText } from '../simulator/stored-result.js';
-import type { Observation, StepResult } from './types.js';
+import type { Observation, StepResult } from '../wire/episodes.js';
 
 /**
  * An observation as JSON, with a cached body's stored text written in place as it is: what JSON.stringify writes,

@@ -1,11 +1,11 @@
-import { MAX_K } from '../agent/protocol.js';
+import { MAX_K } from '../protocol/protocol.js';
 import { ADVANTAGE_MODES, type AdvantageMode, type ComponentRewards } from '../rl/advantages.js';
-import { COEFFICIENT_NAMES, VERDICTS, verdictOf, type RewardCoefficients, type Verdicts } from '../rl/types.js';
+import { COEFFICIENT_NAMES, VERDICTS, verdictOf, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';
 import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { isRecord, type Json } from './resource-body.js';
 import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_COEFFICIENT, MAX_GROUP_SIZE, MAX_REWARD_MAGNITUDE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS, MIN_OBSERVATION_CHARS } from './limits.js';
-import { PROTOCOLS, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from './types.js';
+import { PROTOCOLS, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from '../wire/episodes.js';
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 

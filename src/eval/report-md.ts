@@ -1,4 +1,4 @@
-import { barChart } from '../cli/output.js';
+import { barChart } from '../terminal/chart.js';
 import type { Stat } from './aggregate.js';
 import type { EvalReport } from './report.js';
 import type { TaskScore } from './score.js';

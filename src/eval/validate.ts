@@ -1,5 +1,5 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { createAjv } from '../simulator/ajv.js';
+import { createAjv } from '../library/ajv.js';
 
 /** Compiles a task schema with the project's ajv configuration. */
 export function compileSchema(schema: object): ValidateFunction {

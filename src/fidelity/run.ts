@@ -6,7 +6,7 @@ import type { ModelResponder, ModelResponderStats } from '../simulator/model-res
 import { createSimulator } from '../simulator/pipeline.js';
 import type { CacheEntry } from '../simulator/cache-types.js';
 import type { Arguments, CallControls, CallResult, Responder } from '../simulator/types.js';
-import { REAL_SOURCE } from '../upstream/mode.js';
+import { REAL_SOURCE } from '../simulator/upstream/mode.js';
 import { vendorError } from '../simulator/vendor-error.js';
 import { consistencyChecks, MATCH_RULES, type MatchRule } from './consistency.js';
 import { isRecord, primaryRecords, responseFields } from './fields.js';
@@ -14,7 +14,7 @@ import { summarizeLatency, type LatencySummary } from './latency.js';
 import { CHECKS } from './plausibility.js';
 import { validRequest } from './request.js';
 import { sampleIds } from './sample.js';
-import { schemaChecker } from './schema-check.js';
+import { schemaChecker } from '../simulator/upstream/schema-check.js';
 import {
   addInto,
   ERROR_SOURCES,

@@ -1,5 +1,5 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import type { Action } from '../episodes/types.js';
+import type { Action } from '../wire/episodes.js';
 import { problem, type Problem } from '../simulator/problem.js';
 
 export const SEARCH_TOOL = 'search_tool';

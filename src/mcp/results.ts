@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Observation } from '../episodes/types.js';
+import type { Observation } from '../wire/episodes.js';
 import type { Problem } from '../simulator/problem.js';
 
 /** Where every tool result says which episode recorded it, and as which step. */

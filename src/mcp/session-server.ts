@@ -4,9 +4,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EpisodeError } from '../episodes/errors.js';
 import type { EpisodeStore } from '../episodes/store.js';
-import type { Action } from '../episodes/types.js';
+import type { Action } from '../wire/episodes.js';
 import type { LibraryStore } from '../library/store.js';
-import { createAjv } from '../simulator/ajv.js';
+import { createAjv } from '../library/ajv.js';
 import { problem } from '../simulator/problem.js';
 import { metaAction } from './meta-tools.js';
 import { observationResult, problemResult } from './results.js';

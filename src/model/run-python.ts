@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { UsageError } from '../cli/output.js';
-import { missingPython, pythonExecutable } from '../train/python.js';
+import { UsageError } from '../terminal/errors.js';
+import { missingPython, pythonExecutable } from '../python.js';
 
 /**
  * Runs one of the Python package's model writers (`python -m toolenv.…`) to its end and returns the JSON object its

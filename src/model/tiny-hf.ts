@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemPrompt } from '../agent/prompts.js';
+import { systemPrompt } from '../protocol/prompts.js';
 import { AGENTS } from '../agent/types.js';
-import { UsageError } from '../cli/output.js';
+import { UsageError } from '../terminal/errors.js';
 import { runPythonJson } from './run-python.js';
 
 export const TINY_HF_SIZES = ['tiny', 'small'] as const;

@@ -1,4 +1,4 @@
-import type { RewardCoefficients } from './types.js';
+import type { RewardCoefficients } from '../wire/rewards.js';
 
 /** One rollout's three rewards; a null one (a flagged rollout) is left out of its group's statistics. */
 export interface ComponentRewards {

@@ -1,4 +1,4 @@
-import type { Verdict, Verdicts } from './types.js';
+import type { Verdict, Verdicts } from '../wire/rewards.js';
 
 /**
  * R_ans (Appendix C.3, Table 9): the Quality / Faithfulness / Utility pattern, a bit per axis (only YES counts),

@@ -8,7 +8,7 @@ import type { ChatMessage } from '../simulator/model-responder.js';
 import { OpenAIGenerator } from '../simulator/openai.js';
 import { BoundedQueue, ResponderBusyError } from '../simulator/queue.js';
 import { JUDGE_PROMPT_V1, type JudgePromptResult } from './judge-prompt.v1.js';
-import { VERDICTS, verdictOf, type Verdict, type Verdicts } from './types.js';
+import { VERDICTS, verdictOf, type Verdict, type Verdicts } from '../wire/rewards.js';
 
 export interface JudgeInput {
   query: string;

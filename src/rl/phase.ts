@@ -1,6 +1,6 @@
-import type { TurnPlan, TurnRecord } from '../episodes/types.js';
+import type { TurnPlan, TurnRecord } from '../wire/episodes.js';
 import type { Edge } from '../graph/edge.js';
-import type { RewardCoefficients } from './types.js';
+import type { RewardCoefficients } from '../wire/rewards.js';
 
 /** What the phase reward needs of G_dep: the edges induced by a set of tools. `Graph` (graph/store.ts) is one. */
 export interface SubgraphSource {

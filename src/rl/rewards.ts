@@ -1,11 +1,11 @@
-import { renderCall } from '../agent/render.js';
-import type { Observation, Trajectory, TurnRecord } from '../episodes/types.js';
+import { renderCall } from '../protocol/render.js';
+import type { Observation, Trajectory, TurnRecord } from '../wire/episodes.js';
 import { answerReward, NO_ANSWER_REWARD, pattern, ruleVerdicts } from './answer.js';
 import type { AnswerJudge, JudgeInput, JudgeOutcome } from './judge.js';
 import { JudgeError } from './judge.js';
 import { phaseScores, type PhaseScore, type SubgraphSource } from './phase.js';
 import { stepReward, type StepScore } from './step.js';
-import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from './types.js';
+import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';
 
 /** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
 export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'>;

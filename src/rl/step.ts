@@ -1,4 +1,4 @@
-import type { ControllerState, TurnRecord } from '../episodes/types.js';
+import type { ControllerState, TurnRecord } from '../wire/episodes.js';
 
 /** One step's two binary scores (Eq. 4, Table 8). */
 export interface StepScore {

@@ -7,7 +7,7 @@ import { bodyLimit } from './body-limit.js';
 import { DEFAULT_BODY_LIMIT } from './defaults.js';
 import { graphLoader, judgeChooser, retrievalLoader, servedGraph, type AppContext, type RetrievalLoader } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
-import { problemResponse } from './problems.js';
+import { problemResponse } from '../simulator/problem-response.js';
 import { RestCatalog } from './rest/catalog.js';
 import { apiRoutes } from './routes/apis.js';
 import { callRoutes, DEFAULT_MAX_BATCH } from './routes/calls.js';
@@ -23,11 +23,10 @@ import type { AnswerJudge } from '../rl/judge.js';
 import { rewardRoutes } from './routes/rewards.js';
 import { mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
-import type { EpisodeTask } from '../episodes/types.js';
+import type { EpisodeTask } from '../wire/episodes.js';
 import { OpenEnv } from './openenv/env.js';
 import { openEnvRoutes } from './routes/openenv.js';
 import { studioRoutes } from './routes/studio.js';
-import { runRoutes } from './routes/runs.js';
 import { libraryRoutes } from './routes/library.js';
 
 export { DEFAULT_BODY_LIMIT };
@@ -37,8 +36,8 @@ export interface AppOptions {
   simulator: Simulator;
   /** The simulator's counters (cache, responders, injected errors), served first on /metrics. */
   metrics?: { toPrometheus(): string };
-  /** More routes, mounted after the built-in ones (the model's `POST /v1/chat/completions`). */
-  routes?: readonly Hono[];
+  /** More routes, mounted after the built-in ones (the model's `POST /v1/chat/completions`, the studio's runs). */
+  routes?: readonly AppRoutes[];
   /** When set, every route but /healthz needs `Authorization: Bearer KEY`. */
   apiKey?: string;
   /** Largest request body in bytes (default 1 MiB); larger ones are answered 413. */
@@ -61,9 +60,10 @@ export interface AppOptions {
   idPrefix?: string;
   /** Where unexpected errors are logged (default: stderr). */
   log?: (line: string) => void;
-  /** The eval and train run directories the studio shows (`serve --runs DIR`). */
-  runs?: string;
 }
+
+/** Routes mounted beside the server's own: as they are, or built over the app's context (the studio's runs read its rewards). */
+export type AppRoutes = Hono | ((ctx: AppContext) => Hono);
 
 /** The ToolEnv HTTP app: routes only, each delegating to the library store or the simulator. */
 export function createApp(options: AppOptions): Hono {
@@ -110,14 +110,13 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   app.route('/', searchRoutes(ctx));
   app.route('/', graphRoutes(ctx));
   app.route('/', libraryRoutes(ctx));
-  app.route('/', runRoutes(options.runs, ctx.rewards));
   if (ctx.episodes) {
     app.route('/', episodeRoutes(ctx.episodes));
     app.route('/', rewardRoutes(ctx.episodes, ctx.groups!, ctx.rewards));
     app.route('/', mcpRoutes(ctx, ctx.episodes, options.mcp));
     app.route('/', openEnvRoutes(ctx, ctx.openenv!));
   }
-  for (const routes of options.routes ?? []) app.route('/', routes);
+  for (const routes of options.routes ?? []) app.route('/', typeof routes === 'function' ? routes(ctx) : routes);
 
   // Told apart from a 404 only once no route answered: a middleware would cost every request an extra async hop.
   const allowMethods = methodNotAllowed({

@@ -12,8 +12,8 @@ import { CALL_ROUTE, toolCall } from './tool-call.js';
 import { parseJsonBody } from './json-body.js';
 import { stepJson } from '../episodes/step-json.js';
 import { createdEpisodeJson } from '../episodes/created-json.js';
-import type { CreatedEpisode } from '../episodes/types.js';
-import { callerCredentials, type CallerCredentials } from '../upstream/credentials.js';
+import type { CreatedEpisode } from '../wire/episodes.js';
+import { callerCredentials, type CallerCredentials } from '../simulator/upstream/credentials.js';
 
 /**
  * `/v1/tools/{id}/call` and its query: one segment for the id, as hono's `:id` matches. Targets that URL parsing

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { callerCredentials, type CallerCredentials } from '../upstream/credentials.js';
+import { callerCredentials, type CallerCredentials } from '../simulator/upstream/credentials.js';
 import type { AppContext } from './context.js';
 
 /**

@@ -1,7 +1,7 @@
 import { HTTPException } from 'hono/http-exception';
 import { EpisodeError } from '../episodes/errors.js';
 import { ResponderBusyError } from '../simulator/queue.js';
-import { problemResponse } from './problems.js';
+import { problemResponse } from '../simulator/problem-response.js';
 import { episodeProblem } from './routes/episodes.js';
 
 /** The status a request is counted under when its client went away before it was read (nginx's "client closed request"). */

@@ -2,6 +2,7 @@ import { rmdirSync, rmSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
+import type { AppRoutes } from './app.js';
 import { LibraryStore } from '../library/store.js';
 import type { CacheMode } from '../simulator/cache-mode.js';
 import { openResponseCache } from '../simulator/cache-open.js';
@@ -10,7 +11,7 @@ import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
-import type { EpisodeTask } from '../episodes/types.js';
+import type { EpisodeTask } from '../wire/episodes.js';
 import { createAnswerJudge } from '../rl/judge.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { keyCheck } from './auth.js';
@@ -24,7 +25,7 @@ import { retrievalLoader, type RetrievalOptions } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
 import { takeConnections } from './cluster/handoff.js';
-import { Upstream, type UpstreamSettings } from '../upstream/upstream.js';
+import { Upstream, type UpstreamSettings } from '../simulator/upstream/upstream.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
 
@@ -43,8 +44,8 @@ export interface ServeOptions {
   responders: readonly Responder[];
   /** More counters for /metrics (the model responders'). */
   metrics?: readonly { toPrometheus(): string }[];
-  /** More routes (the model's `POST /v1/chat/completions`). */
-  routes?: readonly Hono[];
+  /** More routes (the model's `POST /v1/chat/completions`, the studio's runs). */
+  routes?: readonly AppRoutes[];
   seed?: number;
   /** Injected-error rate; default the simulator's (0.05). */
   errorRate?: number;
@@ -80,8 +81,6 @@ export interface ServeOptions {
   /** Default 8080; 0 picks a free port. */
   port?: number;
   log?: (line: string) => void;
-  /** The eval and train run directories the studio shows (`serve --runs DIR`). */
-  runs?: string;
   /** Set in a `serve --workers N` worker: shares the port with its siblings and answers them on a private socket. */
   worker?: WorkerPlacement;
   /**
@@ -161,7 +160,6 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit,
       maxBatch: options.maxBatch,
-      runs: options.runs,
       log,
     });
     if (options.worker) {

@@ -1,9 +1,9 @@
 import type { EpisodeStore } from '../episodes/store.js';
 import type { CallResult, Simulator } from '../simulator/types.js';
-import type { CallerCredentials } from '../upstream/credentials.js';
+import type { CallerCredentials } from '../simulator/upstream/credentials.js';
 import { isPlainObject, parseJsonBody } from './json-body.js';
 import { controlsOf } from './prefer.js';
-import { httpProblem } from './problems.js';
+import { httpProblem } from '../simulator/problem-response.js';
 import { episodeCallResult } from './routes/episodes.js';
 
 /** The route pattern of a single tool call, as hono routes it and as /metrics labels it. */

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { JsonSchema, Tool } from '../library/tool.js';
-import { createAjv } from './ajv.js';
+import { createAjv } from '../library/ajv.js';
 import type { FewShotSource } from './prompt/few-shot.js';
 import { renderToolPrompt } from './prompt/render.js';
 import { ResponderBusyError, type BoundedQueue } from './queue.js';

@@ -13,9 +13,9 @@ import { COERCED_HEADER, coercedHeader, type CoercionMode } from './lax.js';
 import { IGNORED_HEADER, type UnknownArgumentsMode } from './unknown-arguments.js';
 import { ResponderBusyError } from './queue.js';
 import { storedResult, untouchedBodyText, withStoredBody } from './stored-result.js';
-import type { CallerCredentials } from '../upstream/credentials.js';
-import { REAL_SOURCE } from '../upstream/mode.js';
-import type { Upstream } from '../upstream/upstream.js';
+import type { CallerCredentials } from './upstream/credentials.js';
+import { REAL_SOURCE } from './upstream/mode.js';
+import type { Upstream } from './upstream/upstream.js';
 
 export interface SimulatorOptions {
   /** The library (a `LibraryStore`, or anything with `get` and `ids`). */

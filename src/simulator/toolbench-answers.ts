@@ -6,7 +6,7 @@ import { CacheError } from './cache-error.js';
 import type { ImportEntry } from './cache-types.js';
 import { changeName, parseLoose, readBody, standardize } from './stablebench.js';
 import { isJsonObject, type Rules } from './validate.js';
-import { REAL_SOURCE } from '../upstream/mode.js';
+import { REAL_SOURCE } from './upstream/mode.js';
 
 /**
  * ToolBench answer trajectories (`data/answer/G1_answer/*.json`, StableToolBench's converted answers): each file's

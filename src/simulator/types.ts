@@ -1,5 +1,5 @@
 import type { Tool } from '../library/tool.js';
-import type { CallerCredentials } from '../upstream/credentials.js';
+import type { CallerCredentials } from './upstream/credentials.js';
 import type { Coercion } from './lax.js';
 
 /**

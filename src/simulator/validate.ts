@@ -1,7 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { Tool } from '../library/tool.js';
-import { createAjv } from './ajv.js';
+import { createAjv } from '../library/ajv.js';
 import { laxArguments, type Coercion, type CoercionMode } from './lax.js';
 import { NearestIds } from './nearest.js';
 import { problem, type Problem } from './problem.js';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import type { AgentRun } from '../agent/types.js';
-import type { Trajectory } from '../episodes/types.js';
+import type { Trajectory } from '../wire/episodes.js';
 import { trajectoryFile } from '../eval/files.js';
 import type { EvalReport } from '../eval/report.js';
 import type { TaskScore } from '../eval/score.js';

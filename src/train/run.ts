@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fetchIdempotent } from '../agent/fetch-failure.js';
-import { LOG_INTERVAL_MS } from '../cli/progress.js';
+import { LOG_INTERVAL_MS } from '../terminal/progress.js';
 import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
 import { engineArgs, launchScript, type Engine, type EpisodeOptions, type Stage, type TrainJson } from './config.js';
 import { writeDemonstrations, type DemonstrationSummary } from './demonstrations.js';
 import { readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from './metrics.js';
-import { missingPython, pythonExecutable } from './python.js';
+import { missingPython, pythonExecutable } from '../python.js';
 import { readTrainTasks, writeTrainTasks, type TrainTask } from './tasks.js';
 
 export interface TrainOptions {

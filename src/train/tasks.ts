@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadTasks } from '../eval/load.js';
 import { TaskFileError } from '../eval/tasks.js';
-import type { EpisodeTask } from '../episodes/types.js';
+import type { EpisodeTask } from '../wire/episodes.js';
 
 /** A training task as `RUN/tasks.jsonl` holds it: the episode's task, its tool set and its seed. */
 export interface TrainTask {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createPolicy } from '../../src/agent/policies/create.js';
 import { chatEndpoint } from '../../src/agent/policies/openai.js';
-import { STOP_SEQUENCES } from '../../src/agent/prompts.js';
+import { STOP_SEQUENCES } from '../../src/protocol/prompts.js';
 import { sampleSeed } from '../../src/agent/policies/sample-seed.js';
 import { runAgent } from '../../src/agent/run.js';
 import type { ChatMessage, PolicyContext } from '../../src/agent/types.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { STOP_SEQUENCES, systemPrompt } from '../../src/agent/prompts.js';
+import { STOP_SEQUENCES, systemPrompt } from '../../src/protocol/prompts.js';
 import { createdEpisodeJson } from '../../src/episodes/created-json.js';
-import type { CreatedEpisode } from '../../src/episodes/types.js';
+import type { CreatedEpisode } from '../../src/wire/episodes.js';
 
 function created(overrides: Partial<CreatedEpisode> & { system?: string; query?: string }): CreatedEpisode {
   const { system, query, ...rest } = overrides;

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { schemasDir } from '../../src/paths.js';
 import type { RunningServer } from '../../src/server/serve.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { expectProblem } from '../server/helpers.js';
 import { call, createEpisode, json, post, search, startEpisodeServer, step } from './fixture.js';
 

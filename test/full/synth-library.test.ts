@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
 import { LibraryStore } from '../../src/library/store.js';
 import type { Tool } from '../../src/library/tool.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { synthesize, synthesizeChecked } from '../../src/simulator/synth/index.js';
 import { Rng } from '../../src/simulator/synth/random.js';
 

@@ -5,7 +5,7 @@ import { readImport } from '../../src/library/importers/index.js';
 import { convertMcp } from '../../src/library/importers/mcp.js';
 import { CATEGORIES } from '../../src/library/categories.js';
 import { isValidId } from '../../src/library/ids.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { mcpToolsList, writeSources } from '../fixtures/import-sources.js';
 
 test('a tools/list result becomes one tool per MCP tool, outputSchema as the response schema', async () => {

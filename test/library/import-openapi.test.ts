@@ -7,7 +7,7 @@ import { ImportError } from '../../src/library/importers/errors.js';
 import { importOpenapi } from '../../src/library/importers/openapi.js';
 import { LibraryStore } from '../../src/library/store.js';
 import type { Tool } from '../../src/library/tool.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { tempDir } from '../fixtures/tools.js';
 
 const openapi30 = {

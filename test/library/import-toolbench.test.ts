@@ -5,7 +5,7 @@ import { ImportError } from '../../src/library/importers/errors.js';
 import { readImport } from '../../src/library/importers/index.js';
 import { convertToolbench, templateSchema } from '../../src/library/importers/toolbench.js';
 import { isValidId } from '../../src/library/ids.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import type { Tool } from '../../src/library/tool.js';
 import { airQualityTool, stockTool, weatherapiTool, writeSources, writeToolbenchRoot } from '../fixtures/import-sources.js';
 

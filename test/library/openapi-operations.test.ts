@@ -9,7 +9,7 @@ import { conversionStats, dialectOf } from '../../src/library/openapi/schema.js'
 import { humanize, mergeDescription, toolName } from '../../src/library/openapi/text.js';
 import type { Tool } from '../../src/library/tool.js';
 import { schemasDir } from '../../src/paths.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { petstoreApi, petstoreTools } from '../fixtures/tools.js';
 
 type Doc = Record<string, unknown>;

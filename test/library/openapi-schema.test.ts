@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { conversionStats, convertSchema, dialectOf, type ConvertOptions } from '../../src/library/openapi/schema.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import type { JsonSchema } from '../../src/library/tool.js';
 
 const components = {

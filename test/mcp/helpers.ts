@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Trajectory } from '../../src/episodes/types.js';
+import type { Trajectory } from '../../src/wire/episodes.js';
 
 export interface Connected {
   client: Client;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { SearchObservation, ToolCallObservation } from '../../src/episodes/types.js';
+import type { SearchObservation, ToolCallObservation } from '../../src/wire/episodes.js';
 import type { RunningServer } from '../../src/server/serve.js';
 import { petstoreApi, petstoreTools } from '../fixtures/tools.js';
 import { writeRetrievalLibrary } from '../retrieval/fixture.js';

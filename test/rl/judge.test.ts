@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { JUDGE_PROMPT_V1 } from '../../src/rl/judge-prompt.v1.js';
 import { createAnswerJudge, JUDGE_LIMITS, JudgeError, judgeMessages, parseJudgeSpec, readVerdicts, type JudgeInput } from '../../src/rl/judge.js';
-import { VERDICTS } from '../../src/rl/types.js';
+import { VERDICTS } from '../../src/wire/rewards.js';
 import { chatRoutes } from '../../src/server/routes/chat.js';
 import { freePort } from '../../src/server/free-port.js';
 import { startServer } from '../../src/server/serve.js';

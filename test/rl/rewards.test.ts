@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ControllerState, Trajectory, TurnPlan, TurnRecord } from '../../src/episodes/types.js';
+import type { ControllerState, Trajectory, TurnPlan, TurnRecord } from '../../src/wire/episodes.js';
 import { groupAdvantages } from '../../src/rl/advantages.js';
 import { answerReward, ruleVerdicts } from '../../src/rl/answer.js';
 import { phaseScores, type SubgraphSource } from '../../src/rl/phase.js';
 import { answerOutcome, scoreTrajectory } from '../../src/rl/rewards.js';
 import { stepReward } from '../../src/rl/step.js';
-import { DEFAULT_COEFFICIENTS, type Verdict, type Verdicts } from '../../src/rl/types.js';
+import { DEFAULT_COEFFICIENTS, type Verdict, type Verdicts } from '../../src/wire/rewards.js';
 
 /** A turn record with defaults: well formed, nothing ran. */
 function turn(n: number, over: Partial<TurnRecord> = {}): TurnRecord {

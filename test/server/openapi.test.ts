@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import type { RunningServer } from '../../src/server/serve.js';
 import { postJson, startTestServer } from './helpers.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import type { RunningServer } from '../../src/server/serve.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { json, post, startEpisodeServer } from '../episodes/fixture.js';
 import { ANSWER, EXECUTE, EXPLORE, NEXT, TASK, withGraph } from '../episodes/paraact-text.js';
 import { expectProblem, rawSocket } from './helpers.js';

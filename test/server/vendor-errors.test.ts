@@ -3,13 +3,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { JsonSchema } from '../../src/library/tool.js';
 import type { RunningServer } from '../../src/server/serve.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { synthResponder } from '../../src/simulator/synth/responder.js';
 import { basicError, importFixtures, stripeError, validationError } from '../fixtures/vendor-documents.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../src/server/free-port.js';
-import { readUpstreamMap } from '../../src/upstream/base-urls.js';
+import { readUpstreamMap } from '../../src/simulator/upstream/base-urls.js';
 import { tempDir } from '../fixtures/tools.js';
 import { expectProblem, postJson, startTestServer } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 
 test('a pattern with catastrophic backtracking validates a hostile string without hanging', () => {
   // Nested quantifiers: a native RegExp needs exponential time on a long string it does not match.

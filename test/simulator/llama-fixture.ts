@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Tool } from '../../src/library/tool.js';
 import { writeTinyModel } from '../../src/model/tiny.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { petstoreTools, tempDir } from '../fixtures/tools.js';
 
 let modelFile: string | undefined;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JsonSchema, Tool } from '../../src/library/tool.js';
-import { createAjv } from '../../src/simulator/ajv.js';
+import { createAjv } from '../../src/library/ajv.js';
 import { synthesize } from '../../src/simulator/synth/index.js';
 
 const ajv = createAjv();

@@ -9,6 +9,7 @@ import { tempDir } from '../fixtures/tools.js';
 import { EXECUTE, EXPLORE, TASK } from '../episodes/paraact-text.js';
 import { expectProblem, postJson, rawRequest } from '../server/helpers.js';
 import { studioFixture, toolenv, type StudioFixture } from './fixture.js';
+import { runRoutes } from '../../src/studio/routes.js';
 
 const KEY = 'k-routes';
 const auth = { authorization: `Bearer ${KEY}` };
@@ -17,7 +18,7 @@ let server: RunningServer;
 
 before(async () => {
   fixture = await studioFixture();
-  server = await startServer({ library: fixture.library, runs: fixture.runs, cache: join(tempDir(), 'c.db'), responders: [synthResponder], errorRate: 0, apiKey: KEY, port: 0, log: () => {} });
+  server = await startServer({ library: fixture.library, routes: [runRoutes(fixture.runs)], cache: join(tempDir(), 'c.db'), responders: [synthResponder], errorRate: 0, apiKey: KEY, port: 0, log: () => {} });
 });
 after(() => server?.close());
 
@@ -81,7 +82,7 @@ test('a finished training run answers its metrics.jsonl', async () => {
   mkdirSync(dir);
   writeFileSync(join(dir, 'train.json'), JSON.stringify({ engine: 'trl', stage: 'sft', model: 'tiny', steps: 2, group: 1, prompts_per_step: 1, seed: 0, episode: {} }));
   writeFileSync(join(dir, 'metrics.jsonl'), '{"step":1,"loss":2.5,"wall_s":1}\n{"step":2,"loss":1.5,"wall_s":1}\n');
-  const other = await startServer({ library: fixture.library, runs: dir, responders: [synthResponder], port: 0, log: () => {} });
+  const other = await startServer({ library: fixture.library, routes: [runRoutes(dir)], responders: [synthResponder], port: 0, log: () => {} });
   try {
     const { runs } = (await (await fetch(`${other.url}/v1/runs`)).json()) as { runs: { name: string }[] };
     assert.deepEqual(runs.map((r) => r.name), ['sft']);
@@ -117,7 +118,7 @@ test('a run\'s episodes: eval ones with the rewards they were scored with, train
 });
 
 test('without --runs the list is empty and says why', async () => {
-  const other = await startServer({ library: fixture.library, responders: [synthResponder], port: 0, log: () => {} });
+  const other = await startServer({ library: fixture.library, routes: [runRoutes(undefined)], responders: [synthResponder], port: 0, log: () => {} });
   try {
     const body = (await (await fetch(`${other.url}/v1/runs`)).json()) as { runs: unknown[]; detail: string };
     assert.deepEqual(body.runs, []);

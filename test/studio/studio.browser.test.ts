@@ -17,6 +17,7 @@ import { ANSWER, EXECUTE, EXPLORE, NEXT, TASK } from '../episodes/paraact-text.j
 import { postJson } from '../server/helpers.js';
 import { browserMissing, collectErrors, launchChromium } from './browser.js';
 import { studioFixture } from './fixture.js';
+import { runRoutes } from '../../src/studio/routes.js';
 
 const missing = browserMissing();
 if (missing) process.stderr.write(`# skipping the studio browser tests: ${missing}\n`);
@@ -31,7 +32,7 @@ let errors: string[];
 before(async () => {
   if (missing) return;
   const { library, runs } = await studioFixture();
-  server = await startServer({ library, runs, cache: join(tempDir(), 'responses.db'), responders: [examplesResponder, synthResponder], errorRate: 0, seed: 1, apiKey: KEY, port: 0, log: () => {} });
+  server = await startServer({ library, routes: [runRoutes(runs)], cache: join(tempDir(), 'responses.db'), responders: [examplesResponder, synthResponder], errorRate: 0, seed: 1, apiKey: KEY, port: 0, log: () => {} });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   errors = collectErrors(page);

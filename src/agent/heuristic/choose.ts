@@ -1,6 +1,6 @@
 import type { Tool } from '../../library/tool.js';
 import { tokenize, words } from '../../retrieval/tokenize.js';
-import type { RunState, SearchOutcome } from '../state.js';
+import type { RunState, SearchOutcome } from '../../protocol/state.js';
 import type { Slot } from './slots.js';
 
 /**

@@ -1,6 +1,6 @@
 import { toolFeatures } from '../../graph/features.js';
 import type { Tool } from '../../library/tool.js';
-import { responseFields } from '../tool-view.js';
+import { responseFields } from '../../protocol/tool-view.js';
 
 /**
  * Where a required parameter's value can come from in another tool's response: the dependency graph's dataflow key

@@ -1,5 +1,5 @@
 import type { Tool } from '../../library/tool.js';
-import type { CallOutcome, RunState } from '../state.js';
+import type { CallOutcome, RunState } from '../../protocol/state.js';
 import { rankCandidates } from './choose.js';
 import { linkPath } from './links.js';
 import { withoutAsked } from './report.js';

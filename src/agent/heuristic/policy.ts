@@ -1,5 +1,5 @@
-import { DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol.js';
-import { newRunState } from '../state.js';
+import { DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../../protocol/protocol.js';
+import { newRunState } from '../../protocol/state.js';
 import { approximateUsage } from '../tokens.js';
 import type { ChatMessage, Policy, PolicyContext } from '../types.js';
 import { planSlots, researchK, type SlotPlan } from './plan.js';

@@ -1,4 +1,4 @@
-import { compactJson } from '../compact.js';
+import { compactJson } from '../../protocol/compact.js';
 
 /**
  * What an answer says of one result. A task that asks for fields (`Tell me the "name" in the result`, `the "data.id"

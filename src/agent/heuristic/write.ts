@@ -1,7 +1,7 @@
-import { kahnLayers } from '../dag.js';
-import type { ExecutionPlan, ExplorationPlan } from '../protocol.js';
-import { bindRefs } from '../references.js';
-import type { PlanState, RunState } from '../state.js';
+import { kahnLayers } from '../../protocol/dag.js';
+import type { ExecutionPlan, ExplorationPlan } from '../../protocol/protocol.js';
+import { bindRefs } from '../../protocol/references.js';
+import type { PlanState, RunState } from '../../protocol/state.js';
 import type { SlotCall, SlotPlan } from './plan.js';
 import { askedFields, reportSlot } from './report.js';
 

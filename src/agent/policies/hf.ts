@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { missingPython, pythonExecutable } from '../../train/python.js';
-import { STOP_SEQUENCES } from '../prompts.js';
+import { missingPython, pythonExecutable } from '../../python.js';
+import { STOP_SEQUENCES } from '../../protocol/prompts.js';
 import type { ChatMessage, Policy, PolicyContext } from '../types.js';
 
 /**

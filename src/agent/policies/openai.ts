@@ -3,7 +3,7 @@ import { fetchFailure } from '../fetch-failure.js';
 import { approximateUsage } from '../tokens.js';
 import type { ChatMessage, Policy, PolicyContext, TokenUsage } from '../types.js';
 import { sampleSeed } from './sample-seed.js';
-import { STOP_SEQUENCES } from '../prompts.js';
+import { STOP_SEQUENCES } from '../../protocol/prompts.js';
 
 /** `openai:MODEL@URL`: any OpenAI-compatible chat completions endpoint (vLLM, SGLang, llama-server, a provider). */
 

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import type { ImportCounts, CacheBackend } from '../../simulator/cache-types.js';
 import type { StableBenchIndex, StableBenchReport } from '../../simulator/stablebench.js';
 import { defaultCacheFile, defaultLibraryDir } from '../../paths.js';
-import { printJson, printLine, UsageError } from '../output.js';
+import { printJson, printLine } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 
 /** What `cache import` reads: an export, a StableToolBench response cache, or ToolBench answer trajectories. */
 const FORMATS = ['jsonl', 'stabletoolbench', 'toolbench'] as const;

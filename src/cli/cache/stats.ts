@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { defaultCacheFile } from '../../paths.js';
-import { barChart, intFlag, printJson, printLine } from '../output.js';
+import { intFlag, printJson, printLine } from '../output.js';
+import { barChart } from '../../terminal/chart.js';
 
 export function registerCacheStats(cache: Command): void {
   cache

@@ -10,7 +10,7 @@ export function registerGraphBuild(graph: Command): void {
     .option('--library <dir>', 'library directory (its graph.db is replaced only when the build succeeds)', defaultLibraryDir())
     .option('--json', 'print one JSON summary line')
     .action(async (opts: { library: string; json?: boolean }) => {
-      const [{ buildGraph }, { stagedProgress }] = await Promise.all([import('../../graph/build.js'), import('../progress.js')]);
+      const [{ buildGraph }, { stagedProgress }] = await Promise.all([import('../../graph/build.js'), import('../../terminal/progress.js')]);
       const progress = stagedProgress('items');
       let report;
       try {

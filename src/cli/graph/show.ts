@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Edge } from '../../graph/edge.js';
 import { defaultLibraryDir } from '../../paths.js';
-import { intFlag, printJson, printLine, UsageError } from '../output.js';
+import { intFlag, printJson, printLine } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 
 export function registerGraphShow(graph: Command): void {
   graph

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { BuildSummary } from '../../library/build.js';
 import { DEFAULT_SIZE } from '../../library/defaults.js';
 import { defaultLibraryDir } from '../../paths.js';
-import { intFlag, printJson, printLine, thousands, UsageError } from '../output.js';
+import { intFlag, printJson, printLine, thousands } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 
 export function registerBuild(library: Command): void {
   library
@@ -15,7 +16,7 @@ export function registerBuild(library: Command): void {
     .option('--json', 'print one JSON summary line')
     .action(async (opts: { size: string; library: string; source?: string; index: boolean; json?: boolean }) => {
       const size = opts.size === 'all' ? 'all' : sizeFlag(opts.size);
-      const [{ buildDefaultLibrary }, { stagedProgress }] = await Promise.all([import('../../library/build.js'), import('../progress.js')]);
+      const [{ buildDefaultLibrary }, { stagedProgress }] = await Promise.all([import('../../library/build.js'), import('../../terminal/progress.js')]);
       const progress = stagedProgress('items');
       let summary: BuildSummary & { index_ms?: number };
       try {

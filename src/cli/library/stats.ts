@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
-import { barChart, printJson, printLine } from '../output.js';
+import { printJson, printLine } from '../output.js';
+import { barChart } from '../../terminal/chart.js';
 
 export function registerStats(library: Command): void {
   library

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EVAL_RETRIEVERS, RETRIEVERS, type EvalRetriever, type RetrieverName } from '../../retrieval/retrievers.js';
-import { intFlag, numberFlag, printJson, printLine, UsageError } from '../output.js';
+import { intFlag, numberFlag, printJson, printLine } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 import type { LibraryFlags } from './options.js';
 
 export function registerEval(search: Command): void {
@@ -20,7 +21,7 @@ export function registerEval(search: Command): void {
         if (!(EVAL_RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers: unknown retriever ${JSON.stringify(r)}; use ${EVAL_RETRIEVERS.join(', ')}`);
       }
       if (retrievers?.some((r) => r === 'dense' || r === 'hybrid-dense') && !opts.embedModel) throw new UsageError('--retrievers dense and hybrid-dense need --embed-model DIR');
-      const [{ evaluate }, { asUsage }, { stagedProgress }] = await Promise.all([import('../../retrieval/eval.js'), import('./open.js'), import('../progress.js')]);
+      const [{ evaluate }, { asUsage }, { stagedProgress }] = await Promise.all([import('../../retrieval/eval.js'), import('./open.js'), import('../../terminal/progress.js')]);
       const progress = stagedProgress('tools');
       try {
         const report = await asUsage(() =>
@@ -58,9 +59,9 @@ async function evalTasks(opts: LibraryFlags & { json?: boolean }, file: string, 
   }
   const retrievers = (names ?? (opts.embedModel ? ['bm25', 'dense', 'hybrid'] : ['bm25'])) as RetrieverName[];
   const [{ evaluateTaskFile }, { asUsage, openSearch }, { stagedProgress }, { EvalInputError }] = await Promise.all([
-    import('../../retrieval/eval-tasks.js'),
+    import('./eval-tasks.js'),
     import('./open.js'),
-    import('../progress.js'),
+    import('../../terminal/progress.js'),
     import('../../eval/tasks.js'),
   ]);
   const progress = stagedProgress('tools');

@@ -12,7 +12,7 @@ export function registerIndex(search: Command): void {
       // --library, --retriever, --json … belong to `search` and reach here as its options.
       const opts = command.optsWithGlobals<LibraryFlags & { retriever: string; force?: boolean; json?: boolean }>();
       const retriever = retrieverFlag(opts.retriever);
-      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../progress.js')]);
+      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../../terminal/progress.js')]);
       const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });
       try {

@@ -1,7 +1,7 @@
 /** What the search actions run with: loaded by them only, so that declaring the commands does not load the retrievers. */
 import { ModelDirError } from '../../retrieval/onnx-embedder.js';
 import { SearchError, ToolSearch, type ToolSearchOptions } from '../../retrieval/searcher.js';
-import { UsageError } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 import { embedOptions, type LibraryFlags } from './options.js';
 
 export function openSearch(flags: LibraryFlags, extra: Pick<ToolSearchOptions, 'onProgress'> = {}): ToolSearch {

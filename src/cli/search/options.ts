@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
 import { RETRIEVERS, type RetrieverName } from '../../retrieval/retrievers.js';
-import { numberFlag, UsageError } from '../output.js';
+import { numberFlag } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 
 /** Which model a dense retriever uses: flags of every search subcommand and of `serve`. */
 export interface EmbedFlags {

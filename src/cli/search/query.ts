@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { SearchResult } from '../../retrieval/searcher.js';
-import { intFlag, printJson, printLine, UsageError } from '../output.js';
+import { intFlag, printJson, printLine } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 import { libraryOptions, retrieverFlag, type LibraryFlags } from './options.js';
 
 interface QueryFlags extends LibraryFlags {
@@ -32,7 +33,7 @@ export function registerQuery(search: Command): void {
         if (query.trim() === '') throw new UsageError(`query ${i + 1} is empty: give each query as one argument, e.g. toolenv search "send an sms" "get a github repository"`);
       });
       const queries = opts.queries !== undefined ? readQueries(opts.queries) : words;
-      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../progress.js')]);
+      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../../terminal/progress.js')]);
       const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });
       try {

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { TASK_FORMATS, TaskFileError, type TaskFormat } from '../../eval/tasks.js';
 import { defaultLibraryDir } from '../../paths.js';
-import { barChart, printJson, printLine, UsageError } from '../output.js';
+import { printJson, printLine } from '../output.js';
+import { barChart } from '../../terminal/chart.js';
+import { UsageError } from '../../terminal/errors.js';
 
 interface StatsFlags {
   format?: string;

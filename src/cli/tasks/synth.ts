@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../../paths.js';
-import { intFlag, openaiSpecFlag, printJson, printLine, quietOnClosedStdout, UsageError } from '../output.js';
+import { intFlag, openaiSpecFlag, printJson, printLine, quietOnClosedStdout } from '../output.js';
+import { UsageError } from '../../terminal/errors.js';
 
 interface SynthFlags {
   count: string;

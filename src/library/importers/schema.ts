@@ -1,6 +1,6 @@
 /** Schemas handed in by imported files (MCP inputSchema/outputSchema, OpenAI parameters), checked and normalized. */
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { createAjv } from '../../simulator/ajv.js';
+import { createAjv } from '../ajv.js';
 import type { JsonSchema, JsonSchemaObject } from '../tool.js';
 import { invalid, isObject, kind, pointer, type JsonObject } from './source.js';
 

@@ -2,7 +2,7 @@ import { invalidRequest, unknownEpisode } from '../../episodes/errors.js';
 import { isRecord } from '../../episodes/resource-body.js';
 import { episodeRewards, type RewardContext } from '../../episodes/rewards.js';
 import type { EpisodeStore } from '../../episodes/store.js';
-import type { CreatedEpisode, EpisodeConfig, EpisodeTask, Finish } from '../../episodes/types.js';
+import type { CreatedEpisode, EpisodeConfig, EpisodeTask, Finish } from '../../wire/episodes.js';
 import { Checker, parseConfig } from '../../episodes/validate.js';
 
 /** What reset and step answer (OpenEnv's serialized observation): the reward is null until the episode is done. */

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Finish } from '../../episodes/types.js';
+import type { Finish } from '../../wire/episodes.js';
 
 /** `GET /openenv/schema`: JSON Schemas of what a step takes and what reset, step and state answer. */
 export const OPENENV_SCHEMAS = {

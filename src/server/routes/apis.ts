@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { requestCredentials } from '../credentials.js';
 import { parseJson } from '../json-body.js';
 import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
-import { httpProblem, problemResponse } from '../problems.js';
+import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
 import { requestHeader } from '../request-header.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { matchRoute } from '../rest/matcher.js';

@@ -2,12 +2,12 @@ import { basename } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { Hono } from 'hono';
 import type { JsonSchema } from '../../library/tool.js';
-import { createAjv } from '../../simulator/ajv.js';
+import { createAjv } from '../../library/ajv.js';
 import { ContextOverflowError, type EngineInfo, type LlamaEngine } from '../../simulator/llama/engine.js';
 import type { ChatMessage } from '../../simulator/model-responder.js';
 import { ResponderBusyError } from '../../simulator/queue.js';
 import { readJsonBody } from '../json-body.js';
-import { httpProblem, problemResponse } from '../problems.js';
+import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
 
 /** Tokens an answer may take when the request names no max_tokens. */
 export const DEFAULT_CHAT_MAX_TOKENS = 512;

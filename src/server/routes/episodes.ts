@@ -5,7 +5,7 @@ import { stepJson } from '../../episodes/step-json.js';
 import { createdEpisodeJson } from '../../episodes/created-json.js';
 import type { CallControls, CallResult } from '../../simulator/types.js';
 import { readJsonBody } from '../json-body.js';
-import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../problems.js';
+import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../../simulator/problem-response.js';
 
 const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 const DEFAULT_LIST_LIMIT = 100;

@@ -5,7 +5,7 @@ import { readSessionParams } from '../../mcp/session-params.js';
 import type { McpSessions } from '../../mcp/sessions.js';
 import type { AppContext } from '../context.js';
 import { parseJson } from '../json-body.js';
-import { httpProblem, problemResponse } from '../problems.js';
+import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
 
 /**
  * `/mcp`: the library over MCP's Streamable HTTP transport. `POST` carries JSON-RPC messages (an initialize without

@@ -4,9 +4,9 @@ import { episodeRewards, type RewardContext } from '../../episodes/rewards.js';
 import type { EpisodeStore } from '../../episodes/store.js';
 import { parseAdvantages, parseRewardRequest } from '../../episodes/validate.js';
 import { ADVANTAGE_MODES, groupAdvantages, type AdvantageMode } from '../../rl/advantages.js';
-import { DEFAULT_COEFFICIENTS } from '../../rl/types.js';
+import { DEFAULT_COEFFICIENTS } from '../../wire/rewards.js';
 import { readJsonBody } from '../json-body.js';
-import { httpProblem } from '../problems.js';
+import { httpProblem } from '../../simulator/problem-response.js';
 
 /**
  * The trainer's side of episodes (paper §3.3, Appendix C): an episode's hierarchical rewards

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { JsonSchema } from '../../library/tool.js';
-import { createAjv } from '../ajv.js';
+import { createAjv } from '../../library/ajv.js';
 
 const ajv = createAjv();
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type randexp from 'randexp';
 import { faker, rng } from './faker.js';
-import { SafePattern } from '../safe-pattern.js';
+import { SafePattern } from '../../library/safe-pattern.js';
 
 // randexp is CommonJS exporting the class itself, while its typings describe an ES module's default export.
 const RandExp = createRequire(import.meta.url)('randexp') as typeof randexp.default;

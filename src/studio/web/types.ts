@@ -1,4 +1,4 @@
-/** The shapes the studio reads from the API (a subset of src/episodes/types.ts, src/rl, src/eval, src/train). */
+/** The shapes the studio reads from the API (a subset of src/wire/episodes.ts, src/rl, src/eval, src/train). */
 
 export type Json = Record<string, unknown>;
 export type Schema = Json | boolean;

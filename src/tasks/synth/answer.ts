@@ -1,5 +1,5 @@
-import { renderCall } from '../../agent/render.js';
-import type { ToolCallObservation } from '../../episodes/types.js';
+import { renderCall } from '../../protocol/render.js';
+import type { ToolCallObservation } from '../../wire/episodes.js';
 
 /** A value of a call's result the final answer must contain, and the field it sits in. */
 export interface AnswerField {

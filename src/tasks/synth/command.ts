@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
-import { UsageError } from '../../cli/output.js';
-import { stagedProgress } from '../../cli/progress.js';
+import { UsageError } from '../../terminal/errors.js';
+import { stagedProgress } from '../../terminal/progress.js';
 import { openGraph, GraphError } from '../../graph/store.js';
 import { missingLibrary } from '../../library/errors.js';
 import { LibraryStore } from '../../library/store.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { bindRefs, RefError, type CallOutput } from '../../agent/references.js';
-import { renderCall } from '../../agent/render.js';
+import { bindRefs, RefError, type CallOutput } from '../../protocol/references.js';
+import { renderCall } from '../../protocol/render.js';
 import { EpisodeStore } from '../../episodes/store.js';
-import type { ToolCallObservation } from '../../episodes/types.js';
+import type { ToolCallObservation } from '../../wire/episodes.js';
 import type { Graph } from '../../graph/store.js';
 import type { LibraryStore } from '../../library/store.js';
 import { canonicalJson } from '../../simulator/canonical.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkLayers, kahnLayers, type DagNode } from '../../src/agent/dag.js';
+import { checkLayers, kahnLayers, type DagNode } from '../../src/protocol/dag.js';
 
 const nodes = (edges: Record<string, string[]>): DagNode[] => Object.entries(edges).map(([id, deps]) => ({ id, deps }));
 

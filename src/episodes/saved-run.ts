@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { trajectorySchema } from '../episodes/schema.js';
-import { createAjv } from '../simulator/ajv.js';
-import type { ScoredTrajectory } from './rewards.js';
+import { trajectorySchema } from './schema.js';
+import { createAjv } from '../library/ajv.js';
+import type { ScoredTrajectory } from '../rl/rewards.js';
 
 /** A saved run that cannot be scored: the file and what is wrong with it. */
 export class SavedRunError extends Error {}

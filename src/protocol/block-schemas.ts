@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { schemasDir } from '../paths.js';
-import { createAjv } from '../simulator/ajv.js';
+import { createAjv } from '../library/ajv.js';
 
 /** The published schemas of the protocol's JSON blocks, compiled once per process on first use. */
 export type BlockKind = 'plan' | 'search_tool' | 'tool_call';

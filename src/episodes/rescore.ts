@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Checker, parseVerdicts } from '../episodes/validate.js';
+import { Checker, parseVerdicts } from './validate.js';
 import { GRAPH_FILE, openGraph, type Graph } from '../graph/store.js';
-import { createAnswerJudge } from './judge.js';
-import { answerOutcome, scoreTrajectory, type Rewards } from './rewards.js';
+import { createAnswerJudge } from '../rl/judge.js';
+import { answerOutcome, scoreTrajectory, type Rewards } from '../rl/rewards.js';
 import { readSavedRun, SavedRunError } from './saved-run.js';
-import type { Verdicts } from './types.js';
+import type { Verdicts } from '../wire/rewards.js';
 
 export interface RescoreOptions {
   files: readonly string[];

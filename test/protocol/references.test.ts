@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bindRefs, findRefs, parseRefPath, RefError, type CallOutput } from '../../src/agent/references.js';
+import { bindRefs, findRefs, parseRefPath, RefError, type CallOutput } from '../../src/protocol/references.js';
 
 const outputs: Record<string, CallOutput> = {
   c1: { status: 200, body: { items: [{ id: 41, name: 'Rex' }, { id: 42, name: 'Tom' }], 'x-rate': 3, owner: { login: 'octo' } } },

@@ -1,4 +1,4 @@
-import type { RewardCoefficients, Verdicts } from '../rl/types.js';
+import type { RewardCoefficients, Verdicts } from './rewards.js';
 import type { Problem } from '../simulator/problem.js';
 import type { CallControls, InjectedErrorKind, ResponseSource } from '../simulator/types.js';
 import type { Coercion } from '../simulator/lax.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkMessage } from '../../src/agent/check.js';
-import { parseMessage } from '../../src/agent/parse.js';
-import { newRunState, type RunState } from '../../src/agent/state.js';
-import type { AgentName } from '../../src/agent/types.js';
+import { checkMessage } from '../../src/protocol/check.js';
+import { parseMessage } from '../../src/protocol/parse.js';
+import { newRunState, type RunState } from '../../src/protocol/state.js';
+import type { Protocol } from '../../src/wire/episodes.js';
 
 /** A run state in which search has surfaced these tools and these calls have results. */
 function stateWith(tools: string[], results: Record<string, boolean> = {}): RunState {
@@ -18,7 +18,7 @@ function stateWith(tools: string[], results: Record<string, boolean> = {}): RunS
   return state;
 }
 
-const problemsOf = (text: string, agent: AgentName = 'paraact', state: RunState = stateWith(['geo', 'weather', 'mail'])) => checkMessage(parseMessage(text), agent, state).problems;
+const problemsOf = (text: string, agent: Protocol = 'paraact', state: RunState = stateWith(['geo', 'weather', 'mail'])) => checkMessage(parseMessage(text), agent, state).problems;
 
 test('a well-formed exploration turn: think, plan with slots, parallel searches in every accepted form', () => {
   const message = parseMessage(
@@ -133,7 +133,7 @@ test('malformed blocks are rejected with a reason naming the block', () => {
 });
 
 test('protocol rules are checked against the run: tools, phases, actions per turn, references', () => {
-  const cases: [string, AgentName, RegExp][] = [
+  const cases: [string, Protocol, RegExp][] = [
     ['Just some prose.', 'paraact', /no action: write <search_tool>/],
     ['<think>only thinking</think>', 'react', /no action/],
     ['<search_tool>x</search_tool><tool_call>{"tool": "geo"}</tool_call>', 'paraact', /explores \(<search_tool>\) or executes \(<tool_call>\), not both/],

@@ -1,4 +1,4 @@
-import type { SearchHit } from '../episodes/types.js';
+import type { SearchHit } from '../wire/episodes.js';
 import type { Tool } from '../library/tool.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
 import type { ExecutionPlan, PlannedCall } from './protocol.js';

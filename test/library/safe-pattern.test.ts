@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { linearNatively } from '../../src/simulator/pattern-screen.js';
-import { SafePattern, withoutLookarounds } from '../../src/simulator/safe-pattern.js';
+import { linearNatively } from '../../src/library/pattern-screen.js';
+import { SafePattern, withoutLookarounds } from '../../src/library/safe-pattern.js';
 
 /** Patterns of the default library that safe-regex2 passes and that backtrack polynomially (cubic and worse). */
 const POLYNOMIAL = ['^[0-9a-zA-Z]*?[a-zA-Z]+[0-9a-zA-Z]*$', '^[a-z0-9]+[a-z0-9-\\.]+[a-z0-9]+$', '^[\\x20-\\x7E]*[\\x21-\\x7E]+[\\x20-\\x7E]*$'];

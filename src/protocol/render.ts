@@ -1,4 +1,4 @@
-import type { StepResult, ToolCallObservation } from '../episodes/types.js';
+import type { StepResult, ToolCallObservation } from '../wire/episodes.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 import { compactJson } from './compact.js';
 import type { Dispatch } from './dispatch.js';

@@ -1,5 +1,5 @@
-import type { JsonSchema } from '../library/tool.js';
-import { createAjv } from '../simulator/ajv.js';
+import type { JsonSchema } from '../../library/tool.js';
+import { createAjv } from '../../library/ajv.js';
 
 /** Whether a body satisfies a schema: true / false, or undefined when the schema does not compile. */
 export type SchemaVerdict = boolean | undefined;

@@ -1,4 +1,4 @@
-import type { AgentName } from './types.js';
+import type { Protocol } from '../wire/episodes.js';
 
 /**
  * Where a model's message ends (exclusive, as OpenAI's `stop`): before it writes an observation itself, since those
@@ -72,7 +72,7 @@ To finish, write <answer>the final answer for the user</answer> alone.
 
 ${common(limits)}`;
 
-export function systemPrompt(agent: AgentName, limits: PromptLimits): string {
+export function systemPrompt(agent: Protocol, limits: PromptLimits): string {
   switch (agent) {
     case 'paraact':
       return PARAACT(limits);

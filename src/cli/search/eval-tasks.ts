@@ -1,10 +1,10 @@
-import { loadTasks } from '../eval/load.js';
-import { mapReferences } from '../eval/map-references.js';
-import type { TaskFormat } from '../eval/tasks.js';
-import { LibraryStore } from '../library/store.js';
-import { storeLibrary } from '../tasks/stats.js';
-import { computeMetrics, type Metrics } from './metrics.js';
-import type { RetrieverName, ToolSearch } from './searcher.js';
+import { loadTasks } from '../../eval/load.js';
+import { mapReferences } from '../../eval/map-references.js';
+import type { TaskFormat } from '../../eval/tasks.js';
+import { LibraryStore } from '../../library/store.js';
+import { storeLibrary } from '../../tasks/stats.js';
+import { computeMetrics, type Metrics } from '../../retrieval/metrics.js';
+import type { RetrieverName, ToolSearch } from '../../retrieval/searcher.js';
 
 export interface TaskSetScore {
   retriever: RetrieverName;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../paths.js';
+import { packageRoot } from './paths.js';
 
 /** The command `npm run setup:python` prepares: the project's virtual environment with ToolEnv's Python package. */
 export const SETUP_COMMAND = 'npm run setup:python';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import picomatch from 'picomatch';
-import type { Tool } from '../library/tool.js';
+import type { Tool } from '../../library/tool.js';
 
 /** A map file that cannot be used: named with what is wrong, for a one-line CLI error. */
 export class UpstreamMapError extends Error {}

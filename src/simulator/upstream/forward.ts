@@ -1,6 +1,6 @@
-import { toHttpRequest } from '../library/http-request.js';
-import type { Tool } from '../library/tool.js';
-import type { Arguments } from '../simulator/types.js';
+import { toHttpRequest } from '../../library/http-request.js';
+import type { Tool } from '../../library/tool.js';
+import type { Arguments } from '../types.js';
 
 /** A real API's answer: its status, its body (parsed JSON, else text), the headers passed on, and how long it took. */
 export interface RealAnswer {

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
-import type { RewardContext } from '../../episodes/rewards.js';
-import { answerOutcome, scoreTrajectory } from '../../rl/rewards.js';
-import { listRuns, readRun, runDir, runEpisode, runEpisodes } from '../../studio/runs.js';
-import { problemResponse } from '../problems.js';
+import type { RewardContext } from '../episodes/rewards.js';
+import { answerOutcome, scoreTrajectory } from '../rl/rewards.js';
+import { listRuns, readRun, runDir, runEpisode, runEpisodes } from './runs.js';
+import { problemResponse } from '../simulator/problem-response.js';
 
 /**
  * The run directories of `serve --runs DIR`, read-only: `GET /v1/runs` lists them, `GET /v1/runs/{name}` is one
@@ -10,7 +10,11 @@ import { problemResponse } from '../problems.js';
  * `GET /v1/runs/{name}/episodes/{id}` one of them with its rewards. A name with slashes travels URL-encoded.
  * Without `--runs` the list is empty and says why.
  */
-export function runRoutes(root: string | undefined, rewards: RewardContext): Hono {
+export function runRoutes(root: string | undefined): (ctx: { rewards: RewardContext }) => Hono {
+  return ({ rewards }) => runApp(root, rewards);
+}
+
+function runApp(root: string | undefined, rewards: RewardContext): Hono {
   const app = new Hono();
   const unknown = (name: string) =>
     problemResponse(404, root === undefined ? 'this server shows no runs: start it with --runs DIR' : `no run ${JSON.stringify(name)} under --runs; GET /v1/runs lists them`, { title: 'Unknown run' });

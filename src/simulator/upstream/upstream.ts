@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { Tool } from '../library/tool.js';
-import { schemaChecker } from '../fidelity/schema-check.js';
-import { problem, type Problem } from '../simulator/problem.js';
-import type { Arguments } from '../simulator/types.js';
+import type { Tool } from '../../library/tool.js';
+import { schemaChecker } from './schema-check.js';
+import { problem, type Problem } from '../problem.js';
+import type { Arguments } from '../types.js';
 import { apiInfo, type ApiInfo } from './api-info.js';
 import { baseUrl, type UpstreamMap } from './base-urls.js';
 import { forwardedCredentials, type CallerCredentials } from './credentials.js';

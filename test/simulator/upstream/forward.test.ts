@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Tool } from '../../src/library/tool.js';
-import { baseUrl, readUpstreamMap, UpstreamMapError } from '../../src/upstream/base-urls.js';
-import { apiKeySlots, callerCredentials, forwardedCredentials } from '../../src/upstream/credentials.js';
-import { answerDiff } from '../../src/upstream/diff.js';
-import { forwardRequest } from '../../src/upstream/forward.js';
-import { petstoreTools, tempDir } from '../fixtures/tools.js';
+import type { Tool } from '../../../src/library/tool.js';
+import { baseUrl, readUpstreamMap, UpstreamMapError } from '../../../src/simulator/upstream/base-urls.js';
+import { apiKeySlots, callerCredentials, forwardedCredentials } from '../../../src/simulator/upstream/credentials.js';
+import { answerDiff } from '../../../src/simulator/upstream/diff.js';
+import { forwardRequest } from '../../../src/simulator/upstream/forward.js';
+import { petstoreTools, tempDir } from '../../fixtures/tools.js';
 
 const tool = (id: string) => petstoreTools.find((t) => t.id === id)!;
 const none = { headers: {}, query: [] as [string, string][] };

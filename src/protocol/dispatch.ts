@@ -1,10 +1,9 @@
-import type { Action, Observation, SearchAction, StepResult, ToolCallAction } from '../episodes/types.js';
+import type { Action, Observation, Protocol, SearchAction, StepResult, ToolCallAction } from '../wire/episodes.js';
 import { untouchedBodyText, withStoredBody } from '../simulator/stored-result.js';
 import type { Checked } from './check.js';
 import type { ParsedMessage, SearchRequest } from './protocol.js';
 import { bindRefs, findRefs, referencedCalls, RefError, type CallOutput } from './references.js';
 import type { CallOutcome, NotRun, PlanNode, RunState, SearchOutcome } from './state.js';
-import type { AgentName } from './types.js';
 
 /** One turn's actions, ready for one episode step, and what was held back. */
 export interface Dispatch {
@@ -15,7 +14,7 @@ export interface Dispatch {
 }
 
 export interface DispatchOptions {
-  agent: AgentName;
+  agent: Protocol;
   k: number;
   maxCallsPerTurn: number;
 }

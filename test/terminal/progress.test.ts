@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LOG_INTERVAL_MS, logInterval, logProgress } from '../../src/cli/progress.js';
+import { LOG_INTERVAL_MS, logInterval, logProgress } from '../../src/terminal/progress.js';
 
 test('progress written to a log is a line every interval and one at the end of a stage; a short stage writes none', (t) => {
   const lines: string[] = [];

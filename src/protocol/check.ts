@@ -1,4 +1,4 @@
-import type { AgentName } from './types.js';
+import type { Protocol } from '../wire/episodes.js';
 import { checkLayers, kahnLayers } from './dag.js';
 import { MAX_SEARCHES_PER_TURN, type ExecutionPlan, type ParsedMessage } from './protocol.js';
 import { findRefs } from './references.js';
@@ -27,7 +27,7 @@ export interface Checked {
  * phase per turn; ReAct: one action; Parallel: no plan), tools drawn from what search returned, a valid DAG, and
  * references that point at a planned call or an earlier result.
  */
-export function checkMessage(message: ParsedMessage, agent: AgentName, state: RunState): Checked {
+export function checkMessage(message: ParsedMessage, agent: Protocol, state: RunState): Checked {
   const shape: string[] = [];
   const { searches, calls, plan } = message;
   const actions = searches.length + calls.length;

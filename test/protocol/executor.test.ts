@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkMessage } from '../../src/agent/check.js';
-import { foldStep, prepareDispatch, type Dispatch } from '../../src/agent/dispatch.js';
-import { parseMessage } from '../../src/agent/parse.js';
-import { renderObservation } from '../../src/agent/render.js';
-import { newRunState, type RunState } from '../../src/agent/state.js';
-import type { AgentName } from '../../src/agent/types.js';
-import type { Observation, StepResult, ToolCallAction } from '../../src/episodes/types.js';
+import { checkMessage } from '../../src/protocol/check.js';
+import { foldStep, prepareDispatch, type Dispatch } from '../../src/protocol/dispatch.js';
+import { parseMessage } from '../../src/protocol/parse.js';
+import { renderObservation } from '../../src/protocol/render.js';
+import { newRunState, type RunState } from '../../src/protocol/state.js';
+import type { Observation, Protocol, StepResult, ToolCallAction } from '../../src/wire/episodes.js';
 import type { InjectedErrorKind } from '../../src/simulator/types.js';
 
 const TOOLS = ['geo', 'weather', 'mail', 'news'];
@@ -23,7 +22,7 @@ function freshState(): RunState {
 /** One turn through the client's pieces: parse, check, dispatch, and (when given) the step's answers folded in. */
 type Answer = (action: ToolCallAction) => { status: number; body: unknown; error?: InjectedErrorKind; headers?: Record<string, string> };
 
-function turn(state: RunState, text: string, agent: AgentName = 'paraact', answer?: Answer) {
+function turn(state: RunState, text: string, agent: Protocol = 'paraact', answer?: Answer) {
   state.turn++;
   const message = parseMessage(text);
   const checked = checkMessage(message, agent, state);

@@ -1,4 +1,4 @@
-import type { Action, ControllerState, Finish, Protocol, StepResult, TurnPlan, TurnRecord } from '../episodes/types.js';
+import type { Action, ControllerState, Finish, Protocol, StepResult, TurnPlan, TurnRecord } from '../wire/episodes.js';
 import type { Tool } from '../library/tool.js';
 import { canonicalJson } from '../simulator/canonical.js';
 import { checkMessage, type Checked } from './check.js';

@@ -1,0 +1,86 @@
+/**
+ * The layout's one rule (docs/ARCHITECTURE.md, "Floors"): a room (a folder under src/) imports only rooms below it,
+ * so no chain of imports across rooms comes back to where it started.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { test } from 'node:test';
+import { packageRoot } from '../../src/paths.js';
+
+const SRC = join(packageRoot, 'src');
+// The browser side is compiled on its own (tsconfig.studio.json) and imports nothing of the server's.
+const SKIP = join(SRC, 'studio', 'web');
+const SPECIFIER = /(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return path === SKIP ? [] : sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** A file's room: its first folder under src/, or `src` for the files at the top (paths.ts, python.ts). */
+const roomOf = (file: string) => {
+  const parts = relative(SRC, file).split(sep);
+  return parts.length > 1 ? parts[0]! : 'src';
+};
+
+function roomGraph(): Map<string, Map<string, string>> {
+  const arrows = new Map<string, Map<string, string>>();
+  for (const file of sources(SRC)) {
+    const from = roomOf(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+      const to = roomOf(resolve(dirname(file), specifier!));
+      if (to === from) continue;
+      if (!arrows.has(from)) arrows.set(from, new Map());
+      // One example import per arrow, to name in a failure.
+      if (!arrows.get(from)!.has(to)) arrows.get(from)!.set(to, `${relative(SRC, file)} → ${specifier}`);
+    }
+  }
+  return arrows;
+}
+
+/** A chain of rooms that comes back to its start, with the import behind each arrow; none when the rooms are layered. */
+function findCircle(arrows: Map<string, Map<string, string>>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (room: string): string[] | undefined => {
+    state.set(room, 'open');
+    path.push(room);
+    for (const next of arrows.get(room)?.keys() ?? []) {
+      if (state.get(next) === 'open') {
+        const circle = [...path.slice(path.indexOf(next)), next];
+        return circle.slice(1).map((to, i) => `${circle[i]} → ${to} (${arrows.get(circle[i]!)!.get(to)})`);
+      }
+      if (!state.has(next)) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    path.pop();
+    state.set(room, 'done');
+    return undefined;
+  };
+  for (const room of arrows.keys()) {
+    if (state.has(room)) continue;
+    const found = visit(room);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+test('no room imports its way back to itself', () => {
+  const arrows = roomGraph();
+  assert.ok(arrows.size > 10, 'the source tree was read');
+  const circle = findCircle(arrows);
+  assert.equal(circle, undefined, `rooms in a circle:\n${circle?.join('\n')}`);
+});
+
+test('the protocol sits below the episodes, the rewards and the client, and imports none of them', () => {
+  const arrows = roomGraph();
+  for (const above of ['episodes', 'rl', 'agent', 'server']) assert.equal(arrows.get('protocol')?.has(above) ?? false, false, `protocol → ${above}`);
+  for (const below of ['episodes', 'rl', 'agent']) assert.ok(arrows.get(below)?.has('protocol'), `${below} → protocol`);
+  assert.equal(arrows.get('rl')?.has('agent') ?? false, false, 'rewards take nothing from the client');
+});
