@@ -12,6 +12,7 @@ from toolenv.trl import (
     REWARD_WEIGHTS,
     EpisodeOptions,
     ToolEnvRollout,
+    cpu_has_bf16,
     grpo_config,
     rl_dataset,
     sft_config,
@@ -35,6 +36,8 @@ def test_sft_puts_the_loss_on_assistant_tokens_only(tiny_model, short_data, tmp_
     # every rollout of a step does not.
     assert args.gradient_checkpointing == torch.cuda.is_available()
     assert grpo_config(str(tmp_path)).gradient_checkpointing
+    # bf16 autocast wherever the hardware multiplies it natively, full precision elsewhere.
+    assert args.bf16 == (torch.cuda.is_bf16_supported() if torch.cuda.is_available() else cpu_has_bf16())
     trainer = SFTTrainer(model=str(tiny_model), args=args, train_dataset=dataset, processing_class=tokenizer)
     batch = trainer.data_collator([trainer.train_dataset[i] for i in range(2)])
     for row in range(2):
@@ -52,6 +55,18 @@ def _advantages_of(components: list[list[float]], group: int) -> torch.Tensor:
     normalized = (rewards - rewards.mean(dim=1, keepdim=True)) / (rewards.std(dim=1, keepdim=True) + 1e-4)
     summed = (normalized.view(-1, len(REWARD_WEIGHTS)) * torch.tensor(REWARD_WEIGHTS)).sum(dim=1)
     return (summed - summed.mean()) / (summed.std() + 1e-4)
+
+
+def test_bf16_on_a_cpu_only_where_it_multiplies_bf16_natively(tmp_path):
+    def flags(line: str) -> str:
+        path = tmp_path / "cpuinfo"
+        path.write_text(f"processor\t: 0\nmodel name\t: x\n{line}\n\nprocessor\t: 1\n{line}\n")
+        return str(path)
+
+    assert cpu_has_bf16(flags("flags\t\t: fpu sse avx2 avx512f avx512_bf16"))
+    assert cpu_has_bf16(flags("flags\t\t: fpu avx2 amx_bf16 amx_tile"))
+    assert not cpu_has_bf16(flags("flags\t\t: fpu sse avx2 avx512f avx512bw"))
+    assert not cpu_has_bf16(str(tmp_path / "missing"))
 
 
 def test_grpo_trains_on_toolenv_episodes_and_rewards(server, sft_run, single_tasks, tmp_path):
