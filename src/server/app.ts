@@ -7,6 +7,7 @@ import { bodyLimit } from './body-limit.js';
 import { DEFAULT_BODY_LIMIT } from './defaults.js';
 import { graphLoader, judgeChooser, retrievalLoader, servedGraph, type AppContext, type RetrievalLoader } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
+import { openApiPaths } from './openapi.js';
 import { problemResponse } from '../simulator/problem-response.js';
 import { RestCatalog } from './rest/catalog.js';
 import { apiRoutes } from './routes/apis.js';
@@ -103,7 +104,9 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   app.route('/', studioRoutes());
   if (options.apiKey !== undefined) app.use('*', bearerAuth(options.apiKey));
   app.use('*', bodyLimit(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
-  app.route('/', healthRoutes(ctx));
+  // The document lists what this app mounts, read once every route is in.
+  let served: ReadonlySet<string> | undefined;
+  app.route('/', healthRoutes(ctx, () => (served ??= openApiPaths(app.routes))));
   app.route('/', toolRoutes(ctx));
   app.route('/', callRoutes(ctx));
   app.route('/', apiRoutes(ctx));

@@ -58,9 +58,13 @@ function rewardComponentSchemas(): Record<string, unknown> {
 
 /**
  * This server's own API as an OpenAPI 3.1 document, served at `/openapi.json` with `servers` set to the origin the
- * client reached. `auth` adds the bearer scheme that `--api-key` turns on (everything but /healthz).
+ * client reached. `auth` adds the bearer scheme that `--api-key` turns on (everything but /healthz); `served`, the
+ * paths the app serves, drops the documented ones it does not mount.
  */
-export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: { auth?: boolean; maxBatch?: number } = {}): Record<string, unknown> {
+export function serverOpenApi(
+  origin: string,
+  { auth = false, maxBatch = 100, served }: { auth?: boolean; maxBatch?: number; served?: ReadonlySet<string> } = {},
+): Record<string, unknown> {
   const studioPage = (operationId: string) => ({
     get: {
       operationId,
@@ -87,7 +91,7 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
     responses: { default: SIMULATED, ...PROBLEMS },
   });
 
-  return {
+  const doc = {
     openapi: '3.1.0',
     info: {
       title: 'ToolEnv',
@@ -826,4 +830,12 @@ export function serverOpenApi(origin: string, { auth = false, maxBatch = 100 }: 
       },
     },
   };
+  // Routes mounted beside the server's own (the studio's runs) are documented only where this app mounts them.
+  if (served) doc.paths = Object.fromEntries(Object.entries(doc.paths).filter(([path]) => path.startsWith('/apis') || served.has(path))) as typeof doc.paths;
+  return doc;
+}
+
+/** The OpenAPI paths of an app's routes (`/v1/tools/:id` → `/v1/tools/{id}`). */
+export function openApiPaths(routes: readonly { path: string }[]): ReadonlySet<string> {
+  return new Set(routes.map((route) => route.path.replace(/:([A-Za-z_]+)/g, '{$1}')));
 }
