@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,24 @@ class _Rollout:
     model_tokens: int = 0
     accepted: int = 0
     turns: int = 0
+
+
+@contextmanager
+def _sampling(model: Any) -> Iterator[None]:
+    """The model as the policy acts, for a whole rollout call: no dropout, the KV cache that training's gradient
+    checkpointing turns off, and LoRA adapters folded into the weights (unmerged, each linear layer runs two more
+    products a token), unfolded before the update."""
+    training = model.training
+    model.eval()
+    merged = hasattr(model, "merge_adapter")
+    if merged:
+        model.merge_adapter()
+    try:
+        yield
+    finally:
+        if merged:
+            model.unmerge_adapter()
+        model.train(training)
 
 
 class ToolEnvRollout:
@@ -161,19 +180,21 @@ class ToolEnvRollout:
         tokenizer = trainer.processing_class
         stop = list(rollouts[0].episode.get("stop", [])) if rollouts else []
         env_turns = EnvTurns(tokenizer)
+        model = trainer.accelerator.unwrap_model(trainer.model)
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            while True:
-                active = [r for r in rollouts if not r.done and len(r.completion) < budget]
-                if not active:
-                    break
-                messages = self._generate(trainer, active, stop, budget)
-                observations = list(pool.map(lambda pair: self._turn(*pair), zip(active, messages, strict=True)))
-                for rollout, observation in zip(active, observations, strict=True):
-                    if observation is not None:
-                        ended = bool(rollout.completion) and rollout.completion[-1] == tokenizer.eos_token_id
-                        added = env_turns.after_assistant(observation, ended_by_eos=ended)
-                        rollout.completion += added
-                        rollout.mask += [0] * len(added)
+            with _sampling(model):
+                while True:
+                    active = [r for r in rollouts if not r.done and len(r.completion) < budget]
+                    if not active:
+                        break
+                    messages = self._generate(trainer, model, active, stop, budget)
+                    observations = list(pool.map(lambda pair: self._turn(*pair), zip(active, messages, strict=True)))
+                    for rollout, observation in zip(active, observations, strict=True):
+                        if observation is not None:
+                            ended = bool(rollout.completion) and rollout.completion[-1] == tokenizer.eos_token_id
+                            added = env_turns.after_assistant(observation, ended_by_eos=ended)
+                            rollout.completion += added
+                            rollout.mask += [0] * len(added)
             return list(pool.map(lambda r: self._finish(r, trainer.state.global_step + 1), rollouts))
 
     def _task_of(self, prompt: list[Json]) -> Json:
@@ -182,12 +203,11 @@ class ToolEnvRollout:
             raise KeyError("a prompt the rollout does not know: build the dataset with rl_dataset() and register() it")
         return task
 
-    def _generate(self, trainer: Any, active: list[_Rollout], stop: list[str], budget: int) -> list[str]:
+    def _generate(self, trainer: Any, model: Any, active: list[_Rollout], stop: list[str], budget: int) -> list[str]:
         """One assistant message per active rollout; its sampled tokens join the completion with mask 1."""
         import torch
 
         tokenizer = trainer.processing_class
-        model = trainer.accelerator.unwrap_model(trainer.model)
         inputs = [r.prompt_ids + r.completion for r in active]
         width = max(len(x) for x in inputs)
         pad = tokenizer.pad_token_id
@@ -195,33 +215,21 @@ class ToolEnvRollout:
         attention = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in inputs], device=model.device)
         room = min(self.max_turn_tokens, max(budget - len(r.completion) for r in active))
         args = trainer.args
-        # Sampled as the policy acts: no dropout, and the KV cache that training's gradient checkpointing turns off.
-        training = model.training
-        model.eval()
-        # Adapters folded into the weights while sampling: unmerged, each linear layer runs two more products a token.
-        merged = hasattr(model, "merge_adapter")
-        if merged:
-            model.merge_adapter()
-        try:
-            with torch.no_grad():
-                out = model.generate(
-                    input_ids=input_ids,
-                    attention_mask=attention,
-                    max_new_tokens=room,
-                    do_sample=True,
-                    temperature=args.temperature,
-                    top_p=args.top_p,
-                    top_k=args.top_k if args.top_k else None,
-                    stop_strings=stop or None,
-                    tokenizer=tokenizer,
-                    pad_token_id=pad,
-                    eos_token_id=tokenizer.eos_token_id,
-                    use_cache=True,
-                )
-        finally:
-            if merged:
-                model.unmerge_adapter()
-            model.train(training)
+        with torch.no_grad():
+            out = model.generate(
+                input_ids=input_ids,
+                attention_mask=attention,
+                max_new_tokens=room,
+                do_sample=True,
+                temperature=args.temperature,
+                top_p=args.top_p,
+                top_k=args.top_k if args.top_k else None,
+                stop_strings=stop or None,
+                tokenizer=tokenizer,
+                pad_token_id=pad,
+                eos_token_id=tokenizer.eos_token_id,
+                use_cache=True,
+            )
         texts = []
         for rollout, row in zip(active, out[:, width:].tolist(), strict=True):
             kept, text = message_tokens(tokenizer, row, stop, budget - len(rollout.completion))
