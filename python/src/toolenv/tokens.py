@@ -56,9 +56,14 @@ def message_tokens(tokenizer: Any, row: list[int], stop: list[str], room: int) -
     cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
     if cut < 0:
         return tokens, text
-    # Keep the longest token prefix whose text stops before the stop sequence.
+    # Keep the longest token prefix whose text stops before the stop sequence. A token can straddle it (SmolLM2
+    # writes "</search_tool><tools>" with one "><" token): the characters it holds before the stop are tokenized
+    # again, so the message keeps its closing ">" and the tokens still spell exactly the text the server reads.
     keep = len(text_tokens)
     while keep > 0 and len(tokenizer.decode(text_tokens[:keep], skip_special_tokens=False)) > cut:
         keep -= 1
     kept = text_tokens[:keep]
-    return kept, tokenizer.decode(kept, skip_special_tokens=False)
+    head = tokenizer.decode(kept, skip_special_tokens=False)
+    if len(head) < cut:
+        kept = kept + tokenizer(text[len(head) : cut], add_special_tokens=False)["input_ids"]
+    return kept, text[:cut]
