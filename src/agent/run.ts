@@ -45,6 +45,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (options.seed !== undefined) config.seed = options.seed;
   if (options.errorRate !== undefined) config.error_rate = options.errorRate;
   if (options.maxObservationChars !== undefined) config.max_observation_chars = options.maxObservationChars;
+  if (options.systemPrompt !== undefined) config.system_prompt = options.systemPrompt;
   const episode = await client.create(config);
 
   const messages: ChatMessage[] = episode.messages.map((m) => ({ ...m }));

@@ -1,4 +1,4 @@
-import { PROTOCOLS, type EpisodeTask, type Finish as EpisodeFinish, type Protocol, type Trajectory } from '../wire/episodes.js';
+import { PROTOCOLS, type EpisodeTask, type Finish as EpisodeFinish, type Protocol, type SystemPromptStyle, type Trajectory } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from '../protocol/state.js';
@@ -121,6 +121,8 @@ export interface RunAgentOptions {
   errorRate?: number;
   /** Characters of one observation (the episode's `max_observation_chars`); default whole. */
   maxObservationChars?: number;
+  /** The episode's `system_prompt`; default the server's (`full`). */
+  systemPrompt?: SystemPromptStyle;
   /** The judge the rewards are scored with (`openai:MODEL@URL`); default the server's. */
   judge?: string;
   signal?: AbortSignal;

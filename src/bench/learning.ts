@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Protocol } from '../wire/episodes.js';
+import type { Protocol, SystemPromptStyle } from '../wire/episodes.js';
 import type { EvalReport } from '../eval/report.js';
 import { serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
@@ -40,6 +40,7 @@ export interface LearningOptions {
   maxTurnTokens: number;
   maxSeqLen: number;
   maxObservationChars: number;
+  systemPrompt: SystemPromptStyle;
   log: (line: string) => void;
 }
 
@@ -177,6 +178,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
       errorRate: 0,
       maxTurns: options.maxTurns,
       maxObservationChars: options.maxObservationChars,
+      systemPrompt: options.systemPrompt,
       seed,
     });
   const demos = await demonstrate(trainFile, 'demonstrations');
@@ -215,7 +217,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     dryRun: false,
     verbose: false,
     batchGiven: true,
-    episode: { protocol, max_turns: options.maxTurns, error_rate: 0, max_observation_chars: options.maxObservationChars },
+    episode: { protocol, max_turns: options.maxTurns, error_rate: 0, max_observation_chars: options.maxObservationChars, system_prompt: options.systemPrompt },
     log: (line: string) => log(line.replace(/^toolenv: /, '')),
   };
   const sftDemos = linesOf<unknown>(demos.files.sft).length;
@@ -305,6 +307,7 @@ async function evaluateHeldOut(options: LearningOptions, server: string, model: 
     maxTurns: options.maxTurns,
     errorRate: 0,
     maxObservationChars: options.maxObservationChars,
+    systemPrompt: options.systemPrompt,
     seed,
     out,
   });

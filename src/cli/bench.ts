@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, systemPromptFlag } from './output.js';
 import { ReportedFailure, UsageError } from '../terminal/errors.js';
 import { workersFlag } from './workers.js';
 
@@ -44,6 +44,7 @@ interface BenchFlags {
   maxTurnTokens: string;
   maxSeqLen: string;
   maxObservationChars: string;
+  systemPrompt: string;
   cache: string;
   json?: boolean;
 }
@@ -89,6 +90,7 @@ export function registerBench(program: Command): void {
     .option('--max-turn-tokens <n>', 'with --learning: most tokens of one message, in RL and evaluation alike', '256')
     .option('--max-seq-len <n>', 'with --learning: tokens of one sequence, in SFT, RL and evaluation alike', '4096')
     .option('--max-observation-chars <n>', 'with --learning: characters of one observation, in demonstrations, rollouts and evaluation alike', '1500')
+    .option('--system-prompt <style>', 'with --learning: the episodes’ system prompt in demonstrations, rollouts and evaluation alike: brief (~300 tokens: the recipe fine-tunes the policy on the protocol, and the full ~950-token prompt would be half of every sequence) or full', 'brief')
     .option('--cache <file>', 'with --learning: the in-process server’s response cache', defaultCacheFile())
     .option('--json', 'print the report as one JSON object (last stdout line)')
     .action(async (opts: BenchFlags) => {
@@ -226,6 +228,7 @@ async function learning(opts: BenchFlags): Promise<void> {
     maxTurnTokens: intFlag('--max-turn-tokens', opts.maxTurnTokens, { min: 8 }),
     maxSeqLen: intFlag('--max-seq-len', opts.maxSeqLen, { min: 64 }),
     maxObservationChars: observationFlag(opts.maxObservationChars),
+    systemPrompt: systemPromptFlag(opts.systemPrompt),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   // A failed stage is in the report and its table; the exit code says the recipe did not run through.

@@ -4,7 +4,7 @@ import { MAX_K } from '../protocol/protocol.js';
 import { AGENTS, type AgentName } from '../agent/types.js';
 import { TASK_FORMATS, type TaskFormat } from '../eval/tasks.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
 import { UsageError } from '../terminal/errors.js';
 
 interface EvalFlags {
@@ -22,6 +22,7 @@ interface EvalFlags {
   seed?: string;
   errorRate?: string;
   maxObservationChars?: string;
+  systemPrompt?: string;
   maxSeqLen: string;
   maxTurnTokens?: string;
   temperature?: string;
@@ -50,6 +51,7 @@ export function registerEval(program: Command): void {
     .option('--seed <n>', 'derive each task-run’s episode seed from (seed, task, run): reruns meet the same injected errors')
     .option('--error-rate <r>', 'injected-error rate of every episode (default the server’s)')
     .option('--max-observation-chars <n>', 'characters of one observation (the budget the policy was trained under); default whole')
+    .option('--system-prompt <style>', SYSTEM_PROMPT_HELP)
     .option('--max-seq-len <n>', 'hf: tokens of a whole conversation; a run that outgrows it fails, as its rollout stops in training', '4096')
     .option('--max-turn-tokens <n>', 'hf and gguf: most tokens of one message (default hf 512, gguf 1024)')
     .option('--temperature <t>', 'hf: sampling temperature (default 0: greedy); gguf: default 0.7')
@@ -85,6 +87,7 @@ export function registerEval(program: Command): void {
         seed: flags.seed === undefined ? undefined : intFlag('--seed', flags.seed, { min: 0 }),
         errorRate: flags.errorRate === undefined ? undefined : numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 }),
         maxObservationChars: flags.maxObservationChars === undefined ? undefined : observationFlag(flags.maxObservationChars),
+        ...(flags.systemPrompt !== undefined ? { systemPrompt: systemPromptFlag(flags.systemPrompt) } : {}),
         policyOptions: {
           maxSeqLen: intFlag('--max-seq-len', flags.maxSeqLen, { min: 16 }),
           ...(flags.maxTurnTokens !== undefined ? { maxTokens: intFlag('--max-turn-tokens', flags.maxTurnTokens, { min: 1 }) } : {}),

@@ -1,6 +1,7 @@
 /** How every subcommand talks to its user: `--json` summaries on stdout's last line, one-line errors on stderr. */
 import { MAX_TURN_TEXT, MIN_OBSERVATION_CHARS } from '../episodes/limits.js';
 import { UsageError } from '../terminal/errors.js';
+import { SYSTEM_PROMPTS, type SystemPromptStyle } from '../wire/episodes.js';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
@@ -54,3 +55,12 @@ export function quietOnClosedStdout(): void {
 export function observationFlag(value: string): number {
   return intFlag('--max-observation-chars', value, { min: MIN_OBSERVATION_CHARS, max: MAX_TURN_TEXT });
 }
+
+/** `--system-prompt`: the episode's `system_prompt`. */
+export function systemPromptFlag(value: string): SystemPromptStyle {
+  if ((SYSTEM_PROMPTS as readonly string[]).includes(value)) return value as SystemPromptStyle;
+  throw new UsageError(`--system-prompt must be one of ${SYSTEM_PROMPTS.join(', ')}, got ${JSON.stringify(value)}`);
+}
+
+/** What `--system-prompt` says in every command that opens episodes. */
+export const SYSTEM_PROMPT_HELP = 'the episode’s system prompt: full (teaches the protocol) or brief (~300 tokens, for a policy fine-tuned on it; every stage of one policy must use the same)';

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../protocol/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, observationFlag, numberFlag, printJson, printLine } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
 import { ReportedFailure, UsageError } from '../terminal/errors.js';
 
 interface GenerateFlags {
@@ -19,6 +19,7 @@ interface GenerateFlags {
   errorRate: string;
   maxTurns: string;
   maxObservationChars?: string;
+  systemPrompt?: string;
   k?: string;
   temperature: string;
   maxTokens: string;
@@ -45,6 +46,7 @@ export function registerSft(program: Command): void {
     .option('--max-turns <n>', 'the episodes’ turn cap, as the policy meets it in RL', '15')
     .option('--k <n>', 'tools retrieved per slot (default the server’s 3)')
     .option('--max-observation-chars <n>', 'characters of one observation, as the policy meets it in training (`train --max-observation-chars`); default whole')
+    .option('--system-prompt <style>', SYSTEM_PROMPT_HELP)
     .option('--temperature <t>', 'sampling temperature of the model roles (Table 6)', '0.7')
     .option('--max-tokens <n>', 'most tokens per agent call (Table 6)', '2048')
     .option('--json', 'print the summary as one JSON line')
@@ -82,6 +84,7 @@ export function registerSft(program: Command): void {
         maxTurns: intFlag('--max-turns', flags.maxTurns, { min: 1, max: 100 }),
         ...(flags.k !== undefined ? { k: intFlag('--k', flags.k, { min: 1, max: MAX_K }) } : {}),
         ...(flags.maxObservationChars !== undefined ? { maxObservationChars: observationFlag(flags.maxObservationChars) } : {}),
+        ...(flags.systemPrompt !== undefined ? { systemPrompt: systemPromptFlag(flags.systemPrompt) } : {}),
         model: { temperature: numberFlag('--temperature', flags.temperature, { min: 0, max: 2 }), maxTokens: intFlag('--max-tokens', flags.maxTokens, { min: 1 }) },
       };
       let inProcess;

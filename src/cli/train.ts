@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../protocol/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine } from './output.js';
+import { intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
 import { UsageError } from '../terminal/errors.js';
 
 interface TrainFlags {
@@ -31,6 +31,7 @@ interface TrainFlags {
   maxSeqLen: string;
   lora: string;
   maxObservationChars: string;
+  systemPrompt: string;
   gpus: string;
   nodes: string;
   set: string[];
@@ -70,6 +71,7 @@ export function registerTrain(program: Command): void {
     .option('--max-response-tokens <n>', 'most tokens of a whole rollout after the prompt (model and observations)', '8192')
     .option('--max-seq-len <n>', 'most tokens of one sequence: an SFT conversation is cut there, an RL rollout stops there (prompt included)', '4096')
     .option('--max-observation-chars <n>', 'characters of one observation the server renders, in demonstrations and rollouts alike (past it, shrunk and marked)', '2048')
+    .option('--system-prompt <style>', SYSTEM_PROMPT_HELP, 'full')
     .option('--lora <rank>', 'train low-rank adapters of this rank on every linear layer instead of all weights (0: full fine-tuning); for pretrained bases such as `model smollm2`; the checkpoint holds them merged', '0')
     .option('--gpus <n>', 'verl: GPUs per node', '8')
     .option('--nodes <n>', 'verl: nodes', '1')
@@ -105,6 +107,7 @@ export function registerTrain(program: Command): void {
         ...(flags.maxCallsPerTurn !== undefined ? { max_calls_per_turn: intFlag('--max-calls-per-turn', flags.maxCallsPerTurn, { min: 1, max: 64 }) } : {}),
         ...(flags.errorRate !== undefined ? { error_rate: numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 }) } : {}),
         max_observation_chars: observationFlag(flags.maxObservationChars),
+        system_prompt: systemPromptFlag(flags.systemPrompt),
       };
       const out = flags.out ?? `runs/${engine}-${stage}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       const [{ train, TrainInputError }, { TaskFileError }] = await Promise.all([import('../train/run.js'), import('../eval/tasks.js')]);

@@ -5,6 +5,7 @@ import { referencedCalls } from '../protocol/references.js';
 import { fromRunStateView, newRunState, type RunState, type RunStateView } from '../protocol/state.js';
 import type { Tool } from '../library/tool.js';
 import { episodeTask, type TrainTask } from '../train/tasks.js';
+import type { SystemPromptStyle } from '../wire/episodes.js';
 import { RoleError, type Roles } from './roles.js';
 import { coverageOf, feedbackOf } from './coverage.js';
 import { answerTurn, executionTurn, explorationTurn } from './serialize.js';
@@ -24,6 +25,8 @@ export interface LoopOptions {
   k?: number;
   /** The episode's observation budget, as the policy will meet it in RL. */
   maxObservationChars?: number;
+  /** The episode's system prompt, as the policy will meet it in RL. */
+  systemPrompt?: SystemPromptStyle;
   seed?: number;
 }
 
@@ -50,6 +53,7 @@ export async function runColdStart(task: TrainTask, options: LoopOptions): Promi
     ...(options.maxCallsPerTurn !== undefined ? { max_calls_per_turn: options.maxCallsPerTurn } : {}),
     ...(options.k !== undefined ? { k: options.k } : {}),
     ...(options.maxObservationChars !== undefined ? { max_observation_chars: options.maxObservationChars } : {}),
+    ...(options.systemPrompt !== undefined ? { system_prompt: options.systemPrompt } : {}),
     ...(task.tools ? { tools: task.tools } : {}),
     ...((task.seed ?? options.seed) !== undefined ? { seed: task.seed ?? options.seed } : {}),
   });

@@ -4,7 +4,7 @@ import type { JudgeOutcome } from '../rl/judge.js';
 import type { RewardCoefficients } from '../wire/rewards.js';
 import type { ErrorStream } from '../simulator/inject.js';
 import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, TURN_TEXT_BUDGET, WORLD_BUDGET } from './limits.js';
-import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, ToolCallObservation, TrajectoryStep, TurnRecord } from '../wire/episodes.js';
+import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, SystemPromptStyle, ToolCallObservation, TrajectoryStep, TurnRecord } from '../wire/episodes.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 
@@ -75,6 +75,7 @@ export class Episode {
   readonly maxCallsPerTurn: number;
   readonly maxTurns: number;
   readonly maxObservationChars: number | undefined;
+  readonly systemPrompt: SystemPromptStyle;
   readonly reward: Partial<RewardCoefficients> | undefined;
   readonly group: string | undefined;
   /** Clock reading of the last request that touched the episode: idle expiry counts from it. */
@@ -115,6 +116,7 @@ export class Episode {
     this.maxCallsPerTurn = init.config.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN;
     this.maxTurns = init.config.max_turns ?? DEFAULT_MAX_TURNS;
     this.maxObservationChars = init.config.max_observation_chars;
+    this.systemPrompt = init.config.system_prompt ?? 'full';
     this.reward = init.config.reward;
     this.group = init.group;
   }
@@ -283,6 +285,7 @@ export class Episode {
       max_calls_per_turn: this.maxCallsPerTurn,
       max_turns: this.maxTurns,
       ...(this.maxObservationChars !== undefined ? { max_observation_chars: this.maxObservationChars } : {}),
+      ...(this.systemPrompt !== 'full' ? { system_prompt: this.systemPrompt } : {}),
       ...(this.session?.finish ? { finish: this.session.finish } : {}),
       ...(this.session?.answer !== undefined ? { answer: this.session.answer } : {}),
       ...(this.reward ? { reward: this.reward } : {}),

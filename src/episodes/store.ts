@@ -469,7 +469,7 @@ function mixedError(episode: Episode, has: string, refused: string): EpisodeErro
 
 /** The protocol's system prompt and the task's query: what a trainer feeds the model first. */
 function firstMessages(episode: Episode): CreatedEpisode['messages'] {
-  const system = systemPrompt(episode.protocol, { maxTurns: episode.maxTurns, maxCallsPerTurn: episode.maxCallsPerTurn, k: episode.k });
+  const system = systemPrompt(episode.protocol, { maxTurns: episode.maxTurns, maxCallsPerTurn: episode.maxCallsPerTurn, k: episode.k }, episode.systemPrompt);
   return [{ role: 'system', content: system }, ...(episode.task ? [{ role: 'user' as const, content: episode.task.query }] : [])];
 }
 

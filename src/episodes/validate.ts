@@ -5,7 +5,7 @@ import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { isRecord, type Json } from './resource-body.js';
 import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_COEFFICIENT, MAX_GROUP_SIZE, MAX_REWARD_MAGNITUDE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS, MIN_OBSERVATION_CHARS } from './limits.js';
-import { PROTOCOLS, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from '../wire/episodes.js';
+import { PROTOCOLS, SYSTEM_PROMPTS, type SystemPromptStyle, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from '../wire/episodes.js';
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
@@ -88,6 +88,10 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
   if (raw.max_observation_chars !== undefined && check.integer(raw.max_observation_chars, '/max_observation_chars', MIN_OBSERVATION_CHARS, MAX_TURN_TEXT)) {
     config.max_observation_chars = raw.max_observation_chars;
   }
+  if (raw.system_prompt !== undefined) {
+    if (SYSTEM_PROMPTS.includes(raw.system_prompt as SystemPromptStyle)) config.system_prompt = raw.system_prompt as SystemPromptStyle;
+    else check.add('/system_prompt', `must be one of ${SYSTEM_PROMPTS.join(', ')}, got ${JSON.stringify(raw.system_prompt) ?? kind(raw.system_prompt)}`);
+  }
   if (raw.reward !== undefined) {
     const reward = parseCoefficients(raw.reward, '/reward', check);
     if (reward) config.reward = reward;
@@ -104,7 +108,7 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
 }
 
 /** The members of an episode config (`POST /v1/groups` takes them too, beside its own). */
-export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'k', 'max_calls_per_turn', 'max_turns', 'max_observation_chars', 'reward'];
+export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'k', 'max_calls_per_turn', 'max_turns', 'max_observation_chars', 'system_prompt', 'reward'];
 
 /** Table 7 overrides: known names, finite non-negative numbers. */
 export function parseCoefficients(value: unknown, path: string, check: Checker): Partial<RewardCoefficients> | undefined {

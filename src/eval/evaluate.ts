@@ -12,7 +12,7 @@ import { DEFAULT_CONCURRENCY, runEval, type RunEvalOptions } from './run.js';
 import { EvalInputError, type TaskFormat } from './tasks.js';
 
 /** The run settings `evaluate` hands to runEval unchanged (documented there). */
-type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'maxObservationChars' | 'onProgress' | 'signal'>;
+type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'maxObservationChars' | 'systemPrompt' | 'onProgress' | 'signal'>;
 
 export interface EvaluateOptions extends RunSettings {
   tasks: string;
@@ -83,6 +83,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       seed: options.seed,
       errorRate: options.errorRate,
       maxObservationChars: options.maxObservationChars,
+      ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
       judge,
       onRun: options.out === undefined ? undefined : (run, score) => {
         writeTrajectory(options.out!, run, score);
@@ -105,6 +106,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       seed: options.seed ?? null,
       error_rate: options.errorRate ?? null,
       max_observation_chars: options.maxObservationChars ?? null,
+      system_prompt: options.systemPrompt ?? 'full',
       tasks: taskCounts(mapped, judge !== undefined),
       mapping: mappingCounts(mapped),
       results,

@@ -1,4 +1,5 @@
 import type { AgentName } from '../agent/types.js';
+import type { SystemPromptStyle } from '../wire/episodes.js';
 import { STAT_METRICS } from './aggregate.js';
 import { isUnmappable, type EvalTask } from './map-references.js';
 import type { AgentResult } from './run.js';
@@ -22,6 +23,8 @@ export interface EvalReport {
   seed: number | null;
   error_rate: number | null;
   max_observation_chars: number | null;
+  /** Absent in reports written before the option. */
+  system_prompt?: SystemPromptStyle;
   tasks: {
     /** Tasks in the file. */
     total: number;

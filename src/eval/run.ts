@@ -1,4 +1,5 @@
 import type { AgentName, AgentRun, Policy, RunAgentOptions } from '../agent/types.js';
+import type { SystemPromptStyle } from '../wire/episodes.js';
 import { summarize, type AgentSummary } from './aggregate.js';
 import type { EvalTask } from './map-references.js';
 import { mapLimit } from './pool.js';
@@ -24,6 +25,7 @@ export interface RunEvalOptions {
   errorRate?: number;
   /** Characters of one observation; default whole. */
   maxObservationChars?: number;
+  systemPrompt?: SystemPromptStyle;
   /** The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own (`serve --judge`). */
   judge?: string | true;
   /** Called with each finished task-run and its score (trajectory files are written here). */
@@ -67,6 +69,7 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
         seed,
         errorRate: options.errorRate,
         maxObservationChars: options.maxObservationChars,
+        ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
         ...(typeof options.judge === 'string' ? { judge: options.judge } : {}),
         signal: options.signal,
       })

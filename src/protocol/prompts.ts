@@ -1,4 +1,4 @@
-import type { Protocol } from '../wire/episodes.js';
+import type { Protocol, SystemPromptStyle } from '../wire/episodes.js';
 
 /**
  * Where a model's message ends (exclusive, as OpenAI's `stop`): before it writes an observation itself, since those
@@ -72,7 +72,35 @@ To finish, write <answer>the final answer for the user</answer> alone.
 
 ${common(limits)}`;
 
-export function systemPrompt(agent: Protocol, limits: PromptLimits): string {
+const BRIEF_INTRO = 'You are a tool-using agent. Search a library of real APIs for tools, call them, and answer from their results.';
+
+function briefCommon(limits: PromptLimits): string {
+  return `Observations come as the next user message: <tools> search results (top ${limits.k}), <tool_response> call results (status 400 or more failed), <error> a message that was not run and why.
+{"$ref": "c1.body.items[0].id"} in arguments passes an earlier call's output. Call only tools a search returned, by exact id. At most ${limits.maxTurns} turns and ${limits.maxCallsPerTurn} calls a turn.`;
+}
+
+const BRIEF: Record<Protocol, (limits: PromptLimits) => string> = {
+  paraact: (limits) => `${BRIEF_INTRO}
+Each turn: <think>…</think>, then ONE of
+A. <plan>{"phase": "exploration", "slots": [{"capability": "…", "query": "…"}]}</plan> and a <search_tool>query</search_tool> per slot;
+B. <plan>{"phase": "execution", "tools": ["TOOL_ID"], "calls": [{"id": "c1", "tool": "TOOL_ID", "arguments": {…}, "depends_on": []}], "layers": [["c1"]]}</plan> and <tool_call>{"id": "c1"}</tool_call> per call of the layer to run (later layers by id in later turns);
+C. <answer>the final answer</answer>, alone.
+${briefCommon(limits)}`,
+  react: (limits) => `${BRIEF_INTRO}
+Each turn: <think>…</think>, then ONE of <search_tool>what the tool should do</search_tool>, <tool_call>{"id": "c1", "tool": "TOOL_ID", "arguments": {…}}</tool_call> or <answer>the final answer</answer>.
+${briefCommon(limits)}`,
+  parallel: (limits) => `${BRIEF_INTRO}
+Each turn: <think>…</think>, then any <search_tool>…</search_tool> blocks and up to ${limits.maxCallsPerTurn} <tool_call>{"id": "c1", "tool": "TOOL_ID", "arguments": {…}}</tool_call> blocks, run together; or <answer>the final answer</answer> alone.
+${briefCommon(limits)}`,
+};
+
+/**
+ * `full` teaches the protocol to a model that has never seen it (the paper's prompt, ~950 tokens for ParaAct);
+ * `brief` restates its grammar in ~300 tokens for a policy fine-tuned on it, where the full text would be half of
+ * every training sequence and of every rollout's prefill.
+ */
+export function systemPrompt(agent: Protocol, limits: PromptLimits, style: SystemPromptStyle = 'full'): string {
+  if (style === 'brief') return BRIEF[agent](limits);
   switch (agent) {
     case 'paraact':
       return PARAACT(limits);

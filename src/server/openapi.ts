@@ -220,7 +220,7 @@ export function serverOpenApi(
           summary: 'Start an episode: its own seed, injected-error stream, world state and trajectory',
           description:
             'Without a seed one is derived from the server\'s and reported back. `tools` restricts search and calls to those ids. ' +
-            '`protocol`, `k`, `max_calls_per_turn`, `max_turns` and `max_observation_chars` shape its text turns, `reward` overrides Table 7\'s coefficients. ' +
+            '`protocol`, `k`, `max_calls_per_turn`, `max_turns`, `max_observation_chars` and `system_prompt` shape its text turns, `reward` overrides Table 7\'s coefficients. ' +
             'The answer carries the first messages a trainer feeds the model: the protocol\'s system prompt and the task\'s query. ' +
             'Idle episodes expire (`toolenv serve --episode-ttl`); live ones are capped (`--max-episodes`, 429 when full).',
           requestBody: { required: false, content: { 'application/json': { schema: ref('EpisodeConfig') } } },

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { SystemPromptStyle } from '../wire/episodes.js';
 
 export const ENGINES = ['trl', 'verl'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -13,6 +14,7 @@ export interface EpisodeOptions {
   max_turns?: number;
   error_rate?: number;
   max_observation_chars?: number;
+  system_prompt?: SystemPromptStyle;
 }
 
 /** `RUN/train.json`: everything the Python side reads (python/src/toolenv/run.py RunConfig mirrors it). */

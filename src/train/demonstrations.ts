@@ -50,6 +50,7 @@ export async function writeDemonstrations(options: DemonstrationOptions): Promis
         ...(options.episode.max_calls_per_turn !== undefined ? { maxCallsPerTurn: options.episode.max_calls_per_turn } : {}),
         ...(options.episode.error_rate !== undefined ? { errorRate: options.episode.error_rate } : {}),
         ...(options.episode.max_observation_chars !== undefined ? { maxObservationChars: options.episode.max_observation_chars } : {}),
+        ...(options.episode.system_prompt !== undefined ? { systemPrompt: options.episode.system_prompt } : {}),
       });
       summary.runs++;
       if (run.finish === 'error' || !run.rewards) summary.dropped.failed++;

@@ -19,6 +19,9 @@ export interface EpisodeTask {
 /** The loops an episode's text turns speak: the paper's ParaAct and its two baselines (§4). */
 export const PROTOCOLS = ['paraact', 'react', 'parallel'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
+/** The system prompt's length: `full` teaches the protocol, `brief` restates its grammar for a policy trained on it. */
+export const SYSTEM_PROMPTS = ['full', 'brief'] as const;
+export type SystemPromptStyle = (typeof SYSTEM_PROMPTS)[number];
 
 /** `POST /v1/episodes` body; every member optional. */
 export interface EpisodeConfig {
@@ -44,6 +47,8 @@ export interface EpisodeConfig {
    * A trainer sets it so the policy reads what its token budget holds.
    */
   max_observation_chars?: number;
+  /** `brief` sends a ~300-token system prompt instead of the protocol's full teaching (default `full`). */
+  system_prompt?: SystemPromptStyle;
   /** Overrides of Table 7's reward coefficients. */
   reward?: Partial<RewardCoefficients>;
 }
@@ -244,6 +249,8 @@ export interface EpisodeSummary {
   max_calls_per_turn: number;
   max_turns: number;
   max_observation_chars?: number;
+  /** Set when `brief`. */
+  system_prompt?: SystemPromptStyle;
   finish?: Finish;
   answer?: string;
   /** Set when it differs from Table 7. */

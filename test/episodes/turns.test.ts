@@ -108,6 +108,20 @@ describe('text turns', () => {
     await refused(await post(`${url}/v1/episodes`, { task: TASK, max_observation_chars: 10 }), 400, /max_observation_chars/);
   });
 
+  it('system_prompt brief sends the short grammar, said in the summary; the turns it teaches run the same', async () => {
+    const full = await createEpisode(url, { task: TASK, seed: 3 });
+    const brief = await createEpisode(url, { task: TASK, seed: 3, system_prompt: 'brief' });
+    assert.equal(full.system_prompt, undefined);
+    assert.equal(brief.system_prompt, 'brief');
+    const [fullSystem, briefSystem] = [full.messages[0].content as string, brief.messages[0].content as string];
+    assert.ok(briefSystem.length * 2 < fullSystem.length, `${briefSystem.length} vs ${fullSystem.length} characters`);
+    for (const tag of ['<think>', '<plan>', '<search_tool>', '<tool_call>', '<answer>', '<tools>', '<tool_response>', '<error>']) assert.ok(briefSystem.includes(tag), tag);
+    assert.deepEqual(brief.messages.slice(1), full.messages.slice(1));
+    const [a, b] = [await turn(url, full.id, EXPLORE), await turn(url, brief.id, EXPLORE)];
+    assert.equal(b.observation.content, a.observation.content);
+    await refused(await post(`${url}/v1/episodes`, { task: TASK, system_prompt: 'short' }), 400, /system_prompt.*full, brief/);
+  });
+
   it('a rejected message runs nothing, says why, counts as a turn and scores r_base 0; the turn cap ends the episode', async () => {
     const episode = await createEpisode(url, { task: TASK, max_turns: 2 });
     const rejected = await turn(url, episode.id, '<think>x</think><tool_call>{"tool": "nope__tool", "arguments": {}}</tool_call><search_tool>pets</search_tool>');

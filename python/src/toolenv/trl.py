@@ -43,6 +43,7 @@ class EpisodeOptions:
     max_turns: int | None = None
     error_rate: float | None = None
     max_observation_chars: int | None = None
+    system_prompt: str | None = None
 
     def body(self) -> Json:
         return {k: v for k, v in self.__dict__.items() if v is not None}
