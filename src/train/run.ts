@@ -106,6 +106,11 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
         options.promptsPerStep = tasks.length;
       }
     }
+    if (options.stage === 'rl' && options.engine === 'trl' && !options.batchGiven && !options.dryRun) {
+      // The paper's batch is a GPU cluster's: on one machine it makes a first step look like a hang.
+      const rollouts = options.promptsPerStep * options.group;
+      options.log(`toolenv: each step samples ${options.promptsPerStep} prompts × ${options.group} rollouts = ${rollouts} episodes before its update (the paper's batch; on a CPU that is hours a step: a smoke run takes --batch 1 --group 4)`);
+    }
     let demonstrationsFile: string | undefined;
     if (options.stage === 'sft' && sftData === undefined) {
       demonstrationsFile = join(run, 'sft.jsonl');
@@ -283,7 +288,7 @@ async function runEngine(launch: string, server: string, run: string, options: T
     }
     if (Date.now() - lastLine >= LOG_INTERVAL_MS) {
       const running = records.filter((r) => r.step > reported).length;
-      const what = options.stage === 'rl' ? `: ${running} episodes so far` : '';
+      const what = options.stage === 'rl' ? `: ${running} of ${options.promptsPerStep * options.group} episodes done` : '';
       options.log(`toolenv: step ${reported + 1}/${options.steps || '?'} running${what} (${Math.round((Date.now() - started) / 1000)} s)`);
       lastLine = Date.now();
     }
