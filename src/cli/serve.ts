@@ -5,6 +5,7 @@ import { defaultCacheFile, defaultLibraryDir, LIBRARY_FILE } from '../paths.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
+import { SECURITY_MODES, type SecurityMode } from '../server/rest/security.js';
 import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
 import { DEFAULT_MAX_ENTRY_BYTES } from '../simulator/cache-limits.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
@@ -40,6 +41,7 @@ interface ServeFlags extends ModelFlags, RuleFlags, UpstreamFlags, EmbedFlags {
   apiKey?: string;
   allowedHosts?: string;
   bodyLimit: string;
+  security: string;
   maxEpisodes: string;
   episodeTtl: string;
   episodeMemory: string;
@@ -70,6 +72,7 @@ export function registerServe(program: Command): void {
     .option('--responder <names>', `responders asked in order, comma-separated: ${[...EMBEDDED_RESPONDERS, ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`, 'example,synth')
     .addOption(new Option('--api-key <key>', 'require Authorization: Bearer KEY on every route but /healthz').env('TOOLENV_API_KEY'))
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
+    .option('--security <mode>', `the security each operation declares, on the REST surface: ${SECURITY_MODES.join(' or ')} (a request without the credentials it names, or with malformed ones, gets the API's own 401)`, 'ignore')
     .option('--max-episodes <n>', 'live episodes at most; creating one more is answered 429', String(DEFAULT_MAX_EPISODES))
     .option('--episode-ttl <seconds>', 'idle time after which an episode is dropped', String(DEFAULT_EPISODE_TTL_MS / 1000))
     .option('--episode-memory <MiB>', 'JSON all live episodes may hold together; past it new episodes are answered 429', String(DEFAULT_MAX_EPISODE_BYTES / 2 ** 20))
@@ -98,6 +101,7 @@ export function registerServe(program: Command): void {
     const seed = intFlag('--seed', flags.seed);
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
     const bodyLimit = intFlag('--body-limit', flags.bodyLimit, { min: 1 });
+    if (!SECURITY_MODES.includes(flags.security as SecurityMode)) throw new UsageError(`--security must be one of ${SECURITY_MODES.join(', ')}, got ${JSON.stringify(flags.security)}`);
     const maxEpisodes = intFlag('--max-episodes', flags.maxEpisodes, { min: 1 });
     const episodeTtlMs = numberFlag('--episode-ttl', flags.episodeTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     const episodeMaxBytes = numberFlag('--episode-memory', flags.episodeMemory, { min: 1, max: 2 ** 20 }) * 2 ** 20;
@@ -172,6 +176,7 @@ export function registerServe(program: Command): void {
         ...(upstream ? { upstream } : {}),
         apiKey: flags.apiKey,
         bodyLimit,
+        security: flags.security as SecurityMode,
         maxEpisodes,
         episodeTtlMs,
         episodeMaxBytes: episodeMaxBytes / share,

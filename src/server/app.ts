@@ -10,6 +10,7 @@ import { HttpMetrics } from './http-metrics.js';
 import { openApiPaths } from './openapi.js';
 import { problemResponse } from '../simulator/problem-response.js';
 import { RestCatalog } from './rest/catalog.js';
+import type { SecurityMode } from './rest/security.js';
 import { apiRoutes } from './routes/apis.js';
 import { callRoutes, DEFAULT_MAX_BATCH } from './routes/calls.js';
 import { healthRoutes } from './routes/health.js';
@@ -45,6 +46,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Most calls in one `POST /v1/calls` (default 100). */
   maxBatch?: number;
+  /** The REST surface's check of declared security (default `ignore`). */
+  security?: SecurityMode;
   /** The server's episode store; without one the episode routes are not served. */
   episodes?: EpisodeStore;
   /** MCP session limits (`/mcp` is served with the episode routes: every session records into an episode). */
@@ -85,6 +88,7 @@ export function appContext(options: AppOptions): AppContext {
     catalog: new RestCatalog(options.store),
     maxBatch: options.maxBatch ?? DEFAULT_MAX_BATCH,
     auth: options.apiKey !== undefined,
+    security: options.security ?? 'ignore',
     retrieval: options.retrieval ?? retrievalLoader(options.store.dir),
     episodes: options.episodes,
     groups: options.episodes && new GroupStore(options.episodes, options.idPrefix),

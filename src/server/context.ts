@@ -14,6 +14,7 @@ import type { Simulator } from '../simulator/types.js';
 import type { HttpMetrics } from './http-metrics.js';
 import type { OpenEnv } from './openenv/env.js';
 import type { RestCatalog } from './rest/catalog.js';
+import type { SecurityMode } from './rest/security.js';
 
 /** What every route module gets: the library, the simulator, and the server's shared state. */
 export interface AppContext {
@@ -29,6 +30,8 @@ export interface AppContext {
   maxBatch: number;
   /** Whether requests need the API key. */
   auth: boolean;
+  /** Whether the REST surface refuses requests without the credentials an operation's `security` declares. */
+  security: SecurityMode;
   /** The server's one tool search, loaded on first use (`POST /v1/search` and episodes share it). */
   retrieval: RetrievalLoader;
   /** Live episodes; absent when the app was built without a store (startServer always gives one). */

@@ -25,6 +25,7 @@ import { retrievalLoader, type RetrievalOptions } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
 import { takeConnections } from './cluster/handoff.js';
+import type { SecurityMode } from './rest/security.js';
 import { Upstream, type UpstreamSettings } from '../simulator/upstream/upstream.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
@@ -58,6 +59,8 @@ export interface ServeOptions {
   apiKey?: string;
   bodyLimit?: number;
   maxBatch?: number;
+  /** `--security`: the REST surface's check of declared security. */
+  security?: SecurityMode;
   /** Live episodes at most (default 10,000). */
   maxEpisodes?: number;
   /** Idle time in milliseconds after which an episode is dropped (default 30 min). */
@@ -160,6 +163,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit,
       maxBatch: options.maxBatch,
+      security: options.security,
       log,
     });
     if (options.worker) {

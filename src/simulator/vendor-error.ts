@@ -15,7 +15,11 @@ import type { Arguments, CallControls, CallResult, InjectedErrorKind } from './t
 /** On a vendor-shaped error: the type of the problem it stands for, so a client can still tell which refusal it was. */
 export const PROBLEM_HEADER = 'x-toolenv-problem';
 
+/** The title of the REST surface's refusal of a request without the credentials the operation declares. */
+export const MISSING_CREDENTIALS = 'Missing credentials';
+
 const INVALID = problemType('Invalid arguments');
+const UNAUTHENTICATED = problemType(MISSING_CREDENTIALS);
 const UNKNOWN = problemType('Unknown arguments');
 
 const INJECTED_KINDS: Record<InjectedErrorKind, ErrorKind> = { rate_limit: 'rate_limit', network: 'unavailable', timeout: 'timeout', auth: 'auth' };
@@ -60,6 +64,7 @@ function reasonOf(tool: Tool, result: CallResult, controls: CallControls, declar
   const reason = (status: number, kind: ErrorKind, code: string, fields: ErrorReason['fields'] = []): ErrorReason => ({ status, kind, message, title: problem.title, code, fields });
   if (result.error) return reason(result.status, INJECTED_KINDS[result.error], kindCode(INJECTED_KINDS[result.error], result.status));
   if (result.source === 'state') return reason(404, 'not_found', 'resource_missing');
+  if (problem.type === UNAUTHENTICATED) return reason(401, 'auth', 'unauthorized');
   if (problem.type === INVALID || problem.type === UNKNOWN) {
     const fields = wrongFields(tool, problem);
     // A path segment that is no valid id names no resource: the API's 404, where it declares a body for one.

@@ -3,6 +3,7 @@ import type { LibraryStore } from '../../library/store.js';
 import { isPlainObject } from '../json-body.js';
 import { servedDocument } from './document.js';
 import { compileRoutes, type ApiRoutes } from './matcher.js';
+import { apiSecurity, type ApiSecurity } from './security.js';
 
 /** Longest api_id tried, in path segments (`amazonaws.com/acm` has two). */
 export const MAX_API_ID_SEGMENTS = 6;
@@ -15,6 +16,7 @@ export class RestCatalog {
   private readonly store: LibraryStore;
   private readonly known = new LRUCache<string, boolean>({ max: 8192 });
   private readonly compiled = new LRUCache<string, ApiRoutes>({ max: 512 });
+  private readonly secured = new LRUCache<string, ApiSecurity>({ max: 512 });
   private readonly documents = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (text) => text.length || 1 });
 
   constructor(store: LibraryStore) {
@@ -34,6 +36,13 @@ export class RestCatalog {
     let routes = this.compiled.get(apiId);
     if (!routes) this.compiled.set(apiId, (routes = compileRoutes(this.store.apiOperations(apiId))));
     return routes;
+  }
+
+  /** Each operation's declared security (`serve --security enforce` checks it). */
+  security(apiId: string): ApiSecurity {
+    let security = this.secured.get(apiId);
+    if (!security) this.secured.set(apiId, (security = apiSecurity(this.store.apiDocument(apiId), this.store.apiOperations(apiId))));
+    return security;
   }
 
   /** The API's document as served from `baseUrl` (`http://host:port`), or undefined when the API has none. */

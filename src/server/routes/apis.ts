@@ -6,12 +6,15 @@ import type { AppContext } from '../context.js';
 import { requestCredentials } from '../credentials.js';
 import { parseJson } from '../json-body.js';
 import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../../simulator/problem.js';
 import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
 import { requestHeader } from '../request-header.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { matchRoute } from '../rest/matcher.js';
+import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
-import { vendorError } from '../../simulator/vendor-error.js';
+import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
+import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.js';
 import { episodeCallResult } from './episodes.js';
 
 const PREFIX = '/apis/';
@@ -94,6 +97,15 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
     case 'operation': {
       const tool = ctx.store.get(match.id);
       if (!tool) throw new Error(`the library lists operation ${match.id} of ${apiId} but holds no such tool`);
+      const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
+      if (ctx.security === 'enforce') {
+        const refused = unmetSecurity(ctx.catalog.security(apiId), tool.id, {
+          header: (name) => (name === 'authorization' && ctx.auth && !c.get('keyInHeader') ? undefined : c.req.header(name)),
+          query: (name) => url.searchParams.get(name) ?? undefined,
+          cookie: (name) => getCookie(c, name),
+        });
+        if (refused) return restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed);
+      }
       const query = new URLSearchParams(url.searchParams);
       for (const param of Object.values(CONTROL_QUERY_PARAMS)) query.delete(param);
       const args = buildArguments(tool, {
@@ -105,16 +117,25 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         cookies: getCookie(c),
         body: await readBody(c, contentType, form),
       });
-      const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
       const episode = requestHeader(c, EPISODE_HEADER);
       const result = episode !== undefined
         ? await episodeCallResult(ctx.episodes, episode, tool.id, args, controls)
         : await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) });
-      // An SDK reads the API's own error shape; a client that asks for problem+json gets ToolEnv's.
-      if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return callResponse(result);
-      return callResponse(await vendorError(tool, result, args, controls, ctx.seed));
+      return restError(c, tool, result, args, controls, ctx.seed);
     }
   }
+}
+
+/** An SDK reads the API's own error shape; a client that asks for problem+json gets ToolEnv's. */
+async function restError(c: Context, tool: Tool, result: CallResult, args: Arguments, controls: CallControls, seed: number): Promise<Response> {
+  if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return callResponse(result);
+  return callResponse(await vendorError(tool, result, args, controls, seed));
+}
+
+/** The Rule layer's 401 for credentials the operation's security wants. */
+function unauthenticated(refusal: Refusal): CallResult {
+  const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE, ...(refusal.challenge !== undefined ? { 'www-authenticate': refusal.challenge } : {}) };
+  return { status: 401, body: problem(401, MISSING_CREDENTIALS, `${refusal.detail} (serve --security enforce)`), source: 'rule', headers };
 }
 
 /** Required query and header parameters of a tool that the request does not carry (path ones matched already; bodies are not read to route). */
