@@ -58,12 +58,25 @@ async function critic({ state, run, retrieved, observed }: CriticInput): Promise
   return { reasoning: `${kept} of ${total} ${retrieved ? 'retrieved tools fit a capability' : 'results answer their call'}.`, tools, observations };
 }
 
+/**
+ * The answer says what was asked and nothing else: one sentence for a one-capability task, a line per capability
+ * otherwise. Restating the query or naming tool ids would teach a small policy to copy long strings it can only get
+ * wrong, when the value it must copy is the one in the result.
+ */
 async function answerer(state: SharedState): Promise<Answer> {
   const asked = askedFields(state.task.query);
-  const lines = state.slots.map((slot, i) => {
+  const reports = state.slots.map((_, i) => {
     const result = state.observations.find((o) => o.label === 'relevant' && state.tools.get(o.tool)?.slot === i);
-    return result ? `- ${slot.capability}: ${result.tool} ${reportSlot(result.body, asked, i)}` : `- ${slot.capability}: not done.`;
+    return result ? reportSlot(result.body, asked, i) : undefined;
   });
-  const done = lines.filter((l) => !l.endsWith('not done.')).length;
-  return { reasoning: `${done} of ${state.slots.length} capabilities are covered; I answer from their results.`, answer: `Results:\n${lines.join('\n')}` };
+  const done = reports.filter((r) => r !== undefined).length;
+  const answer = reports.length === 1
+    ? sentence(reports[0] ?? 'it could not be done with the tools found')
+    : reports.map((report, i) => `- ${state.slots[i]!.capability}: ${report ?? 'not done'}.`).join('\n');
+  return { reasoning: `${done} of ${state.slots.length} capabilities are covered; I answer from their results.`, answer };
+}
+
+function sentence(report: string): string {
+  const text = report.startsWith('returned ') ? `the call ${report}` : report;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
 }
