@@ -24,7 +24,8 @@ async function planner({ state, run }: PlannerInput): Promise<PlannerOutput> {
     const names = slots.map((s) => `"${s.capability}"`).join(', ');
     return searched
       ? { mode: 'refine', reasoning: `The tools found so far do not cover ${names}; I search again for ${slots.length === 1 ? 'it' : 'them'}.`, slots }
-      : { mode: 'exploration', reasoning: `The task needs ${slots.length} capabilit${slots.length === 1 ? 'y' : 'ies'} with no tool yet: ${names}.`, slots };
+      // One capability is the whole query, written out in the plan that follows: the reasoning need not copy it too.
+      : { mode: 'exploration', reasoning: slots.length === 1 ? 'The task needs one capability with no tool yet; I search for it.' : `The task needs ${slots.length} capabilities with no tool yet: ${names}.`, slots };
   }
   const remaining = plans.filter((p) => p.status === 'call').map((p) => p.call!);
   if (remaining.length > 0) {
