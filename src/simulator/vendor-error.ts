@@ -6,7 +6,7 @@
  * reason. What the spec does not declare a body for stays a problem.
  */
 import { STATUS_CODES } from 'node:http';
-import { errorSchema } from '../library/openapi/errors.js';
+import { declaredStatuses, errorSchema } from '../library/openapi/errors.js';
 import type { ErrorResponses, JsonSchema, Tool } from '../library/tool.js';
 import type { ErrorKind, ErrorReason } from './error-body.js';
 import { PROBLEM_CONTENT_TYPE, problemType, type Problem } from './problem.js';
@@ -36,11 +36,10 @@ export async function vendorError(tool: Tool, result: CallResult, args: Argument
   const reason = reasonOf(tool, result, controls, declared);
   if (reason === undefined) return result;
   const schema = errorSchema(declared, reason.status);
-  if (!isSchema(schema)) return result;
   // The synthesizer loads on first use, as its responder does.
-  const { errorBody } = await (errorBodies ??= import('./error-body.js'));
-  const body = errorBody(tool, schema, reason, args, seed);
-  if (body === undefined) return result;
+  const body = isSchema(schema) ? (await (errorBodies ??= import('./error-body.js'))).errorBody(tool, schema, reason, args, seed) : undefined;
+  // No body declared for the status: the problem stays, at the status the operation declares.
+  if (body === undefined) return reason.status === result.status ? result : { ...result, status: reason.status, body: { ...(result.body as Problem), status: reason.status } };
   const headers = { ...result.headers, 'content-type': 'application/json', [PROBLEM_HEADER]: (result.body as Problem).type };
   return { ...result, status: reason.status, body, headers };
 }
@@ -71,7 +70,7 @@ function reasonOf(tool: Tool, result: CallResult, controls: CallControls, declar
     const inPath = fields.length > 0 && fields.every((f) => f.in === 'path');
     if (inPath && isSchema(declared['404'])) return reason(404, 'not_found', 'resource_missing', fields);
     const code = problem.type === UNKNOWN ? 'parameter_unknown' : fields.every((f) => f.missing) ? 'parameter_missing' : 'parameter_invalid';
-    return reason(Object.hasOwn(declared, '422') ? 422 : 400, 'validation', code, fields);
+    return reason(refusalStatus(declared), 'validation', code, fields);
   }
   // Prefer: code=NNN answered by a problem of that status (its title is the status's reason phrase; Invalid Prefer's is not).
   if (controls.code === result.status && problem.title === STATUS_CODES[result.status]) {
@@ -98,6 +97,20 @@ function wrongFields(tool: Tool, problem: Problem): (ErrorReason['fields'][numbe
     };
   });
 }
+
+/**
+ * The status of a refused request: 422 where the operation declares it (GitHub's "Validation failed"), else 400 where
+ * it declares that or a `4XX`/`default` response; an operation that lists other 4xx only (404 and 409, say) refuses
+ * with the one nearest 400, so every status it answers is one its document declares. Auth and rate-limit statuses
+ * never stand for a bad argument.
+ */
+function refusalStatus(declared: ErrorResponses): number {
+  if (Object.hasOwn(declared, '422')) return 422;
+  if (['400', '4XX', 'default'].some((key) => Object.hasOwn(declared, key))) return 400;
+  return declaredStatuses(declared).find((status) => status > 400 && status < 500 && !NOT_REFUSALS.has(status)) ?? 400;
+}
+
+const NOT_REFUSALS = new Set([401, 403, 407, 429]);
 
 const isSchema = (schema: JsonSchema | null | undefined): schema is JsonSchema => schema !== undefined && schema !== null;
 

@@ -71,6 +71,15 @@ describe('REST surface: vendor-shaped errors', () => {
     await expectProblem(await fetch(`${github}/repos/octocat/hello-world/issues/1`, { headers: { prefer: 'code=409' } }), 409);
   });
 
+  it('an operation that declares neither 400 nor 422 refuses a bad argument with the 4xx it declares', async () => {
+    // gists/get lists 200 and 404 only: a 400 would be a status its document does not have.
+    const response = await fetch(`${github}/gists/g1?per_page=many`);
+    const body = await expectVendorError(response, 404, basicError);
+    assert.match(String(body.message), /^\/per_page must be integer/);
+    const problem = await expectProblem(await fetch(`${github}/gists/g1?per_page=many`, { headers: { accept: 'application/problem+json' } }), 400);
+    assert.equal(problem.title, 'Invalid arguments');
+  });
+
   it('Stripe: a missing required argument is its default error, typed invalid_request_error and naming the param', async () => {
     const response = await fetch(`${stripe}/v1/charges`, { method: 'POST', body: new URLSearchParams({ currency: 'usd' }) });
     const body = await expectVendorError(response, 400, stripeError);
