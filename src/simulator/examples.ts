@@ -1,5 +1,6 @@
 import type { Tool, ToolExample } from '../library/tool.js';
 import { conformExample } from './conform.js';
+import { violations } from './synth/check.js';
 import { callSeed } from './synth/random.js';
 import type { Arguments, RespondContext, Responded, Responder } from './types.js';
 
@@ -39,6 +40,43 @@ export const examplesResponder = {
       return Promise.resolve(named && { status: named.status, body: structuredClone(named.body) });
     }
     const example = successExample(tool, args, ctx.seed);
-    return Promise.resolve(example && { status: example.status, body: conformExample(tool, args, structuredClone(example.body)) });
+    const body = example && validExample(tool, structuredClone(example.body));
+    return Promise.resolve(example && body !== undefined ? { status: example.status, body: conformExample(tool, args, body.value) } : undefined);
   },
 } satisfies Responder;
+
+/** Rounds of taking out undeclared members: each round's errors show the members the previous one uncovered. */
+const REPAIR_ROUNDS = 3;
+
+/**
+ * The example as the response schema accepts it: as written, or with the members the schema forbids taken out
+ * (Slack's `chat.postMessage` example carries an attachment property its schema does not allow). One that still
+ * breaks the schema (a required member missing, a wrong type) is not served: the synthesizer answers instead, since a
+ * client would read an answer its API's own document says cannot happen. A schema that does not compile checks nothing.
+ */
+export function validExample(tool: Tool, body: unknown): { value: unknown } | undefined {
+  const schema = tool.response_schema;
+  if (schema === undefined) return { value: body };
+  let errors = violations(schema, body);
+  for (let round = 0; errors !== undefined && errors.length > 0; round++) {
+    const undeclared = errors.filter((e) => e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties');
+    if (round === REPAIR_ROUNDS || undeclared.length === 0) return undefined;
+    for (const error of undeclared) {
+      const holder = at(body, error.instancePath);
+      const name = (error.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ?? (error.params as { unevaluatedProperty?: string }).unevaluatedProperty;
+      if (holder !== null && typeof holder === 'object' && !Array.isArray(holder) && name !== undefined) delete (holder as Record<string, unknown>)[name];
+    }
+    errors = violations(schema, body);
+  }
+  return { value: body };
+}
+
+/** The value a JSON Pointer (ajv's `instancePath`) points at. */
+function at(value: unknown, pointer: string): unknown {
+  let current = value;
+  for (const token of pointer.split('/').slice(1)) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[token.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return current;
+}

@@ -1,4 +1,4 @@
-import type { ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { JsonSchema } from '../../library/tool.js';
 import { createAjv } from '../../library/ajv.js';
@@ -17,6 +17,19 @@ const validators = new LRUCache<object, { validate: ValidateFunction | undefined
  */
 export function satisfies(schema: JsonSchema, value: unknown): boolean | undefined {
   if (typeof schema === 'boolean') return schema;
+  const validate = compiled(schema);
+  return validate ? validate(value) : undefined;
+}
+
+/** What in `value` breaks `schema` (empty when nothing does); undefined when the schema does not compile. */
+export function violations(schema: JsonSchema, value: unknown): ErrorObject[] | undefined {
+  if (typeof schema === 'boolean') return schema ? [] : [{ instancePath: '', schemaPath: '#', keyword: 'false schema', params: {} }];
+  const validate = compiled(schema);
+  if (!validate) return undefined;
+  return validate(value) ? [] : [...(validate.errors ?? [])];
+}
+
+function compiled(schema: object): ValidateFunction | undefined {
   let entry = validators.get(schema);
   if (!entry) {
     let validate: ValidateFunction | undefined;
@@ -28,5 +41,5 @@ export function satisfies(schema: JsonSchema, value: unknown): boolean | undefin
     entry = { validate };
     validators.set(schema, entry);
   }
-  return entry.validate ? entry.validate(value) : undefined;
+  return entry.validate;
 }
