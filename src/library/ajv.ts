@@ -2,8 +2,17 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { SafePattern } from './safe-pattern.js';
 
-/** OpenAPI's numeric and binary formats: annotations that constrain nothing a JSON value can break (int64 beyond 2^53 included). */
-const OPENAPI_FORMATS = ['int32', 'int64', 'float', 'double', 'byte', 'binary', 'password'] as const;
+/** OpenAPI's float and binary formats: annotations that constrain nothing a JSON value can break. */
+const OPENAPI_FORMATS = ['float', 'double', 'byte', 'binary', 'password'] as const;
+
+/**
+ * OpenAPI's integer formats bound the value as the API's own types do (a Java `int` refuses 2^31). Checked on numbers
+ * only; an int64 past 2^53 is still in range as JSON reads it.
+ */
+export const INTEGER_FORMAT_RANGES: Readonly<Record<string, readonly [number, number]>> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  int64: [-(2 ** 63), 2 ** 63 - 1],
+};
 
 /** `pattern` keywords run through SafePattern: a spec pattern with catastrophic backtracking must not let one agent's argument hang the server. */
 const safeRegExp = Object.assign((pattern: string) => new SafePattern(pattern), { code: 'SafePattern' });
@@ -17,5 +26,6 @@ export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, logger: false, code: { regExp: safeRegExp } });
   addFormats.default(ajv);
   for (const format of OPENAPI_FORMATS) ajv.addFormat(format, true);
+  for (const [format, [min, max]] of Object.entries(INTEGER_FORMAT_RANGES)) ajv.addFormat(format, { type: 'number', validate: (n: number) => n >= min && n <= max });
   return ajv;
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../library/tool.js';
+import { INTEGER_FORMAT_RANGES } from '../../library/ajv.js';
 import { canonicalJson } from '../canonical.js';
 import type { Rng } from './random.js';
 
@@ -183,6 +184,12 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
         break;
       case 'format':
         if (typeof value === 'string' && !flat.formats.includes(value)) flat.formats.push(value);
+        // An int32 is drawn within what ajv (library/ajv.ts) lets it be.
+        if (typeof value === 'string' && Object.hasOwn(INTEGER_FORMAT_RANGES, value)) {
+          const [min, max] = INTEGER_FORMAT_RANGES[value]!;
+          flat.minimum = higher(flat.minimum, min);
+          flat.maximum = lower(flat.maximum, max);
+        }
         break;
       case 'properties':
         if (isObject(value)) object().properties = value as Record<string, JsonSchema>;
