@@ -42,6 +42,7 @@ interface ServeFlags extends ModelFlags, RuleFlags, UpstreamFlags, EmbedFlags {
   allowedHosts?: string;
   bodyLimit: string;
   security: string;
+  apiPort: string[];
   maxEpisodes: string;
   episodeTtl: string;
   episodeMemory: string;
@@ -73,6 +74,7 @@ export function registerServe(program: Command): void {
     .addOption(new Option('--api-key <key>', 'require Authorization: Bearer KEY on every route but /healthz').env('TOOLENV_API_KEY'))
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
     .option('--security <mode>', `the security each operation declares, on the REST surface: ${SECURITY_MODES.join(' or ')} (a request without the credentials it names, or with malformed ones, gets the API's own 401)`, 'ignore')
+    .option('--api-port <api=port>', 'also serve one API’s REST surface at the root of a port of its own, for SDKs that take only a host and port (stripe-node): stripe.com=8081; repeatable', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--max-episodes <n>', 'live episodes at most; creating one more is answered 429', String(DEFAULT_MAX_EPISODES))
     .option('--episode-ttl <seconds>', 'idle time after which an episode is dropped', String(DEFAULT_EPISODE_TTL_MS / 1000))
     .option('--episode-memory <MiB>', 'JSON all live episodes may hold together; past it new episodes are answered 429', String(DEFAULT_MAX_EPISODE_BYTES / 2 ** 20))
@@ -84,7 +86,7 @@ export function registerServe(program: Command): void {
     .option('--replica <n>', 'this server\'s number among replicas behind one proxy: episode, group and MCP session ids carry rN- for the proxy to route by (docs/deploy.md)')
     .option('--openenv-tasks <file>', 'tasks an OpenEnv reset without one plays (own JSON Lines; tasks[seed mod n], else in turn)')
     .option('--runs <dir>', 'eval and train run directories (one run, or runs up to two levels below) the studio at /studio shows')
-    .option('--json', 'print {url, tools, startup_ms, workers} as one JSON line once listening');
+    .option('--json', 'print {url, tools, startup_ms, workers, api_urls?} as one JSON line once listening');
   addModelOptions(addUpstreamOptions(addRuleOptions(embedFlagOptions(serve)))).action(async (flags: ServeFlags, command: Command) => {
     const rules = ruleOptions(flags);
     const retrieval = embedOptions(flags);
@@ -101,6 +103,7 @@ export function registerServe(program: Command): void {
     const seed = intFlag('--seed', flags.seed);
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
     const bodyLimit = intFlag('--body-limit', flags.bodyLimit, { min: 1 });
+    const apiPorts = flags.apiPort.map(apiPortFlag);
     if (!SECURITY_MODES.includes(flags.security as SecurityMode)) throw new UsageError(`--security must be one of ${SECURITY_MODES.join(', ')}, got ${JSON.stringify(flags.security)}`);
     const maxEpisodes = intFlag('--max-episodes', flags.maxEpisodes, { min: 1 });
     const episodeTtlMs = numberFlag('--episode-ttl', flags.episodeTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
@@ -108,6 +111,7 @@ export function registerServe(program: Command): void {
     const maxSessions = intFlag('--max-mcp-sessions', flags.maxMcpSessions, { min: 1 });
     const idleMs = numberFlag('--mcp-session-ttl', flags.mcpSessionTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     const workers = workersFlag(flags.workers);
+    if (apiPorts.length > 0 && workers > 1) throw new UsageError('--api-port cannot be served with --workers above 1: the workers listen on no port of their own');
     const cacheMaxEntryBytes = intFlag('--cache-max-entry', flags.cacheMaxEntry, { min: 0 });
     const cacheMaxBytes = numberFlag('--cache-max-size', flags.cacheMaxSize, { min: 0, max: 2 ** 30 }) * 2 ** 20;
     const replica = flags.replica === undefined ? undefined : intFlag('--replica', flags.replica, { min: 0, max: 9999 });
@@ -149,7 +153,7 @@ export function registerServe(program: Command): void {
 
     const start = async (): Promise<Serving> => {
       // Loaded together, so that their file reads overlap.
-      const [{ startServer }, { examplesResponder }, { threadedSynthResponder }, { runRoutes }] = await Promise.all([
+      const [{ startServer, ApiPortError }, { examplesResponder }, { threadedSynthResponder }, { runRoutes }] = await Promise.all([
         import('../server/serve.js'),
         import('../simulator/examples.js'),
         import('../simulator/synth/threaded.js'),
@@ -177,6 +181,7 @@ export function registerServe(program: Command): void {
         apiKey: flags.apiKey,
         bodyLimit,
         security: flags.security as SecurityMode,
+        apiPorts,
         maxEpisodes,
         episodeTtlMs,
         episodeMaxBytes: episodeMaxBytes / share,
@@ -193,6 +198,8 @@ export function registerServe(program: Command): void {
         metrics: models.metrics,
         // The studio's runs (`--runs`); without it their list is empty and says why.
         routes: [...models.routes, runRoutes(runs)],
+      }).catch((error: unknown) => {
+        throw error instanceof ApiPortError ? new UsageError(error.message) : error;
       });
       startModels(responders, server.simulator.cache, (line) => process.stderr.write(`${line}\n`));
       return { server, close: () => Promise.all([server.close(), closeModels(responders), synth.close()]).then(() => undefined) };
@@ -202,15 +209,19 @@ export function registerServe(program: Command): void {
 
     // Since the process started: what someone waiting for the server sees.
     const startup_ms = Math.round(performance.now());
-    if (flags.json) printJson({ url: server.url, tools: server.tools, startup_ms, workers: 1 });
-    else printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms); studio: ${server.url}/studio`);
+    const apiUrls = Object.entries(server.apiUrls);
+    if (flags.json) printJson({ url: server.url, tools: server.tools, startup_ms, workers: 1, ...(apiUrls.length > 0 ? { api_urls: server.apiUrls } : {}) });
+    else {
+      printLine(`toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms); studio: ${server.url}/studio`);
+      for (const [apiId, url] of apiUrls) printLine(`toolenv: ${apiId} at the root of ${url}`);
+    }
     await untilSignal(close);
   });
 }
 
 /** A server started from the command line's flags, and how to close it with its models. */
 interface Serving {
-  server: { url: string; tools: number };
+  server: { url: string; tools: number; apiUrls: Record<string, string> };
   close: () => Promise<void>;
 }
 
@@ -327,4 +338,11 @@ async function allowedHostsFlag(text: string) {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** `--api-port API_ID=PORT`. */
+function apiPortFlag(value: string): { apiId: string; port: number } {
+  const at = value.lastIndexOf('=');
+  if (at <= 0) throw new UsageError(`--api-port takes API_ID=PORT (stripe.com=8081), got ${JSON.stringify(value)}`);
+  return { apiId: value.slice(0, at), port: intFlag('--api-port', value.slice(at + 1), { min: 0, max: 65535 }) };
 }

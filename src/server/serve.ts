@@ -1,5 +1,7 @@
 import { rmdirSync, rmSync } from 'node:fs';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { API_ROOT_HEADER } from './rest/document.js';
+import { apiBaseUrl } from './rest/catalog.js';
 import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
 import type { AppRoutes } from './app.js';
@@ -81,6 +83,12 @@ export interface ServeOptions {
   host?: string;
   /** Host names answered (default: the loopback names on a loopback address, any otherwise); see host-check.ts. */
   allowedHosts?: AllowedHosts;
+  /**
+   * One API's REST surface at the root of a port of its own (`--api-port stripe.com=8081`), for SDKs that take a host
+   * and port but hard-code their paths (stripe-node's `/v1/…`), or whose URL handling breaks on an api_id's `:`.
+   * Port 0 picks a free one. Not with `worker` (a cluster's workers listen on no port of their own).
+   */
+  apiPorts?: readonly ApiPort[];
   /** Default 8080; 0 picks a free port. */
   port?: number;
   log?: (line: string) => void;
@@ -93,6 +101,14 @@ export interface ServeOptions {
   replica?: number;
 }
 
+export interface ApiPort {
+  apiId: string;
+  port: number;
+}
+
+/** An `apiPorts` entry the server cannot serve: an API the library lacks. */
+export class ApiPortError extends Error {}
+
 export interface RunningServer {
   /** `http://host:port`, with the port actually bound. */
   url: string;
@@ -101,6 +117,8 @@ export interface RunningServer {
   tools: number;
   /** Milliseconds startServer took: open the library and cache, build the app, listen. */
   startupMs: number;
+  /** Where each `apiPorts` API is served at the root: api_id → `http://host:port`. */
+  apiUrls: Record<string, string>;
   app: Hono;
   simulator: ToolSimulator;
   episodes: EpisodeStore;
@@ -121,7 +139,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let episodes: EpisodeStore | undefined;
   let internal: Server | undefined;
   let upstream: Upstream | undefined;
+  const apiServers: Server[] = [];
   try {
+    for (const { apiId } of options.apiPorts ?? []) {
+      if (store.api(apiId) === undefined) throw new ApiPortError(`--api-port: the library has no API ${JSON.stringify(apiId)} (GET /apis lists them)`);
+    }
+    if (options.worker && (options.apiPorts?.length ?? 0) > 0) throw new ApiPortError('--api-port cannot be served with --workers above 1: the workers listen on no port of their own');
     if (options.upstream) upstream = new Upstream({ ...options.upstream, documents: (apiId) => store.apiDocument(apiId) });
     if (options.cache !== undefined) cache = await openResponseCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes, maxBytes: options.cacheMaxBytes });
     const simulator = createSimulator({
@@ -187,11 +210,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // A worker listens on no port: the primary hands it connections (cluster/handoff.ts).
     const taken = options.worker ? takeConnections(server) : undefined;
     const port = options.worker ? (options.worker.port ?? options.port ?? DEFAULT_PORT) : await listen(server, host, options.port ?? DEFAULT_PORT);
+    const apiUrls: Record<string, string> = {};
+    for (const { apiId, port: apiPort } of options.apiPorts ?? []) {
+      const root = apiBaseUrl('', apiId);
+      const apiServer = createServer({ requireHostHeader: false }, guardedListener(allowedHosts, apiRootListener(root, listener)));
+      apiServer.on('clientError', answerClientError);
+      apiServers.push(apiServer);
+      apiUrls[apiId] = hostUrl(host, await listen(apiServer, host, apiPort));
+    }
     const bound = server;
     const boundInternal = internal;
     const boundEpisodes = episodes;
     const boundUpstream = upstream;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const url = hostUrl(host, port);
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -199,6 +230,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       port,
       tools: store.count(),
       startupMs: performance.now() - started,
+      apiUrls,
       app,
       simulator,
       episodes,
@@ -208,7 +240,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         sockets.close(CLOSE_GRACE_MS);
         taken?.stop();
         return (closing = Promise.all(
-          [bound, ...(boundInternal ? [boundInternal] : [])].map(
+          [bound, ...(boundInternal ? [boundInternal] : []), ...apiServers].map(
             (open) =>
               new Promise<void>((resolve) => {
                 // A worker's server never listened: its close resolves at once, so the connections it took are awaited.
@@ -229,12 +261,29 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   } catch (error) {
     server?.close();
     internal?.close();
+    for (const apiServer of apiServers) apiServer.close();
     episodes?.close();
     await upstream?.close();
     await cache?.close();
     store.close();
     throw error;
   }
+}
+
+function hostUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * A port that serves one API's REST surface at its root: each request goes to the app under `/apis/{api_id}`, marked
+ * so that the API's served document names this port's root as its server.
+ */
+function apiRootListener(root: string, listener: RequestListener): RequestListener {
+  return (req, res) => {
+    req.url = `${root}${req.url ?? '/'}`;
+    req.headers[API_ROOT_HEADER] = '1';
+    listener(req, res);
+  };
 }
 
 function listen(server: Server, host: string, port: number): Promise<number> {

@@ -45,14 +45,14 @@ export class RestCatalog {
     return security;
   }
 
-  /** The API's document as served from `baseUrl` (`http://host:port`), or undefined when the API has none. */
-  document(apiId: string, baseUrl: string): string | undefined {
-    const key = `${baseUrl}\n${apiId}`;
+  /** The API's document with `serverUrl` as its server (apiBaseUrl's, or a port's root), or undefined when the API has none. */
+  document(apiId: string, serverUrl: string): string | undefined {
+    const key = `${serverUrl}\n${apiId}`;
     const cached = this.documents.get(key);
     if (cached !== undefined) return cached;
     const document = this.store.apiDocument(apiId);
     if (!isPlainObject(document)) return undefined;
-    const text = JSON.stringify(servedDocument(document, this.store.apiOperations(apiId), apiBaseUrl(baseUrl, apiId)));
+    const text = JSON.stringify(servedDocument(document, this.store.apiOperations(apiId), serverUrl));
     this.documents.set(key, text);
     return text;
   }

@@ -1,6 +1,12 @@
 import { isPlainObject } from '../json-body.js';
 import type { Operation } from './matcher.js';
 
+/**
+ * Set on requests that came through a port serving one API at its root (`serve --api-port`): its served document
+ * names that root as the server. Whatever a client sends under this name is overwritten there.
+ */
+export const API_ROOT_HEADER = 'x-toolenv-api-root';
+
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /**

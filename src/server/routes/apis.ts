@@ -10,6 +10,8 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../../simulator/problem.js';
 import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
 import { requestHeader } from '../request-header.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
+import { apiBaseUrl } from '../rest/catalog.js';
+import { API_ROOT_HEADER } from '../rest/document.js';
 import { matchRoute } from '../rest/matcher.js';
 import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
@@ -51,7 +53,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   const rest = segments.slice(apiId.split('/').length);
 
   if (rest.length === 1 && rest[0] === 'openapi.json' && (method === 'GET' || method === 'HEAD')) {
-    const document = ctx.catalog.document(apiId, url.origin);
+    // Through `serve --api-port` the API lives at that port's root.
+    const document = ctx.catalog.document(apiId, c.req.header(API_ROOT_HEADER) === '1' ? url.origin : apiBaseUrl(url.origin, apiId));
     if (document === undefined) return problemResponse(404, `API ${JSON.stringify(apiId)} has no OpenAPI document in the library`, { title: 'No API document' });
     return c.body(document, 200, { 'content-type': 'application/json' });
   }

@@ -1,0 +1,75 @@
+/**
+ * The vendors' own SDKs pointed at ToolEnv with only documented configuration: stripe-node (host and port, its
+ * `/v1/…` paths hard-coded) and Octokit (a base URL), each at the root of a port of its API (`serve --api-port`).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Octokit } from '@octokit/rest';
+import Stripe from 'stripe';
+import type { RunningServer } from '../../src/server/serve.js';
+import { synthResponder } from '../../src/simulator/synth/responder.js';
+import { importFixtures } from '../fixtures/vendor-documents.js';
+import { startTestServer } from './helpers.js';
+
+const GITHUB = 'github.com:api.github.com';
+
+describe('vendor SDKs against the REST surface', () => {
+  let server: RunningServer;
+  let stripe: Stripe;
+  let octokit: Octokit;
+  before(async () => {
+    const batch = await importFixtures();
+    server = await startTestServer({ tools: batch.tools, apis: batch.apis, responders: [synthResponder], apiPorts: [{ apiId: 'stripe.com', port: 0 }, { apiId: GITHUB, port: 0 }] });
+    const stripeUrl = new URL(server.apiUrls['stripe.com']!);
+    stripe = new Stripe('sk_test_toolenv', { host: stripeUrl.hostname, port: Number(stripeUrl.port), protocol: 'http', maxNetworkRetries: 0 });
+    octokit = new Octokit({ baseUrl: server.apiUrls[GITHUB], request: { retries: 0 } });
+  });
+  after(() => server.close());
+
+  it('stripe-node retrieves a customer by the id it asked for and creates a charge from a form body', async () => {
+    const customer = await stripe.customers.retrieve('cus_42');
+    assert.equal(customer.id, 'cus_42');
+    const charge = await stripe.charges.create({ amount: 1999, currency: 'usd' });
+    assert.equal(charge.amount, 1999);
+    assert.equal(typeof charge.id, 'string');
+  });
+
+  it('stripe-node reads a refusal as its own typed error, naming the parameter', async () => {
+    await assert.rejects(
+      () => stripe.charges.create({ currency: 'usd' } as Stripe.ChargeCreateParams),
+      (error: unknown) => {
+        assert.ok(error instanceof Stripe.errors.StripeInvalidRequestError, String(error));
+        assert.equal(error.statusCode, 400);
+        assert.equal(error.param, 'amount');
+        assert.equal(error.code, 'parameter_missing');
+        return true;
+      },
+    );
+  });
+
+  it('Octokit gets and creates issues and paginates a list; a refusal is its RequestError with the 422', async () => {
+    const { data: issue } = await octokit.rest.issues.get({ owner: 'octocat', repo: 'hello-world', issue_number: 7 });
+    assert.equal(issue.number, 7);
+    const { data: created, status } = await octokit.rest.issues.create({ owner: 'octocat', repo: 'hello-world', title: 'It crashes' });
+    assert.equal(status, 201);
+    assert.equal(created.title, 'It crashes');
+    const listed = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'octocat', repo: 'hello-world', per_page: 5 });
+    assert.ok(Array.isArray(listed) && listed.every((i) => typeof i.number === 'number'));
+    await assert.rejects(
+      // Without its required title: the typings forbid it, the API refuses it.
+      () => octokit.request('POST /repos/{owner}/{repo}/issues', { owner: 'octocat', repo: 'hello-world', body: 'no title' } as unknown as { owner: string; repo: string; title: string }),
+      (error: { status?: number; message?: string }) => {
+        assert.equal(error.status, 422);
+        assert.match(String(error.message), /\/title is required/);
+        return true;
+      },
+    );
+  });
+
+  it('the API’s document served from its port names that port’s root as its server', async () => {
+    const document = (await (await fetch(`${server.apiUrls[GITHUB]}/openapi.json`)).json()) as { servers: { url: string }[] };
+    assert.equal(document.servers[0]!.url, server.apiUrls[GITHUB]);
+    const main = (await (await fetch(`${server.url}/apis/${GITHUB}/openapi.json`)).json()) as { servers: { url: string }[] };
+    assert.equal(main.servers[0]!.url, `${server.url}/apis/${GITHUB}`);
+  });
+});
