@@ -1,7 +1,5 @@
 import { rmdirSync, rmSync } from 'node:fs';
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server } from 'node:http';
-import { API_ROOT_HEADER } from './rest/document.js';
-import { apiBaseUrl } from './rest/catalog.js';
 import type { Socket } from 'node:net';
 import type { Hono } from 'hono';
 import type { AppRoutes } from './app.js';
@@ -27,6 +25,8 @@ import { retrievalLoader, type RetrievalOptions } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
 import { takeConnections } from './cluster/handoff.js';
+import { apiBaseUrl } from './rest/catalog.js';
+import { API_ROOT_HEADER } from './rest/document.js';
 import type { SecurityMode } from './rest/security.js';
 import { Upstream, type UpstreamSettings } from '../simulator/upstream/upstream.js';
 
