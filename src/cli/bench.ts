@@ -40,6 +40,7 @@ interface BenchFlags {
   rlGroup: string;
   rlBatch: string;
   rlLr?: string;
+  rlTemperature: string;
   maxTurns: string;
   maxTurnTokens: string;
   maxSeqLen: string;
@@ -86,6 +87,7 @@ export function registerBench(program: Command): void {
     .option('--rl-group <n>', 'with --learning: rollouts per prompt', '4')
     .option('--rl-batch <n>', 'with --learning: prompts per GRPO step', '2')
     .option('--rl-lr <rate>', 'with --learning: GRPO learning rate (default 1e-4 from scratch, 2e-5 for adapters on --base)')
+    .option('--rl-temperature <t>', 'with --learning: sampling temperature of the GRPO rollouts (a 135M policy that answers right greedily can fail every rollout at 1)', '1')
     .option('--max-turns <n>', 'with --learning: turn cap of every episode', '4')
     .option('--max-turn-tokens <n>', 'with --learning: most tokens of one message, in RL and evaluation alike', '256')
     .option('--max-seq-len <n>', 'with --learning: tokens of one sequence, in SFT, RL and evaluation alike', '4096')
@@ -222,7 +224,7 @@ async function learning(opts: BenchFlags): Promise<void> {
       group: intFlag('--rl-group', opts.rlGroup, { min: 2, max: 64 }),
       batch: intFlag('--rl-batch', opts.rlBatch, { min: 1, max: 1024 }),
       lr: numberFlag('--rl-lr', opts.rlLr ?? (lora > 0 ? '2e-5' : '1e-4'), { min: 0, max: 1 }),
-      temperature: 1,
+      temperature: numberFlag('--rl-temperature', opts.rlTemperature, { min: 0.01, max: 2 }),
     },
     maxTurns: intFlag('--max-turns', opts.maxTurns, { min: 1, max: 100 }),
     maxTurnTokens: intFlag('--max-turn-tokens', opts.maxTurnTokens, { min: 8 }),
