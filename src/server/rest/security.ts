@@ -3,7 +3,6 @@
  * the credentials of one of the operation's requirements (its own `security`, else the document's), as a real API
  * would refuse it otherwise. Credentials are checked for presence and form only; any well-formed one is accepted.
  */
-import { isPlainObject } from '../json-body.js';
 import type { Operation } from './matcher.js';
 
 export const SECURITY_MODES = ['ignore', 'enforce'] as const;
@@ -131,5 +130,8 @@ function stringMember<K extends string>(raw: Record<string, unknown>, key: K): P
   const value = raw[key];
   return typeof value === 'string' ? ({ [key]: value } as Partial<Record<K, string>>) : {};
 }
+
+// Local rather than json-body's: `serve --help` reads SECURITY_MODES from here and must not load hono.
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const display = (scheme: string) => (scheme === 'bearer' ? 'Bearer' : scheme === 'basic' ? 'Basic' : scheme.charAt(0).toUpperCase() + scheme.slice(1));
