@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { systemPrompt } from '../protocol/prompts.js';
 import { AGENTS } from '../agent/types.js';
 import { UsageError } from '../terminal/errors.js';
-import { SYSTEM_PROMPTS } from '../wire/episodes.js';
 import { runPythonJson } from './run-python.js';
 
 export const TINY_HF_SIZES = ['tiny', 'small'] as const;
@@ -30,7 +29,7 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
   try {
     const corpus = join(work, 'corpus.txt');
     const limits = { maxTurns: 15, maxCallsPerTurn: 3, k: 3 };
-    const texts = AGENTS.flatMap((agent) => SYSTEM_PROMPTS.map((style) => systemPrompt(agent, limits, style)));
+    const texts = AGENTS.map((agent) => systemPrompt(agent, limits));
     if (corpusFile !== undefined) texts.push(...corpusTexts(corpusFile));
     writeFileSync(corpus, texts.join('\n'));
     const args = ['-m', 'toolenv.tiny_model', '--out', dir, '--corpus', corpus, '--seed', String(seed), '--size', size];
@@ -45,14 +44,12 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
 }
 
 /**
- * The system prompts the tokenizer holds as single tokens: every protocol's, full and brief, for turn caps 1 to 15
+ * The system prompts the tokenizer holds as single tokens: every protocol's, for turn caps 1 to 15
  * under the default k and call cap (other limits are read as text).
  */
 function atomicPrompts(): string[] {
   const prompts: string[] = [];
-  for (let maxTurns = 1; maxTurns <= 15; maxTurns++) {
-    for (const agent of AGENTS) for (const style of SYSTEM_PROMPTS) prompts.push(systemPrompt(agent, { maxTurns, maxCallsPerTurn: 3, k: 3 }, style));
-  }
+  for (let maxTurns = 1; maxTurns <= 15; maxTurns++) for (const agent of AGENTS) prompts.push(systemPrompt(agent, { maxTurns, maxCallsPerTurn: 3, k: 3 }));
   return prompts;
 }
 
