@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
+import { CACHE_MODES } from '../simulator/cache-mode.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import type { CallControls, CallResult, Responder } from '../simulator/types.js';
 import { callerCredentials, type CallerCredentials } from '../simulator/upstream/credentials.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { addModelOptions, closeModels, MODEL_RESPONDERS, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, numberFlag, printJson, printLine } from './output.js';
+import { choiceFlag, intFlag, numberFlag, printJson, printLine } from './output.js';
 import { ReportedFailure, UsageError } from '../terminal/errors.js';
 import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
 import { addUpstreamOptions, upstreamSettings, type UpstreamFlags } from './upstream-flags.js';
@@ -50,10 +50,8 @@ export function registerCall(program: Command): void {
     const rules = ruleOptions(flags);
     const seed = intFlag('--seed', flags.seed);
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
-    if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
-      throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
-    }
-    const upstream = await upstreamSettings(flags, command, flags.cacheMode as CacheMode);
+    const cacheMode = choiceFlag('--cache-mode', flags.cacheMode, CACHE_MODES);
+    const upstream = await upstreamSettings(flags, command, cacheMode);
     if (flags.upstreamHeader !== undefined && upstream?.mode !== 'record' && upstream?.mode !== 'passthrough') throw new UsageError('--upstream-header needs --upstream record or passthrough');
     const credentials = upstreamHeaders(flags.upstreamHeader ?? []);
     const controls: CallControls = {};
@@ -70,7 +68,7 @@ export function registerCall(program: Command): void {
       import('../simulator/upstream/upstream.js'),
     ]);
     const store = LibraryStore.open(flags.library);
-    const cache = await openResponseCache(flags.cache, flags.cacheMode as CacheMode);
+    const cache = await openResponseCache(flags.cache, cacheMode);
     let responders: Responder[] = [];
     const real = upstream && new Upstream({ ...upstream, documents: (apiId) => store.apiDocument(apiId) });
     try {

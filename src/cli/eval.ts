@@ -4,7 +4,7 @@ import { MAX_K } from '../protocol/protocol.js';
 import { AGENTS, type AgentName } from '../agent/types.js';
 import { TASK_FORMATS, type TaskFormat } from '../eval/tasks.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
+import { choiceFlag, intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
 import { UsageError } from '../terminal/errors.js';
 
 interface EvalFlags {
@@ -63,9 +63,7 @@ export function registerEval(program: Command): void {
     .action(async (flags: EvalFlags, command: Command) => {
       if (flags.tasks === undefined) throw new UsageError('--tasks FILE is required');
       const agents = parseAgents(flags.agent);
-      if (flags.format !== undefined && !(TASK_FORMATS as readonly string[]).includes(flags.format)) {
-        throw new UsageError(`--format must be one of ${TASK_FORMATS.join(', ')}, got ${JSON.stringify(flags.format)}`);
-      }
+      if (flags.format !== undefined) choiceFlag('--format', flags.format, TASK_FORMATS);
       if (flags.server !== undefined && !/^https?:\/\/[^\s/]+/.test(flags.server)) throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(flags.server)}`);
       for (const flag of ['library', 'cache'] as const) {
         if (flags.server !== undefined && command.getOptionValueSource(flag) === 'cli') throw new UsageError(`--${flag} is for the in-process server: drop it or drop --server`);

@@ -56,10 +56,15 @@ export function observationFlag(value: string): number {
   return intFlag('--max-observation-chars', value, { min: MIN_OBSERVATION_CHARS, max: MAX_TURN_TEXT });
 }
 
+/** A flag that takes one of a fixed list of values; anything else is a usage error naming them. */
+export function choiceFlag<T extends string>(name: string, value: string, choices: readonly T[]): T {
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${name} must be one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+}
+
 /** `--system-prompt`: the episode's `system_prompt`. */
 export function systemPromptFlag(value: string): SystemPromptStyle {
-  if ((SYSTEM_PROMPTS as readonly string[]).includes(value)) return value as SystemPromptStyle;
-  throw new UsageError(`--system-prompt must be one of ${SYSTEM_PROMPTS.join(', ')}, got ${JSON.stringify(value)}`);
+  return choiceFlag('--system-prompt', value, SYSTEM_PROMPTS);
 }
 
 /** What `--system-prompt` says in every command that opens episodes. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { COERCION_MODES, type CoercionMode } from '../simulator/lax.js';
 import { UNKNOWN_ARGUMENTS_MODES, type UnknownArgumentsMode } from '../simulator/unknown-arguments.js';
-import { UsageError } from '../terminal/errors.js';
+import { choiceFlag } from './output.js';
 
 export interface RuleFlags {
   unknownArguments: string;
@@ -16,11 +16,8 @@ export function addRuleOptions(command: Command): Command {
 }
 
 export function ruleOptions(flags: RuleFlags): { unknownArguments: UnknownArgumentsMode; coercion: CoercionMode } {
-  if (!UNKNOWN_ARGUMENTS_MODES.includes(flags.unknownArguments as UnknownArgumentsMode)) {
-    throw new UsageError(`--unknown-arguments must be one of ${UNKNOWN_ARGUMENTS_MODES.join(', ')}, got ${JSON.stringify(flags.unknownArguments)}`);
-  }
-  if (!COERCION_MODES.includes(flags.coercion as CoercionMode)) {
-    throw new UsageError(`--coercion must be one of ${COERCION_MODES.join(', ')}, got ${JSON.stringify(flags.coercion)}`);
-  }
-  return { unknownArguments: flags.unknownArguments as UnknownArgumentsMode, coercion: flags.coercion as CoercionMode };
+  return {
+    unknownArguments: choiceFlag('--unknown-arguments', flags.unknownArguments, UNKNOWN_ARGUMENTS_MODES),
+    coercion: choiceFlag('--coercion', flags.coercion, COERCION_MODES),
+  };
 }

@@ -5,12 +5,12 @@ import { defaultCacheFile, defaultLibraryDir, LIBRARY_FILE } from '../paths.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
-import { SECURITY_MODES, type SecurityMode } from '../server/rest/security.js';
-import { CACHE_MODES, type CacheMode } from '../simulator/cache-mode.js';
+import { SECURITY_MODES } from '../server/rest/security.js';
+import { CACHE_MODES } from '../simulator/cache-mode.js';
 import { DEFAULT_MAX_ENTRY_BYTES } from '../simulator/cache-limits.js';
 import { DEFAULT_ERROR_RATE } from '../simulator/error-rate.js';
 import { addModelOptions, checkResponders, closeModels, MODEL_RESPONDERS, modelServeOptions, respondersFromFlags, startModels, type ModelFlags } from './model.js';
-import { intFlag, numberFlag, openaiSpecFlag, printJson, printLine } from './output.js';
+import { choiceFlag, intFlag, numberFlag, openaiSpecFlag, printJson, printLine } from './output.js';
 import { ReportedFailure, UsageError } from '../terminal/errors.js';
 import { placementFromEnv } from '../server/cluster/placement.js';
 import { workersFlag } from './workers.js';
@@ -104,7 +104,7 @@ export function registerServe(program: Command): void {
     const errorRate = numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 });
     const bodyLimit = intFlag('--body-limit', flags.bodyLimit, { min: 1 });
     const apiPorts = flags.apiPort.map(apiPortFlag);
-    if (!SECURITY_MODES.includes(flags.security as SecurityMode)) throw new UsageError(`--security must be one of ${SECURITY_MODES.join(', ')}, got ${JSON.stringify(flags.security)}`);
+    const security = choiceFlag('--security', flags.security, SECURITY_MODES);
     const maxEpisodes = intFlag('--max-episodes', flags.maxEpisodes, { min: 1 });
     const episodeTtlMs = numberFlag('--episode-ttl', flags.episodeTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
     const episodeMaxBytes = numberFlag('--episode-memory', flags.episodeMemory, { min: 1, max: 2 ** 20 }) * 2 ** 20;
@@ -115,10 +115,8 @@ export function registerServe(program: Command): void {
     const cacheMaxEntryBytes = intFlag('--cache-max-entry', flags.cacheMaxEntry, { min: 0 });
     const cacheMaxBytes = numberFlag('--cache-max-size', flags.cacheMaxSize, { min: 0, max: 2 ** 30 }) * 2 ** 20;
     const replica = flags.replica === undefined ? undefined : intFlag('--replica', flags.replica, { min: 0, max: 9999 });
-    if (!CACHE_MODES.includes(flags.cacheMode as CacheMode)) {
-      throw new UsageError(`--cache-mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(flags.cacheMode)}`);
-    }
-    const upstream = await upstreamSettings(flags, command, flags.cacheMode as CacheMode);
+    const cacheMode = choiceFlag('--cache-mode', flags.cacheMode, CACHE_MODES);
+    const upstream = await upstreamSettings(flags, command, cacheMode);
     if (workers > 1 && flags.responder.split(',').some((name) => name.trim() === 'llama')) {
       throw new UsageError('--workers above 1 cannot serve --responder llama: every worker would load its own copy of the model; serve it with --workers 1, or put it behind --responder openai');
     }
@@ -170,7 +168,7 @@ export function registerServe(program: Command): void {
       const server = await startServer({
         library: flags.library,
         cache: flags.cache,
-        cacheMode: flags.cacheMode as CacheMode,
+        cacheMode: cacheMode,
         cacheMaxEntryBytes,
         cacheMaxBytes,
         responders,
@@ -180,7 +178,7 @@ export function registerServe(program: Command): void {
         ...(upstream ? { upstream } : {}),
         apiKey: flags.apiKey,
         bodyLimit,
-        security: flags.security as SecurityMode,
+        security,
         apiPorts,
         maxEpisodes,
         episodeTtlMs,

@@ -1,9 +1,9 @@
 import { closeSync, openSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { CacheMode } from '../simulator/cache-mode.js';
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, UPSTREAM_MODES, type UpstreamMode } from '../simulator/upstream/mode.js';
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, UPSTREAM_MODES } from '../simulator/upstream/mode.js';
 import type { UpstreamSettings } from '../simulator/upstream/upstream.js';
-import { numberFlag } from './output.js';
+import { choiceFlag, numberFlag } from './output.js';
 import { UsageError } from '../terminal/errors.js';
 
 export interface UpstreamFlags {
@@ -29,8 +29,7 @@ export async function upstreamSettings(flags: UpstreamFlags, command: Command, c
     if (stray) throw new UsageError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --upstream record|replay|passthrough`);
     return undefined;
   }
-  const mode = flags.upstream as UpstreamMode;
-  if (!UPSTREAM_MODES.includes(mode)) throw new UsageError(`--upstream must be one of ${UPSTREAM_MODES.join(', ')}, got ${JSON.stringify(flags.upstream)}`);
+  const mode = choiceFlag('--upstream', flags.upstream, UPSTREAM_MODES);
   if (mode === 'record' && cacheMode !== 'read-write') throw new UsageError(`--upstream record stores the real answers in the cache: it needs --cache-mode read-write, got ${cacheMode}`);
   if (mode === 'replay' && cacheMode === 'off') throw new UsageError('--upstream replay answers from the recordings in the cache: it needs a cache (--cache-mode read-write or read-only)');
   if (mode === 'replay' && flags.upstreamLog !== undefined) throw new UsageError('--upstream-log compares forwarded calls with the simulator; --upstream replay forwards none');

@@ -3,6 +3,8 @@
  * the credentials of one of the operation's requirements (its own `security`, else the document's), as a real API
  * would refuse it otherwise. Credentials are checked for presence and form only; any well-formed one is accepted.
  */
+// refs.ts's check, not json-body's: `serve --help` reads SECURITY_MODES from here and must not load hono.
+import { isObject } from '../../library/openapi/refs.js';
 import type { Operation } from './matcher.js';
 
 export const SECURITY_MODES = ['ignore', 'enforce'] as const;
@@ -41,21 +43,21 @@ export interface Refusal {
 
 /** The security of each operation of an API document, by the tool id its operation became. */
 export function apiSecurity(document: unknown, operations: readonly Operation[]): ApiSecurity {
-  const doc = isPlainObject(document) ? document : {};
-  const components = isPlainObject(doc.components) ? doc.components : {};
+  const doc = isObject(document) ? document : {};
+  const components = isObject(doc.components) ? doc.components : {};
   const schemes: Record<string, Scheme> = {};
-  for (const [name, raw] of Object.entries(isPlainObject(components.securitySchemes) ? components.securitySchemes : {})) {
-    if (isPlainObject(raw) && typeof raw.type === 'string') {
+  for (const [name, raw] of Object.entries(isObject(components.securitySchemes) ? components.securitySchemes : {})) {
+    if (isObject(raw) && typeof raw.type === 'string') {
       schemes[name] = { type: raw.type, ...stringMember(raw, 'in'), ...stringMember(raw, 'name'), ...stringMember(raw, 'scheme') };
     }
   }
   const global = requirements(doc.security) ?? [];
-  const paths = isPlainObject(doc.paths) ? doc.paths : {};
+  const paths = isObject(doc.paths) ? doc.paths : {};
   const byOperation = new Map<string, Requirements>();
   for (const op of operations) {
     const item = paths[op.path];
-    const operation = isPlainObject(item) ? item[op.method.toLowerCase()] : undefined;
-    byOperation.set(op.id, (isPlainObject(operation) ? requirements(operation.security) : undefined) ?? global);
+    const operation = isObject(item) ? item[op.method.toLowerCase()] : undefined;
+    byOperation.set(op.id, (isObject(operation) ? requirements(operation.security) : undefined) ?? global);
   }
   return { schemes, operations: byOperation };
 }
@@ -117,7 +119,7 @@ function requirements(value: unknown): Requirements | undefined {
   if (!Array.isArray(value)) return undefined;
   const alternatives: Requirements = [];
   for (const requirement of value) {
-    if (!isPlainObject(requirement)) continue;
+    if (!isObject(requirement)) continue;
     const names = Object.keys(requirement);
     // `{}` among the alternatives makes authentication optional.
     if (names.length === 0) return [];
@@ -130,8 +132,5 @@ function stringMember<K extends string>(raw: Record<string, unknown>, key: K): P
   const value = raw[key];
   return typeof value === 'string' ? ({ [key]: value } as Partial<Record<K, string>>) : {};
 }
-
-// Local rather than json-body's: `serve --help` reads SECURITY_MODES from here and must not load hono.
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const display = (scheme: string) => (scheme === 'bearer' ? 'Bearer' : scheme === 'basic' ? 'Basic' : scheme.charAt(0).toUpperCase() + scheme.slice(1));
