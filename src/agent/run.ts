@@ -74,7 +74,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         finish = 'answer';
         break;
       }
-      messages.push(result.observation);
+      // Agents speak the text protocols, whose turns always answer an observation.
+      messages.push(result.observation!);
       if (result.done) {
         finish = result.finish === 'episode_done' ? 'episode_done' : 'turn_cap';
         break;

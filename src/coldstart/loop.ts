@@ -251,7 +251,8 @@ class Run {
     this.runState = fromRunStateView(view, this.records);
     if (result.rejected) this.rejectedTurns.push(result.rejected);
     if (result.done) this.finished = result.finish === 'answer' ? 'answer' : (result.finish ?? 'turn_cap');
-    if (result.finish !== 'answer') this.messages.push(result.observation);
+    // Demonstrations speak the text protocols, whose turns always answer an observation.
+    if (result.finish !== 'answer') this.messages.push(result.observation!);
     return result;
   }
 

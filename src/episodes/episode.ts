@@ -1,10 +1,11 @@
 import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/protocol.js';
+import type { ChatSession } from '../chat/session.js';
 import type { ProtocolSession, SessionTurn } from '../protocol/session.js';
 import type { JudgeOutcome } from '../rl/judge.js';
 import type { RewardCoefficients } from '../wire/rewards.js';
 import type { ErrorStream } from '../simulator/inject.js';
 import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, TURN_TEXT_BUDGET, WORLD_BUDGET } from './limits.js';
-import type { Action, EpisodeConfig, EpisodeCounts, EpisodeSummary, EpisodeTask, Observation, Protocol, SystemPromptStyle, ToolCallObservation, TrajectoryStep, TurnRecord } from '../wire/episodes.js';
+import type { Action, EpisodeConfig, EpisodeCounts, EpisodeProtocol, EpisodeSummary, EpisodeTask, Observation, SystemPromptStyle, ToolCallObservation, ToolParser, TrajectoryStep, TurnRecord } from '../wire/episodes.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 
@@ -70,7 +71,9 @@ export class Episode {
   readonly createdAt: string;
   readonly errors: ErrorStream;
   readonly world: WorldState;
-  readonly protocol: Protocol;
+  readonly protocol: EpisodeProtocol;
+  /** `chat` episodes: how a turn given as raw text is read. */
+  readonly toolParser: ToolParser | undefined;
   readonly k: number;
   readonly maxCallsPerTurn: number;
   readonly maxTurns: number;
@@ -80,8 +83,8 @@ export class Episode {
   readonly group: string | undefined;
   /** Clock reading of the last request that touched the episode: idle expiry counts from it. */
   lastActive: number;
-  /** The text-turn protocol, from the first turn on; an episode speaks turns or JSON steps, never both. */
-  session: ProtocolSession | undefined;
+  /** The turns' protocol, from the first turn on; an episode speaks turns or JSON steps, never both. */
+  session: ProtocolSession | ChatSession | undefined;
   /** Memoized judge outcomes of the finished episode, by judge name (the same episode always scores the same). */
   readonly judged = new Map<string, Promise<JudgeOutcome & { rejudged?: boolean }>>();
   private readonly workingSet = new Set<string>();
@@ -112,6 +115,7 @@ export class Episode {
     this.world = new WorldState(init.itemParam, WORLD_BUDGET);
     this.lastActive = init.now;
     this.protocol = init.config.protocol ?? 'paraact';
+    this.toolParser = this.protocol === 'chat' ? (init.config.tool_parser ?? 'hermes') : undefined;
     this.k = init.config.k ?? DEFAULT_K;
     this.maxCallsPerTurn = init.config.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN;
     this.maxTurns = init.config.max_turns ?? DEFAULT_MAX_TURNS;
@@ -132,7 +136,7 @@ export class Episode {
   }
 
   /** Runs one text turn after the ones before it have finished, and records it. */
-  turn(task: () => Promise<SessionTurn>): Promise<SessionTurn> {
+  turn<T extends SessionTurn>(task: () => Promise<T>): Promise<T> {
     this.pending++;
     const run = this.turnQueue
       .then(task)
@@ -281,6 +285,7 @@ export class Episode {
       error_rate: this.errorRate,
       max_steps: this.maxSteps,
       protocol: this.protocol,
+      ...(this.toolParser ? { tool_parser: this.toolParser } : {}),
       k: this.k,
       max_calls_per_turn: this.maxCallsPerTurn,
       max_turns: this.maxTurns,

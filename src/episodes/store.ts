@@ -8,6 +8,9 @@ import type { CallControls, CallResult } from '../simulator/types.js';
 import { untouchedBodyText, withStoredBody } from '../simulator/stored-result.js';
 import { STOP_SEQUENCES, systemPrompt } from '../protocol/prompts.js';
 import { ProtocolSession } from '../protocol/session.js';
+import { chatSystemPrompt } from '../chat/prompt.js';
+import { ChatSession } from '../chat/session.js';
+import { callableFunctions } from '../chat/functions.js';
 import { runStateView } from '../protocol/state.js';
 import { Episode } from './episode.js';
 import { EpisodeError, unknownEpisode, type FieldError } from './errors.js';
@@ -15,7 +18,7 @@ import { ItemParams, type OperationSource } from './item-params.js';
 import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_K } from './limits.js';
 import { resourceOp, type ResourceOp } from './resource-op.js';
 import { searchTools, type SearchLoader } from './search.js';
-import type { Action, CreatedEpisode, EpisodeConfig, EpisodeSummary, Observation, SearchAction, StepResult, ToolCallAction, ToolCallObservation, Trajectory, TurnResult } from '../wire/episodes.js';
+import { MAX_NATIVE_TOOLS, type Action, type CreatedEpisode, type EpisodeConfig, type EpisodeSummary, type Observation, type SearchAction, type StepResult, type ToolCallAction, type ToolCallObservation, type Trajectory, type TurnRecord, type TurnResult } from '../wire/episodes.js';
 import { parseConfig, parseStep, parseTurn } from './validate.js';
 import type { WorldEffect } from './world.js';
 
@@ -140,6 +143,7 @@ export class EpisodeStore {
     });
     this.episodes.set(episode.id, episode);
     this.recount(episode);
+    if (episode.protocol === 'chat') return { ...episode.summary(), messages: firstMessages(episode), functions: callableFunctions(episode.k, this.nativeTools(episode)), stop: [] };
     return { ...episode.summary(), messages: firstMessages(episode), stop: [...STOP_SEQUENCES] };
   }
 
@@ -169,34 +173,54 @@ export class EpisodeStore {
     const request = parseTurn(body);
     const episode = this.live(id);
     if (!episode.session && episode.stepsTaken > 0) throw mixedError(episode, 'took JSON steps', 'text turns');
-    episode.session ??= new ProtocolSession({
-      protocol: episode.protocol,
+    const common = {
       k: episode.k,
       maxCallsPerTurn: episode.maxCallsPerTurn,
       maxTurns: episode.maxTurns,
       maxObservationChars: episode.maxObservationChars,
-      step: async (actions) => {
+      step: async (actions: Action[]) => {
         const { observations, step, done } = await this.run(episode, actions);
         return { observations: observations.map((o) => o.observation), step, done };
       },
-      tool: (toolId) => this.library.get(toolId),
-      keep: (record) => episode.keepTurn(record),
-    });
-    const session = episode.session;
-    const outcome = await episode.turn(() => {
-      if (episode.done) throw doneError(episode);
-      return session.turn(request.text);
-    });
+      tool: (toolId: string) => this.library.get(toolId),
+      keep: (record: TurnRecord) => episode.keepTurn(record),
+    };
+    let result: TurnResult;
+    let session: ProtocolSession | ChatSession;
+    if (episode.protocol === 'chat') {
+      const chat = (episode.session ??= new ChatSession({ ...common, parser: episode.toolParser ?? 'hermes', given: this.nativeTools(episode), ...(episode.tools ? { restricted: episode.tools } : {}) })) as ChatSession;
+      const input = request.message ? { message: request.message } : { text: request.text! };
+      const outcome = await episode.turn(() => {
+        if (episode.done) throw doneError(episode);
+        return chat.turn(input);
+      });
+      result = { turn: outcome.record.turn, messages: outcome.messages, functions: outcome.functions, done: outcome.done };
+      session = chat;
+    } else {
+      if (request.message) throw new EpisodeError(400, `"message" is how a chat episode takes a turn; this episode speaks ${episode.protocol}: send {"text": "<the assistant message>"}`, [{ path: '/message', message: 'is for protocol "chat"' }]);
+      const text = (episode.session ??= new ProtocolSession({ ...common, protocol: episode.protocol })) as ProtocolSession;
+      const outcome = await episode.turn(() => {
+        if (episode.done) throw doneError(episode);
+        return text.turn(request.text!);
+      });
+      result = { turn: outcome.record.turn, observation: { role: 'user', content: outcome.record.observation }, done: outcome.done };
+      session = text;
+    }
     this.recount(episode);
     episode.lastActive = this.now();
-    const { record } = outcome;
-    const result: TurnResult = { turn: record.turn, observation: { role: 'user', content: record.observation }, done: outcome.done };
-    if (outcome.finish) result.finish = outcome.finish;
+    const record = session.turns.at(-1)!;
+    if (session.finish && result.done) result.finish = session.finish;
     if (record.answer !== undefined) result.answer = record.answer;
     if (record.rejected) result.rejected = record.rejected;
     if (record.step !== undefined) result.step = record.step;
     if (request.state) result.state = runStateView(session.state);
     return result;
+  }
+
+  /** The tools a chat episode offers as native functions from the start: its own `tools`, when few enough to list in a prompt. */
+  private nativeTools(episode: Episode): Tool[] {
+    if (!episode.tools || episode.tools.size > MAX_NATIVE_TOOLS) return [];
+    return [...episode.tools].map((id) => this.library.get(id)).filter((tool): tool is Tool => tool !== undefined);
   }
 
   /** The live episode itself (rewards read its turns), or undefined. */
@@ -469,7 +493,8 @@ function mixedError(episode: Episode, has: string, refused: string): EpisodeErro
 
 /** The protocol's system prompt and the task's query: what a trainer feeds the model first. */
 function firstMessages(episode: Episode): CreatedEpisode['messages'] {
-  const system = systemPrompt(episode.protocol, { maxTurns: episode.maxTurns, maxCallsPerTurn: episode.maxCallsPerTurn, k: episode.k }, episode.systemPrompt);
+  const limits = { maxTurns: episode.maxTurns, maxCallsPerTurn: episode.maxCallsPerTurn, k: episode.k };
+  const system = episode.protocol === 'chat' ? chatSystemPrompt(limits, episode.systemPrompt) : systemPrompt(episode.protocol, limits, episode.systemPrompt);
   return [{ role: 'system', content: system }, ...(episode.task ? [{ role: 'user' as const, content: episode.task.query }] : [])];
 }
 

@@ -5,7 +5,7 @@ import type { CallControls } from '../simulator/types.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { isRecord, type Json } from './resource-body.js';
 import { DEFAULT_SEARCH_K, MAX_ACTIONS, MAX_COEFFICIENT, MAX_GROUP_SIZE, MAX_REWARD_MAGNITUDE, MAX_CALLS_PER_TURN, MAX_EPISODE_TOOLS, MAX_SEARCH_K, MAX_STEPS, MAX_TEXT, MAX_TURN_TEXT, MAX_TURNS, MIN_OBSERVATION_CHARS } from './limits.js';
-import { PROTOCOLS, SYSTEM_PROMPTS, type SystemPromptStyle, type Action, type EpisodeConfig, type EpisodeTask, type Protocol, type RewardRequest, type TurnRequest } from '../wire/episodes.js';
+import { EPISODE_PROTOCOLS, SYSTEM_PROMPTS, TOOL_PARSERS, type SystemPromptStyle, type Action, type AssistantMessage, type ChatToolCall, type EpisodeConfig, type EpisodeProtocol, type EpisodeTask, type RewardRequest, type ToolParser, type TurnRequest } from '../wire/episodes.js';
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
 
@@ -79,8 +79,13 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
   }
   if (raw.max_steps !== undefined && check.integer(raw.max_steps, '/max_steps', 1, MAX_STEPS)) config.max_steps = raw.max_steps;
   if (raw.protocol !== undefined) {
-    if (PROTOCOLS.includes(raw.protocol as Protocol)) config.protocol = raw.protocol as Protocol;
-    else check.add('/protocol', `must be one of ${PROTOCOLS.join(', ')}, got ${JSON.stringify(raw.protocol) ?? kind(raw.protocol)}`);
+    if (EPISODE_PROTOCOLS.includes(raw.protocol as EpisodeProtocol)) config.protocol = raw.protocol as EpisodeProtocol;
+    else check.add('/protocol', `must be one of ${EPISODE_PROTOCOLS.join(', ')}, got ${JSON.stringify(raw.protocol) ?? kind(raw.protocol)}`);
+  }
+  if (raw.tool_parser !== undefined) {
+    if (raw.protocol !== 'chat') check.add('/tool_parser', 'applies to protocol "chat" only (how a turn given as raw text is read)');
+    else if (TOOL_PARSERS.includes(raw.tool_parser as ToolParser)) config.tool_parser = raw.tool_parser as ToolParser;
+    else check.add('/tool_parser', `must be one of ${TOOL_PARSERS.join(', ')}, got ${JSON.stringify(raw.tool_parser) ?? kind(raw.tool_parser)}`);
   }
   if (raw.k !== undefined && check.integer(raw.k, '/k', 1, MAX_K)) config.k = raw.k;
   if (raw.max_calls_per_turn !== undefined && check.integer(raw.max_calls_per_turn, '/max_calls_per_turn', 1, MAX_CALLS_PER_TURN)) config.max_calls_per_turn = raw.max_calls_per_turn;
@@ -108,7 +113,7 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
 }
 
 /** The members of an episode config (`POST /v1/groups` takes them too, beside its own). */
-export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'k', 'max_calls_per_turn', 'max_turns', 'max_observation_chars', 'system_prompt', 'reward'];
+export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'tool_parser', 'k', 'max_calls_per_turn', 'max_turns', 'max_observation_chars', 'system_prompt', 'reward'];
 
 /** Table 7 overrides: known names, finite non-negative numbers. */
 export function parseCoefficients(value: unknown, path: string, check: Checker): Partial<RewardCoefficients> | undefined {
@@ -237,14 +242,78 @@ function parseControls(value: unknown, path: string, check: Checker): CallContro
 /** `POST /v1/episodes/{id}/turns` body. */
 export function parseTurn(body: unknown): TurnRequest {
   const check = new Checker();
-  if (!isRecord(body)) throw invalidRequest('turn', [{ path: '', message: `must be a JSON object {"text": "<the assistant message>"}, got ${kind(body)}` }]);
-  check.members(body, '', ['text', 'state']);
-  if (body.text === undefined) check.add('/text', 'is required: the assistant message as a string');
-  else if (typeof body.text !== 'string') check.add('/text', `must be the assistant message as a string, got ${kind(body.text)}`);
-  else if (body.text.length > MAX_TURN_TEXT) check.add('/text', `must be at most ${MAX_TURN_TEXT} characters, got ${body.text.length}`);
+  if (!isRecord(body)) throw invalidRequest('turn', [{ path: '', message: `must be a JSON object {"text": "<the assistant message>"} (or, in a chat episode, {"message": {…}}), got ${kind(body)}` }]);
+  check.members(body, '', ['text', 'message', 'state']);
+  const request: TurnRequest = {};
+  if (body.text === undefined && body.message === undefined) check.add('/text', 'is required: the assistant message as a string (a chat episode takes {"message": …} instead)');
+  else if (body.text !== undefined && body.message !== undefined) check.add('/message', 'give "text" or "message", not both');
+  else if (body.text !== undefined) {
+    if (typeof body.text !== 'string') check.add('/text', `must be the assistant message as a string, got ${kind(body.text)}`);
+    else if (body.text.length > MAX_TURN_TEXT) check.add('/text', `must be at most ${MAX_TURN_TEXT} characters, got ${body.text.length}`);
+    else request.text = body.text;
+  } else {
+    const message = parseAssistantMessage(body.message, '/message', check);
+    if (message) request.message = message;
+  }
   if (body.state !== undefined && typeof body.state !== 'boolean') check.add('/state', `must be true or false, got ${kind(body.state)}`);
   if (check.errors.length > 0) throw invalidRequest('turn', check.errors);
-  return { text: body.text as string, ...(body.state === true ? { state: true } : {}) };
+  if (body.state === true) request.state = true;
+  return request;
+}
+
+/** Members an OpenAI SDK writes on an assistant message beside the ones read (`message.model_dump()` keeps them): accepted, not read. */
+const IGNORED_MESSAGE_MEMBERS = ['refusal', 'annotations', 'audio', 'function_call', 'reasoning_content', 'reasoning', 'name'];
+
+/** An OpenAI assistant message: `content` a string, null or text parts; `tool_calls` with ids, names and arguments (a JSON string or an object). */
+function parseAssistantMessage(value: unknown, path: string, check: Checker): AssistantMessage | undefined {
+  if (!isRecord(value)) {
+    check.add(path, `must be an assistant message {"role": "assistant", "content", "tool_calls"}, got ${kind(value)}`);
+    return undefined;
+  }
+  const before = check.errors.length;
+  check.members(value, path, ['role', 'content', 'tool_calls', ...IGNORED_MESSAGE_MEMBERS]);
+  if (value.role !== undefined && value.role !== 'assistant') check.add(`${path}/role`, `must be "assistant", got ${JSON.stringify(value.role) ?? kind(value.role)}`);
+  let content: string | null = null;
+  if (typeof value.content === 'string') content = value.content;
+  else if (Array.isArray(value.content) && value.content.every((part) => isRecord(part) && part.type === 'text' && typeof part.text === 'string')) {
+    content = value.content.map((part) => (part as { text: string }).text).join('');
+  } else if (value.content !== undefined && value.content !== null) check.add(`${path}/content`, `must be a string, null or a list of text parts, got ${kind(value.content)}`);
+  if (content !== null && content.length > MAX_TURN_TEXT) check.add(`${path}/content`, `must be at most ${MAX_TURN_TEXT} characters, got ${content.length}`);
+  const calls: ChatToolCall[] = [];
+  if (value.tool_calls !== undefined && value.tool_calls !== null) {
+    if (!Array.isArray(value.tool_calls)) check.add(`${path}/tool_calls`, `must be a list of tool calls, got ${kind(value.tool_calls)}`);
+    else if (value.tool_calls.length > MAX_ACTIONS) check.add(`${path}/tool_calls`, `must hold at most ${MAX_ACTIONS} calls, got ${value.tool_calls.length}`);
+    else value.tool_calls.forEach((call, i) => {
+      const parsed = parseToolCall(call, `${path}/tool_calls/${i}`, check);
+      if (parsed) calls.push(parsed);
+    });
+  }
+  if (check.errors.length > before) return undefined;
+  return { role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+}
+
+function parseToolCall(value: unknown, path: string, check: Checker): ChatToolCall | undefined {
+  if (!isRecord(value)) {
+    check.add(path, `must be a tool call {"id", "type": "function", "function": {"name", "arguments"}}, got ${kind(value)}`);
+    return undefined;
+  }
+  const before = check.errors.length;
+  check.members(value, path, ['id', 'type', 'function', 'index']);
+  if (typeof value.id !== 'string' || value.id === '' || value.id.length > 256) check.add(`${path}/id`, `must be the call's id, a string of 1 to 256 characters, got ${JSON.stringify(value.id) ?? kind(value.id)}`);
+  if (value.type !== undefined && value.type !== 'function') check.add(`${path}/type`, `must be "function", got ${JSON.stringify(value.type) ?? kind(value.type)}`);
+  const fn = value.function;
+  if (!isRecord(fn)) check.add(`${path}/function`, `must be {"name", "arguments"}, got ${kind(fn)}`);
+  else {
+    check.members(fn, `${path}/function`, ['name', 'arguments']);
+    if (typeof fn.name !== 'string' || fn.name === '' || fn.name.length > 256) check.add(`${path}/function/name`, `must be the function's name, got ${JSON.stringify(fn.name) ?? kind(fn.name)}`);
+    const args = fn.arguments;
+    if (typeof args === 'string') {
+      if (args.length > MAX_TURN_TEXT) check.add(`${path}/function/arguments`, `must be at most ${MAX_TURN_TEXT} characters, got ${args.length}`);
+    } else if (args !== undefined && !isRecord(args)) check.add(`${path}/function/arguments`, `must be a JSON string of the arguments (as OpenAI sends them) or an object, got ${kind(args)}`);
+  }
+  if (check.errors.length > before) return undefined;
+  const { name, arguments: args } = fn as { name: string; arguments?: string | Record<string, unknown> };
+  return { id: value.id as string, type: 'function', function: { name, arguments: args ?? {} } };
 }
 
 /** `POST /v1/episodes/{id}/rewards` body (empty: as GET). */

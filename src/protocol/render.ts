@@ -1,4 +1,4 @@
-import type { StepResult, ToolCallObservation } from '../wire/episodes.js';
+import type { SearchObservation, StepResult, ToolCallObservation } from '../wire/episodes.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 import { compactJson } from './compact.js';
 import type { Dispatch } from './dispatch.js';
@@ -24,8 +24,17 @@ function summaryOf(tool: Tool): ToolSummary {
   return summary;
 }
 
+/** A search's results as the model reads them: a summary of each tool new to the run, a pointer back for the others. */
+export function searchResults(observation: SearchObservation, state: RunState, fresh: ReadonlySet<string>): Record<string, unknown>[] {
+  return observation.results.map((hit) => {
+    const tool = state.tools.get(hit.id);
+    if (!fresh.has(hit.id)) return { id: hit.id, name: hit.name, note: 'described earlier' };
+    return (tool ? summaryOf(tool) : { id: hit.id, name: hit.name, description: hit.description }) as unknown as Record<string, unknown>;
+  });
+}
+
 /** One search of `<tools>`: its id, query and result summaries. */
-interface SearchLine {
+export interface SearchLine {
   search: string | undefined;
   query: string;
   results: Record<string, unknown>[];
@@ -45,12 +54,7 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
   const calls: ToolCallObservation[] = [];
   for (const observation of result?.observations ?? []) {
     if (observation.type === 'search_tool') {
-      const results = observation.results.map((hit) => {
-        const tool = state.tools.get(hit.id);
-        if (!fresh.has(hit.id)) return { id: hit.id, name: hit.name, note: 'described earlier' };
-        return tool ? summaryOf(tool) : { id: hit.id, name: hit.name, description: hit.description };
-      });
-      searches.push({ search: observation.id, query: observation.query, results: results as unknown as Record<string, unknown>[] });
+      searches.push({ search: observation.id, query: observation.query, results: searchResults(observation, state, fresh) });
     } else {
       calls.push(observation);
     }
@@ -88,7 +92,7 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
  * the rest first: descriptions and parameter notes shortened, fewer response fields, then its lowest-ranked
  * results (`"more": N` says how many), and only then a structural cut.
  */
-function fitSearch(search: SearchLine, maxChars: number): string {
+export function fitSearch(search: SearchLine, maxChars: number): string {
   const whole = JSON.stringify(search);
   if (whole.length <= maxChars) return whole;
   const brief = search.results.map(briefSummary);
@@ -117,7 +121,7 @@ export function renderCall(observation: ToolCallObservation): string {
 }
 
 /** renderCall in at most `maxChars` (never more than MAX_RESULT_CHARS): an observation budget's share of one call. */
-function renderCallWithin(observation: ToolCallObservation, maxChars: number): string {
+export function renderCallWithin(observation: ToolCallObservation, maxChars: number): string {
   const limit = Math.min(maxChars, MAX_RESULT_CHARS);
   const line: Record<string, unknown> = { id: observation.id, tool: observation.tool, status: observation.status };
   if (observation.error) line.error = `${observation.error} (injected)`;

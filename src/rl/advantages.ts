@@ -23,28 +23,39 @@ export const ADVANTAGE_EPSILON = 1e-6;
 
 type Lambdas = Pick<RewardCoefficients, 'lambda_traj' | 'lambda_phase' | 'lambda_step'>;
 
+const COMPONENTS = ['r_step', 'r_phase', 'r_traj'] as const;
+type Component = (typeof COMPONENTS)[number];
+const LAMBDA: Record<Component, keyof Lambdas> = { r_step: 'lambda_step', r_phase: 'lambda_phase', r_traj: 'lambda_traj' };
+const ADVANTAGE: Record<Component, 'a_step' | 'a_phase' | 'a_traj'> = { r_step: 'a_step', r_phase: 'a_phase', r_traj: 'a_traj' };
+
 /**
  * Group-relative advantages (Eq. 7, C.4) for one group of rollouts of the same task: (R − μ) / (σ + ε) per
  * component, σ the sample standard deviation (n − 1, as torch.std), then advantage = λτ·a_traj + λp·a_phase +
  * λs·a_step. A rollout with a null reward gets null advantages and is left out of μ and σ; a group of one, or one
- * whose component does not vary, gives 0 for it. Whitening across the batch is the trainer's (it rescales all
- * rollouts alike and keeps the ratio).
+ * whose component does not vary, gives 0 for it. A component null for the whole group is not defined for it (R_step
+ * of the chat protocol): it is left out of the sum and its advantage is null. Whitening across the batch is the
+ * trainer's (it rescales all rollouts alike and keeps the ratio).
  */
 export function groupAdvantages(group: readonly ComponentRewards[], lambdas: Lambdas, mode: AdvantageMode = 'decoupled'): Advantage[] {
-  const scored = (r: ComponentRewards) => r.r_step !== null && r.r_phase !== null && r.r_traj !== null;
+  const defined = COMPONENTS.filter((c) => group.some((r) => r[c] !== null));
+  const scored = (r: ComponentRewards) => defined.length > 0 && defined.every((c) => r[c] !== null);
   const valid = group.filter(scored);
   if (mode === 'aggregated') {
-    const sum = (r: ComponentRewards) => lambdas.lambda_traj * r.r_traj! + lambdas.lambda_phase * r.r_phase! + lambdas.lambda_step * r.r_step!;
+    const sum = (r: ComponentRewards) => defined.reduce((total, c) => total + lambdas[LAMBDA[c]] * r[c]!, 0);
     const standard = standardizer(valid.map(sum));
     return group.map((r) => (scored(r) ? { a_step: null, a_phase: null, a_traj: null, advantage: standard(sum(r)) } : nulls()));
   }
-  const step = standardizer(valid.map((r) => r.r_step!));
-  const phase = standardizer(valid.map((r) => r.r_phase!));
-  const traj = standardizer(valid.map((r) => r.r_traj!));
+  const standard = new Map(defined.map((c) => [c, standardizer(valid.map((r) => r[c]!))]));
   return group.map((r) => {
     if (!scored(r)) return nulls();
-    const a = { a_step: step(r.r_step!), a_phase: phase(r.r_phase!), a_traj: traj(r.r_traj!) };
-    return { ...a, advantage: lambdas.lambda_traj * a.a_traj + lambdas.lambda_phase * a.a_phase + lambdas.lambda_step * a.a_step };
+    const out = nulls();
+    let advantage = 0;
+    for (const c of defined) {
+      const a = standard.get(c)!(r[c]!);
+      out[ADVANTAGE[c]] = a;
+      advantage += lambdas[LAMBDA[c]] * a;
+    }
+    return { ...out, advantage };
   });
 }
 

@@ -65,13 +65,35 @@ export function executionPhases(turns: readonly TurnRecord[]): { turns: number[]
 }
 
 /**
+ * A chat trajectory's phases: its turns carry no plan, so each turn's calls are one phase of one window, written
+ * as a plan would declare them: the tools called, no dependency among calls sent together, all in one layer. L2
+ * and L3 then ask whether calls that G_dep orders were sent together, L4 whether each ran once its upstreams had.
+ */
+export function callPhases(turns: readonly TurnRecord[]): { turns: number[]; windows: Window[] }[] {
+  return turns
+    .filter((turn) => turn.calls.length > 0)
+    .map((turn) => {
+      const plan = { tools: [...new Set(turn.calls.map((c) => c.tool))], calls: turn.calls.map((c) => ({ id: c.id, tool: c.tool, depends_on: [] })), layers: [turn.calls.map((c) => c.id)] };
+      return { turns: [turn.turn], windows: [{ turn: turn.turn, plan, turns: [turn] }] };
+    });
+}
+
+/** How a trajectory's phases are read: from plans (ParaAct), or from each turn's calls (`chat`), grounded also in the tools given up front. */
+export interface PhaseOptions {
+  perTurnCalls?: boolean;
+  /** Tools the policy could call before any search (a chat episode's native tools): L1 counts them as retrieved. */
+  given?: readonly string[];
+}
+
+/**
  * The phases' scores before the gate: per window 1[L1]·(w1 + w2·L2 + w3·L3 + w4·L4), each phase the windows'
  * scores weighted by the calls each still schedules. Without a graph, L2 and L3 are null and a window scores
  * 1[L1]·(w1 + w4·L4), rescaled to the full weight so that a perfect phase still scores the weights' sum.
  */
-export function phaseScores(turns: readonly TurnRecord[], weights: Weights, graph: SubgraphSource | undefined): PhaseScore[] {
-  return executionPhases(turns).map((phase) => {
-    const windows = phase.windows.map((window) => windowScore(window, turns, weights, graph));
+export function phaseScores(turns: readonly TurnRecord[], weights: Weights, graph: SubgraphSource | undefined, options: PhaseOptions = {}): PhaseScore[] {
+  const phases = options.perTurnCalls ? callPhases(turns) : executionPhases(turns);
+  return phases.map((phase) => {
+    const windows = phase.windows.map((window) => windowScore(window, turns, weights, graph, options.given ?? []));
     const weight = windows.reduce((sum, w) => sum + w.scheduled, 0);
     const score = weight === 0 ? mean(windows.map((w) => w.score)) : windows.reduce((sum, w) => sum + w.scheduled * w.score, 0) / weight;
     const l4 = weight === 0 ? 0 : windows.reduce((sum, w) => sum + w.scheduled * w.l4_ratio, 0) / weight;
@@ -87,10 +109,10 @@ export function phaseScores(turns: readonly TurnRecord[], weights: Weights, grap
   });
 }
 
-function windowScore(window: Window, turns: readonly TurnRecord[], weights: Weights, graph: SubgraphSource | undefined): WindowScore {
+function windowScore(window: Window, turns: readonly TurnRecord[], weights: Weights, graph: SubgraphSource | undefined, given: readonly string[]): WindowScore {
   const { plan } = window;
   const before = turns.filter((t) => t.turn < window.turn);
-  const retrieved = new Set(before.flatMap((t) => t.searches.flatMap((s) => s.results)));
+  const retrieved = new Set([...given, ...before.flatMap((t) => t.searches.flatMap((s) => s.results))]);
   const declared = new Set(plan.tools);
   const l1 = declared.size === plan.tools.length && plan.tools.every((tool) => retrieved.has(tool));
 

@@ -1,5 +1,5 @@
 import { renderCall } from '../protocol/render.js';
-import type { Observation, Trajectory, TurnRecord } from '../wire/episodes.js';
+import { MAX_NATIVE_TOOLS, type Observation, type Trajectory, type TurnRecord } from '../wire/episodes.js';
 import { answerReward, NO_ANSWER_REWARD, pattern, ruleVerdicts } from './answer.js';
 import type { AnswerJudge, JudgeInput, JudgeOutcome } from './judge.js';
 import { JudgeError } from './judge.js';
@@ -7,8 +7,12 @@ import { phaseScores, type PhaseScore, type SubgraphSource } from './phase.js';
 import { stepReward, type StepScore } from './step.js';
 import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';
 
+
 /** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
-export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'>;
+export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> & Partial<Pick<Trajectory, 'protocol' | 'tools'>>;
+
+/** Why a chat trajectory has no R_step. */
+export const CHAT_STEP_NOTE = 'not defined for the chat protocol: R_step scores plans against the controller (Table 8), and chat turns carry no plan';
 
 /**
  * Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an
@@ -27,7 +31,9 @@ export interface AnswerOutcome {
 
 /** `GET /v1/episodes/{id}/rewards`. Null rewards (and `flagged`) when R_ans could not be scored: a trainer drops such a rollout. */
 export interface Rewards {
-  r_step: number;
+  /** Null for the chat protocol (`r_step_note` says why). */
+  r_step: number | null;
+  r_step_note?: string;
   r_phase: number | null;
   r_traj: number | null;
   r_ans: number | null;
@@ -105,8 +111,11 @@ async function judgeOnce(judge: AnswerJudge, input: JudgeInput): Promise<JudgedO
 /** Every reward of a trajectory (Eqs. 4–6) given its R_ans; deterministic in its inputs. */
 export function scoreTrajectory(trajectory: ScoredTrajectory, outcome: AnswerOutcome, graph: SubgraphSource | undefined): Rewards {
   const coefficients: RewardCoefficients = { ...DEFAULT_COEFFICIENTS, ...trajectory.reward };
-  const { r_step, steps } = stepReward(trajectory.turns);
-  const phases = phaseScores(trajectory.turns, coefficients, graph);
+  const chat = trajectory.protocol === 'chat';
+  const { r_step, steps } = chat ? { r_step: null, steps: [] } : stepReward(trajectory.turns);
+  // A chat episode's own tools were offered natively from the start when few enough (store.ts nativeTools).
+  const given = chat && (trajectory.tools?.length ?? 0) <= MAX_NATIVE_TOOLS ? (trajectory.tools ?? []) : [];
+  const phases = phaseScores(trajectory.turns, coefficients, graph, chat ? { perTurnCalls: true, given } : {});
   const r_ans = outcome.r_ans;
   const gate = r_ans === null ? null : Math.min(1, Math.max(0, r_ans));
   const r_phase = gate === null ? null : phases.length === 0 ? 0 : (gate * phases.reduce((sum, p) => sum + p.score, 0)) / phases.length;
@@ -115,6 +124,7 @@ export function scoreTrajectory(trajectory: ScoredTrajectory, outcome: AnswerOut
     r_ans === null ? null : coefficients.gamma_e * (recall.search ?? 0) + coefficients.gamma_o * (recall.call ?? 0) + coefficients.gamma_ans * r_ans;
   const success = r_ans === null ? null : outcome.verdicts?.quality === 'YES';
   const rewards: Rewards = { r_step, r_phase, r_traj, r_ans, gate, answer_source: outcome.source, success, steps, phases, recall, graph: graph !== undefined, coefficients };
+  if (chat) rewards.r_step_note = CHAT_STEP_NOTE;
   if (outcome.flagged) rewards.flagged = outcome.flagged;
   if (outcome.verdicts) {
     rewards.verdicts = outcome.verdicts;

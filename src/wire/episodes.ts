@@ -19,6 +19,18 @@ export interface EpisodeTask {
 /** The loops an episode's text turns speak: the paper's ParaAct and its two baselines (§4). */
 export const PROTOCOLS = ['paraact', 'react', 'parallel'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
+/** What an episode's turns speak: a tagged-text protocol, or `chat`, native tool calling (OpenAI `tool_calls`, or a model's own template). */
+export const EPISODE_PROTOCOLS = [...PROTOCOLS, 'chat'] as const;
+export type EpisodeProtocol = (typeof EPISODE_PROTOCOLS)[number];
+/**
+ * How a `chat` episode reads a turn given as raw text: `hermes` `<tool_call>{"name", "arguments"}</tool_call>` blocks
+ * (Qwen2.5/3, Hermes), `llama3` `{"name", "parameters"}` objects (Llama 3.1+, `<|python_tag|>` optional), `mistral`
+ * `[TOOL_CALLS][{"name", "arguments"}, …]`.
+ */
+export const TOOL_PARSERS = ['hermes', 'llama3', 'mistral'] as const;
+export type ToolParser = (typeof TOOL_PARSERS)[number];
+/** A chat episode's own `tools` are offered as native functions from the start up to this many; past it search finds them (a prompt listing more would crowd out the task). */
+export const MAX_NATIVE_TOOLS = 64;
 /** The system prompt's length: `full` teaches the protocol, `brief` restates its grammar for a policy trained on it. */
 export const SYSTEM_PROMPTS = ['full', 'brief'] as const;
 export type SystemPromptStyle = (typeof SYSTEM_PROMPTS)[number];
@@ -34,8 +46,10 @@ export interface EpisodeConfig {
   tools?: string[];
   /** Steps after which the episode is done; default 50. */
   max_steps?: number;
-  /** The protocol its text turns speak; default paraact. */
-  protocol?: Protocol;
+  /** The protocol its turns speak; default paraact. */
+  protocol?: EpisodeProtocol;
+  /** `chat` only: how a turn given as raw text is read; default hermes. */
+  tool_parser?: ToolParser;
   /** Search results per query in text turns; default 3 (the paper's top-3). */
   k?: number;
   /** Tool calls one text turn may dispatch; default 3. */
@@ -210,9 +224,33 @@ export interface TurnRecord {
   observation_truncated?: number;
 }
 
-/** `POST /v1/episodes/{id}/turns` body. */
+/** One tool call of an assistant message, as OpenAI sends it (`arguments` a JSON string) or already parsed. */
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string | Record<string, unknown> };
+}
+
+/** A `chat` episode's turn as a message: OpenAI's assistant message. */
+export interface AssistantMessage {
+  role: 'assistant';
+  content?: string | null;
+  tool_calls?: ChatToolCall[];
+}
+
+/** What a `chat` turn answers: one `tool` message per call, in call order; a `user` message when the turn was not run and named no call. */
+export type ChatObservation = { role: 'tool'; tool_call_id: string; content: string } | { role: 'user'; content: string };
+
+/** A function a `chat` episode offers, as OpenAI's `tools` list writes it. */
+export interface FunctionSpec {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+/** `POST /v1/episodes/{id}/turns` body: `text` (any protocol; a `chat` episode reads it with its tool parser) or, for `chat`, `message`. */
 export interface TurnRequest {
-  text: string;
+  text?: string;
+  message?: AssistantMessage;
   /** Answer the run state as data too (what the heuristic policy reads). */
   state?: boolean;
 }
@@ -220,7 +258,12 @@ export interface TurnRequest {
 /** `POST /v1/episodes/{id}/turns` answer. */
 export interface TurnResult {
   turn: number;
-  observation: { role: 'user'; content: string };
+  /** Text protocols: the next user message. */
+  observation?: { role: 'user'; content: string };
+  /** `chat`: the messages that answer the turn (a `tool` message per call). */
+  messages?: ChatObservation[];
+  /** `chat`: the functions callable now (search surfaces more), as OpenAI's `tools` list: a trainer renders the next prompt with them. */
+  functions?: FunctionSpec[];
   done: boolean;
   finish?: Finish;
   answer?: string;
@@ -244,7 +287,9 @@ export interface EpisodeSummary {
   seed: number;
   error_rate: number;
   max_steps: number;
-  protocol: Protocol;
+  protocol: EpisodeProtocol;
+  /** `chat` only. */
+  tool_parser?: ToolParser;
   k: number;
   max_calls_per_turn: number;
   max_turns: number;
@@ -269,6 +314,8 @@ export interface EpisodeSummary {
 /** `POST /v1/episodes` answer: the summary and the first messages a trainer feeds the model (system prompt, task). */
 export interface CreatedEpisode extends EpisodeSummary {
   messages: { role: 'system' | 'user'; content: string }[];
+  /** `chat`: the functions callable from the start (`search_tool`, `call_tool`, and the episode's `tools`), as OpenAI's `tools` list. */
+  functions?: FunctionSpec[];
   /** Where the model's message ends (exclusive): the openers of the observations the environment writes. */
   stop: string[];
 }

@@ -256,7 +256,7 @@ describe('R_traj (Eq. 6) and the answer sources (C.3)', () => {
     assert.equal(rewards.r_traj, null);
     assert.equal(rewards.r_phase, null);
     assert.equal(rewards.gate, null);
-    assert.ok(rewards.r_step > 0, 'the step reward needs no answer');
+    assert.ok(rewards.r_step! > 0, 'the step reward needs no answer');
   });
 
   it('the judge is asked once more on 110, and a finished episode is judged once (memo)', async () => {
@@ -317,5 +317,21 @@ describe('decoupled advantages (Eq. 7, C.4)', () => {
     const [flagged, x, y] = groupAdvantages([{ r_step: 1, r_phase: null, r_traj: null }, same, { ...same, r_traj: 0.1 }], L);
     assert.deepEqual(flagged, { a_step: null, a_phase: null, a_traj: null, advantage: null });
     close(x!.a_traj! + y!.a_traj!, 0, 'the flagged rollout is left out of the mean');
+  });
+
+  it('a component null across the whole group (R_step of chat episodes) is left out, not every rollout', () => {
+    const group = [
+      { r_step: null, r_phase: 1, r_traj: 2 },
+      { r_step: null, r_phase: 0, r_traj: 0 },
+    ];
+    for (const mode of ['decoupled', 'aggregated'] as const) {
+      const [a, b] = groupAdvantages(group, L, mode);
+      assert.ok(a!.advantage! > 0 && b!.advantage! < 0, `${mode}: ${JSON.stringify([a, b])}`);
+      assert.equal(a!.a_step, null);
+    }
+    const [a] = groupAdvantages(group, L);
+    close(a!.advantage, 1.0 * a!.a_traj! + 0.5 * a!.a_phase!);
+    const [, partly] = groupAdvantages([{ r_step: 1, r_phase: 1, r_traj: 1 }, { r_step: null, r_phase: 1, r_traj: 1 }], L);
+    assert.equal(partly!.advantage, null, 'a null where others are scored is still a flagged rollout');
   });
 });

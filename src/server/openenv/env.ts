@@ -33,7 +33,7 @@ export interface StepObservation {
   answer?: string;
   rejected?: string[];
   /** Once done: the episode's rewards (null ones, and `flagged`, when R_ans could not be scored). */
-  rewards?: { r_step: number; r_phase: number | null; r_traj: number | null; r_ans: number | null; flagged?: string };
+  rewards?: { r_step: number | null; r_phase: number | null; r_traj: number | null; r_ans: number | null; flagged?: string };
   /** Once done, when the rewards could not be computed at all. */
   reward_error?: string;
 }
@@ -90,7 +90,7 @@ export class OpenEnv {
   async step(id: string, action: unknown, pointer = ''): Promise<OpenEnvResult<StepObservation>> {
     const text = actionText(action, pointer);
     const turn = await this.episodes.turn(id, { text });
-    const observation: StepObservation = { episode_id: id, turn: turn.turn, content: turn.observation.content, done: turn.done };
+    const observation: StepObservation = { episode_id: id, turn: turn.turn, content: turn.observation?.content ?? JSON.stringify(turn.messages), done: turn.done };
     if (turn.finish) observation.finish = turn.finish;
     if (turn.answer !== undefined) observation.answer = turn.answer;
     if (turn.rejected) observation.rejected = turn.rejected;

@@ -18,7 +18,7 @@ export const OPENENV_SCHEMAS = {
     properties: {
       episode_id: { type: 'string', description: 'The ToolEnv episode (`/v1/episodes/{id}` serves its trajectory and rewards).' },
       turn: { type: 'integer', minimum: 0 },
-      content: { type: 'string', description: 'The next user message (at reset: the task\'s query).' },
+      content: { type: 'string', description: 'The next user message (at reset: the task\'s query); for a `chat` episode, its tool messages as a JSON array.' },
       messages: {
         type: 'array',
         description: 'At reset: the system prompt and the task\'s query, what the model reads first.',
@@ -34,7 +34,7 @@ export const OPENENV_SCHEMAS = {
         description: 'Once done: the episode\'s rewards; null ones (and `flagged`) when R_ans could not be scored.',
         required: ['r_step', 'r_phase', 'r_traj', 'r_ans'],
         properties: {
-          r_step: { type: 'number' },
+          r_step: { type: ['number', 'null'], description: 'Null for the chat protocol, whose turns carry no plan to score.' },
           r_phase: { type: ['number', 'null'] },
           r_traj: { type: ['number', 'null'] },
           r_ans: { type: ['number', 'null'] },
