@@ -239,6 +239,14 @@ describe('trajectory.schema.json: text turns', () => {
       [{ text: 'x', state: 'yes' }, false],
       [{ text: 'x', extra: 1 }, false],
       [['x'], false],
+      [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'search_tool', arguments: '{"query": "x"}' } }] } }, true],
+      [{ message: { content: 'The answer.', refusal: null, annotations: [] }, state: true }, true],
+      [{ message: { role: 'assistant', content: [{ type: 'text', text: 'hi' }], tool_calls: [{ id: 'a', function: { name: 'f', arguments: { x: 1 } } }] } }, true],
+      [{ message: { role: 'user', content: 'x' } }, false],
+      [{ message: { content: 'x', tool_calls: [{ function: { name: 'f' } }] } }, false],
+      [{ message: { content: 'x', tool_calls: [{ id: 'a', function: { name: 'f', arguments: 3 } }] } }, false],
+      [{ message: { content: 'x', extra: 1 } }, false],
+      [{ text: 'x', message: { content: 'x' } }, false],
     ];
     for (const [body, expected] of cases) agree(TRAJECTORY, 'TurnRequest', parseTurn, body, expected);
     const typed: TurnRequest = { text: 'x', state: true };
@@ -472,6 +480,24 @@ describe('the schemas describe what the server answers', () => {
     assert.equal(rewards.r_ans, null);
     R.valid('Rewards', rewards);
     T.valid('EpisodeSummary', await json(await fetch(`${url}/v1/episodes/${unscored.id}`, { method: 'DELETE' })));
+  });
+
+  it('a chat episode: created with its functions, its turns, its trajectory and its rewards (R_step null)', async () => {
+    const created = await json(await post(`${url}/v1/episodes`, { protocol: 'chat', tool_parser: 'hermes', task: { id: 't', query: 'Weather in Paris?', reference_tools: ['weather_forecast'], answer: 'Paris' }, max_turns: 4 }), 201);
+    T.valid('CreatedEpisode', created);
+    const call = (name: string, args: unknown) => `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
+    for (const body of [
+      { text: call('search_tool', { query: 'weather forecast' }) },
+      { text: call('nope', {}) },
+      { message: { role: 'assistant', content: null, tool_calls: [{ id: 'w', type: 'function', function: { name: 'weather_forecast', arguments: '{"city": "Paris"}' } }] }, state: true },
+      { message: { role: 'assistant', content: 'The forecast for Paris is in.' } },
+    ]) {
+      T.valid('TurnResult', await json(await post(`${url}/v1/episodes/${created.id}/turns`, body)));
+    }
+    T.valid('Trajectory', await json(await fetch(`${url}/v1/episodes/${created.id}`)));
+    const rewards = await json(await fetch(`${url}/v1/episodes/${created.id}/rewards`));
+    assert.equal(rewards.r_step, null);
+    R.valid('Rewards', rewards);
   });
 
   it('a group, its advantages in both modes, and POST /v1/advantages', async () => {

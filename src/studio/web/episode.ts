@@ -102,7 +102,7 @@ function rewardPanel(r: Rewards): HTMLElement {
     h(
       'div',
       { class: 'rewards' },
-      big('R_step', r.r_step, `(Σ r_base + r_plan = ${stepSum}) ÷ (2 × ${r.steps.length} turns)`),
+      big('R_step', r.r_step, r.r_step_note ?? `(Σ r_base + r_plan = ${stepSum}) ÷ (2 × ${r.steps.length} turns)`),
       big('R_phase', r.r_phase, r.gate === null ? 'not scored: R_ans flagged' : `gate ${num(r.gate)} × mean of ${r.phases.length} phase scores ${num(phaseMean)}`),
       big('R_traj', r.r_traj, `${k.gamma_e} × search recall ${num(r.recall.search)} + ${k.gamma_o} × call recall ${num(r.recall.call)} + ${k.gamma_ans} × R_ans`),
       big('R_ans', r.r_ans, `from ${r.answer_source}${r.pattern ? ` (Q/F/U ${r.pattern})` : ''}`),

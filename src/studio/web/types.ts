@@ -104,7 +104,8 @@ export interface PhaseScore {
 }
 
 export interface Rewards {
-  r_step: number;
+  r_step: number | null;
+  r_step_note?: string;
   r_phase: number | null;
   r_traj: number | null;
   r_ans: number | null;
