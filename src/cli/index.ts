@@ -12,6 +12,7 @@ import { registerServe } from './serve.js';
 import { registerModel } from './model.js';
 import { registerEval } from './eval.js';
 import { registerReward } from './reward.js';
+import { registerExport } from './export.js';
 import { registerTasks } from './tasks/index.js';
 import { registerTrain } from './train.js';
 import { registerSft } from './sft.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerModel(program);
   registerEval(program);
   registerReward(program);
+  registerExport(program);
   registerTasks(program);
   registerTrain(program);
   registerSft(program);
