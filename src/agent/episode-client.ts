@@ -1,4 +1,4 @@
-import type { CreatedEpisode, EpisodeConfig, RewardRequest, Trajectory, TurnResult } from '../wire/episodes.js';
+import type { AssistantMessage, CreatedEpisode, EpisodeConfig, RewardRequest, Trajectory, TurnResult } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { Tool } from '../library/tool.js';
 import { fetchFailure } from './fetch-failure.js';
@@ -38,9 +38,10 @@ export class EpisodeClient {
     return this.request('POST', '/v1/episodes', config);
   }
 
-  /** One text turn: the assistant message in, the next observation (and, asked for, the run state) out. */
-  turn(id: string, text: string, state = false): Promise<TurnResult> {
-    return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/turns`, state ? { text, state } : { text });
+  /** One turn: the assistant message in (text, or a chat episode's OpenAI message), the next observation (and, asked for, the run state) out. */
+  turn(id: string, turn: string | { text: string } | { message: AssistantMessage }, state = false): Promise<TurnResult> {
+    const body = typeof turn === 'string' ? { text: turn } : turn;
+    return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/turns`, state ? { ...body, state } : body);
   }
 
   rewards(id: string, request: RewardRequest = {}): Promise<Rewards> {

@@ -24,6 +24,7 @@ const RECORD_FETCH_CONCURRENCY = 8;
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { agent, policy, task } = options;
   if (!AGENTS.includes(agent)) throw new Error(`unknown agent ${JSON.stringify(agent)}; one of ${AGENTS.join(', ')}`);
+  if (agent === 'chat' && !policy.nativeTools) throw new Error(`the chat agent needs a policy that calls tools natively (heuristic, or openai:MODEL@URL); ${policy.name} writes text only`);
   const maxTurns = positive(options.maxTurns, DEFAULT_MAX_TURNS, 'maxTurns');
   const maxCallsPerTurn = positive(options.maxCallsPerTurn, DEFAULT_MAX_CALLS_PER_TURN, 'maxCallsPerTurn');
   const k = positive(options.k, DEFAULT_K, 'k');
@@ -49,6 +50,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const episode = await client.create(config);
 
   const messages: ChatMessage[] = episode.messages.map((m) => ({ ...m }));
+  let functions = episode.functions;
   const tools = new Map<string, Tool>();
   let state: RunState = newRunState();
   const tokens: TokenUsage = { prompt: 0, completion: 0 };
@@ -60,11 +62,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
       state.turn = turn;
-      const reply = await policy.next(messages, { agent, task, turn, signal: options.signal, maxTurns, maxCallsPerTurn, state, seed: episode.seed });
+      const reply = await policy.next(messages, { agent, task, turn, signal: options.signal, maxTurns, maxCallsPerTurn, state, seed: episode.seed, ...(functions ? { functions } : {}) });
       tokens.prompt += reply.usage.prompt;
       tokens.completion += reply.usage.completion;
-      messages.push({ role: 'assistant', content: reply.text });
-      const result: TurnResult = await client.turn(episode.id, reply.text, true);
+      const message = agent === 'chat' ? reply.message : undefined;
+      messages.push({ role: 'assistant', content: reply.text, ...(message?.tool_calls ? { tool_calls: message.tool_calls } : {}) });
+      const result: TurnResult = await client.turn(episode.id, message ? { message } : { text: reply.text }, true);
       turns = result.turn;
       const view = result.state as RunStateView;
       await fetchRecords(client, tools, view.surfaced);
@@ -74,8 +77,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
         finish = 'answer';
         break;
       }
-      // Agents speak the text protocols, whose turns always answer an observation.
-      messages.push(result.observation!);
+      if (result.messages) messages.push(...result.messages);
+      else if (result.observation) messages.push(result.observation);
+      if (result.functions) functions = result.functions;
       if (result.done) {
         finish = result.finish === 'episode_done' ? 'episode_done' : 'turn_cap';
         break;

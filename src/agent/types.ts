@@ -1,18 +1,22 @@
-import { PROTOCOLS, type EpisodeTask, type Finish as EpisodeFinish, type Protocol, type SystemPromptStyle, type Trajectory } from '../wire/episodes.js';
+import { EPISODE_PROTOCOLS, type AssistantMessage, type ChatToolCall, type EpisodeProtocol, type EpisodeTask, type Finish as EpisodeFinish, type FunctionSpec, type SystemPromptStyle, type Trajectory } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from '../protocol/state.js';
 
-/** The agent loops the client runs: one per protocol an episode's text turns speak (the paper's ParaAct, its two baselines). */
-export const AGENTS = PROTOCOLS;
-export type AgentName = Protocol;
+/** The agent loops the client runs: one per protocol an episode's turns speak (the paper's ParaAct, its two baselines, and native tool calling). */
+export const AGENTS = EPISODE_PROTOCOLS;
+export type AgentName = EpisodeProtocol;
 
 /** A task an agent is given: the episode's task (its `answer`, when it has one, is what a rule compares the final answer with). */
 export type AgentTask = EpisodeTask;
 
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** The chat agent: an assistant message's native tool calls. */
+  tool_calls?: ChatToolCall[];
+  /** The chat agent: the call a tool message answers. */
+  tool_call_id?: string;
 }
 
 export interface TokenUsage {
@@ -24,8 +28,14 @@ export interface TokenUsage {
 export interface Policy {
   /** `heuristic`, `openai:MODEL@URL`, `gguf:FILE`. */
   readonly name: string;
-  /** The next assistant message (tagged text: <think>, <plan>, <search_tool>, <tool_call>, <answer>) and its token usage. */
-  next(messages: readonly ChatMessage[], context: PolicyContext): Promise<{ text: string; usage: TokenUsage }>;
+  /** It can drive the chat agent: it writes native tool calls (the heuristic; an OpenAI-compatible model given `tools`). */
+  readonly nativeTools?: boolean;
+  /**
+   * The next assistant message (tagged text: <think>, <plan>, <search_tool>, <tool_call>, <answer>) and its token
+   * usage. For the chat agent a policy may give an OpenAI assistant message with `tool_calls` instead (`text` is then
+   * its content), or raw text in the model's own tool-call format, which the episode's tool parser reads.
+   */
+  next(messages: readonly ChatMessage[], context: PolicyContext): Promise<{ text: string; message?: AssistantMessage; usage: TokenUsage }>;
   close?(): Promise<void>;
 }
 
@@ -45,6 +55,8 @@ export interface PolicyContext {
    * reads them here instead of re-parsing its own transcript. Added by the agent client.
    */
   state?: Readonly<RunState>;
+  /** The chat agent: the functions callable now, as OpenAI's `tools` list. Added by the agent client. */
+  functions?: readonly FunctionSpec[];
   /**
    * The run's seed (its episode's: the one the caller chose, else the one the server picked). A policy that samples
    * mixes it with the turn, so every run samples its own stream and a rerun with the same seed repeats. Added by the

@@ -69,6 +69,7 @@ export function registerEval(program: Command): void {
         if (flags.server !== undefined && command.getOptionValueSource(flag) === 'cli') throw new UsageError(`--${flag} is for the in-process server: drop it or drop --server`);
       }
       if (!/^(heuristic|openai:.*|gguf:.+|hf:.+)$/.test(flags.policy)) throw new UsageError(`--policy must be heuristic, openai:MODEL@URL, gguf:FILE or hf:DIR, got ${JSON.stringify(flags.policy)}`);
+      if (agents.includes('chat') && /^(gguf|hf):/.test(flags.policy)) throw new UsageError(`--agent chat needs a policy that calls tools natively (heuristic, or openai:MODEL@URL given the functions as tools); ${flags.policy} writes text only`);
       const options = {
         tasks: flags.tasks,
         format: flags.format as TaskFormat | undefined,

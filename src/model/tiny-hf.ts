@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemPrompt } from '../protocol/prompts.js';
-import { AGENTS } from '../agent/types.js';
+import { PROTOCOLS } from '../wire/episodes.js';
 import { UsageError } from '../terminal/errors.js';
 import { runPythonJson } from './run-python.js';
 
@@ -29,7 +29,7 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
   try {
     const corpus = join(work, 'corpus.txt');
     const limits = { maxTurns: 15, maxCallsPerTurn: 3, k: 3 };
-    const texts = AGENTS.map((agent) => systemPrompt(agent, limits));
+    const texts = PROTOCOLS.map((agent) => systemPrompt(agent, limits));
     if (corpusFile !== undefined) texts.push(...corpusTexts(corpusFile));
     writeFileSync(corpus, texts.join('\n'));
     const args = ['-m', 'toolenv.tiny_model', '--out', dir, '--corpus', corpus, '--seed', String(seed), '--size', size];
@@ -49,7 +49,7 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
  */
 function atomicPrompts(): string[] {
   const prompts: string[] = [];
-  for (let maxTurns = 1; maxTurns <= 15; maxTurns++) for (const agent of AGENTS) prompts.push(systemPrompt(agent, { maxTurns, maxCallsPerTurn: 3, k: 3 }));
+  for (let maxTurns = 1; maxTurns <= 15; maxTurns++) for (const agent of PROTOCOLS) prompts.push(systemPrompt(agent, { maxTurns, maxCallsPerTurn: 3, k: 3 }));
   return prompts;
 }
 

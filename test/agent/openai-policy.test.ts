@@ -218,3 +218,53 @@ test('a model behind the OpenAI-compatible endpoint drives a ParaAct run: a malf
   assert.match(sent[7]!.content, /^<tool_response>\n\{"id":"w","tool":"weather_forecast","status":200,"body":/);
   assert.equal(sent.length, 8);
 });
+
+test('the chat agent: an OpenAI-compatible model given the functions as `tools` runs a chat episode on its native tool calls', async (t) => {
+  const { startEpisodeServer } = await import('../episodes/fixture.js');
+  const { ADD, GET, TASK, withGraph } = await import('../episodes/paraact-text.js');
+  await withGraph();
+  const env = await startEpisodeServer();
+  t.after(() => env.close());
+  const seen: Record<string, any>[] = [];
+  const call = (id: string, name: string, args: unknown) => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
+  // A model that reads its conversation: search both capabilities, add the pet, read it back by the id it got, answer.
+  const model = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(raw) as Record<string, any>;
+      seen.push(body);
+      const tools = body.messages.filter((m: Record<string, any>) => m.role === 'tool');
+      const last = tools.at(-1)?.content ? JSON.parse(tools.at(-1).content) : undefined;
+      const message =
+        tools.length === 0
+          ? { role: 'assistant', content: null, tool_calls: [call('s1', 'search_tool', { query: 'Add a pet' }), call('s2', 'search_tool', { query: 'Find pet by ID' })] }
+          : last?.tool === ADD
+            ? { role: 'assistant', content: null, tool_calls: [call('c2', GET, { petId: last.body.id })] }
+            : last?.tool === GET
+              ? { role: 'assistant', content: `Added ${last.body.name} and read it back.` }
+              : { role: 'assistant', content: null, tool_calls: [call('c1', ADD, { name: 'Rex', status: 'available' })] };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ choices: [{ message }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
+    });
+  });
+  await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => model.close(() => resolve())));
+  const policy = await createPolicy(`openai:qwen@http://127.0.0.1:${(model.address() as AddressInfo).port}`);
+
+  const run = await runAgent({ server: env.url, agent: 'chat', policy, task: TASK, errorRate: 0 });
+  assert.equal(run.finish, 'answer', run.error);
+  assert.equal(run.answer, 'Added Rex and read it back.');
+  assert.deepEqual(run.calls.map((c) => [c.tool, c.ok]), [[ADD, true], [GET, true]]);
+  assert.equal(run.rewards!.r_step, null);
+  assert.equal(run.rewards!.success, true);
+  assert.equal(seen.length, 4);
+  assert.equal('stop' in seen[0]!, false, 'the model’s template ends its message');
+  assert.deepEqual(seen[0]!.tools.map((f: Record<string, any>) => f.function.name), ['search_tool', 'call_tool']);
+  assert.ok(seen[1]!.tools.some((f: Record<string, any>) => f.function.name === ADD), 'found tools are offered as functions');
+  assert.deepEqual(seen[1]!.messages.slice(2).map((m: Record<string, any>) => [m.role, m.tool_call_id]), [['assistant', undefined], ['tool', 's1'], ['tool', 's2']]);
+
+  const text = await createPolicy('heuristic');
+  assert.equal((await runAgent({ server: env.url, agent: 'chat', policy: text, task: TASK, errorRate: 0 })).finish, 'answer');
+  await assert.rejects(runAgent({ server: env.url, agent: 'chat', policy: { name: 'gguf:x', next: () => Promise.reject(new Error('unused')) }, task: TASK }), /the chat agent needs a policy that calls tools natively/);
+});

@@ -119,8 +119,9 @@ test('issue #7: heuristic ParaAct averages more than one action per turn and few
     paraact: { turns: 0, actions: 0, runs: 0 },
     react: { turns: 0, actions: 0, runs: 0 },
     parallel: { turns: 0, actions: 0, runs: 0 },
+    chat: { turns: 0, actions: 0, runs: 0 },
   };
-  for (const agent of ['paraact', 'react', 'parallel'] as const) {
+  for (const agent of ['paraact', 'react', 'parallel', 'chat'] as const) {
     for (const task of TASKS) {
       const result = await run(agent, task);
       assert.equal(result.finish, 'answer', `${agent} ${task.id}: ${result.error ?? ''}`);
@@ -135,6 +136,9 @@ test('issue #7: heuristic ParaAct averages more than one action per turn and few
   assert.ok(perTurn('paraact') > 1, `ParaAct: ${perTurn('paraact')} actions per turn`);
   assert.ok(perTurn('react') <= 1, `ReAct: ${perTurn('react')} actions per turn`);
   assert.ok(turns('paraact') < turns('react'), `turns: ParaAct ${turns('paraact')}, ReAct ${turns('react')}`);
+  // Native tool calling sends a layer's calls together too: as parallel as ParaAct, without its plans.
+  assert.ok(perTurn('chat') > 1, `chat: ${perTurn('chat')} actions per turn`);
+  assert.ok(turns('chat') < turns('react'), `turns: chat ${turns('chat')}, ReAct ${turns('react')}`);
 });
 
 test('every call failing with injected errors: rate limits and outages are retried once, the run still ends with an answer', async () => {

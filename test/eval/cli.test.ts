@@ -69,11 +69,13 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
   assert.match(one.stderr, /not run: task 106 \(line \d+\): no reference tool is in the library/);
   assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'trajectories', 'paraact', '101.run1.json')));
 
-  const both = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'paraact,react', '--runs', '2', '--concurrency', '8', '--json']);
+  const both = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'paraact,react,chat', '--runs', '2', '--concurrency', '8', '--json']);
   assert.equal(both.status, 0, both.stderr);
   const compared = summary(both);
   const agents = compared.agents as Record<string, unknown>[];
-  assert.deepEqual(agents.map((a) => a.agent), ['paraact', 'react']);
+  assert.deepEqual(agents.map((a) => a.agent), ['paraact', 'react', 'chat']);
+  assert.equal(agents[2]!.success, agents[0]!.success, 'the heuristic solves the same tasks calling tools natively');
+  assert.equal(agents[2]!.r_step, null, 'R_step is not defined for chat');
   assert.equal(compared.runs, 2);
   assert.ok((agents[0]!.turns as number) < (agents[1]!.turns as number));
   assert.equal(typeof (agents[0]!.std as Record<string, unknown>).success, 'number');

@@ -3,7 +3,8 @@ import { newRunState } from '../../protocol/state.js';
 import { approximateUsage } from '../tokens.js';
 import type { ChatMessage, Policy, PolicyContext } from '../types.js';
 import { planSlots, researchK, type SlotPlan } from './plan.js';
-import { writeAnswer, writeParaActCalls, writeParallelCalls, writeReActCall, writeSearches } from './write.js';
+import { answerText, chatCalls, chatSearches, writeAnswer, writeParaActCalls, writeParallelCalls, writeReActCall, writeSearches } from './write.js';
+import type { AssistantMessage } from '../../wire/episodes.js';
 
 /**
  * `heuristic`: a deterministic, non-LLM policy that speaks the agent protocol, a real baseline for each agent.
@@ -25,11 +26,33 @@ import { writeAnswer, writeParaActCalls, writeParallelCalls, writeReActCall, wri
 export function heuristicPolicy(): Policy {
   return {
     name: 'heuristic',
+    nativeTools: true,
     async next(messages: readonly ChatMessage[], context: PolicyContext) {
+      if (context.agent === 'chat') {
+        const message = nextChatMessage(context);
+        const text = message.content ?? '';
+        return { text, message, usage: approximateUsage(messages, text || JSON.stringify(message.tool_calls)) };
+      }
       const text = nextMessage(context);
       return { text, usage: approximateUsage(messages, text) };
     },
   };
+}
+
+/** The same decisions as nextMessage, as native tool calls: the searches of every open slot, then the ready calls together, then the answer. */
+function nextChatMessage(context: PolicyContext): AssistantMessage {
+  const state = context.state ?? newRunState();
+  const plans = planSlots(context.task.query, state);
+  const lastTurn = context.turn >= (context.maxTurns ?? DEFAULT_MAX_TURNS);
+  const answer = (capped: boolean): AssistantMessage => ({ role: 'assistant', content: answerText(plans, capped, context.task.query) });
+  if (lastTurn || state.rejected) return answer(lastTurn);
+  const toSearch = plans.filter((p) => p.status === 'search');
+  if (toSearch.length > 0) return chatSearches(toSearch, undefined, context.turn);
+  const toWiden = plans.filter((p) => p.status === 'research');
+  if (toWiden.length > 0) return chatSearches(toWiden, researchK(state), context.turn);
+  const ready = plans.filter((p) => p.status === 'call').map((p) => p.call!).filter((c) => c.producers.every((id) => state.results.get(id)?.ok === true));
+  if (ready.length > 0) return chatCalls(ready.slice(0, context.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN), state);
+  return answer(false);
 }
 
 function nextMessage(context: PolicyContext): string {
@@ -39,7 +62,8 @@ function nextMessage(context: PolicyContext): string {
   // A rejected message would be written again the same way: answer with what there is instead of looping.
   if (lastTurn || state.rejected) return writeAnswer(plans, lastTurn, context.task.query);
 
-  const agent = context.agent;
+  // The chat agent is nextChatMessage's.
+  const agent = context.agent as Exclude<PolicyContext['agent'], 'chat'>;
   const one = <T>(items: T[]): T[] => (agent === 'react' ? items.slice(0, 1) : items);
   const toSearch = plans.filter((p) => p.status === 'search');
   if (toSearch.length > 0) return writeSearches(agent, one(toSearch), undefined, false);

@@ -2,6 +2,7 @@ import { kahnLayers } from '../../protocol/dag.js';
 import type { ExecutionPlan, ExplorationPlan } from '../../protocol/protocol.js';
 import { bindRefs } from '../../protocol/references.js';
 import type { PlanState, RunState } from '../../protocol/state.js';
+import type { AssistantMessage, ChatToolCall } from '../../wire/episodes.js';
 import type { SlotCall, SlotPlan } from './plan.js';
 import { askedFields, reportSlot } from './report.js';
 
@@ -66,16 +67,40 @@ export function writeParallelCalls(calls: readonly SlotCall[]): string {
 
 /** The final answer: each capability with the tool that served it and what it returned, or why it could not be done. */
 export function writeAnswer(plans: readonly SlotPlan[], capped: boolean, query: string): string {
+  const done = plans.filter((p) => p.status === 'done').length;
+  const think = `${done} of ${plans.length} parts of the task are done${capped ? ' and no turns are left' : ''}; I answer from the results.`;
+  return [tag('think', think), tag('answer', answerText(plans, capped, query))].join('\n');
+}
+
+/** The answer itself. */
+export function answerText(plans: readonly SlotPlan[], capped: boolean, query: string): string {
   const asked = askedFields(query);
   const lines = plans.map((p, i) => {
     if (p.status === 'done' && p.result) return `- ${p.slot.text}: ${p.call!.tool.name} (${p.call!.tool.id}) ${reportSlot(p.result.body, asked, i)}`;
     if (p.status === 'abandoned') return `- ${p.slot.text}: not done, ${p.reason}.`;
     return `- ${p.slot.text}: not done${capped ? ' within the turn limit' : ''}.`;
   });
-  const done = plans.filter((p) => p.status === 'done').length;
-  const think = `${done} of ${plans.length} parts of the task are done${capped ? ' and no turns are left' : ''}; I answer from the results.`;
-  return [tag('think', think), tag('answer', `Results:\n${lines.join('\n')}`)].join('\n');
+  return `Results:\n${lines.join('\n')}`;
 }
+
+/** The chat agent's searches: one search_tool call per slot, sent together. */
+export function chatSearches(slots: readonly SlotPlan[], k: number | undefined, turn: number): AssistantMessage {
+  return { role: 'assistant', content: null, tool_calls: slots.map((s, i) => toolCall(`search_${turn}_${i + 1}`, 'search_tool', k === undefined ? { query: s.slot.query } : { query: s.slot.query, k })) };
+}
+
+/**
+ * The chat agent's ready calls, sent together as native calls named by tool id, each with the values it reads from
+ * earlier results copied in (a chat model has no references) and the slot's call id, so later turns find its result.
+ */
+export function chatCalls(calls: readonly SlotCall[], state: RunState): AssistantMessage {
+  const lookup = (id: string) => {
+    const result = state.results.get(id);
+    return result?.ok ? result : undefined;
+  };
+  return { role: 'assistant', content: null, tool_calls: calls.map((call) => toolCall(call.id, call.tool.id, bindRefs(call.arguments, lookup) as Record<string, unknown>)) };
+}
+
+const toolCall = (id: string, name: string, args: Record<string, unknown>): ChatToolCall => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
 
 function samePlan(remaining: readonly SlotCall[], plan: PlanState | undefined): boolean {
   if (!plan) return false;

@@ -45,7 +45,8 @@ export function ggufPolicy(options: GgufPolicyOptions): Policy {
       for (;;) {
         try {
           const generation = await engine.generate({
-            messages: kept,
+            // Text agents only: the chat agent refuses a policy without native tool calls, so no tool message comes here.
+            messages: kept.filter((m): m is ChatMessage & { role: 'system' | 'user' | 'assistant' } => m.role !== 'tool'),
             schema: undefined,
             text: true,
             maxTokens,

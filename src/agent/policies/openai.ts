@@ -4,6 +4,7 @@ import { approximateUsage } from '../tokens.js';
 import type { ChatMessage, Policy, PolicyContext, TokenUsage } from '../types.js';
 import { sampleSeed } from './sample-seed.js';
 import { STOP_SEQUENCES } from '../../protocol/prompts.js';
+import type { ChatToolCall } from '../../wire/episodes.js';
 
 /** `openai:MODEL@URL`: any OpenAI-compatible chat completions endpoint (vLLM, SGLang, llama-server, a provider). */
 
@@ -50,8 +51,11 @@ export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
   let acceptsSeed = true;
   return {
     name: `openai:${options.model}@${options.url}`,
+    nativeTools: true,
     async next(messages: readonly ChatMessage[], context: PolicyContext) {
-      const body: Record<string, unknown> = { model: options.model, messages, max_tokens: options.maxTokens ?? 2048, stop: STOP_SEQUENCES, stream: false };
+      // The chat agent: the functions go as `tools` and the model's template ends its message; the text agents' stops are tags.
+      const chat = context.agent === 'chat';
+      const body: Record<string, unknown> = { model: options.model, messages, max_tokens: options.maxTokens ?? 2048, ...(chat ? { tools: context.functions ?? [] } : { stop: STOP_SEQUENCES }), stream: false };
       if (options.temperature !== undefined) body.temperature = options.temperature;
       if (acceptsSeed && (options.seed !== undefined || context.seed !== undefined)) body.seed = sampleSeed(options.seed, context.seed, context.turn);
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
@@ -62,7 +66,8 @@ export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
         if (outcome.kind === 'ok') {
           const text = outcome.content;
           const usage: TokenUsage = outcome.usage ?? approximateUsage(messages, text);
-          return { text, usage };
+          if (!chat) return { text, usage };
+          return { text, message: { role: 'assistant' as const, content: text, ...(outcome.toolCalls ? { tool_calls: outcome.toolCalls } : {}) }, usage };
         }
         if (outcome.kind === 'fatal' && outcome.status === 400 && body.seed !== undefined && /\bseed\b/i.test(outcome.message)) {
           delete body.seed;
@@ -79,7 +84,7 @@ export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
 }
 
 type Outcome =
-  | { kind: 'ok'; content: string; usage?: TokenUsage }
+  | { kind: 'ok'; content: string; usage?: TokenUsage; toolCalls?: ChatToolCall[] }
   | { kind: 'retry'; message: string; status?: number; retryAfterMs?: number }
   | { kind: 'fatal'; message: string; status?: number };
 
@@ -99,7 +104,7 @@ async function post(endpoint: string, headers: Record<string, string>, body: unk
     return { kind: 'retry', status: response.status, message: `answered ${response.status}: ${text.slice(0, 200)}`, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
   }
   if (!response.ok) return { kind: 'fatal', status: response.status, message: `answered ${response.status}: ${text.slice(0, 300)}` };
-  let json: { choices?: { message?: { content?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  let json: { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
   try {
     json = JSON.parse(text) as typeof json;
   } catch {
@@ -112,7 +117,9 @@ async function post(endpoint: string, headers: Record<string, string>, body: unk
   const prompt = json.usage?.prompt_tokens;
   const completion = json.usage?.completion_tokens;
   const usage = typeof prompt === 'number' && typeof completion === 'number' ? { prompt, completion } : undefined;
-  return usage ? { kind: 'ok', content, usage } : { kind: 'ok', content };
+  // Native tool calls go to the episode as the server sent them: the episode checks their shape and says what is wrong.
+  const toolCalls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0 ? (message.tool_calls as ChatToolCall[]) : undefined;
+  return { kind: 'ok', content, ...(usage ? { usage } : {}), ...(toolCalls ? { toolCalls } : {}) };
 }
 
 /** The chat completions URL for a server root, its `/v1`, or the endpoint itself. */
