@@ -7,7 +7,7 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { CallControls, CallResult } from '../simulator/types.js';
 import { untouchedBodyText, withStoredBody } from '../simulator/stored-result.js';
 import { STOP_SEQUENCES, systemPrompt } from '../protocol/prompts.js';
-import { ProtocolSession } from '../protocol/session.js';
+import { ProtocolSession, type SessionTurn } from '../protocol/session.js';
 import { chatSystemPrompt } from '../chat/prompt.js';
 import { ChatSession } from '../chat/session.js';
 import { callableFunctions } from '../chat/functions.js';
@@ -187,19 +187,20 @@ export class EpisodeStore {
     };
     let result: TurnResult;
     let session: ProtocolSession | ChatSession;
+    let outcome: SessionTurn;
     if (episode.protocol === 'chat') {
       const chat = (episode.session ??= new ChatSession({ ...common, parser: episode.toolParser ?? 'hermes', given: this.nativeTools(episode), ...(episode.tools ? { restricted: episode.tools } : {}) })) as ChatSession;
       const input = request.message ? { message: request.message } : { text: request.text! };
-      const outcome = await episode.turn(() => {
+      const turn = await episode.turn(() => {
         if (episode.done) throw doneError(episode);
         return chat.turn(input);
       });
-      result = { turn: outcome.record.turn, messages: outcome.messages, functions: outcome.functions, done: outcome.done };
-      session = chat;
+      result = { turn: turn.record.turn, messages: turn.messages, functions: turn.functions, done: turn.done };
+      [session, outcome] = [chat, turn];
     } else {
       if (request.message) throw new EpisodeError(400, `"message" is how a chat episode takes a turn; this episode speaks ${episode.protocol}: send {"text": "<the assistant message>"}`, [{ path: '/message', message: 'is for protocol "chat"' }]);
       const text = (episode.session ??= new ProtocolSession({ ...common, protocol: episode.protocol })) as ProtocolSession;
-      const outcome = await episode.turn(() => {
+      outcome = await episode.turn(() => {
         if (episode.done) throw doneError(episode);
         return text.turn(request.text!);
       });
@@ -208,8 +209,8 @@ export class EpisodeStore {
     }
     this.recount(episode);
     episode.lastActive = this.now();
-    const record = session.turns.at(-1)!;
-    if (session.finish && result.done) result.finish = session.finish;
+    const { record } = outcome;
+    if (outcome.finish) result.finish = outcome.finish;
     if (record.answer !== undefined) result.answer = record.answer;
     if (record.rejected) result.rejected = record.rejected;
     if (record.step !== undefined) result.step = record.step;
