@@ -31,3 +31,11 @@ def test_a_reset_without_a_task_plays_the_servers_openenv_tasks(server, tmp_path
         with GenericEnvClient(base_url=f"{url}/openenv").sync() as env:
             queries = [env.reset(seed=i).observation["content"] for i in (0, 1)]
     assert queries == [server.tasks[0]["query"], server.tasks[1]["query"]]
+
+
+def test_a_reset_with_no_arguments_plays_a_task_synthesized_from_the_served_library(server):
+    with GenericEnvClient(base_url=f"{server.url}/openenv").sync() as env:
+        reset = env.reset()
+        task = env.state()["task"]
+    assert reset.observation["content"] == task["query"]
+    assert task["id"] and ("answer" in task or task.get("reference_tools"))

@@ -27,6 +27,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import type { EpisodeTask } from '../wire/episodes.js';
 import { OpenEnv } from './openenv/env.js';
+import { synthesizedTasks } from './openenv/default-tasks.js';
 import { openEnvRoutes } from './routes/openenv.js';
 import { studioRoutes } from './routes/studio.js';
 import { libraryRoutes } from './routes/library.js';
@@ -95,7 +96,7 @@ export function appContext(options: AppOptions): AppContext {
     graph,
     log: options.log ?? defaultLog,
     rewards,
-    openenv: options.episodes && new OpenEnv(options.episodes, rewards, options.openenvTasks),
+    openenv: options.episodes && new OpenEnv(options.episodes, rewards, options.openenvTasks ?? synthesizedTasks(options.store, graph)),
   };
 }
 

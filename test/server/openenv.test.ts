@@ -6,6 +6,7 @@ import { createAjv } from '../../src/library/ajv.js';
 import { json, post, startEpisodeServer } from '../episodes/fixture.js';
 import { ANSWER, EXECUTE, EXPLORE, NEXT, TASK, withGraph } from '../episodes/paraact-text.js';
 import { expectProblem, rawSocket } from './helpers.js';
+import { petstoreTools } from '../fixtures/tools.js';
 
 type Json = Record<string, any>;
 
@@ -112,7 +113,7 @@ describe('OpenEnv over HTTP', () => {
     // The episode may be named in the query instead (what routes it under serve --workers).
     await json(await post(`${url}/openenv/step?episode_id=${id}`, { action: { text: EXECUTE } }));
     const middle = await json(await fetch(`${url}/openenv/state?episode_id=${id}`));
-    assert.deepEqual(middle, { episode_id: id, step_count: 2, done: false, task: TASK.query });
+    assert.deepEqual(middle, { episode_id: id, step_count: 2, done: false, task: TASK });
     assert.ok(state(middle), JSON.stringify(state.errors));
     await json(await post(`${url}/openenv/step`, { episode_id: id, action: { text: NEXT } }));
 
@@ -131,7 +132,7 @@ describe('OpenEnv over HTTP', () => {
       rewards: { r_step: rewards.r_step, r_phase: rewards.r_phase, r_traj: rewards.r_traj, r_ans: rewards.r_ans },
     });
     assert.ok(observation(last.observation), JSON.stringify(observation.errors));
-    assert.deepEqual(await json(await fetch(`${url}/openenv/state?episode_id=${id}`)), { episode_id: id, step_count: 4, done: true, task: TASK.query });
+    assert.deepEqual(await json(await fetch(`${url}/openenv/state?episode_id=${id}`)), { episode_id: id, step_count: 4, done: true, task: TASK });
     assert.match(String((await expectProblem(await post(`${url}/openenv/step`, { episode_id: id, action: { text: ANSWER } }), 409)).detail), /answered on turn 4/);
   });
 
@@ -155,15 +156,27 @@ describe('OpenEnv over HTTP', () => {
     await expectProblem(await post(`${url}/openenv/step`, { episode_id: 'nope', action: { text: EXPLORE } }), 404);
     await expectProblem(await fetch(`${url}/openenv/state?episode_id=nope`), 404);
     await expectProblem(await fetch(`${url}/openenv/state`), 422);
-    // No default tasks on this server: a reset names its task.
-    const untasked = await expectProblem(await post(`${url}/openenv/reset`, {}), 422);
-    assert.deepEqual((untasked.errors as Json[]).map((e) => e.path), ['/task']);
+    // No --openenv-tasks: a reset without a task plays one synthesized from the served library and its graph.
+    const drawn = await json(await post(`${url}/openenv/reset`, { seed: 5 }));
+    const task = (await json(await fetch(`${url}/openenv/state?episode_id=${drawn.observation.episode_id}`))).task as Json;
+    assert.equal(drawn.observation.content, task.query);
+    assert.ok(typeof task.id === 'string' && (task.answer !== undefined || task.reference_tools.length > 0), JSON.stringify(task));
+    const again = await json(await post(`${url}/openenv/reset`, { seed: 5 }));
+    assert.equal(again.observation.content, task.query, 'the same seed, the same default task');
     const wrong = await expectProblem(await post(`${url}/openenv/reset`, { task: TASK, protocol: 'dfs', bogus: 1 }), 422);
     assert.deepEqual((wrong.errors as Json[]).map((e) => e.path).sort(), ['/bogus', '/protocol']);
     await expectProblem(await post(`${url}/openenv/reset`, { task: TASK, episode_id: 7 }), 422);
     // The bad action ran nothing: the episode took no turn.
     assert.equal((await json(await fetch(`${url}/openenv/state?episode_id=${id}`))).step_count, 0);
   });
+});
+
+it('a server with neither --openenv-tasks nor a graph to synthesize them from: a reset names its task', async (t) => {
+  const bare = await startEpisodeServer({ tools: [...petstoreTools] });
+  t.after(() => bare.close());
+  const untasked = await expectProblem(await post(`${bare.url}/openenv/reset`, {}), 422);
+  assert.deepEqual((untasked.errors as Json[]).map((e) => e.path), ['/task']);
+  assert.match(JSON.stringify(untasked.errors), /toolenv graph build/);
 });
 
 describe('OpenEnv over WebSocket', () => {
@@ -192,7 +205,7 @@ describe('OpenEnv over WebSocket', () => {
     assert.equal(last.data.done, true);
     assert.equal(last.data.reward, rewards.r_traj);
     assert.equal(last.data.observation.rewards.r_traj, rewards.r_traj);
-    assert.deepEqual(await session.ask({ type: 'state' }), { type: 'state', data: { episode_id: id, step_count: 4, done: true, task: TASK.query } });
+    assert.deepEqual(await session.ask({ type: 'state' }), { type: 'state', data: { episode_id: id, step_count: 4, done: true, task: TASK } });
     const done = await session.ask({ type: 'step', data: { text: ANSWER } });
     assert.equal(done.data.code, 'EXECUTION_ERROR');
     assert.match(done.data.message, /answered on turn 4/);

@@ -43,7 +43,7 @@ export interface OpenEnvState {
   episode_id: string | null;
   step_count: number;
   done: boolean;
-  task?: string;
+  task?: EpisodeTask;
 }
 
 /** OpenEnv caps a client-chosen episode id at this length (accepted, not honored: the store names episodes). */
@@ -62,12 +62,12 @@ export class OpenEnv {
   constructor(
     private readonly episodes: EpisodeStore,
     private readonly rewards: RewardContext,
-    /** Tasks a reset without one gets (`tasks[seed mod n]`, else in turn); without them a reset must name its task. */
-    private readonly tasks: readonly EpisodeTask[] = [],
+    /** Tasks a reset without one gets (`tasks[seed mod n]`, else in turn); without any a reset must name its task. */
+    private readonly tasks: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>) = [],
   ) {}
 
   /** Reset data (`{task?, seed?, episode_id?, …episode options}`) → the episode config. Throws EpisodeError 400. */
-  config(data: unknown): EpisodeConfig {
+  async config(data: unknown): Promise<EpisodeConfig> {
     const raw = data === undefined ? {} : data;
     if (!isRecord(raw)) throw invalidRequest('reset', [{ path: '', message: 'must be a JSON object {"task"?, "seed"?, …episode options}' }]);
     const { episode_id, ...config } = raw;
@@ -75,7 +75,7 @@ export class OpenEnv {
       throw invalidRequest('reset', [{ path: '/episode_id', message: `must be a string of at most ${MAX_EPISODE_ID} characters` }]);
     }
     const parsed = parseConfig(config, (id) => this.episodes.knows(id));
-    parsed.task ??= this.defaultTask(parsed.seed);
+    parsed.task ??= await this.defaultTask(parsed.seed);
     return parsed;
   }
 
@@ -110,7 +110,7 @@ export class OpenEnv {
   state(id: string): OpenEnvState {
     const summary = this.episodes.summary(id);
     if (!summary) throw unknownEpisode(id, this.episodes.ttlMs);
-    return { episode_id: id, step_count: summary.counts.turns, done: summary.done, ...(summary.task ? { task: summary.task.query } : {}) };
+    return { episode_id: id, step_count: summary.counts.turns, done: summary.done, ...(summary.task ? { task: summary.task } : {}) };
   }
 
   /** Ends an episode (a session's, when it resets again or closes). */
@@ -118,10 +118,14 @@ export class OpenEnv {
     this.episodes.delete(id);
   }
 
-  private defaultTask(seed: number | undefined): EpisodeTask {
-    const n = this.tasks.length;
-    if (n === 0) throw invalidRequest('reset', [{ path: '/task', message: 'is required: this server has no default tasks ({"task": {"id", "query", "answer"?, "reference_tools"?}})' }]);
-    return this.tasks[seed === undefined ? this.picked++ % n : ((seed % n) + n) % n]!;
+  private async defaultTask(seed: number | undefined): Promise<EpisodeTask> {
+    const tasks = typeof this.tasks === 'function' ? await this.tasks() : this.tasks;
+    const n = tasks.length;
+    if (n === 0) {
+      const why = 'is required: this server has no default tasks (serve --openenv-tasks FILE, or a library with a dependency graph to synthesize them from: toolenv graph build)';
+      throw invalidRequest('reset', [{ path: '/task', message: `${why}; {"task": {"id", "query", "answer"?, "reference_tools"?}}` }]);
+    }
+    return tasks[seed === undefined ? this.picked++ % n : ((seed % n) + n) % n]!;
   }
 }
 

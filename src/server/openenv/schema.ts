@@ -54,7 +54,12 @@ export const OPENENV_SCHEMAS = {
       episode_id: { type: ['string', 'null'], description: 'Null in a WebSocket session that has not reset yet.' },
       step_count: { type: 'integer', minimum: 0, description: 'Text turns taken.' },
       done: { type: 'boolean' },
-      task: { type: 'string', description: 'The task\'s query.' },
+      task: {
+        type: 'object',
+        description: 'The episode\'s task.',
+        required: ['id', 'query'],
+        properties: { id: { type: 'string' }, query: { type: 'string' }, reference_tools: { type: 'array', items: { type: 'string' } }, answer: { type: ['string', 'array'], items: { type: 'string' } } },
+      },
     },
     required: ['episode_id', 'step_count', 'done'],
     additionalProperties: false,

@@ -76,7 +76,7 @@ export class OpenEnvSession {
 
     switch (message.type) {
       case 'reset': {
-        const config = this.env.config(message.data);
+        const config = await this.env.config(message.data);
         this.endEpisode();
         const result = this.env.start(config);
         this.episode = result.observation.episode_id;

@@ -31,7 +31,7 @@ export function openEnvRoutes(ctx: AppContext, env: OpenEnv): Hono {
 
   app.post('/reset', async (c) => {
     const body = await readJsonBody(c);
-    return c.json(await unprocessable(async () => env.start(env.config(body))));
+    return c.json(await unprocessable(async () => env.start(await env.config(body))));
   });
 
   app.post('/step', async (c) => {
