@@ -283,10 +283,12 @@ function parseAssistantMessage(value: unknown, path: string, check: Checker): As
   if (value.tool_calls !== undefined && value.tool_calls !== null) {
     if (!Array.isArray(value.tool_calls)) check.add(`${path}/tool_calls`, `must be a list of tool calls, got ${kind(value.tool_calls)}`);
     else if (value.tool_calls.length > MAX_ACTIONS) check.add(`${path}/tool_calls`, `must hold at most ${MAX_ACTIONS} calls, got ${value.tool_calls.length}`);
-    else value.tool_calls.forEach((call, i) => {
-      const parsed = parseToolCall(call, `${path}/tool_calls/${i}`, check);
-      if (parsed) calls.push(parsed);
-    });
+    else {
+      value.tool_calls.forEach((call, i) => {
+        const parsed = parseToolCall(call, `${path}/tool_calls/${i}`, check);
+        if (parsed) calls.push(parsed);
+      });
+    }
   }
   if (check.errors.length > before) return undefined;
   return { role: 'assistant', content, ...(calls.length > 0 ? { tool_calls: calls } : {}) };
