@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../protocol/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
+import { choiceFlag, intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
 import { ReportedFailure, UsageError } from '../terminal/errors.js';
 
 interface GenerateFlags {
@@ -23,6 +23,7 @@ interface GenerateFlags {
   k?: string;
   temperature: string;
   maxTokens: string;
+  format: string;
   json?: boolean;
 }
 
@@ -49,6 +50,7 @@ export function registerSft(program: Command): void {
     .option('--system-prompt <style>', SYSTEM_PROMPT_HELP)
     .option('--temperature <t>', 'sampling temperature of the model roles (Table 6)', '0.7')
     .option('--max-tokens <n>', 'most tokens per agent call (Table 6)', '2048')
+    .option('--format <form>', 'messages: single-agent ParaAct conversations; chat: Hugging Face chat rows with native tool calls and a tools column (as `toolenv export` writes)', 'messages')
     .option('--json', 'print the summary as one JSON line')
     .action(async (flags: GenerateFlags) => {
       if (flags.tasks === undefined) throw new UsageError('--tasks FILE is required (`toolenv tasks synth --out FILE` makes one)');
@@ -85,6 +87,7 @@ export function registerSft(program: Command): void {
         ...(flags.k !== undefined ? { k: intFlag('--k', flags.k, { min: 1, max: MAX_K }) } : {}),
         ...(flags.maxObservationChars !== undefined ? { maxObservationChars: observationFlag(flags.maxObservationChars) } : {}),
         ...(flags.systemPrompt !== undefined ? { systemPrompt: systemPromptFlag(flags.systemPrompt) } : {}),
+        ...(choiceFlag('--format', flags.format, ['messages', 'chat'] as const) === 'chat' ? { chatRows: true } : {}),
         model: { temperature: numberFlag('--temperature', flags.temperature, { min: 0, max: 2 }), maxTokens: intFlag('--max-tokens', flags.maxTokens, { min: 1 }) },
       };
       let inProcess;

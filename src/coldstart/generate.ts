@@ -91,6 +91,7 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
     for (let task = queue.shift(); task !== undefined; task = queue.shift()) {
       const run = await runColdStart(task, { ...options, roles });
       const problems = qualityProblems(run);
+      if (options.chatRows && run.chat && 'skipped' in run.chat) problems.push(`chat row: ${run.chat.skipped}`);
       if (run.error !== undefined) {
         summary.failed++;
         summary.first_failure ??= `${run.task_id}: ${run.error}`;
@@ -100,7 +101,8 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
       if (problems.length === 0) {
         summary.accepted++;
         accepted.push(run);
-        sft.write(JSON.stringify({ messages: run.messages, task_id: run.task_id, task, seed: run.seed, source: 'coldstart', exit: run.exit, rounds: run.rounds.length }) + '\n');
+        const row = options.chatRows && run.chat && !('skipped' in run.chat) ? run.chat : { messages: run.messages };
+        sft.write(JSON.stringify({ ...row, task_id: run.task_id, task, seed: run.seed, source: 'coldstart', exit: run.exit, rounds: run.rounds.length }) + '\n');
       } else {
         summary.rejected++;
         const kind = problems[0]!.replace(/^round \d+: /, '').split(':')[0]!;

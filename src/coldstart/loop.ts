@@ -1,3 +1,4 @@
+import { chatRow } from '../chat/export.js';
 import { kahnLayers } from '../protocol/dag.js';
 import { EpisodeClient, ServerError } from '../agent/episode-client.js';
 import { DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/protocol.js';
@@ -28,6 +29,8 @@ export interface LoopOptions {
   /** The episode's system prompt, as the policy will meet it in RL. */
   systemPrompt?: SystemPromptStyle;
   seed?: number;
+  /** Also keep the run as a Hugging Face chat row (native tool calls), made from the episode's trajectory before it is deleted. */
+  chatRows?: boolean;
 }
 
 /** Planner calls that may repair a DAG failing validation (B.1). */
@@ -74,6 +77,10 @@ export async function runColdStart(task: TrainTask, options: LoopOptions): Promi
     out.finish = await run.answer();
     // The server's verdict on the answer: the filter keeps a task with an expected answer only when it was met.
     if (task.answer !== undefined) out.solved = (await client.rewards(episode.id, { judge: false })).success === true;
+    if (options.chatRows) {
+      const row = chatRow(await client.get(episode.id), run.records);
+      out.chat = 'row' in row ? row.row : { skipped: row.skipped };
+    }
   } catch (error) {
     out.error = error instanceof Error ? error.message : String(error);
   } finally {
@@ -88,7 +95,8 @@ class Run {
   readonly rejectedTurns: string[][] = [];
   messages: ColdStartRun['messages'] = [];
   private runState: RunState = newRunState();
-  private readonly records = new Map<string, Tool>();
+  /** The records of the tools search surfaced, fetched once each. */
+  readonly records = new Map<string, Tool>();
   private finished: ColdStartRun['finish'] | undefined;
 
   constructor(

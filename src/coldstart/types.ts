@@ -1,3 +1,4 @@
+import type { ChatRow } from '../chat/export.js';
 import type { CallOutcome } from '../protocol/state.js';
 import type { SearchHit } from '../wire/episodes.js';
 import type { TrainTask } from '../train/tasks.js';
@@ -96,5 +97,7 @@ export interface ColdStartRun {
   exit: 'answer' | 'covered' | 'stall' | 'round_cap';
   /** For a task with an expected answer: whether the final answer met it (the rewards' `success`). */
   solved?: boolean;
+  /** With `chatRows`: the run as a chat row, or why it could not be one. */
+  chat?: ChatRow | { skipped: string };
   error?: string;
 }

@@ -281,6 +281,21 @@ test('toolenv sft generate: files, the statistics table, and its output straight
   const train = await toolenvAsync(['train', '--stage', 'sft', '--model', dir, '--data', join(dir, 'out'), '--server', server.url, '--out', join(dir, 'run'), '--dry-run', '--json']);
   assert.equal(train.status, 0, train.stderr);
   assert.equal(JSON.parse(readFileSync(join(dir, 'run', 'train.json'), 'utf8')).sft_data, join(dir, 'out', 'sft.jsonl'));
+  // The same accepted runs as chat rows: native tool calls, a tools column, the task and seed kept.
+  const chat = await toolenvAsync(['sft', 'generate', '--tasks', taskFile, '--server', server.url, '--out', join(dir, 'chat'), '--format', 'chat', '--json']);
+  assert.equal(chat.status, 0, chat.stderr);
+  const texts = readFileSync(join(dir, 'out', 'sft.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const rows = readFileSync(join(dir, 'chat', 'sft.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  assert.deepEqual(rows.map((r) => r.task_id).sort(), texts.map((t) => t.task_id).sort(), 'the same runs accepted (written as they finish)');
+  for (const row of rows) {
+    assert.deepEqual(JSON.parse(row.tools).map((f: Record<string, any>) => f.function.name), ['search_tool', 'call_tool']);
+    assert.ok(row.messages.some((m: Record<string, any>) => m.role === 'assistant' && m.tool_calls?.[0]?.function.name === 'call_tool'), JSON.stringify(row.messages).slice(0, 400));
+    assert.equal(row.messages.at(-1).role, 'assistant');
+    assert.equal(row.source, 'coldstart');
+  }
+  const badFormat = await toolenvAsync(['sft', 'generate', '--tasks', taskFile, '--server', server.url, '--format', 'yaml']);
+  assert.equal(badFormat.status, 2);
+  assert.match(badFormat.stderr, /--format must be one of messages, chat/);
   const bad = await toolenvAsync(['sft', 'generate', '--tasks', taskFile, '--roles', 'planner=bogus', '--server', server.url]);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--roles: a role is offline, openai:MODEL@URL or gguf:FILE/);
