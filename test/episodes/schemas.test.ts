@@ -510,4 +510,18 @@ describe('the schemas describe what the server answers', () => {
     const request = { groups: [[{ r_step: 0.5, r_phase: 0.2, r_traj: 1 }, { r_step: 1, r_phase: null, r_traj: null }, { r_step: 0, r_phase: 0, r_traj: -0.5 }]], mode: 'aggregated' };
     R.valid('AdvantagesResult', await json(await post(`${url}/v1/advantages`, request)));
   });
+
+  it('a group of chat episodes: its advantages leave out R_step, which no member has', async () => {
+    const group = await json(await post(`${url}/v1/groups`, { n: 2, protocol: 'chat', task: { id: 't', query: 'Weather in Paris?', answer: 'Paris' }, max_turns: 3 }), 201);
+    const search = { message: { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 'search_tool', arguments: '{"query": "weather forecast"}' } }] } };
+    await json(await post(`${url}/v1/episodes/${group.episodes[0].id}/turns`, search));
+    await json(await post(`${url}/v1/episodes/${group.episodes[0].id}/turns`, { message: { role: 'assistant', content: null, tool_calls: [{ id: 'w', type: 'function', function: { name: 'weather_forecast', arguments: '{"city": "Paris"}' } }] } }));
+    await json(await post(`${url}/v1/episodes/${group.episodes[0].id}/turns`, { message: { role: 'assistant', content: 'Paris: sunny.' } }));
+    await json(await post(`${url}/v1/episodes/${group.episodes[1].id}/turns`, { message: { role: 'assistant', content: 'No idea.' } }));
+    const advantages = await json(await fetch(`${url}/v1/groups/${group.id}/advantages`));
+    R.valid('GroupAdvantages', advantages);
+    const [solved, guessed] = advantages.episodes as Record<string, any>[];
+    assert.deepEqual([solved!.r_step, solved!.a_step, guessed!.a_step], [null, null, null]);
+    assert.ok(solved!.advantage > 0 && guessed!.advantage < 0, JSON.stringify(advantages.episodes));
+  });
 });
