@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { RunningServer } from '../../src/server/serve.js';
+import { before, describe, it } from 'node:test';
 import { expectProblem } from '../server/helpers.js';
-import { createEpisode, json, post, startEpisodeServer } from './fixture.js';
-import { ADD, GET, TASK, withGraph } from './paraact-text.js';
+import { createEpisode, json, post } from './fixture.js';
+import { ADD, GET, TASK, graphServer } from './paraact-text.js';
 
 type Json = Record<string, any>;
 const turn = async (url: string, id: string, body: unknown, status = 200): Promise<Json> => json(await post(`${url}/v1/episodes/${id}/turns`, body), status);
@@ -15,14 +14,9 @@ const hermes = (calls: [string, unknown][]) => calls.map(([name, args]) => `<too
 const found = (message: Json): string[] => JSON.parse(message.content).results.map((r: Json) => r.id);
 
 describe('chat episodes (native tool calling)', () => {
-  let server: RunningServer;
+  const server = graphServer();
   let url: string;
-  before(async () => {
-    await withGraph();
-    server = await startEpisodeServer();
-    url = server.url;
-  });
-  after(() => server.close());
+  before(() => (url = server.url));
 
   /**
    * The task run as a tool-calling model writes it: two searches in parallel, then addPet natively, then

@@ -1,6 +1,8 @@
 /** A ParaAct run of one task as a model would write it, turn by turn, and the fixture's dependency graph for it. */
+import { after, before } from 'node:test';
 import { writeGraph } from '../../src/graph/store.js';
-import { episodeLibrary, episodeTools } from './fixture.js';
+import type { RunningServer } from '../../src/server/serve.js';
+import { episodeLibrary, episodeTools, startEpisodeServer } from './fixture.js';
 
 export const ADD = 'petstore_test__addPet';
 export const GET = 'petstore_test__getPetById';
@@ -22,4 +24,19 @@ export async function withGraph(): Promise<string> {
   const library = await episodeLibrary();
   writeGraph(library, { nodes: episodeTools.map((t) => ({ id: t.id, api: 'fixture' })), edges: [{ src: ADD, dst: GET, kind: 'hard', rule: 'creates', score: 0.9, evidence: 'POST /pet → GET /pet/{petId}' }], meta: {} });
   return library;
+}
+
+/** A describe block's episode server over the fixture library with its graph: started before its tests, closed after them. */
+export function graphServer(): { readonly url: string } {
+  let server: RunningServer | undefined;
+  before(async () => {
+    await withGraph();
+    server = await startEpisodeServer();
+  });
+  after(() => server?.close());
+  return {
+    get url() {
+      return server!.url;
+    },
+  };
 }
