@@ -109,3 +109,36 @@ def test_bench_client_drives_concurrent_episodes_through_the_async_client(librar
     assert [s["episodes"] for s in report["scales"]] == [6, 12]
     assert all(s["turns"] == 2 * s["episodes"] and s["turns_per_s"] > 0 for s in report["scales"])
     assert all(s["rejected_samples"] == [] for s in report["scales"])
+
+
+def _one_call(call_id: str, name: str, arguments: dict) -> dict:
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def test_chat_turns_take_openai_messages_in_both_clients(server):
+    task = single_task(server.tasks)
+    tool = task["reference_tools"][0]
+    with ToolEnvClient(server.url) as client:
+        episode = client.create_episode(**episode_body(task), protocol="chat")
+        assert [f["function"]["name"] for f in episode["functions"]] == ["search_tool", "call_tool"]
+        searched = client.turn(episode["id"], message=_one_call("s1", "search_tool", {"query": "list notes"}))
+        assert searched["messages"][0]["tool_call_id"] == "s1" and tool in searched["messages"][0]["content"]
+        called = client.turn(episode["id"], message=_one_call("c1", "call_tool", {"tool": tool, "arguments": {}}))
+        assert json.loads(called["messages"][0]["content"])["status"] == 200
+        answered = client.turn(episode["id"], message={"role": "assistant", "content": " ".join(task["answer"])})
+        assert answered["done"] and answered["finish"] == "answer"
+        rewards = client.rewards(episode["id"])
+        assert rewards["r_step"] is None and rewards["success"] is True
+        with pytest.raises(ValueError):
+            client.turn(episode["id"], "text", message={"role": "assistant", "content": "both"})
+        client.delete_episode(episode["id"])
+
+    async def run() -> dict:
+        async with AsyncToolEnvClient(server.url) as client:
+            episode = await client.create_episode(**episode_body(task), protocol="chat")
+            turn = await client.turn(episode["id"], message=_one_call("s1", "search_tool", {"query": "list notes"}))
+            await client.delete_episode(episode["id"])
+            return turn
+
+    assert asyncio.run(run())["messages"][0]["tool_call_id"] == "s1"

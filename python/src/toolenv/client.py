@@ -1,4 +1,5 @@
-"""HTTP clients of a ToolEnv server: episodes, text turns, groups, rewards and advantages.
+"""HTTP clients of a ToolEnv server: episodes, turns (text, or OpenAI messages in `chat` episodes), groups, rewards
+and advantages.
 
 Both clients speak the same routes; every non-2xx answer raises ProblemError with the server's problem+json body.
 """
@@ -29,6 +30,14 @@ class ProblemError(Exception):
         super().__init__(f"{method} {url}: {status} {detail}".rstrip())
 
 
+def resolve_url(given: str | None = None) -> str:
+    """The server a component talks to: the URL it was given, else TOOLENV_URL."""
+    url = given or os.environ.get("TOOLENV_URL")
+    if not url:
+        raise ValueError("no ToolEnv server: set TOOLENV_URL or pass its URL")
+    return url
+
+
 def _headers(api_key: str | None) -> dict[str, str]:
     key = api_key if api_key is not None else os.environ.get("TOOLENV_API_KEY")
     return {"authorization": f"Bearer {key}"} if key else {}
@@ -47,6 +56,13 @@ def _answer(response: httpx.Response) -> Json:
 
 def _without_none(body: Json) -> Json:
     return {k: v for k, v in body.items() if v is not None}
+
+
+def _turn_body(text: str | None, message: Json | None, state: bool) -> Json:
+    if (text is None) == (message is None):
+        raise ValueError("a turn is either text or a message: pass exactly one")
+    body: Json = {"text": text} if message is None else {"message": message}
+    return {**body, **({"state": True} if state else {})}
 
 
 class ToolEnvClient:
@@ -69,13 +85,16 @@ class ToolEnvClient:
         return _answer(self._http.get("/healthz"))
 
     def create_episode(self, task: Json | None = None, *, seed: int | None = None, **options: Any) -> Json:
-        """`POST /v1/episodes`: the summary with `messages` (system prompt, task query) and `stop`."""
+        """`POST /v1/episodes`: the summary with `messages` (system prompt, task query) and `stop`; a `chat` episode
+        (`protocol="chat"`) also answers its `functions`, OpenAI `tools` to hand the model."""
         return _answer(self._http.post("/v1/episodes", json=_without_none({"task": task, "seed": seed, **options})))
 
-    def turn(self, episode_id: str, text: str, *, state: bool = False) -> Json:
-        """`POST /v1/episodes/{id}/turns`: the raw assistant message in, the next observation out."""
-        body: Json = {"text": text, **({"state": True} if state else {})}
-        return _answer(self._http.post(f"/v1/episodes/{episode_id}/turns", json=body))
+    def turn(
+        self, episode_id: str, text: str | None = None, *, message: Json | None = None, state: bool = False
+    ) -> Json:
+        """`POST /v1/episodes/{id}/turns`: the assistant message in (the raw `text`, or in a `chat` episode an OpenAI
+        assistant `message` with its `tool_calls`), the next observation out."""
+        return _answer(self._http.post(f"/v1/episodes/{episode_id}/turns", json=_turn_body(text, message, state)))
 
     def step(self, episode_id: str, actions: list[Json]) -> Json:
         return _answer(self._http.post(f"/v1/episodes/{episode_id}/step", json={"actions": actions}))
@@ -154,9 +173,10 @@ class AsyncToolEnvClient:
         body = _without_none({"task": task, "seed": seed, **options})
         return await self._send("POST", "/v1/episodes", json=body)
 
-    async def turn(self, episode_id: str, text: str, *, state: bool = False) -> Json:
-        body: Json = {"text": text, **({"state": True} if state else {})}
-        return await self._send("POST", f"/v1/episodes/{episode_id}/turns", json=body)
+    async def turn(
+        self, episode_id: str, text: str | None = None, *, message: Json | None = None, state: bool = False
+    ) -> Json:
+        return await self._send("POST", f"/v1/episodes/{episode_id}/turns", json=_turn_body(text, message, state))
 
     async def step(self, episode_id: str, actions: list[Json]) -> Json:
         return await self._send("POST", f"/v1/episodes/{episode_id}/step", json={"actions": actions})
