@@ -5,6 +5,10 @@ GRPO: each prompt's `num_generations` completions are one ToolEnv group (one tas
 completion is the whole multi-turn rollout: the model's messages (loss on them) and the observations ToolEnv sent back
 (`env_mask` 0, no loss). The rewards are the server's R_step, R_phase and R_traj, normalized separately in the group
 (`multi_objective_aggregation="normalize_then_sum"`) and weighted 1.0 / 0.5 / 0.25 (λτ, λp, λs of Eq. 7).
+
+`chat` episodes (native tool calling) run on TRL's own tool-calling loop instead: `ToolEnvEnvironment` is an
+`environment_factory` whose tools are ToolEnv's `search_tool` and `call_tool`, `chat_r_phase` its reward function
+beside the environment's `get_reward` (R_traj), `chat_dataset` its rows.
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from toolenv import copy_circuit
-from toolenv.client import Json, ToolEnvClient
+from toolenv.client import Json, ToolEnvClient, resolve_url
 from toolenv.records import RecordWriter, episode_record
-from toolenv.run import RunConfig, episode_body
+from toolenv.run import TASK_MEMBERS, RunConfig, episode_body
 from toolenv.tokens import EnvTurns, chat_ids, message_tokens
 
 # The weights of REWARD_FUNCS (r_traj, r_phase, r_step): λτ, λp, λs (paper, C.4).
@@ -272,6 +276,137 @@ r_step = _rewards_of("r_step")
 r_phase = _rewards_of("r_phase")
 r_traj = _rewards_of("r_traj")
 REWARD_FUNCS = [r_traj, r_phase, r_step]
+
+
+class ToolEnvEnvironment:
+    """`environment_factory` for TRL's `GRPOTrainer`: each rollout plays one ToolEnv `chat` episode (native tool
+    calling), its tools are `search_tool` and `call_tool`, and `get_reward` answers the episode's R_traj.
+
+    TRL builds instances without arguments, pools them and calls `reset(**row)` before every rollout. The server is
+    TOOLENV_URL; `functools.partial(ToolEnvEnvironment, url, max_turns=8)` gives it and the episodes' options (any
+    `POST /v1/episodes` field) instead. A row carries its task as `task` (a dict, or JSON text as datasets keep it),
+    or the task's fields (`id`, `query`, `reference_tools`, `answer`) at top level; a `seed` beside wins over the
+    task's. `chat_dataset` writes such rows with the prompt the server gives the episode.
+
+    TRL runs each tool call of a message on its own, so every call is a one-call turn of the episode. TRL never tells
+    the environment the final message: `chat_r_phase`, a reward function, hands it to the episode (a message without
+    tool calls is the answer) before `get_reward` reads R_traj; without it the rewards are those of the episode as it
+    stands, unanswered. Found tools are called through `call_tool`: TRL offers only the methods of this class.
+    """
+
+    def __init__(self, url: str | None = None, *, api_key: str | None = None, **episode: Any) -> None:
+        self._client = ToolEnvClient(resolve_url(url), api_key=api_key)
+        self._options = {**episode, "protocol": "chat"}
+        self._episode: str | None = None
+        self._done = False
+        self._calls = 0
+
+    def reset(self, **row: Any) -> None:
+        """Opens the row's episode (the one before is deleted: a pooled instance plays many). The prompt is the
+        row's own, so nothing is added to it."""
+        self._drop()
+        self._episode = self._client.create_episode(**_row_episode(row), **self._options)["id"]
+        self._done = False
+        self._calls = 0
+
+    def search_tool(self, query: str, k: int | None = None) -> str:
+        """Search a library of thousands of real APIs for tools that do something. Answers the top tools (id, name,
+        description, parameters, response fields); call one with call_tool and its id.
+
+        Args:
+            query: What the tool should do, in words.
+            k: How many tools to return (the episode's default when left out).
+
+        Returns:
+            The tools found, as JSON.
+        """
+        return self._call("search_tool", {"query": query} if k is None else {"query": query, "k": k})
+
+    def call_tool(self, tool: str, arguments: dict[str, Any]) -> str:
+        """Call a library tool by its id, as search_tool returned it, with the arguments its parameters ask for.
+
+        Args:
+            tool: The tool id.
+            arguments: The tool's arguments.
+
+        Returns:
+            The call's result as JSON: id, tool, status, body.
+        """
+        return self._call("call_tool", {"tool": tool, "arguments": arguments})
+
+    def get_reward(self) -> float | None:
+        """The episode's R_traj (None, which TRL leaves out, when the server flags it unscorable)."""
+        return _number(self._rewards()["r_traj"])
+
+    def _rewards(self) -> Json:
+        return self._client.rewards(self._current())
+
+    def _current(self) -> str:
+        if self._episode is None:
+            raise RuntimeError("no episode: TRL calls reset(**row) before a rollout")
+        return self._episode
+
+    def _call(self, name: str, arguments: Json) -> str:
+        self._calls += 1
+        call = {"id": f"call_{self._calls}", "type": "function", "function": {"name": name, "arguments": arguments}}
+        answer = self._client.turn(self._current(), message={"role": "assistant", "content": "", "tool_calls": [call]})
+        self._done = answer["done"]
+        return answer["messages"][0]["content"]
+
+    def _finish(self, completion: list[Json]) -> None:
+        """Sends the rollout's last message as the answer when it is one: an assistant message without tool calls
+        (a rollout cut at the length or tool-call limit has none) to an episode still going."""
+        last = completion[-1] if completion else {}
+        if self._done or last.get("role") != "assistant" or last.get("tool_calls"):
+            return
+        self._done = self._client.turn(
+            self._current(), message={"role": "assistant", "content": last.get("content") or ""}
+        )["done"]
+
+    def _drop(self) -> None:
+        if self._episode is not None:
+            self._client.delete_episode(self._episode)
+            self._episode = None
+
+
+def _row_episode(row: Json) -> Json:
+    task = row.get("task")
+    if isinstance(task, str):
+        task = json.loads(task)
+    if task is None:
+        task = {k: row[k] for k in TASK_MEMBERS if row.get(k) is not None}
+    body = episode_body(task)
+    if row.get("seed") is not None:
+        body["seed"] = int(row["seed"])
+    return body
+
+
+def chat_r_phase(completions: list[list[Json]], environments: list[Any], **kwargs: Any) -> list[float | None]:
+    """TRL reward function for `ToolEnvEnvironment` rollouts: hands each rollout's final message to its episode as
+    the answer, then reads R_phase. TRL runs it before the environment's own `get_reward` (R_traj, weight 1), which
+    then scores the answered episode; weight it 0.5 (λp) with `multi_objective_aggregation="normalize_then_sum"`."""
+    rewards: list[float | None] = []
+    for completion, environment in zip(completions, environments, strict=True):
+        environment._finish(completion)
+        rewards.append(_number(environment._rewards()["r_phase"]))
+    return rewards
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def chat_dataset(client: ToolEnvClient, tasks: Sequence[Json], **episode: Any):
+    """A `datasets.Dataset` for `ToolEnvEnvironment`: one row per task, `prompt` the messages the server opens its
+    `chat` episode with (give the environment the same `episode` options), `task` the task as JSON text."""
+    from datasets import Dataset
+
+    rows = []
+    for task in tasks:
+        created = client.create_episode(**episode_body(task), **episode, protocol="chat")
+        client.delete_episode(created["id"])
+        rows.append({"prompt": created["messages"], "task": json.dumps(task)})
+    return Dataset.from_list(rows)
 
 
 def cpu_has_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
