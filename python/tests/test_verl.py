@@ -14,7 +14,9 @@ from conftest import MAX_TURNS
 from hydra import compose, initialize_config_dir
 from scripted import episode_body, single_task
 from transformers import AutoTokenizer
-from verl.experimental.agent_loop.agent_loop import DictConfigWrap, _agent_loop_registry
+from trl.chat_template_utils import qwen2_5_chat_template
+from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap, _agent_loop_registry
+from verl.tools.tool_registry import initialize_tools_from_config
 from verl.trainer.config import AlgoConfig
 from verl.trainer.ppo.core_algos import compute_gdpo_outcome_advantage, compute_grpo_outcome_advantage
 from verl.utils import torch_functional as verl_F
@@ -25,13 +27,18 @@ from verl.workers.rollout.replica import TokenOutput
 from toolenv import ProblemError, ToolEnvClient
 from toolenv.verl import (
     AGENT_NAME,
+    CHAT_AGENT_NAME,
     REWARD_KEYS,
     REWARD_WEIGHTS,
     ToolEnvAgentLoop,
+    ToolEnvChatAgentLoop,
+    ToolEnvTool,
     agent_loop_config,
     compute_score,
     dataset_rows,
     gdpo_overrides,
+    main,
+    tool_config,
     write_dataset,
 )
 
@@ -244,3 +251,101 @@ def test_dataset_rows_carry_the_servers_prompt_task_and_seed(server, tmp_path):
     loop_file = agent_loop_config(tmp_path / "loop.yaml", server.url)
     entry = json.loads(loop_file.read_text())[0]
     assert entry["name"] == AGENT_NAME and entry["server_url"] == server.url
+
+
+def _chat_tools(tmp_path: Path, url: str) -> dict[str, ToolEnvTool]:
+    """verl's own loader on the file `tool_config` writes: ToolEnvTools with the server's schemas."""
+    tools = initialize_tools_from_config(str(tool_config(tmp_path / "tools.yaml", url)))
+    return {tool.name: tool for tool in tools}
+
+
+def test_chat_tools_load_from_the_config_and_run_an_episode_per_instance(server, tmp_path):
+    tools = _chat_tools(tmp_path, server.url)
+    assert list(tools) == ["search_tool", "call_tool"] and all(isinstance(t, ToolEnvTool) for t in tools.values())
+    with ToolEnvClient(server.url) as client:
+        created = client.create_episode(protocol="chat")
+        client.delete_episode(created["id"])
+    schema = tools["search_tool"].get_openai_tool_schema().model_dump(exclude_none=True)
+    assert schema["function"]["description"] == created["functions"][0]["function"]["description"]
+    # A config without a schema takes the server's.
+    bare = ToolEnvTool({"type": "native", "server_url": server.url, "name": "call_tool"}, None)
+    assert bare.tool_schema == tools["call_tool"].tool_schema
+    task = single_task(server.tasks)
+    tool = task["reference_tools"][0]
+
+    async def lifecycle() -> tuple[str, list[str], float]:
+        search, call = tools["search_tool"], tools["call_tool"]
+        instance, _ = await search.create(create_kwargs={"task": json.dumps(task), "seed": task["seed"]})
+        found, _, _ = await search.execute(instance, {"query": "list notes"})
+        # Instances are shared by the process's tools: call_tool acts on the episode search_tool opened.
+        called, _, _ = await call.execute(instance, {"tool": tool, "arguments": {}})
+        episode = ToolEnvTool._instances[instance].episode
+        reward = await call.calc_reward(instance, answer=" ".join(task["answer"]))
+        await search.release(instance)
+        return episode, [found.text, called.text], reward
+
+    episode, texts, reward = asyncio.run(lifecycle())
+    assert tool in [r["id"] for r in json.loads(texts[0])["results"]]
+    assert json.loads(texts[1])["status"] == 200
+    assert reward > 1.5, "R_traj of a solved episode: its recalls and R_ans"
+    with ToolEnvClient(server.url) as client, pytest.raises(ProblemError) as gone:
+        client.trajectory(episode)
+    assert gone.value.status == 404, "release deletes the episode create opened"
+
+
+def _hermes(name: str, arguments: dict) -> str:
+    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
+
+
+def test_chat_agent_loop_runs_verls_tool_loop_on_one_episode_and_sends_the_answer(server, tiny_model, tmp_path):
+    assert _agent_loop_registry[CHAT_AGENT_NAME]["_target_"] == "toolenv.verl.ToolEnvChatAgentLoop"
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model)
+    # verl renders the tools with the model's chat template: the tiny model's has none, Qwen2.5's (TRL ships it) has.
+    tokenizer.chat_template = qwen2_5_chat_template
+    config = _config(tmp_path, tiny_model, **{"actor_rollout_ref.rollout.multi_turn.max_tool_response_length": 8192})
+    task = single_task(server.tasks)
+    with ToolEnvClient(server.url) as client:
+        row = dataset_rows(client, [task], {"protocol": "chat", "max_turns": MAX_TURNS})[0]
+    assert row["agent_name"] == CHAT_AGENT_NAME
+    scripted = ScriptedServer(
+        tokenizer,
+        [
+            _hermes("search_tool", {"query": "list notes"}),
+            _hermes("call_tool", {"tool": task["reference_tools"][0], "arguments": {}}),
+            " ".join(task["answer"]),
+        ],
+    )
+
+    async def go():
+        loop = ToolEnvChatAgentLoop(
+            trainer_config=DictConfigWrap(config), server_manager=scripted, tokenizer=tokenizer, processor=None,
+            dataset_cls=RLHFDataset, data_config=DictConfigWrap(config.data), hf_model_type="qwen2",
+            tools=ToolListWrap(list(_chat_tools(tmp_path, server.url).values())), server_url=server.url,
+        )  # fmt: skip
+        return await loop.run({"temperature": 1.0}, raw_prompt=row["prompt"], extra_info=row["extra_info"])
+
+    output = asyncio.run(go())
+    assert len(scripted.calls) == 3 and not ToolEnvTool._instances, "each call's instance was released"
+    # The tools' schemas were in the prompt; the tool messages carry mask 0.
+    assert '"name": "call_tool"' in tokenizer.decode(scripted.calls[0]["prompt_ids"])
+    bits = [b for i, b in enumerate(output.response_mask) if i == 0 or b != output.response_mask[i - 1]]
+    assert bits == [1, 0, 1, 0, 1]
+    episode_id = output.extra_fields["toolenv_episode"]
+    with ToolEnvClient(server.url) as client:
+        trajectory = client.trajectory(episode_id)
+        expected = client.rewards(episode_id)
+    assert trajectory["protocol"] == "chat" and trajectory["seed"] == task["seed"]
+    assert len(trajectory["turns"]) == 3 and trajectory["finish"] == "answer"
+    assert trajectory["answer"] == " ".join(task["answer"]), "the answer without the end token"
+    score = compute_score("toolenv", "", "", extra_info={**output.extra_fields})
+    assert score["success"] == 1.0 and score["r_traj"] == expected["r_traj"] and score["r_step"] == 0.0
+
+
+def test_cli_writes_the_tool_and_agent_loop_configs(server, tmp_path):
+    assert main(["--tool-config", str(tmp_path / "t.yaml"), "--agent-loop-config", str(tmp_path / "a.yaml"),
+                 "--server", server.url, "--k", "3"]) == 0  # fmt: skip
+    tools = json.loads((tmp_path / "t.yaml").read_text())["tools"]
+    assert [t["tool_schema"]["function"]["name"] for t in tools] == ["search_tool", "call_tool"]
+    assert "top 3" in tools[0]["tool_schema"]["function"]["description"]
+    loops = json.loads((tmp_path / "a.yaml").read_text())
+    assert [e["name"] for e in loops] == [AGENT_NAME, CHAT_AGENT_NAME]

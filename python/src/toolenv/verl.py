@@ -10,6 +10,9 @@
   settings; verl ≥ 0.9 carries `algorithm.adv_estimator=gdpo` with `gdpo_reward_keys` / `gdpo_reward_weights`.
 - `write_dataset`: parquet rows with `agent_name`, the prompt the server gives a new episode, the task and its seed
   in `extra_info`.
+- `chat` episodes (native tool calling) run on verl's own ToolAgentLoop: `ToolEnvTool` is `search_tool` and
+  `call_tool` as `BaseTool`s, `tool_config` writes the file `multi_turn.tool_config_path` names, and
+  `ToolEnvChatAgentLoop` (registered as `toolenv_chat`) gives each rollout its episode and sends its final answer.
 """
 
 from __future__ import annotations
@@ -20,29 +23,28 @@ import os
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from uuid import uuid4
 
 from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutput, register
+from verl.experimental.agent_loop.tool_agent_loop import AgentData, AgentState, ToolAgentLoop
+from verl.tools.base_tool import BaseTool
+from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 
-from toolenv.client import AsyncToolEnvClient, Json, ToolEnvClient
+from toolenv.client import AsyncToolEnvClient, Json, ProblemError, ToolEnvClient, resolve_url
 from toolenv.records import RecordWriter, episode_record
 from toolenv.run import RunConfig, episode_body
 from toolenv.tokens import EnvTurns, message_tokens
 
 AGENT_NAME = "toolenv_paraact"
+CHAT_AGENT_NAME = "toolenv_chat"
+CHAT_FUNCTIONS = ("search_tool", "call_tool")
 # The GDPO reward keys and their weights: λτ, λp, λs (paper, C.4).
 REWARD_KEYS = ["r_traj", "r_phase", "r_step"]
 REWARD_WEIGHTS = [1.0, 0.5, 0.25]
 DATA_SOURCE = "toolenv"
-
-
-def _server_url(given: str | None) -> str:
-    url = given or os.environ.get("TOOLENV_URL")
-    if not url:
-        raise ValueError("no ToolEnv server: set TOOLENV_URL or the agent loop's server_url")
-    return url
 
 
 @register(AGENT_NAME)
@@ -53,7 +55,7 @@ class ToolEnvAgentLoop(AgentLoopBase):
         kwargs.pop("tools", None)
         kwargs.pop("name", None)
         super().__init__(*args, **kwargs)
-        self.server_url = _server_url(server_url)
+        self.server_url = resolve_url(server_url)
         self.max_turn_tokens = max_turn_tokens
         self.response_length = self.rollout_config.response_length
 
@@ -122,6 +124,165 @@ class ToolEnvAgentLoop(AgentLoopBase):
         return result
 
 
+@dataclass
+class _Instance:
+    episode: str
+    # Opened by `create` (deleted by `release`), or the agent loop's (its reward function deletes it).
+    owned: bool
+    calls: int = 0
+    done: bool = False
+
+
+class ToolEnvTool(BaseTool):
+    """One of a ToolEnv `chat` episode's functions (`search_tool` or `call_tool`, as the tool config names it) as a
+    verl `BaseTool`: every `execute` is a one-call turn of the instance's episode, its tool message the response.
+
+    An instance is an episode: `create(create_kwargs={"task": ..., "seed"?: ..., "episode"?: {...}})` opens one
+    (deleted by `release`), `create(create_kwargs={"episode_id": ...})` joins one that the agent loop opened.
+    Instances are shared by the tool objects of a process, so `search_tool` and `call_tool` act on the same episode.
+    verl's ToolAgentLoop creates and releases an instance around every call, hence `toolenv_chat`
+    (`ToolEnvChatAgentLoop`), which opens the rollout's episode and hands its id to each call. The config's
+    `server_url` (else TOOLENV_URL) is the server.
+    """
+
+    _instances: ClassVar[dict[str, _Instance]] = {}
+
+    def __init__(self, config: dict, tool_schema: OpenAIFunctionToolSchema | None = None):
+        self.server_url = resolve_url(config.get("server_url"))
+        super().__init__(config, tool_schema)
+
+    def get_openai_tool_schema(self) -> OpenAIFunctionToolSchema:
+        """The config's `tool_schema`, else the server's own spec of the function the config's `name` names."""
+        if getattr(self, "tool_schema", None) is not None:
+            return self.tool_schema
+        return OpenAIFunctionToolSchema.model_validate(_chat_function(self.server_url, self.config["name"]))
+
+    async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, ToolResponse]:
+        instance_id = instance_id or uuid4().hex
+        given = kwargs.get("create_kwargs") or {}
+        if given.get("episode_id"):
+            self._instances[instance_id] = _Instance(episode=given["episode_id"], owned=False)
+            return instance_id, ToolResponse()
+        if given.get("task") is None:
+            raise ValueError("create_kwargs needs the task of the episode to open, or the episode_id to join")
+        body = episode_body(_json(given["task"]))
+        if given.get("seed") is not None:
+            body["seed"] = int(given["seed"])
+        options = {**(_json(given.get("episode")) or {}), "protocol": "chat"}
+        async with AsyncToolEnvClient(self.server_url) as client:
+            episode = await client.create_episode(**body, **options)
+        self._instances[instance_id] = _Instance(episode=episode["id"], owned=True)
+        return instance_id, ToolResponse()
+
+    async def execute(
+        self, instance_id: str, parameters: dict[str, Any], **kwargs: Any
+    ) -> tuple[ToolResponse, float, dict]:
+        instance = self._instances[instance_id]
+        instance.calls += 1
+        # Unique in the episode: verl does not pass the model's call id, and an instance may serve many calls.
+        call = {
+            "id": f"{instance_id}-{instance.calls}",
+            "type": "function",
+            "function": {"name": self.name, "arguments": parameters},
+        }
+        async with AsyncToolEnvClient(self.server_url) as client:
+            answer = await client.turn(
+                instance.episode, message={"role": "assistant", "content": "", "tool_calls": [call]}
+            )
+        instance.done = answer["done"]
+        return ToolResponse(text=answer["messages"][0]["content"]), 0.0, {}
+
+    async def calc_reward(self, instance_id: str, answer: str | None = None, **kwargs: Any) -> float:
+        """R_traj of the instance's episode, after `answer` (the final message's text) ends it when it is going."""
+        instance = self._instances[instance_id]
+        async with AsyncToolEnvClient(self.server_url) as client:
+            if answer is not None and not instance.done:
+                ended = await client.turn(instance.episode, message={"role": "assistant", "content": answer})
+                instance.done = ended["done"]
+            rewards = await client.rewards(instance.episode)
+        return float(rewards["r_traj"]) if rewards.get("r_traj") is not None else 0.0
+
+    async def release(self, instance_id: str, **kwargs: Any) -> None:
+        instance = self._instances.pop(instance_id, None)
+        if instance is not None and instance.owned:
+            async with AsyncToolEnvClient(self.server_url) as client:
+                await client.delete_episode(instance.episode)
+
+
+@register(CHAT_AGENT_NAME)
+class ToolEnvChatAgentLoop(ToolAgentLoop):
+    """verl's ToolAgentLoop on a ToolEnv `chat` episode: it opens the row's episode (task, seed and options from
+    `extra_info`, as `dataset_rows` writes them), every `ToolEnvTool` call runs in it, and the final message (one
+    without tool calls) is sent as the answer. The episode id rides in `extra_fields` to `compute_score`. verl makes
+    one loop object per rollout, so the episode is the object's."""
+
+    def __init__(self, *args: Any, server_url: str | None = None, **kwargs: Any):
+        kwargs.pop("name", None)
+        super().__init__(*args, **kwargs)
+        self.server_url = resolve_url(server_url)
+        self.episode_id: str | None = None
+
+    async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
+        extra = kwargs.get("extra_info") or {}
+        body = episode_body(_json(extra.get("task")))
+        if extra.get("seed") is not None:
+            body["seed"] = int(extra["seed"])
+        options = {**(_json(extra.get("episode")) or {}), "protocol": "chat"}
+        async with AsyncToolEnvClient(self.server_url) as client:
+            self.episode_id = (await client.create_episode(**body, **options))["id"]
+        join = {"create_kwargs": {"episode_id": self.episode_id}}
+        ours = {name: join for name, tool in self.tools.items() if isinstance(tool, ToolEnvTool)}
+        output = await super().run(
+            sampling_params, **{**kwargs, "tools_kwargs": {**kwargs.get("tools_kwargs", {}), **ours}}
+        )
+        output.extra_fields.update({"toolenv_episode": self.episode_id, "toolenv_url": self.server_url})
+        return output
+
+    async def _handle_generating_state(
+        self, agent_data: AgentData, sampling_params: dict[str, Any], ignore_termination: bool = False
+    ) -> AgentState:
+        state = await super()._handle_generating_state(agent_data, sampling_params, ignore_termination)
+        last = agent_data.messages[-1]
+        # A message without calls ends the rollout and is the answer; a rollout cut short has none.
+        if state == AgentState.TERMINATED and last["role"] == "assistant" and not last.get("tool_calls"):
+            async with AsyncToolEnvClient(self.server_url) as client:
+                try:
+                    # Its own tokens, the end token left out (the tool parser's content keeps it).
+                    text = self.tokenizer.decode(agent_data.response_ids, skip_special_tokens=True)
+                    await client.turn(self.episode_id, message={"role": "assistant", "content": text})
+                except ProblemError as error:
+                    # 409: the episode took its last turn with the calls before; the answer came too late to count.
+                    if error.status != 409:
+                        raise
+        return state
+
+
+def _chat_function(url: str, name: str) -> Json:
+    return next(f for f in _chat_functions(url) if f["function"]["name"] == name)
+
+
+def _chat_functions(url: str, episode: Json | None = None) -> list[Json]:
+    """The functions every `chat` episode offers, as the server specifies them for these episode options."""
+    with ToolEnvClient(url) as client:
+        created = client.create_episode(**{**(episode or {}), "protocol": "chat"})
+        client.delete_episode(created["id"])
+    return [f for f in created["functions"] if f["function"]["name"] in CHAT_FUNCTIONS]
+
+
+def tool_config(path: str | os.PathLike[str], server_url: str, episode: Json | None = None) -> Path:
+    """The file verl's `actor_rollout_ref.rollout.multi_turn.tool_config_path` names: `search_tool` and `call_tool`
+    as `ToolEnvTool`s with the server's own schemas (`episode` options such as `k` shape their text)."""
+    target_class = f"{ToolEnvTool.__module__}.{ToolEnvTool.__qualname__}"
+    tools = [
+        {"class_name": target_class, "config": {"type": "native", "server_url": server_url}, "tool_schema": spec}
+        for spec in _chat_functions(server_url, episode)
+    ]
+    target = Path(path)
+    # JSON is YAML: OmegaConf reads it as is.
+    target.write_text(json.dumps({"tools": tools}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
+
+
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
@@ -138,7 +299,7 @@ def compute_score(
     episode_id = info.get("toolenv_episode")
     if not episode_id:
         raise ValueError("extra_info has no toolenv_episode: run the toolenv_paraact agent loop with the naive manager")
-    with ToolEnvClient(_server_url(info.get("toolenv_url"))) as client:
+    with ToolEnvClient(resolve_url(info.get("toolenv_url"))) as client:
         rewards = client.rewards(episode_id)
         run_dir = os.environ.get("TOOLENV_RUN")
         if run_dir:
@@ -237,20 +398,30 @@ def gdpo_overrides(
 
 
 def agent_loop_config(path: str | os.PathLike[str], server_url: str, *, max_turn_tokens: int = 1024) -> Path:
-    """The file verl's `agent_loop_config_path` names: registers `toolenv_paraact` with the server it talks to."""
-    entry = {
-        "name": AGENT_NAME,
-        "_target_": f"{ToolEnvAgentLoop.__module__}.{ToolEnvAgentLoop.__qualname__}",
-        "server_url": server_url,
-        "max_turn_tokens": max_turn_tokens,
-    }
+    """The file verl's `agent_loop_config_path` names: registers `toolenv_paraact` and `toolenv_chat` with the server
+    they talk to."""
+    entries = [
+        {
+            "name": AGENT_NAME,
+            "_target_": f"{ToolEnvAgentLoop.__module__}.{ToolEnvAgentLoop.__qualname__}",
+            "server_url": server_url,
+            "max_turn_tokens": max_turn_tokens,
+        },
+        {
+            "name": CHAT_AGENT_NAME,
+            "_target_": f"{ToolEnvChatAgentLoop.__module__}.{ToolEnvChatAgentLoop.__qualname__}",
+            "server_url": server_url,
+        },
+    ]
     target = Path(path)
-    target.write_text(json.dumps([entry], indent=2) + "\n", encoding="utf-8")
+    target.write_text(json.dumps(entries, indent=2) + "\n", encoding="utf-8")
     return target
 
 
 def dataset_rows(client: ToolEnvClient, tasks: Sequence[Json], episode: Json | None = None) -> list[Json]:
-    """One verl row per task: the messages a new episode of it starts with, the task and seed for the agent loop."""
+    """One verl row per task: the messages a new episode of it starts with, the task and seed for the agent loop
+    (`toolenv_chat` for `{"protocol": "chat"}` episodes, `toolenv_paraact` otherwise)."""
+    agent = CHAT_AGENT_NAME if (episode or {}).get("protocol") == "chat" else AGENT_NAME
     rows = []
     for index, task in enumerate(tasks):
         created = client.create_episode(**episode_body(task), **(episode or {}))
@@ -259,7 +430,7 @@ def dataset_rows(client: ToolEnvClient, tasks: Sequence[Json], episode: Json | N
         rows.append(
             {
                 "data_source": DATA_SOURCE,
-                "agent_name": AGENT_NAME,
+                "agent_name": agent,
                 "prompt": created["messages"],
                 "ability": "tool_use",
                 "reward_model": {"style": "toolenv", "ground_truth": json.dumps(answer) if answer else ""},
@@ -313,9 +484,22 @@ def prepare(config: RunConfig) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m toolenv.verl")
-    parser.add_argument("train_json", help="RUN/train.json as `toolenv train --engine verl` writes it")
+    parser.add_argument("train_json", nargs="?", help="RUN/train.json as `toolenv train --engine verl` writes it")
     parser.add_argument("--print", action="store_true", help="print the verl command instead of running it")
+    parser.add_argument("--tool-config", metavar="PATH", help="write the chat tools' config for verl there and exit")
+    parser.add_argument("--agent-loop-config", metavar="PATH", help="write the agent loops' config there and exit")
+    parser.add_argument("--server", help="the ToolEnv server of those files (default: TOOLENV_URL)")
+    parser.add_argument("--k", type=int, help="the episodes' search size, as search_tool's schema states it")
     args = parser.parse_args(argv)
+    if args.tool_config or args.agent_loop_config:
+        url = resolve_url(args.server)
+        if args.tool_config:
+            tool_config(args.tool_config, url, {"k": args.k} if args.k else None)
+        if args.agent_loop_config:
+            agent_loop_config(args.agent_loop_config, url)
+        return 0
+    if args.train_json is None:
+        parser.error("give RUN/train.json, or --tool-config / --agent-loop-config")
     config = RunConfig.load(args.train_json)
     line = command(config)
     if args.print:
