@@ -48,7 +48,8 @@ export function chatRow(trajectory: ExportedTrajectory, tools: ReadonlyMap<strin
   const k = trajectory.k ?? DEFAULT_K;
   const limits = { maxTurns: trajectory.max_turns ?? DEFAULT_MAX_TURNS, maxCallsPerTurn: trajectory.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN, k };
   const messages: RowMessage[] = [
-    { role: 'system', content: chatSystemPrompt(limits, trajectory.system_prompt ?? 'full') },
+    // Rows call library tools through call_tool: the prompt a `native_tools: false` chat episode opens with.
+    { role: 'system', content: chatSystemPrompt(limits, trajectory.system_prompt ?? 'full', false) },
     { role: 'user', content: trajectory.task.query },
   ];
   const steps = new Map(trajectory.steps.map((s) => [s.step, s]));

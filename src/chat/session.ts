@@ -17,6 +17,8 @@ export interface ChatSessionOptions {
   parser: ToolParser;
   /** Tools offered as native functions from the start (the episode's `tools`). */
   given: readonly Tool[];
+  /** Found tools become native functions too; false: they are called through call_tool alone. */
+  native: boolean;
   /** The ids the episode is restricted to, when it is. */
   restricted?: ReadonlySet<string>;
   step(actions: Action[]): Promise<StepResult>;
@@ -127,7 +129,7 @@ export class ChatSession {
       const tool = this.options.tool(id);
       if (!tool) continue;
       state.tools.set(id, tool);
-      this.callable.set(id, tool);
+      if (this.options.native) this.callable.set(id, tool);
     }
     for (const outcome of state.searches.slice(searchesBefore)) record.searches.push({ id: outcome.id, query: outcome.query, results: outcome.results.map((hit) => hit.id) });
     for (const call of state.calls.slice(callsBefore)) record.calls.push({ id: call.id, tool: call.tool, status: call.status, ok: call.ok, ...(call.injected ? { injected: call.injected } : {}) });
@@ -168,7 +170,8 @@ export class ChatSession {
       return { call, action: { type: 'tool_call', id: call.id, tool, arguments: (inner as Record<string, unknown> | undefined) ?? {} } };
     }
     if (!this.callable.has(call.name)) {
-      return { call, problem: `${label}: no function ${JSON.stringify(call.name)} is offered: call search_tool to find tools, then call them by id (or through call_tool)` };
+      const how = this.options.native ? 'then call them by id (or through call_tool)' : 'then call them through call_tool';
+      return { call, problem: `${label}: no function ${JSON.stringify(call.name)} is offered: call search_tool to find tools, ${how}` };
     }
     return { call, action: { type: 'tool_call', id: call.id, tool: call.name, arguments: args } };
   }

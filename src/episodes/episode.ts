@@ -74,6 +74,8 @@ export class Episode {
   readonly protocol: EpisodeProtocol;
   /** `chat` episodes: how a turn given as raw text is read. */
   readonly toolParser: ToolParser | undefined;
+  /** `chat` episodes: whether found tools become native functions. */
+  readonly nativeTools: boolean;
   readonly k: number;
   readonly maxCallsPerTurn: number;
   readonly maxTurns: number;
@@ -116,6 +118,7 @@ export class Episode {
     this.lastActive = init.now;
     this.protocol = init.config.protocol ?? 'paraact';
     this.toolParser = this.protocol === 'chat' ? (init.config.tool_parser ?? 'hermes') : undefined;
+    this.nativeTools = init.config.native_tools ?? true;
     this.k = init.config.k ?? DEFAULT_K;
     this.maxCallsPerTurn = init.config.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN;
     this.maxTurns = init.config.max_turns ?? DEFAULT_MAX_TURNS;
@@ -286,6 +289,7 @@ export class Episode {
       max_steps: this.maxSteps,
       protocol: this.protocol,
       ...(this.toolParser ? { tool_parser: this.toolParser } : {}),
+      ...(this.toolParser && !this.nativeTools ? { native_tools: false as const } : {}),
       k: this.k,
       max_calls_per_turn: this.maxCallsPerTurn,
       max_turns: this.maxTurns,

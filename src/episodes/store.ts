@@ -189,7 +189,7 @@ export class EpisodeStore {
     let session: ProtocolSession | ChatSession;
     let outcome: SessionTurn;
     if (episode.protocol === 'chat') {
-      const chat = (episode.session ??= new ChatSession({ ...common, parser: episode.toolParser ?? 'hermes', given: this.nativeTools(episode), ...(episode.tools ? { restricted: episode.tools } : {}) })) as ChatSession;
+      const chat = (episode.session ??= new ChatSession({ ...common, parser: episode.toolParser ?? 'hermes', given: this.nativeTools(episode), native: episode.nativeTools, ...(episode.tools ? { restricted: episode.tools } : {}) })) as ChatSession;
       const input = request.message ? { message: request.message } : { text: request.text! };
       const turn = await episode.turn(() => {
         if (episode.done) throw doneError(episode);
@@ -220,7 +220,7 @@ export class EpisodeStore {
 
   /** The tools a chat episode offers as native functions from the start: its own `tools`, when few enough to list in a prompt. */
   private nativeTools(episode: Episode): Tool[] {
-    if (!episode.tools || episode.tools.size > MAX_NATIVE_TOOLS) return [];
+    if (!episode.nativeTools || !episode.tools || episode.tools.size > MAX_NATIVE_TOOLS) return [];
     return [...episode.tools].map((id) => this.library.get(id)).filter((tool): tool is Tool => tool !== undefined);
   }
 
@@ -495,7 +495,7 @@ function mixedError(episode: Episode, has: string, refused: string): EpisodeErro
 /** The protocol's system prompt and the task's query: what a trainer feeds the model first. */
 function firstMessages(episode: Episode): CreatedEpisode['messages'] {
   const limits = { maxTurns: episode.maxTurns, maxCallsPerTurn: episode.maxCallsPerTurn, k: episode.k };
-  const system = episode.protocol === 'chat' ? chatSystemPrompt(limits, episode.systemPrompt) : systemPrompt(episode.protocol, limits, episode.systemPrompt);
+  const system = episode.protocol === 'chat' ? chatSystemPrompt(limits, episode.systemPrompt, episode.nativeTools) : systemPrompt(episode.protocol, limits, episode.systemPrompt);
   return [{ role: 'system', content: system }, ...(episode.task ? [{ role: 'user' as const, content: episode.task.query }] : [])];
 }
 

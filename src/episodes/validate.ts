@@ -87,6 +87,11 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
     else if (TOOL_PARSERS.includes(raw.tool_parser as ToolParser)) config.tool_parser = raw.tool_parser as ToolParser;
     else check.add('/tool_parser', `must be one of ${TOOL_PARSERS.join(', ')}, got ${JSON.stringify(raw.tool_parser) ?? kind(raw.tool_parser)}`);
   }
+  if (raw.native_tools !== undefined) {
+    if (raw.protocol !== 'chat') check.add('/native_tools', 'applies to protocol "chat" only (whether found tools become native functions)');
+    else if (typeof raw.native_tools === 'boolean') config.native_tools = raw.native_tools;
+    else check.add('/native_tools', `must be true or false, got ${JSON.stringify(raw.native_tools) ?? kind(raw.native_tools)}`);
+  }
   if (raw.k !== undefined && check.integer(raw.k, '/k', 1, MAX_K)) config.k = raw.k;
   if (raw.max_calls_per_turn !== undefined && check.integer(raw.max_calls_per_turn, '/max_calls_per_turn', 1, MAX_CALLS_PER_TURN)) config.max_calls_per_turn = raw.max_calls_per_turn;
   if (raw.max_turns !== undefined && check.integer(raw.max_turns, '/max_turns', 1, MAX_TURNS)) config.max_turns = raw.max_turns;
@@ -113,7 +118,7 @@ function readConfig(raw: Json, check: Checker, known: (toolId: string) => boolea
 }
 
 /** The members of an episode config (`POST /v1/groups` takes them too, beside its own). */
-export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'tool_parser', 'k', 'max_calls_per_turn', 'max_turns', 'max_observation_chars', 'system_prompt', 'reward'];
+export const CONFIG_MEMBERS = ['seed', 'error_rate', 'task', 'tools', 'max_steps', 'protocol', 'tool_parser', 'native_tools', 'k', 'max_calls_per_turn', 'max_turns', 'max_observation_chars', 'system_prompt', 'reward'];
 
 /** Table 7 overrides: known names, finite non-negative numbers. */
 export function parseCoefficients(value: unknown, path: string, check: Checker): Partial<RewardCoefficients> | undefined {

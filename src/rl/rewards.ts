@@ -9,7 +9,7 @@ import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '..
 
 
 /** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
-export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> & Partial<Pick<Trajectory, 'protocol' | 'tools'>>;
+export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> & Partial<Pick<Trajectory, 'protocol' | 'tools' | 'native_tools'>>;
 
 /** Why a chat trajectory has no R_step. */
 export const CHAT_STEP_NOTE = 'not defined for the chat protocol: R_step scores plans against the controller (Table 8), and chat turns carry no plan';
@@ -114,7 +114,7 @@ export function scoreTrajectory(trajectory: ScoredTrajectory, outcome: AnswerOut
   const chat = trajectory.protocol === 'chat';
   const { r_step, steps } = chat ? { r_step: null, steps: [] } : stepReward(trajectory.turns);
   // A chat episode's own tools were offered natively from the start when few enough (store.ts nativeTools).
-  const given = chat && (trajectory.tools?.length ?? 0) <= MAX_NATIVE_TOOLS ? (trajectory.tools ?? []) : [];
+  const given = chat && trajectory.native_tools !== false && (trajectory.tools?.length ?? 0) <= MAX_NATIVE_TOOLS ? (trajectory.tools ?? []) : [];
   const phases = phaseScores(trajectory.turns, coefficients, graph, chat ? { perTurnCalls: true, given } : {});
   const r_ans = outcome.r_ans;
   const gate = r_ans === null ? null : Math.min(1, Math.max(0, r_ans));

@@ -50,6 +50,12 @@ export interface EpisodeConfig {
   protocol?: EpisodeProtocol;
   /** `chat` only: how a turn given as raw text is read; default hermes. */
   tool_parser?: ToolParser;
+  /**
+   * `chat` only: offer found tools (and the episode's own) as native functions named by id (default true); false
+   * offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory,
+   * verl's tool config).
+   */
+  native_tools?: boolean;
   /** Search results per query in text turns; default 3 (the paper's top-3). */
   k?: number;
   /** Tool calls one text turn may dispatch; default 3. */
@@ -290,6 +296,8 @@ export interface EpisodeSummary {
   protocol: EpisodeProtocol;
   /** `chat` only. */
   tool_parser?: ToolParser;
+  /** `chat` only, when false. */
+  native_tools?: false;
   k: number;
   max_calls_per_turn: number;
   max_turns: number;

@@ -127,6 +127,21 @@ describe('chat episodes (native tool calling)', () => {
     assert.match(outside.messages[0].content, /is not one of this episode's tools/);
   });
 
+  it('native_tools false: search_tool and call_tool alone, for trainers whose tool list is fixed', async () => {
+    const episode = await createEpisode(url, { protocol: 'chat', native_tools: false, tools: [ADD, GET], task: TASK, error_rate: 0 });
+    assert.equal(episode.native_tools, false);
+    assert.deepEqual(names(episode.functions), ['search_tool', 'call_tool']);
+    assert.match(episode.messages[0].content, /call them through call_tool/);
+    const searched = await turn(url, episode.id, { text: hermes([['search_tool', { query: 'Add a pet' }]]) });
+    assert.deepEqual(names(searched.functions), ['search_tool', 'call_tool']);
+    const direct = await turn(url, episode.id, { text: hermes([[ADD, { name: 'Rex' }]]) });
+    assert.match(direct.messages[0].content, /no function .* is offered: call search_tool to find tools, then call them through call_tool/);
+    const through = await turn(url, episode.id, { text: hermes([['call_tool', { tool: ADD, arguments: { name: 'Rex' } }]]) });
+    assert.match(through.messages[0].content, /"status":201/);
+    const problem = (await expectProblem(await post(`${url}/v1/episodes`, { native_tools: false }), 400)) as Json;
+    assert.deepEqual(problem.errors.map((e: Json) => e.path), ['/native_tools']);
+  });
+
   it('llama3 and mistral tool parsers read their formats', async () => {
     const llama = await createEpisode(url, { protocol: 'chat', tool_parser: 'llama3' });
     const l = await turn(url, llama.id, { text: '<|python_tag|>{"name": "search_tool", "parameters": {"query": "Add a pet"}}; {"name": "search_tool", "parameters": {"query": "Find pet by ID"}}' });

@@ -19,6 +19,10 @@ DEFAULT_CONNECTIONS = 100
 
 Json = dict[str, Any]
 
+# Chat episodes as the engines play them: their tool lists are fixed (TRL's environment methods, verl's tool
+# config), so the server offers search_tool and call_tool alone and its prompt says found tools go through call_tool.
+ENGINE_CHAT: Json = {"protocol": "chat", "native_tools": False}
+
 
 class ProblemError(Exception):
     """A ToolEnv answer that was not 2xx; `problem` is its RFC 7807 body (or a stand-in when it had none)."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from toolenv import copy_circuit
-from toolenv.client import Json, ToolEnvClient, resolve_url
+from toolenv.client import ENGINE_CHAT, Json, ToolEnvClient, resolve_url
 from toolenv.records import RecordWriter, episode_record
 from toolenv.run import TASK_MEMBERS, RunConfig, episode_body
 from toolenv.tokens import EnvTurns, chat_ids, message_tokens
@@ -291,12 +291,13 @@ class ToolEnvEnvironment:
     TRL runs each tool call of a message on its own, so every call is a one-call turn of the episode. TRL never tells
     the environment the final message: `chat_r_phase`, a reward function, hands it to the episode (a message without
     tool calls is the answer) before `get_reward` reads R_traj; without it the rewards are those of the episode as it
-    stands, unanswered. Found tools are called through `call_tool`: TRL offers only the methods of this class.
+    stands, unanswered. Found tools are called through `call_tool` (TRL offers only the methods of this class), so the
+    episodes are `native_tools: false` and their prompt says so.
     """
 
     def __init__(self, url: str | None = None, *, api_key: str | None = None, **episode: Any) -> None:
         self._client = ToolEnvClient(resolve_url(url), api_key=api_key)
-        self._options = {**episode, "protocol": "chat"}
+        self._options = {**episode, **ENGINE_CHAT}
         self._episode: str | None = None
         self._done = False
         self._calls = 0
@@ -403,7 +404,7 @@ def chat_dataset(client: ToolEnvClient, tasks: Sequence[Json], **episode: Any):
 
     rows = []
     for task in tasks:
-        created = client.create_episode(**episode_body(task), **episode, protocol="chat")
+        created = client.create_episode(**episode_body(task), **{**episode, **ENGINE_CHAT})
         client.delete_episode(created["id"])
         rows.append({"prompt": created["messages"], "task": json.dumps(task)})
     return Dataset.from_list(rows)

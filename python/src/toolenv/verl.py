@@ -33,7 +33,7 @@ from verl.experimental.agent_loop.tool_agent_loop import AgentData, AgentState, 
 from verl.tools.base_tool import BaseTool
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
 
-from toolenv.client import AsyncToolEnvClient, Json, ProblemError, ToolEnvClient, resolve_url
+from toolenv.client import ENGINE_CHAT, AsyncToolEnvClient, Json, ProblemError, ToolEnvClient, resolve_url
 from toolenv.records import RecordWriter, episode_record
 from toolenv.run import RunConfig, episode_body
 from toolenv.tokens import EnvTurns, message_tokens
@@ -168,7 +168,7 @@ class ToolEnvTool(BaseTool):
         body = episode_body(_json(given["task"]))
         if given.get("seed") is not None:
             body["seed"] = int(given["seed"])
-        options = {**(_json(given.get("episode")) or {}), "protocol": "chat"}
+        options = {**(_json(given.get("episode")) or {}), **ENGINE_CHAT}
         async with AsyncToolEnvClient(self.server_url) as client:
             episode = await client.create_episode(**body, **options)
         self._instances[instance_id] = _Instance(episode=episode["id"], owned=True)
@@ -227,7 +227,7 @@ class ToolEnvChatAgentLoop(ToolAgentLoop):
         body = episode_body(_json(extra.get("task")))
         if extra.get("seed") is not None:
             body["seed"] = int(extra["seed"])
-        options = {**(_json(extra.get("episode")) or {}), "protocol": "chat"}
+        options = {**(_json(extra.get("episode")) or {}), **ENGINE_CHAT}
         async with AsyncToolEnvClient(self.server_url) as client:
             self.episode_id = (await client.create_episode(**body, **options))["id"]
         join = {"create_kwargs": {"episode_id": self.episode_id}}
@@ -264,7 +264,7 @@ def _chat_function(url: str, name: str) -> Json:
 def _chat_functions(url: str, episode: Json | None = None) -> list[Json]:
     """The functions every `chat` episode offers, as the server specifies them for these episode options."""
     with ToolEnvClient(url) as client:
-        created = client.create_episode(**{**(episode or {}), "protocol": "chat"})
+        created = client.create_episode(**{**(episode or {}), **ENGINE_CHAT})
         client.delete_episode(created["id"])
     return [f for f in created["functions"] if f["function"]["name"] in CHAT_FUNCTIONS]
 
