@@ -56,6 +56,13 @@ def test_eval_scores_a_checkpoint_as_a_policy(server, sft_run, single_tasks, tmp
     assert report["max_observation_chars"] == 1200
     bad = toolenv("eval", "--server", server.url, "--tasks", str(single_tasks), "--policy", "hf:", check=False)
     assert bad.returncode == 2 and "--policy must be" in bad.stderr
+    # The chat agent: the template is given the functions, the raw text goes to the episode's tool parser.
+    chat = toolenv(
+        "eval", "--server", server.url, "--tasks", str(single_tasks), "--policy", f"hf:{sft_run / 'checkpoint'}",
+        "--agent", "chat", "--tool-parser", "hermes", "--max-turns", "2", "--max-turn-tokens", "32", "--json",
+    )  # fmt: skip
+    chat_agent = json.loads(chat.stdout.strip().splitlines()[-1])["agents"][0]
+    assert chat_agent["agent"] == "chat" and chat_agent["turns"] >= 1 and chat_agent["r_step"] is None
 
 
 def test_bench_learning_runs_every_stage_and_the_checkpoints_change(server, tmp_path):

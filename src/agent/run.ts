@@ -47,6 +47,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (options.errorRate !== undefined) config.error_rate = options.errorRate;
   if (options.maxObservationChars !== undefined) config.max_observation_chars = options.maxObservationChars;
   if (options.systemPrompt !== undefined) config.system_prompt = options.systemPrompt;
+  if (options.toolParser !== undefined) config.tool_parser = options.toolParser;
   const episode = await client.create(config);
 
   const messages: ChatMessage[] = episode.messages.map((m) => ({ ...m }));

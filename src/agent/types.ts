@@ -1,4 +1,4 @@
-import { EPISODE_PROTOCOLS, type AssistantMessage, type ChatToolCall, type EpisodeProtocol, type EpisodeTask, type Finish as EpisodeFinish, type FunctionSpec, type SystemPromptStyle, type Trajectory } from '../wire/episodes.js';
+import { EPISODE_PROTOCOLS, type AssistantMessage, type ChatToolCall, type EpisodeProtocol, type EpisodeTask, type Finish as EpisodeFinish, type FunctionSpec, type SystemPromptStyle, type ToolParser, type Trajectory } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from '../protocol/state.js';
@@ -135,6 +135,8 @@ export interface RunAgentOptions {
   maxObservationChars?: number;
   /** The episode's `system_prompt`; default the server's (`full`). */
   systemPrompt?: SystemPromptStyle;
+  /** The chat agent: how its episode reads the policy's raw text (`tool_parser`); default hermes. */
+  toolParser?: ToolParser;
   /** The judge the rewards are scored with (`openai:MODEL@URL`); default the server's. */
   judge?: string;
   signal?: AbortSignal;

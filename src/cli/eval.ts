@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { Option, type Command } from 'commander';
 import { MAX_K } from '../protocol/protocol.js';
+import { TOOL_PARSERS } from '../wire/episodes.js';
 import { AGENTS, type AgentName } from '../agent/types.js';
 import { TASK_FORMATS, type TaskFormat } from '../eval/tasks.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
@@ -23,6 +24,7 @@ interface EvalFlags {
   errorRate?: string;
   maxObservationChars?: string;
   systemPrompt?: string;
+  toolParser?: string;
   maxSeqLen: string;
   maxTurnTokens?: string;
   temperature?: string;
@@ -52,6 +54,7 @@ export function registerEval(program: Command): void {
     .option('--error-rate <r>', 'injected-error rate of every episode (default the server’s)')
     .option('--max-observation-chars <n>', 'characters of one observation (the budget the policy was trained under); default whole')
     .option('--system-prompt <style>', SYSTEM_PROMPT_HELP)
+    .option('--tool-parser <name>', `with --agent chat: how the episodes read an hf: policy's raw tool-call text: ${TOOL_PARSERS.join(', ')} (default hermes)`)
     .option('--max-seq-len <n>', 'hf: tokens of a whole conversation; a run that outgrows it fails, as its rollout stops in training', '4096')
     .option('--max-turn-tokens <n>', 'hf and gguf: most tokens of one message (default hf 512, gguf 1024)')
     .option('--temperature <t>', 'hf: sampling temperature (default 0: greedy); gguf: default 0.7')
@@ -69,7 +72,8 @@ export function registerEval(program: Command): void {
         if (flags.server !== undefined && command.getOptionValueSource(flag) === 'cli') throw new UsageError(`--${flag} is for the in-process server: drop it or drop --server`);
       }
       if (!/^(heuristic|openai:.*|gguf:.+|hf:.+)$/.test(flags.policy)) throw new UsageError(`--policy must be heuristic, openai:MODEL@URL, gguf:FILE or hf:DIR, got ${JSON.stringify(flags.policy)}`);
-      if (agents.includes('chat') && /^(gguf|hf):/.test(flags.policy)) throw new UsageError(`--agent chat needs a policy that calls tools natively (heuristic, or openai:MODEL@URL given the functions as tools); ${flags.policy} writes text only`);
+      if (agents.includes('chat') && flags.policy.startsWith('gguf:')) throw new UsageError(`--agent chat needs a policy that calls tools natively (heuristic, openai:MODEL@URL, or hf:DIR whose chat template renders tools); ${flags.policy} writes text only`);
+      if (flags.toolParser !== undefined && !agents.includes('chat')) throw new UsageError('--tool-parser reads the chat agent\'s raw text: it needs --agent chat');
       const options = {
         tasks: flags.tasks,
         format: flags.format as TaskFormat | undefined,
@@ -87,6 +91,7 @@ export function registerEval(program: Command): void {
         errorRate: flags.errorRate === undefined ? undefined : numberFlag('--error-rate', flags.errorRate, { min: 0, max: 1 }),
         maxObservationChars: flags.maxObservationChars === undefined ? undefined : observationFlag(flags.maxObservationChars),
         ...(flags.systemPrompt !== undefined ? { systemPrompt: systemPromptFlag(flags.systemPrompt) } : {}),
+        ...(flags.toolParser !== undefined ? { toolParser: choiceFlag('--tool-parser', flags.toolParser, TOOL_PARSERS) } : {}),
         policyOptions: {
           maxSeqLen: intFlag('--max-seq-len', flags.maxSeqLen, { min: 16 }),
           ...(flags.maxTurnTokens !== undefined ? { maxTokens: intFlag('--max-turn-tokens', flags.maxTurnTokens, { min: 1 }) } : {}),

@@ -12,7 +12,7 @@ import { DEFAULT_CONCURRENCY, runEval, type RunEvalOptions } from './run.js';
 import { EvalInputError, type TaskFormat } from './tasks.js';
 
 /** The run settings `evaluate` hands to runEval unchanged (documented there). */
-type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'maxObservationChars' | 'systemPrompt' | 'onProgress' | 'signal'>;
+type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'maxObservationChars' | 'systemPrompt' | 'toolParser' | 'onProgress' | 'signal'>;
 
 export interface EvaluateOptions extends RunSettings {
   tasks: string;
@@ -84,6 +84,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       errorRate: options.errorRate,
       maxObservationChars: options.maxObservationChars,
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+      ...(options.toolParser !== undefined ? { toolParser: options.toolParser } : {}),
       judge,
       onRun: options.out === undefined ? undefined : (run, score) => {
         writeTrajectory(options.out!, run, score);

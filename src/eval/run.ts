@@ -1,5 +1,5 @@
 import type { AgentName, AgentRun, Policy, RunAgentOptions } from '../agent/types.js';
-import type { SystemPromptStyle } from '../wire/episodes.js';
+import type { SystemPromptStyle, ToolParser } from '../wire/episodes.js';
 import { summarize, type AgentSummary } from './aggregate.js';
 import type { EvalTask } from './map-references.js';
 import { mapLimit } from './pool.js';
@@ -26,6 +26,8 @@ export interface RunEvalOptions {
   /** Characters of one observation; default whole. */
   maxObservationChars?: number;
   systemPrompt?: SystemPromptStyle;
+  /** The chat agent's episodes: how they read a policy's raw text (hf: checkpoints); default hermes. */
+  toolParser?: ToolParser;
   /** The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own (`serve --judge`). */
   judge?: string | true;
   /** Called with each finished task-run and its score (trajectory files are written here). */
@@ -70,6 +72,7 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
         errorRate: options.errorRate,
         maxObservationChars: options.maxObservationChars,
         ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+        ...(options.toolParser !== undefined && agent === 'chat' ? { toolParser: options.toolParser } : {}),
         ...(typeof options.judge === 'string' ? { judge: options.judge } : {}),
         signal: options.signal,
       })

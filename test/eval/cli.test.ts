@@ -80,6 +80,13 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
   assert.ok((agents[0]!.turns as number) < (agents[1]!.turns as number));
   assert.equal(typeof (agents[0]!.std as Record<string, unknown>).success, 'number');
 
+  const parserAlone = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--tool-parser', 'hermes']);
+  assert.equal(parserAlone.status, 2);
+  assert.match(parserAlone.stderr, /--tool-parser reads the chat agent's raw text: it needs --agent chat/);
+  const gguf = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'chat', '--policy', 'gguf:model.gguf']);
+  assert.equal(gguf.status, 2);
+  assert.match(gguf.stderr, /--agent chat needs a policy that calls tools natively/);
+
   const text = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'react']);
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /^react {5}success [\d.]+%  path [\d.]+% \(mapped [\d.]+%\)  coverage [\d.]+% \(mapped [\d.]+%\)  turns [\d.]+  actions\/turn [\d.]+/m);

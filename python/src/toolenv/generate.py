@@ -45,7 +45,10 @@ class Generator:
         answers: list[dict[str, Any]] = []
         prompts: list[tuple[dict[str, Any], list[int]]] = []
         for request in requests:
-            rendered = tokenizer.apply_chat_template(request["messages"], tokenize=True, add_generation_prompt=True)
+            # A chat episode's functions, for templates that render tools (others leave them out).
+            rendered = tokenizer.apply_chat_template(
+                request["messages"], tools=request.get("tools") or None, tokenize=True, add_generation_prompt=True
+            )
             ids = chat_ids(rendered)
             if len(ids) >= self.max_seq_len:
                 # Training stops a rollout whose sequence is full; evaluation fails the run the same way.

@@ -76,13 +76,16 @@ export function hfPolicy(options: HfPolicyOptions): Policy {
     });
   return {
     name: `hf:${options.dir}`,
+    // The chat agent: the model's chat template renders the functions, and its raw text goes to the episode's tool parser.
+    nativeTools: true,
     async next(messages: readonly ChatMessage[], context: PolicyContext) {
       const child = await (worker ??= start());
       if (failure) throw new Error(failure);
       const id = next++;
       const reply = await new Promise<Reply>((done) => {
         waiting.set(id, done);
-        const request = { id, messages, max_tokens: options.maxTokens ?? 512, stop: STOP_SEQUENCES, seed: context.seed };
+        const chat = context.agent === 'chat';
+        const request = { id, messages, max_tokens: options.maxTokens ?? 512, stop: chat ? [] : STOP_SEQUENCES, seed: context.seed, ...(chat ? { tools: context.functions ?? [] } : {}) };
         child.stdin.write(`${JSON.stringify(request)}\n`);
       });
       if (reply.error !== undefined) throw new Error(reply.error);
