@@ -22,7 +22,7 @@ export function registerExport(program: Command): void {
     .action(async (files: string[], flags: ExportFlags) => {
       quietOnClosedStdout();
       const form = choiceFlag('--arguments', flags.arguments, ['string', 'object'] as const);
-      const [{ exportChatRows }, { SavedRunError }] = await Promise.all([import('../chat/export-files.js'), import('../episodes/saved-run.js')]);
+      const [{ exportChatRows }, { SavedRunError }] = await Promise.all([import('../episodes/chat-rows.js'), import('../episodes/saved-run.js')]);
       const summary = await exportChatRows({
         files,
         out: flags.out,

@@ -17,6 +17,7 @@ import { workersFlag } from './workers.js';
 import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
 import { addUpstreamOptions, upstreamSettings, type UpstreamFlags } from './upstream-flags.js';
 import type { EpisodeTask } from '../wire/episodes.js';
+import { synthesizedTasks } from '../tasks/synth/default-tasks.js';
 import { missingLibrary } from '../library/errors.js';
 import type { FailedMessage } from '../server/cluster/primary.js';
 import { describeFailure } from './failure.js';
@@ -186,7 +187,8 @@ export function registerServe(program: Command): void {
         mcp: { maxSessions, idleMs },
         judge: flags.judge,
         judgeApiKey: flags.judgeApiKey,
-        ...(openenvTasks ? { openenvTasks } : {}),
+        // Without --openenv-tasks, a reset without a task plays ones synthesized from the library when first needed.
+        openenvTasks: openenvTasks ?? synthesizedTasks(flags.library),
         retrieval,
         host: flags.host,
         allowedHosts,
@@ -320,7 +322,7 @@ function runsDir(dir: string): string {
 
 /** `--openenv-tasks`: a task file in the own format, as the episode's task (id, query, references, answer). */
 async function readOpenEnvTasks(file: string): Promise<EpisodeTask[]> {
-  const [{ readTrainTasks, episodeTask }, { TaskFileError }] = await Promise.all([import('../train/tasks.js'), import('../eval/tasks.js')]);
+  const [{ readTrainTasks }, { TaskFileError }, { episodeTask }] = await Promise.all([import('../train/tasks.js'), import('../eval/tasks.js'), import('../wire/episodes.js')]);
   try {
     return readTrainTasks(file).map(episodeTask);
   } catch (error) {

@@ -5,7 +5,8 @@ import { DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/proto
 import { referencedCalls } from '../protocol/references.js';
 import { fromRunStateView, newRunState, type RunState, type RunStateView } from '../protocol/state.js';
 import type { Tool } from '../library/tool.js';
-import { episodeTask, type TrainTask } from '../train/tasks.js';
+import type { TrainTask } from '../train/tasks.js';
+import { episodeTask } from '../wire/episodes.js';
 import type { SystemPromptStyle } from '../wire/episodes.js';
 import { RoleError, type Roles } from './roles.js';
 import { coverageOf, feedbackOf } from './coverage.js';

@@ -27,7 +27,6 @@ import { mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import type { EpisodeTask } from '../wire/episodes.js';
 import { OpenEnv } from './openenv/env.js';
-import { synthesizedTasks } from './openenv/default-tasks.js';
 import { openEnvRoutes } from './routes/openenv.js';
 import { studioRoutes } from './routes/studio.js';
 import { libraryRoutes } from './routes/library.js';
@@ -56,7 +55,7 @@ export interface AppOptions {
   /** The tool search loader, when the caller shares it (with the episode store); default one of the app's own. */
   retrieval?: RetrievalLoader;
   /** Tasks an OpenEnv reset without one gets (`tasks[seed mod n]`, else in turn); without them a reset must name its task. */
-  openenvTasks?: readonly EpisodeTask[];
+  openenvTasks?: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>);
   /** The answer judge of R_ans (`serve --judge`); requests may name another. */
   judge?: AnswerJudge;
   /** The synthesis seed the simulator was built with (default 0), reported on /healthz. */
@@ -96,7 +95,7 @@ export function appContext(options: AppOptions): AppContext {
     graph,
     log: options.log ?? defaultLog,
     rewards,
-    openenv: options.episodes && new OpenEnv(options.episodes, rewards, options.openenvTasks ?? synthesizedTasks(options.store, graph)),
+    openenv: options.episodes && new OpenEnv(options.episodes, rewards, options.openenvTasks),
   };
 }
 

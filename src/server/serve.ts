@@ -72,7 +72,7 @@ export interface ServeOptions {
   /** MCP session limits: live sessions at most, idle expiry. */
   mcp?: McpSessionOptions;
   /** Tasks an OpenEnv reset without one gets (AppOptions.openenvTasks). */
-  openenvTasks?: readonly EpisodeTask[];
+  openenvTasks?: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>);
   /** The local sentence encoder `POST /v1/search` uses for `retriever: dense` (and in `hybrid`); without it, dense is a 400. */
   retrieval?: RetrievalOptions;
   /** The answer judge of R_ans: `openai:MODEL@URL`. */

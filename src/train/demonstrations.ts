@@ -4,7 +4,8 @@ import { createPolicy } from '../agent/policies/create.js';
 import { runAgent } from '../agent/run.js';
 import type { AgentRun } from '../agent/types.js';
 import type { EpisodeOptions } from './config.js';
-import { episodeTask, type TrainTask } from './tasks.js';
+import type { TrainTask } from './tasks.js';
+import { episodeTask } from '../wire/episodes.js';
 
 export interface DemonstrationOptions {
   server: string;

@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { loadTasks } from '../eval/load.js';
 import { TaskFileError } from '../eval/tasks.js';
-import type { EpisodeTask } from '../wire/episodes.js';
 
 /** A training task as `RUN/tasks.jsonl` holds it: the episode's task, its tool set and its seed. */
 export interface TrainTask {
@@ -37,9 +36,4 @@ export function readTrainTasks(file: string): TrainTask[] {
 
 export function writeTrainTasks(file: string, tasks: readonly TrainTask[]): void {
   writeFileSync(file, tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
-}
-
-/** The episode's own task (id, query, references, answer): a task line's tool set and seed are episode options. */
-export function episodeTask(task: TrainTask): EpisodeTask {
-  return { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}), ...(task.answer !== undefined ? { answer: task.answer } : {}) };
 }

@@ -16,6 +16,11 @@ export interface EpisodeTask {
   answer?: string | string[];
 }
 
+/** A task line's members that are the episode's task (a line's `tools`, `seed` and the like are the episode's options, not its task). */
+export function episodeTask(task: EpisodeTask): EpisodeTask {
+  return { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}), ...(task.answer !== undefined ? { answer: task.answer } : {}) };
+}
+
 /** The loops an episode's text turns speak: the paper's ParaAct and its two baselines (§4). */
 export const PROTOCOLS = ['paraact', 'react', 'parallel'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];

@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import type { RunningServer } from '../../src/server/serve.js';
 import { createAjv } from '../../src/library/ajv.js';
-import { json, post, startEpisodeServer } from '../episodes/fixture.js';
+import { episodeLibrary, json, post, startEpisodeServer } from '../episodes/fixture.js';
+import { synthesizedTasks } from '../../src/tasks/synth/default-tasks.js';
 import { ANSWER, EXECUTE, EXPLORE, NEXT, TASK, withGraph } from '../episodes/paraact-text.js';
 import { expectProblem, rawSocket } from './helpers.js';
 import { petstoreTools } from '../fixtures/tools.js';
@@ -65,8 +66,8 @@ describe('OpenEnv over HTTP', () => {
   let server: RunningServer;
   let url: string;
   before(async () => {
-    await withGraph();
-    server = await startEpisodeServer();
+    // As `serve` without --openenv-tasks: a reset without a task plays one synthesized from the library.
+    server = await startEpisodeServer({ openenvTasks: synthesizedTasks(await withGraph()) });
     url = server.url;
   });
   after(() => server.close());
@@ -172,7 +173,8 @@ describe('OpenEnv over HTTP', () => {
 });
 
 it('a server with neither --openenv-tasks nor a graph to synthesize them from: a reset names its task', async (t) => {
-  const bare = await startEpisodeServer({ tools: [...petstoreTools] });
+  const tools = [...petstoreTools];
+  const bare = await startEpisodeServer({ tools, openenvTasks: synthesizedTasks(await episodeLibrary(tools)) });
   t.after(() => bare.close());
   const untasked = await expectProblem(await post(`${bare.url}/openenv/reset`, {}), 422);
   assert.deepEqual((untasked.errors as Json[]).map((e) => e.path), ['/task']);

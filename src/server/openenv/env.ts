@@ -62,7 +62,7 @@ export class OpenEnv {
   constructor(
     private readonly episodes: EpisodeStore,
     private readonly rewards: RewardContext,
-    /** Tasks a reset without one gets (`tasks[seed mod n]`, else in turn); without any a reset must name its task. */
+    /** Tasks a reset without one gets (`tasks[seed mod n]`, else in turn), or what loads them; without any a reset must name its task. */
     private readonly tasks: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>) = [],
   ) {}
 

@@ -2,8 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { LibraryStore } from '../library/store.js';
 import type { Tool } from '../library/tool.js';
-import { readSavedRun } from '../episodes/saved-run.js';
-import { chatRow, type ArgumentsForm, type ExportedTrajectory } from './export.js';
+import { chatRow, type ArgumentsForm, type ExportedTrajectory } from '../chat/export.js';
+import { readSavedRun } from './saved-run.js';
 
 export interface ExportOptions {
   files: readonly string[];
