@@ -17,7 +17,6 @@ import { workersFlag } from './workers.js';
 import { addRuleOptions, ruleOptions, type RuleFlags } from './rule-flags.js';
 import { addUpstreamOptions, upstreamSettings, type UpstreamFlags } from './upstream-flags.js';
 import type { EpisodeTask } from '../wire/episodes.js';
-import { synthesizedTasks } from '../tasks/synth/default-tasks.js';
 import { missingLibrary } from '../library/errors.js';
 import type { FailedMessage } from '../server/cluster/primary.js';
 import { describeFailure } from './failure.js';
@@ -152,11 +151,12 @@ export function registerServe(program: Command): void {
 
     const start = async (): Promise<Serving> => {
       // Loaded together, so that their file reads overlap.
-      const [{ startServer, ApiPortError }, { examplesResponder }, { threadedSynthResponder }, { runRoutes }] = await Promise.all([
+      const [{ startServer, ApiPortError }, { examplesResponder }, { threadedSynthResponder }, { runRoutes }, { synthesizedTasks }] = await Promise.all([
         import('../server/serve.js'),
         import('../simulator/examples.js'),
         import('../simulator/synth/threaded.js'),
         import('../studio/routes.js'),
+        import('../tasks/synth/default-tasks.js'),
       ]);
       // Synthesis runs on a thread of its own: fresh calls cost the event loop little more than cached ones.
       const synth = threadedSynthResponder(flags.library);
