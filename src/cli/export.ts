@@ -17,7 +17,7 @@ export function registerExport(program: Command): void {
     .argument('<files...>', 'saved runs')
     .option('--out <file>', 'the JSON Lines file the rows go to', 'chat.jsonl')
     .option('--library <dir>', 'library whose records summarize the search results, as a chat episode shows them', defaultLibraryDir())
-    .option('--arguments <form>', 'tool-call arguments as a JSON string (OpenAI’s form; Qwen3 and Llama templates read it) or an object (templates that `tojson` them, such as Qwen2.5): string or object', 'string')
+    .option('--arguments <form>', 'tool-call arguments as a JSON string (OpenAI’s form, one Arrow type in every row; Qwen3’s template writes it as is) or an object (for templates that `tojson` them, such as Qwen2.5 and Llama 3.1): string or object', 'string')
     .option('--json', 'print one JSON line per file, then a summary line')
     .action(async (files: string[], flags: ExportFlags) => {
       quietOnClosedStdout();
