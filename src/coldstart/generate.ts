@@ -91,7 +91,8 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
     for (let task = queue.shift(); task !== undefined; task = queue.shift()) {
       const run = await runColdStart(task, { ...options, roles });
       const problems = qualityProblems(run);
-      if (options.chatRows && run.chat && 'skipped' in run.chat) problems.push(`chat row: ${run.chat.skipped}`);
+      // A chat file holds chat rows only: a run without one is rejected, never written as text.
+      if (options.chatRows && (!run.chat || 'skipped' in run.chat)) problems.push(`chat row: ${run.chat && 'skipped' in run.chat ? run.chat.skipped : 'the run ended before its trajectory was read'}`);
       if (run.error !== undefined) {
         summary.failed++;
         summary.first_failure ??= `${run.task_id}: ${run.error}`;
