@@ -93,7 +93,7 @@ def test_bench_learning_runs_every_stage_and_the_checkpoints_change(server, tmp_
         assert isinstance(report["stages"][2]["r_traj"], (int, float))
         assert (seed / "train-rl" / "checkpoint" / "model.safetensors").exists()
         curve = report["stages"][2]["curve"]
-        assert curve["steps"] == 1 and set(curve["first"]) == {"r_traj", "r_step", "success"}
+        assert curve["steps"] == 1 and curve["prompts"] == 1 and set(curve["first"]) == {"r_traj", "r_step", "success"}
     # Each stage is also read against demonstrations of the held-out tasks (none are trained on).
     probed = (seed / "heldout-demonstrations" / "sft.jsonl").read_text().strip() != ""
     for stage in report["stages"][:2]:

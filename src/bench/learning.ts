@@ -76,6 +76,8 @@ export interface RewardCurve {
   steps: number;
   /** Steps averaged at each end: a quarter of them, at least one. */
   window: number;
+  /** Prompts (tasks) each end averages over: the window times the prompts per step. Few, and the ends differ by which tasks were drawn. */
+  prompts: number;
   first: CurvePoint;
   last: CurvePoint;
 }
@@ -249,8 +251,8 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
       trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
     });
     const result = await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0));
-    result.curve = rewardCurve(linesOf<StepMetrics>(join(rl.run, 'metrics.jsonl')));
-    log(`rl: training rollouts over ${result.curve.steps} GRPO steps: R_traj ${num(result.curve.first.r_traj)} → ${num(result.curve.last.r_traj)}, R_step ${num(result.curve.first.r_step)} → ${num(result.curve.last.r_step)}, success ${pct(result.curve.first.success)} → ${pct(result.curve.last.success)} (mean of the first and last ${result.curve.window})`);
+    result.curve = rewardCurve(linesOf<StepMetrics>(join(rl.run, 'metrics.jsonl')), options.rl.batch);
+    log(`rl: training rollouts: ${curveLine(result.curve)}`);
     stages.push(result);
   } catch (error) {
     // GRPO refusing an SFT checkpoint that writes no accepted turn is a finding of the benchmark: reported, not lost.
@@ -353,9 +355,19 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
 }
 
 /** The mean training rewards of the first and the last quarter of the GRPO steps. */
-export function rewardCurve(rows: readonly StepMetrics[]): RewardCurve {
+export function rewardCurve(rows: readonly StepMetrics[], promptsPerStep: number): RewardCurve {
   const window = Math.max(1, Math.floor(rows.length / 4));
-  return { steps: rows.length, window, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)) };
+  return { steps: rows.length, window, prompts: window * promptsPerStep, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)) };
+}
+
+/** Prompts at each end of the curve below which it reads which tasks were drawn more than what the policy learned. */
+export const FEW_CURVE_PROMPTS = 8;
+
+/** The curve as one line: each reward early against late, and how many prompts each end stands on. */
+export function curveLine(curve: RewardCurve): string {
+  const { first, last } = curve;
+  const few = curve.prompts < FEW_CURVE_PROMPTS ? ': too few to tell learning from which tasks were drawn; the held-out stages are the measure' : '';
+  return `R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)} (mean of the first and the last ${curve.window} of ${curve.steps} steps, ${curve.prompts} prompt${curve.prompts === 1 ? '' : 's'} each${few})`;
 }
 
 /** Each reward's mean over steps (or over seeds' curve ends). */
@@ -396,7 +408,8 @@ export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
     summary.spread = { success: round(std(rows.map((r) => r.success))), r_traj: round(std(rows.map((r) => r.r_traj))) };
     const curves = rows.flatMap((r) => (r.curve ? [r.curve] : []));
     if (curves.length > 0) {
-      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)) };
+      // Each seed's ends stand on their own prompts: the mean stands on all of them.
+      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, prompts: curves.reduce((n, c) => n + c.prompts, 0), first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)) };
     }
     return summary;
   });

@@ -204,7 +204,7 @@ async function learning(opts: BenchFlags): Promise<void> {
   if (opts.base !== undefined && opts.copyCircuit) throw new UsageError('--copy-circuit wires a from-scratch model: it does not apply to --base');
   if (opts.base !== undefined && !existsSync(join(opts.base, 'config.json'))) throw new UsageError(`--base ${opts.base}: no config.json there: not a Hugging Face model directory (\`toolenv model smollm2 --out DIR\` writes one)`);
   const lora = intFlag('--lora', opts.lora ?? (opts.base !== undefined ? '16' : '0'), { min: 0, max: 1024 });
-  const { runLearningBench } = await import('../bench/learning.js');
+  const { runLearningBench, curveLine } = await import('../bench/learning.js');
   const report = await runLearningBench({
     library: opts.library,
     cache: opts.cache,
@@ -253,8 +253,7 @@ async function learning(opts: BenchFlags): Promise<void> {
   }
   for (const s of report.stages) {
     if (!s.curve) continue;
-    const { first, last, window, steps } = s.curve;
-    printLine(`GRPO training rollouts${protocols.length > 1 ? ` (${s.protocol})` : ''}, mean of the first and the last ${window} of ${steps} steps: R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)}`);
+    printLine(`GRPO training rollouts${protocols.length > 1 ? ` (${s.protocol})` : ''}: ${curveLine(s.curve)}`);
   }
   printLine('copies, others: held-out demonstrations read teacher-forced, the assistant tokens an induction head could copy and the rest, predicted right');
   for (const failure of report.failures) printLine(`failed: ${failure}`);
