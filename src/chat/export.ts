@@ -1,10 +1,9 @@
 import type { Tool } from '../library/tool.js';
 import { parseMessage } from '../protocol/parse.js';
-import { fitSearch, renderCallWithin } from '../protocol/render.js';
-import { summarizeTool } from '../protocol/tool-view.js';
+import { fitSearch, renderCallWithin, searchResults } from '../protocol/render.js';
 import type { ScoredTrajectory } from '../rl/rewards.js';
 import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/protocol.js';
-import type { EpisodeSummary, SearchObservation } from '../wire/episodes.js';
+import type { EpisodeSummary } from '../wire/episodes.js';
 import { CALL_FUNCTION, callableFunctions, SEARCH_FUNCTION } from './functions.js';
 import { chatSystemPrompt } from './prompt.js';
 
@@ -62,22 +61,25 @@ export function chatRow(trajectory: ExportedTrajectory, tools: ReadonlyMap<strin
     }
     const step = turn.step === undefined ? undefined : steps.get(turn.step);
     if (turn.rejected || !step) continue;
+    if (step.actions.some((a) => a.type === 'tool_call' && a.truncated !== undefined)) return { skipped: `turn ${turn.turn}: a call's arguments were too large to keep in the trajectory` };
     const calls = step.actions.map((action, i) => {
       const id = `call_${turn.turn}_${i + 1}`;
       if (action.type === 'search_tool') return { id, name: SEARCH_FUNCTION, arguments: { query: action.query, ...(action.k !== undefined && action.k !== k ? { k: action.k } : {}) } };
-      return { id, name: CALL_FUNCTION, arguments: { tool: action.tool, arguments: action.arguments }, truncated: action.truncated };
+      return { id, name: CALL_FUNCTION, arguments: { tool: action.tool, arguments: action.arguments } };
     });
-    if (calls.some((c) => 'truncated' in c && c.truncated !== undefined)) return { skipped: `turn ${turn.turn}: a call's arguments were too large to keep in the trajectory` };
     messages.push({ role: 'assistant', content: reasoning(turn.text), tool_calls: calls.map(({ id, name, arguments: a }) => ({ id, type: 'function', function: { name, arguments: args(a) } })) });
     const share = trajectory.max_observation_chars === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(trajectory.max_observation_chars / calls.length);
+    // As the episode's run state counts them: the tools this step surfaced for the first time are described in full.
+    const fresh = new Set(step.observations.flatMap((o) => (o.type === 'search_tool' ? o.results.map((hit) => hit.id) : [])).filter((id) => !described.has(id)));
     step.observations.forEach((observation, i) => {
       const call = calls[i]!;
       const content =
         observation.type === 'search_tool'
-          ? fitSearch({ search: undefined, query: observation.query, results: searchResults(observation, tools, described) }, share)
+          ? fitSearch({ search: undefined, query: observation.query, results: searchResults(observation, tools, fresh) }, share)
           : renderCallWithin(observation, share);
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content });
     });
+    for (const id of fresh) described.add(id);
   }
   const row: ChatRow = { messages, tools: JSON.stringify(callableFunctions(k, [])) };
   if (trajectory.task.id) row.task_id = trajectory.task.id;
@@ -97,14 +99,4 @@ function reasoning(text: string): string {
     }
   }
   return parseMessage(text).think ?? '';
-}
-
-/** A search's results as a chat episode renders them: tools new to the conversation summarized, the rest pointed back to. */
-function searchResults(observation: SearchObservation, tools: ReadonlyMap<string, Tool>, described: Set<string>): Record<string, unknown>[] {
-  return observation.results.map((hit) => {
-    if (described.has(hit.id)) return { id: hit.id, name: hit.name, note: 'described earlier' };
-    described.add(hit.id);
-    const tool = tools.get(hit.id);
-    return (tool ? summarizeTool(tool) : { id: hit.id, name: hit.name, description: hit.description }) as unknown as Record<string, unknown>;
-  });
 }

@@ -43,11 +43,18 @@ const CALL_SPEC: FunctionSpec = {
   },
 };
 
+/** Specs of the records the library holds (its LRU hands out the same record while cached): every turn re-sends them. */
+const specs = new WeakMap<Tool, FunctionSpec>();
+
 /** A library tool as a native function: named by its id (ids are valid OpenAI function names), its parameters schema as is. */
 export function toolFunction(tool: Tool): FunctionSpec {
-  const flat = tool.description.replace(/\s+/g, ' ').trim();
-  const description = flat.length > MAX_DESCRIPTION ? `${flat.slice(0, MAX_DESCRIPTION - 1)}…` : flat;
-  return { type: 'function', function: { name: tool.id, description: description || tool.name, parameters: tool.parameters } };
+  let spec = specs.get(tool);
+  if (!spec) {
+    const flat = tool.description.replace(/\s+/g, ' ').trim();
+    const description = flat.length > MAX_DESCRIPTION ? `${flat.slice(0, MAX_DESCRIPTION - 1)}…` : flat;
+    specs.set(tool, (spec = { type: 'function', function: { name: tool.id, description: description || tool.name, parameters: tool.parameters } }));
+  }
+  return spec;
 }
 
 /** The functions callable now: search_tool and call_tool, then the tools given natively, in the order they came. */

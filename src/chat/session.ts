@@ -143,7 +143,7 @@ export class ChatSession {
       const content = !observation
         ? `not run: ${held?.reason ?? 'the episode ended first'}`
         : observation.type === 'search_tool'
-          ? fitSearch({ search: undefined, query: observation.query, results: searchResults(observation, state, fresh) }, share)
+          ? fitSearch({ search: undefined, query: observation.query, results: searchResults(observation, state.tools, fresh) }, share)
           : renderCallWithin(observation, share);
       return { role: 'tool', tool_call_id: call.id, content };
     });

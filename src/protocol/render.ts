@@ -25,9 +25,9 @@ function summaryOf(tool: Tool): ToolSummary {
 }
 
 /** A search's results as the model reads them: a summary of each tool new to the run, a pointer back for the others. */
-export function searchResults(observation: SearchObservation, state: RunState, fresh: ReadonlySet<string>): Record<string, unknown>[] {
+export function searchResults(observation: SearchObservation, tools: ReadonlyMap<string, Tool>, fresh: ReadonlySet<string>): Record<string, unknown>[] {
   return observation.results.map((hit) => {
-    const tool = state.tools.get(hit.id);
+    const tool = tools.get(hit.id);
     if (!fresh.has(hit.id)) return { id: hit.id, name: hit.name, note: 'described earlier' };
     return (tool ? summaryOf(tool) : { id: hit.id, name: hit.name, description: hit.description }) as unknown as Record<string, unknown>;
   });
@@ -54,7 +54,7 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
   const calls: ToolCallObservation[] = [];
   for (const observation of result?.observations ?? []) {
     if (observation.type === 'search_tool') {
-      searches.push({ search: observation.id, query: observation.query, results: searchResults(observation, state, fresh) });
+      searches.push({ search: observation.id, query: observation.query, results: searchResults(observation, state.tools, fresh) });
     } else {
       calls.push(observation);
     }
