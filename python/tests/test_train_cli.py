@@ -48,9 +48,11 @@ def test_sft_with_lora_saves_the_adapters_merged(short_data, tiny_model, server,
     run = tmp_path / "lora"
     toolenv(
         "train", "--stage", "sft", "--model", str(tiny_model), "--data", str(short_data), "--server", server.url,
-        "--steps", "3", "--batch", "2", "--lr", "1e-2", "--lora", "4", "--out", str(run), "--json",
+        "--steps", "3", "--batch", "2", "--lr", "1e-2", "--lora", "4", "--lora-layers", "1", "--out", str(run),
+        "--json",
     )  # fmt: skip
-    assert json.loads((run / "train.json").read_text())["lora_rank"] == 4
+    config = json.loads((run / "train.json").read_text())
+    assert config["lora_rank"] == 4 and config["lora_layers"] == 1
     checkpoint = run / "checkpoint"
     # A plain model, loadable as the next stage's base: no adapter files, no adapter tensor names.
     assert not (checkpoint / "adapter_config.json").exists()
@@ -60,6 +62,9 @@ def test_sft_with_lora_saves_the_adapters_merged(short_data, tiny_model, server,
     # The adapters sit on the linear layers; merged, they moved exactly those (embeddings and norms stay the base's).
     assert changed and all(k.endswith("proj.weight") for k in changed)
     assert not any(k.startswith("model.embed_tokens") or "norm" in k for k in changed)
+    # --lora-layers 1: on the last decoder block only.
+    blocks = json.loads((tiny_model / "config.json").read_text())["num_hidden_layers"]
+    assert all(k.startswith(f"model.layers.{blocks - 1}.") for k in changed)
 
 
 def test_rl_two_steps_from_the_sft_checkpoint(server, sft_run, single_tasks, tmp_path):
@@ -131,6 +136,8 @@ def test_bad_input_is_one_line_and_exit_2(server, tiny_model, tmp_path):
             "--batch 999: one step takes that many prompts, but there are only",
         ),
         (["--model", str(tiny_model), "--max-observation-chars", "10"], "--max-observation-chars must be an integer"),
+        (["--model", str(tiny_model), "--lora-layers", "2"], "give their rank with --lora"),
+        (["--model", str(tiny_model), "--engine", "verl", "--lora", "8", "--lora-layers", "2"], "is TRL’s"),
     ]
     for args, message in cases:
         run = toolenv("train", *args, "--out", str(tmp_path / "r"), check=False)

@@ -1,5 +1,6 @@
 import json
 
+import pytest
 import torch
 from conftest import MAX_TURNS
 from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -14,6 +15,7 @@ from toolenv.trl import (
     ToolEnvRollout,
     cpu_has_bf16,
     grpo_config,
+    lora_config,
     rl_dataset,
     sft_config,
     sft_dataset,
@@ -67,6 +69,21 @@ def test_bf16_on_a_cpu_only_where_it_multiplies_bf16_natively(tmp_path):
     assert cpu_has_bf16(flags("flags\t\t: fpu avx2 amx_bf16 amx_tile"))
     assert not cpu_has_bf16(flags("flags\t\t: fpu sse avx2 avx512f avx512bw"))
     assert not cpu_has_bf16(str(tmp_path / "missing"))
+
+
+def test_adapters_on_the_last_blocks_only(tiny_model):
+    from peft import get_peft_model
+
+    blocks = AutoModelForCausalLM.from_pretrained(tiny_model).config.num_hidden_layers
+    config = lora_config(4, model=str(tiny_model), layers=1)
+    model = get_peft_model(AutoModelForCausalLM.from_pretrained(tiny_model), config)
+    adapted = {name.split(".layers.")[1].split(".")[0] for name, _ in model.named_parameters() if "lora_" in name}
+    assert adapted == {str(blocks - 1)}
+    # Every linear layer of that block: attention and MLP alike.
+    kinds = {name.split(".")[-4] for name, _ in model.named_parameters() if "lora_A" in name}
+    assert {"q_proj", "o_proj", "down_proj"} <= kinds
+    with pytest.raises(ValueError, match=f"has {blocks} decoder blocks"):
+        lora_config(4, model=str(tiny_model), layers=blocks + 1)
 
 
 def test_grpo_trains_on_toolenv_episodes_and_rewards(server, sft_run, single_tasks, tmp_path):

@@ -32,10 +32,13 @@ export interface LearningOptions {
   base?: string;
   /** Rank of the low-rank adapters SFT and GRPO train (0: every weight). */
   lora: number;
+  /** Adapters on the last this-many decoder blocks only (0: all). */
+  loraLayers: number;
   /** The policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`). */
   copyCircuit: boolean;
   sft: { epochs: number; lr: number; batch: number };
-  rl: { steps: number; group: number; batch: number; lr: number; temperature: number };
+  /** `tasks`: GRPO cycles through the first this-many training tasks (0: all of them), so its curve compares epochs of the same tasks. */
+  rl: { steps: number; group: number; batch: number; lr: number; temperature: number; tasks: number };
   maxTurns: number;
   maxTurnTokens: number;
   maxSeqLen: number;
@@ -74,10 +77,12 @@ export interface StageResult {
 /** The reward curve an RL user reads first, in two numbers per reward: early steps against late ones. */
 export interface RewardCurve {
   steps: number;
-  /** Steps averaged at each end: a quarter of them, at least one. */
+  /** Steps averaged at each end: one epoch over the tasks when GRPO cycled through a fixed set, else a quarter of the steps, at least one. */
   window: number;
   /** Prompts (tasks) each end averages over: the window times the prompts per step. Few, and the ends differ by which tasks were drawn. */
   prompts: number;
+  /** Both ends are an epoch over the same tasks: the difference is training's, not the draw's. */
+  same_tasks: boolean;
   first: CurvePoint;
   last: CurvePoint;
 }
@@ -215,6 +220,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     maxTurnTokens: options.maxTurnTokens,
     maxSeqLen: options.maxSeqLen,
     loraRank: options.lora,
+    loraLayers: options.loraLayers,
     maxCompletionLength: options.maxSeqLen,
     dryRun: false,
     verbose: false,
@@ -238,20 +244,21 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
   stages.push(await evaluateStage('sft', sft.checkpoint!, trainThroughput(sft.run, 'sft', sft.wall_s ?? 0)));
 
   const { TrainError } = await import('../train/run.js');
+  const rlTasks = options.rl.tasks > 0 ? firstTasks(trainFile, options.rl.tasks, join(dir, 'tasks-rl.jsonl')) : trainFile;
   try {
     const rl = await train({
       ...common,
       stage: 'rl',
       model: sft.checkpoint!,
       out: join(dir, 'train-rl'),
-      tasks: trainFile,
+      tasks: rlTasks,
       steps: options.rl.steps,
       group: options.rl.group,
       promptsPerStep: options.rl.batch,
       trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
     });
     const result = await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0));
-    result.curve = rewardCurve(linesOf<StepMetrics>(join(rl.run, 'metrics.jsonl')), options.rl.batch);
+    result.curve = rewardCurve(linesOf<StepMetrics>(join(rl.run, 'metrics.jsonl')), options.rl.batch, options.rl.tasks > 0 ? linesOf<unknown>(rlTasks).length : undefined);
     log(`rl: training rollouts: ${curveLine(result.curve)}`);
     stages.push(result);
   } catch (error) {
@@ -261,6 +268,14 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     stages.push({ ...emptyStage('rl', protocol, seed), error: error.message });
   }
   return { stages, demonstrations: demos.accepted, parameters: base.parameters };
+}
+
+/** The first `count` tasks of a task file, written to `out`: the fixed set GRPO cycles through. */
+function firstTasks(file: string, count: number, out: string): string {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  if (lines.length < count) throw new Error(`--rl-tasks ${count}: ${file} holds ${lines.length} training tasks: pass more --train-tasks`);
+  writeFileSync(out, lines.slice(0, count).join('\n') + '\n');
+  return out;
 }
 
 /** The policy every seed starts from: the pretrained `base` as given, or a from-scratch model written for the seed. */
@@ -354,10 +369,20 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
   };
 }
 
-/** The mean training rewards of the first and the last quarter of the GRPO steps. */
-export function rewardCurve(rows: readonly StepMetrics[], promptsPerStep: number): RewardCurve {
+/**
+ * The mean training rewards at both ends of the GRPO steps. GRPO over a fixed set of `tasks` (a multiple of the prompts
+ * per step) visits every task once an epoch: after two epochs or more, the ends are the first epoch and the last whole
+ * one, the same tasks at both, so they differ by what training did. Otherwise each end is a quarter of the steps, on
+ * tasks drawn anew.
+ */
+export function rewardCurve(rows: readonly StepMetrics[], promptsPerStep: number, tasks?: number): RewardCurve {
+  const epoch = tasks !== undefined && tasks % promptsPerStep === 0 ? tasks / promptsPerStep : undefined;
+  if (epoch !== undefined && rows.length >= 2 * epoch) {
+    const end = Math.floor(rows.length / epoch) * epoch;
+    return { steps: rows.length, window: epoch, prompts: tasks!, same_tasks: true, first: meanPoint(rows.slice(0, epoch)), last: meanPoint(rows.slice(end - epoch, end)) };
+  }
   const window = Math.max(1, Math.floor(rows.length / 4));
-  return { steps: rows.length, window, prompts: window * promptsPerStep, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)) };
+  return { steps: rows.length, window, prompts: window * promptsPerStep, same_tasks: false, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)) };
 }
 
 /** Prompts at each end of the curve below which it reads which tasks were drawn more than what the policy learned. */
@@ -366,8 +391,10 @@ export const FEW_CURVE_PROMPTS = 8;
 /** The curve as one line: each reward early against late, and how many prompts each end stands on. */
 export function curveLine(curve: RewardCurve): string {
   const { first, last } = curve;
+  const rewards = `R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)}`;
+  if (curve.same_tasks) return `${rewards} (the first epoch against the last of ${curve.steps} steps: the same ${curve.prompts} tasks, ${curve.window} step${curve.window === 1 ? '' : 's'} each)`;
   const few = curve.prompts < FEW_CURVE_PROMPTS ? ': too few to tell learning from which tasks were drawn; the held-out stages are the measure' : '';
-  return `R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)} (mean of the first and the last ${curve.window} of ${curve.steps} steps, ${curve.prompts} prompt${curve.prompts === 1 ? '' : 's'} each${few})`;
+  return `${rewards} (mean of the first and the last ${curve.window} of ${curve.steps} steps, ${curve.prompts} prompt${curve.prompts === 1 ? '' : 's'} each${few})`;
 }
 
 /** Each reward's mean over steps (or over seeds' curve ends). */
@@ -409,7 +436,7 @@ export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
     const curves = rows.flatMap((r) => (r.curve ? [r.curve] : []));
     if (curves.length > 0) {
       // Each seed's ends stand on their own prompts: the mean stands on all of them.
-      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, prompts: curves.reduce((n, c) => n + c.prompts, 0), first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)) };
+      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, prompts: curves.reduce((n, c) => n + c.prompts, 0), same_tasks: curves.every((c) => c.same_tasks), first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)) };
     }
     return summary;
   });

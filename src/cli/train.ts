@@ -30,6 +30,7 @@ interface TrainFlags {
   maxResponseTokens: string;
   maxSeqLen: string;
   lora: string;
+  loraLayers: string;
   maxObservationChars: string;
   systemPrompt: string;
   gpus: string;
@@ -73,6 +74,7 @@ export function registerTrain(program: Command): void {
     .option('--max-observation-chars <n>', 'characters of one observation the server renders, in demonstrations and rollouts alike (past it, shrunk and marked)', '2048')
     .option('--system-prompt <style>', SYSTEM_PROMPT_HELP, 'full')
     .option('--lora <rank>', 'train low-rank adapters of this rank on every linear layer instead of all weights (0: full fine-tuning); for pretrained bases such as `model smollm2`; the checkpoint holds them merged', '0')
+    .option('--lora-layers <n>', 'with --lora, on TRL: adapters on the last N decoder blocks only, so the backward pass stops there (SmolLM2-135M: 8 of 30 blocks, 2.7x faster a step); 0 for every block', '0')
     .option('--gpus <n>', 'verl: GPUs per node', '8')
     .option('--nodes <n>', 'verl: nodes', '1')
     .option('--set <key=value>', 'engine setting beyond the defaults, repeatable: a TRL config key (value as JSON), or a verl Hydra override', collect, [])
@@ -91,6 +93,10 @@ export function registerTrain(program: Command): void {
       const batch = flags.batch === undefined ? (stage === 'rl' ? 256 : 8) : intFlag('--batch', flags.batch, { min: 1, max: 100_000 });
       const group = intFlag('--group', flags.group, { min: 1, max: 64 });
       if (stage === 'rl' && group < 2) throw new UsageError('--group must be at least 2: group-relative advantages compare rollouts of one prompt');
+      const loraRank = intFlag('--lora', flags.lora, { min: 0, max: 1024 });
+      const loraLayers = intFlag('--lora-layers', flags.loraLayers, { min: 0, max: 10_000 });
+      if (loraLayers > 0 && loraRank === 0) throw new UsageError('--lora-layers places adapters: give their rank with --lora');
+      if (loraLayers > 0 && engine === 'verl') throw new UsageError('--lora-layers is TRL’s: verl adapts every linear layer it targets (set actor_rollout_ref.model.target_modules with --set)');
       const steps = flags.steps === undefined ? (stage === 'rl' ? 128 : 0) : intFlag('--steps', flags.steps, { min: 1, max: 1_000_000 });
       const trainer: Record<string, unknown> = {};
       if (flags.lr !== undefined) trainer.learning_rate = numberFlag('--lr', flags.lr, { min: 0, max: 1 });
@@ -134,7 +140,8 @@ export function registerTrain(program: Command): void {
           maxTurnTokens: intFlag('--max-turn-tokens', flags.maxTurnTokens, { min: 1 }),
           maxCompletionLength: intFlag('--max-response-tokens', flags.maxResponseTokens, { min: 1 }),
           maxSeqLen: intFlag('--max-seq-len', flags.maxSeqLen, { min: 64 }),
-          loraRank: intFlag('--lora', flags.lora, { min: 0, max: 1024 }),
+          loraRank,
+          loraLayers,
           batchGiven: flags.batch !== undefined,
           trainer,
           dryRun: flags.dryRun === true,

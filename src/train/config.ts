@@ -36,6 +36,8 @@ export interface TrainJson {
   max_seq_len: number;
   /** Rank of the low-rank adapters trained instead of every weight (peft on TRL, verl's lora_rank); 0: full fine-tuning. */
   lora_rank: number;
+  /** Adapters on the last this-many decoder blocks only (0: every block): the backward pass stops there. TRL only. */
+  lora_layers: number;
   /** Engine settings beyond the paper's defaults: TRL config keys, or verl's gpus/nodes and Hydra `overrides`. */
   trainer: Record<string, unknown>;
 }

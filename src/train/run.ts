@@ -36,6 +36,8 @@ export interface TrainOptions {
   maxSeqLen: number;
   /** Low-rank adapters of this rank instead of full fine-tuning (0); TRL's checkpoint holds them merged. */
   loraRank: number;
+  /** With loraRank: adapters on the last this-many decoder blocks only (0: all of them). */
+  loraLayers?: number;
   /** Whether --batch was given: an RL default larger than the task file shrinks to it, a given one is an error. */
   batchGiven?: boolean;
   trainer: Record<string, unknown>;
@@ -133,6 +135,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       max_completion_length: options.maxCompletionLength,
       max_seq_len: options.maxSeqLen,
       lora_rank: options.loraRank,
+      lora_layers: options.loraLayers ?? 0,
       trainer: options.trainer,
     };
     const pythonPath = python ?? join('.venv', 'bin', 'python');

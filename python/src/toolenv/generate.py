@@ -16,6 +16,7 @@ import sys
 import threading
 from typing import Any
 
+from toolenv import attention
 from toolenv.tokens import chat_ids, message_tokens
 
 # How long a batch waits for more requests after its first: the eval client sends a turn's requests in a burst.
@@ -32,7 +33,7 @@ class Generator:
         torch.manual_seed(seed)
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(model_dir)
-        self.model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation="sdpa")
+        self.model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation=attention.implementation())
         # A checkpoint evaluated on a GPU machine generates there (the same code as on a CPU, the tensors moved).
         self.model.to("cuda" if torch.cuda.is_available() else "cpu")
         self.model.eval()

@@ -15,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+from toolenv import attention
 from toolenv.tokens import chat_ids
 
 
@@ -31,7 +32,7 @@ def probe(model_dir: str, conversations: list[list[dict]], *, max_seq_len: int =
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation="sdpa")
+    model = AutoModelForCausalLM.from_pretrained(model_dir, attn_implementation=attention.implementation())
     model.to("cuda" if torch.cuda.is_available() else "cpu")
     model.eval()
     right = {"copy": 0, "other": 0}

@@ -30,6 +30,7 @@ class RunConfig:
     max_completion_length: int = 8192
     max_seq_len: int = 4096
     lora_rank: int = 0
+    lora_layers: int = 0
     trainer: Json = field(default_factory=dict)
 
     @classmethod

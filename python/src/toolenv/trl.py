@@ -18,12 +18,12 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolenv import copy_circuit
+from toolenv import attention, copy_circuit
 from toolenv.client import ENGINE_CHAT, Json, ToolEnvClient, resolve_url
 from toolenv.records import RecordWriter, episode_record
 from toolenv.run import TASK_MEMBERS, RunConfig, episode_body
@@ -220,7 +220,10 @@ class ToolEnvRollout:
         attention = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in inputs], device=model.device)
         room = min(self.max_turn_tokens, max(budget - len(r.completion) for r in active))
         args = trainer.args
-        with torch.no_grad():
+        # Sampled in the precision the update computes in: bf16 autocast, where the trainer trains with it, generated
+        # SmolLM2-135M's turns 1.35x faster on this project's CPU (8 rollouts, 100 tokens: 8.6 s against 11.6 s).
+        precision = torch.autocast(model.device.type, dtype=torch.bfloat16) if args.bf16 else nullcontext()
+        with torch.no_grad(), precision:
             out = model.generate(
                 input_ids=input_ids,
                 attention_mask=attention,
@@ -444,6 +447,7 @@ def grpo_config(output_dir: str, **overrides: Any):
     from trl import GRPOConfig
 
     paper: Json = {
+        "model_init_kwargs": {"attn_implementation": attention.implementation()},
         "num_generations": 8,
         "temperature": 1.0,
         "epsilon": 0.2,
@@ -485,7 +489,7 @@ def sft_config(output_dir: str, **overrides: Any):
         "max_length": None,
         "learning_rate": 1e-5,
         "num_train_epochs": 3,
-        "model_init_kwargs": {"attn_implementation": "sdpa"},
+        "model_init_kwargs": {"attn_implementation": attention.implementation()},
         # TRL recomputes activations by default. SFT here runs one conversation per forward pass, so on a CPU memory is
         # bounded and time is short: off, SmolLM2-135M with LoRA took 57-70 s a step at 1,900 tokens against 80-83 s.
         # GRPO keeps it: its batch is every rollout of a step, and without it 4 rollouts of 2,048 tokens outgrew 24 GB.
@@ -494,11 +498,51 @@ def sft_config(output_dir: str, **overrides: Any):
     return _config(SFTConfig, output_dir, paper, overrides)
 
 
-def lora_config(rank: int):
-    """Low-rank adapters on every linear layer, alpha twice the rank, no dropout (a policy samples as it trains)."""
+def lora_config(rank: int, *, model: str | None = None, layers: int = 0):
+    """Low-rank adapters on every linear layer, alpha twice the rank, no dropout (a policy samples as it trains).
+
+    `layers` > 0 adapts the linear layers of the last `layers` decoder blocks only: the backward pass then stops
+    there instead of running through the whole frozen model. SmolLM2-135M's forward and backward of 1,100 tokens
+    took 3.1 s with adapters on its last 8 of 30 blocks against 8.5 s on all of them (on this project's CPU)."""
     from peft import LoraConfig
 
-    return LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, target_modules="all-linear", task_type="CAUSAL_LM")
+    common: Json = {"r": rank, "lora_alpha": 2 * rank, "lora_dropout": 0.0, "task_type": "CAUSAL_LM"}
+    if layers <= 0:
+        return LoraConfig(target_modules="all-linear", **common)
+    if model is None:
+        raise ValueError("adapting the last layers needs the model, to count its blocks")
+    names, blocks = _block_linears(model)
+    if layers > blocks:
+        raise ValueError(f"--lora-layers {layers}: {model} has {blocks} decoder blocks")
+    return LoraConfig(target_modules=names, layers_to_transform=list(range(blocks - layers, blocks)), **common)
+
+
+def _block_linears(model: str) -> tuple[list[str], int]:
+    """The names of the linear layers inside a decoder block, and how many blocks the model has, read from its
+    config on the meta device (no weights loaded)."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = AutoConfig.from_pretrained(model)
+    with torch.device("meta"):
+        skeleton = AutoModelForCausalLM.from_config(config)
+    names = sorted(
+        {
+            name.rsplit(".", 1)[-1]
+            for name, module in skeleton.named_modules()
+            if isinstance(module, torch.nn.Linear) and ".layers." in name
+        }
+    )
+    return names, int(config.num_hidden_layers)
+
+
+def _checkpointing(config: RunConfig) -> Json:
+    """GRPO recomputes activations (TRL's default) unless adapters sit on the last blocks only: autograd then keeps
+    the activations of those blocks alone, and recomputing them would cost more than it saves (6.3 s against 3.1 s
+    for SmolLM2's 1,100 tokens with 8 of 30 blocks adapted)."""
+    import torch
+
+    return {"gradient_checkpointing": False} if config.lora_layers > 0 and not torch.cuda.is_available() else {}
 
 
 def _log_callback(path: str):
@@ -526,7 +570,11 @@ def train(config: RunConfig) -> Path:
     log = _log_callback(str(run_dir / "trainer.jsonl"))
     # No step count (sft's default) trains for the configured epochs.
     steps = config.steps if config.steps > 0 else -1
-    adapters = {"peft_config": lora_config(config.lora_rank)} if config.lora_rank > 0 else {}
+    adapters = (
+        {"peft_config": lora_config(config.lora_rank, model=config.model, layers=config.lora_layers)}
+        if config.lora_rank > 0
+        else {}
+    )
     common = {"max_steps": steps, "seed": config.seed, "logging_steps": 1, **config.trainer}
     if config.stage == "sft":
         if config.sft_data is None:
@@ -570,7 +618,7 @@ def train(config: RunConfig) -> Path:
             num_generations=config.group,
             per_device_train_batch_size=config.group * config.prompts_per_step,
             max_completion_length=min(config.max_completion_length, config.max_seq_len),
-            **common,
+            **{**_checkpointing(config), **common},
         )
         trainer = GRPOTrainer(
             model=config.model,
@@ -607,7 +655,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         checkpoint = train(RunConfig.load(args[0]))
-    except (TrainingShortfall, MalformedRollouts) as error:
+    except (TrainingShortfall, MalformedRollouts, ValueError) as error:
         # One line the CLI shows as the run's failure (it looks for it at the end of engine.log).
         print(f"toolenv: {error}", file=sys.stderr)
         return 1
