@@ -49,6 +49,34 @@ export function readSessionParams(query: URLSearchParams, store: LibraryStore): 
   return { listing: readListing(query, store), attach, config };
 }
 
+/** What a stateless-era request is served, read from its URL and headers anew on every request. */
+export interface ModernParams {
+  listing: Listing;
+  /** The episode its tool calls record into; a request may name none. */
+  episode?: string;
+}
+
+/**
+ * Reads the listing parameters of `/mcp` and the episode, named by `?episode=` or the `x-toolenv-episode` header
+ * (both, if they agree). A stateless request neither opens nor ends an episode, so the parameters that configure a
+ * new one are refused. Throws a 400 problem naming what is wrong.
+ */
+export function readModernParams(query: URLSearchParams, episodeHeader: string | undefined, store: LibraryStore): ModernParams {
+  const { listing, attach, config } = readSessionParams(query, store);
+  if (Object.keys(config).length > 0) {
+    throw invalid('seed, error_rate and max_steps configure a new episode, which a 2026-07-28 request does not open; create it with POST /v1/episodes and name it with the x-toolenv-episode header or ?episode=');
+  }
+  if (episodeHeader === '') throw invalid('the x-toolenv-episode header must be an episode id');
+  if (attach !== undefined && episodeHeader !== undefined && attach !== episodeHeader) {
+    throw invalid(`?episode=${attach} and the x-toolenv-episode header ${JSON.stringify(episodeHeader)} name different episodes; name one`);
+  }
+  const episode = attach ?? episodeHeader;
+  if (listing.kind === 'working-set' && episode === undefined) {
+    throw invalid("working_set lists an episode's working set: name the episode with the x-toolenv-episode header or ?episode=");
+  }
+  return { listing, ...(episode === undefined ? {} : { episode }) };
+}
+
 function readListing(query: URLSearchParams, store: LibraryStore): Listing {
   const given = ['tools', 'category', 'working_set'].filter((name) => query.has(name));
   if (given.length > 1) throw invalid(`give at most one of tools, category and working_set, got ${given.join(' and ')}`);

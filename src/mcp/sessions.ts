@@ -5,11 +5,12 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { EPISODE_HEADER } from '../episodes/header.js';
 import { DEFAULT_RETRY_AFTER, httpProblem } from '../simulator/problem-response.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type McpSessionOptions } from './limits.js';
-import { createSessionServer, type SessionDeps, type SessionInfo } from './session-server.js';
+import { createSessionServer } from './session-server.js';
+import type { Served, ToolsDeps } from './tools-service.js';
 import type { SessionParams } from './session-params.js';
 
 interface LiveSession {
-  info: SessionInfo;
+  info: Served;
   /** Whether the session opened its episode (and so ends it). */
   owned: boolean;
   transport: WebStandardStreamableHTTPServerTransport;
@@ -32,7 +33,7 @@ export class McpSessions {
   private opening = 0;
 
   constructor(
-    private readonly deps: SessionDeps,
+    private readonly deps: ToolsDeps,
     options: McpSessionOptions = {},
   ) {
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;

@@ -1,6 +1,7 @@
-import { ErrorCode, McpError, type ListToolsResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { ListToolsResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { LibraryError, type LibraryStore } from '../library/store.js';
 import type { Tool } from '../library/tool.js';
+import { INVALID_PARAMS, JsonRpcError } from './jsonrpc.js';
 import { CALL_TOOL, SEARCH_TOOL, callTool, searchTool } from './meta-tools.js';
 import type { Listing } from './session-params.js';
 
@@ -30,13 +31,27 @@ export function nativeTool(tool: Tool): McpTool {
  */
 function inputSchema(tool: Tool): McpTool['inputSchema'] {
   const { properties, ...rest } = tool.parameters;
-  const objects = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, schema === true ? {} : schema === false ? { not: {} } : schema]));
+  const objects = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, schema === true ? {} : schema === false ? { not: {} } : withoutHeaderAnnotations(schema)]));
   return { ...rest, properties: objects };
 }
 
 /**
- * One page of a session's `tools/list`. `workingSet` is read only in working-set mode. Meta tool names win over a
- * library tool of the same id, which is then left out so that names stay unique.
+ * A property schema without 2026-07-28's `x-mcp-header` annotations, down its `properties` chains, where they count:
+ * an imported MCP tool may carry one, which would oblige ToolEnv to check `Mcp-Param-*` headers, and clients drop a
+ * tool whose annotation they find malformed.
+ */
+function withoutHeaderAnnotations(schema: object): object {
+  const { 'x-mcp-header': _annotation, properties, ...rest } = schema as Record<string, unknown>;
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return properties === undefined ? rest : { ...rest, properties };
+  const subs = Object.entries(properties).map(([name, sub]) => [name, sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? withoutHeaderAnnotations(sub) : sub]);
+  return { ...rest, properties: Object.fromEntries(subs) };
+}
+
+/**
+ * One page of a listing's `tools/list`. `workingSet` is read only in working-set mode. Meta tool names win over a
+ * library tool of the same id, which is then left out so that names stay unique. The order is the same on every
+ * request while the set is unchanged (ids as given, a category by library order, a working set by arrival), which
+ * 2026-07-28 asks of a server.
  */
 export function listPage(listing: Listing, cursor: string | undefined, store: LibraryStore, workingSet: () => readonly string[]): ListToolsResult {
   switch (listing.kind) {
@@ -91,6 +106,6 @@ function idPage(ids: readonly string[], cursor: string | undefined, store: Libra
   return { tools: [...(offset === 0 ? head : []), ...tools.map(nativeTool)], ...(end < ids.length ? { nextCursor: String(end) } : {}) };
 }
 
-function badCursor(cursor: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `cursor ${JSON.stringify(cursor)} is not one this server handed out; list again without a cursor`);
+function badCursor(cursor: string): JsonRpcError {
+  return new JsonRpcError(INVALID_PARAMS, `cursor ${JSON.stringify(cursor)} is not one this server handed out; list again without a cursor`);
 }

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -56,4 +57,31 @@ export function initializeRequest(url: string, headers: Record<string, string> =
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     }),
   });
+}
+
+/** The 2026-07-28 request envelope every stateless request carries in `params._meta`. */
+export const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/**
+ * A raw 2026-07-28 request, its routing headers set as a conforming client sets them; `headers` adds to them or,
+ * with null, removes one.
+ */
+export function modernRequest(url: string, method: string, params: Record<string, unknown> = {}, { id = 1, headers = {} }: { id?: string | number; headers?: Record<string, string | null> } = {}): Promise<Response> {
+  const routing: Record<string, string | null> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+    ...headers,
+  };
+  const sent = Object.fromEntries(Object.entries(routing).filter((entry): entry is [string, string] => entry[1] !== null));
+  return fetch(url, { method: 'POST', headers: sent, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: ENVELOPE, ...params } }) });
+}
+
+/** A JSON-RPC answer's body, after checking its status and that it is JSON. */
+export async function rpcBody(response: Response, status: number): Promise<{ id: unknown; result?: any; error?: { code: number; message: string; data?: any } }> {
+  assert.equal(response.status, status, await response.clone().text());
+  assert.equal(response.headers.get('content-type'), 'application/json');
+  return (await response.json()) as { id: unknown; result?: any; error?: { code: number; message: string; data?: any } };
 }

@@ -212,7 +212,8 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
   before(async () => {
     const { retrievalTools } = await import('../retrieval/fixture.js');
     const { petstoreApi } = await import('../fixtures/tools.js');
-    const loose = { ...bulk[0]!, id: 'loose_tool', category: 'loose', parameters: { type: 'object' as const, properties: { anything: true, nothing: false } } };
+    const annotated = { region: { type: 'string', 'x-mcp-header': 'Region' }, place: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } } };
+    const loose = { ...bulk[0]!, id: 'loose_tool', category: 'loose', parameters: { type: 'object' as const, properties: { anything: true, nothing: false, ...annotated } } };
     server = await startTestServer({ tools: [...retrievalTools, ...bulk, loose], apis: [petstoreApi] });
   });
   after(() => server.close());
@@ -248,11 +249,12 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
     }
   });
 
-  it('lists boolean property schemas in the object form the SDK client accepts', async () => {
+  it('lists boolean property schemas in the object form the SDK client accepts, without x-mcp-header annotations', async () => {
     const { client, transport } = await connect(server.url, { query: '?tools=loose_tool' });
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools[0]!.inputSchema, { type: 'object', properties: { anything: {}, nothing: { not: {} } } });
+      const properties = { anything: {}, nothing: { not: {} }, region: { type: 'string' }, place: { type: 'object', properties: { zone: { type: 'string' } } } };
+      assert.deepEqual(tools[0]!.inputSchema, { type: 'object', properties });
     } finally {
       await transport.terminateSession();
       await client.close();

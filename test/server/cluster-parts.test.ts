@@ -101,6 +101,7 @@ describe('ownerOf', () => {
     assert.equal(ownerOf(request('/apis/petstore/pets', episode('w5-abc'), 'POST')), 5);
     assert.equal(ownerOf(request('/mcp', { 'mcp-session-id': 'w2-abc' }, 'POST')), 2);
     assert.equal(ownerOf(request('/mcp?episode=w4-abc&tools=a', {}, 'POST')), 4);
+    assert.equal(ownerOf(request('/mcp', episode('w1-abc'), 'POST')), 1);
   });
 
   it('decides by the path before any header, as the app does', () => {
@@ -115,8 +116,9 @@ describe('ownerOf', () => {
     assert.equal(ownerOf(request('/v1/tools/x/call', episode('w1-A'))), undefined);
     assert.equal(ownerOf(request('/v1/tools/x/call/more', episode('w1-A'), 'POST')), undefined);
     assert.equal(ownerOf(request('/v1/search?q=x', episode('w1-A'))), undefined);
-    // /mcp reads its session header, not the episode header.
-    assert.equal(ownerOf(request('/mcp', episode('w1-A'), 'POST')), undefined);
+    // /mcp reads its session header first, then the episode a session joins or a 2026-07-28 request names.
+    assert.equal(ownerOf(request('/mcp', { 'mcp-session-id': 'w2-S', ...episode('w1-A') }, 'POST')), 2);
+    assert.equal(ownerOf(request('/mcp?episode=w3-B', episode('w1-A'), 'POST')), 3);
   });
 
   it('reads the path as hono routes it: percent-decoded, dot segments resolved', () => {

@@ -29,8 +29,8 @@ export function routedPath(target: string): string | undefined {
 /**
  * The worker that holds the episode a request is about, read from the worker prefix of its id where the app reads
  * that id on the route the request takes: the `/v1/episodes/{id}` and `/v1/groups/{id}` paths (a group's episodes
- * live with it); for `/mcp` the `Mcp-Session-Id` header (a session lives where it was opened) or the `?episode=` an
- * initialize joins; the `?episode_id=` of `/openenv/step` and `/openenv/state`; the `x-toolenv-episode` header of a
+ * live with it); for `/mcp` the `Mcp-Session-Id` header (a session lives where it was opened), else the episode an
+ * initialize joins or a stateless request records into (`?episode=`, else `x-toolenv-episode`); the `?episode_id=` of `/openenv/step` and `/openenv/state`; the `x-toolenv-episode` header of a
  * call inside an episode (`POST /v1/tools/{id}/call`, `POST /v1/calls`, the REST surface under `/apis/`), and
  * nowhere else. Undefined when the request names no episode (any worker answers it).
  */
@@ -44,8 +44,8 @@ export function ownerOf(request: IncomingMessage, path = routedPath(request.url 
   if (path === '/mcp') {
     const session = request.headers['mcp-session-id'];
     if (typeof session === 'string') return prefixOwner(session);
-    const attach = queryParam(request.url, 'episode');
-    return attach === null ? undefined : prefixOwner(attach);
+    const attach = queryParam(request.url, 'episode') ?? request.headers[EPISODE_HEADER];
+    return typeof attach === 'string' ? prefixOwner(attach) : undefined;
   }
   if (OPENENV_EPISODE_ROUTES.has(path)) {
     const episode = queryParam(request.url, 'episode_id');

@@ -1,5 +1,8 @@
 import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { EpisodeStore } from '../../episodes/store.js';
+import { isModern } from '../../mcp/era.js';
+import { JsonRpcError, PARSE_ERROR, errorResponse } from '../../mcp/jsonrpc.js';
 import type { McpSessionOptions } from '../../mcp/limits.js';
 import { readSessionParams } from '../../mcp/session-params.js';
 import type { McpSessions } from '../../mcp/sessions.js';
@@ -8,10 +11,11 @@ import { parseJson } from '../json-body.js';
 import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
 
 /**
- * `/mcp`: the library over MCP's Streamable HTTP transport. `POST` carries JSON-RPC messages (an initialize without
- * `Mcp-Session-Id` opens a session and its episode), `DELETE` closes a session. `GET` is 405: the server has nothing
- * to say outside a request, which the transport lets it declare so. The MCP SDK loads on the first request, so
- * `serve` starts without it.
+ * `/mcp`: the library over MCP's Streamable HTTP transport, in both eras. A 2026-07-28 `POST` stands alone: it names
+ * its version in the body and headers, and its episode by header or URL. Before that, `POST` carries JSON-RPC
+ * messages of a session (an initialize without `Mcp-Session-Id` opens one and its episode), and `DELETE` closes a
+ * session. `GET` is 405: the server has nothing to say outside a request, which the transport lets it declare so.
+ * Each era's code loads on its first request (the MCP SDK only with the first session), so `serve` starts without.
  */
 export function mcpRoutes(ctx: AppContext, episodes: EpisodeStore, options?: McpSessionOptions): Hono {
   const app = new Hono();
@@ -23,7 +27,19 @@ export function mcpRoutes(ctx: AppContext, episodes: EpisodeStore, options?: Mcp
     })));
 
   app.post('/mcp', async (c) => {
-    const message = parseJson(await c.req.text(), 'the MCP message');
+    const text = await c.req.text();
+    let message: unknown;
+    try {
+      message = parseJson(text, 'the MCP message');
+    } catch (error) {
+      // A 2026 client tells the server's era from a 400's body, so its parse error is JSON-RPC too.
+      if (!(error instanceof HTTPException) || !isModern(c.req.raw.headers)) throw error;
+      return errorResponse(null, new JsonRpcError(PARSE_ERROR, error.message));
+    }
+    if (isModern(c.req.raw.headers, message)) {
+      const { answerModern } = await import('../../mcp/modern.js');
+      return answerModern(c.req.raw, message, { store: ctx.store, episodes });
+    }
     const { sessions, isInitialize } = await load();
     const id = c.req.header('mcp-session-id');
     if (id === undefined) {
