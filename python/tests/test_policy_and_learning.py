@@ -111,7 +111,7 @@ def test_bench_learning_from_a_given_base_trains_adapters(server, tiny_model, tm
     run = toolenv(
         "bench", "--learning", "--library", str(server.library), "--cache", str(tmp_path / "cache.db"),
         "--out", str(out), "--seeds", "1", "--train-tasks", "16", "--held-out", "2", "--base", str(tiny_model),
-        "--lora", "4", "--lora-layers", "1", "--sft-epochs", "1", "--sft-lr", "1e-2", "--sft-batch", "4",
+        "--lora", "4", "--rl-lora-layers", "1", "--sft-epochs", "1", "--sft-lr", "1e-2", "--sft-batch", "4",
         "--rl-steps", "1", "--rl-group", "2", "--rl-batch", "1", "--rl-tasks", "2", "--max-turns", "3",
         "--max-turn-tokens", "48", "--max-seq-len", "3072", "--json", check=False,
     )  # fmt: skip
@@ -122,18 +122,24 @@ def test_bench_learning_from_a_given_base_trains_adapters(server, tiny_model, tm
     )
     seed = out / "seed-1"
     assert not (seed / "model").exists(), "the given base is used as it is, not rewritten per seed"
+    # SFT adapts every block; --rl-lora-layers 1 puts GRPO's adapters on the last one alone.
     sft_config = json.loads((seed / "train-sft" / "train.json").read_text())
-    assert sft_config["lora_rank"] == 4 and sft_config["lora_layers"] == 1
+    assert sft_config["lora_rank"] == 4 and sft_config["lora_layers"] == 0
+    assert json.loads((seed / "train-rl" / "train.json").read_text())["lora_layers"] == 1
     base = load_file(tiny_model / "model.safetensors")
     sft = load_file(seed / "train-sft" / "checkpoint" / "model.safetensors")
     changed = {k for k in base if not base[k].equal(sft[k])}
     blocks = json.loads((tiny_model / "config.json").read_text())["num_hidden_layers"]
-    assert changed and all(k.startswith(f"model.layers.{blocks - 1}.") and k.endswith("proj.weight") for k in changed)
+    assert changed and all(k.endswith("proj.weight") for k in changed)
+    assert {k.split(".")[2] for k in changed} == {str(b) for b in range(blocks)}
     # --rl-tasks 2: GRPO cycles through the first two training tasks.
     train = (seed / "tasks-train.jsonl").read_text().splitlines()
     assert (seed / "tasks-rl.jsonl").read_text().splitlines() == train[:2]
     if run.returncode == 0:
         assert len((seed / "train-rl" / "tasks.jsonl").read_text().splitlines()) == 2
+        rl = load_file(seed / "train-rl" / "checkpoint" / "model.safetensors")
+        moved = {k for k in sft if not sft[k].equal(rl[k])}
+        assert all(k.startswith(f"model.layers.{blocks - 1}.") for k in moved)
 
     missing = toolenv("bench", "--learning", "--base", str(tmp_path / "nowhere"), check=False)
     assert missing.returncode == 2 and "not a Hugging Face model directory" in missing.stderr

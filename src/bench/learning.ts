@@ -32,13 +32,15 @@ export interface LearningOptions {
   base?: string;
   /** Rank of the low-rank adapters SFT and GRPO train (0: every weight). */
   lora: number;
-  /** Adapters on the last this-many decoder blocks only (0: all). */
-  loraLayers: number;
   /** The policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`). */
   copyCircuit: boolean;
   sft: { epochs: number; lr: number; batch: number };
-  /** `tasks`: GRPO cycles through the first this-many training tasks (0: all of them), so its curve compares epochs of the same tasks. */
-  rl: { steps: number; group: number; batch: number; lr: number; temperature: number; tasks: number };
+  /**
+   * `tasks`: GRPO cycles through the first this-many training tasks (0: all of them), so its curve compares epochs of
+   * the same tasks. `loraLayers`: GRPO's adapters on the last this-many decoder blocks only (0: all), where its backward
+   * pass then stops; SFT adapts every block, its one forward pass a conversation being cheap beside GRPO's rollouts.
+   */
+  rl: { steps: number; group: number; batch: number; lr: number; temperature: number; tasks: number; loraLayers: number };
   maxTurns: number;
   maxTurnTokens: number;
   maxSeqLen: number;
@@ -85,6 +87,8 @@ export interface RewardCurve {
   same_tasks: boolean;
   first: CurvePoint;
   last: CurvePoint;
+  /** The whole curve: the mean of every window of steps in turn (every epoch, with the same tasks), a last partial one left out. */
+  points: CurvePoint[];
 }
 
 export interface CurvePoint {
@@ -220,7 +224,6 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     maxTurnTokens: options.maxTurnTokens,
     maxSeqLen: options.maxSeqLen,
     loraRank: options.lora,
-    loraLayers: options.loraLayers,
     maxCompletionLength: options.maxSeqLen,
     dryRun: false,
     verbose: false,
@@ -255,6 +258,7 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
       steps: options.rl.steps,
       group: options.rl.group,
       promptsPerStep: options.rl.batch,
+      loraLayers: options.rl.loraLayers,
       trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
     });
     const result = await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0));
@@ -378,11 +382,16 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
 export function rewardCurve(rows: readonly StepMetrics[], promptsPerStep: number, tasks?: number): RewardCurve {
   const epoch = tasks !== undefined && tasks % promptsPerStep === 0 ? tasks / promptsPerStep : undefined;
   if (epoch !== undefined && rows.length >= 2 * epoch) {
-    const end = Math.floor(rows.length / epoch) * epoch;
-    return { steps: rows.length, window: epoch, prompts: tasks!, same_tasks: true, first: meanPoint(rows.slice(0, epoch)), last: meanPoint(rows.slice(end - epoch, end)) };
+    const points = windows(rows, epoch);
+    return { steps: rows.length, window: epoch, prompts: tasks!, same_tasks: true, first: points[0]!, last: points.at(-1)!, points };
   }
   const window = Math.max(1, Math.floor(rows.length / 4));
-  return { steps: rows.length, window, prompts: window * promptsPerStep, same_tasks: false, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)) };
+  return { steps: rows.length, window, prompts: window * promptsPerStep, same_tasks: false, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)), points: windows(rows, window) };
+}
+
+/** The mean of each whole window of `size` steps, in order. */
+function windows(rows: readonly StepMetrics[], size: number): CurvePoint[] {
+  return Array.from({ length: Math.floor(rows.length / size) }, (_, i) => meanPoint(rows.slice(i * size, (i + 1) * size)));
 }
 
 /** Prompts at each end of the curve below which it reads which tasks were drawn more than what the policy learned. */
@@ -392,7 +401,7 @@ export const FEW_CURVE_PROMPTS = 8;
 export function curveLine(curve: RewardCurve): string {
   const { first, last } = curve;
   const rewards = `R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)}`;
-  if (curve.same_tasks) return `${rewards} (the first epoch against the last of ${curve.steps} steps: the same ${curve.prompts} tasks, ${curve.window} step${curve.window === 1 ? '' : 's'} each)`;
+  if (curve.same_tasks) return `${rewards} (the first epoch against the last of ${curve.steps} steps: the same ${curve.prompts} tasks, ${curve.window} step${curve.window === 1 ? '' : 's'} each); by epoch: R_traj ${curve.points.map((p) => num(p.r_traj)).join(', ')}; success ${curve.points.map((p) => pct(p.success)).join(', ')}`;
   const few = curve.prompts < FEW_CURVE_PROMPTS ? ': too few to tell learning from which tasks were drawn; the held-out stages are the measure' : '';
   return `${rewards} (mean of the first and the last ${curve.window} of ${curve.steps} steps, ${curve.prompts} prompt${curve.prompts === 1 ? '' : 's'} each${few})`;
 }
@@ -436,7 +445,9 @@ export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
     const curves = rows.flatMap((r) => (r.curve ? [r.curve] : []));
     if (curves.length > 0) {
       // Each seed's ends stand on their own prompts: the mean stands on all of them.
-      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, prompts: curves.reduce((n, c) => n + c.prompts, 0), same_tasks: curves.every((c) => c.same_tasks), first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)) };
+      const length = Math.min(...curves.map((c) => c.points.length));
+      const points = Array.from({ length }, (_, i) => meanPoint(curves.map((c) => c.points[i]!)));
+      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, prompts: curves.reduce((n, c) => n + c.prompts, 0), same_tasks: curves.every((c) => c.same_tasks), first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)), points };
     }
     return summary;
   });

@@ -33,7 +33,7 @@ interface BenchFlags {
   copyCircuit?: boolean;
   base?: string;
   lora?: string;
-  loraLayers: string;
+  rlLoraLayers: string;
   sftEpochs: string;
   sftLr?: string;
   sftBatch: string;
@@ -82,7 +82,6 @@ export function registerBench(program: Command): void {
     .option('--copy-circuit', 'with --learning: the policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`)')
     .option('--base <dir>', 'with --learning: start from this pretrained Hugging Face model (`toolenv model smollm2`) instead of a from-scratch --size one')
     .option('--lora <rank>', 'with --learning: rank of the low-rank adapters SFT and GRPO train, 0 for every weight (default 16 with --base, else 0)')
-    .option('--lora-layers <n>', 'with --learning and --lora: adapters on the last N decoder blocks only (0: every block); the backward pass stops there', '0')
     .option('--sft-epochs <n>', 'with --learning: epochs over the demonstrations', '4')
     .option('--sft-lr <rate>', 'with --learning: SFT learning rate (default 1.5e-3 from scratch, far above the paper’s 1e-5; 2e-4 for adapters on --base)')
     .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
@@ -91,6 +90,7 @@ export function registerBench(program: Command): void {
     .option('--rl-batch <n>', 'with --learning: prompts per GRPO step', '2')
     .option('--rl-lr <rate>', 'with --learning: GRPO learning rate (default 1e-4 from scratch, 2e-5 for adapters on --base)')
     .option('--rl-temperature <t>', 'with --learning: sampling temperature of the GRPO rollouts (a 135M policy that answers right greedily can fail every rollout at 1)', '1')
+    .option('--rl-lora-layers <n>', 'with --learning and --lora: GRPO’s adapters on the last N decoder blocks only (0: every block), where its backward pass stops; SFT adapts every block', '0')
     .option('--rl-tasks <n>', 'with --learning: GRPO cycles through the first N training tasks (a multiple of --rl-batch; 0: all of them, drawn anew each step), so its curve compares the first epoch with the last on the same tasks', '0')
     .option('--max-turns <n>', 'with --learning: turn cap of every episode', '4')
     .option('--max-turn-tokens <n>', 'with --learning: most tokens of one message, in RL and evaluation alike', '256')
@@ -208,8 +208,8 @@ async function learning(opts: BenchFlags): Promise<void> {
   if (opts.base !== undefined && opts.copyCircuit) throw new UsageError('--copy-circuit wires a from-scratch model: it does not apply to --base');
   if (opts.base !== undefined && !existsSync(join(opts.base, 'config.json'))) throw new UsageError(`--base ${opts.base}: no config.json there: not a Hugging Face model directory (\`toolenv model smollm2 --out DIR\` writes one)`);
   const lora = intFlag('--lora', opts.lora ?? (opts.base !== undefined ? '16' : '0'), { min: 0, max: 1024 });
-  const loraLayers = intFlag('--lora-layers', opts.loraLayers, { min: 0, max: 10_000 });
-  if (loraLayers > 0 && lora === 0) throw new UsageError('--lora-layers places adapters: give their rank with --lora');
+  const rlLoraLayers = intFlag('--rl-lora-layers', opts.rlLoraLayers, { min: 0, max: 10_000 });
+  if (rlLoraLayers > 0 && lora === 0) throw new UsageError('--rl-lora-layers places adapters: give their rank with --lora');
   const rlBatch = intFlag('--rl-batch', opts.rlBatch, { min: 1, max: 1024 });
   const rlTasks = intFlag('--rl-tasks', opts.rlTasks, { min: 0, max: 100_000 });
   if (rlTasks % rlBatch !== 0) throw new UsageError(`--rl-tasks ${rlTasks} must be a multiple of --rl-batch ${rlBatch}: each epoch then visits every task once`);
@@ -227,7 +227,6 @@ async function learning(opts: BenchFlags): Promise<void> {
     copyCircuit: opts.copyCircuit === true,
     ...(opts.base !== undefined ? { base: opts.base } : {}),
     lora,
-    loraLayers,
     sft: { epochs: numberFlag('--sft-epochs', opts.sftEpochs, { min: 0.01, max: 100 }), lr: numberFlag('--sft-lr', opts.sftLr ?? (lora > 0 ? '2e-4' : '1.5e-3'), { min: 0, max: 1 }), batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }) },
     rl: {
       steps: intFlag('--rl-steps', opts.rlSteps, { min: 1, max: 100_000 }),
@@ -236,6 +235,7 @@ async function learning(opts: BenchFlags): Promise<void> {
       lr: numberFlag('--rl-lr', opts.rlLr ?? (lora > 0 ? '2e-5' : '1e-4'), { min: 0, max: 1 }),
       temperature: numberFlag('--rl-temperature', opts.rlTemperature, { min: 0.01, max: 2 }),
       tasks: rlTasks,
+      loraLayers: rlLoraLayers,
     },
     maxTurns: intFlag('--max-turns', opts.maxTurns, { min: 1, max: 100 }),
     maxTurnTokens: intFlag('--max-turn-tokens', opts.maxTurnTokens, { min: 8 }),
