@@ -36,7 +36,8 @@ export interface EvalRunView {
 export interface TrainRunView {
   name: string;
   kind: 'train';
-  config: Pick<TrainJson, 'engine' | 'stage' | 'model' | 'steps' | 'group' | 'prompts_per_step' | 'seed' | 'episode'>;
+  /** `tasks`: how many tasks a GRPO run draws its prompts from (RUN/tasks.jsonl), so that its steps read as epochs. */
+  config: Pick<TrainJson, 'engine' | 'stage' | 'model' | 'steps' | 'group' | 'prompts_per_step' | 'seed' | 'episode'> & { tasks: number | null };
   /** metrics.jsonl once the run has finished; before that, the same rows computed from what the run wrote so far. */
   metrics: (StepMetrics | SftStepMetrics)[];
   finished: boolean;
@@ -129,7 +130,8 @@ export function readRun(root: string, name: string): RunView | undefined {
     metrics = config.stage === 'rl' ? stepMetrics(readJsonLines<EpisodeRecord>(join(dir, 'episodes')), trainerLogs(dir), started) : sftMetrics(trainerLogs(dir), started);
   }
   const { engine, stage, model, steps, group, prompts_per_step, seed, episode } = config;
-  return { name, kind: 'train', config: { engine, stage, model, steps, group, prompts_per_step, seed, episode }, metrics, finished };
+  const tasks = stage === 'rl' && existsSync(join(dir, 'tasks.jsonl')) ? linesOf<unknown>(join(dir, 'tasks.jsonl')).length : null;
+  return { name, kind: 'train', config: { engine, stage, model, steps, group, prompts_per_step, seed, episode, tasks }, metrics, finished };
 }
 
 export function runEpisodes(root: string, name: string): RunEpisode[] | undefined {

@@ -47,7 +47,8 @@ export async function studioFixture(): Promise<StudioFixture> {
   const rollouts = join(tempDir(), 'rollouts');
   await toolenv(['eval', '--library', library, '--cache', cache, '--tasks', writeText('rex.jsonl', `${JSON.stringify(TASK)}\n`), '--agent', 'paraact,react', '--runs', '4', '--seed', '5', '--error-rate', '0.3', '--out', rollouts, '--json']);
   const saved = savedRuns(rollouts);
-  writeTrainRun(join(runs, 'train', 'rl-a'), saved, 2, 0.9);
+  // rl-a cycles through two tasks, one a step: its 4 steps are 2 epochs.
+  writeTrainRun(join(runs, 'train', 'rl-a'), saved, 2, 0.9, 2);
   writeTrainRun(join(runs, 'train', 'rl-b'), [...saved].reverse(), 3, 0.7);
   return { library, runs };
 }
@@ -61,10 +62,15 @@ function savedRuns(dir: string): AgentRun[] {
   ).filter((run) => run.trajectory && run.rewards);
 }
 
-/** A GRPO run as the CLI and python/src/toolenv/records.py leave it: `perStep` rollouts per step, a falling loss. */
-function writeTrainRun(dir: string, rollouts: AgentRun[], perStep: number, decay: number): void {
+/**
+ * A GRPO run as the CLI and python/src/toolenv/records.py leave it: `perStep` rollouts per step, a falling loss, and
+ * with `tasks` the task file the CLI writes (that many tasks).
+ */
+function writeTrainRun(dir: string, rollouts: AgentRun[], perStep: number, decay: number, tasks?: number): void {
   mkdirSync(join(dir, 'episodes'), { recursive: true });
   mkdirSync(join(dir, 'trajectories'), { recursive: true });
+  if (tasks !== undefined) writeFileSync(join(dir, 'tasks.jsonl'), Array.from({ length: tasks }, (_, i) => `${JSON.stringify({ ...TASK, id: `${TASK.id}-${i}` })}
+`).join(''));
   const started = Date.now() / 1000 - 600;
   const steps = Math.floor(rollouts.length / perStep);
   writeFileSync(

@@ -153,6 +153,11 @@ test('runs: a training run plots its curves, an eval run compares its agents and
   await page.waitForSelector('.plot canvas');
   const metrics = await page.locator('.plot').evaluateAll((plots) => plots.map((p) => p.getAttribute('data-metric')));
   for (const m of ['r_step', 'r_traj', 'success', 'turns', 'actions_per_turn', 'loss']) assert.ok(metrics.includes(m), metrics.join(', '));
+  // Two tasks, one a step: each reward also plotted as the mean of every epoch; the loss is not a reward.
+  const rewardLegend = await page.locator('.plot[data-metric="r_traj"] .u-legend .u-series th').allTextContents();
+  assert.ok(rewardLegend.some((l) => l.includes('epoch mean (2 steps, every task once)')), rewardLegend.join(' | '));
+  const lossLegend = await page.locator('.plot[data-metric="loss"] .u-legend .u-series th').allTextContents();
+  assert.ok(!lossLegend.some((l) => l.includes('epoch mean')), lossLegend.join(' | '));
   await open('/run/eval-a');
   await page.waitForSelector('table.agents');
   const agents = await page.locator('table.agents tbody tr td:nth-child(2)').allTextContents();

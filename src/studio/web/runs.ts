@@ -8,6 +8,8 @@ const AGENT_METRICS = ['success', 'path', 'coverage', 'turns', 'actions_per_turn
 const RATIOS = new Set(['success', 'path', 'coverage']);
 /** Shares, plotted on their whole range so that a flat 1 reads as 1. */
 const SHARES = new Set(['success', 'frac_reward_zero_std']);
+/** The rollouts' rewards, which GRPO over a fixed set of tasks also shows epoch by epoch. */
+const REWARDS = new Set(['r_step', 'r_phase', 'r_traj', 'r_ans', 'success']);
 
 /** The runs under `serve --runs`, with boxes to pick several for one comparison. */
 export async function runsView(view: HTMLElement): Promise<void> {
@@ -36,7 +38,7 @@ export async function runView(view: HTMLElement, name: string): Promise<void> {
   if (run.kind === 'train') {
     view.append(
       h('p', null, badge(`${run.config.engine} ${run.config.stage}`, 'info'), ` model ${run.config.model} · ${run.metrics.length} of ${run.config.steps} steps `, run.finished ? badge('finished', 'ok') : badge('running', 'live')),
-      section('Curves', curves([{ label: name, rows: run.metrics }])),
+      section('Curves', curves([{ label: name, rows: run.metrics }], epochSteps(run.config, run.metrics.length))),
     );
   } else {
     view.append(h('p', { class: 'muted' }, `${run.report.tasks.scored} tasks × ${run.report.runs} runs, policy ${run.report.policy}, ${run.report.created_at}`), section('Agents compared', agentTable([{ run: name, results: run.report.results }])));
@@ -55,7 +57,26 @@ export async function compareView(view: HTMLElement, params: URLSearchParams): P
   if (evals.length > 0) view.append(section('Eval agents', agentTable(evals)));
 }
 
-function curves(runs: { label: string; rows: StepRow[] }[]): HTMLElement {
+/**
+ * Steps an epoch takes when a GRPO run cycles through a fixed set of tasks (each epoch draws every task once), if the
+ * run holds two epochs or more: its steps differ by which tasks they drew, its epochs by what the policy learned.
+ */
+function epochSteps(config: { stage: string; prompts_per_step: number; tasks: number | null }, steps: number): number | undefined {
+  if (config.stage !== 'rl' || config.tasks === null || config.tasks % config.prompts_per_step !== 0) return undefined;
+  const epoch = config.tasks / config.prompts_per_step;
+  return epoch > 1 && steps >= 2 * epoch ? epoch : undefined;
+}
+
+/** Each whole epoch's mean of a metric, placed at its last step; null elsewhere (the plot bridges the gaps). */
+function epochMeans(steps: number[], values: (number | null)[], epoch: number): (number | null)[] {
+  return steps.map((_, i) => {
+    if ((i + 1) % epoch !== 0) return null;
+    const known = values.slice(i + 1 - epoch, i + 1).filter((v): v is number => v !== null);
+    return known.length === 0 ? null : known.reduce((a, b) => a + b, 0) / known.length;
+  });
+}
+
+function curves(runs: { label: string; rows: StepRow[] }[], epoch?: number): HTMLElement {
   const steps = [...new Set(runs.flatMap((r) => r.rows.map((row) => row.step)))].sort((a, b) => a - b);
   const metrics = TRAIN_METRICS.filter((m) => runs.some((r) => r.rows.some((row) => typeof row[m] === 'number')));
   if (steps.length === 0) return h('p', { class: 'empty' }, 'No steps logged yet.');
@@ -67,9 +88,11 @@ function curves(runs: { label: string; rows: StepRow[] }[]): HTMLElement {
         linePlot(
         metric,
         steps,
-        runs.map((r) => {
+        runs.flatMap((r) => {
           const byStep = new Map(r.rows.map((row) => [row.step, row[metric]]));
-          return { label: r.label, values: steps.map((s) => (typeof byStep.get(s) === 'number' ? (byStep.get(s) as number) : null)) };
+          const values = steps.map((s) => (typeof byStep.get(s) === 'number' ? (byStep.get(s) as number) : null));
+          const perStep = { label: r.label, values };
+          return epoch !== undefined && REWARDS.has(metric) ? [perStep, { label: `epoch mean (${epoch} steps, every task once)`, values: epochMeans(steps, values, epoch) }] : [perStep];
         }),
         'step',
         SHARES.has(metric) ? [0, 1] : undefined,
