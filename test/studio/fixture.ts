@@ -69,8 +69,7 @@ function savedRuns(dir: string): AgentRun[] {
 function writeTrainRun(dir: string, rollouts: AgentRun[], perStep: number, decay: number, tasks?: number): void {
   mkdirSync(join(dir, 'episodes'), { recursive: true });
   mkdirSync(join(dir, 'trajectories'), { recursive: true });
-  if (tasks !== undefined) writeFileSync(join(dir, 'tasks.jsonl'), Array.from({ length: tasks }, (_, i) => `${JSON.stringify({ ...TASK, id: `${TASK.id}-${i}` })}
-`).join(''));
+  if (tasks !== undefined) writeFileSync(join(dir, 'tasks.jsonl'), Array.from({ length: tasks }, (_, i) => `${JSON.stringify({ ...TASK, id: `${TASK.id}-${i}` })}\n`).join(''));
   const started = Date.now() / 1000 - 600;
   const steps = Math.floor(rollouts.length / perStep);
   writeFileSync(
