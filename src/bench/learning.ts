@@ -6,7 +6,7 @@ import type { EvalReport } from '../eval/report.js';
 import { serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
 import type { TinyHfSize } from '../model/tiny-hf.js';
-import { linesOf, type SftStepMetrics, type StepMetrics } from '../train/metrics.js';
+import { epochSteps, linesOf, type SftStepMetrics, type StepMetrics } from '../train/metrics.js';
 
 /**
  * `toolenv bench --learning`: one seeded recipe, end to end, that shows whether a policy learns on ToolEnv. Per seed:
@@ -380,8 +380,8 @@ function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: numb
  * tasks drawn anew.
  */
 export function rewardCurve(rows: readonly StepMetrics[], promptsPerStep: number, tasks?: number): RewardCurve {
-  const epoch = tasks !== undefined && tasks % promptsPerStep === 0 ? tasks / promptsPerStep : undefined;
-  if (epoch !== undefined && rows.length >= 2 * epoch) {
+  const epoch = tasks === undefined ? undefined : epochSteps(tasks, promptsPerStep, rows.length);
+  if (epoch !== undefined) {
     const points = windows(rows, epoch);
     return { steps: rows.length, window: epoch, prompts: tasks!, same_tasks: true, first: points[0]!, last: points.at(-1)!, points };
   }

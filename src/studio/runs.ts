@@ -6,7 +6,7 @@ import { trajectoryFile } from '../eval/files.js';
 import type { EvalReport } from '../eval/report.js';
 import type { TaskScore } from '../eval/score.js';
 import type { TrainJson } from '../train/config.js';
-import { linesOf, readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from '../train/metrics.js';
+import { epochSteps, linesOf, readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from '../train/metrics.js';
 import type { Rewards } from '../rl/rewards.js';
 
 /**
@@ -36,8 +36,11 @@ export interface EvalRunView {
 export interface TrainRunView {
   name: string;
   kind: 'train';
-  /** `tasks`: how many tasks a GRPO run draws its prompts from (RUN/tasks.jsonl), so that its steps read as epochs. */
-  config: Pick<TrainJson, 'engine' | 'stage' | 'model' | 'steps' | 'group' | 'prompts_per_step' | 'seed' | 'episode'> & { tasks: number | null };
+  /**
+   * `tasks`: how many tasks a GRPO run draws its prompts from (RUN/tasks.jsonl); `epoch_steps`: the steps of an epoch
+   * when it cycles through them and has run two epochs or more (`epochSteps`), else null.
+   */
+  config: Pick<TrainJson, 'engine' | 'stage' | 'model' | 'steps' | 'group' | 'prompts_per_step' | 'seed' | 'episode'> & { tasks: number | null; epoch_steps: number | null };
   /** metrics.jsonl once the run has finished; before that, the same rows computed from what the run wrote so far. */
   metrics: (StepMetrics | SftStepMetrics)[];
   finished: boolean;
@@ -130,8 +133,15 @@ export function readRun(root: string, name: string): RunView | undefined {
     metrics = config.stage === 'rl' ? stepMetrics(readJsonLines<EpisodeRecord>(join(dir, 'episodes')), trainerLogs(dir), started) : sftMetrics(trainerLogs(dir), started);
   }
   const { engine, stage, model, steps, group, prompts_per_step, seed, episode } = config;
-  const tasks = stage === 'rl' && existsSync(join(dir, 'tasks.jsonl')) ? linesOf<unknown>(join(dir, 'tasks.jsonl')).length : null;
-  return { name, kind: 'train', config: { engine, stage, model, steps, group, prompts_per_step, seed, episode, tasks }, metrics, finished };
+  const tasks = stage === 'rl' ? countLines(join(dir, 'tasks.jsonl')) : null;
+  const epoch_steps = tasks === null ? null : (epochSteps(tasks, prompts_per_step, metrics.length) ?? null);
+  return { name, kind: 'train', config: { engine, stage, model, steps, group, prompts_per_step, seed, episode, tasks, epoch_steps }, metrics, finished };
+}
+
+/** The records of a JSON Lines file, counted without parsing them; null when there is no file. */
+function countLines(file: string): number | null {
+  if (!existsSync(file)) return null;
+  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').length;
 }
 
 export function runEpisodes(root: string, name: string): RunEpisode[] | undefined {

@@ -126,6 +126,17 @@ export function readJsonLines<T>(dir: string): T[] {
   return out;
 }
 
+/**
+ * Steps an epoch takes when GRPO draws `promptsPerStep` prompts a step from a fixed set of `tasks` (every task once an
+ * epoch), if `steps` hold two whole epochs or more; else undefined. Epochs then compare the same tasks, which steps
+ * drawn anew cannot.
+ */
+export function epochSteps(tasks: number, promptsPerStep: number, steps: number): number | undefined {
+  if (tasks <= 0 || tasks % promptsPerStep !== 0) return undefined;
+  const epoch = tasks / promptsPerStep;
+  return steps >= 2 * epoch ? epoch : undefined;
+}
+
 export function linesOf<T>(file: string): T[] {
   if (!existsSync(file)) return [];
   const text = readFileSync(file, 'utf8');

@@ -67,10 +67,11 @@ test('GET /v1/runs lists eval and train runs up to two levels down; a run answer
   assert.equal(evalRun.kind, 'eval');
   assert.deepEqual(evalRun.report.agents, ['paraact', 'react']);
   // Still running (no metrics.jsonl): the rows come from the rollouts and the engine's logs, as the CLI computes them.
-  const train = (await (await get(`/v1/runs/${encodeURIComponent('train/rl-a')}`)).json()) as { finished: boolean; config: { tasks: number | null }; metrics: { step: number; episodes: number; r_step: number; loss?: number }[] };
+  const train = (await (await get(`/v1/runs/${encodeURIComponent('train/rl-a')}`)).json()) as { finished: boolean; config: { tasks: number | null; epoch_steps: number | null }; metrics: { step: number; episodes: number; r_step: number; loss?: number }[] };
   assert.equal(train.finished, false);
   // The tasks its prompts come from, so that the studio reads its steps as epochs; a run without a task file has none.
   assert.equal(train.config.tasks, 2);
+  assert.equal(train.config.epoch_steps, 2);
   assert.equal(((await (await get(`/v1/runs/${encodeURIComponent('train/rl-b')}`)).json()) as { config: { tasks: number | null } }).config.tasks, null);
   assert.deepEqual(train.metrics.map((m) => [m.step, m.episodes]), [[1, 2], [2, 2], [3, 2], [4, 2]]);
   assert.ok(train.metrics.every((m) => typeof m.r_step === 'number' && typeof m.loss === 'number'));

@@ -38,7 +38,8 @@ export async function runView(view: HTMLElement, name: string): Promise<void> {
   if (run.kind === 'train') {
     view.append(
       h('p', null, badge(`${run.config.engine} ${run.config.stage}`, 'info'), ` model ${run.config.model} · ${run.metrics.length} of ${run.config.steps} steps `, run.finished ? badge('finished', 'ok') : badge('running', 'live')),
-      section('Curves', curves([{ label: name, rows: run.metrics }], epochSteps(run.config, run.metrics.length))),
+      // An epoch of one step is already plotted: its steps are its epochs.
+      section('Curves', curves([{ label: name, rows: run.metrics }], run.config.epoch_steps !== null && run.config.epoch_steps > 1 ? run.config.epoch_steps : undefined)),
     );
   } else {
     view.append(h('p', { class: 'muted' }, `${run.report.tasks.scored} tasks × ${run.report.runs} runs, policy ${run.report.policy}, ${run.report.created_at}`), section('Agents compared', agentTable([{ run: name, results: run.report.results }])));
@@ -55,16 +56,6 @@ export async function compareView(view: HTMLElement, params: URLSearchParams): P
   const evals = runs.flatMap((r) => (r.kind === 'eval' ? [{ run: r.name, results: r.report.results }] : []));
   if (train.length > 0) view.append(section('Training curves', curves(train)));
   if (evals.length > 0) view.append(section('Eval agents', agentTable(evals)));
-}
-
-/**
- * Steps an epoch takes when a GRPO run cycles through a fixed set of tasks (each epoch draws every task once), if the
- * run holds two epochs or more: its steps differ by which tasks they drew, its epochs by what the policy learned.
- */
-function epochSteps(config: { stage: string; prompts_per_step: number; tasks: number | null }, steps: number): number | undefined {
-  if (config.stage !== 'rl' || config.tasks === null || config.tasks % config.prompts_per_step !== 0) return undefined;
-  const epoch = config.tasks / config.prompts_per_step;
-  return epoch > 1 && steps >= 2 * epoch ? epoch : undefined;
 }
 
 /** Each whole epoch's mean of a metric, placed at its last step; null elsewhere (the plot bridges the gaps). */

@@ -144,7 +144,7 @@ export interface AgentResult {
 
 export type RunView =
   | { name: string; kind: 'eval'; report: { created_at: string; policy: string; agents: string[]; runs: number; tasks: { total: number; scored: number }; results: AgentResult[] } }
-  | { name: string; kind: 'train'; config: Json & { engine: string; stage: string; model: string; steps: number; prompts_per_step: number; tasks: number | null }; metrics: StepRow[]; finished: boolean };
+  | { name: string; kind: 'train'; config: Json & { engine: string; stage: string; model: string; steps: number; tasks: number | null; epoch_steps: number | null }; metrics: StepRow[]; finished: boolean };
 
 export interface RunEpisode {
   episode: string;
