@@ -103,7 +103,7 @@ export function registerEval(program: Command): void {
       };
 
       // Loaded here: the runner, the reports and (through them) the agent are no cost to other commands.
-      const [{ evaluate }, { EvalInputError }, { summaryLine }, { stagedProgress }] = await Promise.all([
+      const [{ evaluate }, { EvalInputError }, { headline, summaryLine }, { stagedProgress }] = await Promise.all([
         import('../eval/evaluate.js'),
         import('../eval/tasks.js'),
         import('../eval/report.js'),
@@ -144,15 +144,7 @@ export function registerEval(program: Command): void {
       if (flags.json) return printJson(summaryLine(report, options.out));
       // Path and coverage count references missing from the library as misses; with any, the mapped-only values too.
       const partly = report.tasks.partially_mapped.length > 0;
-      for (const { summary } of report.results) {
-        const s = summary.stats;
-        const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
-        const num = (v: number | null, d = 2) => (v === null ? '–' : v.toFixed(d));
-        const mapped = (v: number | null) => (partly ? ` (mapped ${pct(v)})` : '');
-        printLine(
-          `${summary.agent.padEnd(9)} success ${pct(s.success.mean)}  path ${pct(s.path.mean)}${mapped(s.path_mapped.mean)}  coverage ${pct(s.coverage.mean)}${mapped(s.coverage_mapped.mean)}  turns ${num(s.turns.mean)}  actions/turn ${num(s.actions_per_turn.mean)}  tokens ${num(s.tokens.mean, 0)}  wall ${num(s.wall_ms.mean === null ? null : s.wall_ms.mean / 1000)} s  R_step ${num(s.r_step.mean)}  R_phase ${num(s.r_phase.mean)}  R_traj ${num(s.r_traj.mean)}`,
-        );
-      }
+      for (const { summary } of report.results) for (const line of headline(summary, partly)) printLine(line);
       printLine(`${report.tasks.scored} tasks × ${report.runs} run(s), policy ${report.policy}${options.out ? `; report in ${options.out}/report.md` : ''}`);
     });
 }

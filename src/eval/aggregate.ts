@@ -38,7 +38,14 @@ export interface AgentSummary {
   /** Tasks scored per run. */
   tasks: number;
   runs: number;
+  /** Task-runs over all runs. */
+  task_runs: number;
   stats: Record<StatMetric, Stat>;
+  /**
+   * Task-runs each metric stands on: a reward needs R_ans, so a task with no expected answer and no judge has none,
+   * and its means are over the others alone.
+   */
+  scored: Record<StatMetric, number>;
   /** Task-runs by how they ended, over all runs. */
   finish: Record<Finish, number>;
   /** Task-runs whose success the answer checker, the judge or the fallback rule decided, and those left unscored. */
@@ -57,6 +64,10 @@ export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: 
   const byRun = Array.from({ length: runs }, (_, i) => scores.filter((s) => s.run === i + 1));
   const perRun = (metric: StatMetric) => byRun.map((list) => runValue(list, metric)).filter((v): v is number => v !== null);
   const stats = Object.fromEntries(STAT_METRICS.map((metric) => [metric, stat(perRun(metric))])) as Record<StatMetric, Stat>;
+  const scored = Object.fromEntries(STAT_METRICS.map((metric) => [metric, scoredRuns(scores, metric)])) as Record<
+    StatMetric,
+    number
+  >;
   const finish: Record<Finish, number> = { answer: 0, turn_cap: 0, episode_done: 0, error: 0 };
   const success_by: AgentSummary['success_by'] = { answer: 0, judge: 0, fallback: 0, unscored: 0 };
   for (const s of scores) {
@@ -67,7 +78,9 @@ export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: 
     agent,
     tasks: byRun[0]?.length ?? 0,
     runs,
+    task_runs: scores.length,
     stats,
+    scored,
     finish,
     success_by,
     injected_errors_total: scores.reduce((n, s) => n + s.injected_errors, 0),
@@ -92,6 +105,13 @@ function byTools(scores: readonly TaskScore[]): AgentSummary['by_tools'] {
       { task_runs: list.length, success: mean(list.map((s) => (s.success === null ? null : Number(s.success)))), path: mean(list.map((s) => s.path)), turns: sum(list.map((s) => s.turns)) / list.length },
     ]),
   );
+}
+
+/** Task-runs with a value of the metric; the per-turn ratios stand on the task-runs that took a turn. */
+function scoredRuns(scores: readonly TaskScore[], metric: StatMetric): number {
+  if (metric === 'actions_per_turn' || metric === 'well_formed') return scores.filter((s) => s.turns > 0).length;
+  if (metric === 'success') return scores.filter((s) => s.success !== null).length;
+  return scores.filter((s) => s[metric] !== null).length;
 }
 
 function runValue(list: readonly TaskScore[], metric: StatMetric): number | null {

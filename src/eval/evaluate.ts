@@ -10,6 +10,7 @@ import { isUnmappable, mapReferences, type EvalTask } from './map-references.js'
 import { mappingCounts, taskCounts, type EvalReport } from './report.js';
 import { DEFAULT_CONCURRENCY, runEval, type RunEvalOptions } from './run.js';
 import { EvalInputError, type TaskFormat } from './tasks.js';
+import { slowStep } from '../terminal/slow-step.js';
 
 /** The run settings `evaluate` hands to runEval unchanged (documented there). */
 type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'maxObservationChars' | 'systemPrompt' | 'toolParser' | 'onProgress' | 'signal'>;
@@ -54,20 +55,30 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   let inProcess: RunningServer | undefined;
   let policy: Policy | undefined;
   try {
-    if (options.server === undefined) inProcess = await startInProcess(options);
+    if (options.server === undefined) {
+      inProcess = await slowStep(options.log, `starting a server on ${options.library} in this process`, () =>
+        startInProcess(options),
+      );
+    }
     const server = options.server ?? inProcess!.url;
     const health = await checkServer(server, options.apiKey);
     warnSeed(file.tasks, health.seed, options.log);
-    await warmSearch(server, options.apiKey);
-
-    const mapped = await mapReferences(file.tasks, serverLibrary(server, options.apiKey));
+    const log = options.log;
+    await slowStep(log, 'waiting for the server to load its search index (its first search)', () =>
+      warmSearch(server, options.apiKey),
+    );
+    const mapped = await slowStep(log, `mapping the reference tools of ${file.tasks.length} task(s) onto the served library`, () =>
+      mapReferences(file.tasks, serverLibrary(server, options.apiKey)),
+    );
     const runnable = mapped.filter((t) => !isUnmappable(t));
     logUnmappedTools(runnable, options.log);
     if (runnable.length === 0) throw new EvalInputError(`no task of ${options.tasks} has a reference tool in the served library (${mapped.length} tasks, all unmapped); check the library the server serves`);
 
     // Loaded only now: a policy may pull in a model runtime.
     const { createPolicy, runAgent } = await import('../agent/index.js');
-    policy = await asInput('--policy', () => createPolicy(options.policy, { ...options.policyOptions, log: options.log }));
+    policy = await slowStep(log, `loading the policy ${options.policy}`, () =>
+      asInput('--policy', () => createPolicy(options.policy, { ...options.policyOptions, log })),
+    );
     const runs = options.runs ?? 1;
     const results = await runEval({
       server,

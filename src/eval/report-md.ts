@@ -51,12 +51,19 @@ export function renderMarkdown(report: EvalReport): string {
     lines.push('', 'Task-runs grouped by the number of reference tools a task names (synthesized tasks: their stratum), over all runs.', '');
   }
 
-  lines.push('## Rewards', '', '| Agent | R_step | R_phase | R_traj | R_ans |', '|---|---:|---:|---:|---:|');
+  lines.push('## Rewards', '', '| Agent | Scored | R_step | R_phase | R_traj | R_ans |', '|---|---:|---:|---:|---:|---:|');
   for (const { summary } of report.results) {
     const s = summary.stats;
-    lines.push(`| ${summary.agent} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.r_ans)} |`);
+    const scored = `${summary.scored.r_traj} of ${summary.task_runs}`;
+    lines.push(`| ${summary.agent} | ${scored} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.r_ans)} |`);
   }
-  lines.push('', 'Means per task of the episode rewards the server scored (Appendix C: Eqs. 4–6, Table 9); a flagged R_ans leaves the run out of R_phase, R_traj and R_ans.', '');
+  lines.push(
+    '',
+    'Means per task of the episode rewards the server scored (Appendix C: Eqs. 4–6, Table 9), over the task-runs ' +
+      'counted as scored: a flagged R_ans (no expected answer and no judge, or a judge that failed) leaves the run ' +
+      'out of R_phase, R_traj and R_ans.',
+    '',
+  );
 
   const chart = (title: string, value: (stats: EvalReport['results'][number]['summary']['stats']) => number | null) => {
     const rows = report.results.map(({ summary }) => ({ label: summary.agent, value: Math.round((value(summary.stats) ?? 0) * 100) / 100 }));

@@ -1,6 +1,6 @@
 import type { AgentName } from '../agent/types.js';
 import type { SystemPromptStyle } from '../wire/episodes.js';
-import { STAT_METRICS } from './aggregate.js';
+import { STAT_METRICS, type AgentSummary, type StatMetric } from './aggregate.js';
 import { isUnmappable, type EvalTask } from './map-references.js';
 import type { AgentResult } from './run.js';
 import { successSource } from './score.js';
@@ -81,16 +81,20 @@ export function taskCounts(tasks: readonly EvalTask[], judged: boolean): EvalRep
   return counts;
 }
 
+/** The metrics a task-run may lack (no expected answer, no reference tool, no call): their counts go with them. */
+export const PARTIAL_METRICS = ['success', 'path', 'path_mapped', 'coverage', 'coverage_mapped', 'hit_rate', 'r_step', 'r_phase', 'r_traj', 'r_ans'] as const satisfies readonly StatMetric[];
+
 /**
- * The `--json` summary line: one agent → `{tasks, runs, agent, policy, success, path, path_mapped, coverage, turns,
- * actions_per_turn, tokens, wall_ms, …}` with each metric's mean (and `std: {metric: …}` with several runs);
- * several agents → `{tasks, runs, policy, agents: [one such object per agent]}`. Both end with the counts of
- * unmappable and unscored tasks.
+ * The `--json` summary line: `{tasks, runs, policy, agents: [...]}`, each agent `{agent, task_runs, success, path,
+ * coverage, turns, actions_per_turn, tokens, wall_ms, …}` with each metric's mean, `scored: {metric: task-runs}`
+ * saying how many task-runs each mean that may lack values stands on, and `std: {metric: …}` with several runs;
+ * then the counts of unmappable and unscored tasks.
  */
 export function summaryLine(report: EvalReport, out?: string): Record<string, unknown> {
   const perAgent = report.results.map(({ summary }) => {
-    const line: Record<string, unknown> = { agent: summary.agent };
+    const line: Record<string, unknown> = { agent: summary.agent, task_runs: summary.task_runs };
     for (const metric of STAT_METRICS) line[metric] = round(summary.stats[metric].mean);
+    line.scored = Object.fromEntries(PARTIAL_METRICS.map((metric) => [metric, summary.scored[metric]]));
     line.finish = summary.finish;
     line.injected_errors_total = summary.injected_errors_total;
     line.by_tools = Object.fromEntries(Object.entries(summary.by_tools).map(([n, row]) => [n, { task_runs: row.task_runs, success: round(row.success), path: round(row.path), turns: round(row.turns) }]));
@@ -100,6 +104,33 @@ export function summaryLine(report: EvalReport, out?: string): Record<string, un
   const common = { unmappable: report.tasks.unmappable.length, unscored: report.tasks.unscored.length, judge: report.judge, seed: report.seed, ...(out ? { out } : {}) };
   // One shape whatever the number of agents, so that a script reading it does not break when an agent is added.
   return { tasks: report.tasks.scored, runs: report.runs, policy: report.policy, agents: perAgent, ...common };
+}
+
+/**
+ * One agent's lines: the headline holds only means over every task-run that could have one; a mean that stands on
+ * fewer (rewards without an expected answer or a judge, success of unscored tasks) says how many, or is left out.
+ */
+export function headline(summary: AgentSummary, partly: boolean): string[] {
+  const s = summary.stats;
+  const all = summary.task_runs;
+  const pct = (v: number | null) => (v === null ? '–' : `${(v * 100).toFixed(1)}%`);
+  const num = (v: number | null, d = 2) => (v === null ? '–' : v.toFixed(d));
+  const mapped = (v: number | null) => (partly ? ` (mapped ${pct(v)})` : '');
+  const of = (n: number) => (n === all ? '' : ` (${n} of ${all} scored)`);
+  const rewards = `R_step ${num(s.r_step.mean)}  R_phase ${num(s.r_phase.mean)}  R_traj ${num(s.r_traj.mean)}`;
+  const scored = summary.scored.r_traj;
+  const lines = [
+    `${summary.agent.padEnd(9)} success ${pct(s.success.mean)}${of(summary.scored.success)}  path ${pct(s.path.mean)}` +
+      `${mapped(s.path_mapped.mean)}  coverage ${pct(s.coverage.mean)}${mapped(s.coverage_mapped.mean)}  turns ` +
+      `${num(s.turns.mean)}  actions/turn ${num(s.actions_per_turn.mean)}  tokens ${num(s.tokens.mean, 0)}  wall ` +
+      `${num(s.wall_ms.mean === null ? null : s.wall_ms.mean / 1000)} s${scored === all ? `  ${rewards}` : ''}`,
+  ];
+  if (scored === 0) {
+    lines.push(`${' '.repeat(10)}rewards: none scored (R_ans needs an expected answer or --judge)`);
+  } else if (scored < all) {
+    lines.push(`${' '.repeat(10)}rewards on ${scored} of ${all} task-runs (the rest have no expected answer; --judge scores them): ${rewards}`);
+  }
+  return lines;
 }
 
 function round(value: number | null): number | null {

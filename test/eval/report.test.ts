@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AgentName } from '../../src/agent/types.js';
 import { summarize } from '../../src/eval/aggregate.js';
 import { trajectoryFile, writeReport } from '../../src/eval/files.js';
-import { summaryLine, type EvalReport } from '../../src/eval/report.js';
+import { headline, summaryLine, type EvalReport } from '../../src/eval/report.js';
 import { renderMarkdown } from '../../src/eval/report-md.js';
 import type { TaskScore } from '../../src/eval/score.js';
 import { tempDir } from '../fixtures/tools.js';
@@ -142,6 +142,38 @@ test('the --json summary: {agents: […]} for one agent as for several; std only
   assert.equal(agents[1]!.turns, 5);
   assert.equal((agents[0]!.std as Record<string, number>).success, 0.3536);
   assert.equal(both.policy, 'heuristic');
+});
+
+test('means that stand on fewer task-runs than ran say how many, in JSON, text and markdown', () => {
+  // 13 task-runs, 12 without an expected answer: success by the fallback rule for all, rewards for one.
+  const noAnswer = { r_step: null, r_phase: null, r_traj: null, r_ans: null, reward_flag: 'no expected answer' } as const;
+  const scores = [
+    score('paraact', 't0', 1, { success: false, success_by: 'answer', r_traj: -0.4, r_ans: -0.5 }),
+    ...Array.from({ length: 12 }, (_, i) => score('paraact', `t${i + 1}`, 1, noAnswer)),
+  ];
+  const summary = summarize('paraact', scores, 1);
+  assert.equal(summary.task_runs, 13);
+  assert.equal(summary.scored.success, 13);
+  assert.equal(summary.scored.r_traj, 1);
+  const base = report(1);
+  const line = summaryLine({ ...base, results: [{ ...base.results[0]!, summary }] });
+  const [agent] = line.agents as Record<string, unknown>[];
+  assert.equal(agent!.task_runs, 13);
+  assert.deepEqual(agent!.scored, {
+    success: 13, path: 13, path_mapped: 13, coverage: 13, coverage_mapped: 13, hit_rate: 13,
+    r_step: 1, r_phase: 1, r_traj: 1, r_ans: 1,
+  });
+  const [head, rewards] = headline(summary, false);
+  assert.doesNotMatch(head!, /R_traj/, 'a mean over 1 of 13 is not in the headline');
+  assert.match(head!, /success 92\.3%  path/);
+  assert.match(rewards!, /rewards on 1 of 13 task-runs .*R_traj -0\.40/);
+  assert.match(renderMarkdown({ ...base, results: [{ ...base.results[0]!, summary }] }), /\| paraact \| 1 of 13 \| 0\.75 \| 0\.50 \| -0\.40 \| -0\.50 \|/);
+  // Every task-run scored: one line, rewards in it.
+  const full = headline(summarize('paraact', [score('paraact', 'a', 1, {})], 1), false);
+  assert.equal(full.length, 1);
+  assert.match(full[0]!, /R_traj 1\.20$/);
+  const none = headline(summarize('paraact', [score('paraact', 'a', 1, noAnswer)], 1), false);
+  assert.match(none[1]!, /rewards: none scored/);
 });
 
 test('report files and trajectory file names', () => {
