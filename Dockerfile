@@ -9,7 +9,10 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app
-COPY package.json package-lock.json .npmrc tsconfig.json tsconfig.studio.json ./
+# onnxruntime-node's install script would fetch CUDA files from outside the npm registry; npm before 11.16 reads no
+# allowScripts in package.json to stop it.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+COPY package.json package-lock.json tsconfig.json tsconfig.studio.json ./
 COPY bin ./bin
 COPY src ./src
 COPY schemas ./schemas
