@@ -27,8 +27,7 @@ export function buildProgram(): Command {
   const program = new Command('toolenv')
     .description('ToolEnv: a tool-environment simulator for agent RL (50,011 real tool interfaces, simulated)')
     .version(packageVersion())
-    .showHelpAfterError(false)
-    .exitOverride();
+    .showHelpAfterError(false);
   registerLibrary(program);
   registerBench(program);
   registerGraph(program);
@@ -44,7 +43,7 @@ export function buildProgram(): Command {
   registerTrain(program);
   registerSft(program);
   registerFidelity(program);
-  for (const command of program.commands) configure(command);
+  configure(program);
   return program;
 }
 
@@ -52,10 +51,35 @@ function packageVersion(): string {
   return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
 }
 
-/** Subcommands throw instead of exiting, so main() owns every exit code. */
+/**
+ * Every command throws instead of exiting, so main() owns every exit code, and prints commander's own usage errors
+ * (missing argument, unknown option or command…) as the CLI prints its UsageErrors.
+ */
 function configure(command: Command): void {
-  command.exitOverride();
+  command.exitOverride().configureOutput({ outputError: (text, write) => write(usageLine(text, command)) });
   for (const sub of command.commands) configure(sub);
+}
+
+/**
+ * Commander's message ("error: unknown option '--jsn'", a suggestion on a second line) as one line in the CLI's
+ * voice that points at the command's help: toolenv: unknown option '--jsn' (did you mean --json?); see `toolenv
+ * call --help`.
+ */
+function usageLine(text: string, command: Command): string {
+  const message = text
+    .trim()
+    .replace(/^error: /, '')
+    .replace(/\.$/, '')
+    .replace(/\s*\n\(Did you mean/, ' (did you mean')
+    .replace(/\s*\n\s*/g, ' ');
+  return `toolenv: ${message}; see \`${commandPath(command)} --help\`\n`;
+}
+
+/** `toolenv library build` for the build command. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
 }
 
 /** Runs the CLI; resolves to the process exit code (0 ok, 1 failure, 2 bad usage). */
@@ -66,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // Commander has already printed help or its one-line message.
+      // Commander has already printed help or its one-line message (usageLine).
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       return 2;
     }

@@ -1,7 +1,8 @@
 /**
  * The category vocabulary every tool is filed under: APIs.guru's `x-apisguru-categories` (resources/categories.yaml)
- * plus the two its documents use beyond that file (entertainment, transport). Documents carry their own category;
- * everything else (documents without one, ToolBench, MCP and OpenAI imports) is classified by keyword.
+ * plus the two its documents use beyond that file (entertainment, transport). Documents carry their own category
+ * (see apiCategory for where their text overrules it); everything else (documents without one, ToolBench, MCP and
+ * OpenAI imports) is classified by keyword.
  */
 
 /**
@@ -89,18 +90,55 @@ export function normalizeCategory(raw: unknown): string | undefined {
  * entry whose keyword stems occur most often, earlier entries winning ties; FALLBACK_CATEGORY when none occur.
  */
 export function inferCategory(text: string): string {
-  // camelCase names (getWeatherForecast) become words first
-  const lower = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  const counts = keywordCounts(text);
   let best = FALLBACK_CATEGORY;
   let bestScore = 0;
-  for (const { category, pattern } of MATCHERS) {
-    pattern.lastIndex = 0;
-    let score = 0;
-    while (pattern.exec(lower) !== null) score++;
-    if (score > bestScore) {
+  for (const category of CATEGORIES) {
+    if (counts.get(category)! > bestScore) {
       best = category;
-      bestScore = score;
+      bestScore = counts.get(category)!;
     }
   }
   return best;
+}
+
+/**
+ * Categories of the ways an API reaches people. APIs.guru files an API that offers several under one of them, not
+ * always the one it is about: ClickSend, an SMS gateway that also sends email, letters and faxes, is `email`;
+ * BulkSMS and Twilio's Messaging and Chat APIs are `telecom`.
+ */
+const CHANNELS: readonly string[] = ['email', 'messaging', 'telecom'];
+
+/** Times the text must name another channel, and more often than the declared one, to move an API there. */
+const CHANNEL_EVIDENCE = 2;
+
+/**
+ * An API's category: the one its document declares (APIs.guru's `x-apisguru-categories`), else the one its text
+ * (title, description, tag names) names most. A declared channel category gives way to the channel the text names
+ * clearly more; a single mention (a "notification" in a telecom standard) moves nothing.
+ */
+export function apiCategory(declared: unknown, text: string): string {
+  const category = normalizeCategory(declared);
+  if (category === undefined) return inferCategory(text);
+  if (!CHANNELS.includes(category)) return category;
+  const counts = keywordCounts(text);
+  let best = category;
+  for (const channel of CHANNELS) {
+    if (counts.get(channel)! >= CHANNEL_EVIDENCE && counts.get(channel)! > counts.get(best)!) best = channel;
+  }
+  return best;
+}
+
+/** How many times the text names each category's keywords. */
+function keywordCounts(text: string): Map<string, number> {
+  // camelCase names (getWeatherForecast) become words first
+  const lower = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  const counts = new Map<string, number>();
+  for (const { category, pattern } of MATCHERS) {
+    pattern.lastIndex = 0;
+    let count = 0;
+    while (pattern.exec(lower) !== null) count++;
+    counts.set(category, count);
+  }
+  return counts;
 }

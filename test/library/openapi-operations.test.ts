@@ -6,7 +6,7 @@ import { isValidId } from '../../src/library/ids.js';
 import { documentTools, listOperations, type ApiContext } from '../../src/library/openapi/operations.js';
 import { pruneDocument } from '../../src/library/openapi/prune.js';
 import { conversionStats, dialectOf } from '../../src/library/openapi/schema.js';
-import { humanize, mergeDescription, toolName } from '../../src/library/openapi/text.js';
+import { humanize, mergeDescription, plainText, toolName } from '../../src/library/openapi/text.js';
 import type { Tool } from '../../src/library/tool.js';
 import { schemasDir } from '../../src/paths.js';
 import { createAjv } from '../../src/library/ajv.js';
@@ -243,6 +243,43 @@ test('text helpers', () => {
   assert.equal(toolName('', undefined, 'delete', '/pets/{id}'), 'DELETE /pets/{id}');
   assert.equal(mergeDescription('Get quotes for all symbols', 'Get quotes'), 'Get quotes for all symbols');
   assert.equal(mergeDescription('List pets', 'Returns pets. List pets. Paged.'), 'List pets. Returns pets. Paged.');
+});
+
+test('plainText drops the lines that only say "no value" and keeps such words in sentences', () => {
+  // As oceandrivers.com, microsoft.com/graph-beta, trello.com, circuitsandbox.net and docker.com write them.
+  const software = 'Get data from the weather display software';
+  assert.equal(plainText(`${software}<br/>None`), software);
+  assert.equal(plainText('Get stations in an event<br />None<br/>'), 'Get stations in an event');
+  assert.equal(plainText('<p>Lists the boards.</p>\n<p>undefined</p>'), 'Lists the boards.');
+  assert.equal(plainText('Deletes a card.\r\n  null  \r\nCannot be undone.'), 'Deletes a card. Cannot be undone.');
+  for (const placeholder of ['None', 'undefined', 'null', 'n/a', 'N/A', 'TODO', ' None ']) {
+    assert.equal(plainText(placeholder), '', placeholder);
+  }
+  assert.equal(plainText('Returns null when the pet is unknown.'), 'Returns null when the pet is unknown.');
+  assert.equal(plainText('None needed<br>Set to None<br/>to clear it'), 'None needed Set to None to clear it');
+  assert.equal(plainText('Accepts <pre>None</pre> or a list'), 'Accepts None or a list');
+});
+
+test('a placeholder description line does not reach the tool: its description, name and parameters', () => {
+  const document: Doc = {
+    openapi: '3.0.1',
+    info: { title: 'Buoys', version: '1' },
+    paths: {
+      '/stations/{id}': {
+        get: {
+          operationId: 'getStation',
+          summary: 'None',
+          description: 'Get data from the weather display software<br/>None',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'None' }],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  };
+  const [tool] = tools(document, 'buoys.test');
+  assert.equal(tool!.name, 'Get station');
+  assert.equal(tool!.description, 'Get data from the weather display software');
+  assert.equal((tool!.parameters.properties as Record<string, { description?: string }>).id!.description, undefined);
 });
 
 test('a large example on the response schema still becomes a tool example', () => {

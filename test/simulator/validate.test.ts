@@ -69,29 +69,63 @@ test('problem bodies carry a type URI derived from the title, and the reason phr
   assert.equal(problem(400, 'x', 'y', { status: 999, title: 'z' }).status, 400, 'extra members cannot override the standard ones');
 });
 
-test('an unknown tool is a 404 problem naming up to three nearest ids', () => {
+test('an unknown tool is a 404 problem naming the nearest ids, only those close to the asked id', () => {
   const store = LibraryStore.open(writeFixtureLibrary());
   const rules = new Rules(store);
   for (const [asked, nearest] of [
-    ['getPetById', 'petstore_test__getPetById'],
-    ['petstore_test__get_pet_by_id', 'petstore_test__getPetById'],
-    ['petstore_test__getPetByld', 'petstore_test__getPetById'],
-    ['weather', 'weather_forecast'],
-    ['petstore_test__deletePets', 'petstore_test__deletePet'],
+    ['getPetById', ['petstore_test__getPetById']],
+    ['petstore_test__get_pet_by_id', ['petstore_test__getPetById']],
+    ['GETPETBYID', ['petstore_test__getPetById']],
+    ['petstore_test__getPetByld', ['petstore_test__getPetById']],
+    ['weather', ['weather_forecast']],
+    ['petstore_test__deletePets', ['petstore_test__deletePet', 'petstore_test__listPets']],
+    ['!!!', []],
+    ['no_such_tool_xyz', []],
   ] as const) {
     const outcome = rules.check(asked, {});
     assert.ok(!outcome.ok);
     assert.equal(outcome.problem.status, 404);
     assert.equal(outcome.problem.type, 'https://toolenv.dev/problems/unknown-tool');
     assert.equal(outcome.problem.tool, asked);
-    const suggestions = outcome.problem.suggestions as string[];
-    assert.equal(suggestions.length, asked === 'weather' ? 1 : 3, 'up to three, each sharing something with the asked id');
-    assert.equal(suggestions[0], nearest, `nearest to ${asked}`);
-    assert.match(outcome.problem.detail!, new RegExp(`did you mean "${nearest}"`));
+    assert.deepEqual(outcome.problem.suggestions, nearest, `nearest to ${asked}`);
+    if (nearest.length > 0) assert.match(outcome.problem.detail!, new RegExp(`did you mean "${nearest[0]}"`));
+    else assert.equal(outcome.problem.detail, `no tool with id ${JSON.stringify(asked)}`);
   }
-  const none = rules.check('!!!', {});
-  assert.ok(!none.ok);
-  assert.deepEqual(none.problem.suggestions, []);
+  store.close();
+});
+
+test('suggestions rank by the words of the ids, typos included, and a nonsense id gets none', () => {
+  // Real ids of the default library, among filler that makes `get`, `com` and `list` as common as they are there.
+  const real = [
+    'dodo_ac__get_nh_tools',
+    'dodo_ac__get_nh_tools_tool',
+    'math_tools__get_numbers_pi',
+    'clicksend_com__Send_an_SMS',
+    'clicksend_com__Get_SMS_Campaign',
+    'clicksend_com__Get_list_of_SMS_Campaigns',
+    'stripe_com__PostCustomers',
+    'stripe_com__GetCustomersCustomer',
+    'github_com_api_github_com__issues_create',
+    'github_com_api_github_com__issues_list',
+    'xkcd_com__getComicById',
+  ];
+  const filler = Array.from({ length: 200 }, (_, i) => `api${i}_example_com__${i % 2 ? 'get' : 'list'}Things${i}`);
+  const tools = [...real, ...filler].map((id) => ({ ...petstoreTools[4]!, id }));
+  const store = LibraryStore.open(writeFixtureLibrary(tools, []));
+  const rules = new Rules(store);
+  const suggestions = (asked: string) => {
+    const outcome = rules.check(asked, {});
+    assert.ok(!outcome.ok && outcome.problem.status === 404);
+    return outcome.problem.suggestions as string[];
+  };
+  assert.equal(suggestions('clicksend_com__Get_list_of_SMS_Campaign')[0], 'clicksend_com__Get_list_of_SMS_Campaigns');
+  assert.equal(suggestions('stripe_com__PostCustomer')[0], 'stripe_com__PostCustomers');
+  assert.equal(suggestions('stripe_com__GetCustomresCustomer')[0], 'stripe_com__GetCustomersCustomer', 'a typo');
+  assert.equal(suggestions('github_create_issue')[0], 'github_com_api_github_com__issues_create', 'words reordered');
+  assert.equal(suggestions('clicksend_send_sms')[0], 'clicksend_com__Send_an_SMS');
+  for (const nonsense of ['no_such_tool_xyz', 'foo_bar_baz', 'qwertyuiop', 'x']) {
+    assert.deepEqual(suggestions(nonsense), [], nonsense);
+  }
   store.close();
 });
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
-import { inferCategory, normalizeCategory } from '../categories.js';
+import { apiCategory } from '../categories.js';
 import { slug } from '../ids.js';
 import { ImportError } from '../importers/errors.js';
 import { isObject, type JsonObject } from './refs.js';
@@ -104,9 +104,8 @@ export function apiIdentity(document: JsonObject, fallbackName: string): ApiIden
   const title = plainText(info.title) || basename(fallbackName, extname(fallbackName));
   const named = [provider, service].filter(Boolean).join(':');
   const api_id = urlSafe(named) || slug(title).toLowerCase() || slug(basename(fallbackName, extname(fallbackName))).toLowerCase() || 'api';
-  const category =
-    normalizeCategory(info['x-apisguru-categories']) ??
-    inferCategory(`${title} ${title} ${plainText(info.description).slice(0, 1000)} ${tagNames(document).join(' ')}`);
+  const text = `${title} ${title} ${plainText(info.description).slice(0, 1000)} ${tagNames(document).join(' ')}`;
+  const category = apiCategory(info['x-apisguru-categories'], text);
   return { api_id, title, provider: provider || hostOf(document) || api_id, category };
 }
 

@@ -6,10 +6,25 @@ export const MAX_DESCRIPTION_LENGTH = 1000;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
 
-/** One line of plain text: HTML tags, markdown images and link targets removed, whitespace collapsed. */
+/** Where a line of a description ends: a newline, `<br>` or a paragraph tag. */
+const LINE_BREAK = /\r?\n|<br\s*\/?>|<\/?p(?:\s[^>]*)?>/i;
+
+/**
+ * A line that only says "no value", left by the generator of a document: `…points<br/>None` (a Python None
+ * formatted into the text), `undefined`, `null`, `n/a`, `TODO`. It is not text a reader (or a model) should see.
+ */
+const PLACEHOLDER_LINE = /^\s*(?:None|null|NULL|undefined|n\/a|N\/A|TODO|TBD)\s*$/;
+
+/**
+ * One line of plain text: lines that are only a placeholder dropped, HTML tags, markdown images and link targets
+ * removed, whitespace collapsed.
+ */
 export function plainText(value: unknown): string {
   if (typeof value !== 'string') return '';
   return value
+    .split(LINE_BREAK)
+    .filter((line) => !PLACEHOLDER_LINE.test(line))
+    .join('\n')
     .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
     .replace(/\[([^\]]+)\]\([^)]*\)/g, '$1')
     .replace(/<\/?[A-Za-z][^>]*>/g, ' ')
