@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import semver from 'semver';
 import { packageRoot } from '../../src/paths.js';
 
 test('npx toolenv in the project prints the CLI and no npm warnings', async () => {
@@ -16,4 +17,15 @@ test('npx toolenv in the project prints the CLI and no npm warnings', async () =
 test('onnxruntime-node never runs its install script, which would fetch CUDA files from outside the npm registry', () => {
   const { allowScripts } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
   assert.equal(allowScripts['onnxruntime-node'], false);
+});
+
+test('every locked package runs on the Node this package asks for: npm ci prints no EBADENGINE', () => {
+  const read = (file: string) => JSON.parse(readFileSync(join(packageRoot, file), 'utf8')) as Record<string, unknown>;
+  const floor = semver.minVersion((read('package.json').engines as { node: string }).node)!.version;
+  const packages = read('package-lock.json').packages as Record<string, { engines?: { node?: string } | string[] }>;
+  const refused = Object.entries(packages)
+    .filter(([, p]) => !Array.isArray(p.engines) && p.engines?.node !== undefined)
+    .filter(([, p]) => !semver.satisfies(floor, (p.engines as { node: string }).node))
+    .map(([name, p]) => `${name} wants node ${(p.engines as { node: string }).node}`);
+  assert.deepEqual(refused, [], `Node ${floor}`);
 });
