@@ -3,6 +3,7 @@ import { MAX_K } from '../protocol/protocol.js';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
 import { intFlag, numberFlag, observationFlag, printJson, printLine, SYSTEM_PROMPT_HELP, systemPromptFlag } from './output.js';
 import { UsageError } from '../terminal/errors.js';
+import { ONE_MACHINE_DEFAULTS, PAPER_DEFAULTS } from '../train/config.js';
 
 interface TrainFlags {
   engine: string;
@@ -20,6 +21,7 @@ interface TrainFlags {
   steps?: string;
   group: string;
   batch?: string;
+  generationBatch: string;
   seed: string;
   lr?: string;
   maxTurns: string;
@@ -61,7 +63,8 @@ export function registerTrain(program: Command): void {
     .option('--out <dir>', 'run directory (default runs/<engine>-<stage>-<time>)')
     .option('--steps <n>', 'optimizer steps (default: rl 128, the paper’s; sft 3 epochs over the data, the paper’s)')
     .option('--group <n>', 'rollouts per prompt (GRPO group, N)', '8')
-    .option('--batch <n>', 'prompts per step (rl, default 256, the paper’s, at most the tasks) or conversations per step (sft, default 8)')
+    .option('--batch <n>', 'prompts per step (rl: trl 8, sized to one machine; verl 256, the paper’s; at most the tasks) or conversations per step (sft, default 8)')
+    .option('--generation-batch <n>', 'rl on trl: rollouts generated at once (a step’s rollouts go through the model in chunks of this many; memory grows with it)', String(ONE_MACHINE_DEFAULTS.generationBatch))
     .option('--seed <n>', 'training and synthesis seed', '0')
     .option('--lr <rate>', 'learning rate (default rl 1e-6, sft 1e-5, the paper’s)')
     .option('--max-turns <n>', 'turn cap of every episode', '15')
@@ -90,7 +93,9 @@ export function registerTrain(program: Command): void {
       const stage = flags.stage as 'rl' | 'sft';
       if (stage === 'rl' && flags.data !== undefined) throw new UsageError('--data is for --stage sft: RL rolls out on --tasks');
       if (engine === 'verl' && stage === 'sft') throw new UsageError('--stage sft runs on TRL (--engine trl); verl’s SFT trainer takes the same sft.jsonl through its own launcher');
-      const batch = flags.batch === undefined ? (stage === 'rl' ? 256 : 8) : intFlag('--batch', flags.batch, { min: 1, max: 100_000 });
+      const rlBatch = engine === 'trl' ? ONE_MACHINE_DEFAULTS.promptsPerStep : PAPER_DEFAULTS.promptsPerStep;
+      const batch = flags.batch === undefined ? (stage === 'rl' ? rlBatch : 8) : intFlag('--batch', flags.batch, { min: 1, max: 100_000 });
+      const generationBatch = intFlag('--generation-batch', flags.generationBatch, { min: 1, max: 4096 });
       const group = intFlag('--group', flags.group, { min: 1, max: 64 });
       if (stage === 'rl' && group < 2) throw new UsageError('--group must be at least 2: group-relative advantages compare rollouts of one prompt');
       const loraRank = intFlag('--lora', flags.lora, { min: 0, max: 1024 });
@@ -142,6 +147,7 @@ export function registerTrain(program: Command): void {
           maxSeqLen: intFlag('--max-seq-len', flags.maxSeqLen, { min: 64 }),
           loraRank,
           loraLayers,
+          generationBatch,
           batchGiven: flags.batch !== undefined,
           trainer,
           dryRun: flags.dryRun === true,

@@ -38,12 +38,20 @@ export interface TrainJson {
   lora_rank: number;
   /** Adapters on the last this-many decoder blocks only (0: every block): the backward pass stops there. TRL only. */
   lora_layers: number;
+  /** TRL: rollouts generated together; a step's rollouts go through the model in chunks of this many. */
+  generation_batch: number;
   /** Engine settings beyond the paper's defaults: TRL config keys, or verl's gpus/nodes and Hydra `overrides`. */
   trainer: Record<string, unknown>;
 }
 
 /** The paper's RL hyperparameters (D.3) where a flag leaves them: N = 8, batch 256, 15 turns; SFT lr 1e-5. */
 export const PAPER_DEFAULTS = { group: 8, promptsPerStep: 256, maxTurns: 15, rlLearningRate: 1e-6, sftLearningRate: 1e-5 } as const;
+
+/**
+ * TRL's RL defaults, one machine's: the paper's 256 prompts a step are a 16-GPU cluster's batch (2,048 rollouts), which
+ * on one machine makes a first step look like a hang. 8 prompts × N = 8 is 64 rollouts, generated 16 at a time (a 4,096-token prefill of 16 holds ~1.6 GB).
+ */
+export const ONE_MACHINE_DEFAULTS = { promptsPerStep: 8, generationBatch: 16 } as const;
 
 /** The command line that runs the run's engine, as the launch script holds it. */
 export function engineArgs(config: TrainJson): string[] {

@@ -5,7 +5,9 @@ import { fetchIdempotent } from '../agent/fetch-failure.js';
 import { LOG_INTERVAL_MS } from '../terminal/progress.js';
 import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
-import { engineArgs, launchScript, type Engine, type EpisodeOptions, type Stage, type TrainJson } from './config.js';
+import { totalmem } from 'node:os';
+import { engineArgs, launchScript, ONE_MACHINE_DEFAULTS, type Engine, type EpisodeOptions, type Stage, type TrainJson } from './config.js';
+import { memoryRefusal, readModelShape, rlMemoryTerms } from './memory.js';
 import { writeDemonstrations, type DemonstrationSummary } from './demonstrations.js';
 import { readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from './metrics.js';
 import { missingPython, pythonExecutable } from '../python.js';
@@ -38,6 +40,8 @@ export interface TrainOptions {
   loraRank: number;
   /** With loraRank: adapters on the last this-many decoder blocks only (0: all of them). */
   loraLayers?: number;
+  /** TRL: rollouts generated at once. */
+  generationBatch?: number;
   /** Whether --batch was given: an RL default larger than the task file shrinks to it, a given one is an error. */
   batchGiven?: boolean;
   trainer: Record<string, unknown>;
@@ -85,6 +89,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   if (needsTasks && given === undefined && options.server !== undefined) {
     throw new TrainInputError('--server needs --tasks FILE: tasks are synthesized from the local library, which may not be the server’s');
   }
+  if (options.stage === 'rl' && options.engine === 'trl' && !options.dryRun) checkMemory(options);
   mkdirSync(run, { recursive: true });
   const python = pythonExecutable();
   if (python === undefined && !options.dryRun) throw new TrainInputError(missingPython());
@@ -108,10 +113,9 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
         options.promptsPerStep = tasks.length;
       }
     }
-    if (options.stage === 'rl' && options.engine === 'trl' && !options.batchGiven && !options.dryRun) {
-      // The paper's batch is a GPU cluster's: on one machine it makes a first step look like a hang.
+    if (options.stage === 'rl' && options.engine === 'trl' && !options.dryRun) {
       const rollouts = options.promptsPerStep * options.group;
-      options.log(`toolenv: each step samples ${options.promptsPerStep} prompts × ${options.group} rollouts = ${rollouts} episodes before its update (the paper's batch; on a CPU that is hours a step: a smoke run takes --batch 1 --group 4)`);
+      options.log(`toolenv: each step samples ${options.promptsPerStep} prompts × ${options.group} rollouts = ${rollouts} episodes, generated ${options.generationBatch} at a time, then updates one group at a time`);
     }
     let demonstrationsFile: string | undefined;
     if (options.stage === 'sft' && sftData === undefined) {
@@ -136,6 +140,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       max_seq_len: options.maxSeqLen,
       lora_rank: options.loraRank,
       lora_layers: options.loraLayers ?? 0,
+      generation_batch: options.generationBatch ?? ONE_MACHINE_DEFAULTS.generationBatch,
       trainer: options.trainer,
     };
     const pythonPath = python ?? join('.venv', 'bin', 'python');
@@ -167,6 +172,21 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   } finally {
     await inProcess?.close();
   }
+}
+
+/** A TRL run whose projected peak exceeds this machine's memory is refused before anything loads, naming the flag to lower. */
+function checkMemory(options: TrainOptions): void {
+  const model = readModelShape(options.model);
+  if (model === undefined) return;
+  const terms = rlMemoryTerms({
+    model,
+    group: options.group,
+    generationBatch: options.generationBatch ?? ONE_MACHINE_DEFAULTS.generationBatch,
+    maxSeqLen: options.maxSeqLen,
+    lora: options.loraRank > 0,
+  });
+  const refusal = memoryRefusal(terms, totalmem());
+  if (refusal !== undefined) throw new TrainInputError(refusal);
 }
 
 /** The library served in this process, for the rollouts. */

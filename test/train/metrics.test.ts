@@ -44,7 +44,7 @@ test('sftMetrics and the readers: complete lines only, verl’s file logger mapp
 test('launchScript: the engine command with the run’s server as a default TOOLENV_URL overrides', () => {
   const config: TrainJson = {
     engine: 'verl', stage: 'rl', run_dir: "/runs/it's", model: '/m', server: 'http://127.0.0.1:9', steps: 2, group: 8, prompts_per_step: 4, seed: 0,
-    episode: {}, max_turn_tokens: 512, max_completion_length: 1024, max_seq_len: 4096, lora_rank: 0, lora_layers: 0, trainer: {},
+    episode: {}, max_turn_tokens: 512, max_completion_length: 1024, max_seq_len: 4096, lora_rank: 0, lora_layers: 0, generation_batch: 8, trainer: {},
   };
   const script = launchScript(config, '/venv/bin/python');
   assert.match(script, /export TOOLENV_URL="\$\{TOOLENV_URL:-http:\/\/127\.0\.0\.1:9\}"/);

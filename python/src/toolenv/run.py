@@ -31,6 +31,7 @@ class RunConfig:
     max_seq_len: int = 4096
     lora_rank: int = 0
     lora_layers: int = 0
+    generation_batch: int = 16
     trainer: Json = field(default_factory=dict)
 
     @classmethod

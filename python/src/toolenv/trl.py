@@ -68,6 +68,12 @@ def rl_dataset(client: ToolEnvClient, tasks: Sequence[Json], options: EpisodeOpt
     return Dataset.from_list(rows)
 
 
+_CANNOT_SPEAK = (
+    "the model cannot speak the protocol yet, so every group's rewards tie and GRPO has nothing to learn; "
+    "train it with --stage sft first"
+)
+
+
 class MalformedRollouts(RuntimeError):
     """A first step whose rollouts hold not one accepted turn: RL from a base that cannot write the protocol."""
 
@@ -122,12 +128,16 @@ class ToolEnvRollout:
         max_turn_tokens: int = 512,
         records: RecordWriter | None = None,
         concurrency: int = 16,
+        generation_batch: int = 16,
     ) -> None:
         self.client = client
         self.options = options or EpisodeOptions()
         self.max_turn_tokens = max_turn_tokens
         self.records = records
         self.concurrency = concurrency
+        # Rollouts generated together: a masked prefill holds about batch x context² scores (16 x 4,096 tokens: 1.6 GB
+        # on a CPU), so a step's rollouts go through the model in chunks of this many, not all at once.
+        self.generation_batch = generation_batch
         self._by_id = {str(task.get("id")): task for task in tasks}
         self._tasks: dict[str, Json] = {}
 
@@ -159,13 +169,13 @@ class ToolEnvRollout:
                 for episode in group["episodes"]:
                     ids = tokenizer.apply_chat_template(episode["messages"], tokenize=True, add_generation_prompt=True)
                     rollouts.append(_Rollout(episode=episode, prompt_ids=chat_ids(ids)))
-            scored = self._play(trainer, rollouts, budget)
             # Judged on the first step, from the base as given: later steps may sample a bad batch and go on.
-            if mode == "train" and trainer.state.global_step == 0 and not any(r.accepted for r in rollouts):
+            first = mode == "train" and trainer.state.global_step == 0
+            scored = self._play(trainer, rollouts, budget, judge_first_turns=first)
+            if first and not any(r.accepted for r in rollouts):
                 raise MalformedRollouts(
                     f"none of step 1's {len(rollouts)} rollouts wrote a turn the protocol accepts "
-                    f"({sum(r.turns for r in rollouts)} turns): the model cannot speak the protocol yet, so every "
-                    "group's rewards tie and GRPO has nothing to learn; train it with --stage sft first"
+                    f"({sum(r.turns for r in rollouts)} turns): {_CANNOT_SPEAK}"
                 )
         finally:
             # The rewards are read: the episodes go, also when a rollout failed half way.
@@ -180,8 +190,11 @@ class ToolEnvRollout:
             **{key: [s.get(key) for s in scored] for key in ("r_step", "r_phase", "r_traj", "r_ans", "success")},
         }
 
-    def _play(self, trainer: Any, rollouts: list[_Rollout], budget: int) -> list[Json]:
-        """Turn by turn, every rollout still going generates at once; their texts go to `/turns` concurrently."""
+    def _play(self, trainer: Any, rollouts: list[_Rollout], budget: int, judge_first_turns: bool = False) -> list[Json]:
+        """Turn by turn, every rollout still going generates at once; their texts go to `/turns` concurrently. With
+        `judge_first_turns`, a round of first turns none of which the protocol accepts ends the run there: a policy
+        that cannot open an episode would otherwise write every rollout to its token budget (a random tiny model:
+        over 15 minutes a step here) before the step's own check says the same."""
         tokenizer = trainer.processing_class
         stop = list(rollouts[0].episode.get("stop", [])) if rollouts else []
         env_turns = EnvTurns(tokenizer)
@@ -192,8 +205,15 @@ class ToolEnvRollout:
                     active = [r for r in rollouts if not r.done and len(r.completion) < budget]
                     if not active:
                         break
-                    messages = self._generate(trainer, model, active, stop, budget)
+                    size = self.generation_batch
+                    chunks = [active[i : i + size] for i in range(0, len(active), size)]
+                    messages = [m for chunk in chunks for m in self._generate(trainer, model, chunk, stop, budget)]
                     observations = list(pool.map(lambda pair: self._turn(*pair), zip(active, messages, strict=True)))
+                    if judge_first_turns and not any(r.accepted for r in rollouts):
+                        raise MalformedRollouts(
+                            f"none of step 1's {len(rollouts)} first turns is one the protocol accepts: {_CANNOT_SPEAK}"
+                        )
+                    judge_first_turns = False
                     for rollout, observation in zip(active, observations, strict=True):
                         if observation is not None:
                             ended = bool(rollout.completion) and rollout.completion[-1] == tokenizer.eos_token_id
@@ -246,6 +266,8 @@ class ToolEnvRollout:
 
     def _turn(self, rollout: _Rollout, text: str) -> str | None:
         answer = self.client.turn(rollout.episode["id"], text)
+        if not answer.get("rejected"):
+            rollout.accepted += 1
         if answer["done"]:
             rollout.done = True
             return None
@@ -607,13 +629,21 @@ def train(config: RunConfig) -> Path:
             )
         dataset = rl_dataset(client, tasks, options)
         rollout = ToolEnvRollout(
-            client, tasks, options=options, max_turn_tokens=config.max_turn_tokens, records=RecordWriter(run_dir)
+            client,
+            tasks,
+            options=options,
+            max_turn_tokens=config.max_turn_tokens,
+            records=RecordWriter(run_dir),
+            generation_batch=config.generation_batch,
         )
         rollout.register(dataset)
+        # One optimizer step over every prompt's group, taken one group at a time: memory holds one group's
+        # sequences, however many prompts a step has; the rollouts of the whole step are still generated first.
         args = grpo_config(
             str(run_dir / "checkpoints"),
             num_generations=config.group,
-            per_device_train_batch_size=config.group * config.prompts_per_step,
+            per_device_train_batch_size=config.group,
+            gradient_accumulation_steps=config.prompts_per_step,
             max_completion_length=min(config.max_completion_length, config.max_seq_len),
             **{**_checkpointing(config), **common},
         )

@@ -1,4 +1,5 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { UsageError } from '../../terminal/errors.js';
 import { stagedProgress } from '../../terminal/progress.js';
@@ -107,9 +108,15 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
   }
 }
 
-/** The output file, open for writing; a path that cannot be written is a usage error. */
+/** The output file, open for writing, its folder made if new; a path that cannot be written is a usage error. */
 function openOut(file: string): Promise<WriteStream> {
   return new Promise((resolve, reject) => {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (error) {
+      reject(new UsageError(`--out ${file}: cannot write it (${(error as NodeJS.ErrnoException).code ?? error})`));
+      return;
+    }
     const stream = createWriteStream(file);
     stream.once('open', () => resolve(stream));
     stream.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`--out ${file}: cannot write it (${error.code ?? error.message})`)));
