@@ -8,7 +8,8 @@ import { packageRoot } from '../../src/paths.js';
 import { tempDir } from '../fixtures/tools.js';
 
 /**
- * The examples of the README and of the docs/ pages, run as written against `toolenv serve` on the default library:
+ * The examples of the README and of the docs/ pages, run as written against `toolenv serve` on the default library
+ * (shell, TypeScript, and Python on the project's .venv), in page order, so that one may use what another wrote:
  * every code block after a `<!-- run by test/full/readme.test.ts … -->` line. Only the address changes (the server takes a free port, not
  * 8080). A block passes when it exits 0 and nothing it printed is an HTTP error: no problem+json body, no 4xx/5xx
  * status line.
@@ -107,6 +108,11 @@ describe('README and docs examples on the default library', { skip: LIBRARY === 
         const file = join(dir, 'example.sh');
         writeFileSync(file, `set -euo pipefail\n${code}\n`);
         result = await run('bash', [file], packageRoot);
+      } else if (block.lang === 'python') {
+        // The trainer side's examples run on the project's .venv with the engines (`npm run setup:python`).
+        const file = join(dir, 'example.py');
+        writeFileSync(file, code);
+        result = await run(join(packageRoot, '.venv', 'bin', 'python'), [file], packageRoot);
       } else {
         assert.equal(block.lang, 'ts');
         // Run from the package's own directory, so that `toolenv/…` resolves through package.json's exports.
