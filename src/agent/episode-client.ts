@@ -1,5 +1,7 @@
 import type { AssistantMessage, CreatedEpisode, EpisodeConfig, RewardRequest, Trajectory, TurnResult } from '../wire/episodes.js';
+import type { EpisodeSummary } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
+import type { Advantage, ComponentRewards } from '../rl/advantages.js';
 import type { Tool } from '../library/tool.js';
 import { fetchFailure } from './fetch-failure.js';
 
@@ -14,6 +16,17 @@ export class ServerError extends Error {
     this.name = 'ServerError';
   }
 }
+
+/** `POST /v1/groups` answer, as far as a client reads it. */
+export interface CreatedGroup {
+  id: string;
+  n: number;
+  seed: number;
+  episodes: CreatedEpisode[];
+}
+
+/** One member of `GET /v1/groups/{id}/advantages`: its rewards and advantages (null when flagged). */
+export type MemberAdvantage = ComponentRewards & Advantage & { id: string; flagged?: string };
 
 /** The episode API and the tool records, over HTTP: what the agent client needs from a ToolEnv server. */
 export class EpisodeClient {
@@ -54,6 +67,21 @@ export class EpisodeClient {
 
   async delete(id: string): Promise<void> {
     await this.request('DELETE', `/v1/episodes/${encodeURIComponent(id)}`);
+  }
+
+  /** `POST /v1/groups`: n episodes of one task under one seed, for group-relative advantages. */
+  group(config: EpisodeConfig & { n: number }): Promise<CreatedGroup> {
+    return this.request('POST', '/v1/groups', config);
+  }
+
+  /** `GET /v1/groups/{id}/advantages` (Eq. 7, decoupled): each member's rewards and advantages, in member order. */
+  advantages(id: string): Promise<{ id: string; episodes: MemberAdvantage[] }> {
+    return this.request('GET', `/v1/groups/${encodeURIComponent(id)}/advantages`);
+  }
+
+  /** Ends the group and its episodes. */
+  async deleteGroup(id: string): Promise<void> {
+    await this.request<{ episodes: EpisodeSummary[] }>('DELETE', `/v1/groups/${encodeURIComponent(id)}`);
   }
 
   tool(id: string): Promise<Tool> {

@@ -15,7 +15,8 @@ const RECORD_FETCH_CONCURRENCY = 8;
  * next assistant message and the server's text turn (`POST /v1/episodes/{id}/turns`) parses, checks and runs it
  * and answers the next user message, until an accepted <answer>, the turn cap, or the episode's step limit. The
  * protocol lives in the server; this client only keeps the transcript, and a copy of the server's run state for
- * policies that read data (the heuristic). Fetches the rewards and the trajectory, then deletes the episode.
+ * policies that read data (the heuristic). Fetches the rewards and the trajectory, then deletes the episode (a group's
+member, given as `episode`, is left to the caller).
  *
  * Throws only when there is no episode to report on (bad options, server unreachable, episode refused); any later
  * failure (the policy, a turn) ends the run with `finish: 'error'`. A trajectory or rewards that cannot be fetched
@@ -48,7 +49,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (options.maxObservationChars !== undefined) config.max_observation_chars = options.maxObservationChars;
   if (options.systemPrompt !== undefined) config.system_prompt = options.systemPrompt;
   if (options.toolParser !== undefined) config.tool_parser = options.toolParser;
-  const episode = await client.create(config);
+  const episode = options.episode ?? (await client.create(config));
 
   const messages: ChatMessage[] = episode.messages.map((m) => ({ ...m }));
   let functions = episode.functions;
@@ -71,7 +72,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
       const result: TurnResult = await client.turn(episode.id, message ? { message } : { text: reply.text }, true);
       turns = result.turn;
       const view = result.state as RunStateView;
-      await fetchRecords(client, tools, view.surfaced);
+      await fetchRecords(client, tools, view.surfaced, options.records);
       state = fromRunStateView(view, tools);
       if (result.finish === 'answer') {
         answer = result.answer;
@@ -96,7 +97,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     error = failure instanceof Error ? failure.message : String(failure);
   }
 
-  const closed = await closeEpisode(client, janitor, episode.id, options.judge);
+  const closed = options.episode ? {} : await closeEpisode(client, janitor, episode.id, options.judge);
   const actions = state.searches.length + state.calls.length;
   const run: AgentRun = {
     task_id: task.id,
@@ -119,13 +120,23 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   return run;
 }
 
-/** The records of surfaced tools not fetched yet, a few at a time; a tool whose record cannot be fetched is left out. */
-async function fetchRecords(client: EpisodeClient, tools: Map<string, Tool>, ids: readonly string[]): Promise<void> {
+/**
+ * The records of surfaced tools not fetched yet (from `shared` when another run fetched them), a few at a time; a tool
+ * whose record cannot be fetched is left out.
+ */
+async function fetchRecords(
+  client: EpisodeClient,
+  tools: Map<string, Tool>,
+  ids: readonly string[],
+  shared?: Map<string, Tool>,
+): Promise<void> {
   const queue = ids.filter((id) => !tools.has(id));
   const worker = async (): Promise<void> => {
     for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
       try {
-        tools.set(id, await client.tool(id));
+        const record = shared?.get(id) ?? (await client.tool(id));
+        tools.set(id, record);
+        shared?.set(id, record);
       } catch (error) {
         if (!(error instanceof ServerError)) throw error;
       }

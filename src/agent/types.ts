@@ -1,7 +1,9 @@
+import type { CreatedEpisode } from '../wire/episodes.js';
 import { EPISODE_PROTOCOLS, type AssistantMessage, type ChatToolCall, type EpisodeProtocol, type EpisodeTask, type Finish as EpisodeFinish, type FunctionSpec, type SystemPromptStyle, type ToolParser, type Trajectory } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from '../protocol/state.js';
+import type { Tool } from '../library/tool.js';
 
 /** The agent loops the client runs: one per protocol an episode's turns speak (the paper's ParaAct, its two baselines, and native tool calling). */
 export const AGENTS = EPISODE_PROTOCOLS;
@@ -139,5 +141,12 @@ export interface RunAgentOptions {
   toolParser?: ToolParser;
   /** The judge the rewards are scored with (`openai:MODEL@URL`); default the server's. */
   judge?: string;
+  /**
+   * An episode already made, a member of a group (`POST /v1/groups`) made with these options: the run takes its turns
+   * and leaves it live, without rewards or trajectory, for the caller to read the group's advantages and delete it.
+   */
+  episode?: CreatedEpisode;
+  /** Tool records shared by runs on one server, each fetched once: many runs surface the same tools. */
+  records?: Map<string, Tool>;
   signal?: AbortSignal;
 }

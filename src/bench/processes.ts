@@ -90,3 +90,9 @@ export function lastJsonLine<T>(command: string, args: string[], label: string):
     });
   });
 }
+
+/** CPU seconds (user and system, every thread) a process has used so far, from /proc (Linux). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

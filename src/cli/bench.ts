@@ -23,11 +23,16 @@ interface BenchFlags {
   episodes?: string;
   steps: string;
   learning?: boolean;
+  learner: string;
   out?: string;
-  seeds: string;
+  seeds?: string;
   trainTasks: string;
-  heldOut: string;
-  tools: string;
+  heldOut?: string;
+  tools?: string;
+  pool: string;
+  k: string;
+  checkpointEvery: string;
+  curveTasks: string;
   protocols: string;
   size: string;
   copyCircuit?: boolean;
@@ -37,13 +42,13 @@ interface BenchFlags {
   sftEpochs: string;
   sftLr?: string;
   sftBatch: string;
-  rlSteps: string;
-  rlGroup: string;
-  rlBatch: string;
+  rlSteps?: string;
+  rlGroup?: string;
+  rlBatch?: string;
   rlLr?: string;
   rlTemperature: string;
   rlTasks: string;
-  maxTurns: string;
+  maxTurns?: string;
   maxTurnTokens: string;
   maxSeqLen: string;
   maxObservationChars: string;
@@ -72,11 +77,30 @@ export function registerBench(program: Command): void {
     .option('--turns <n>', 'with --client: text turns per episode (one search, then calls)', '3')
     .option('--max-connections <n>', 'with --client: the client’s connection pool (default the client’s, 100)')
     .option('--learning', 'instead: the learning benchmark: held-out success and rewards of a small policy before training, after SFT, after GRPO, over seeds (see docs/training.md)')
-    .option('--out <dir>', 'with --learning: where every stage’s run directory goes (default runs/learning-<time>)')
-    .option('--seeds <list>', 'with --learning: recipe seeds, comma-separated', '1,2,3')
+    .option(
+      '--learner <kind>',
+      'with --learning: lm (a small language model: SFT, then GRPO with TRL) or linear (a log-linear policy, not a ' +
+        'language model, trained by policy gradient from the server’s group advantages in minutes on a CPU; see ' +
+        'docs/learner.md)',
+      'lm',
+    )
+    .option(
+      '--out <dir>',
+      'with --learning: where every stage’s run directory goes (default runs/learning-<time>; linear: ' +
+        'runs/learner-<time>, itself a studio run)',
+    )
+    .option('--seeds <list>', 'with --learning: recipe seeds, comma-separated (default 1,2,3; linear 1,2,3,4,5)')
     .option('--train-tasks <n>', 'with --learning: training tasks synthesized per seed', '600')
-    .option('--held-out <n>', 'with --learning: held-out tasks per seed, on tools no training task uses', '24')
-    .option('--tools <range>', 'with --learning: tools per task, N or MIN-MAX', '1')
+    .option(
+      '--held-out <n>',
+      'with --learning: held-out tasks per seed, on tools no training task uses (default 24; linear 200, on APIs ' +
+        'no training task uses)',
+    )
+    .option('--tools <range>', 'with --learning: tools per task, N or MIN-MAX (default 1; linear 1-2)')
+    .option('--pool <n>', 'with --learner linear: tasks synthesized once, split by API for every seed', '600')
+    .option('--k <n>', 'with --learner linear: search results per query, the tools each choice is among', '5')
+    .option('--checkpoint-every <n>', 'with --learner linear: training steps between the curve’s checkpoints', '4')
+    .option('--curve-tasks <n>', 'with --learner linear: held-out tasks a checkpoint runs (each seed’s first)', '50')
     .option('--protocols <list>', 'with --learning: paraact, react or both (the paper’s comparison)', 'paraact')
     .option('--size <name>', 'with --learning: the policy, `model tiny-hf --size` (tiny or small)', 'small')
     .option('--copy-circuit', 'with --learning: the policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`)')
@@ -85,14 +109,17 @@ export function registerBench(program: Command): void {
     .option('--sft-epochs <n>', 'with --learning: epochs over the demonstrations', '4')
     .option('--sft-lr <rate>', 'with --learning: SFT learning rate (default 1.5e-3 from scratch, far above the paper’s 1e-5; 2e-4 for adapters on --base)')
     .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
-    .option('--rl-steps <n>', 'with --learning: GRPO steps', '10')
-    .option('--rl-group <n>', 'with --learning: rollouts per prompt', '4')
-    .option('--rl-batch <n>', 'with --learning: prompts per GRPO step', '2')
-    .option('--rl-lr <rate>', 'with --learning: GRPO learning rate (default 1e-4 from scratch, 2e-5 for adapters on --base)')
+    .option('--rl-steps <n>', 'with --learning: GRPO steps (default 10; linear: policy-gradient steps, 16)')
+    .option('--rl-group <n>', 'with --learning: rollouts per prompt (default 4; linear too)')
+    .option('--rl-batch <n>', 'with --learning: prompts per GRPO step (default 2; linear: groups per step, 8)')
+    .option(
+      '--rl-lr <rate>',
+      'with --learning: GRPO learning rate (default 1e-4 from scratch, 2e-5 for adapters on --base; linear 2)',
+    )
     .option('--rl-temperature <t>', 'with --learning: sampling temperature of the GRPO rollouts (a 135M policy that answers right greedily can fail every rollout at 1)', '1')
     .option('--rl-lora-layers <n>', 'with --learning and --lora: GRPO’s adapters on the last N decoder blocks only (0: every block), where its backward pass stops; SFT adapts every block', '0')
     .option('--rl-tasks <n>', 'with --learning: GRPO cycles through the first N training tasks (a multiple of --rl-batch; 0: all of them, drawn anew each step), so its curve compares the first epoch with the last on the same tasks', '0')
-    .option('--max-turns <n>', 'with --learning: turn cap of every episode', '4')
+    .option('--max-turns <n>', 'with --learning: turn cap of every episode (default 4; linear 5)')
     .option('--max-turn-tokens <n>', 'with --learning: most tokens of one message, in RL and evaluation alike', '256')
     .option('--max-seq-len <n>', 'with --learning: tokens of one sequence, in SFT, RL and evaluation alike', '4096')
     .option('--max-observation-chars <n>', 'with --learning: characters of one observation, in demonstrations, rollouts and evaluation alike', '1500')
@@ -102,6 +129,7 @@ export function registerBench(program: Command): void {
     .action(async (opts: BenchFlags) => {
       if (opts.rollouts) return rollouts(opts);
       if (opts.client) return client(opts);
+      if (opts.learning && opts.learner === 'linear') return linearLearning(opts);
       if (opts.learning) return learning(opts);
       if (!['auto', 'cuda', 'vulkan', 'cpu'].includes(opts.gpu)) throw new UsageError(`--gpu must be auto, cuda, vulkan or cpu, got ${JSON.stringify(opts.gpu)}`);
       // Loaded here: the load generator is a large import no other command needs.
@@ -196,12 +224,11 @@ async function client(opts: BenchFlags): Promise<void> {
 
 /** `bench --learning`: the learning recipe over seeds and its table. */
 async function learning(opts: BenchFlags): Promise<void> {
-  const list = (flag: string, text: string) => text.split(',').map((part) => part.trim()).filter(Boolean).map((part) => intFlag(flag, part, { min: 0 }));
-  const seeds = list('--seeds', opts.seeds);
-  if (seeds.length === 0) throw new UsageError('--seeds needs at least one seed');
-  const range = /^(\d)(?:-(\d))?$/.exec(opts.tools.trim());
-  const tools = range ? { min: Number(range[1]), max: Number(range[2] ?? range[1]) } : undefined;
-  if (!tools || tools.min < 1 || tools.max > 4 || tools.min > tools.max) throw new UsageError(`--tools must be N or MIN-MAX within 1-4, got ${JSON.stringify(opts.tools)}`);
+  if (opts.learner !== 'lm') {
+    throw new UsageError(`--learner must be lm or linear, got ${JSON.stringify(opts.learner)}`);
+  }
+  const seeds = seedList(opts.seeds ?? '1,2,3');
+  const tools = toolRange(opts.tools ?? '1');
   const protocols = opts.protocols.split(',').map((p) => p.trim());
   if (protocols.length === 0 || protocols.some((p) => p !== 'paraact' && p !== 'react')) throw new UsageError(`--protocols must be paraact, react or both, got ${JSON.stringify(opts.protocols)}`);
   if (opts.size !== 'tiny' && opts.size !== 'small') throw new UsageError(`--size must be tiny or small, got ${JSON.stringify(opts.size)}`);
@@ -210,7 +237,7 @@ async function learning(opts: BenchFlags): Promise<void> {
   const lora = intFlag('--lora', opts.lora ?? (opts.base !== undefined ? '16' : '0'), { min: 0, max: 1024 });
   const rlLoraLayers = intFlag('--rl-lora-layers', opts.rlLoraLayers, { min: 0, max: 10_000 });
   if (rlLoraLayers > 0 && lora === 0) throw new UsageError('--rl-lora-layers places adapters: give their rank with --lora');
-  const rlBatch = intFlag('--rl-batch', opts.rlBatch, { min: 1, max: 1024 });
+  const rlBatch = intFlag('--rl-batch', opts.rlBatch ?? '2', { min: 1, max: 1024 });
   const rlTasks = intFlag('--rl-tasks', opts.rlTasks, { min: 0, max: 100_000 });
   if (rlTasks % rlBatch !== 0) throw new UsageError(`--rl-tasks ${rlTasks} must be a multiple of --rl-batch ${rlBatch}: each epoch then visits every task once`);
   const { runLearningBench, curveLine } = await import('../bench/learning.js');
@@ -220,7 +247,7 @@ async function learning(opts: BenchFlags): Promise<void> {
     out: opts.out ?? `runs/learning-${new Date().toISOString().replace(/[:.]/g, '-')}`,
     seeds,
     trainTasks: intFlag('--train-tasks', opts.trainTasks, { min: 1, max: 100_000 }),
-    heldOut: intFlag('--held-out', opts.heldOut, { min: 1, max: 10_000 }),
+    heldOut: intFlag('--held-out', opts.heldOut ?? '24', { min: 1, max: 10_000 }),
     tools,
     protocols: protocols as ('paraact' | 'react')[],
     size: opts.size,
@@ -229,15 +256,15 @@ async function learning(opts: BenchFlags): Promise<void> {
     lora,
     sft: { epochs: numberFlag('--sft-epochs', opts.sftEpochs, { min: 0.01, max: 100 }), lr: numberFlag('--sft-lr', opts.sftLr ?? (lora > 0 ? '2e-4' : '1.5e-3'), { min: 0, max: 1 }), batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }) },
     rl: {
-      steps: intFlag('--rl-steps', opts.rlSteps, { min: 1, max: 100_000 }),
-      group: intFlag('--rl-group', opts.rlGroup, { min: 2, max: 64 }),
+      steps: intFlag('--rl-steps', opts.rlSteps ?? '10', { min: 1, max: 100_000 }),
+      group: intFlag('--rl-group', opts.rlGroup ?? '4', { min: 2, max: 64 }),
       batch: rlBatch,
       lr: numberFlag('--rl-lr', opts.rlLr ?? (lora > 0 ? '2e-5' : '1e-4'), { min: 0, max: 1 }),
       temperature: numberFlag('--rl-temperature', opts.rlTemperature, { min: 0.01, max: 2 }),
       tasks: rlTasks,
       loraLayers: rlLoraLayers,
     },
-    maxTurns: intFlag('--max-turns', opts.maxTurns, { min: 1, max: 100 }),
+    maxTurns: intFlag('--max-turns', opts.maxTurns ?? '4', { min: 1, max: 100 }),
     maxTurnTokens: intFlag('--max-turn-tokens', opts.maxTurnTokens, { min: 8 }),
     maxSeqLen: intFlag('--max-seq-len', opts.maxSeqLen, { min: 64 }),
     maxObservationChars: observationFlag(opts.maxObservationChars),
@@ -269,4 +296,68 @@ async function learning(opts: BenchFlags): Promise<void> {
   printLine('copies, others: held-out demonstrations read teacher-forced, the assistant tokens an induction head could copy and the rest, predicted right');
   for (const failure of report.failures) printLine(`failed: ${failure}`);
   if (failed) throw failed;
+}
+
+function seedList(text: string): number[] {
+  const parts = text.split(',').map((part) => part.trim()).filter(Boolean);
+  const seeds = parts.map((part) => intFlag('--seeds', part, { min: 0 }));
+  if (seeds.length === 0) throw new UsageError('--seeds needs at least one seed');
+  return seeds;
+}
+
+function toolRange(text: string): { min: number; max: number } {
+  const range = /^(\d)(?:-(\d))?$/.exec(text.trim());
+  const tools = range ? { min: Number(range[1]), max: Number(range[2] ?? range[1]) } : undefined;
+  if (!tools || tools.min < 1 || tools.max > 4 || tools.min > tools.max) {
+    throw new UsageError(`--tools must be N or MIN-MAX within 1-4, got ${JSON.stringify(text)}`);
+  }
+  return tools;
+}
+
+/** `bench --learning --learner linear`: the log-linear reference learner, its control and baselines over seeds. */
+async function linearLearning(opts: BenchFlags): Promise<void> {
+  const steps = intFlag('--rl-steps', opts.rlSteps ?? '16', { min: 1, max: 10_000 });
+  const { runLinearLearning } = await import('../bench/learner.js');
+  const report = await runLinearLearning({
+    library: opts.library,
+    out: opts.out ?? `runs/learner-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+    seeds: seedList(opts.seeds ?? '1,2,3,4,5'),
+    pool: intFlag('--pool', opts.pool, { min: 1, max: 100_000 }),
+    heldOut: intFlag('--held-out', opts.heldOut ?? '200', { min: 1, max: 10_000 }),
+    tools: toolRange(opts.tools ?? '1-2'),
+    steps,
+    // The control hands each group another group's advantages: a step needs two groups.
+    batch: intFlag('--rl-batch', opts.rlBatch ?? '8', { min: 2, max: 1024 }),
+    group: intFlag('--rl-group', opts.rlGroup ?? '4', { min: 2, max: 64 }),
+    lr: numberFlag('--rl-lr', opts.rlLr ?? '2', { min: 0, max: 1000 }),
+    k: intFlag('--k', opts.k, { min: 1, max: 10 }),
+    maxTurns: intFlag('--max-turns', opts.maxTurns ?? '5', { min: 2, max: 100 }),
+    checkpointEvery: intFlag('--checkpoint-every', opts.checkpointEvery, { min: 1, max: steps }),
+    curveTasks: intFlag('--curve-tasks', opts.curveTasks, { min: 1, max: 10_000 }),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (opts.json) {
+    const held = (name: keyof typeof report.summary) => {
+      const { success, r_traj, spread } = report.summary[name];
+      return { success, r_traj, spread };
+    };
+    return printJson({
+      learner: report.learner,
+      wall_s: report.wall_s,
+      seeds: report.seeds,
+      episodes: report.episodes,
+      heldout_tasks: report.heldout_tasks,
+      heldout_apis_seen_in_training: report.heldout_apis_seen_in_training,
+      untrained: held('untrained'),
+      trained: held('trained'),
+      control: held('control'),
+      random: held('random'),
+      heuristic: held('heuristic'),
+      episodes_per_s: report.episodes_per_s,
+      server_share: report.server_share,
+      out: report.out,
+    });
+  }
+  const { reportLines } = await import('../bench/learner-report.js');
+  for (const line of reportLines(report)) printLine(line);
 }

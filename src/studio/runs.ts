@@ -8,21 +8,23 @@ import type { TaskScore } from '../eval/score.js';
 import type { TrainJson } from '../train/config.js';
 import { epochSteps, linesOf, readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from '../train/metrics.js';
 import type { Rewards } from '../rl/rewards.js';
+import { LEARNER_METRICS, LEARNER_REPORT, type LearnerMetricsRow, type LearnerReport } from '../learner/run-file.js';
 
 /**
  * The run directories `serve --runs DIR` shows: `toolenv eval --out` (report.json, trajectories/AGENT/*.json) and
- * `toolenv train --out` (train.json, metrics.jsonl, episodes/*.jsonl, trajectories/*.jsonl). DIR is one run, or
+ * `toolenv train --out` (train.json, metrics.jsonl, episodes/*.jsonl, trajectories/*.jsonl) and `toolenv bench
+ * --learning --learner linear --out` (learner.json, metrics.jsonl; it keeps no episodes). DIR is one run, or
  * holds runs up to two levels down (runs/sft, runs/2026-12/rl). Everything is read from disk on each request, so a
  * run still being written shows what it has so far.
  */
 
-export type RunKind = 'eval' | 'train';
+export type RunKind = 'eval' | 'train' | 'learner';
 
 export interface RunListing {
   /** The path below DIR, `/`-separated (DIR's own name when it is itself the run); the id in `/v1/runs/{name}`. */
   name: string;
   kind: RunKind;
-  /** eval: the agents compared; train: the engine and stage. */
+  /** eval: the agents compared; train: the engine and stage; learner: the learner and its seeds. */
   label: string;
   modified_at: string;
 }
@@ -46,7 +48,15 @@ export interface TrainRunView {
   finished: boolean;
 }
 
-export type RunView = EvalRunView | TrainRunView;
+/** A learner run: its report (held-out summary, checks, per-seed results) and its curve, step by step. */
+export interface LearnerRunView {
+  name: string;
+  kind: 'learner';
+  report: LearnerReport;
+  metrics: LearnerMetricsRow[];
+}
+
+export type RunView = EvalRunView | TrainRunView | LearnerRunView;
 
 /** One episode of a run, as the episode list shows it. */
 export interface RunEpisode {
@@ -77,6 +87,7 @@ const MAX_DEPTH = 2;
 export function runKind(dir: string): RunKind | undefined {
   if (existsSync(join(dir, 'report.json'))) return 'eval';
   if (existsSync(join(dir, 'train.json'))) return 'train';
+  if (existsSync(join(dir, LEARNER_REPORT))) return 'learner';
   return undefined;
 }
 
@@ -122,7 +133,12 @@ export function runDir(root: string, name: string): string | undefined {
 export function readRun(root: string, name: string): RunView | undefined {
   const dir = runDir(root, name);
   if (!dir) return undefined;
-  if (runKind(dir) === 'eval') return { name, kind: 'eval', report: readJson<EvalReport>(join(dir, 'report.json')) };
+  const kind = runKind(dir);
+  if (kind === 'eval') return { name, kind: 'eval', report: readJson<EvalReport>(join(dir, 'report.json')) };
+  if (kind === 'learner') {
+    const report = readJson<LearnerReport>(join(dir, LEARNER_REPORT));
+    return { name, kind: 'learner', report, metrics: linesOf<LearnerMetricsRow>(join(dir, LEARNER_METRICS)) };
+  }
   const config = readJson<TrainJson>(join(dir, 'train.json'));
   const finished = existsSync(join(dir, 'metrics.jsonl'));
   let metrics: (StepMetrics | SftStepMetrics)[];
@@ -147,6 +163,7 @@ function countLines(file: string): number | null {
 export function runEpisodes(root: string, name: string): RunEpisode[] | undefined {
   const dir = runDir(root, name);
   if (!dir) return undefined;
+  if (runKind(dir) === 'learner') return [];
   if (runKind(dir) === 'eval') {
     const report = readJson<EvalReport>(join(dir, 'report.json'));
     return report.results.flatMap((result) => result.scores.filter((s) => s.episode_id !== null).map(evalEpisode));
@@ -167,7 +184,7 @@ export function runEpisodes(root: string, name: string): RunEpisode[] | undefine
 /** One episode of a run by its id, or undefined when the run has none such (or kept no trajectory of it). */
 export function runEpisode(root: string, name: string, episodeId: string): SavedEpisode | undefined {
   const dir = runDir(root, name);
-  if (!dir) return undefined;
+  if (!dir || runKind(dir) === 'learner') return undefined;
   if (runKind(dir) === 'eval') {
     const report = readJson<EvalReport>(join(dir, 'report.json'));
     const score = report.results.flatMap((r) => r.scores).find((s) => s.episode_id === episodeId);
@@ -198,11 +215,14 @@ function evalEpisode(score: TaskScore): RunEpisode {
 }
 
 function listing({ name, kind, dir }: FoundRun): RunListing {
-  const file = join(dir, kind === 'eval' ? 'report.json' : 'train.json');
+  const file = join(dir, kind === 'eval' ? 'report.json' : kind === 'learner' ? LEARNER_REPORT : 'train.json');
   let label: string = kind;
   try {
     if (kind === 'eval') label = `eval: ${readJson<EvalReport>(file).agents.join(', ')}`;
-    else {
+    else if (kind === 'learner') {
+      const report = readJson<LearnerReport>(file);
+      label = `${report.learner} learner, ${report.seeds.length} seeds`;
+    } else {
       const config = readJson<TrainJson>(file);
       label = `${config.engine} ${config.stage}`;
     }

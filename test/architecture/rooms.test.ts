@@ -84,3 +84,12 @@ test('the protocol sits below the episodes, the rewards and the client, and impo
   for (const below of ['episodes', 'rl', 'agent']) assert.ok(arrows.get(below)?.has('protocol'), `${below} → protocol`);
   assert.equal(arrows.get('rl')?.has('agent') ?? false, false, 'rewards take nothing from the client');
 });
+
+test('the learner reads episodes through the agent client and eval, the server by HTTP only', () => {
+  const arrows = roomGraph();
+  for (const below of ['agent', 'eval']) assert.ok(arrows.get('learner')?.has(below), `learner → ${below}`);
+  for (const above of ['bench', 'studio', 'train', 'cli', 'server']) {
+    assert.equal(arrows.get('learner')?.has(above) ?? false, false, `learner → ${above}`);
+  }
+  for (const user of ['bench', 'studio']) assert.ok(arrows.get(user)?.has('learner'), `${user} → learner`);
+});

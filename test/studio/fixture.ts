@@ -2,7 +2,8 @@
  * What the studio tests look at: the eval fixture library with its dependency graph, two real `toolenv eval` run
  * directories (the CLI spawned), and two training run directories written as `toolenv train` and the Python
  * records writer lay them out (train.json, episodes/*.jsonl, trajectories/*.jsonl, trainer.jsonl), their rollouts
- * being the eval runs' real episodes. A real TRL run takes minutes of both cores; the studio reads only the files.
+ * being the eval runs' real episodes, and a learner run as `bench --learning --learner linear` writes it (learner.json,
+ * metrics.jsonl). A real TRL run takes minutes of both cores; the studio reads only the files.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,9 @@ import { packageRoot } from '../../src/paths.js';
 import { tempDir } from '../fixtures/tools.js';
 import { writeEvalLibrary, writeText, writeToolbenchQueries } from '../eval/fixture.js';
 import { TASK } from '../episodes/paraact-text.js';
+import { FEATURES, initialWeights } from '../../src/learner/linear.js';
+import { COMPARED, LEARNER_METRICS, LEARNER_REPORT } from '../../src/learner/run-file.js';
+import type { Compared, LearnerMetricsRow, LearnerReport } from '../../src/learner/run-file.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
 
@@ -50,6 +54,7 @@ export async function studioFixture(): Promise<StudioFixture> {
   // rl-a cycles through two tasks, one a step: its 4 steps are 2 epochs.
   writeTrainRun(join(runs, 'train', 'rl-a'), saved, 2, 0.9, 2);
   writeTrainRun(join(runs, 'train', 'rl-b'), [...saved].reverse(), 3, 0.7);
+  writeLearnerRun(join(runs, 'learner'));
   return { library, runs };
 }
 
@@ -92,4 +97,83 @@ function writeTrainRun(dir: string, rollouts: AgentRun[], perStep: number, decay
   writeFileSync(join(dir, 'episodes', '1.jsonl'), `${episodes.join('\n')}\n`);
   writeFileSync(join(dir, 'trajectories', '1.jsonl'), `${trajectories.join('\n')}\n`);
   writeFileSync(join(dir, 'trainer.jsonl'), `${logs.join('\n')}\n`);
+}
+
+/** A learner run of 2 seeds and 4 steps, a checkpoint every 2: the trained curve rises, the control's stays flat. */
+export function writeLearnerRun(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const held = (success: number, r_traj: number) => ({ success, r_traj, successes: Math.round(success * 20), n: 20 });
+  const policy = (success: number, r_traj: number) => {
+    const [low, high] = [Math.max(0, success - 0.15), Math.min(1, success + 0.15)];
+    const pooled = { successes: Math.round(success * 40), n: 40, low, high };
+    return { success, r_traj, spread: { success: 0.05, r_traj: 0.1 }, pooled };
+  };
+  const levels: Record<Compared, [number, number]> = {
+    untrained: [0.1, -0.1],
+    trained: [0.7, 1.3],
+    control: [0.1, -0.15],
+    random: [0.05, -0.2],
+    heuristic: [0.65, 1.2],
+  };
+  const each = <T>(make: (success: number, r_traj: number) => T) =>
+    Object.fromEntries(COMPARED.map((name) => [name, make(levels[name][0], levels[name][1])])) as Record<Compared, T>;
+  const curve: LearnerMetricsRow[] = Array.from({ length: 5 }, (_, step) => {
+    const checkpoint = step % 2 === 0;
+    const at = (value: number) => (checkpoint ? value : null);
+    return {
+      step,
+      episodes: step * 8,
+      rollout_success: step === 0 ? null : 0.15 * step,
+      rollout_r_traj: step === 0 ? null : -0.2 + 0.35 * step,
+      control_rollout_success: step === 0 ? null : 0.05,
+      control_rollout_r_traj: step === 0 ? null : -0.2,
+      heldout_success: at(0.1 + 0.15 * step),
+      heldout_r_traj: at(-0.1 + 0.35 * step),
+      control_heldout_success: at(0.1),
+      control_heldout_r_traj: at(-0.1),
+      random_success: at(0.05),
+      random_r_traj: at(-0.2),
+      heuristic_success: at(0.65),
+      heuristic_r_traj: at(1.2),
+    };
+  });
+  const weights = initialWeights(1);
+  const report: LearnerReport = {
+    learner: 'linear',
+    policy: 'log-linear: a softmax over linear scores of generic features; not a language model',
+    wall_s: 12.3,
+    seeds: [1, 2],
+    episodes: 400,
+    episodes_per_s: 40,
+    server_share: 0.4,
+    learner_share: 0.6,
+    synth_s: 2,
+    heldout_tasks: 20,
+    heldout_apis_seen_in_training: 0,
+    failed_episodes: 0,
+    settings: {
+      ...{ pool: 60, tools: '1-2', steps: 4, batch: 2, group: 4, lr: 2 },
+      ...{ k: 5, max_turns: 5, checkpoint_every: 2, curve_tasks: 10 },
+    },
+    summary: each(policy),
+    checks: {
+      learned: { difference: 0.6, threshold: 0.15, passed: true },
+      control_flat: { difference: 0, threshold: 0.05, passed: true },
+    },
+    features: FEATURES,
+    runs: [1, 2].map((seed) => ({
+      seed,
+      heldout_tasks: 20,
+      train_tasks: 30,
+      heldout_apis: 2,
+      heldout_apis_seen_in_training: 0,
+      failed_episodes: 0,
+      scores: each(held),
+      weights: { initial: weights, trained: weights, control: weights },
+      curve,
+    })),
+    out: dir,
+  };
+  writeFileSync(join(dir, LEARNER_REPORT), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(dir, LEARNER_METRICS), curve.map((row) => `${JSON.stringify(row)}\n`).join(''));
 }

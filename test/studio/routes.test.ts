@@ -9,6 +9,7 @@ import { tempDir } from '../fixtures/tools.js';
 import { EXECUTE, EXPLORE, TASK } from '../episodes/paraact-text.js';
 import { expectProblem, postJson, rawRequest } from '../server/helpers.js';
 import { studioFixture, toolenv, type StudioFixture } from './fixture.js';
+import type { LearnerReport } from '../../src/learner/run-file.js';
 import { runRoutes } from '../../src/studio/routes.js';
 
 const KEY = 'k-routes';
@@ -55,11 +56,12 @@ test('GET /v1/library: the counts by category the facets show', async () => {
   assert.deepEqual(stats.categories.map((c) => c.category).sort(), ['ecommerce', 'finance', 'news_media', 'weather']);
 });
 
-test('GET /v1/runs lists eval and train runs up to two levels down; a run answers its report or its metrics', async () => {
+test('GET /v1/runs lists eval, train and learner runs two levels down at most; each answers its report', async () => {
   const { runs } = (await (await get('/v1/runs')).json()) as { runs: { name: string; kind: string; label: string }[] };
   assert.deepEqual(runs.map((r) => [r.name, r.kind, r.label]).sort(), [
     ['eval-a', 'eval', 'eval: paraact, react'],
     ['eval-b', 'eval', 'eval: parallel'],
+    ['learner', 'learner', 'linear learner, 2 seeds'],
     ['train/rl-a', 'train', 'trl rl'],
     ['train/rl-b', 'train', 'trl rl'],
   ]);
@@ -78,6 +80,21 @@ test('GET /v1/runs lists eval and train runs up to two levels down; a run answer
   await expectProblem(await get('/v1/runs/nope'), 404);
   await expectProblem(await get(`/v1/runs/${encodeURIComponent('../etc')}`), 404);
   await expectProblem(await get('/v1/runs/train'), 404);
+});
+
+test('a learner run answers its report and its curve, step by step; it keeps no episodes', async () => {
+  type Row = { step: number; heldout_success: number | null; control_heldout_success: number | null };
+  const run = (await (await get('/v1/runs/learner')).json()) as { kind: string; report: LearnerReport; metrics: Row[] };
+  assert.equal(run.kind, 'learner');
+  assert.equal(run.report.learner, 'linear');
+  assert.deepEqual(Object.keys(run.report.summary), ['untrained', 'trained', 'control', 'random', 'heuristic']);
+  assert.equal(run.report.checks.learned.passed, true);
+  assert.deepEqual(run.metrics.map((m) => m.step), [0, 1, 2, 3, 4]);
+  // Held-out points at the checkpoints only; the plot bridges the steps between.
+  assert.deepEqual(run.metrics.map((m) => m.heldout_success), [0.1, null, 0.4, null, 0.7]);
+  assert.deepEqual(run.metrics.map((m) => m.control_heldout_success), [0.1, null, 0.1, null, 0.1]);
+  assert.deepEqual(((await (await get('/v1/runs/learner/episodes')).json()) as { episodes: unknown[] }).episodes, []);
+  await expectProblem(await get('/v1/runs/learner/episodes/any'), 404);
 });
 
 test('a finished training run answers its metrics.jsonl', async () => {

@@ -148,7 +148,7 @@ test('a live episode: its turns, the plan DAG, world state and the reward breakd
 test('runs: a training run plots its curves, an eval run compares its agents and opens a saved episode', options, async () => {
   await open('/runs');
   const names = await page.locator('td a').allTextContents();
-  assert.deepEqual([...names].sort(), ['eval-a', 'eval-b', 'train/rl-a', 'train/rl-b']);
+  assert.deepEqual([...names].sort(), ['eval-a', 'eval-b', 'learner', 'train/rl-a', 'train/rl-b']);
   await open(`/run/${encodeURIComponent('train/rl-a')}`);
   await page.waitForSelector('.plot canvas');
   const metrics = await page.locator('.plot').evaluateAll((plots) => plots.map((p) => p.getAttribute('data-metric')));
@@ -166,6 +166,21 @@ test('runs: a training run plots its curves, an eval run compares its agents and
   await page.click('a.episode-link >> nth=0');
   await page.waitForSelector('article.turn');
   assert.ok((await page.locator('.reward-value').count()) === 4);
+  assert.deepEqual(errors, []);
+});
+
+test('a learner run: the held-out table over seeds, its curves with the control beside', options, async () => {
+  await open('/run/learner');
+  await page.waitForSelector('.plot canvas');
+  const policies = await page.locator('table tbody tr td:first-child').allTextContents();
+  assert.deepEqual(policies.slice(0, 5), ['untrained', 'trained', 'control', 'random', 'heuristic']);
+  const plots = await page.locator('.plot').evaluateAll((all) => all.map((p) => p.getAttribute('data-metric')));
+  assert.equal(plots.length, 4);
+  const legend = await page.locator('.plot >> nth=0').locator('.u-legend .u-series th').allTextContents();
+  for (const series of ['trained', 'control (shuffled rewards)', 'random', 'heuristic']) {
+    assert.ok(legend.some((l) => l.includes(series)), legend.join(' | '));
+  }
+  await shot('run-learner');
   assert.deepEqual(errors, []);
 });
 

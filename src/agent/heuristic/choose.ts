@@ -30,21 +30,21 @@ function toolText(tool: Tool | undefined, hit: { id: string; name: string; descr
 }
 
 /** The slot's terms without its action verbs: `get` or `find` says nothing about which tool fits. */
-function contentTerms(text: string): Set<string> {
+export function contentTerms(text: string): Set<string> {
   const all = tokenize(text);
   const verbs = new Set(tokenize(Object.keys(ACTIONS).join(' ')));
   const content = all.filter((t) => !verbs.has(t));
   return new Set(content.length > 0 ? content : all);
 }
 
-function overlap(terms: ReadonlySet<string>, text: string): number {
+export function overlap(terms: ReadonlySet<string>, text: string): number {
   const toolTerms = new Set(tokenize(text));
   let n = 0;
   for (const term of terms) if (toolTerms.has(term)) n++;
   return n;
 }
 
-type Action = 'read' | 'create' | 'update' | 'delete' | 'send';
+export type Action = 'read' | 'create' | 'update' | 'delete' | 'send';
 
 /** Verbs by the kind of action they ask for: a tool's first verb against the slot's. */
 const ACTIONS: Record<string, Action> = Object.fromEntries(
@@ -59,12 +59,12 @@ const ACTIONS: Record<string, Action> = Object.fromEntries(
   ).flatMap(([action, verbs]) => verbs.split(' ').map((verb) => [verb, action])),
 );
 
-function actionsOf(ws: readonly string[]): Set<Action> {
+export function actionsOf(ws: readonly string[]): Set<Action> {
   return new Set(ws.map((w) => ACTIONS[w]).filter((a): a is Action => a !== undefined));
 }
 
 /** The action a tool's name opens with (`Delete a pet`, `getPetById`, `send_email`), if it opens with a verb. */
-function toolAction(tool: Tool | undefined, hit: { id: string; name: string }): Action | undefined {
+export function toolAction(tool: Tool | undefined, hit: { id: string; name: string }): Action | undefined {
   const first = words(tool?.name ?? hit.name)[0] ?? words(hit.id)[0];
   return first === undefined ? undefined : ACTIONS[first];
 }

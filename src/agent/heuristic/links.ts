@@ -8,14 +8,23 @@ import { responseFields } from '../../protocol/tool-view.js';
  * reference path into the producer's result (`c1.body.id`, `c1.body[0].id`, `c1.body.data[0].user_id`).
  */
 export function linkPath(consumer: Tool, param: string, producer: Tool): string | undefined {
-  const input = toolFeatures(consumer).inputs.find((i) => i.param === param);
+  const input = featuresOf(consumer).inputs.find((i) => i.param === param);
   if (input) {
-    const output = toolFeatures(producer).outputs.find((o) => o.key === input.key);
+    const output = featuresOf(producer).outputs.find((o) => o.key === input.key);
     if (output) return `body${fieldPath(output.field)}`;
   }
   const wanted = normalize(param);
   const field = responseFields(producer.response_schema, 64).find((f) => normalize(f.split('.').pop()!.replace(/\[\]$/, '')) === wanted);
   return field === undefined ? undefined : `body${fieldPath(field)}`;
+}
+
+const features = new WeakMap<Tool, ReturnType<typeof toolFeatures>>();
+
+/** A record's graph features, read once per record: a policy asks about the same tools turn after turn. */
+function featuresOf(tool: Tool): ReturnType<typeof toolFeatures> {
+  let found = features.get(tool);
+  if (!found) features.set(tool, (found = toolFeatures(tool)));
+  return found;
 }
 
 /** A field as graph features and tool views write it (`data[].items[].id`, `[].id`) → reference steps (`.data[0].items[0].id`, `[0].id`). */

@@ -10,16 +10,16 @@ import { stem } from '../../retrieval/tokenize.js';
  * them (proximity, an enum value, a matching format), so a stray word never fills an optional field.
  */
 
-type Kind = 'quoted' | 'email' | 'url' | 'date' | 'id' | 'number' | 'code' | 'proper';
+export type Kind = 'quoted' | 'email' | 'url' | 'date' | 'id' | 'number' | 'code' | 'proper';
 
-interface Candidate {
+export interface Candidate {
   kind: Kind;
   text: string;
   start: number;
   end: number;
 }
 
-interface Param {
+export interface Param {
   name: string;
   required: boolean;
   schema: Record<string, unknown>;
@@ -101,7 +101,7 @@ export function schemaDefault(tool: Tool, name: string): { value: unknown } | un
   return undefined;
 }
 
-function paramsOf(tool: Tool): Param[] {
+export function paramsOf(tool: Tool): Param[] {
   const required = new Set(tool.parameters.required ?? []);
   return Object.entries(tool.parameters.properties ?? {}).flatMap(([name, raw]) => {
     const schema = deref(raw as JsonSchema, tool.parameters);
@@ -145,7 +145,7 @@ function assign(params: Param[], text: string, args: Record<string, unknown>, ti
 }
 
 /** Literal values in the text, each span claimed by the first pattern that matches it. */
-function candidatesIn(text: string): Candidate[] {
+export function candidatesIn(text: string): Candidate[] {
   const out: Candidate[] = [];
   const taken: [number, number][] = [];
   const overlaps = (start: number, end: number) => taken.some(([s, e]) => start < e && end > s);
@@ -165,7 +165,7 @@ function candidatesIn(text: string): Candidate[] {
   return out.sort((a, b) => a.start - b.start);
 }
 
-function compatibility(param: Param, candidate: Candidate): { score: number; value: unknown } | undefined {
+export function compatibility(param: Param, candidate: Candidate): { score: number; value: unknown } | undefined {
   const { schema } = param;
   if (param.type === 'array') {
     const items = asRecord(schema.items);
@@ -202,14 +202,14 @@ function compatibility(param: Param, candidate: Candidate): { score: number; val
 }
 
 /** Enum values of the parameter that the text names as whole words. */
-function enumMatches(param: Param, text: string): unknown[] {
+export function enumMatches(param: Param, text: string): unknown[] {
   const values = Array.isArray(param.schema.enum) ? param.schema.enum : [];
   const lower = text.toLowerCase();
   return values.filter((v) => typeof v === 'string' && v.length > 1 && new RegExp(`(^|[^a-z0-9])${escapeRegExp(v.toLowerCase())}($|[^a-z0-9])`).test(lower));
 }
 
 /** Whether the parameter's name appears among the few words before the value (or right after a number: "3 days"). */
-function near(param: Param, text: string, candidate: Candidate): boolean {
+export function near(param: Param, text: string, candidate: Candidate): boolean {
   const before = text.slice(0, candidate.start).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).slice(-PROXIMITY_WORDS);
   const after = candidate.kind === 'number' ? text.slice(candidate.end).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).slice(0, 1) : [];
   return [...before, ...after].some((w) => w.length > 1 && (param.words.has(w) || param.words.has(stem(w))));

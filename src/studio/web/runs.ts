@@ -1,6 +1,7 @@
 import { api } from './api.js';
 import { badge, h, link, num, pct, section, table } from './dom.js';
 import { linePlot } from './plot.js';
+import { learnerView } from './learner.js';
 import type { AgentResult, RunEpisode, RunListing, RunView, StepRow } from './types.js';
 
 const TRAIN_METRICS = ['r_step', 'r_phase', 'r_traj', 'r_ans', 'success', 'turns', 'actions_per_turn', 'loss', 'grad_norm', 'learning_rate', 'frac_reward_zero_std', 'tokens', 'wall_s'];
@@ -30,10 +31,9 @@ export async function runsView(view: HTMLElement): Promise<void> {
   );
 }
 
-/** One run: its curves (train) or its agents compared (eval), and its episodes. */
+/** One run: its curves (train), its agents compared (eval) or its learner's table and curves, and its episodes. */
 export async function runView(view: HTMLElement, name: string): Promise<void> {
   const run = await api<RunView>(`/v1/runs/${encodeURIComponent(name)}`);
-  const { episodes } = await api<{ episodes: RunEpisode[] }>(`/v1/runs/${encodeURIComponent(name)}/episodes`);
   view.append(h('h1', null, 'Run ', h('code', null, name)), h('p', null, link('/runs', '← all runs')));
   if (run.kind === 'train') {
     view.append(
@@ -41,9 +41,14 @@ export async function runView(view: HTMLElement, name: string): Promise<void> {
       // An epoch of one step is already plotted: its steps are its epochs.
       section('Curves', curves([{ label: name, rows: run.metrics }], run.config.epoch_steps !== null && run.config.epoch_steps > 1 ? run.config.epoch_steps : undefined)),
     );
+  } else if (run.kind === 'learner') {
+    // Its episodes were rollouts deleted as the run went: it keeps none to list.
+    view.append(...learnerView(run.report, run.metrics));
+    return;
   } else {
     view.append(h('p', { class: 'muted' }, `${run.report.tasks.scored} tasks × ${run.report.runs} runs, policy ${run.report.policy}, ${run.report.created_at}`), section('Agents compared', agentTable([{ run: name, results: run.report.results }])));
   }
+  const { episodes } = await api<{ episodes: RunEpisode[] }>(`/v1/runs/${encodeURIComponent(name)}/episodes`);
   view.append(section(`Episodes (${episodes.length})`, episodeTable(name, episodes)));
 }
 

@@ -125,7 +125,7 @@ export interface Rewards {
 
 export interface RunListing {
   name: string;
-  kind: 'eval' | 'train';
+  kind: 'eval' | 'train' | 'learner';
   label: string;
   modified_at: string;
 }
@@ -144,7 +144,31 @@ export interface AgentResult {
 
 export type RunView =
   | { name: string; kind: 'eval'; report: { created_at: string; policy: string; agents: string[]; runs: number; tasks: { total: number; scored: number }; results: AgentResult[] } }
-  | { name: string; kind: 'train'; config: Json & { engine: string; stage: string; model: string; steps: number; tasks: number | null; epoch_steps: number | null }; metrics: StepRow[]; finished: boolean };
+  | { name: string; kind: 'train'; config: Json & { engine: string; stage: string; model: string; steps: number; tasks: number | null; epoch_steps: number | null }; metrics: StepRow[]; finished: boolean }
+  | { name: string; kind: 'learner'; report: LearnerReport; metrics: StepRow[] };
+
+/** A policy's held-out numbers in a learner run (src/learner/run-file.ts). */
+export interface PolicySummary {
+  success: number;
+  r_traj: number;
+  spread: { success: number | null; r_traj: number | null };
+  pooled: { successes: number; n: number; low: number; high: number };
+}
+
+export interface LearnerReport {
+  learner: string;
+  policy: string;
+  wall_s: number;
+  seeds: number[];
+  episodes: number;
+  episodes_per_s: number;
+  server_share: number;
+  heldout_tasks: number;
+  heldout_apis_seen_in_training: number;
+  settings: { steps: number; batch: number; group: number; lr: number; curve_tasks: number };
+  summary: Record<string, PolicySummary>;
+  checks: Record<'learned' | 'control_flat', { difference: number; threshold: number; passed: boolean }>;
+}
 
 export interface RunEpisode {
   episode: string;
