@@ -36,6 +36,8 @@ test('toolenv export writes a ParaAct run and a chat run as the same chat conver
   const unanswered = await createEpisode(server.url, { task: TASK, max_turns: 1 });
   await json(await post(`${server.url}/v1/episodes/${unanswered.id}/turns`, { text: EXPLORE }));
   const files = [await save(paraact.id, 'paraact.json'), await save(chat.id, 'chat.json'), await save(unanswered.id, 'unanswered.json')];
+  // Read before the CLI runs: spawnSync blocks this process's server, whose idle sockets may close meanwhile.
+  const live = await json(await fetch(`${server.url}/v1/episodes/${chat.id}/rewards`));
 
   const out = join(dir, 'rows.jsonl');
   const run = toolenv(['export', ...files, '--out', out, '--library', library, '--json']);
@@ -69,7 +71,6 @@ test('toolenv export writes a ParaAct run and a chat run as the same chat conver
   const row = JSON.parse(readFileSync(join(dir, 'objects.jsonl'), 'utf8')) as Json;
   assert.deepEqual(row.messages[2].tool_calls[0].function.arguments, { query: 'Add a pet' });
 
-  const live = await json(await fetch(`${server.url}/v1/episodes/${chat.id}/rewards`));
   const rescored = toolenv(['reward', files[1]!, '--library', library, '--json']);
   assert.equal(rescored.status, 0, rescored.stderr);
   assert.deepEqual(JSON.parse(rescored.stdout.split('\n')[0]!).rewards, live);
