@@ -43,7 +43,7 @@ export interface LinearLearningOptions {
   maxTurns: number;
   /** Steps between held-out checkpoints of the curve. */
   checkpointEvery: number;
-  /** Held-out tasks the curve's checkpoints run (the first ones of each seed's set). */
+  /** Held-out tasks the curve's checkpoints run, spread evenly over each seed's set. */
   curveTasks: number;
   log: (line: string) => void;
 }
@@ -190,7 +190,9 @@ async function runSeed(
   const [u, r, h] = [untrained, random, heuristic].map((scores) => pct(score(scores).success));
   log(`held-out success: untrained ${u}, random ${r}, heuristic ${h}`);
 
-  const curveTasks = heldOut.slice(0, options.curveTasks);
+  // Spread over the held-out set, which lists one-tool tasks first (the pool's order): the curve holds both kinds.
+  const stride = Math.max(1, Math.floor(heldOut.length / options.curveTasks));
+  const curveTasks = heldOut.filter((_, i) => i % stride === 0).slice(0, options.curveTasks);
   const curveIds = new Set(curveTasks.map((t) => t.task.id));
   const onCurve = (scores: readonly TaskScore[]) => scores.filter((s) => curveIds.has(s.task_id));
   const checkpoints = new Map<string, TaskScore[]>();

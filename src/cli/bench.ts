@@ -100,7 +100,7 @@ export function registerBench(program: Command): void {
     .option('--pool <n>', 'with --learner linear: tasks synthesized once, split by API for every seed', '600')
     .option('--k <n>', 'with --learner linear: search results per query, the tools each choice is among', '5')
     .option('--checkpoint-every <n>', 'with --learner linear: training steps between the curve’s checkpoints', '4')
-    .option('--curve-tasks <n>', 'with --learner linear: held-out tasks a checkpoint runs (each seed’s first)', '50')
+    .option('--curve-tasks <n>', 'with --learner linear: held-out tasks a checkpoint runs, spread over each seed’s', '50')
     .option('--protocols <list>', 'with --learning: paraact, react or both (the paper’s comparison)', 'paraact')
     .option('--size <name>', 'with --learning: the policy, `model tiny-hf --size` (tiny or small)', 'small')
     .option('--copy-circuit', 'with --learning: the policy starts with the wired copy circuit (`model tiny-hf --copy-circuit`)')

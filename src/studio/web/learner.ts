@@ -69,7 +69,7 @@ export function learnerView(report: LearnerReport, metrics: StepRow[]): HTMLElem
       ),
     ),
     section(
-      `Curves (means over seeds; held-out points on the first ${s.curve_tasks} tasks of each seed)`,
+      `Curves (means over seeds; held-out points on ${s.curve_tasks} of each seed's held-out tasks)`,
       h('div', { class: 'plots' }, CURVES.map(plot)),
     ),
   ];
