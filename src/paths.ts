@@ -2,7 +2,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package root: compiled files live in dist/src/, sources in src/. */
-export const packageRoot = resolve(dirname(fileURLToPath(import.meta.url)), import.meta.url.includes('/dist/') ? '../..' : '..');
+export const packageRoot = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  import.meta.url.includes('/dist/') ? '../..' : '..',
+);
 
 export const defaultLibraryDir = (): string => process.env.TOOLENV_LIBRARY ?? join(packageRoot, 'library');
 export const defaultCacheFile = (): string => process.env.TOOLENV_CACHE ?? join(packageRoot, 'cache', 'responses.db');

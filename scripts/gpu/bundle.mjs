@@ -132,7 +132,10 @@ for (const entry of ENTRIES) {
 // 3. What is read at run time beside the bundle.
 cpSync(join(root, 'schemas'), join(out, 'schemas'), { recursive: true });
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-writeFileSync(join(out, 'package.json'), `${JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', private: true }, null, 2)}\n`);
+writeFileSync(
+  join(out, 'package.json'),
+  `${JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', private: true }, null, 2)}\n`,
+);
 const copied = new Set();
 function copyPackage(name, from) {
   if (copied.has(name)) return;
@@ -152,7 +155,8 @@ function copyPackage(name, from) {
       return !/\.(md|ts|map|gyp|gypi|cc|cpp|h)$/.test(rel);
     },
   });
-  for (const dependency of Object.keys(meta.dependencies ?? {})) if (!INSTALL_ONLY.has(dependency)) copyPackage(dependency, dir);
+  for (const dependency of Object.keys(meta.dependencies ?? {}))
+    if (!INSTALL_ONLY.has(dependency)) copyPackage(dependency, dir);
 }
 for (const name of RUNTIME_PACKAGES) copyPackage(name, root);
 const addon = join(out, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');

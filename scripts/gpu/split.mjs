@@ -33,7 +33,10 @@ const want = { sft: int('--sft', 400), ei: int('--ei', 128), dev: int('--dev', 3
 const perApi = int('--per-api', 2);
 const trainPerApi = int('--train-per-api', 8);
 
-const lines = (file) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+const lines = (file) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
 const apiOf = new Map();
 for (const line of lines(list)) {
   const tool = JSON.parse(line);
@@ -80,12 +83,16 @@ const files = {
   heldout: chosen.heldout,
 };
 for (const [name, rows] of Object.entries(files)) {
-  if (rows.length < want[name]) throw new Error(`split.mjs: the pool gave ${rows.length} ${name} tasks of the ${want[name]} wanted: synthesize a larger pool`);
+  if (rows.length < want[name])
+    throw new Error(
+      `split.mjs: the pool gave ${rows.length} ${name} tasks of the ${want[name]} wanted: synthesize a larger pool`,
+    );
 }
 mkdirSync(out, { recursive: true });
 for (const [name, rows] of Object.entries(files)) {
   // The task line as `tasks synth` wrote it, its API and split in meta (the runner reports held-out results by API).
-  const line = ({ task, apis }) => JSON.stringify({ ...task, meta: { ...task.meta, api: apis.join(','), split: name } });
+  const line = ({ task, apis }) =>
+    JSON.stringify({ ...task, meta: { ...task.meta, api: apis.join(','), split: name } });
   writeFileSync(join(out, `${name}.jsonl`), rows.map(line).join('\n') + '\n');
 }
 const apis = [...new Set(Object.values(files).flatMap((rows) => rows.flatMap((r) => r.apis)))].sort();
@@ -93,7 +100,8 @@ writeFileSync(join(out, 'apis.txt'), apis.join('\n') + '\n');
 const apisOf = (rows) => new Set(rows.flatMap((r) => r.apis));
 const train = apisOf([...files.sft, ...files.ei]);
 for (const name of ['dev', 'heldout']) {
-  for (const api of apisOf(files[name])) if (train.has(api)) throw new Error(`split.mjs: ${api} is in training and ${name}`);
+  for (const api of apisOf(files[name]))
+    if (train.has(api)) throw new Error(`split.mjs: ${api} is in training and ${name}`);
 }
 const summary = {
   seed,

@@ -26,7 +26,19 @@ const flag = (name, fallback) => {
   if (fallback === undefined) throw new Error(`subset.mjs: ${name} is required`);
   return fallback;
 };
-const COLUMNS = ['id', 'name', 'description', 'category', 'format', 'api_id', 'method', 'path', 'has_response_schema', 'has_examples', 'record'];
+const COLUMNS = [
+  'id',
+  'name',
+  'description',
+  'category',
+  'format',
+  'api_id',
+  'method',
+  'path',
+  'has_response_schema',
+  'has_examples',
+  'record',
+];
 const open = (dir) => new Database(join(dir, 'tools.db'), { readonly: true, fileMustExist: true });
 
 /** Every tool id the task files of DIR name. */
@@ -71,9 +83,18 @@ if (command === 'docs') {
     const doc = JSON.parse(gunzipSync(document.get(apiId).document).toString('utf8'));
     for (const [path, item] of Object.entries(doc.paths ?? {})) {
       for (const method of Object.keys(item)) {
-        if (['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(method) && !operations.has(`${method} ${path}`)) delete item[method];
+        if (
+          ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(method) &&
+          !operations.has(`${method} ${path}`)
+        )
+          delete item[method];
       }
-      if (!Object.keys(item).some((m) => ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(m))) delete doc.paths[path];
+      if (
+        !Object.keys(item).some((m) =>
+          ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].includes(m),
+        )
+      )
+        delete doc.paths[path];
     }
     kept += keep.size;
     // Sorted file names: the importer reads a folder in order, and gives a second document with the same id a suffix.
@@ -92,7 +113,12 @@ if (command === 'docs') {
     return ref === undefined || COLUMNS.some((c) => String(ref[c]) !== String(row[c]));
   });
   if (missing.length > 0 || differ.length > 0) {
-    console.error(`subset.mjs: ${missing.length} task tools missing from the subset (${missing.slice(0, 3).join(', ')}), ${differ.length} tools whose record differs from the full library's (${differ.slice(0, 3).map((r) => r.id).join(', ')})`);
+    console.error(
+      `subset.mjs: ${missing.length} task tools missing from the subset (${missing.slice(0, 3).join(', ')}), ${differ.length} tools whose record differs from the full library's (${differ
+        .slice(0, 3)
+        .map((r) => r.id)
+        .join(', ')})`,
+    );
     console.log(JSON.stringify({ missing, differ_apis: [...new Set(differ.map((r) => r.api_id))].sort() }));
     process.exit(1);
   }

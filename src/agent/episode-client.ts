@@ -1,4 +1,11 @@
-import type { AssistantMessage, CreatedEpisode, EpisodeConfig, RewardRequest, Trajectory, TurnResult } from '../wire/episodes.js';
+import type {
+  AssistantMessage,
+  CreatedEpisode,
+  EpisodeConfig,
+  RewardRequest,
+  Trajectory,
+  TurnResult,
+} from '../wire/episodes.js';
 import type { EpisodeSummary } from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { Advantage, ComponentRewards } from '../rl/advantages.js';
@@ -43,7 +50,8 @@ export class EpisodeClient {
     } catch {
       throw new Error(`server ${JSON.stringify(server)} is not a URL (http://host:port)`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`server ${server} must be an http or https URL`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`server ${server} must be an http or https URL`);
     this.base = url.toString().replace(/\/+$/, '');
   }
 
@@ -52,7 +60,11 @@ export class EpisodeClient {
   }
 
   /** One turn: the assistant message in (text, or a chat episode's OpenAI message), the next observation (and, asked for, the run state) out. */
-  turn(id: string, turn: string | { text: string } | { message: AssistantMessage }, state = false): Promise<TurnResult> {
+  turn(
+    id: string,
+    turn: string | { text: string } | { message: AssistantMessage },
+    state = false,
+  ): Promise<TurnResult> {
     const body = typeof turn === 'string' ? { text: turn } : turn;
     return this.request('POST', `/v1/episodes/${encodeURIComponent(id)}/turns`, state ? { ...body, state } : body);
   }
@@ -103,7 +115,12 @@ export class EpisodeClient {
     let text: string;
     try {
       try {
-        response = await fetch(`${this.base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: controller.signal });
+        response = await fetch(`${this.base}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: controller.signal,
+        });
       } catch (error) {
         if (this.signal?.aborted) throw error;
         throw new Error(`${route}: cannot reach ${this.base} (${fetchFailure(error)})`);
@@ -124,9 +141,20 @@ export class EpisodeClient {
 
 function problemDetail(text: string): string {
   try {
-    const problem = JSON.parse(text) as { detail?: unknown; title?: unknown; errors?: { path?: string; message?: string }[] };
-    const errors = Array.isArray(problem.errors) ? problem.errors.slice(0, 3).map((e) => `${e.path ?? ''} ${e.message ?? ''}`.trim()) : [];
-    const head = typeof problem.detail === 'string' ? problem.detail : typeof problem.title === 'string' ? problem.title : text.slice(0, 200);
+    const problem = JSON.parse(text) as {
+      detail?: unknown;
+      title?: unknown;
+      errors?: { path?: string; message?: string }[];
+    };
+    const errors = Array.isArray(problem.errors)
+      ? problem.errors.slice(0, 3).map((e) => `${e.path ?? ''} ${e.message ?? ''}`.trim())
+      : [];
+    const head =
+      typeof problem.detail === 'string'
+        ? problem.detail
+        : typeof problem.title === 'string'
+          ? problem.title
+          : text.slice(0, 200);
     return [head, ...errors].join('; ');
   } catch {
     return text.slice(0, 200) || 'no body';

@@ -7,7 +7,11 @@ export function fetchFailure(error: unknown): string {
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof Error) {
     const code = (cause as { code?: unknown }).code;
-    const message = cause.message || (cause instanceof AggregateError ? cause.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ') : '');
+    const message =
+      cause.message ||
+      (cause instanceof AggregateError
+        ? cause.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))).join('; ')
+        : '');
     if (typeof code === 'string') return message.includes(code) ? message : `${code}${message ? `: ${message}` : ''}`;
     if (message) return message;
   }

@@ -4,7 +4,15 @@ import type { Rewards } from '../rl/rewards.js';
 import { EpisodeClient, ServerError } from './episode-client.js';
 import { DEFAULT_K, DEFAULT_MAX_CALLS_PER_TURN, DEFAULT_MAX_TURNS } from '../protocol/protocol.js';
 import { fromRunStateView, newRunState, type RunState, type RunStateView } from '../protocol/state.js';
-import { AGENTS, type AgentRun, type CallRecord, type ChatMessage, type Finish, type RunAgentOptions, type TokenUsage } from './types.js';
+import {
+  AGENTS,
+  type AgentRun,
+  type CallRecord,
+  type ChatMessage,
+  type Finish,
+  type RunAgentOptions,
+  type TokenUsage,
+} from './types.js';
 
 /** Tool records fetched at once after a search (a turn surfaces at most slots × k new tools). */
 const RECORD_FETCH_CONCURRENCY = 8;
@@ -25,7 +33,10 @@ member, given as `episode`, is left to the caller).
 export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const { agent, policy, task } = options;
   if (!AGENTS.includes(agent)) throw new Error(`unknown agent ${JSON.stringify(agent)}; one of ${AGENTS.join(', ')}`);
-  if (agent === 'chat' && !policy.nativeTools) throw new Error(`the chat agent needs a policy that calls tools natively (heuristic, or openai:MODEL@URL); ${policy.name} writes text only`);
+  if (agent === 'chat' && !policy.nativeTools)
+    throw new Error(
+      `the chat agent needs a policy that calls tools natively (heuristic, or openai:MODEL@URL); ${policy.name} writes text only`,
+    );
   const maxTurns = positive(options.maxTurns, DEFAULT_MAX_TURNS, 'maxTurns');
   const maxCallsPerTurn = positive(options.maxCallsPerTurn, DEFAULT_MAX_CALLS_PER_TURN, 'maxCallsPerTurn');
   const k = positive(options.k, DEFAULT_K, 'k');
@@ -35,7 +46,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const janitor = new EpisodeClient(options.server, options.apiKey);
 
   const config: EpisodeConfig = {
-    task: { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}), ...(task.answer !== undefined ? { answer: task.answer } : {}) },
+    task: {
+      id: task.id,
+      query: task.query,
+      ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}),
+      ...(task.answer !== undefined ? { answer: task.answer } : {}),
+    },
     protocol: agent,
     k,
     max_calls_per_turn: maxCallsPerTurn,
@@ -64,11 +80,25 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   try {
     for (let turn = 1; turn <= maxTurns; turn++) {
       state.turn = turn;
-      const reply = await policy.next(messages, { agent, task, turn, signal: options.signal, maxTurns, maxCallsPerTurn, state, seed: episode.seed, ...(functions ? { functions } : {}) });
+      const reply = await policy.next(messages, {
+        agent,
+        task,
+        turn,
+        signal: options.signal,
+        maxTurns,
+        maxCallsPerTurn,
+        state,
+        seed: episode.seed,
+        ...(functions ? { functions } : {}),
+      });
       tokens.prompt += reply.usage.prompt;
       tokens.completion += reply.usage.completion;
       const message = agent === 'chat' ? reply.message : undefined;
-      messages.push({ role: 'assistant', content: reply.text, ...(message?.tool_calls ? { tool_calls: message.tool_calls } : {}) });
+      messages.push({
+        role: 'assistant',
+        content: reply.text,
+        ...(message?.tool_calls ? { tool_calls: message.tool_calls } : {}),
+      });
       const result: TurnResult = await client.turn(episode.id, message ? { message } : { text: reply.text }, true);
       turns = result.turn;
       const view = result.state as RunStateView;
@@ -109,7 +139,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
     actions,
     tokens,
     wall_ms: Math.round(performance.now() - started),
-    calls: state.calls.map((c): CallRecord => ({ tool: c.tool, status: c.status, ok: c.ok, turn: c.turn, ...(c.error ? { error: c.error } : {}), ...(c.injected ? { injected: c.injected } : {}) })),
+    calls: state.calls.map(
+      (c): CallRecord => ({
+        tool: c.tool,
+        status: c.status,
+        ok: c.ok,
+        turn: c.turn,
+        ...(c.error ? { error: c.error } : {}),
+        ...(c.injected ? { injected: c.injected } : {}),
+      }),
+    ),
     surfaced: [...state.surfaced],
     messages,
     seed: episode.seed,
@@ -145,14 +184,26 @@ async function fetchRecords(
   await Promise.all(Array.from({ length: Math.min(RECORD_FETCH_CONCURRENCY, queue.length) }, worker));
 }
 
-type Closed = ({ trajectory: Trajectory } | { trajectory_error: string }) & ({ rewards: Rewards } | { rewards_error: string });
+type Closed = ({ trajectory: Trajectory } | { trajectory_error: string }) &
+  ({ rewards: Rewards } | { rewards_error: string });
 
 /** The episode's rewards and trajectory, or why they could not be had; the episode is deleted either way. */
-async function closeEpisode(client: EpisodeClient, janitor: EpisodeClient, id: string, judge: string | undefined): Promise<Closed> {
+async function closeEpisode(
+  client: EpisodeClient,
+  janitor: EpisodeClient,
+  id: string,
+  judge: string | undefined,
+): Promise<Closed> {
   const reason = (failure: unknown) => (failure instanceof Error ? failure.message : String(failure));
   try {
-    const rewards = await client.rewards(id, judge === undefined ? {} : { judge }).then((r) => ({ rewards: r }), (failure: unknown) => ({ rewards_error: reason(failure) }));
-    const trajectory = await client.get(id).then((t) => ({ trajectory: t }), (failure: unknown) => ({ trajectory_error: reason(failure) }));
+    const rewards = await client.rewards(id, judge === undefined ? {} : { judge }).then(
+      (r) => ({ rewards: r }),
+      (failure: unknown) => ({ rewards_error: reason(failure) }),
+    );
+    const trajectory = await client.get(id).then(
+      (t) => ({ trajectory: t }),
+      (failure: unknown) => ({ trajectory_error: reason(failure) }),
+    );
     return { ...rewards, ...trajectory };
   } finally {
     await janitor.delete(id).catch(() => undefined);

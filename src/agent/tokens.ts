@@ -13,5 +13,8 @@ export function approximateTokens(text: string): number {
 
 /** The prompt is the whole conversation so far (each turn re-reads it); the completion is the new message. */
 export function approximateUsage(messages: readonly ChatMessage[], completion: string): TokenUsage {
-  return { prompt: messages.reduce((n, m) => n + approximateTokens(m.content), 0), completion: approximateTokens(completion) };
+  return {
+    prompt: messages.reduce((n, m) => n + approximateTokens(m.content), 0),
+    completion: approximateTokens(completion),
+  };
 }

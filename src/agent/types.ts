@@ -1,5 +1,16 @@
 import type { CreatedEpisode } from '../wire/episodes.js';
-import { EPISODE_PROTOCOLS, type AssistantMessage, type ChatToolCall, type EpisodeProtocol, type EpisodeTask, type Finish as EpisodeFinish, type FunctionSpec, type SystemPromptStyle, type ToolParser, type Trajectory } from '../wire/episodes.js';
+import {
+  EPISODE_PROTOCOLS,
+  type AssistantMessage,
+  type ChatToolCall,
+  type EpisodeProtocol,
+  type EpisodeTask,
+  type Finish as EpisodeFinish,
+  type FunctionSpec,
+  type SystemPromptStyle,
+  type ToolParser,
+  type Trajectory,
+} from '../wire/episodes.js';
 import type { Rewards } from '../rl/rewards.js';
 import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from '../protocol/state.js';
@@ -37,7 +48,10 @@ export interface Policy {
    * usage. For the chat agent a policy may give an OpenAI assistant message with `tool_calls` instead (`text` is then
    * its content), or raw text in the model's own tool-call format, which the episode's tool parser reads.
    */
-  next(messages: readonly ChatMessage[], context: PolicyContext): Promise<{ text: string; message?: AssistantMessage; usage: TokenUsage }>;
+  next(
+    messages: readonly ChatMessage[],
+    context: PolicyContext,
+  ): Promise<{ text: string; message?: AssistantMessage; usage: TokenUsage }>;
   close?(): Promise<void>;
 }
 

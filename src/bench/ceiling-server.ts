@@ -23,10 +23,14 @@ if (cluster.isPrimary && workers > 1) {
   });
 } else {
   // POST: the same request shape as a tool call (a JSON body read and parsed), answered as bare.
-  const app = new Hono().get('/', (c) => c.json({ status: 'ok' })).post('/', async (c) => {
-    JSON.parse(await c.req.text());
-    return c.json({ status: 'ok' });
-  });
-  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => (cluster.isWorker ? process.send!(info.port) : announce(info.port)));
+  const app = new Hono()
+    .get('/', (c) => c.json({ status: 'ok' }))
+    .post('/', async (c) => {
+      JSON.parse(await c.req.text());
+      return c.json({ status: 'ok' });
+    });
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
+    cluster.isWorker ? process.send!(info.port) : announce(info.port),
+  );
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }

@@ -55,15 +55,31 @@ export async function runClientBench(options: ClientBenchOptions): Promise<Clien
     const target = pickTarget(store);
     store.close();
     const most = Math.max(...options.episodes);
-    options.log(`target tool ${target.tool.id}; scales ${options.episodes.join(', ')} episodes of ${options.turns} turns`);
+    options.log(
+      `target tool ${target.tool.id}; scales ${options.episodes.join(', ')} episodes of ${options.turns} turns`,
+    );
     server = await startRolloutServer(options.library, join(work, 'cache.db'), 2 * most);
     const url = SERVE_READY.exec(server.ready)![1]!;
     await warmUp(url, target.tool.id, target.args, target.tool.name);
-    const config = { url, episodes: options.episodes, turns: options.turns, tool: target.tool.id, arguments: target.args, query: target.tool.name, max_connections: options.maxConnections ?? null };
-    const parsed = await lastJsonLine<Omit<ClientReport, 'tool' | 'largest_vs_smallest' | 'server_rss_mb'>>(python, ['-m', 'toolenv.loadtest', JSON.stringify(config)], 'toolenv.loadtest');
+    const config = {
+      url,
+      episodes: options.episodes,
+      turns: options.turns,
+      tool: target.tool.id,
+      arguments: target.args,
+      query: target.tool.name,
+      max_connections: options.maxConnections ?? null,
+    };
+    const parsed = await lastJsonLine<Omit<ClientReport, 'tool' | 'largest_vs_smallest' | 'server_rss_mb'>>(
+      python,
+      ['-m', 'toolenv.loadtest', JSON.stringify(config)],
+      'toolenv.loadtest',
+    );
     const first = parsed.scales[0]!;
     const last = parsed.scales.at(-1)!;
-    for (const scale of parsed.scales) if (scale.rejected_samples.length > 0) options.log(`${scale.episodes} episodes: turns rejected, e.g. ${scale.rejected_samples[0]}`);
+    for (const scale of parsed.scales)
+      if (scale.rejected_samples.length > 0)
+        options.log(`${scale.episodes} episodes: turns rejected, e.g. ${scale.rejected_samples[0]}`);
     return {
       tool: target.tool.id,
       ...parsed,

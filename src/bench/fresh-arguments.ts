@@ -15,7 +15,14 @@ export function freshArguments(args: Record<string, unknown>, n: number): Record
       const chars = [...value];
       for (let i = chars.length - 1; i >= 0 && capacity < CAPACITY; i--) {
         const code = chars[i]!.charCodeAt(0);
-        const [base, zero] = code >= 48 && code <= 57 ? [10, 48] : code >= 97 && code <= 122 ? [26, 97] : code >= 65 && code <= 90 ? [26, 65] : [0, 0];
+        const [base, zero] =
+          code >= 48 && code <= 57
+            ? [10, 48]
+            : code >= 97 && code <= 122
+              ? [26, 97]
+              : code >= 65 && code <= 90
+                ? [26, 65]
+                : [0, 0];
         if (base === 0) continue;
         chars[i] = String.fromCharCode(zero + (rest % base));
         rest = Math.floor(rest / base);
@@ -30,10 +37,12 @@ export function freshArguments(args: Record<string, unknown>, n: number): Record
       return varied;
     }
     if (Array.isArray(value)) return value.map(vary);
-    if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, vary(v)]));
+    if (value !== null && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, vary(v)]));
     return value;
   };
   const varied = vary(args) as Record<string, unknown>;
-  if (rest > 0 || capacity < CAPACITY) throw new Error(`the arguments ${JSON.stringify(args).slice(0, 200)} have too few letters and digits to vary`);
+  if (rest > 0 || capacity < CAPACITY)
+    throw new Error(`the arguments ${JSON.stringify(args).slice(0, 200)} have too few letters and digits to vary`);
   return varied;
 }

@@ -48,7 +48,11 @@ export class HttpConnection {
     if (this.failure) return Promise.reject(this.failure);
     if (this.waiting) return Promise.reject(new Error('a request is already in flight on this connection'));
     const head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`;
-    this.socket.write(body === undefined ? `${head}\r\n` : `${head}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    this.socket.write(
+      body === undefined
+        ? `${head}\r\n`
+        : `${head}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
     return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
   }
 

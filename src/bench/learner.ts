@@ -139,7 +139,12 @@ export async function runLinearLearning(options: LinearLearningOptions): Promise
       runs,
       out,
     };
-    writeFileSync(join(out, LEARNER_METRICS), meanCurve(runs).map((row) => `${JSON.stringify(row)}\n`).join(''));
+    writeFileSync(
+      join(out, LEARNER_METRICS),
+      meanCurve(runs)
+        .map((row) => `${JSON.stringify(row)}\n`)
+        .join(''),
+    );
     writeFileSync(join(out, LEARNER_REPORT), `${JSON.stringify(report, null, 2)}\n`);
     return report;
   } finally {

@@ -40,7 +40,15 @@ export interface LearningOptions {
    * the same tasks. `loraLayers`: GRPO's adapters on the last this-many decoder blocks only (0: all), where its backward
    * pass then stops; SFT adapts every block, its one forward pass a conversation being cheap beside GRPO's rollouts.
    */
-  rl: { steps: number; group: number; batch: number; lr: number; temperature: number; tasks: number; loraLayers: number };
+  rl: {
+    steps: number;
+    group: number;
+    batch: number;
+    lr: number;
+    temperature: number;
+    tasks: number;
+    loraLayers: number;
+  };
   maxTurns: number;
   maxTurnTokens: number;
   maxSeqLen: number;
@@ -116,7 +124,21 @@ export interface LearningReport {
   out: string;
 }
 
-const METRICS = ['success', 'success_1tool', 'well_formed', 'path', 'turns', 'actions_per_turn', 'r_step', 'r_phase', 'r_traj', 'wall_s', 'tokens_per_s', 'copy_accuracy', 'other_accuracy'] as const;
+const METRICS = [
+  'success',
+  'success_1tool',
+  'well_formed',
+  'path',
+  'turns',
+  'actions_per_turn',
+  'r_step',
+  'r_phase',
+  'r_traj',
+  'wall_s',
+  'tokens_per_s',
+  'copy_accuracy',
+  'other_accuracy',
+] as const;
 
 export async function runLearningBench(options: LearningOptions): Promise<LearningReport> {
   const started = Date.now();
@@ -155,7 +177,9 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
     },
     stages: summarizeStages(runs),
     runs,
-    failures: runs.filter((r) => r.error !== undefined).map((r) => `seed ${r.seed} ${r.protocol} ${r.stage}: ${r.error}`),
+    failures: runs
+      .filter((r) => r.error !== undefined)
+      .map((r) => `seed ${r.seed} ${r.protocol} ${r.stage}: ${r.error}`),
     out,
   };
   writeFileSync(join(out, 'learning.json'), JSON.stringify(report, null, 2) + '\n');
@@ -168,9 +192,16 @@ interface Recipe {
   parameters: number;
 }
 
-async function runRecipe(options: LearningOptions, server: RunningServer, dir: string, seed: number, protocol: Protocol): Promise<Recipe> {
+async function runRecipe(
+  options: LearningOptions,
+  server: RunningServer,
+  dir: string,
+  seed: number,
+  protocol: Protocol,
+): Promise<Recipe> {
   mkdirSync(dir, { recursive: true });
-  const log = (line: string) => options.log(`toolenv: seed ${seed}${options.protocols.length > 1 ? ` ${protocol}` : ''}: ${line}`);
+  const log = (line: string) =>
+    options.log(`toolenv: seed ${seed}${options.protocols.length > 1 ? ` ${protocol}` : ''}: ${line}`);
   const { trainFile, heldOutFile, heldOut } = await splitTasks(options, dir, seed);
   log(`${heldOut} held-out tasks on tools no training task uses`);
 
@@ -199,15 +230,40 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
   const probeDemos = await demonstrate(heldOutFile, 'heldout-demonstrations');
 
   const base = await baseModel(options, dir, seed, demos.files.sft);
-  log(`base model: ${base.name}, ${base.parameters} parameters${options.lora > 0 ? `, LoRA rank ${options.lora}` : ''}`);
+  log(
+    `base model: ${base.name}, ${base.parameters} parameters${options.lora > 0 ? `, LoRA rank ${options.lora}` : ''}`,
+  );
 
-  const evaluateStage = async (stage: StageResult['stage'], model: string, train?: { wall_s: number; tokens_per_s: number | null }): Promise<StageResult> => {
+  const evaluateStage = async (
+    stage: StageResult['stage'],
+    model: string,
+    train?: { wall_s: number; tokens_per_s: number | null },
+  ): Promise<StageResult> => {
     const t0 = Date.now();
-    const report = await evaluateHeldOut(options, server.url, model, heldOutFile, join(dir, `eval-${stage}`), protocol, seed);
+    const report = await evaluateHeldOut(
+      options,
+      server.url,
+      model,
+      heldOutFile,
+      join(dir, `eval-${stage}`),
+      protocol,
+      seed,
+    );
     const evalWall = (Date.now() - t0) / 1000;
-    const probed = probeDemos.accepted > 0 ? await probeCheckpoint(model, probeDemos.files.sft, options.maxSeqLen) : undefined;
-    const result = stageResult(stage, protocol, seed, report, (train?.wall_s ?? 0) + evalWall, train ? train.tokens_per_s : generatedPerSecond(report, evalWall), probed);
-    log(`${stage}: held-out success ${pct(result.success)} (one-tool ${pct(result.success_1tool)}), well-formed ${pct(result.well_formed)}, R_traj ${num(result.r_traj)}, demonstration tokens predicted: copies ${pct(result.copy_accuracy)}, others ${pct(result.other_accuracy)}, ${Math.round(result.wall_s)} s`);
+    const probed =
+      probeDemos.accepted > 0 ? await probeCheckpoint(model, probeDemos.files.sft, options.maxSeqLen) : undefined;
+    const result = stageResult(
+      stage,
+      protocol,
+      seed,
+      report,
+      (train?.wall_s ?? 0) + evalWall,
+      train ? train.tokens_per_s : generatedPerSecond(report, evalWall),
+      probed,
+    );
+    log(
+      `${stage}: held-out success ${pct(result.success)} (one-tool ${pct(result.success_1tool)}), well-formed ${pct(result.well_formed)}, R_traj ${num(result.r_traj)}, demonstration tokens predicted: copies ${pct(result.copy_accuracy)}, others ${pct(result.other_accuracy)}, ${Math.round(result.wall_s)} s`,
+    );
     return result;
   };
 
@@ -228,7 +284,13 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
     dryRun: false,
     verbose: false,
     batchGiven: true,
-    episode: { protocol, max_turns: options.maxTurns, error_rate: 0, max_observation_chars: options.maxObservationChars, system_prompt: options.systemPrompt },
+    episode: {
+      protocol,
+      max_turns: options.maxTurns,
+      error_rate: 0,
+      max_observation_chars: options.maxObservationChars,
+      system_prompt: options.systemPrompt,
+    },
     log: (line: string) => log(line.replace(/^toolenv: /, '')),
   };
   const sftDemos = linesOf<unknown>(demos.files.sft).length;
@@ -247,7 +309,8 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
   stages.push(await evaluateStage('sft', sft.checkpoint!, trainThroughput(sft.run, 'sft', sft.wall_s ?? 0)));
 
   const { TrainError } = await import('../train/run.js');
-  const rlTasks = options.rl.tasks > 0 ? firstTasks(trainFile, options.rl.tasks, join(dir, 'tasks-rl.jsonl')) : trainFile;
+  const rlTasks =
+    options.rl.tasks > 0 ? firstTasks(trainFile, options.rl.tasks, join(dir, 'tasks-rl.jsonl')) : trainFile;
   try {
     const rl = await train({
       ...common,
@@ -262,7 +325,11 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
       trainer: { learning_rate: options.rl.lr, temperature: options.rl.temperature, beta: 0 },
     });
     const result = await evaluateStage('rl', rl.checkpoint!, trainThroughput(rl.run, 'rl', rl.wall_s ?? 0));
-    result.curve = rewardCurve(linesOf<StepMetrics>(join(rl.run, 'metrics.jsonl')), options.rl.batch, options.rl.tasks > 0 ? linesOf<unknown>(rlTasks).length : undefined);
+    result.curve = rewardCurve(
+      linesOf<StepMetrics>(join(rl.run, 'metrics.jsonl')),
+      options.rl.batch,
+      options.rl.tasks > 0 ? linesOf<unknown>(rlTasks).length : undefined,
+    );
     log(`rl: training rollouts: ${curveLine(result.curve)}`);
     stages.push(result);
   } catch (error) {
@@ -276,21 +343,33 @@ async function runRecipe(options: LearningOptions, server: RunningServer, dir: s
 
 /** The first `count` tasks of a task file, written to `out`: the fixed set GRPO cycles through. */
 function firstTasks(file: string, count: number, out: string): string {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
-  if (lines.length < count) throw new Error(`--rl-tasks ${count}: ${file} holds ${lines.length} training tasks: pass more --train-tasks`);
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
+  if (lines.length < count)
+    throw new Error(`--rl-tasks ${count}: ${file} holds ${lines.length} training tasks: pass more --train-tasks`);
   writeFileSync(out, lines.slice(0, count).join('\n') + '\n');
   return out;
 }
 
 /** The policy every seed starts from: the pretrained `base` as given, or a from-scratch model written for the seed. */
-async function baseModel(options: LearningOptions, dir: string, seed: number, corpus: string): Promise<{ dir: string; name: string; parameters: number }> {
+async function baseModel(
+  options: LearningOptions,
+  dir: string,
+  seed: number,
+  corpus: string,
+): Promise<{ dir: string; name: string; parameters: number }> {
   if (options.base !== undefined) {
     const { safetensorsParameters } = await import('../model/safetensors.js');
     return { dir: resolve(options.base), name: resolve(options.base), parameters: safetensorsParameters(options.base) };
   }
   const { writeTinyHfModel } = await import('../model/tiny-hf.js');
   const written = await writeTinyHfModel(join(dir, 'model'), seed, options.size, corpus, options.copyCircuit);
-  return { dir: written.dir, name: `Qwen2 ${written.size}, vocabulary ${written.vocab}${written.copy_circuit ? ', copy circuit wired' : ''}`, parameters: written.parameters };
+  return {
+    dir: written.dir,
+    name: `Qwen2 ${written.size}, vocabulary ${written.vocab}${written.copy_circuit ? ', copy circuit wired' : ''}`,
+    parameters: written.parameters,
+  };
 }
 
 /**
@@ -298,16 +377,37 @@ async function baseModel(options: LearningOptions, dir: string, seed: number, co
  * held-out tools only, the training tasks training tools only, a task that mixes them is left out. The held-out score
  * measures the protocol learned, not tools remembered.
  */
-async function splitTasks(options: LearningOptions, dir: string, seed: number): Promise<{ trainFile: string; heldOutFile: string; heldOut: number }> {
+async function splitTasks(
+  options: LearningOptions,
+  dir: string,
+  seed: number,
+): Promise<{ trainFile: string; heldOutFile: string; heldOut: number }> {
   const { synthCommand } = await import('../tasks/synth/command.js');
   const poolFile = join(dir, 'tasks-pool.jsonl');
-  await synthCommand({ count: options.trainTasks + options.heldOut * 3, seed, serverSeed: 0, minTools: options.tools.min, maxTools: options.tools.max, hard: false, library: options.library, out: poolFile });
-  const pool = readFileSync(poolFile, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  await synthCommand({
+    count: options.trainTasks + options.heldOut * 3,
+    seed,
+    serverSeed: 0,
+    minTools: options.tools.min,
+    maxTools: options.tools.max,
+    hard: false,
+    library: options.library,
+    out: poolFile,
+  });
+  const pool = readFileSync(poolFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const toolsOf = (line: string) => (JSON.parse(line) as { reference_tools?: string[] }).reference_tools ?? [];
-  const heldOutTool = (id: string) => createHash('sha256').update(`${seed}\u0000${id}`).digest().readUInt32BE(0) % 5 === 0;
-  const heldOut = pool.filter((line) => toolsOf(line).length > 0 && toolsOf(line).every(heldOutTool)).slice(0, options.heldOut);
+  const heldOutTool = (id: string) =>
+    createHash('sha256').update(`${seed}\u0000${id}`).digest().readUInt32BE(0) % 5 === 0;
+  const heldOut = pool
+    .filter((line) => toolsOf(line).length > 0 && toolsOf(line).every(heldOutTool))
+    .slice(0, options.heldOut);
   const train = pool.filter((line) => !toolsOf(line).some(heldOutTool)).slice(0, options.trainTasks);
-  if (heldOut.length === 0 || train.length === 0) throw new Error(`seed ${seed}: ${pool.length} tasks gave ${train.length} training and ${heldOut.length} held-out tasks on disjoint tools: pass more --train-tasks`);
+  if (heldOut.length === 0 || train.length === 0)
+    throw new Error(
+      `seed ${seed}: ${pool.length} tasks gave ${train.length} training and ${heldOut.length} held-out tasks on disjoint tools: pass more --train-tasks`,
+    );
   const trainFile = join(dir, 'tasks-train.jsonl');
   const heldOutFile = join(dir, 'tasks-heldout.jsonl');
   writeFileSync(trainFile, train.join('\n') + '\n');
@@ -315,7 +415,15 @@ async function splitTasks(options: LearningOptions, dir: string, seed: number): 
   return { trainFile, heldOutFile, heldOut: heldOut.length };
 }
 
-async function evaluateHeldOut(options: LearningOptions, server: string, model: string, tasks: string, out: string, protocol: Protocol, seed: number): Promise<EvalReport> {
+async function evaluateHeldOut(
+  options: LearningOptions,
+  server: string,
+  model: string,
+  tasks: string,
+  out: string,
+  protocol: Protocol,
+  seed: number,
+): Promise<EvalReport> {
   const { evaluate } = await import('../eval/evaluate.js');
   return evaluate({
     tasks,
@@ -346,11 +454,23 @@ async function probeCheckpoint(model: string, conversations: string, maxSeqLen: 
   const { missingPython, pythonExecutable } = await import('../python.js');
   const python = pythonExecutable();
   if (python === undefined) throw new Error(missingPython());
-  const { stdout } = await promisify(execFile)(python, ['-m', 'toolenv.probe', '--model', model, '--max-seq-len', String(maxSeqLen), conversations], { maxBuffer: 1 << 20 });
+  const { stdout } = await promisify(execFile)(
+    python,
+    ['-m', 'toolenv.probe', '--model', model, '--max-seq-len', String(maxSeqLen), conversations],
+    { maxBuffer: 1 << 20 },
+  );
   return JSON.parse(stdout.trim().split('\n').pop()!) as ProbeResult;
 }
 
-function stageResult(stage: StageResult['stage'], protocol: Protocol, seed: number, report: EvalReport, wall_s: number, tokens_per_s: number | null, probed?: ProbeResult): StageResult {
+function stageResult(
+  stage: StageResult['stage'],
+  protocol: Protocol,
+  seed: number,
+  report: EvalReport,
+  wall_s: number,
+  tokens_per_s: number | null,
+  probed?: ProbeResult,
+): StageResult {
   const summary = report.results[0]!.summary;
   const s = summary.stats;
   return {
@@ -383,15 +503,33 @@ export function rewardCurve(rows: readonly StepMetrics[], promptsPerStep: number
   const epoch = tasks === undefined ? undefined : epochSteps(tasks, promptsPerStep, rows.length);
   if (epoch !== undefined) {
     const points = windows(rows, epoch);
-    return { steps: rows.length, window: epoch, prompts: tasks!, same_tasks: true, first: points[0]!, last: points.at(-1)!, points };
+    return {
+      steps: rows.length,
+      window: epoch,
+      prompts: tasks!,
+      same_tasks: true,
+      first: points[0]!,
+      last: points.at(-1)!,
+      points,
+    };
   }
   const window = Math.max(1, Math.floor(rows.length / 4));
-  return { steps: rows.length, window, prompts: window * promptsPerStep, same_tasks: false, first: meanPoint(rows.slice(0, window)), last: meanPoint(rows.slice(-window)), points: windows(rows, window) };
+  return {
+    steps: rows.length,
+    window,
+    prompts: window * promptsPerStep,
+    same_tasks: false,
+    first: meanPoint(rows.slice(0, window)),
+    last: meanPoint(rows.slice(-window)),
+    points: windows(rows, window),
+  };
 }
 
 /** The mean of each whole window of `size` steps, in order. */
 function windows(rows: readonly StepMetrics[], size: number): CurvePoint[] {
-  return Array.from({ length: Math.floor(rows.length / size) }, (_, i) => meanPoint(rows.slice(i * size, (i + 1) * size)));
+  return Array.from({ length: Math.floor(rows.length / size) }, (_, i) =>
+    meanPoint(rows.slice(i * size, (i + 1) * size)),
+  );
 }
 
 /** Prompts at each end of the curve below which it reads which tasks were drawn more than what the policy learned. */
@@ -401,8 +539,12 @@ export const FEW_CURVE_PROMPTS = 8;
 export function curveLine(curve: RewardCurve): string {
   const { first, last } = curve;
   const rewards = `R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)}`;
-  if (curve.same_tasks) return `${rewards} (the first epoch against the last of ${curve.steps} steps: the same ${curve.prompts} tasks, ${curve.window} step${curve.window === 1 ? '' : 's'} each); by epoch: R_traj ${curve.points.map((p) => num(p.r_traj)).join(', ')}; success ${curve.points.map((p) => pct(p.success)).join(', ')}`;
-  const few = curve.prompts < FEW_CURVE_PROMPTS ? ': too few to tell learning from which tasks were drawn; the held-out stages are the measure' : '';
+  if (curve.same_tasks)
+    return `${rewards} (the first epoch against the last of ${curve.steps} steps: the same ${curve.prompts} tasks, ${curve.window} step${curve.window === 1 ? '' : 's'} each); by epoch: R_traj ${curve.points.map((p) => num(p.r_traj)).join(', ')}; success ${curve.points.map((p) => pct(p.success)).join(', ')}`;
+  const few =
+    curve.prompts < FEW_CURVE_PROMPTS
+      ? ': too few to tell learning from which tasks were drawn; the held-out stages are the measure'
+      : '';
   return `${rewards} (mean of the first and the last ${curve.window} of ${curve.steps} steps, ${curve.prompts} prompt${curve.prompts === 1 ? '' : 's'} each${few})`;
 }
 
@@ -416,7 +558,19 @@ function meanPoint(points: readonly CurvePoint[]): CurvePoint {
 }
 
 function emptyStage(stage: StageResult['stage'], protocol: Protocol, seed: number): StageResult {
-  const none = { success: null, success_1tool: null, well_formed: null, path: null, turns: null, actions_per_turn: null, r_step: null, r_phase: null, r_traj: null, copy_accuracy: null, other_accuracy: null };
+  const none = {
+    success: null,
+    success_1tool: null,
+    well_formed: null,
+    path: null,
+    turns: null,
+    actions_per_turn: null,
+    r_step: null,
+    r_phase: null,
+    r_traj: null,
+    copy_accuracy: null,
+    other_accuracy: null,
+  };
   return { stage, protocol, seed, ...none, wall_s: 0, tokens_per_s: null };
 }
 
@@ -427,7 +581,11 @@ function generatedPerSecond(report: EvalReport, seconds: number): number | null 
 }
 
 /** A training run's throughput from its metrics.jsonl: SFT's tokens trained on, RL's tokens sampled, per second of the run. */
-function trainThroughput(run: string, stage: 'sft' | 'rl', wall_s: number): { wall_s: number; tokens_per_s: number | null } {
+function trainThroughput(
+  run: string,
+  stage: 'sft' | 'rl',
+  wall_s: number,
+): { wall_s: number; tokens_per_s: number | null } {
   const rows = linesOf<SftStepMetrics & StepMetrics>(join(run, 'metrics.jsonl'));
   const tokens = stage === 'sft' ? (rows.at(-1)?.tokens ?? 0) : rows.reduce((sum, r) => sum + (r.tokens ?? 0), 0);
   return { wall_s, tokens_per_s: wall_s > 0 && tokens > 0 ? Math.round(tokens / wall_s) : null };
@@ -440,14 +598,23 @@ export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
     const [protocol, stage] = key.split('\u0000') as [Protocol, StageResult['stage']];
     const rows = runs.filter((r) => r.protocol === protocol && r.stage === stage && r.error === undefined);
     const summary = { stage, protocol } as StageSummary;
-    for (const metric of METRICS) (summary as unknown as Record<string, number | null>)[metric] = round(mean(rows.map((r) => r[metric])));
+    for (const metric of METRICS)
+      (summary as unknown as Record<string, number | null>)[metric] = round(mean(rows.map((r) => r[metric])));
     summary.spread = { success: round(std(rows.map((r) => r.success))), r_traj: round(std(rows.map((r) => r.r_traj))) };
     const curves = rows.flatMap((r) => (r.curve ? [r.curve] : []));
     if (curves.length > 0) {
       // Each seed's ends stand on their own prompts: the mean stands on all of them.
       const length = Math.min(...curves.map((c) => c.points.length));
       const points = Array.from({ length }, (_, i) => meanPoint(curves.map((c) => c.points[i]!)));
-      summary.curve = { steps: curves[0]!.steps, window: curves[0]!.window, prompts: curves.reduce((n, c) => n + c.prompts, 0), same_tasks: curves.every((c) => c.same_tasks), first: meanPoint(curves.map((c) => c.first)), last: meanPoint(curves.map((c) => c.last)), points };
+      summary.curve = {
+        steps: curves[0]!.steps,
+        window: curves[0]!.window,
+        prompts: curves.reduce((n, c) => n + c.prompts, 0),
+        same_tasks: curves.every((c) => c.same_tasks),
+        first: meanPoint(curves.map((c) => c.first)),
+        last: meanPoint(curves.map((c) => c.last)),
+        points,
+      };
     }
     return summary;
   });

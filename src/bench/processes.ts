@@ -11,12 +11,21 @@ export interface Running {
 }
 
 /** Spawns a process and resolves once a line of its stdout or stderr matches `ready`; rejects on exit or timeout. */
-export function startProcess(command: string, args: string[], ready: RegExp, { timeoutMs = 120_000, env = process.env } = {}): Promise<Running> {
+export function startProcess(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  { timeoutMs = 120_000, env = process.env } = {},
+): Promise<Running> {
   const started = performance.now();
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${command} ${args.join(' ')} was not ready after ${timeoutMs} ms:\n${output.slice(-2000)}`)), timeoutMs);
+    const timer = setTimeout(
+      () =>
+        fail(new Error(`${command} ${args.join(' ')} was not ready after ${timeoutMs} ms:\n${output.slice(-2000)}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const match = ready.exec(output);
@@ -29,7 +38,8 @@ export function startProcess(command: string, args: string[], ready: RegExp, { t
       child.off('exit', onExit);
       resolve({ child, readyMs: performance.now() - started, ready: match[0], stop: () => stop(child) });
     };
-    const onExit = (code: number | null) => fail(new Error(`${command} ${args.join(' ')} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
+    const onExit = (code: number | null) =>
+      fail(new Error(`${command} ${args.join(' ')} exited (${code}) before it was ready:\n${output.slice(-2000)}`));
     const fail = (error: Error) => {
       clearTimeout(timer);
       child.kill('SIGKILL');
@@ -71,7 +81,9 @@ function descendants(pid: number): number[] {
 
 /** The processes a process started (every one of its threads' children), from /proc (Linux). */
 export function childPids(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+  );
 }
 
 /** Runs a process to its end and resolves with the last line of its stdout, parsed as JSON; rejects on failure. */
@@ -93,6 +105,8 @@ export function lastJsonLine<T>(command: string, args: string[], label: string):
 
 /** CPU seconds (user and system, every thread) a process has used so far, from /proc (Linux). */
 export function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

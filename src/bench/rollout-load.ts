@@ -62,7 +62,9 @@ export interface RolloutLoadResult {
 const SOURCE_HEADER = /\r\nx-toolenv-source:\s*([a-z]+)/i;
 
 async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
-  const connections = await Promise.all(Array.from({ length: config.connections }, () => HttpConnection.open(config.url)));
+  const connections = await Promise.all(
+    Array.from({ length: config.connections }, () => HttpConnection.open(config.url)),
+  );
   const result: RolloutLoadResult = {
     calls: 0,
     searches: 0,
@@ -100,11 +102,18 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   };
   const fail = (what: string, answer: HttpAnswer) => {
     result.failures++;
-    if (result.failure_samples.length < 5) result.failure_samples.push(`${what}: ${answer.status} ${answer.body.slice(0, 300)}`);
+    if (result.failure_samples.length < 5)
+      result.failure_samples.push(`${what}: ${answer.status} ${answer.body.slice(0, 300)}`);
   };
   const count = (source: string) => (result.sources[source] = (result.sources[source] ?? 0) + 1);
   /** Sends one request; it counts (with its latency when `timed`) if it answered inside the window. */
-  const send = async (connection: HttpConnection, method: string, path: string, body: string | undefined, timed: boolean) => {
+  const send = async (
+    connection: HttpConnection,
+    method: string,
+    path: string,
+    body: string | undefined,
+    timed: boolean,
+  ) => {
     const sent = performance.now();
     const answer = await connection.request(method, path, body);
     const counted = inWindow();
@@ -117,7 +126,13 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
 
   const callLoop = async (connection: HttpConnection) => {
     while (inWindow()) {
-      const { answer, counted } = await send(connection, 'POST', callPath, cachedCall ?? JSON.stringify({ arguments: argumentsOf() }), true);
+      const { answer, counted } = await send(
+        connection,
+        'POST',
+        callPath,
+        cachedCall ?? JSON.stringify({ arguments: argumentsOf() }),
+        true,
+      );
       if (answer.status !== 200) fail('call', answer);
       else if (counted) {
         result.calls++;
@@ -129,15 +144,22 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   // The request bodies: built once for cached arguments, per step for fresh ones (the generator's own cost counts).
   const buildStep = () => {
     const actions = Array.from({ length: config.actionsPerStep }, argumentsOf);
-    if (config.mode !== 'turns') return JSON.stringify({ actions: actions.map((args) => ({ type: 'tool_call', tool: config.tool, arguments: args })) });
-    const calls = actions.map((args) => `<tool_call>${JSON.stringify({ tool: config.tool, arguments: args })}</tool_call>`);
+    if (config.mode !== 'turns')
+      return JSON.stringify({
+        actions: actions.map((args) => ({ type: 'tool_call', tool: config.tool, arguments: args })),
+      });
+    const calls = actions.map(
+      (args) => `<tool_call>${JSON.stringify({ tool: config.tool, arguments: args })}</tool_call>`,
+    );
     return JSON.stringify({ text: `<think>Read the records.</think>\n${calls.join('\n')}` });
   };
   const cachedStep = config.fresh ? undefined : buildStep();
   const stepBody = () => cachedStep ?? buildStep();
   const cachedCall = config.fresh ? undefined : JSON.stringify({ arguments: config.args });
   const live: string[] = [];
-  const createBody = JSON.stringify(config.mode === 'turns' ? { max_turns: config.steps + 1 } : { max_steps: config.steps });
+  const createBody = JSON.stringify(
+    config.mode === 'turns' ? { max_turns: config.steps + 1 } : { max_steps: config.steps },
+  );
   // Episodes one after another until one is stepped to its end after the window: that one stays live.
   const episodeLoop = async (connection: HttpConnection) => {
     for (;;) {
@@ -152,13 +174,22 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
       if (config.mode === 'turns') {
         const text = `<think>Find the tool first.</think>\n<search_tool>${config.query}</search_tool>`;
         const { answer, counted } = await send(connection, 'POST', path, JSON.stringify({ text }), false);
-        const turn = answer.status === 200 ? (JSON.parse(answer.body) as { rejected?: string[]; observation: { content: string } }) : undefined;
+        const turn =
+          answer.status === 200
+            ? (JSON.parse(answer.body) as { rejected?: string[]; observation: { content: string } })
+            : undefined;
         if (!turn || turn.rejected || !turn.observation.content.includes(config.tool)) fail('search turn', answer);
         else if (counted) result.searches++;
       }
       for (let step = 1; step <= config.steps; step++) {
         const { answer, counted } = await send(connection, 'POST', path, stepBody(), true);
-        if (answer.status !== 200 || !(config.mode === 'turns' ? turnCalls(answer.body, config.actionsPerStep) : stepCalls(answer.body, config.actionsPerStep, count))) fail(config.mode, answer);
+        if (
+          answer.status !== 200 ||
+          !(config.mode === 'turns'
+            ? turnCalls(answer.body, config.actionsPerStep)
+            : stepCalls(answer.body, config.actionsPerStep, count))
+        )
+          fail(config.mode, answer);
         else if (counted) result.calls += config.actionsPerStep;
       }
       if (!inWindow()) {
@@ -173,7 +204,8 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
 
   await Promise.all(connections.map(config.mode === 'call' ? callLoop : episodeLoop));
   const cpu = cpuAtDeadline ?? process.cpuUsage(cpuStart);
-  result.generator_us_per_request = result.requests > 0 ? Math.round(((cpu.user + cpu.system) / result.requests) * 10) / 10 : 0;
+  result.generator_us_per_request =
+    result.requests > 0 ? Math.round(((cpu.user + cpu.system) / result.requests) * 10) / 10 : 0;
   const actions = result.calls + result.searches;
   if (config.serverPid !== undefined && actions > 0) {
     result.server_us_per_action = Math.round((serverAtDeadline / actions) * 10) / 10;
@@ -184,7 +216,9 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   // Every live episode deleted over new connections: the server may have closed ones idle past its keep-alive
   // timeout while the others finished.
   for (const connection of connections) connection.close();
-  const deleters = await Promise.all(Array.from({ length: Math.min(64, live.length) }, () => HttpConnection.open(config.url)));
+  const deleters = await Promise.all(
+    Array.from({ length: Math.min(64, live.length) }, () => HttpConnection.open(config.url)),
+  );
   let next = 0;
   await Promise.all(
     deleters.map(async (connection) => {
@@ -197,7 +231,9 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
 
 /** User and system CPU time of a process (or of one of its threads) so far, microseconds, from /proc (Linux; clock ticks of 10 ms). */
 function cpuMicros(pid: number, thread?: number): number {
-  const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
@@ -210,7 +246,11 @@ function stepCalls(body: string, actions: number, count: (source: string) => voi
 
 /** Whether a call turn ran as a step and every call in its observation (JSON inside the content string) answered 200. */
 function turnCalls(body: string, actions: number): boolean {
-  return !body.includes('"rejected":') && body.includes('"step":') && occurrences(body, '\\"status\\":200,\\"body\\":') === actions;
+  return (
+    !body.includes('"rejected":') &&
+    body.includes('"step":') &&
+    occurrences(body, '\\"status\\":200,\\"body\\":') === actions
+  );
 }
 
 function occurrences(text: string, part: string): number {

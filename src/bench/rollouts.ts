@@ -123,7 +123,8 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
         rss: mode !== 'call',
       };
       const result = await runLoad(config);
-      if (result.failures > 0) log(`${workload} at ${episodes}: ${result.failures} unexpected answers, e.g. ${result.failure_samples[0]}`);
+      if (result.failures > 0)
+        log(`${workload} at ${episodes}: ${result.failures} unexpected answers, e.g. ${result.failure_samples[0]}`);
       return summarize(result);
     };
 
@@ -174,7 +175,23 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
 export function startRolloutServer(library: string, cache: string, maxEpisodes: number): Promise<Running> {
   return startProcess(
     process.execPath,
-    [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', library, '--cache', cache, '--error-rate', '0', '--responder', 'synth', '--max-episodes', String(maxEpisodes), '--json'],
+    [
+      join(packageRoot, 'bin/toolenv'),
+      'serve',
+      '--port',
+      '0',
+      '--library',
+      library,
+      '--cache',
+      cache,
+      '--error-rate',
+      '0',
+      '--responder',
+      'synth',
+      '--max-episodes',
+      String(maxEpisodes),
+      '--json',
+    ],
     SERVE_READY,
   );
 }
@@ -185,28 +202,53 @@ export function startRolloutServer(library: string, cache: string, maxEpisodes: 
  */
 export async function warmUp(url: string, tool: string, args: Record<string, unknown>, query: string): Promise<void> {
   const call = async (given: Record<string, unknown>) => {
-    const response = await fetch(`${url}/v1/tools/${encodeURIComponent(tool)}/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: given }) });
-    if (response.status !== 200) throw new Error(`the warm-up call of ${tool} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+    const response = await fetch(`${url}/v1/tools/${encodeURIComponent(tool)}/call`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ arguments: given }),
+    });
+    if (response.status !== 200)
+      throw new Error(
+        `the warm-up call of ${tool} answered ${response.status}: ${(await response.text()).slice(0, 300)}`,
+      );
     return response.headers.get('x-toolenv-source');
   };
   await call(args);
   const source = await call(freshArguments(args, 1));
-  if (source !== 'synth') throw new Error(`a fresh-argument call of ${tool} was answered from ${source}, not the synthesizer`);
-  const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (source !== 'synth')
+    throw new Error(`a fresh-argument call of ${tool} was answered from ${source}, not the synthesizer`);
+  const post = (path: string, body: unknown) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const { id } = (await (await post('/v1/episodes', {})).json()) as { id: string };
-  const turn = (await (await post(`/v1/episodes/${id}/turns`, { text: `<think>Search.</think>\n<search_tool>${query}</search_tool>` })).json()) as { observation?: { content: string } };
-  if (!turn.observation?.content.includes(tool)) throw new Error(`a search for ${JSON.stringify(query)} did not find ${tool}: ${JSON.stringify(turn).slice(0, 300)}`);
+  const turn = (await (
+    await post(`/v1/episodes/${id}/turns`, { text: `<think>Search.</think>\n<search_tool>${query}</search_tool>` })
+  ).json()) as { observation?: { content: string } };
+  if (!turn.observation?.content.includes(tool))
+    throw new Error(
+      `a search for ${JSON.stringify(query)} did not find ${tool}: ${JSON.stringify(turn).slice(0, 300)}`,
+    );
   await fetch(`${url}/v1/episodes/${id}`, { method: 'DELETE' });
 }
 
 /** Runs the load generator in its own process and reads its result line. */
 function runLoad(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
-  return lastJsonLine(process.execPath, [join(packageRoot, 'dist/src/bench/rollout-load.js'), JSON.stringify(config)], 'the load generator');
+  return lastJsonLine(
+    process.execPath,
+    [join(packageRoot, 'dist/src/bench/rollout-load.js'), JSON.stringify(config)],
+    'the load generator',
+  );
 }
 
 function summarize(result: RolloutLoadResult): WorkloadResult {
   const sorted = Float64Array.from(result.latencies_ms).sort();
-  const at = (q: number) => (sorted.length === 0 ? 0 : Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 100) / 100);
+  const at = (q: number) =>
+    sorted.length === 0
+      ? 0
+      : Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! * 100) / 100;
   const perSecond = (n: number) => Math.round(n / result.window_s);
   return {
     actions_per_s: perSecond(result.calls + result.searches),
@@ -220,7 +262,9 @@ function summarize(result: RolloutLoadResult): WorkloadResult {
     sources: result.sources,
     generator_us_per_request: result.generator_us_per_request,
     ...(result.server_us_per_action === undefined ? {} : { server_us_per_action: result.server_us_per_action }),
-    ...(result.server_loop_us_per_action === undefined ? {} : { server_loop_us_per_action: result.server_loop_us_per_action }),
+    ...(result.server_loop_us_per_action === undefined
+      ? {}
+      : { server_loop_us_per_action: result.server_loop_us_per_action }),
     live_episodes: result.live_episodes,
     ...(result.rss_mb === undefined ? {} : { rss_mb: result.rss_mb }),
   };

@@ -85,9 +85,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const libraryTools = store.count();
     const target = pickTarget(store);
     store.close();
-    log(`library ${options.library}: ${libraryTools} tools, opened in ${open_ms} ms; target tool ${target.tool.id} (${target.request.method} ${target.request.url})`);
-    const run = (url: string, init: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {}) =>
-      load({ url, connections: options.connections, durationSeconds: options.durationSeconds, ...init });
+    log(
+      `library ${options.library}: ${libraryTools} tools, opened in ${open_ms} ms; target tool ${target.tool.id} (${target.request.method} ${target.request.url})`,
+    );
+    const run = (
+      url: string,
+      init: { method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> } = {},
+    ) => load({ url, connections: options.connections, durationSeconds: options.durationSeconds, ...init });
 
     const callBody = JSON.stringify({ arguments: target.args });
     const jsonHeaders = { 'content-type': 'application/json' };
@@ -96,7 +100,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     const startCeiling = async (workers: number) => {
       log(`ceiling: bare hono endpoint, ${plural(workers, 'process', 'processes')}`);
-      const server = await startProcess(process.execPath, [join(packageRoot, 'dist/src/bench/ceiling-server.js'), String(workers)], SERVE_READY);
+      const server = await startProcess(
+        process.execPath,
+        [join(packageRoot, 'dist/src/bench/ceiling-server.js'), String(workers)],
+        SERVE_READY,
+      );
       running.push(server);
       return { server, url: SERVE_READY.exec(server.ready)![1]! };
     };
@@ -105,7 +113,21 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       log(`toolenv: serve with the library, ${plural(workers, 'worker', 'workers')}`);
       const server = await startProcess(
         process.execPath,
-        [join(packageRoot, 'bin/toolenv'), 'serve', '--port', '0', '--library', options.library, '--cache', cacheFile, '--error-rate', '0', '--workers', String(workers), '--json'],
+        [
+          join(packageRoot, 'bin/toolenv'),
+          'serve',
+          '--port',
+          '0',
+          '--library',
+          options.library,
+          '--cache',
+          cacheFile,
+          '--error-rate',
+          '0',
+          '--workers',
+          String(workers),
+          '--json',
+        ],
         SERVE_READY,
       );
       running.push(server);
@@ -183,13 +205,22 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const port = await freePort();
       const prismServer = await startProcess(
         process.execPath,
-        [join(packageRoot, 'node_modules/@stoplight/prism-cli/dist/index.js'), 'mock', '-h', '127.0.0.1', '-p', String(port), documentFile],
+        [
+          join(packageRoot, 'node_modules/@stoplight/prism-cli/dist/index.js'),
+          'mock',
+          '-h',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          documentFile,
+        ],
         /Prism is listening/,
       );
       running.push(prismServer);
       const prismUrl = `http://127.0.0.1:${port}${target.request.url}`;
       const probe = await fetch(prismUrl, { headers: target.request.headers });
-      if (probe.status >= 400) log(`prism answered ${probe.status} to ${target.request.url}: ${(await probe.text()).slice(0, 200)}`);
+      if (probe.status >= 400)
+        log(`prism answered ${probe.status} to ${target.request.url}: ${(await probe.text()).slice(0, 200)}`);
       prism = await run(prismUrl, { headers: target.request.headers });
       await prismServer.stop();
     }
@@ -206,9 +237,19 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         /^\{.*"duration_ms".*\}$/m,
         { timeoutMs: 900_000 },
       );
-      const summary = JSON.parse(builder.ready) as { tools: number; duration_ms: number; cpu_ms: number; peak_rss_mb: number };
+      const summary = JSON.parse(builder.ready) as {
+        tools: number;
+        duration_ms: number;
+        cpu_ms: number;
+        peak_rss_mb: number;
+      };
       await builder.stop();
-      build = { duration_ms: summary.duration_ms, cpu_ms: summary.cpu_ms, peak_rss_mb: summary.peak_rss_mb, tools: summary.tools };
+      build = {
+        duration_ms: summary.duration_ms,
+        cpu_ms: summary.cpu_ms,
+        peak_rss_mb: summary.peak_rss_mb,
+        tools: summary.tools,
+      };
     }
 
     let model: ModelBenchResult | undefined;
@@ -219,7 +260,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       model = await benchModel({ model: options.model, parallel: [1, 4, 8], gpu: options.gpu });
     }
 
-    const details: Record<string, LoadResult> = { ceiling, ceiling_post: ceilingPost, call, rest, ...clusterDetails, ...(prism ? { prism } : {}) };
+    const details: Record<string, LoadResult> = {
+      ceiling,
+      ceiling_post: ceilingPost,
+      call,
+      rest,
+      ...clusterDetails,
+      ...(prism ? { prism } : {}),
+    };
     return {
       library_tools: libraryTools,
       open_ms,
@@ -264,7 +312,10 @@ export function pickTarget(store: LibraryStore): Target {
   for (const tool of store.iterate()) {
     if (tool.origin.format !== 'openapi' || tool.origin.method !== 'get' || !tool.response_schema) continue;
     if (!Object.values(tool.bindings ?? {}).some((b) => b.in === 'path')) continue;
-    const args = synthesize({ ...tool, response_schema: tool.parameters, response_status: 200 }, {}, 1).body as Record<string, unknown>;
+    const args = synthesize({ ...tool, response_schema: tool.parameters, response_status: 200 }, {}, 1).body as Record<
+      string,
+      unknown
+    >;
     const request = toHttpRequest(tool, args);
     if (!request || /[{}]/.test(request.url)) continue;
     return { tool, apiId: tool.origin.api_id, args, request };
@@ -279,7 +330,8 @@ export function pickTarget(store: LibraryStore): Target {
 function withoutSecurity(document: { security?: unknown; paths?: Record<string, Record<string, unknown>> }) {
   delete document.security;
   for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item)) if (operation && typeof operation === 'object') delete (operation as { security?: unknown }).security;
+    for (const operation of Object.values(item))
+      if (operation && typeof operation === 'object') delete (operation as { security?: unknown }).security;
   }
   return document;
 }

@@ -8,14 +8,25 @@ import { CALL_FUNCTION, callableFunctions, SEARCH_FUNCTION } from './functions.j
 import { chatSystemPrompt } from './prompt.js';
 
 /** A saved trajectory as the export reads it: what the rewards read, and the summary members that shaped its turns. */
-export type ExportedTrajectory = ScoredTrajectory & Partial<Pick<EpisodeSummary, 'seed' | 'k' | 'max_turns' | 'max_calls_per_turn' | 'max_observation_chars' | 'system_prompt'>>;
+export type ExportedTrajectory = ScoredTrajectory &
+  Partial<
+    Pick<EpisodeSummary, 'seed' | 'k' | 'max_turns' | 'max_calls_per_turn' | 'max_observation_chars' | 'system_prompt'>
+  >;
 
 /** `string`: each call's arguments as a JSON string (OpenAI's form, one Arrow type whatever the tool); `object`: as objects (for chat templates that `tojson` them). */
 export type ArgumentsForm = 'string' | 'object';
 
 export type RowMessage =
   | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[] }
+  | {
+      role: 'assistant';
+      content: string;
+      tool_calls?: {
+        id: string;
+        type: 'function';
+        function: { name: string; arguments: string | Record<string, unknown> };
+      }[];
+    }
   | { role: 'tool'; tool_call_id: string; name: string; content: string };
 
 /**
@@ -41,11 +52,19 @@ export type ChatRowResult = { row: ChatRow } | { skipped: string };
  * tools are called through `call_tool`, so `tools` is the two functions every chat episode offers from the start.
  * Rejected turns ran nothing and are left out; a trajectory without a final answer is skipped.
  */
-export function chatRow(trajectory: ExportedTrajectory, tools: ReadonlyMap<string, Tool>, form: ArgumentsForm = 'string'): ChatRowResult {
+export function chatRow(
+  trajectory: ExportedTrajectory,
+  tools: ReadonlyMap<string, Tool>,
+  form: ArgumentsForm = 'string',
+): ChatRowResult {
   if (!trajectory.task) return { skipped: 'the episode had no task: a row needs its query' };
   if (trajectory.answer === undefined) return { skipped: 'the episode gave no final answer' };
   const k = trajectory.k ?? DEFAULT_K;
-  const limits = { maxTurns: trajectory.max_turns ?? DEFAULT_MAX_TURNS, maxCallsPerTurn: trajectory.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN, k };
+  const limits = {
+    maxTurns: trajectory.max_turns ?? DEFAULT_MAX_TURNS,
+    maxCallsPerTurn: trajectory.max_calls_per_turn ?? DEFAULT_MAX_CALLS_PER_TURN,
+    k,
+  };
   const messages: RowMessage[] = [
     // Rows call library tools through call_tool: the prompt a `native_tools: false` chat episode opens with.
     { role: 'system', content: chatSystemPrompt(limits, trajectory.system_prompt ?? 'full', false) },
@@ -61,21 +80,45 @@ export function chatRow(trajectory: ExportedTrajectory, tools: ReadonlyMap<strin
     }
     const step = turn.step === undefined ? undefined : steps.get(turn.step);
     if (turn.rejected || !step) continue;
-    if (step.actions.some((a) => a.type === 'tool_call' && a.truncated !== undefined)) return { skipped: `turn ${turn.turn}: a call's arguments were too large to keep in the trajectory` };
+    if (step.actions.some((a) => a.type === 'tool_call' && a.truncated !== undefined))
+      return { skipped: `turn ${turn.turn}: a call's arguments were too large to keep in the trajectory` };
     const calls = step.actions.map((action, i) => {
       const id = `call_${turn.turn}_${i + 1}`;
-      if (action.type === 'search_tool') return { id, name: SEARCH_FUNCTION, arguments: { query: action.query, ...(action.k !== undefined && action.k !== k ? { k: action.k } : {}) } };
+      if (action.type === 'search_tool')
+        return {
+          id,
+          name: SEARCH_FUNCTION,
+          arguments: { query: action.query, ...(action.k !== undefined && action.k !== k ? { k: action.k } : {}) },
+        };
       return { id, name: CALL_FUNCTION, arguments: { tool: action.tool, arguments: action.arguments } };
     });
-    messages.push({ role: 'assistant', content: reasoning(turn.text), tool_calls: calls.map(({ id, name, arguments: a }) => ({ id, type: 'function', function: { name, arguments: args(a) } })) });
-    const share = trajectory.max_observation_chars === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(trajectory.max_observation_chars / calls.length);
+    messages.push({
+      role: 'assistant',
+      content: reasoning(turn.text),
+      tool_calls: calls.map(({ id, name, arguments: a }) => ({
+        id,
+        type: 'function',
+        function: { name, arguments: args(a) },
+      })),
+    });
+    const share =
+      trajectory.max_observation_chars === undefined
+        ? Number.MAX_SAFE_INTEGER
+        : Math.floor(trajectory.max_observation_chars / calls.length);
     // As the episode's run state counts them: the tools this step surfaced for the first time are described in full.
-    const fresh = new Set(step.observations.flatMap((o) => (o.type === 'search_tool' ? o.results.map((hit) => hit.id) : [])).filter((id) => !described.has(id)));
+    const fresh = new Set(
+      step.observations
+        .flatMap((o) => (o.type === 'search_tool' ? o.results.map((hit) => hit.id) : []))
+        .filter((id) => !described.has(id)),
+    );
     step.observations.forEach((observation, i) => {
       const call = calls[i]!;
       const content =
         observation.type === 'search_tool'
-          ? fitSearch({ search: undefined, query: observation.query, results: searchResults(observation, tools, fresh) }, share)
+          ? fitSearch(
+              { search: undefined, query: observation.query, results: searchResults(observation, tools, fresh) },
+              share,
+            )
           : renderCallWithin(observation, share);
       messages.push({ role: 'tool', tool_call_id: call.id, name: call.name, content });
     });

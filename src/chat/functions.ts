@@ -30,7 +30,8 @@ const CALL_SPEC: FunctionSpec = {
   type: 'function',
   function: {
     name: CALL_FUNCTION,
-    description: 'Call a library tool by its id, as search_tool returned it, with the arguments its parameters ask for.',
+    description:
+      'Call a library tool by its id, as search_tool returned it, with the arguments its parameters ask for.',
     parameters: {
       type: 'object',
       properties: {
@@ -52,7 +53,13 @@ export function toolFunction(tool: Tool): FunctionSpec {
   if (!spec) {
     const flat = tool.description.replace(/\s+/g, ' ').trim();
     const description = flat.length > MAX_DESCRIPTION ? `${flat.slice(0, MAX_DESCRIPTION - 1)}…` : flat;
-    specs.set(tool, (spec = { type: 'function', function: { name: tool.id, description: description || tool.name, parameters: tool.parameters } }));
+    specs.set(
+      tool,
+      (spec = {
+        type: 'function',
+        function: { name: tool.id, description: description || tool.name, parameters: tool.parameters },
+      }),
+    );
   }
   return spec;
 }

@@ -25,7 +25,11 @@ export function answerText(content: string): string {
 
 /** An OpenAI assistant message (its shape already validated): `arguments` parsed where they are a JSON string. */
 export function readAssistantMessage(message: AssistantMessage): ReadMessage {
-  const calls = (message.tool_calls ?? []).map(({ id, function: fn }) => ({ id, name: fn.name, ...argumentsOf(fn.arguments, `tool call ${id} (${fn.name})`) }));
+  const calls = (message.tool_calls ?? []).map(({ id, function: fn }) => ({
+    id,
+    name: fn.name,
+    ...argumentsOf(fn.arguments, `tool call ${id} (${fn.name})`),
+  }));
   return { content: message.content ?? '', calls, problems: [] };
 }
 
@@ -55,7 +59,9 @@ function hermes(text: string): Parsed {
       at = text.length;
       break;
     }
-    calls.push(callObject(text.slice(open + '<tool_call>'.length, close), 'arguments', `<tool_call> #${calls.length + 1}`));
+    calls.push(
+      callObject(text.slice(open + '<tool_call>'.length, close), 'arguments', `<tool_call> #${calls.length + 1}`),
+    );
     at = close + '</tool_call>'.length;
   }
   content.push(text.slice(at));
@@ -68,11 +74,19 @@ function hermes(text: string): Parsed {
  */
 function llama3(text: string): Parsed {
   const tagged = text.trimStart().startsWith('<|python_tag|>');
-  const body = text.trim().replace(/^<\|python_tag\|>/, '').replace(/<\|eom_id\|>$|<\|eot_id\|>$/, '').trim();
+  const body = text
+    .trim()
+    .replace(/^<\|python_tag\|>/, '')
+    .replace(/<\|eom_id\|>$|<\|eot_id\|>$/, '')
+    .trim();
   if (!tagged && !/^\{\s*"name"\s*:/.test(body)) return { content: text.trim(), calls: [], problems: [] };
   const values = parseJsonValues(body.replace(/\}\s*;\s*(?=\{)/g, '}\n'));
   if (!values.ok) return { content: '', calls: [], problems: [`the tool calls are not JSON: ${values.error}`] };
-  return { content: '', calls: values.values.map((value, i) => callValue(value, 'parameters', `call #${i + 1}`)), problems: [] };
+  return {
+    content: '',
+    calls: values.values.map((value, i) => callValue(value, 'parameters', `call #${i + 1}`)),
+    problems: [],
+  };
 }
 
 /**
@@ -84,10 +98,14 @@ function mistral(text: string): Parsed {
   const first = text.indexOf(marker);
   if (first < 0) return { content: text.trim(), calls: [], problems: [] };
   const content = text.slice(0, first).trim();
-  const rest = text.slice(first + marker.length).replace(/<\/s>\s*$/, '').trim();
+  const rest = text
+    .slice(first + marker.length)
+    .replace(/<\/s>\s*$/, '')
+    .trim();
   if (rest.startsWith('[')) {
     const values = parseJsonValues(rest);
-    if (!values.ok) return { content, calls: [], problems: [`[TOOL_CALLS] is not a JSON array of calls: ${values.error}`] };
+    if (!values.ok)
+      return { content, calls: [], problems: [`[TOOL_CALLS] is not a JSON array of calls: ${values.error}`] };
     const list = values.values.length === 1 && Array.isArray(values.values[0]) ? values.values[0] : values.values;
     return { content, calls: list.map((value, i) => callValue(value, 'arguments', `call #${i + 1}`)), problems: [] };
   }
@@ -104,13 +122,15 @@ function mistral(text: string): Parsed {
 function callObject(json: string, argsKey: string, label: string): Omit<ChatCall, 'id'> {
   const values = parseJsonValues(json);
   if (!values.ok) return { name: '', problem: `${label} is not JSON: ${values.error}` };
-  if (values.values.length !== 1) return { name: '', problem: `${label} holds ${values.values.length} JSON values; write one call per block` };
+  if (values.values.length !== 1)
+    return { name: '', problem: `${label} holds ${values.values.length} JSON values; write one call per block` };
   return callValue(values.values[0], argsKey, label);
 }
 
 function callValue(value: unknown, argsKey: string, label: string): Omit<ChatCall, 'id'> {
   if (!isObject(value)) return { name: '', problem: `${label} must be a JSON object {"name", "${argsKey}"}` };
-  if (typeof value.name !== 'string' || value.name === '') return { name: '', problem: `${label} has no "name": the function to call` };
+  if (typeof value.name !== 'string' || value.name === '')
+    return { name: '', problem: `${label} has no "name": the function to call` };
   const args = value[argsKey] ?? value[argsKey === 'arguments' ? 'parameters' : 'arguments'];
   return { name: value.name, ...argumentsOf(args ?? {}, `${label} (${value.name})`) };
 }

@@ -7,7 +7,9 @@ import type { SystemPromptStyle } from '../wire/episodes.js';
  * run together, a message without calls is the answer.
  */
 export function chatSystemPrompt(limits: PromptLimits, style: SystemPromptStyle = 'full', native = true): string {
-  const call = native ? 'call them by their id, directly or through call_tool' : 'call them through call_tool with their id';
+  const call = native
+    ? 'call them by their id, directly or through call_tool'
+    : 'call them through call_tool with their id';
   if (style === 'brief') {
     return `You are a tool-using agent. Find tools with search_tool, ${call}, and answer from their results in a message without tool calls. At most ${limits.maxTurns} turns and ${limits.maxCallsPerTurn} calls a turn.`;
   }

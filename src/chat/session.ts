@@ -4,7 +4,17 @@ import { MAX_K, MAX_SEARCHES_PER_TURN } from '../protocol/protocol.js';
 import { fitSearch, renderCallWithin, searchResults } from '../protocol/render.js';
 import type { SessionTurn } from '../protocol/session.js';
 import { newRunState, type NotRun, type RunState } from '../protocol/state.js';
-import type { Action, AssistantMessage, ChatObservation, Finish, FunctionSpec, Observation, StepResult, ToolParser, TurnRecord } from '../wire/episodes.js';
+import type {
+  Action,
+  AssistantMessage,
+  ChatObservation,
+  Finish,
+  FunctionSpec,
+  Observation,
+  StepResult,
+  ToolParser,
+  TurnRecord,
+} from '../wire/episodes.js';
 import { CALL_FUNCTION, callableFunctions, SEARCH_FUNCTION } from './functions.js';
 import { answerText, readAssistantMessage, readToolText, type ChatCall } from './parse.js';
 
@@ -69,13 +79,16 @@ export class ChatSession {
     const state = this.state;
     const turn = this.turns.length + 1;
     state.turn = turn;
-    const read = 'message' in input ? readAssistantMessage(input.message) : readToolText(input.text, this.options.parser, turn);
+    const read =
+      'message' in input ? readAssistantMessage(input.message) : readToolText(input.text, this.options.parser, turn);
     const requests = read.calls.map((call) => this.request(call));
     const problems = [...read.problems, ...requests.flatMap((r) => (r.problem ? [r.problem] : []))];
     const ids = read.calls.map((c) => c.id);
-    for (const id of new Set(ids.filter((id, i) => ids.indexOf(id) !== i))) problems.push(`tool call id ${id} is used twice in this message`);
+    for (const id of new Set(ids.filter((id, i) => ids.indexOf(id) !== i)))
+      problems.push(`tool call id ${id} is used twice in this message`);
     const answer = read.calls.length === 0 ? answerText(read.content) : undefined;
-    if (answer === '' && problems.length === 0) problems.push('an empty message: call a function, or answer the user in text');
+    if (answer === '' && problems.length === 0)
+      problems.push('an empty message: call a function, or answer the user in text');
 
     const record: TurnRecord = {
       turn,
@@ -95,7 +108,13 @@ export class ChatSession {
       const why = `not run: ${problems.join('; ')}`;
       const messages: ChatObservation[] =
         requests.length > 0
-          ? requests.map(({ call, problem }) => ({ role: 'tool', tool_call_id: call.id, content: problem ? `not run: ${problem}` : `not run: another call of this message could not run (${problems[0]}); send the calls again` }))
+          ? requests.map(({ call, problem }) => ({
+              role: 'tool',
+              tool_call_id: call.id,
+              content: problem
+                ? `not run: ${problem}`
+                : `not run: another call of this message could not run (${problems[0]}); send the calls again`,
+            }))
           : [{ role: 'user', content: `Your last message was ${why}.` }];
       return this.close(record, messages, capped());
     }
@@ -113,11 +132,21 @@ export class ChatSession {
     const notRun: NotRun[] = [];
     for (const request of requests) {
       const action = request.action!;
-      const over = action.type === 'search_tool' ? ++searches > MAX_SEARCHES_PER_TURN : ++calls > this.options.maxCallsPerTurn;
+      const over =
+        action.type === 'search_tool' ? ++searches > MAX_SEARCHES_PER_TURN : ++calls > this.options.maxCallsPerTurn;
       if (!over) sent.push(request);
       else {
-        const cap = action.type === 'search_tool' ? `at most ${MAX_SEARCHES_PER_TURN} searches` : `at most ${this.options.maxCallsPerTurn} calls`;
-        notRun.push({ id: request.call.id, tool: action.type === 'search_tool' ? SEARCH_FUNCTION : action.tool, turn, kind: 'deferred', reason: `${cap} per turn; call it again next turn` });
+        const cap =
+          action.type === 'search_tool'
+            ? `at most ${MAX_SEARCHES_PER_TURN} searches`
+            : `at most ${this.options.maxCallsPerTurn} calls`;
+        notRun.push({
+          id: request.call.id,
+          tool: action.type === 'search_tool' ? SEARCH_FUNCTION : action.tool,
+          turn,
+          kind: 'deferred',
+          reason: `${cap} per turn; call it again next turn`,
+        });
       }
     }
     const dispatch: Dispatch = { actions: sent.map((r) => r.action!), notRun, unresolved: new Set() };
@@ -131,19 +160,33 @@ export class ChatSession {
       state.tools.set(id, tool);
       if (this.options.native) this.callable.set(id, tool);
     }
-    for (const outcome of state.searches.slice(searchesBefore)) record.searches.push({ id: outcome.id, query: outcome.query, results: outcome.results.map((hit) => hit.id) });
-    for (const call of state.calls.slice(callsBefore)) record.calls.push({ id: call.id, tool: call.tool, status: call.status, ok: call.ok, ...(call.injected ? { injected: call.injected } : {}) });
+    for (const outcome of state.searches.slice(searchesBefore))
+      record.searches.push({ id: outcome.id, query: outcome.query, results: outcome.results.map((hit) => hit.id) });
+    for (const call of state.calls.slice(callsBefore))
+      record.calls.push({
+        id: call.id,
+        tool: call.tool,
+        status: call.status,
+        ok: call.ok,
+        ...(call.injected ? { injected: call.injected } : {}),
+      });
     record.not_run = notRun.map(({ id, tool, kind, reason }) => ({ id, tool, kind, reason }));
 
     const observed = new Map(sent.map((r, i): [string, Observation] => [r.call.id, result.observations[i]!]));
-    const share = this.options.maxObservationChars === undefined ? Number.MAX_SAFE_INTEGER : Math.floor(this.options.maxObservationChars / requests.length);
+    const share =
+      this.options.maxObservationChars === undefined
+        ? Number.MAX_SAFE_INTEGER
+        : Math.floor(this.options.maxObservationChars / requests.length);
     const messages: ChatObservation[] = requests.map(({ call }) => {
       const observation = observed.get(call.id);
       const held = notRun.find((n) => n.id === call.id);
       const content = !observation
         ? `not run: ${held?.reason ?? 'the episode ended first'}`
         : observation.type === 'search_tool'
-          ? fitSearch({ search: undefined, query: observation.query, results: searchResults(observation, state.tools, fresh) }, share)
+          ? fitSearch(
+              { search: undefined, query: observation.query, results: searchResults(observation, state.tools, fresh) },
+              share,
+            )
           : renderCallWithin(observation, share);
       return { role: 'tool', tool_call_id: call.id, content };
     });
@@ -157,28 +200,55 @@ export class ChatSession {
     const label = `${call.name} (${call.id})`;
     if (call.name === SEARCH_FUNCTION) {
       const { query, k } = args;
-      if (typeof query !== 'string' || query.trim() === '') return { call, problem: `${label}: "query" must be a non-empty string` };
-      if (k !== undefined && !(Number.isInteger(k) && (k as number) >= 1 && (k as number) <= MAX_K)) return { call, problem: `${label}: "k" must be an integer from 1 to ${MAX_K}` };
-      return { call, action: { type: 'search_tool', id: call.id, query: query.trim(), k: (k as number | undefined) ?? this.options.k } };
+      if (typeof query !== 'string' || query.trim() === '')
+        return { call, problem: `${label}: "query" must be a non-empty string` };
+      if (k !== undefined && !(Number.isInteger(k) && (k as number) >= 1 && (k as number) <= MAX_K))
+        return { call, problem: `${label}: "k" must be an integer from 1 to ${MAX_K}` };
+      return {
+        call,
+        action: {
+          type: 'search_tool',
+          id: call.id,
+          query: query.trim(),
+          k: (k as number | undefined) ?? this.options.k,
+        },
+      };
     }
     if (call.name === CALL_FUNCTION) {
       const { tool, arguments: inner } = args;
-      if (typeof tool !== 'string' || tool === '') return { call, problem: `${label}: "tool" must be a tool id, as search_tool returned it` };
-      if (inner !== undefined && (inner === null || typeof inner !== 'object' || Array.isArray(inner))) return { call, problem: `${label}: "arguments" must be a JSON object` };
+      if (typeof tool !== 'string' || tool === '')
+        return { call, problem: `${label}: "tool" must be a tool id, as search_tool returned it` };
+      if (inner !== undefined && (inner === null || typeof inner !== 'object' || Array.isArray(inner)))
+        return { call, problem: `${label}: "arguments" must be a JSON object` };
       const unknown = this.unknownTool(tool);
       if (unknown) return { call, problem: `${label}: ${unknown}` };
-      return { call, action: { type: 'tool_call', id: call.id, tool, arguments: (inner as Record<string, unknown> | undefined) ?? {} } };
+      return {
+        call,
+        action: {
+          type: 'tool_call',
+          id: call.id,
+          tool,
+          arguments: (inner as Record<string, unknown> | undefined) ?? {},
+        },
+      };
     }
     if (!this.callable.has(call.name)) {
-      const how = this.options.native ? 'then call them by id (or through call_tool)' : 'then call them through call_tool';
-      return { call, problem: `${label}: no function ${JSON.stringify(call.name)} is offered: call search_tool to find tools, ${how}` };
+      const how = this.options.native
+        ? 'then call them by id (or through call_tool)'
+        : 'then call them through call_tool';
+      return {
+        call,
+        problem: `${label}: no function ${JSON.stringify(call.name)} is offered: call search_tool to find tools, ${how}`,
+      };
     }
     return { call, action: { type: 'tool_call', id: call.id, tool: call.name, arguments: args } };
   }
 
   private unknownTool(id: string): string | undefined {
-    if (this.options.restricted && !this.options.restricted.has(id)) return `tool ${JSON.stringify(id)} is not one of this episode's tools`;
-    if (!this.callable.has(id) && !this.options.tool(id)) return `no tool ${JSON.stringify(id)} in the library: call search_tool to find one`;
+    if (this.options.restricted && !this.options.restricted.has(id))
+      return `tool ${JSON.stringify(id)} is not one of this episode's tools`;
+    if (!this.callable.has(id) && !this.options.tool(id))
+      return `no tool ${JSON.stringify(id)} in the library: call search_tool to find one`;
     return undefined;
   }
 

@@ -8,7 +8,8 @@ import { UsageError } from '../terminal/errors.js';
  */
 export function describeFailure(error: unknown): { text: string; exitCode: number } {
   const message = `toolenv: ${error instanceof Error ? error.message : String(error)}`;
-  if (error instanceof UsageError || error instanceof LibraryError || error instanceof CacheError) return { text: message, exitCode: 2 };
+  if (error instanceof UsageError || error instanceof LibraryError || error instanceof CacheError)
+    return { text: message, exitCode: 2 };
   const debug = process.env.TOOLENV_DEBUG && error instanceof Error ? `\n${error.stack}` : '';
   return { text: `${message}${debug}`, exitCode: 1 };
 }

@@ -12,7 +12,11 @@ export function printLine(line = ''): void {
 }
 
 /** Parses an integer flag, or throws a UsageError naming the flag. */
-export function intFlag(name: string, value: string, { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = {}): number {
+export function intFlag(
+  name: string,
+  value: string,
+  { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = {},
+): number {
   const n = Number(value);
   if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
     throw new UsageError(`${name} must be an integer between ${min} and ${max}, got ${JSON.stringify(value)}`);
@@ -68,4 +72,5 @@ export function systemPromptFlag(value: string): SystemPromptStyle {
 }
 
 /** What `--system-prompt` says in every command that opens episodes. */
-export const SYSTEM_PROMPT_HELP = 'the episode’s system prompt: full (teaches the protocol) or brief (~300 tokens, for a policy fine-tuned on it; every stage of one policy must use the same)';
+export const SYSTEM_PROMPT_HELP =
+  'the episode’s system prompt: full (teaches the protocol) or brief (~300 tokens, for a policy fine-tuned on it; every stage of one policy must use the same)';

@@ -8,13 +8,19 @@ import type { ColdStartRun, RoundRecord } from './types.js';
 export function qualityProblems(run: ColdStartRun): string[] {
   const problems: string[] = [];
   if (run.error) problems.push(`the run failed: ${run.error}`);
-  for (const round of run.rounds) for (const why of round.invalid ?? []) problems.push(`round ${round.round}: schema: ${why}`);
+  for (const round of run.rounds)
+    for (const why of round.invalid ?? []) problems.push(`round ${round.round}: schema: ${why}`);
   run.rejected_turns.forEach((reasons) => problems.push(`a turn the server rejected: ${reasons.join('; ')}`));
   problems.push(...sequencingProblems(run.rounds));
   for (const round of run.rounds) {
-    if (round.dag_errors) problems.push(`round ${round.round}: the DAG failed validation after ${round.repairs} repair(s): ${round.dag_errors.join('; ')}`);
-    if (!round.stalled && round.reasoning.trim() === '') problems.push(`round ${round.round}: the Planner gave no reasoning`);
-    if (round.critic && round.critic.labels.reasoning.trim() === '') problems.push(`round ${round.round}: the Critic gave no reasoning`);
+    if (round.dag_errors)
+      problems.push(
+        `round ${round.round}: the DAG failed validation after ${round.repairs} repair(s): ${round.dag_errors.join('; ')}`,
+      );
+    if (!round.stalled && round.reasoning.trim() === '')
+      problems.push(`round ${round.round}: the Planner gave no reasoning`);
+    if (round.critic && round.critic.labels.reasoning.trim() === '')
+      problems.push(`round ${round.round}: the Critic gave no reasoning`);
   }
   if (run.finish !== 'answer') problems.push(`the episode ended by ${run.finish}, not an accepted answer`);
   else if (run.solved === false) problems.push('wrong answer: the final answer misses the task’s expected answer');
@@ -34,7 +40,8 @@ export function sequencingProblems(rounds: readonly RoundRecord[]): string[] {
     const at = `round ${round.round}`;
     if (round.mode === 'answer' && i !== rounds.length - 1) problems.push(`${at}: an answer round before the last`);
     // A demonstration that answers before any search teaches no tool use.
-    if (i === 0 && round.mode !== 'exploration') problems.push(`${at}: the first round is ${round.mode}, not exploration`);
+    if (i === 0 && round.mode !== 'exploration')
+      problems.push(`${at}: the first round is ${round.mode}, not exploration`);
     if (round.mode === 'execution' && !searched) problems.push(`${at}: execution before any tool was retrieved`);
     if (round.mode === 'refine' && !acted) problems.push(`${at}: refine before any exploration or execution`);
     if (round.slots) searched = true;

@@ -32,7 +32,10 @@ export function parseRoles(text: string): RoleSpecs {
   for (const pair of text.split(/,(?=\w+=)/)) {
     const eq = pair.indexOf('=');
     const role = pair.slice(0, eq);
-    if (!(ROLE_NAMES as readonly string[]).includes(role)) throw new Error(`unknown role ${JSON.stringify(role)}: the roles are ${ROLE_NAMES.join(', ')} (the Retriever is the server's search)`);
+    if (!(ROLE_NAMES as readonly string[]).includes(role))
+      throw new Error(
+        `unknown role ${JSON.stringify(role)}: the roles are ${ROLE_NAMES.join(', ')} (the Retriever is the server's search)`,
+      );
     specs[role as keyof Roles] = checkSpec(pair.slice(eq + 1));
   }
   return specs;
@@ -79,12 +82,26 @@ export interface GenerateSummary {
  */
 export async function generateColdStart(options: GenerateOptions): Promise<GenerateSummary> {
   mkdirSync(options.out, { recursive: true });
-  const files = { sft: join(options.out, 'sft.jsonl'), rejected: join(options.out, 'rejected.jsonl'), stats: join(options.out, 'stats.json') };
+  const files = {
+    sft: join(options.out, 'sft.jsonl'),
+    rejected: join(options.out, 'rejected.jsonl'),
+    stats: join(options.out, 'stats.json'),
+  };
   const roles = buildRoles(options.roles, options.roleApiKey, { ...options.model, seed: options.seed ?? 0 });
   const sft = createWriteStream(files.sft);
   const rejected = createWriteStream(files.rejected);
   const accepted: ColdStartRun[] = [];
-  const summary: GenerateSummary = { tasks: options.tasks.length, accepted: 0, rejected: 0, rejected_by: {}, exits: {}, stats: coldStartStats([]), roles: options.roles, files, failed: 0 };
+  const summary: GenerateSummary = {
+    tasks: options.tasks.length,
+    accepted: 0,
+    rejected: 0,
+    rejected_by: {},
+    exits: {},
+    stats: coldStartStats([]),
+    roles: options.roles,
+    files,
+    failed: 0,
+  };
   const queue = [...options.tasks];
   let done = 0;
   const worker = async (): Promise<void> => {
@@ -92,18 +109,38 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
       const run = await runColdStart(task, { ...options, roles });
       const problems = qualityProblems(run);
       // A chat file holds chat rows only: a run without one is rejected, never written as text.
-      if (options.chatRows && (!run.chat || 'skipped' in run.chat)) problems.push(`chat row: ${run.chat && 'skipped' in run.chat ? run.chat.skipped : 'the run ended before its trajectory was read'}`);
+      if (options.chatRows && (!run.chat || 'skipped' in run.chat))
+        problems.push(
+          `chat row: ${run.chat && 'skipped' in run.chat ? run.chat.skipped : 'the run ended before its trajectory was read'}`,
+        );
       if (run.error !== undefined) {
         summary.failed++;
         summary.first_failure ??= `${run.task_id}: ${run.error}`;
       }
       summary.exits[run.exit] = (summary.exits[run.exit] ?? 0) + 1;
-      const record = { task_id: run.task_id, task, seed: run.seed, messages: run.messages, rounds: run.rounds, exit: run.exit };
+      const record = {
+        task_id: run.task_id,
+        task,
+        seed: run.seed,
+        messages: run.messages,
+        rounds: run.rounds,
+        exit: run.exit,
+      };
       if (problems.length === 0) {
         summary.accepted++;
         accepted.push(run);
         const row = options.chatRows && run.chat && !('skipped' in run.chat) ? run.chat : { messages: run.messages };
-        sft.write(JSON.stringify({ ...row, task_id: run.task_id, task, seed: run.seed, source: 'coldstart', exit: run.exit, rounds: run.rounds.length }) + '\n');
+        sft.write(
+          JSON.stringify({
+            ...row,
+            task_id: run.task_id,
+            task,
+            seed: run.seed,
+            source: 'coldstart',
+            exit: run.exit,
+            rounds: run.rounds.length,
+          }) + '\n',
+        );
       } else {
         summary.rejected++;
         const kind = problems[0]!.replace(/^round \d+: /, '').split(':')[0]!;
@@ -133,12 +170,16 @@ function buildRoles(specs: RoleSpecs, apiKey: string | undefined, options: Model
   const generatorOf = (spec: string): TextGenerator => {
     let generator = generators.get(spec);
     if (!generator) {
-      generator = spec.startsWith('openai:') ? openaiGenerator(spec, apiKey) : new LlamaEngine({ model: spec.slice('gguf:'.length) });
+      generator = spec.startsWith('openai:')
+        ? openaiGenerator(spec, apiKey)
+        : new LlamaEngine({ model: spec.slice('gguf:'.length) });
       generators.set(spec, generator);
     }
     return generator;
   };
-  const byRole = Object.fromEntries(ROLE_NAMES.map((role) => [role, specs[role] === 'offline' ? undefined : generatorOf(specs[role])])) as Record<keyof Roles, TextGenerator | undefined>;
+  const byRole = Object.fromEntries(
+    ROLE_NAMES.map((role) => [role, specs[role] === 'offline' ? undefined : generatorOf(specs[role])]),
+  ) as Record<keyof Roles, TextGenerator | undefined>;
   const model = modelRoles(byRole as Record<keyof Roles, TextGenerator>, options);
   return {
     planner: byRole.planner ? model.planner : offline.planner,

@@ -11,7 +11,16 @@ import type { SystemPromptStyle } from '../wire/episodes.js';
 import { RoleError, type Roles } from './roles.js';
 import { coverageOf, feedbackOf } from './coverage.js';
 import { answerTurn, executionTurn, explorationTurn } from './serialize.js';
-import { MODES, type ColdStartRun, type CriticLabels, type DagCall, type PlannerOutput, type RoundRecord, type SharedState, type SlotSpec } from './types.js';
+import {
+  MODES,
+  type ColdStartRun,
+  type CriticLabels,
+  type DagCall,
+  type PlannerOutput,
+  type RoundRecord,
+  type SharedState,
+  type SlotSpec,
+} from './types.js';
 
 export interface LoopOptions {
   server: string;
@@ -106,7 +115,13 @@ class Run {
     private readonly client: EpisodeClient,
     private readonly options: LoopOptions,
   ) {
-    this.state = { task, slots: [], tools: new Map(), observations: [], coverage: { done: false, can_answer: false, missing_capabilities: [] } };
+    this.state = {
+      task,
+      slots: [],
+      tools: new Map(),
+      observations: [],
+      coverage: { done: false, can_answer: false, missing_capabilities: [] },
+    };
   }
 
   async loop(): Promise<ColdStartRun['exit']> {
@@ -123,7 +138,12 @@ class Run {
         record.invalid = [error.message];
         return 'stall';
       }
-      Object.assign(record, { mode: plan.mode, reasoning: plan.reasoning }, plan.slots ? { slots: plan.slots } : {}, plan.dag ? { dag: plan.dag } : {});
+      Object.assign(
+        record,
+        { mode: plan.mode, reasoning: plan.reasoning },
+        plan.slots ? { slots: plan.slots } : {},
+        plan.dag ? { dag: plan.dag } : {},
+      );
       if (plan.mode === 'answer') return 'answer';
       let labels: CriticLabels;
       if (plan.slots) labels = await this.retrieve(plan.reasoning, plan.slots);
@@ -209,7 +229,16 @@ class Run {
       for (let start = 0; start < layer.length && !this.finished; start += cap) {
         const level = layer.slice(start, start + cap).map((id) => byId.get(id)!);
         const args = await this.options.roles.executor({ state: this.state, level });
-        const text = executionTurn({ feedback: this.state.feedback, reasoning, dag, layers: layering.layers, level, args, first, inForce });
+        const text = executionTurn({
+          feedback: this.state.feedback,
+          reasoning,
+          dag,
+          layers: layering.layers,
+          level,
+          args,
+          first,
+          inForce,
+        });
         first = false;
         const turn = await this.send(text);
         for (const call of this.runState.calls.filter((c) => c.turn === turn.turn)) {
@@ -238,7 +267,14 @@ class Run {
       }
       record.repairs++;
       try {
-        const fixed = checkPlan(await this.options.roles.planner({ state: this.state, run: this.runState, round, repair: { dag: current, errors } }));
+        const fixed = checkPlan(
+          await this.options.roles.planner({
+            state: this.state,
+            run: this.runState,
+            round,
+            repair: { dag: current, errors },
+          }),
+        );
         if (!fixed.dag) {
           record.dag_errors = ['the repair call answered no DAG'];
           return undefined;
@@ -286,14 +322,17 @@ export function dagErrors(dag: readonly DagCall[], state: SharedState, run: RunS
   if (dag.length === 0) errors.push('the DAG has no calls');
   const ids = new Set<string>();
   for (const call of dag) {
-    if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(call.id)) errors.push(`call id ${JSON.stringify(call.id)} is not letters, digits, _ and - starting with a letter`);
+    if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(call.id))
+      errors.push(`call id ${JSON.stringify(call.id)} is not letters, digits, _ and - starting with a letter`);
     if (ids.has(call.id)) errors.push(`call id ${call.id} appears twice`);
     ids.add(call.id);
     if (!state.tools.has(call.tool)) errors.push(`${call.id}: tool ${call.tool} was not retrieved`);
   }
   const known = new Set([...ids, ...run.results.keys()]);
   for (const call of dag) {
-    for (const dep of dependencies(call)) if (!known.has(dep)) errors.push(`${call.id}: depends on ${dep}, which is no call of the DAG or an earlier result`);
+    for (const dep of dependencies(call))
+      if (!known.has(dep))
+        errors.push(`${call.id}: depends on ${dep}, which is no call of the DAG or an earlier result`);
   }
   const layering = kahnLayers(dag.map((c) => ({ id: c.id, deps: dependencies(c).filter((d) => ids.has(d)) })));
   if (!layering.ok) errors.push(`the DAG has a cycle: ${layering.cycle.join(' → ')}`);
@@ -306,7 +345,8 @@ function checkPlan(plan: PlannerOutput): PlannerOutput {
   if (!MODES.includes(plan.mode)) throw bad(`mode ${JSON.stringify(plan.mode)} is none of ${MODES.join(', ')}`);
   if (plan.mode === 'exploration' && !plan.slots?.length) throw bad('an exploration round needs capability slots');
   if (plan.mode === 'execution' && !plan.dag?.length) throw bad('an execution round needs a DAG');
-  if (plan.mode === 'refine' && plan.slots?.length && plan.dag?.length) throw bad('a refine round emits slots or a DAG, not both');
+  if (plan.mode === 'refine' && plan.slots?.length && plan.dag?.length)
+    throw bad('a refine round emits slots or a DAG, not both');
   if (plan.mode === 'answer' || plan.mode === 'execution') delete plan.slots;
   if (plan.mode === 'answer' || plan.mode === 'exploration') delete plan.dag;
   if (plan.slots?.length === 0) delete plan.slots;

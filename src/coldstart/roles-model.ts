@@ -1,7 +1,14 @@
 import { compactJson } from '../protocol/compact.js';
 import type { JsonSchema } from '../library/tool.js';
 import type { TextGenerator } from '../simulator/model-responder.js';
-import { RoleError, type Answer, type CriticInput, type ExecutorInput, type PlannerInput, type Roles } from './roles.js';
+import {
+  RoleError,
+  type Answer,
+  type CriticInput,
+  type ExecutorInput,
+  type PlannerInput,
+  type Roles,
+} from './roles.js';
 import type { CriticLabels, DagCall, PlannerOutput, SharedState } from './types.js';
 import { MODES } from './types.js';
 
@@ -18,14 +25,23 @@ export type RoleGenerators = Record<keyof Roles, TextGenerator>;
 
 const SLOTS: JsonSchema = {
   type: 'array',
-  items: { type: 'object', required: ['capability', 'query'], properties: { capability: { type: 'string' }, query: { type: 'string' } } },
+  items: {
+    type: 'object',
+    required: ['capability', 'query'],
+    properties: { capability: { type: 'string' }, query: { type: 'string' } },
+  },
 };
 const DAG: JsonSchema = {
   type: 'array',
   items: {
     type: 'object',
     required: ['id', 'tool', 'arguments'],
-    properties: { id: { type: 'string' }, tool: { type: 'string' }, arguments: { type: 'object' }, depends_on: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      id: { type: 'string' },
+      tool: { type: 'string' },
+      arguments: { type: 'object' },
+      depends_on: { type: 'array', items: { type: 'string' } },
+    },
   },
 };
 const PLANNER_SCHEMA: JsonSchema = {
@@ -36,7 +52,16 @@ const PLANNER_SCHEMA: JsonSchema = {
 const EXECUTOR_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['calls'],
-  properties: { calls: { type: 'array', items: { type: 'object', required: ['id', 'arguments'], properties: { id: { type: 'string' }, arguments: { type: 'object' } } } } },
+  properties: {
+    calls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'arguments'],
+        properties: { id: { type: 'string' }, arguments: { type: 'object' } },
+      },
+    },
+  },
 };
 const LABEL = { enum: ['relevant', 'irrelevant'] };
 const CRITIC_SCHEMA: JsonSchema = {
@@ -44,10 +69,17 @@ const CRITIC_SCHEMA: JsonSchema = {
   required: ['reasoning', 'labels'],
   properties: {
     reasoning: { type: 'string' },
-    labels: { type: 'array', items: { type: 'object', required: ['id', 'label'], properties: { id: { type: 'string' }, label: LABEL } } },
+    labels: {
+      type: 'array',
+      items: { type: 'object', required: ['id', 'label'], properties: { id: { type: 'string' }, label: LABEL } },
+    },
   },
 };
-const ANSWER_SCHEMA: JsonSchema = { type: 'object', required: ['reasoning', 'answer'], properties: { reasoning: { type: 'string' }, answer: { type: 'string' } } };
+const ANSWER_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['reasoning', 'answer'],
+  properties: { reasoning: { type: 'string' }, answer: { type: 'string' } },
+};
 
 const PLANNER_PROMPT = `You are the Planner of a tool-using multi-agent system; you alone decide what happens next. Commit to exactly one mode:
 - "exploration": no tools are known yet. Give "slots": one per capability the task needs, each {"capability", "query"} (a search query for a tool).
@@ -62,7 +94,12 @@ const ANSWER_PROMPT = `You are the Answerer. Write the final answer for the user
 /** The roles as calls to language models: any OpenAI-compatible endpoint or a local GGUF, one per role or one for all. */
 export function modelRoles(generators: RoleGenerators, options: ModelRoleOptions): Roles {
   let calls = 0;
-  const ask = async (role: keyof Roles, system: string, user: unknown, schema: JsonSchema): Promise<Record<string, unknown>> => {
+  const ask = async (
+    role: keyof Roles,
+    system: string,
+    user: unknown,
+    schema: JsonSchema,
+  ): Promise<Record<string, unknown>> => {
     const generation = await generators[role].generate({
       messages: [
         { role: 'system', content: system },
@@ -87,35 +124,70 @@ export function modelRoles(generators: RoleGenerators, options: ModelRoleOptions
 
   return {
     async planner({ state, round, repair }: PlannerInput): Promise<PlannerOutput> {
-      const user = { task: state.task.query, round, ...view(state), ...(repair ? { repair: { dag: repair.dag, errors: repair.errors, instruction: 'fix these errors and give the corrected dag' } } : {}) };
+      const user = {
+        task: state.task.query,
+        round,
+        ...view(state),
+        ...(repair
+          ? {
+              repair: {
+                dag: repair.dag,
+                errors: repair.errors,
+                instruction: 'fix these errors and give the corrected dag',
+              },
+            }
+          : {}),
+      };
       const out = await ask('planner', PLANNER_PROMPT, user, PLANNER_SCHEMA);
       return plannerOutput(out);
     },
     async executor({ state, level }: ExecutorInput) {
-      const tools = level.map((call) => ({ id: call.id, tool: call.tool, planned_arguments: call.arguments, description: state.tools.get(call.tool)?.hit.description }));
-      const out = await ask('executor', EXECUTOR_PROMPT, { task: state.task.query, level: tools, results: results(state) }, EXECUTOR_SCHEMA);
+      const tools = level.map((call) => ({
+        id: call.id,
+        tool: call.tool,
+        planned_arguments: call.arguments,
+        description: state.tools.get(call.tool)?.hit.description,
+      }));
+      const out = await ask(
+        'executor',
+        EXECUTOR_PROMPT,
+        { task: state.task.query, level: tools, results: results(state) },
+        EXECUTOR_SCHEMA,
+      );
       const calls = Array.isArray(out.calls) ? (out.calls as { id?: unknown; arguments?: unknown }[]) : [];
       const args: Record<string, Record<string, unknown>> = {};
       for (const call of level) {
         const given = calls.find((c) => c.id === call.id)?.arguments;
-        if (!given || typeof given !== 'object' || Array.isArray(given)) throw new RoleError('executor', `no arguments for ${call.id}`);
+        if (!given || typeof given !== 'object' || Array.isArray(given))
+          throw new RoleError('executor', `no arguments for ${call.id}`);
         args[call.id] = given as Record<string, unknown>;
       }
       return args;
     },
     async critic({ state, retrieved, observed }: CriticInput): Promise<CriticLabels> {
       const items = [
-        ...(retrieved ?? []).map((id) => ({ id, kind: 'tool', name: state.tools.get(id)?.hit.name, description: state.tools.get(id)?.hit.description })),
+        ...(retrieved ?? []).map((id) => ({
+          id,
+          kind: 'tool',
+          name: state.tools.get(id)?.hit.name,
+          description: state.tools.get(id)?.hit.description,
+        })),
         ...(observed ?? []).map((id) => {
           const o = state.observations.find((x) => x.id === id)!;
           return { id, kind: 'observation', tool: o.tool, status: o.status, body: compactJson(o.body, 400) };
         }),
       ];
-      const out = await ask('critic', CRITIC_PROMPT, { task: state.task.query, capabilities: state.slots.map((s) => s.capability), items }, CRITIC_SCHEMA);
+      const out = await ask(
+        'critic',
+        CRITIC_PROMPT,
+        { task: state.task.query, capabilities: state.slots.map((s) => s.capability), items },
+        CRITIC_SCHEMA,
+      );
       const labels = Array.isArray(out.labels) ? (out.labels as { id?: unknown; label?: unknown }[]) : [];
       const labelOf = (id: string) => {
         const label = labels.find((l) => l.id === id)?.label;
-        if (label !== 'relevant' && label !== 'irrelevant') throw new RoleError('critic', `no relevant/irrelevant label for ${id}`);
+        if (label !== 'relevant' && label !== 'irrelevant')
+          throw new RoleError('critic', `no relevant/irrelevant label for ${id}`);
         return label;
       };
       if (typeof out.reasoning !== 'string') throw new RoleError('critic', 'no reasoning');
@@ -126,7 +198,12 @@ export function modelRoles(generators: RoleGenerators, options: ModelRoleOptions
       };
     },
     async answerer(state: SharedState): Promise<Answer> {
-      const out = await ask('answerer', ANSWER_PROMPT, { task: state.task.query, facts: results(state, true) }, ANSWER_SCHEMA);
+      const out = await ask(
+        'answerer',
+        ANSWER_PROMPT,
+        { task: state.task.query, facts: results(state, true) },
+        ANSWER_SCHEMA,
+      );
       if (typeof out.answer !== 'string' || out.answer.trim() === '') throw new RoleError('answerer', 'no answer');
       return { reasoning: typeof out.reasoning === 'string' ? out.reasoning : '', answer: out.answer };
     },
@@ -137,38 +214,60 @@ export function modelRoles(generators: RoleGenerators, options: ModelRoleOptions
 function view(state: SharedState) {
   return {
     capabilities: state.slots.map((s) => ({ capability: s.capability, retrieved: s.retrieved })),
-    tools: [...state.tools.entries()].map(([id, t]) => ({ id, name: t.hit.name, description: t.hit.description, label: t.label ?? 'unlabelled' })),
+    tools: [...state.tools.entries()].map(([id, t]) => ({
+      id,
+      name: t.hit.name,
+      description: t.hit.description,
+      label: t.label ?? 'unlabelled',
+    })),
     results: results(state),
     ...(state.dag ? { dag_in_force: state.dag } : {}),
-    ...(state.feedback ? { critic: state.feedback, missing: state.coverage.missing_capabilities, can_answer: state.coverage.can_answer } : {}),
+    ...(state.feedback
+      ? { critic: state.feedback, missing: state.coverage.missing_capabilities, can_answer: state.coverage.can_answer }
+      : {}),
   };
 }
 
 function results(state: SharedState, relevantOnly = false) {
   return state.observations
     .filter((o) => !relevantOnly || o.label === 'relevant')
-    .map((o) => ({ id: o.id, tool: o.tool, status: o.status, ok: o.ok, body: compactJson(o.body, 600), ...(o.label ? { label: o.label } : {}) }));
+    .map((o) => ({
+      id: o.id,
+      tool: o.tool,
+      status: o.status,
+      ok: o.ok,
+      body: compactJson(o.body, 600),
+      ...(o.label ? { label: o.label } : {}),
+    }));
 }
 
 /** The Planner's JSON read into its output: shape errors are the Planner's (RoleError). */
 export function plannerOutput(out: Record<string, unknown>): PlannerOutput {
   const mode = out.mode as PlannerOutput['mode'];
-  if (!MODES.includes(mode)) throw new RoleError('planner', `mode ${JSON.stringify(out.mode)} is none of ${MODES.join(', ')}`);
+  if (!MODES.includes(mode))
+    throw new RoleError('planner', `mode ${JSON.stringify(out.mode)} is none of ${MODES.join(', ')}`);
   if (typeof out.reasoning !== 'string') throw new RoleError('planner', 'no reasoning');
   const plan: PlannerOutput = { mode, reasoning: out.reasoning };
   if (Array.isArray(out.slots)) {
     plan.slots = out.slots.map((s, i) => {
       const slot = s as { capability?: unknown; query?: unknown };
-      if (typeof slot?.capability !== 'string' || typeof slot.query !== 'string' || slot.query.trim() === '') throw new RoleError('planner', `slot ${i} needs a capability and a query`);
+      if (typeof slot?.capability !== 'string' || typeof slot.query !== 'string' || slot.query.trim() === '')
+        throw new RoleError('planner', `slot ${i} needs a capability and a query`);
       return { capability: slot.capability, query: slot.query };
     });
   }
   if (Array.isArray(out.dag)) {
     plan.dag = out.dag.map((c, i): DagCall => {
       const call = c as { id?: unknown; tool?: unknown; arguments?: unknown; depends_on?: unknown };
-      if (typeof call?.id !== 'string' || typeof call.tool !== 'string') throw new RoleError('planner', `dag call ${i} needs an id and a tool`);
-      const args = call.arguments && typeof call.arguments === 'object' && !Array.isArray(call.arguments) ? (call.arguments as Record<string, unknown>) : {};
-      const deps = Array.isArray(call.depends_on) ? call.depends_on.filter((d): d is string => typeof d === 'string') : [];
+      if (typeof call?.id !== 'string' || typeof call.tool !== 'string')
+        throw new RoleError('planner', `dag call ${i} needs an id and a tool`);
+      const args =
+        call.arguments && typeof call.arguments === 'object' && !Array.isArray(call.arguments)
+          ? (call.arguments as Record<string, unknown>)
+          : {};
+      const deps = Array.isArray(call.depends_on)
+        ? call.depends_on.filter((d): d is string => typeof d === 'string')
+        : [];
       return { id: call.id, tool: call.tool, arguments: args, depends_on: deps };
     });
   }

@@ -20,23 +20,46 @@ async function planner({ state, run }: PlannerInput): Promise<PlannerOutput> {
   const searched = state.tools.size > 0;
   const toSearch = plans.filter((p) => p.status === 'search' || p.status === 'research');
   if (toSearch.length > 0) {
-    const slots = toSearch.map((p) => ({ capability: p.slot.text, query: p.slot.query, ...(p.status === 'research' ? { k: researchK(run) } : {}) }));
+    const slots = toSearch.map((p) => ({
+      capability: p.slot.text,
+      query: p.slot.query,
+      ...(p.status === 'research' ? { k: researchK(run) } : {}),
+    }));
     const names = slots.map((s) => `"${s.capability}"`).join(', ');
     return searched
-      ? { mode: 'refine', reasoning: `The tools found so far do not cover ${names}; I search again for ${slots.length === 1 ? 'it' : 'them'}.`, slots }
-      // One capability is the whole query, written out in the plan that follows: the reasoning need not copy it too.
-      : { mode: 'exploration', reasoning: slots.length === 1 ? 'The task needs one capability with no tool yet; I search for it.' : `The task needs ${slots.length} capabilities with no tool yet: ${names}.`, slots };
+      ? {
+          mode: 'refine',
+          reasoning: `The tools found so far do not cover ${names}; I search again for ${slots.length === 1 ? 'it' : 'them'}.`,
+          slots,
+        }
+      : // One capability is the whole query, written out in the plan that follows: the reasoning need not copy it too.
+        {
+          mode: 'exploration',
+          reasoning:
+            slots.length === 1
+              ? 'The task needs one capability with no tool yet; I search for it.'
+              : `The task needs ${slots.length} capabilities with no tool yet: ${names}.`,
+          slots,
+        };
   }
   const remaining = plans.filter((p) => p.status === 'call').map((p) => p.call!);
   if (remaining.length > 0) {
     const ids = new Set(remaining.map((c) => c.id));
-    const dag: DagCall[] = remaining.map((c) => ({ id: c.id, tool: c.tool.id, arguments: c.arguments, depends_on: c.producers.filter((p) => ids.has(p)) }));
+    const dag: DagCall[] = remaining.map((c) => ({
+      id: c.id,
+      tool: c.tool.id,
+      arguments: c.arguments,
+      depends_on: c.producers.filter((p) => ids.has(p)),
+    }));
     const edges = dag.flatMap((c) => (c.depends_on ?? []).map((p) => `${c.id} needs ${p}`));
     const reasoning = `Tools: ${dag.map((c) => `${c.id} = ${c.tool}`).join(', ')}. ${edges.length > 0 ? `Dependencies: ${edges.join('; ')}.` : 'The calls are independent.'}`;
     return { mode: state.dag ? 'refine' : 'execution', reasoning, dag };
   }
   const done = plans.filter((p) => p.status === 'done').length;
-  return { mode: 'answer', reasoning: `${done} of ${plans.length} capabilities have a result; nothing more can be done with the tools found.` };
+  return {
+    mode: 'answer',
+    reasoning: `${done} of ${plans.length} capabilities have a result; nothing more can be done with the tools found.`,
+  };
 }
 
 async function executor({ level }: ExecutorInput): Promise<Record<string, Record<string, unknown>>> {
@@ -53,10 +76,15 @@ async function critic({ state, run, retrieved, observed }: CriticInput): Promise
     tools[id] = slot && rankCandidates(slot, searches, run).includes(id) ? 'relevant' : 'irrelevant';
   }
   const observations: CriticLabels['observations'] = {};
-  for (const id of observed ?? []) observations[id] = state.observations.find((o) => o.id === id)?.ok ? 'relevant' : 'irrelevant';
+  for (const id of observed ?? [])
+    observations[id] = state.observations.find((o) => o.id === id)?.ok ? 'relevant' : 'irrelevant';
   const kept = [...Object.values(tools), ...Object.values(observations)].filter((l) => l === 'relevant').length;
   const total = Object.keys(tools).length + Object.keys(observations).length;
-  return { reasoning: `${kept} of ${total} ${retrieved ? 'retrieved tools fit a capability' : 'results answer their call'}.`, tools, observations };
+  return {
+    reasoning: `${kept} of ${total} ${retrieved ? 'retrieved tools fit a capability' : 'results answer their call'}.`,
+    tools,
+    observations,
+  };
 }
 
 /**
@@ -71,10 +99,14 @@ async function answerer(state: SharedState): Promise<Answer> {
     return result ? reportSlot(result.body, asked, i) : undefined;
   });
   const done = reports.filter((r) => r !== undefined).length;
-  const answer = reports.length === 1
-    ? sentence(reports[0] ?? 'it could not be done with the tools found')
-    : reports.map((report, i) => `- ${state.slots[i]!.capability}: ${report ?? 'not done'}.`).join('\n');
-  return { reasoning: `${done} of ${state.slots.length} capabilities are covered; I answer from their results.`, answer };
+  const answer =
+    reports.length === 1
+      ? sentence(reports[0] ?? 'it could not be done with the tools found')
+      : reports.map((report, i) => `- ${state.slots[i]!.capability}: ${report ?? 'not done'}.`).join('\n');
+  return {
+    reasoning: `${done} of ${state.slots.length} capabilities are covered; I answer from their results.`,
+    answer,
+  };
 }
 
 function sentence(report: string): string {

@@ -8,11 +8,13 @@ import type { DagCall, SlotSpec } from './types.js';
  */
 
 const tag = (name: string, content: string): string => `<${name}>${content}</${name}>`;
-const think = (feedback: string | undefined, reasoning: string) => tag('think', [feedback, reasoning.trim()].filter((s) => s && s.trim() !== '').join(' '));
+const think = (feedback: string | undefined, reasoning: string) =>
+  tag('think', [feedback, reasoning.trim()].filter((s) => s && s.trim() !== '').join(' '));
 
 export function explorationTurn(feedback: string | undefined, reasoning: string, slots: readonly SlotSpec[]): string {
   const plan = { phase: 'exploration', slots: slots.map((s) => ({ capability: s.capability, query: s.query })) };
-  const search = (s: SlotSpec) => tag('search_tool', s.k === undefined ? s.query : JSON.stringify({ query: s.query, k: s.k }));
+  const search = (s: SlotSpec) =>
+    tag('search_tool', s.k === undefined ? s.query : JSON.stringify({ query: s.query, k: s.k }));
   return [think(feedback, reasoning), tag('plan', JSON.stringify(plan)), ...slots.map(search)].join('\n');
 }
 
@@ -41,14 +43,20 @@ export function executionTurn(turn: ExecutionTurn): string {
   };
   const repeated = turn.inForce !== undefined && canonical(turn.inForce.calls) === canonical(plan.calls);
   const withPlan = turn.first && !repeated;
-  const reasoning = turn.first ? turn.reasoning : `Next level: ${level.map((c) => c.id).join(', ')}, their inputs bound from the results before.`;
+  const reasoning = turn.first
+    ? turn.reasoning
+    : `Next level: ${level.map((c) => c.id).join(', ')}, their inputs bound from the results before.`;
   const calls = level.map((call) => {
     const given = args[call.id];
     // A level after the plan's first sends its inferred arguments only where they differ from the plan's.
     const differs = given !== undefined && canonical(given) !== canonical(planned(call));
     return tag('tool_call', JSON.stringify(differs ? { id: call.id, arguments: given } : { id: call.id }));
   });
-  return [think(turn.first ? turn.feedback : undefined, reasoning), ...(withPlan ? [tag('plan', JSON.stringify(plan))] : []), ...calls].join('\n');
+  return [
+    think(turn.first ? turn.feedback : undefined, reasoning),
+    ...(withPlan ? [tag('plan', JSON.stringify(plan))] : []),
+    ...calls,
+  ].join('\n');
 }
 
 export function answerTurn(feedback: string | undefined, reasoning: string, answer: string): string {
@@ -58,6 +66,8 @@ export function answerTurn(feedback: string | undefined, reasoning: string, answ
 /** JSON with object keys sorted, so that equal plans compare equal however their keys were ordered. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
   );
 }

@@ -13,9 +13,24 @@ const count = (text: string, tag: string) => text.split(`<${tag}>`).length - 1;
 
 export function coldStartStats(runs: readonly Pick<ColdStartRun, 'messages'>[]): ColdStartStats {
   const per = (fn: (texts: string[]) => number) =>
-    runs.length === 0 ? 0 : Math.round((runs.reduce((sum, r) => sum + fn(r.messages.filter((m) => m.role === 'assistant').map((m) => m.content)), 0) / runs.length) * 100) / 100;
+    runs.length === 0
+      ? 0
+      : Math.round(
+          (runs.reduce(
+            (sum, r) => sum + fn(r.messages.filter((m) => m.role === 'assistant').map((m) => m.content)),
+            0,
+          ) /
+            runs.length) *
+            100,
+        ) / 100;
   const tags = (tag: string) => (texts: string[]) => texts.reduce((sum, t) => sum + count(t, tag), 0);
-  return { trajectories: runs.length, turns: per((t) => t.length), plans: per(tags('plan')), searches: per(tags('search_tool')), calls: per(tags('tool_call')) };
+  return {
+    trajectories: runs.length,
+    turns: per((t) => t.length),
+    plans: per(tags('plan')),
+    searches: per(tags('search_tool')),
+    calls: per(tags('tool_call')),
+  };
 }
 
 export function statsTable(stats: ColdStartStats): string[] {

@@ -9,5 +9,10 @@ import { readTrainTasks, type TrainTask } from '../train/tasks.js';
 export function readGenerationTasks(file: string): TrainTask[] {
   const loaded = loadTasks(file);
   if (loaded.format === 'own') return readTrainTasks(file);
-  return loaded.tasks.map((t) => ({ id: t.id, query: t.query, ...(t.answer !== undefined ? { answer: t.answer } : {}), ...(t.seed !== undefined ? { seed: t.seed } : {}) }));
+  return loaded.tasks.map((t) => ({
+    id: t.id,
+    query: t.query,
+    ...(t.answer !== undefined ? { answer: t.answer } : {}),
+    ...(t.seed !== undefined ? { seed: t.seed } : {}),
+  }));
 }

@@ -4,8 +4,27 @@ import type { ProtocolSession, SessionTurn } from '../protocol/session.js';
 import type { JudgeOutcome } from '../rl/judge.js';
 import type { RewardCoefficients } from '../wire/rewards.js';
 import type { ErrorStream } from '../simulator/inject.js';
-import { EPISODE_BODY_BUDGET, MAX_STORED_BODY_BYTES, TRUNCATED_PREVIEW_CHARS, TURN_TEXT_BUDGET, WORLD_BUDGET } from './limits.js';
-import type { Action, EpisodeConfig, EpisodeCounts, EpisodeProtocol, EpisodeSummary, EpisodeTask, Observation, SystemPromptStyle, ToolCallObservation, ToolParser, TrajectoryStep, TurnRecord } from '../wire/episodes.js';
+import {
+  EPISODE_BODY_BUDGET,
+  MAX_STORED_BODY_BYTES,
+  TRUNCATED_PREVIEW_CHARS,
+  TURN_TEXT_BUDGET,
+  WORLD_BUDGET,
+} from './limits.js';
+import type {
+  Action,
+  EpisodeConfig,
+  EpisodeCounts,
+  EpisodeProtocol,
+  EpisodeSummary,
+  EpisodeTask,
+  Observation,
+  SystemPromptStyle,
+  ToolCallObservation,
+  ToolParser,
+  TrajectoryStep,
+  TurnRecord,
+} from '../wire/episodes.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 
@@ -21,7 +40,8 @@ const ESCAPED_IN_SIX = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
  */
 function jsonTextBytes(text: string): number {
   let bytes = Buffer.byteLength(text) + occurrences(text, '"') + occurrences(text, '\\') + occurrences(text, '\n');
-  if (RARE_ESCAPED.test(text)) bytes += (text.match(ESCAPED_IN_TWO)?.length ?? 0) + 5 * (text.match(ESCAPED_IN_SIX)?.length ?? 0);
+  if (RARE_ESCAPED.test(text))
+    bytes += (text.match(ESCAPED_IN_TWO)?.length ?? 0) + 5 * (text.match(ESCAPED_IN_SIX)?.length ?? 0);
   return bytes;
 }
 
@@ -90,7 +110,15 @@ export class Episode {
   /** Memoized judge outcomes of the finished episode, by judge name (the same episode always scores the same). */
   readonly judged = new Map<string, Promise<JudgeOutcome & { rejudged?: boolean }>>();
   private readonly workingSet = new Set<string>();
-  private readonly counts: EpisodeCounts = { turns: 0, steps: 0, actions: 0, searches: 0, calls: 0, failed_calls: 0, injected_errors: 0 };
+  private readonly counts: EpisodeCounts = {
+    turns: 0,
+    steps: 0,
+    actions: 0,
+    searches: 0,
+    calls: 0,
+    failed_calls: 0,
+    injected_errors: 0,
+  };
   private readonly steps: TrajectoryStep[] = [];
   /** Steps started, finished or not: the next step's number is one more. */
   private started = 0;
@@ -167,7 +195,10 @@ export class Episode {
       this.turnTextBytes += Buffer.byteLength(stored[member]);
     }
     // The two texts are measured as JSON strings without serializing them again; the small rest as it is.
-    this.heldBytes += Buffer.byteLength(JSON.stringify({ ...stored, text: '', observation: '' })) + jsonTextBytes(stored.text) + jsonTextBytes(stored.observation);
+    this.heldBytes +=
+      Buffer.byteLength(JSON.stringify({ ...stored, text: '', observation: '' })) +
+      jsonTextBytes(stored.text) +
+      jsonTextBytes(stored.observation);
     return stored;
   }
 
@@ -249,16 +280,19 @@ export class Episode {
     if (observation.type === 'search_tool') {
       if (observation.results.length === 0) return { value: observation, skeleton: observation, bytes: 0 };
       const kept = this.keep(JSON.stringify(observation.results));
-      if (kept.whole) return { value: observation, skeleton: { ...observation, results: SKELETON }, bytes: kept.bytes - 1 };
+      if (kept.whole)
+        return { value: observation, skeleton: { ...observation, results: SKELETON }, bytes: kept.bytes - 1 };
       const value = { ...observation, results: [], truncated: kept.bytes, results_preview: kept.preview };
       return { value, skeleton: value, bytes: 0 };
     }
-    const text = untouchedBodyText(observation) ?? (observation.body === undefined ? undefined : JSON.stringify(observation.body));
+    const text =
+      untouchedBodyText(observation) ?? (observation.body === undefined ? undefined : JSON.stringify(observation.body));
     if (text === undefined) return { value: observation, skeleton: observation, bytes: 0 };
     const kept = this.keep(text);
     // The skeleton is built member by member: spreading the observation would read (parse) a stored body.
     const skeleton: Record<string, unknown> = {};
-    for (const key in observation) skeleton[key] = key === 'body' ? SKELETON : observation[key as keyof typeof observation];
+    for (const key in observation)
+      skeleton[key] = key === 'body' ? SKELETON : observation[key as keyof typeof observation];
     if (kept.whole) return { value: observation, skeleton: skeleton as Observation, bytes: kept.bytes - 1 };
     const value = { ...(skeleton as ToolCallObservation), body: kept.preview, truncated: kept.bytes };
     return { value, skeleton: value, bytes: 0 };

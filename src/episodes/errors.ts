@@ -35,11 +35,21 @@ export class EpisodeError extends Error {
 
 /** A 400 listing every wrong member, its message naming the first ones. */
 export function invalidRequest(what: string, errors: FieldError[]): EpisodeError {
-  const listed = errors.slice(0, 3).map((e) => `${e.path || '(body)'} ${e.message}`).join('; ');
-  return new EpisodeError(400, `invalid ${what}: ${listed}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`, errors);
+  const listed = errors
+    .slice(0, 3)
+    .map((e) => `${e.path || '(body)'} ${e.message}`)
+    .join('; ');
+  return new EpisodeError(
+    400,
+    `invalid ${what}: ${listed}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`,
+    errors,
+  );
 }
 
 /** The 404 of an episode id the store does not hold. */
 export function unknownEpisode(id: string, ttlMs: number): EpisodeError {
-  return new EpisodeError(404, `no episode ${JSON.stringify(id)}: it never existed, was deleted, or expired after ${ttlMs / 1000} s idle`);
+  return new EpisodeError(
+    404,
+    `no episode ${JSON.stringify(id)}: it never existed, was deleted, or expired after ${ttlMs / 1000} s idle`,
+  );
 }

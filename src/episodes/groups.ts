@@ -72,7 +72,12 @@ export class GroupStore {
     const summary = this.get(id);
     if (!summary) throw unknownGroup(id);
     if (summary.gone.length > 0) {
-      throw new EpisodeError(409, `group ${id}: ${summary.gone.length} of its ${summary.n} episodes are gone (${summary.gone.slice(0, 3).join(', ')}): deleted or expired, their rewards with them; fetch a group's advantages before deleting its episodes`, undefined, 'Group incomplete');
+      throw new EpisodeError(
+        409,
+        `group ${id}: ${summary.gone.length} of its ${summary.n} episodes are gone (${summary.gone.slice(0, 3).join(', ')}): deleted or expired, their rewards with them; fetch a group's advantages before deleting its episodes`,
+        undefined,
+        'Group incomplete',
+      );
     }
     return summary.episodes.map((e) => e.id);
   }
@@ -87,10 +92,16 @@ export class GroupStore {
 
   /** Drops groups none of whose episodes is live; looking does not keep their idle members alive. */
   private prune(): void {
-    for (const [id, group] of this.groups) if (!group.members.some((m) => this.episodes.isLive(m))) this.groups.delete(id);
+    for (const [id, group] of this.groups)
+      if (!group.members.some((m) => this.episodes.isLive(m))) this.groups.delete(id);
   }
 }
 
 export function unknownGroup(id: string): EpisodeError {
-  return new EpisodeError(404, `no group ${JSON.stringify(id)}: it never existed, or all its episodes were deleted or expired`, undefined, 'Unknown group');
+  return new EpisodeError(
+    404,
+    `no group ${JSON.stringify(id)}: it never existed, or all its episodes were deleted or expired`,
+    undefined,
+    'Unknown group',
+  );
 }

@@ -22,7 +22,10 @@ export class ItemParams {
       for (const { path } of this.library.apiOperations(api)) {
         const segments = path.replace(/\/+$/, '').split('/');
         const item = /^\{([^}]+)\}$/.exec(segments[segments.length - 1] ?? '')?.[1];
-        const collection = segments.slice(0, -1).join('/').replace(/\{[^}]+\}/g, '{}');
+        const collection = segments
+          .slice(0, -1)
+          .join('/')
+          .replace(/\{[^}]+\}/g, '{}');
         if (item !== undefined && !params.has(collection)) params.set(collection, item);
       }
       this.byApi.set(api, params);

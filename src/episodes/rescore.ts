@@ -33,8 +33,11 @@ export interface RescoreSummary {
 export async function rescore(options: RescoreOptions): Promise<RescoreSummary> {
   const verdicts = options.verdicts === undefined ? undefined : readVerdictsFlag(options.verdicts);
   const runs = options.files.map((file) => ({ file, trajectory: readSavedRun(file) }));
-  const graph: Graph | undefined = existsSync(join(options.library, GRAPH_FILE)) ? openGraph(options.library) : undefined;
-  const judge = options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey });
+  const graph: Graph | undefined = existsSync(join(options.library, GRAPH_FILE))
+    ? openGraph(options.library)
+    : undefined;
+  const judge =
+    options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey });
   const scored: Rewards[] = [];
   try {
     for (const { file, trajectory } of runs) {
@@ -53,7 +56,12 @@ export async function rescore(options: RescoreOptions): Promise<RescoreSummary> 
     files: scored.length,
     flagged: scored.filter((r) => r.flagged !== undefined).length,
     graph: graph !== undefined,
-    mean: { r_step: mean((r) => r.r_step), r_phase: mean((r) => r.r_phase), r_traj: mean((r) => r.r_traj), r_ans: mean((r) => r.r_ans) },
+    mean: {
+      r_step: mean((r) => r.r_step),
+      r_phase: mean((r) => r.r_phase),
+      r_traj: mean((r) => r.r_traj),
+      r_ans: mean((r) => r.r_ans),
+    },
   };
 }
 
@@ -62,10 +70,15 @@ function readVerdictsFlag(text: string): Verdicts {
   try {
     value = JSON.parse(text);
   } catch {
-    throw new SavedRunError(`--verdicts must be JSON like {"quality": "YES", "faithfulness": "YES", "utility": "PARTIAL"}, got ${JSON.stringify(text.slice(0, 80))}`);
+    throw new SavedRunError(
+      `--verdicts must be JSON like {"quality": "YES", "faithfulness": "YES", "utility": "PARTIAL"}, got ${JSON.stringify(text.slice(0, 80))}`,
+    );
   }
   const check = new Checker();
   const verdicts = parseVerdicts(value, '', check);
-  if (!verdicts) throw new SavedRunError(`--verdicts: ${check.errors.map((e) => `${e.path.slice(1) || '(value)'} ${e.message}`).join('; ')}`);
+  if (!verdicts)
+    throw new SavedRunError(
+      `--verdicts: ${check.errors.map((e) => `${e.path.slice(1) || '(value)'} ${e.message}`).join('; ')}`,
+    );
   return verdicts;
 }

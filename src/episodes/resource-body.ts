@@ -2,11 +2,25 @@ import { nameKey, singular } from '../simulator/synth/names.js';
 
 export type Json = Record<string, unknown>;
 
-export const isRecord = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** Members that wrap one resource (`{"data": {...}}`) or a page of them (`{"items": [...]}`), as name keys. */
 const RECORD_WRAPPERS = ['data', 'result', 'item', 'resource', 'record', 'object', 'entity'];
-const LIST_MEMBERS = new Set(['items', 'data', 'results', 'records', 'entries', 'values', 'list', 'content', 'elements', 'rows', 'hits', 'objects']);
+const LIST_MEMBERS = new Set([
+  'items',
+  'data',
+  'results',
+  'records',
+  'entries',
+  'values',
+  'list',
+  'content',
+  'elements',
+  'rows',
+  'hits',
+  'objects',
+]);
 
 /** Where in a body a value sits: `[]` for the body itself, `[member]` one level down. */
 export type BodyPath = [] | [string];
@@ -22,7 +36,9 @@ export function replaceAt(body: unknown, path: BodyPath, value: unknown): unknow
 
 /** The id field of a resource object: the item parameter's name (`petId`), `id`, `{noun}_id`, `uuid` or `key`, compared as name keys. */
 export function idField(record: Json, noun: string, preferred?: string): string | undefined {
-  const wanted = [preferred && nameKey(preferred), 'id', noun && `${noun}_id`, 'uuid', 'key'].filter((k): k is string => !!k);
+  const wanted = [preferred && nameKey(preferred), 'id', noun && `${noun}_id`, 'uuid', 'key'].filter(
+    (k): k is string => !!k,
+  );
   const fields = Object.keys(record).filter((field) => isId(record[field]));
   for (const key of wanted) {
     const field = fields.find((f) => nameKey(f) === key);
@@ -31,13 +47,16 @@ export function idField(record: Json, noun: string, preferred?: string): string 
   return undefined;
 }
 
-const isId = (value: unknown): value is string | number => (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
+const isId = (value: unknown): value is string | number =>
+  (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
 
 /** Where the resource object of a single-resource body is: the body when it carries an id, else a wrapper member holding an object. */
 export function recordPath(body: unknown, noun: string, preferred?: string): BodyPath | undefined {
   if (!isRecord(body)) return undefined;
   if (idField(body, noun, preferred) !== undefined) return [];
-  const member = Object.keys(body).find((key) => isRecord(body[key]) && (RECORD_WRAPPERS.includes(nameKey(key)) || nameKey(key) === noun));
+  const member = Object.keys(body).find(
+    (key) => isRecord(body[key]) && (RECORD_WRAPPERS.includes(nameKey(key)) || nameKey(key) === noun),
+  );
   return member === undefined ? [] : [member];
 }
 

@@ -17,12 +17,20 @@ export interface Collection {
 export type ResourceOp =
   | { kind: 'create'; collection: Collection; body: Record<string, unknown> }
   | { kind: 'read' | 'delete'; collection: Collection; id: string; idField: string }
-  | { kind: 'update'; collection: Collection; id: string; idField: string; idValue: unknown; body: Record<string, unknown> }
+  | {
+      kind: 'update';
+      collection: Collection;
+      id: string;
+      idField: string;
+      idValue: unknown;
+      body: Record<string, unknown>;
+    }
   | { kind: 'list'; collection: Collection; filters: Record<string, unknown> };
 
 const PARAM = /\{([^}]+)\}/g;
 const NO_NAMES: ReadonlySet<string> = new Set();
-const isPrimitive = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
+const isPrimitive = (value: unknown): value is string | number | boolean =>
+  ['string', 'number', 'boolean'].includes(typeof value);
 
 /**
  * What a call does to the world, read from the tool's REST shape (`origin` method + path template, `bindings`):
@@ -123,7 +131,10 @@ export function wireFields(tool: Tool, args: Arguments): WireFields {
   const fields: WireFields = { path: {}, body: {}, query: {} };
   const inPath = shapeOf(tool)?.inPath ?? NO_NAMES;
   for (const [property, value] of Object.entries(args)) {
-    const binding: ParamBinding = tool.bindings?.[property] ?? { in: inPath.has(property) ? 'path' : 'body', name: property };
+    const binding: ParamBinding = tool.bindings?.[property] ?? {
+      in: inPath.has(property) ? 'path' : 'body',
+      name: property,
+    };
     if (binding.in === 'path') fields.path[binding.name] = value;
     else if (binding.in === 'query') fields.query[binding.name] = value;
     else if (binding.in === 'body') {

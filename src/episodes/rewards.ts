@@ -18,10 +18,19 @@ export interface RewardContext {
  * it. A finished episode is judged at most once per judge (the outcome is kept on the episode), so it always
  * scores the same. Throws EpisodeError 404 for an unknown episode.
  */
-export async function episodeRewards(episodes: EpisodeStore, id: string, request: RewardRequest, context: RewardContext): Promise<Rewards> {
+export async function episodeRewards(
+  episodes: EpisodeStore,
+  id: string,
+  request: RewardRequest,
+  context: RewardContext,
+): Promise<Rewards> {
   const episode = episodes.episode(id);
   const trajectory = episodes.get(id);
   if (!episode || !trajectory) throw unknownEpisode(id, episodes.ttlMs);
-  const outcome = await answerOutcome(trajectory, { verdicts: request.verdicts, judge: context.judge(request.judge), memo: episode.judged });
+  const outcome = await answerOutcome(trajectory, {
+    verdicts: request.verdicts,
+    judge: context.judge(request.judge),
+    memo: episode.judged,
+  });
   return scoreTrajectory(trajectory, outcome, context.graph());
 }

@@ -8,7 +8,8 @@ import type { ScoredTrajectory } from '../rl/rewards.js';
 export class SavedRunError extends Error {}
 
 type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * The trajectory in a saved run, whichever way it was saved: an eval run file (the agent client's AgentRun, its
@@ -20,7 +21,9 @@ export function readSavedRun(file: string): ScoredTrajectory {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new SavedRunError(`${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new SavedRunError(
+      `${file}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
   let value: unknown;
   try {
@@ -36,7 +39,10 @@ export function readSavedRun(file: string): ScoredTrajectory {
   const trajectory = isRecord(value) && isRecord(value.trajectory) ? value.trajectory : value;
   if (!isRecord(trajectory)) throw new SavedRunError(`${file}: holds no trajectory object`);
   if (!Array.isArray(trajectory.turns)) {
-    const why = isRecord(value) && typeof value.trajectory_error === 'string' ? `the run was saved without its trajectory (${value.trajectory_error})` : 'it has no "turns": only episodes that took text turns can be scored';
+    const why =
+      isRecord(value) && typeof value.trajectory_error === 'string'
+        ? `the run was saved without its trajectory (${value.trajectory_error})`
+        : 'it has no "turns": only episodes that took text turns can be scored';
     throw new SavedRunError(`${file}: ${why}`);
   }
   if (!Array.isArray(trajectory.steps)) throw new SavedRunError(`${file}: the trajectory has no "steps"`);
@@ -52,7 +58,9 @@ export function readSavedRun(file: string): ScoredTrajectory {
   return trajectory as unknown as ScoredTrajectory;
 }
 
-let compiled: { turns: ValidateFunction; task: ValidateFunction; reward: ValidateFunction; any: ValidateFunction } | undefined;
+let compiled:
+  | { turns: ValidateFunction; task: ValidateFunction; reward: ValidateFunction; any: ValidateFunction }
+  | undefined;
 
 /** The published schema's turn records, task and coefficients: what the rewards read of a saved run is checked as the server wrote it. */
 function validators(): NonNullable<typeof compiled> {
@@ -77,8 +85,15 @@ function describe(errors: ErrorObject[] | null | undefined): string {
 
 /** `?format=jsonl`: the summary, then step lines (`step`), then turn lines (`turn` and `text`). */
 function fromJsonl(text: string): Json {
-  const lines = text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Json);
+  const lines = text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Json);
   const [summary, ...rest] = lines;
   if (!isRecord(summary)) throw new Error('the first line is not the summary object');
-  return { ...summary, steps: rest.filter((l) => 'step' in l && !('text' in l)), turns: rest.filter((l) => 'text' in l && 'turn' in l) };
+  return {
+    ...summary,
+    steps: rest.filter((l) => 'step' in l && !('text' in l)),
+    turns: rest.filter((l) => 'text' in l && 'turn' in l),
+  };
 }

@@ -23,7 +23,15 @@ const remembered = new WeakMap<ToolSearch, LRUCache<string, SearchResult[]>>();
 
 async function ranked(search: ToolSearch, query: string, depth: number): Promise<SearchResult[]> {
   let memo = remembered.get(search);
-  if (!memo) remembered.set(search, (memo = new LRUCache({ max: REMEMBERED_SEARCHES, maxSize: REMEMBERED_RESULTS, sizeCalculation: (results) => results.length + 1 })));
+  if (!memo)
+    remembered.set(
+      search,
+      (memo = new LRUCache({
+        max: REMEMBERED_SEARCHES,
+        maxSize: REMEMBERED_RESULTS,
+        sizeCalculation: (results) => results.length + 1,
+      })),
+    );
   const key = `${depth}\u0000${query}`;
   let found = memo.get(key);
   if (!found) {
@@ -38,7 +46,13 @@ async function ranked(search: ToolSearch, query: string, depth: number): Promise
  * restricted to `only`, the search over-fetches and keeps members of the set, widening until k are found, the
  * retriever runs out of matches, or MAX_DEPTH results were looked at: a member ranked below that is not found.
  */
-export async function searchTools(search: ToolSearch, library: { get(id: string): Tool | undefined }, query: string, k: number, only?: ReadonlySet<string>): Promise<SearchHit[]> {
+export async function searchTools(
+  search: ToolSearch,
+  library: { get(id: string): Tool | undefined },
+  query: string,
+  k: number,
+  only?: ReadonlySet<string>,
+): Promise<SearchHit[]> {
   let depth = only ? Math.min(MAX_DEPTH, Math.max(RESTRICTED_DEPTH, k * 8)) : k;
   for (;;) {
     const found = await ranked(search, query, depth);

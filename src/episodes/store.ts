@@ -15,10 +15,30 @@ import { runStateView } from '../protocol/state.js';
 import { Episode } from './episode.js';
 import { EpisodeError, unknownEpisode, type FieldError } from './errors.js';
 import { ItemParams, type OperationSource } from './item-params.js';
-import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES, DEFAULT_MAX_STEPS, DEFAULT_SEARCH_K } from './limits.js';
+import {
+  DEFAULT_EPISODE_TTL_MS,
+  DEFAULT_MAX_EPISODE_BYTES,
+  DEFAULT_MAX_EPISODES,
+  DEFAULT_MAX_STEPS,
+  DEFAULT_SEARCH_K,
+} from './limits.js';
 import { resourceOp, type ResourceOp } from './resource-op.js';
 import { searchTools, type SearchLoader } from './search.js';
-import { MAX_NATIVE_TOOLS, type Action, type CreatedEpisode, type EpisodeConfig, type EpisodeSummary, type Observation, type SearchAction, type StepResult, type ToolCallAction, type ToolCallObservation, type Trajectory, type TurnRecord, type TurnResult } from '../wire/episodes.js';
+import {
+  MAX_NATIVE_TOOLS,
+  type Action,
+  type CreatedEpisode,
+  type EpisodeConfig,
+  type EpisodeSummary,
+  type Observation,
+  type SearchAction,
+  type StepResult,
+  type ToolCallAction,
+  type ToolCallObservation,
+  type Trajectory,
+  type TurnRecord,
+  type TurnResult,
+} from '../wire/episodes.js';
 import { parseConfig, parseStep, parseTurn } from './validate.js';
 import type { WorldEffect } from './world.js';
 
@@ -95,14 +115,18 @@ export class EpisodeStore {
     this.maxEpisodes = options.maxEpisodes ?? DEFAULT_MAX_EPISODES;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_EPISODE_BYTES;
     this.ttlMs = options.ttlMs ?? DEFAULT_EPISODE_TTL_MS;
-    if (!(Number.isInteger(this.maxEpisodes) && this.maxEpisodes >= 1)) throw new RangeError(`maxEpisodes must be a positive integer, got ${this.maxEpisodes}`);
+    if (!(Number.isInteger(this.maxEpisodes) && this.maxEpisodes >= 1))
+      throw new RangeError(`maxEpisodes must be a positive integer, got ${this.maxEpisodes}`);
     if (!(this.maxBytes > 0)) throw new RangeError(`maxBytes must be positive, got ${this.maxBytes}`);
     if (!(this.ttlMs > 0)) throw new RangeError(`ttlMs must be positive, got ${this.ttlMs}`);
     this.now = options.now ?? (() => performance.now());
     this.idPrefix = options.idPrefix ?? '';
     this.itemParams = new ItemParams(this.library);
     // unref'd: an idle store never keeps the process alive.
-    this.timer = setInterval(() => this.sweep(), Math.min(Math.max(this.ttlMs, MIN_SWEEP_INTERVAL_MS), MAX_SWEEP_INTERVAL_MS)).unref();
+    this.timer = setInterval(
+      () => this.sweep(),
+      Math.min(Math.max(this.ttlMs, MIN_SWEEP_INTERVAL_MS), MAX_SWEEP_INTERVAL_MS),
+    ).unref();
   }
 
   /** Live episodes. */
@@ -143,7 +167,13 @@ export class EpisodeStore {
     });
     this.episodes.set(episode.id, episode);
     this.recount(episode);
-    if (episode.protocol === 'chat') return { ...episode.summary(), messages: firstMessages(episode), functions: callableFunctions(episode.k, this.nativeTools(episode)), stop: [] };
+    if (episode.protocol === 'chat')
+      return {
+        ...episode.summary(),
+        messages: firstMessages(episode),
+        functions: callableFunctions(episode.k, this.nativeTools(episode)),
+        stop: [],
+      };
     return { ...episode.summary(), messages: firstMessages(episode), stop: [...STOP_SEQUENCES] };
   }
 
@@ -157,10 +187,16 @@ export class EpisodeStore {
     const wait = `DELETE finished ones, or wait for idle ones to expire (${this.ttlMs / 1000} s)`;
     if (this.episodes.size + count > this.maxEpisodes) {
       const room = Math.max(0, this.maxEpisodes - this.episodes.size);
-      throw new EpisodeError(429, `${this.episodes.size} episodes are live, the server's cap is ${this.maxEpisodes}${count > 1 ? ` (room for ${room}, ${count} asked)` : ''}: ${wait}`);
+      throw new EpisodeError(
+        429,
+        `${this.episodes.size} episodes are live, the server's cap is ${this.maxEpisodes}${count > 1 ? ` (room for ${room}, ${count} asked)` : ''}: ${wait}`,
+      );
     }
     if (held >= this.maxBytes) {
-      throw new EpisodeError(429, `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the server's ${mib(this.maxBytes)} budget for them: ${wait}`);
+      throw new EpisodeError(
+        429,
+        `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the server's ${mib(this.maxBytes)} budget for them: ${wait}`,
+      );
     }
   }
 
@@ -189,7 +225,13 @@ export class EpisodeStore {
     let session: ProtocolSession | ChatSession;
     let outcome: SessionTurn;
     if (episode.protocol === 'chat') {
-      const chat = (episode.session ??= new ChatSession({ ...common, parser: episode.toolParser ?? 'hermes', given: this.nativeTools(episode), native: episode.nativeTools, ...(episode.tools ? { restricted: episode.tools } : {}) })) as ChatSession;
+      const chat = (episode.session ??= new ChatSession({
+        ...common,
+        parser: episode.toolParser ?? 'hermes',
+        given: this.nativeTools(episode),
+        native: episode.nativeTools,
+        ...(episode.tools ? { restricted: episode.tools } : {}),
+      })) as ChatSession;
       const input = request.message ? { message: request.message } : { text: request.text! };
       const turn = await episode.turn(() => {
         if (episode.done) throw doneError(episode);
@@ -198,13 +240,25 @@ export class EpisodeStore {
       result = { turn: turn.record.turn, messages: turn.messages, functions: turn.functions, done: turn.done };
       [session, outcome] = [chat, turn];
     } else {
-      if (request.message) throw new EpisodeError(400, `"message" is how a chat episode takes a turn; this episode speaks ${episode.protocol}: send {"text": "<the assistant message>"}`, [{ path: '/message', message: 'is for protocol "chat"' }]);
-      const text = (episode.session ??= new ProtocolSession({ ...common, protocol: episode.protocol })) as ProtocolSession;
+      if (request.message)
+        throw new EpisodeError(
+          400,
+          `"message" is how a chat episode takes a turn; this episode speaks ${episode.protocol}: send {"text": "<the assistant message>"}`,
+          [{ path: '/message', message: 'is for protocol "chat"' }],
+        );
+      const text = (episode.session ??= new ProtocolSession({
+        ...common,
+        protocol: episode.protocol,
+      })) as ProtocolSession;
       outcome = await episode.turn(() => {
         if (episode.done) throw doneError(episode);
         return text.turn(request.text!);
       });
-      result = { turn: outcome.record.turn, observation: { role: 'user', content: outcome.record.observation }, done: outcome.done };
+      result = {
+        turn: outcome.record.turn,
+        observation: { role: 'user', content: outcome.record.observation },
+        done: outcome.done,
+      };
       session = text;
     }
     this.recount(episode);
@@ -248,7 +302,9 @@ export class EpisodeStore {
     if (episode.session) throw mixedError(episode, 'speaks text turns', 'tool calls outside them');
     const given = args === undefined ? {} : args;
     if (given === null || typeof given !== 'object' || Array.isArray(given)) {
-      throw new EpisodeError(400, 'the arguments of a call must be a JSON object', [{ path: '/arguments', message: 'must be an object' }]);
+      throw new EpisodeError(400, 'the arguments of a call must be a JSON object', [
+        { path: '/arguments', message: 'must be an object' },
+      ]);
     }
     const action: ToolCallAction = { type: 'tool_call', tool: toolId, arguments: given as Record<string, unknown> };
     if (controls && Object.keys(controls).length > 0) action.controls = controls;
@@ -261,7 +317,9 @@ export class EpisodeStore {
   /** The full trajectory, or undefined for an unknown or expired episode. */
   get(id: string): Trajectory | undefined {
     const episode = this.find(id);
-    return episode && { ...episode.summary(), steps: [...episode.trajectorySteps()], turns: [...episode.turnRecords()] };
+    return (
+      episode && { ...episode.summary(), steps: [...episode.trajectorySteps()], turns: [...episode.turnRecords()] }
+    );
   }
 
   summary(id: string): EpisodeSummary | undefined {
@@ -272,7 +330,13 @@ export class EpisodeStore {
   list(limit: number): { episodes: EpisodeSummary[]; total: number } {
     const now = this.now();
     const held = [...this.episodes.values()].filter((e) => !this.expired(e, now));
-    return { episodes: held.slice(-limit).reverse().map((e) => e.summary()), total: held.length };
+    return {
+      episodes: held
+        .slice(-limit)
+        .reverse()
+        .map((e) => e.summary()),
+      total: held.length,
+    };
   }
 
   /** Whether the episode is live, without touching it (its idle time keeps counting). */
@@ -370,10 +434,15 @@ export class EpisodeStore {
     if (!episode.tools) return;
     const outside: FieldError[] = [];
     actions.forEach((action, i) => {
-      if (action.type === 'tool_call' && !episode.tools!.has(action.tool)) outside.push({ path: pathOf(i), message: `${JSON.stringify(action.tool)} is not among the episode's tools` });
+      if (action.type === 'tool_call' && !episode.tools!.has(action.tool))
+        outside.push({ path: pathOf(i), message: `${JSON.stringify(action.tool)} is not among the episode's tools` });
     });
     if (outside.length > 0) {
-      throw new EpisodeError(403, `${outside.map((e) => e.message).join('; ')} (it is restricted to ${episode.tools.size} tools)`, outside);
+      throw new EpisodeError(
+        403,
+        `${outside.map((e) => e.message).join('; ')} (it is restricted to ${episode.tools.size} tools)`,
+        outside,
+      );
     }
   }
 
@@ -401,7 +470,11 @@ export class EpisodeStore {
    * observes a 500 problem, so every numbered step is recorded whole.
    */
   private async act(episode: Episode, actions: Action[]): Promise<Acted[]> {
-    const answered = await Promise.all(actions.map((action) => (action.type === 'search_tool' ? this.searchAction(episode, action) : this.callAction(episode, action))));
+    const answered = await Promise.all(
+      actions.map((action) =>
+        action.type === 'search_tool' ? this.searchAction(episode, action) : this.callAction(episode, action),
+      ),
+    );
     const acted: Acted[] = new Array<Acted>(answered.length);
     const writes: number[] = [];
     answered.forEach((answer, index) => {
@@ -414,17 +487,39 @@ export class EpisodeStore {
   }
 
   private async callAction(episode: Episode, action: ToolCallAction): Promise<AnsweredCall> {
-    const result = await this.simulator.call(action.tool, action.arguments, { controls: action.controls, errors: episode.errors, errorRate: episode.errorRate }).catch(failedCall);
+    const result = await this.simulator
+      .call(action.tool, action.arguments, {
+        controls: action.controls,
+        errors: episode.errors,
+        errorRate: episode.errorRate,
+      })
+      .catch(failedCall);
     return { action, result, op: this.resourceOp(action, result) };
   }
 
   private async searchAction(episode: Episode, action: SearchAction): Promise<Acted> {
-    const head = { type: 'search_tool' as const, ...(action.id === undefined ? {} : { id: action.id }), query: action.query };
+    const head = {
+      type: 'search_tool' as const,
+      ...(action.id === undefined ? {} : { id: action.id }),
+      query: action.query,
+    };
     try {
-      const results = await searchTools(await this.search(), this.library, action.query, action.k ?? DEFAULT_SEARCH_K, episode.tools);
+      const results = await searchTools(
+        await this.search(),
+        this.library,
+        action.query,
+        action.k ?? DEFAULT_SEARCH_K,
+        episode.tools,
+      );
       return { observation: { ...head, results } };
     } catch (error) {
-      return { observation: { ...head, results: [], problem: problem(500, 'Search failed', `the search failed: ${message(error)}`) } };
+      return {
+        observation: {
+          ...head,
+          results: [],
+          problem: problem(500, 'Search failed', `the search failed: ${message(error)}`),
+        },
+      };
     }
   }
 
@@ -455,9 +550,15 @@ export class EpisodeStore {
     // A cached body nobody has read stays its stored text: the step's answer and the trajectory's byte count use the
     // text as is, and it is parsed only if something reads it (a reference, the trajectory served later).
     const text = untouchedBodyText(result);
-    const head = action.id === undefined ? { type: 'tool_call' as const, tool: action.tool, status: result.status } : { type: 'tool_call' as const, id: action.id, tool: action.tool, status: result.status };
+    const head =
+      action.id === undefined
+        ? { type: 'tool_call' as const, tool: action.tool, status: result.status }
+        : { type: 'tool_call' as const, id: action.id, tool: action.tool, status: result.status };
     // The body is added in its place among the keys, before the rest: defining a new member is V8's fast case.
-    const observation: ToolCallObservation = text === undefined ? { ...head, body: result.body, source: result.source } : Object.assign(withStoredBody(head, text), { source: result.source });
+    const observation: ToolCallObservation =
+      text === undefined
+        ? { ...head, body: result.body, source: result.source }
+        : Object.assign(withStoredBody(head, text), { source: result.source });
     if (result.error) observation.error = result.error;
     if (Object.keys(result.headers).length > 0) observation.headers = result.headers;
     if (state) observation.state = state;
@@ -482,21 +583,34 @@ interface AnsweredCall {
 
 function doneError(episode: Episode): EpisodeError {
   const session = episode.session;
-  if (session?.finish === 'answer') return new EpisodeError(409, `episode ${episode.id} is done: it answered on turn ${session.turns.length}`);
-  if (session?.finish === 'turn_cap') return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxTurns} of its turns`);
+  if (session?.finish === 'answer')
+    return new EpisodeError(409, `episode ${episode.id} is done: it answered on turn ${session.turns.length}`);
+  if (session?.finish === 'turn_cap')
+    return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxTurns} of its turns`);
   return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxSteps} of its steps`);
 }
 
 /** An episode speaks text turns or JSON steps: the protocol's state would not see actions taken past it. */
 function mixedError(episode: Episode, has: string, refused: string): EpisodeError {
-  return new EpisodeError(409, `episode ${episode.id} ${has}: it takes no ${refused} (the protocol's state would not see them); start another episode`, undefined, 'Episode protocol conflict');
+  return new EpisodeError(
+    409,
+    `episode ${episode.id} ${has}: it takes no ${refused} (the protocol's state would not see them); start another episode`,
+    undefined,
+    'Episode protocol conflict',
+  );
 }
 
 /** The protocol's system prompt and the task's query: what a trainer feeds the model first. */
 function firstMessages(episode: Episode): CreatedEpisode['messages'] {
   const limits = { maxTurns: episode.maxTurns, maxCallsPerTurn: episode.maxCallsPerTurn, k: episode.k };
-  const system = episode.protocol === 'chat' ? chatSystemPrompt(limits, episode.systemPrompt, episode.nativeTools) : systemPrompt(episode.protocol, limits, episode.systemPrompt);
-  return [{ role: 'system', content: system }, ...(episode.task ? [{ role: 'user' as const, content: episode.task.query }] : [])];
+  const system =
+    episode.protocol === 'chat'
+      ? chatSystemPrompt(limits, episode.systemPrompt, episode.nativeTools)
+      : systemPrompt(episode.protocol, limits, episode.systemPrompt);
+  return [
+    { role: 'system', content: system },
+    ...(episode.task ? [{ role: 'user' as const, content: episode.task.query }] : []),
+  ];
 }
 
 /**
@@ -504,13 +618,24 @@ function firstMessages(episode: Episode): CreatedEpisode['messages'] {
  * Retry-After; anything else a 500 problem naming the failure.
  */
 function failedCall(error: unknown): CallResult {
-  if (!(error instanceof ResponderBusyError)) return failure('Simulator failed', `the call failed inside the simulator: ${message(error)}`);
+  if (!(error instanceof ResponderBusyError))
+    return failure('Simulator failed', `the call failed inside the simulator: ${message(error)}`);
   const body = problem(503, 'Simulator busy', error.message);
-  return { status: 503, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'retry-after': String(error.retryAfterSeconds) } };
+  return {
+    status: 503,
+    body,
+    source: 'rule',
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE, 'retry-after': String(error.retryAfterSeconds) },
+  };
 }
 
 function failure(title: string, detail: string): CallResult {
-  return { status: 500, body: problem(500, title, detail), source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
+  return {
+    status: 500,
+    body: problem(500, title, detail),
+    source: 'rule',
+    headers: { 'content-type': PROBLEM_CONTENT_TYPE },
+  };
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -519,7 +644,9 @@ const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /** A seed for the n-th episode of a server, from the seed of its injection stream (the server's --seed, or a worker's own): reported in the summary, so any episode can be replayed. */
 function derivedSeed(serverSeed: number, n: number): number {
-  let z = (Math.imul(serverSeed >>> 0, 0x9e3779b9) ^ Math.imul(Math.floor(serverSeed / 2 ** 32) >>> 0, 0x85ebca6b)) + Math.imul(n + 1, 0x9e3779b9);
+  let z =
+    (Math.imul(serverSeed >>> 0, 0x9e3779b9) ^ Math.imul(Math.floor(serverSeed / 2 ** 32) >>> 0, 0x85ebca6b)) +
+    Math.imul(n + 1, 0x9e3779b9);
   z = Math.imul(z ^ (z >>> 16), 0x21f0aaad);
   z = Math.imul(z ^ (z >>> 15), 0x735a2d97);
   return (z ^ (z >>> 15)) >>> 0;

@@ -100,7 +100,10 @@ export class WorldState {
     return true;
   }
 
-  private create(op: Extract<ResourceOp, { kind: 'create' }>, result: CallResult): { result: CallResult; state?: WorldEffect } {
+  private create(
+    op: Extract<ResourceOp, { kind: 'create' }>,
+    result: CallResult,
+  ): { result: CallResult; state?: WorldEffect } {
     const { noun } = op.collection;
     const preferred = this.itemParam(op.collection.api, op.collection.template);
     const path = recordPath(result.body, noun, preferred);
@@ -117,13 +120,18 @@ export class WorldState {
     }
     // An id the request chose is upserted; one the simulated response made up must not clash.
     const entries = this.collections.get(op.collection.key);
-    if (!Object.hasOwn(op.body, field) && entries?.has(String(value[field]))) value[field] = freshId(entries, value[field] as string | number);
+    if (!Object.hasOwn(op.body, field) && entries?.has(String(value[field])))
+      value[field] = freshId(entries, value[field] as string | number);
     if (!this.remember(op.collection, String(value[field]), stored(value, field))) return { result };
     if (!path || !isRecord(answered)) return { result, state: 'created' };
     return { result: changed(result, path, answered, structuredClone(value)), state: 'created' };
   }
 
-  private update(op: Extract<ResourceOp, { kind: 'update' }>, result: CallResult, ok: boolean): { result: CallResult; state?: WorldEffect } {
+  private update(
+    op: Extract<ResourceOp, { kind: 'update' }>,
+    result: CallResult,
+    ok: boolean,
+  ): { result: CallResult; state?: WorldEffect } {
     const entry = this.collections.get(op.collection.key)?.get(op.id);
     if (entry === DELETED) return missing(op.collection, op.id);
     if (!ok) return { result };
@@ -137,7 +145,10 @@ export class WorldState {
     return { result: changed(result, path, answered, structuredClone(value)), state: 'updated' };
   }
 
-  private list(op: Extract<ResourceOp, { kind: 'list' }>, result: CallResult): { result: CallResult; state?: WorldEffect } {
+  private list(
+    op: Extract<ResourceOp, { kind: 'list' }>,
+    result: CallResult,
+  ): { result: CallResult; state?: WorldEffect } {
     const entries = this.collections.get(op.collection.key);
     // Nothing remembered: the answer stands, its body unread (a cached one stays its stored text).
     if (!entries || entries.size === 0) return { result };
@@ -155,7 +166,8 @@ export class WorldState {
       items.push(entry ? structuredClone(entry.value) : item);
     }
     for (const [id, entry] of entries) {
-      if (entry !== DELETED && !seen.has(id) && matches(entry.value, op.filters)) items.push(structuredClone(entry.value));
+      if (entry !== DELETED && !seen.has(id) && matches(entry.value, op.filters))
+        items.push(structuredClone(entry.value));
     }
     return { result: changed(result, path, listed, items), state: 'listed' };
   }
@@ -179,7 +191,10 @@ function changed(result: CallResult, path: [] | [string], before: unknown, after
 function missing(collection: Collection, id: string): { result: CallResult; state: WorldEffect } {
   const where = collection.key.slice(collection.api.length + 1) || '/';
   const body = problem(404, undefined, `${JSON.stringify(id)} in ${where} was deleted earlier in this episode`, { id });
-  return { result: { status: 404, body, source: 'state', headers: { 'content-type': PROBLEM_CONTENT_TYPE } }, state: 'missing' };
+  return {
+    result: { status: 404, body, source: 'state', headers: { 'content-type': PROBLEM_CONTENT_TYPE } },
+    state: 'missing',
+  };
 }
 
 /** Query arguments act as equality filters on members of the same name; others (limit, page…) are ignored. */

@@ -62,8 +62,12 @@ export interface AgentSummary {
  */
 export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: number): AgentSummary {
   const byRun = Array.from({ length: runs }, (_, i) => scores.filter((s) => s.run === i + 1));
-  const perRun = (metric: StatMetric) => byRun.map((list) => runValue(list, metric)).filter((v): v is number => v !== null);
-  const stats = Object.fromEntries(STAT_METRICS.map((metric) => [metric, stat(perRun(metric))])) as Record<StatMetric, Stat>;
+  const perRun = (metric: StatMetric) =>
+    byRun.map((list) => runValue(list, metric)).filter((v): v is number => v !== null);
+  const stats = Object.fromEntries(STAT_METRICS.map((metric) => [metric, stat(perRun(metric))])) as Record<
+    StatMetric,
+    Stat
+  >;
   const scored = Object.fromEntries(STAT_METRICS.map((metric) => [metric, scoredRuns(scores, metric)])) as Record<
     StatMetric,
     number
@@ -100,10 +104,17 @@ function byTools(scores: readonly TaskScore[]): AgentSummary['by_tools'] {
     return known.length === 0 ? null : sum(known) / known.length;
   };
   return Object.fromEntries(
-    [...groups].sort(([a], [b]) => a - b).map(([n, list]) => [
-      String(n),
-      { task_runs: list.length, success: mean(list.map((s) => (s.success === null ? null : Number(s.success)))), path: mean(list.map((s) => s.path)), turns: sum(list.map((s) => s.turns)) / list.length },
-    ]),
+    [...groups]
+      .sort(([a], [b]) => a - b)
+      .map(([n, list]) => [
+        String(n),
+        {
+          task_runs: list.length,
+          success: mean(list.map((s) => (s.success === null ? null : Number(s.success)))),
+          path: mean(list.map((s) => s.path)),
+          turns: sum(list.map((s) => s.turns)) / list.length,
+        },
+      ]),
   );
 }
 
@@ -123,7 +134,15 @@ function runValue(list: readonly TaskScore[], metric: StatMetric): number | null
     const turns = sum(list.map((s) => s.turns));
     return turns === 0 ? null : sum(list.map((s) => s.well_formed_turns)) / turns;
   }
-  const values = list.map((s) => (metric === 'success' ? (s.success === null ? null : Number(s.success)) : s[metric as Exclude<StatMetric, 'success' | 'well_formed'>])).filter((v): v is number => v !== null);
+  const values = list
+    .map((s) =>
+      metric === 'success'
+        ? s.success === null
+          ? null
+          : Number(s.success)
+        : s[metric as Exclude<StatMetric, 'success' | 'well_formed'>],
+    )
+    .filter((v): v is number => v !== null);
   return values.length === 0 ? null : sum(values) / values.length;
 }
 

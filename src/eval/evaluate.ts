@@ -13,7 +13,22 @@ import { EvalInputError, type TaskFormat } from './tasks.js';
 import { slowStep } from '../terminal/slow-step.js';
 
 /** The run settings `evaluate` hands to runEval unchanged (documented there). */
-type RunSettings = Pick<RunEvalOptions, 'apiKey' | 'agents' | 'runs' | 'concurrency' | 'maxTurns' | 'k' | 'seed' | 'errorRate' | 'maxObservationChars' | 'systemPrompt' | 'toolParser' | 'onProgress' | 'signal'>;
+type RunSettings = Pick<
+  RunEvalOptions,
+  | 'apiKey'
+  | 'agents'
+  | 'runs'
+  | 'concurrency'
+  | 'maxTurns'
+  | 'k'
+  | 'seed'
+  | 'errorRate'
+  | 'maxObservationChars'
+  | 'systemPrompt'
+  | 'toolParser'
+  | 'onProgress'
+  | 'signal'
+>;
 
 export interface EvaluateOptions extends RunSettings {
   tasks: string;
@@ -47,11 +62,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
     const { parseJudgeSpec } = await import('../rl/judge.js');
     await asInput('--judge', () => parseJudgeSpec(spec));
     if (options.server !== undefined && options.judgeApiKey !== undefined) {
-      throw new EvalInputError(`--judge-api-key cannot reach the judge of a running server (${options.server}): start that server with --judge and --judge-api-key, and run eval without --judge`);
+      throw new EvalInputError(
+        `--judge-api-key cannot reach the judge of a running server (${options.server}): start that server with --judge and --judge-api-key, and run eval without --judge`,
+      );
     }
   }
   // In process the server itself holds the judge (with its key); a running server is asked to use it per request.
-  const judge: string | true | undefined = options.judge === undefined ? undefined : options.server === undefined ? true : options.judge;
+  const judge: string | true | undefined =
+    options.judge === undefined ? undefined : options.server === undefined ? true : options.judge;
   let inProcess: RunningServer | undefined;
   let policy: Policy | undefined;
   try {
@@ -67,12 +85,17 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
     await slowStep(log, 'waiting for the server to load its search index (its first search)', () =>
       warmSearch(server, options.apiKey),
     );
-    const mapped = await slowStep(log, `mapping the reference tools of ${file.tasks.length} task(s) onto the served library`, () =>
-      mapReferences(file.tasks, serverLibrary(server, options.apiKey)),
+    const mapped = await slowStep(
+      log,
+      `mapping the reference tools of ${file.tasks.length} task(s) onto the served library`,
+      () => mapReferences(file.tasks, serverLibrary(server, options.apiKey)),
     );
     const runnable = mapped.filter((t) => !isUnmappable(t));
     logUnmappedTools(runnable, options.log);
-    if (runnable.length === 0) throw new EvalInputError(`no task of ${options.tasks} has a reference tool in the served library (${mapped.length} tasks, all unmapped); check the library the server serves`);
+    if (runnable.length === 0)
+      throw new EvalInputError(
+        `no task of ${options.tasks} has a reference tool in the served library (${mapped.length} tasks, all unmapped); check the library the server serves`,
+      );
 
     // Loaded only now: a policy may pull in a model runtime.
     const { createPolicy, runAgent } = await import('../agent/index.js');
@@ -97,9 +120,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
       ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
       ...(options.toolParser !== undefined ? { toolParser: options.toolParser } : {}),
       judge,
-      onRun: options.out === undefined ? undefined : (run, score) => {
-        writeTrajectory(options.out!, run, score);
-      },
+      onRun:
+        options.out === undefined
+          ? undefined
+          : (run, score) => {
+              writeTrajectory(options.out!, run, score);
+            },
       onProgress: options.onProgress,
       signal: options.signal,
     });
@@ -162,28 +188,40 @@ async function startInProcess(options: EvaluateOptions): Promise<RunningServer> 
  * another `--seed` the same calls synthesize other bodies, and the expected answers cannot be met. Said, not refused:
  * the rest of the report stays meaningful.
  */
-function warnSeed(tasks: readonly { meta?: Record<string, unknown> }[], seed: number | undefined, log: ((line: string) => void) | undefined): void {
+function warnSeed(
+  tasks: readonly { meta?: Record<string, unknown> }[],
+  seed: number | undefined,
+  log: ((line: string) => void) | undefined,
+): void {
   if (seed === undefined) return;
   const other = tasks.filter((t) => typeof t.meta?.server_seed === 'number' && t.meta.server_seed !== seed);
   if (other.length === 0) return;
-  log?.(`toolenv: ${other.length} task(s) were synthesized for a server with --seed ${String(other[0]!.meta!.server_seed)}, and this one runs --seed ${seed}: their expected answers will not hold (serve with that seed, or synthesize with --server-seed ${seed})`);
+  log?.(
+    `toolenv: ${other.length} task(s) were synthesized for a server with --seed ${String(other[0]!.meta!.server_seed)}, and this one runs --seed ${seed}: their expected answers will not hold (serve with that seed, or synthesize with --server-seed ${seed})`,
+  );
 }
 
 /** The server's /healthz, after checking it is a ToolEnv server that takes the key. */
 async function checkServer(server: string, apiKey?: string): Promise<{ seed?: number }> {
   let response: Response;
   try {
-    response = await fetchIdempotent(`${server.replace(/\/+$/, '')}/healthz`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    response = await fetchIdempotent(`${server.replace(/\/+$/, '')}/healthz`, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    });
   } catch (error) {
     throw new EvalInputError(`cannot reach a ToolEnv server at ${server} (${fetchFailure(error)})`);
   }
   if (!response.ok) throw new EvalInputError(`${server}/healthz answered ${response.status}: is it a ToolEnv server?`);
   const health = (await response.json().catch(() => ({}))) as { seed?: unknown };
   // /healthz is open to all; the library route tells whether the key is right.
-  const probe = await fetch(`${server.replace(/\/+$/, '')}/v1/tools?limit=1`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  const probe = await fetch(`${server.replace(/\/+$/, '')}/v1/tools?limit=1`, {
+    headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+  });
   await probe.body?.cancel();
   if (probe.status === 401 || probe.status === 403) {
-    throw new EvalInputError(`${server} refused the ${apiKey ? 'API key given' : 'requests without an API key'} (${probe.status}); pass --api-key KEY or set TOOLENV_API_KEY`);
+    throw new EvalInputError(
+      `${server} refused the ${apiKey ? 'API key given' : 'requests without an API key'} (${probe.status}); pass --api-key KEY or set TOOLENV_API_KEY`,
+    );
   }
   return typeof health.seed === 'number' ? { seed: health.seed } : {};
 }
@@ -195,7 +233,11 @@ async function checkServer(server: string, apiKey?: string): Promise<{ seed?: nu
 async function warmSearch(server: string, apiKey?: string): Promise<void> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  const response = await fetch(`${server.replace(/\/+$/, '')}/v1/search`, { method: 'POST', headers, body: JSON.stringify({ query: 'warm up', k: 1 }) }).catch(() => undefined);
+  const response = await fetch(`${server.replace(/\/+$/, '')}/v1/search`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: 'warm up', k: 1 }),
+  }).catch(() => undefined);
   await response?.body?.cancel();
 }
 

@@ -31,7 +31,10 @@ export function parseJsonArray(text: string, file: string): Located[] {
     const where = position ? `:${lineAt(text, Number(position[1]))}` : '';
     throw new TaskFileError(`${file}${where}: not JSON (${reason(error)})`);
   }
-  if (!Array.isArray(value)) throw new TaskFileError(`${file}: expected a JSON array of tasks (or JSON Lines), got ${value === null ? 'null' : typeof value}`);
+  if (!Array.isArray(value))
+    throw new TaskFileError(
+      `${file}: expected a JSON array of tasks (or JSON Lines), got ${value === null ? 'null' : typeof value}`,
+    );
   const lines = elementLines(text);
   return value.map((element, i) => ({ value: element, line: lines[i] ?? 1 }));
 }

@@ -45,7 +45,9 @@ export function serverLibrary(server: string, apiKey?: string): LibraryClient {
     tool: (id) => {
       let found = tools.get(id);
       if (!found) {
-        found = get(`/v1/tools/${encodeURIComponent(id)}`).then((response) => (response.status === 404 ? undefined : json<Tool>(response, `GET /v1/tools/${id}`)));
+        found = get(`/v1/tools/${encodeURIComponent(id)}`).then((response) =>
+          response.status === 404 ? undefined : json<Tool>(response, `GET /v1/tools/${id}`),
+        );
         tools.set(id, found);
       }
       return found;
@@ -59,7 +61,10 @@ export function serverLibrary(server: string, apiKey?: string): LibraryClient {
           for (let page = 0; page < MAX_PAGES; page++) {
             const query = new URLSearchParams({ q: text, limit: String(PAGE) });
             if (cursor) query.set('cursor', cursor);
-            const body: { tools: ToolSummary[]; next_cursor: string | null } = await json(await get(`/v1/tools?${query}`), 'GET /v1/tools');
+            const body: { tools: ToolSummary[]; next_cursor: string | null } = await json(
+              await get(`/v1/tools?${query}`),
+              'GET /v1/tools',
+            );
             out.push(...body.tools);
             cursor = body.next_cursor;
             if (!cursor) break;
@@ -70,6 +75,9 @@ export function serverLibrary(server: string, apiKey?: string): LibraryClient {
       }
       return found;
     },
-    apis: () => (apiList ??= get('/apis').then((response) => json<{ apis: ApiSummary[] }>(response, 'GET /apis')).then((body) => body.apis)),
+    apis: () =>
+      (apiList ??= get('/apis')
+        .then((response) => json<{ apis: ApiSummary[] }>(response, 'GET /apis'))
+        .then((body) => body.apis)),
   };
 }

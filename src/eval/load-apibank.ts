@@ -7,8 +7,16 @@ import { compileSchema, describeErrors } from './validate.js';
 const TOOL_SEARCHER = 'ToolSearcher';
 
 /** A dialog turn (levels 1–3 `.jsonl`): `{role: "User" | "AI", text}`, or an API call `{role: "API", api_name, param_dict, result}`. */
-const TEXT_TURN = { type: 'object', required: ['role'], properties: { role: { type: 'string', minLength: 1 }, text: { type: 'string' } } };
-const API_TURN = { type: 'object', required: ['role', 'api_name'], properties: { role: { type: 'string' }, api_name: { type: 'string', minLength: 1 }, param_dict: { type: 'object' } } };
+const TEXT_TURN = {
+  type: 'object',
+  required: ['role'],
+  properties: { role: { type: 'string', minLength: 1 }, text: { type: 'string' } },
+};
+const API_TURN = {
+  type: 'object',
+  required: ['role', 'api_name'],
+  properties: { role: { type: 'string' }, api_name: { type: 'string', minLength: 1 }, param_dict: { type: 'object' } },
+};
 
 /** A level-3 task (`level-3.json`): the requirement and the gold calls, each `{api_name, input, output}`. */
 const REQUIREMENT = {
@@ -16,7 +24,14 @@ const REQUIREMENT = {
   required: ['requirement', 'apis'],
   properties: {
     requirement: { type: 'string', minLength: 1, pattern: '\\S' },
-    apis: { type: 'array', items: { type: 'object', required: ['api_name'], properties: { api_name: { type: 'string', minLength: 1 }, input: { type: 'object' } } } },
+    apis: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['api_name'],
+        properties: { api_name: { type: 'string', minLength: 1 }, input: { type: 'object' } },
+      },
+    },
   },
 };
 
@@ -78,22 +93,33 @@ function check(schema: object, value: unknown, where: string, what: string): voi
  */
 export function readApibankTasks(entries: Located[], file: string): LoadedTask[] {
   const first = entries[0]!.value;
-  if (Array.isArray(first)) return entries.map(({ value, line }, index) => dialogTask(String(index), readDialog(value, `${file}:${line}`), `${file}:${line}`, line));
+  if (Array.isArray(first))
+    return entries.map(({ value, line }, index) =>
+      dialogTask(String(index), readDialog(value, `${file}:${line}`), `${file}:${line}`, line),
+    );
   if (typeof first === 'object' && first !== null && 'role' in first) {
     const turns = entries.map(({ value, line }) => readTurn(value, `${file}:${line}`, 'API-Bank turn'));
     return [dialogTask(basename(file, extname(file)), turns, `${file}:${entries[0]!.line}`, entries[0]!.line)];
   }
-  if (typeof first === 'object' && first !== null && ('requirement' in first || 'apis' in first)) return entries.map((entry, index) => requirementTask(entry, index, file));
+  if (typeof first === 'object' && first !== null && ('requirement' in first || 'apis' in first))
+    return entries.map((entry, index) => requirementTask(entry, index, file));
   return stepTasks(entries, file);
 }
 
 function readDialog(value: unknown, where: string): Turn[] {
-  if (!Array.isArray(value)) throw new TaskFileError(`${where}: API-Bank dialog must be an array of turns, got ${value === null ? 'null' : typeof value}`);
+  if (!Array.isArray(value))
+    throw new TaskFileError(
+      `${where}: API-Bank dialog must be an array of turns, got ${value === null ? 'null' : typeof value}`,
+    );
   return value.map((turn, i) => readTurn(turn, where, `API-Bank dialog turn ${i}`));
 }
 
 function readTurn(value: unknown, where: string, what: string): Turn {
-  const api = typeof value === 'object' && value !== null && typeof (value as Turn).role === 'string' && (value as Turn).role.toLowerCase() === 'api';
+  const api =
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Turn).role === 'string' &&
+    (value as Turn).role.toLowerCase() === 'api';
   check(api ? API_TURN : TEXT_TURN, value, where, what);
   return value as Turn;
 }
@@ -111,8 +137,14 @@ function dialogTask(id: string, turns: Turn[], where: string, line: number): Loa
 
 function requirementTask({ value, line }: Located, index: number, file: string): LoadedTask {
   check(REQUIREMENT, value, `${file}:${line}`, 'API-Bank level-3 task');
-  const { requirement, apis } = value as { requirement: string; apis: { api_name: string; input?: Record<string, unknown> }[] };
-  const calls = apis.map(({ api_name, input }): Call => (typeof input?.keywords === 'string' ? { name: api_name, keywords: input.keywords } : { name: api_name }));
+  const { requirement, apis } = value as {
+    requirement: string;
+    apis: { api_name: string; input?: Record<string, unknown> }[];
+  };
+  const calls = apis.map(
+    ({ api_name, input }): Call =>
+      typeof input?.keywords === 'string' ? { name: api_name, keywords: input.keywords } : { name: api_name },
+  );
   return task(String(index), requirement.trim(), calls, line);
 }
 
@@ -129,9 +161,15 @@ function stepTasks(entries: Located[], file: string): LoadedTask[] {
   });
   return [...dialogs].map(([id, { line, steps }]) => {
     const query = /^User:[ \t]*(.*\S)/m.exec(steps[0]!.input)?.[1];
-    if (query === undefined) throw new TaskFileError(`${file}:${line}: API-Bank step sample has no "User:" utterance in its input`);
+    if (query === undefined)
+      throw new TaskFileError(`${file}:${line}: API-Bank step sample has no "User:" utterance in its input`);
     const last = steps.reduce((a, b) => (b.input.length > a.input.length ? b : a));
-    return task(id, query, [...callsInText(last.input), ...callsInText(last.expected_output ?? last.output ?? '')], line);
+    return task(
+      id,
+      query,
+      [...callsInText(last.input), ...callsInText(last.expected_output ?? last.output ?? '')],
+      line,
+    );
   });
 }
 
@@ -143,7 +181,12 @@ function callsInText(text: string): Call[] {
 }
 
 function task(id: string, query: string, calls: Call[], line: number): LoadedTask {
-  const loaded: LoadedTask = { id, query, references: distinctReferences(calls.filter((c) => c.name !== TOOL_SEARCHER).map((c) => ({ name: c.name }))), line };
+  const loaded: LoadedTask = {
+    id,
+    query,
+    references: distinctReferences(calls.filter((c) => c.name !== TOOL_SEARCHER).map((c) => ({ name: c.name }))),
+    line,
+  };
   const searches = calls.flatMap((c) => (c.name === TOOL_SEARCHER && c.keywords !== undefined ? [c.keywords] : []));
   if (searches.length > 0) loaded.meta = { searches };
   return loaded;

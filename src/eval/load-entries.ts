@@ -8,7 +8,9 @@ export function readEntries(file: string, what = 'task file'): Located[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new TaskFileError(`cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new TaskFileError(
+      `cannot read ${what} ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   // A byte-order mark (editors on Windows write one) is not JSON.
   text = text.replace(/^\uFEFF/, '');

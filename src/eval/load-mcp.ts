@@ -16,7 +16,15 @@ const TASK_SCHEMA = {
     ...Object.fromEntries(QUERY_KEYS.map((key) => [key, { type: 'string', minLength: 1 }])),
     tools: {
       type: 'array',
-      items: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1 }, description: { type: 'string' }, inputSchema: { type: 'object' } } },
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          description: { type: 'string' },
+          inputSchema: { type: 'object' },
+        },
+      },
     },
     reference_tools: { type: 'array', items: { type: 'string', minLength: 1 } },
     answer: { type: ['string', 'array'], minLength: 1, items: { type: 'string', minLength: 1 }, minItems: 1 },
@@ -49,13 +57,22 @@ export function readMcpTasks(entries: Located[], file: string): LoadedTask[] {
     if (!validate!(value)) throw new TaskFileError(`${file}:${line}: MCP task ${describeErrors(validate!.errors)}`);
     const entry = value as McpTask;
     const query = QUERY_KEYS.map((key) => entry[key]).find((text) => text !== undefined);
-    if (query === undefined) throw new TaskFileError(`${file}:${line}: MCP task is missing "query" (or "question", "prompt")`);
+    if (query === undefined)
+      throw new TaskFileError(`${file}:${line}: MCP task is missing "query" (or "question", "prompt")`);
     const id = String(entry.id ?? index);
     claim(id, line);
     const offered = new Set(entry.tools.map((t) => t.name));
     const outside = entry.reference_tools?.find((name) => !offered.has(name));
-    if (outside !== undefined) throw new TaskFileError(`${file}:${line}: reference tool ${JSON.stringify(outside)} is not among the task's tools`);
-    const task: LoadedTask = { id, query, references: distinctReferences((entry.reference_tools ?? []).map((name) => ({ name }))), line };
+    if (outside !== undefined)
+      throw new TaskFileError(
+        `${file}:${line}: reference tool ${JSON.stringify(outside)} is not among the task's tools`,
+      );
+    const task: LoadedTask = {
+      id,
+      query,
+      references: distinctReferences((entry.reference_tools ?? []).map((name) => ({ name }))),
+      line,
+    };
     if (offered.size > 0) task.tools = [...offered].map((name) => ({ name }));
     if (entry.answer !== undefined) task.answer = entry.answer;
     if (entry.meta !== undefined) task.meta = entry.meta;

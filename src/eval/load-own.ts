@@ -23,13 +23,24 @@ export function readOwnTasks(entries: Located[], file: string): LoadedTask[] {
   validate ??= compileSchema(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
   const claim = uniqueIds(file, 'task id');
   return entries.map(({ value, line }) => {
-    if (!validate!(value)) throw new TaskFileError(`${file}:${line}: task ${describeErrors(validate!.errors)} (see schemas/task.schema.json)`);
+    if (!validate!(value))
+      throw new TaskFileError(
+        `${file}:${line}: task ${describeErrors(validate!.errors)} (see schemas/task.schema.json)`,
+      );
     const task = value as OwnTask;
     claim(task.id, line);
     // A reference outside the episode's tools could never be called: the run would be scored against a tool it is refused.
     const outside = task.tools && task.reference_tools?.find((id) => !task.tools!.includes(id));
-    if (outside) throw new TaskFileError(`${file}:${line}: reference tool ${JSON.stringify(outside)} is not among the task's tools`);
-    const loaded: LoadedTask = { id: task.id, query: task.query, references: (task.reference_tools ?? []).map((id) => ({ id })), line };
+    if (outside)
+      throw new TaskFileError(
+        `${file}:${line}: reference tool ${JSON.stringify(outside)} is not among the task's tools`,
+      );
+    const loaded: LoadedTask = {
+      id: task.id,
+      query: task.query,
+      references: (task.reference_tools ?? []).map((id) => ({ id })),
+      line,
+    };
     if (task.tools !== undefined) loaded.tools = task.tools.map((id) => ({ id }));
     if (task.seed !== undefined) loaded.seed = task.seed;
     if (task.answer !== undefined) loaded.answer = task.answer;

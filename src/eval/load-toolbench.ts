@@ -19,7 +19,11 @@ const QUERY_SCHEMA = {
       items: {
         type: 'object',
         required: ['tool_name', 'api_name'],
-        properties: { category_name: { type: 'string' }, tool_name: { type: 'string', minLength: 1 }, api_name: { type: 'string', minLength: 1 } },
+        properties: {
+          category_name: { type: 'string' },
+          tool_name: { type: 'string', minLength: 1 },
+          api_name: { type: 'string', minLength: 1 },
+        },
       },
     },
     'relevant APIs': names,
@@ -47,7 +51,8 @@ export function readToolbenchTasks(entries: Located[], file: string): LoadedTask
   validate ??= compileSchema(QUERY_SCHEMA);
   const claim = uniqueIds(file, 'query_id');
   return entries.map(({ value, line }) => {
-    if (!validate!(value)) throw new TaskFileError(`${file}:${line}: ToolBench query ${describeErrors(validate!.errors)}`);
+    if (!validate!(value))
+      throw new TaskFileError(`${file}:${line}: ToolBench query ${describeErrors(validate!.errors)}`);
     const query = value as ToolbenchQuery;
     const id = String(query.query_id);
     claim(id, line);

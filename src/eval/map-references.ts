@@ -36,7 +36,11 @@ const MAX_CANDIDATES = 50;
 
 /** Case, spaces, underscores and punctuation dropped: "Get_User Info." and "getuserinfo" read the same. */
 export function normalizeName(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 /**
@@ -46,19 +50,30 @@ export function normalizeName(text: string): string {
  * first, then normalized ones, the category breaking ties. A function name (BFCL, API-Bank, MCP) matches an
  * OpenAI- or MCP-imported tool's origin name, else a tool with that id, else normalized origin names.
  */
-export async function mapReferences(tasks: readonly LoadedTask[], library: LibraryClient, concurrency = 8): Promise<EvalTask[]> {
+export async function mapReferences(
+  tasks: readonly LoadedTask[],
+  library: LibraryClient,
+  concurrency = 8,
+): Promise<EvalTask[]> {
   const resolved = new Map<string, Promise<Omit<ReferenceMapping, 'reference'>>>();
   const resolve = (reference: ToolReference) => {
     const key = JSON.stringify(reference);
     let found = resolved.get(key);
     if (!found) {
-      found = 'id' in reference ? resolveId(reference.id, library) : 'name' in reference ? resolveFunction(reference, library) : resolveNamed(reference, library);
+      found =
+        'id' in reference
+          ? resolveId(reference.id, library)
+          : 'name' in reference
+            ? resolveFunction(reference, library)
+            : resolveNamed(reference, library);
       resolved.set(key, found);
     }
     return found;
   };
   return mapLimit(tasks, concurrency, async (loaded) => {
-    const mapping = await Promise.all(loaded.references.map(async (reference) => ({ reference, ...(await resolve(reference)) })));
+    const mapping = await Promise.all(
+      loaded.references.map(async (reference) => ({ reference, ...(await resolve(reference)) })),
+    );
     const ids = [...new Set(mapping.flatMap((m) => (m.id === undefined ? [] : [m.id])))];
     const task: AgentTask = { id: loaded.id, query: loaded.query };
     if (ids.length > 0) task.reference_tools = ids;
@@ -66,7 +81,9 @@ export async function mapReferences(tasks: readonly LoadedTask[], library: Libra
     const out: EvalTask = { task, line: loaded.line, mapping };
     if (loaded.meta !== undefined) out.meta = loaded.meta;
     if (loaded.tools !== undefined) {
-      const offered = await Promise.all(loaded.tools.map(async (reference) => ({ reference, ...(await resolve(reference)) })));
+      const offered = await Promise.all(
+        loaded.tools.map(async (reference) => ({ reference, ...(await resolve(reference)) })),
+      );
       const toolIds = [...new Set(offered.flatMap((m) => (m.id === undefined ? [] : [m.id])))];
       // None mapped: the episode runs on the whole library rather than on no tool at all (the server refuses an empty set).
       if (toolIds.length > 0) out.tools = toolIds;
@@ -87,7 +104,10 @@ async function resolveId(id: string, library: LibraryClient): Promise<Omit<Refer
   return (await library.tool(id)) ? { id, match: 'id' } : {};
 }
 
-async function resolveNamed(reference: NamedReference, library: LibraryClient): Promise<Omit<ReferenceMapping, 'reference'>> {
+async function resolveNamed(
+  reference: NamedReference,
+  library: LibraryClient,
+): Promise<Omit<ReferenceMapping, 'reference'>> {
   const { category, tool_name, api_name } = reference;
   // The id the ToolBench importer (or the OpenAPI build, for api_id + operationId) would have given the tool.
   const guess = await library.tool(makeId([tool_name, api_name], `${category ?? ''}/${tool_name}/${api_name}`));
@@ -96,18 +116,27 @@ async function resolveNamed(reference: NamedReference, library: LibraryClient): 
   const word = longestWord(api_name);
   if (word === undefined) return {};
   const api = normalizeName(api_name);
-  const named = (await library.find(word)).filter((s) => normalizeName(s.name) === api || normalizeName(s.id).endsWith(api)).slice(0, MAX_CANDIDATES);
-  const candidates = (await Promise.all(named.map((s) => library.tool(s.id)))).filter((t): t is Tool => t !== undefined);
+  const named = (await library.find(word))
+    .filter((s) => normalizeName(s.name) === api || normalizeName(s.id).endsWith(api))
+    .slice(0, MAX_CANDIDATES);
+  const candidates = (await Promise.all(named.map((s) => library.tool(s.id)))).filter(
+    (t): t is Tool => t !== undefined,
+  );
   const exact = candidates.find((tool) => sameNames(tool, reference));
   if (exact) return { id: exact.id, match: 'exact' };
 
-  const titles = candidates.some((t) => t.origin.format === 'openapi') ? new Map((await library.apis()).map((a) => [a.api_id, a.title])) : new Map<string, string>();
+  const titles = candidates.some((t) => t.origin.format === 'openapi')
+    ? new Map((await library.apis()).map((a) => [a.api_id, a.title]))
+    : new Map<string, string>();
   const matches = candidates.filter((tool) => sameNames(tool, reference, titles));
   if (matches.length === 0) return {};
   const wanted = category === undefined ? undefined : normalizeName(category);
   const inCategory = matches.filter((tool) => wanted !== undefined && normalizeName(categoryOf(tool)) === wanted);
-  const [best, ...rest] = inCategory.length > 0 ? [...inCategory, ...matches.filter((t) => !inCategory.includes(t))] : matches;
-  return rest.length > 0 ? { id: best!.id, match: 'normalized', also: rest.map((t) => t.id) } : { id: best!.id, match: 'normalized' };
+  const [best, ...rest] =
+    inCategory.length > 0 ? [...inCategory, ...matches.filter((t) => !inCategory.includes(t))] : matches;
+  return rest.length > 0
+    ? { id: best!.id, match: 'normalized', also: rest.map((t) => t.id) }
+    : { id: best!.id, match: 'normalized' };
 }
 
 /**
@@ -116,14 +145,22 @@ async function resolveNamed(reference: NamedReference, library: LibraryClient): 
  * `server/tool`, as MCP task sets name a server's tool, falls back to its tool part: the library keeps no server
  * for MCP tools.
  */
-async function resolveFunction({ name }: FunctionReference, library: LibraryClient): Promise<Omit<ReferenceMapping, 'reference'>> {
+async function resolveFunction(
+  { name }: FunctionReference,
+  library: LibraryClient,
+): Promise<Omit<ReferenceMapping, 'reference'>> {
   const guess = await library.tool(isValidId(name) ? name : makeId([name], name));
   if (guess && originName(guess) === name) return { id: guess.id, match: 'exact' };
 
   const word = longestWord(name);
   const wanted = normalizeName(name);
-  const named = word === undefined ? [] : (await library.find(word)).filter((s) => normalizeName(s.name) === wanted).slice(0, MAX_CANDIDATES);
-  const candidates = (await Promise.all(named.map((s) => library.tool(s.id)))).filter((t): t is Tool => t !== undefined && originName(t) !== undefined);
+  const named =
+    word === undefined
+      ? []
+      : (await library.find(word)).filter((s) => normalizeName(s.name) === wanted).slice(0, MAX_CANDIDATES);
+  const candidates = (await Promise.all(named.map((s) => library.tool(s.id)))).filter(
+    (t): t is Tool => t !== undefined && originName(t) !== undefined,
+  );
   const exact = candidates.find((tool) => originName(tool) === name);
   if (exact) return { id: exact.id, match: 'exact' };
   if (guess?.id === name) return { id: name, match: 'id' };
@@ -131,7 +168,9 @@ async function resolveFunction({ name }: FunctionReference, library: LibraryClie
   const matches = candidates.filter((tool) => normalizeName(originName(tool)!) === wanted);
   if (matches.length > 0) {
     const [best, ...rest] = matches;
-    return rest.length > 0 ? { id: best!.id, match: 'normalized', also: rest.map((t) => t.id) } : { id: best!.id, match: 'normalized' };
+    return rest.length > 0
+      ? { id: best!.id, match: 'normalized', also: rest.map((t) => t.id) }
+      : { id: best!.id, match: 'normalized' };
   }
   const slash = name.lastIndexOf('/');
   return slash > 0 && slash < name.length - 1 ? resolveFunction({ name: name.slice(slash + 1) }, library) : {};
@@ -169,6 +208,9 @@ function categoryOf(tool: Tool): string {
  * contains, since the server matches substrings case-insensitively.
  */
 function longestWord(text: string): string | undefined {
-  const words = text.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = text
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   return words.sort((a, b) => b.length - a.length)[0];
 }

@@ -38,9 +38,16 @@ export function renderMarkdown(report: EvalReport): string {
     '',
   );
 
-  const strata = [...new Set(report.results.flatMap(({ summary }) => Object.keys(summary.by_tools)))].sort((a, b) => Number(a) - Number(b));
+  const strata = [...new Set(report.results.flatMap(({ summary }) => Object.keys(summary.by_tools)))].sort(
+    (a, b) => Number(a) - Number(b),
+  );
   if (strata.length > 1) {
-    lines.push('## By tools per task', '', `| Tools | ${report.results.map(({ summary }) => `${summary.agent} success | path | turns`).join(' | ')} |`, `|---:|${report.results.map(() => '---:|---:|---:').join('|')}|`);
+    lines.push(
+      '## By tools per task',
+      '',
+      `| Tools | ${report.results.map(({ summary }) => `${summary.agent} success | path | turns`).join(' | ')} |`,
+      `|---:|${report.results.map(() => '---:|---:|---:').join('|')}|`,
+    );
     for (const n of strata) {
       const cells = report.results.map(({ summary }) => {
         const row = summary.by_tools[n];
@@ -48,14 +55,25 @@ export function renderMarkdown(report: EvalReport): string {
       });
       lines.push(`| ${n} | ${cells.join(' | ')} |`);
     }
-    lines.push('', 'Task-runs grouped by the number of reference tools a task names (synthesized tasks: their stratum), over all runs.', '');
+    lines.push(
+      '',
+      'Task-runs grouped by the number of reference tools a task names (synthesized tasks: their stratum), over all runs.',
+      '',
+    );
   }
 
-  lines.push('## Rewards', '', '| Agent | Scored | R_step | R_phase | R_traj | R_ans |', '|---|---:|---:|---:|---:|---:|');
+  lines.push(
+    '## Rewards',
+    '',
+    '| Agent | Scored | R_step | R_phase | R_traj | R_ans |',
+    '|---|---:|---:|---:|---:|---:|',
+  );
   for (const { summary } of report.results) {
     const s = summary.stats;
     const scored = `${summary.scored.r_traj} of ${summary.task_runs}`;
-    lines.push(`| ${summary.agent} | ${scored} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.r_ans)} |`);
+    lines.push(
+      `| ${summary.agent} | ${scored} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.r_ans)} |`,
+    );
   }
   lines.push(
     '',
@@ -66,7 +84,10 @@ export function renderMarkdown(report: EvalReport): string {
   );
 
   const chart = (title: string, value: (stats: EvalReport['results'][number]['summary']['stats']) => number | null) => {
-    const rows = report.results.map(({ summary }) => ({ label: summary.agent, value: Math.round((value(summary.stats) ?? 0) * 100) / 100 }));
+    const rows = report.results.map(({ summary }) => ({
+      label: summary.agent,
+      value: Math.round((value(summary.stats) ?? 0) * 100) / 100,
+    }));
     lines.push(`${title}:`, '', '```', ...barChart(rows, 40), '```', '');
   };
   lines.push('## Charts', '');
@@ -74,15 +95,27 @@ export function renderMarkdown(report: EvalReport): string {
   chart('Turns per task', (s) => s.turns.mean);
   chart('Actions per turn', (s) => s.actions_per_turn.mean);
 
-  lines.push('## Finish reasons', '', '| Agent | answer | turn_cap | episode_done | error | success by answer / judge / fallback / unscored |', '|---|---:|---:|---:|---:|---|');
+  lines.push(
+    '## Finish reasons',
+    '',
+    '| Agent | answer | turn_cap | episode_done | error | success by answer / judge / fallback / unscored |',
+    '|---|---:|---:|---:|---:|---|',
+  );
   for (const { summary } of report.results) {
     const f = summary.finish;
     const by = summary.success_by;
-    lines.push(`| ${summary.agent} | ${f.answer} | ${f.turn_cap} | ${f.episode_done} | ${f.error} | ${by.answer} / ${by.judge} / ${by.fallback} / ${by.unscored} |`);
+    lines.push(
+      `| ${summary.agent} | ${f.answer} | ${f.turn_cap} | ${f.episode_done} | ${f.error} | ${by.answer} / ${by.judge} / ${by.fallback} / ${by.unscored} |`,
+    );
   }
   lines.push('');
 
-  lines.push('## Tasks', '', '| Task | Agent | Solved | Path | Coverage | Turns | Actions | Finish |', '|---|---|---:|---:|---:|---:|---:|---|');
+  lines.push(
+    '## Tasks',
+    '',
+    '| Task | Agent | Solved | Path | Coverage | Turns | Actions | Finish |',
+    '|---|---|---:|---:|---:|---:|---:|---|',
+  );
   for (const { summary, scores } of report.results) {
     for (const [taskId, runs] of groupByTask(scores)) {
       const scored = runs.filter((r) => r.success !== null);
@@ -95,11 +128,18 @@ export function renderMarkdown(report: EvalReport): string {
   }
   lines.push('');
 
-  const errors = report.results.flatMap(({ scores }) => scores.filter((s) => s.error !== undefined || s.trajectory_error !== undefined));
+  const errors = report.results.flatMap(({ scores }) =>
+    scores.filter((s) => s.error !== undefined || s.trajectory_error !== undefined),
+  );
   if (errors.length > 0) {
     lines.push('## Errors', '');
     for (const s of errors.slice(0, 50)) {
-      const what = [s.error, s.trajectory_error === undefined ? undefined : `no trajectory (scored from the calls the agent saw): ${s.trajectory_error}`].filter((e) => e !== undefined);
+      const what = [
+        s.error,
+        s.trajectory_error === undefined
+          ? undefined
+          : `no trajectory (scored from the calls the agent saw): ${s.trajectory_error}`,
+      ].filter((e) => e !== undefined);
       lines.push(`- ${cell(s.task_id)} (${s.agent}, run ${s.run}): ${cell(what.join('; '))}`);
     }
     if (errors.length > 50) lines.push(`- … and ${errors.length - 50} more in report.json`);
@@ -107,12 +147,23 @@ export function renderMarkdown(report: EvalReport): string {
   }
   if (report.tasks.unmappable.length > 0 || report.tasks.partially_mapped.length > 0) {
     lines.push('## Unmapped references', '');
-    for (const t of report.tasks.unmappable) lines.push(`- not run: ${cell(t.id)} (line ${t.line}): none of ${t.references.map(cell).join('; ')} is in the library`);
-    for (const t of report.tasks.partially_mapped) lines.push(`- ${cell(t.id)} (line ${t.line}): ${t.unmapped.map(cell).join('; ')} not in the library; counted as misses in path and coverage, left out of their mapped variants`);
+    for (const t of report.tasks.unmappable)
+      lines.push(
+        `- not run: ${cell(t.id)} (line ${t.line}): none of ${t.references.map(cell).join('; ')} is in the library`,
+      );
+    for (const t of report.tasks.partially_mapped)
+      lines.push(
+        `- ${cell(t.id)} (line ${t.line}): ${t.unmapped.map(cell).join('; ')} not in the library; counted as misses in path and coverage, left out of their mapped variants`,
+      );
     lines.push('');
   }
   if (report.tasks.unscored.length > 0) {
-    lines.push('## Unscored tasks', '', 'No expected answer, no reference tool and no judge: nothing decides their success, so the success means leave them out.', '');
+    lines.push(
+      '## Unscored tasks',
+      '',
+      'No expected answer, no reference tool and no judge: nothing decides their success, so the success means leave them out.',
+      '',
+    );
     for (const t of report.tasks.unscored) lines.push(`- ${cell(t.id)} (line ${t.line})`);
     lines.push('');
   }
@@ -155,7 +206,9 @@ function pct(stat: Stat): string {
 
 function num(stat: Stat, digits = 2): string {
   if (stat.mean === null) return '–';
-  return stat.std === null ? numValue(stat.mean, digits) : `${numValue(stat.mean, digits)} ± ${stat.std.toFixed(digits)}`;
+  return stat.std === null
+    ? numValue(stat.mean, digits)
+    : `${numValue(stat.mean, digits)} ± ${stat.std.toFixed(digits)}`;
 }
 
 function pctValue(value: number | null): string {

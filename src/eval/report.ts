@@ -73,16 +73,37 @@ export function taskCounts(tasks: readonly EvalTask[], judged: boolean): EvalRep
   const counts: EvalReport['tasks'] = {
     total: tasks.length,
     scored: tasks.length - unmappable.length,
-    unmappable: unmappable.map((t) => ({ id: t.task.id, line: t.line, references: t.mapping.map((m) => referenceLabel(m.reference)) })),
-    partially_mapped: partial.map((t) => ({ id: t.task.id, line: t.line, unmapped: t.mapping.filter((m) => m.id === undefined).map((m) => referenceLabel(m.reference)) })),
-    unscored: tasks.filter((t) => !isUnmappable(t) && successSource(t, judged) === 'unscored').map((t) => ({ id: t.task.id, line: t.line })),
+    unmappable: unmappable.map((t) => ({
+      id: t.task.id,
+      line: t.line,
+      references: t.mapping.map((m) => referenceLabel(m.reference)),
+    })),
+    partially_mapped: partial.map((t) => ({
+      id: t.task.id,
+      line: t.line,
+      unmapped: t.mapping.filter((m) => m.id === undefined).map((m) => referenceLabel(m.reference)),
+    })),
+    unscored: tasks
+      .filter((t) => !isUnmappable(t) && successSource(t, judged) === 'unscored')
+      .map((t) => ({ id: t.task.id, line: t.line })),
   };
   if (withMeta.length > 0) counts.meta = Object.fromEntries(withMeta.map((t) => [t.task.id, t.meta!]));
   return counts;
 }
 
 /** The metrics a task-run may lack (no expected answer, no reference tool, no call): their counts go with them. */
-export const PARTIAL_METRICS = ['success', 'path', 'path_mapped', 'coverage', 'coverage_mapped', 'hit_rate', 'r_step', 'r_phase', 'r_traj', 'r_ans'] as const satisfies readonly StatMetric[];
+export const PARTIAL_METRICS = [
+  'success',
+  'path',
+  'path_mapped',
+  'coverage',
+  'coverage_mapped',
+  'hit_rate',
+  'r_step',
+  'r_phase',
+  'r_traj',
+  'r_ans',
+] as const satisfies readonly StatMetric[];
 
 /**
  * The `--json` summary line: `{tasks, runs, policy, agents: [...]}`, each agent `{agent, task_runs, success, path,
@@ -97,11 +118,23 @@ export function summaryLine(report: EvalReport, out?: string): Record<string, un
     line.scored = Object.fromEntries(PARTIAL_METRICS.map((metric) => [metric, summary.scored[metric]]));
     line.finish = summary.finish;
     line.injected_errors_total = summary.injected_errors_total;
-    line.by_tools = Object.fromEntries(Object.entries(summary.by_tools).map(([n, row]) => [n, { task_runs: row.task_runs, success: round(row.success), path: round(row.path), turns: round(row.turns) }]));
-    if (report.runs > 1) line.std = Object.fromEntries(STAT_METRICS.map((metric) => [metric, round(summary.stats[metric].std)]));
+    line.by_tools = Object.fromEntries(
+      Object.entries(summary.by_tools).map(([n, row]) => [
+        n,
+        { task_runs: row.task_runs, success: round(row.success), path: round(row.path), turns: round(row.turns) },
+      ]),
+    );
+    if (report.runs > 1)
+      line.std = Object.fromEntries(STAT_METRICS.map((metric) => [metric, round(summary.stats[metric].std)]));
     return line;
   });
-  const common = { unmappable: report.tasks.unmappable.length, unscored: report.tasks.unscored.length, judge: report.judge, seed: report.seed, ...(out ? { out } : {}) };
+  const common = {
+    unmappable: report.tasks.unmappable.length,
+    unscored: report.tasks.unscored.length,
+    judge: report.judge,
+    seed: report.seed,
+    ...(out ? { out } : {}),
+  };
   // One shape whatever the number of agents, so that a script reading it does not break when an agent is added.
   return { tasks: report.tasks.scored, runs: report.runs, policy: report.policy, agents: perAgent, ...common };
 }
@@ -128,7 +161,9 @@ export function headline(summary: AgentSummary, partly: boolean): string[] {
   if (scored === 0) {
     lines.push(`${' '.repeat(10)}rewards: none scored (R_ans needs an expected answer or --judge)`);
   } else if (scored < all) {
-    lines.push(`${' '.repeat(10)}rewards on ${scored} of ${all} task-runs (the rest have no expected answer; --judge scores them): ${rewards}`);
+    lines.push(
+      `${' '.repeat(10)}rewards on ${scored} of ${all} task-runs (the rest have no expected answer; --judge scores them): ${rewards}`,
+    );
   }
   return lines;
 }

@@ -47,47 +47,70 @@ export const DEFAULT_CONCURRENCY = 4;
 export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
   const runs = options.runs ?? 1;
   // Agents interleaved task by task: a slow spell of the machine then falls on every agent alike, not on one.
-  const jobs = Array.from({ length: runs }, (_, r) => options.tasks.flatMap((task) => options.agents.map((agent) => ({ agent, run: r + 1, task })))).flat();
+  const jobs = Array.from({ length: runs }, (_, r) =>
+    options.tasks.flatMap((task) => options.agents.map((agent) => ({ agent, run: r + 1, task }))),
+  ).flat();
   let done = 0;
   options.onProgress?.(0, jobs.length);
-  const scores = await mapLimit(jobs, options.concurrency ?? DEFAULT_CONCURRENCY, async ({ agent, run: index, task }) => {
-    // A seed the task file gives wins over the derived one: the task was written for that episode, so its first run
-    // meets exactly it; later runs derive from it, so that `--runs N` still samples N different rollouts.
-    const seed =
-      task.seed !== undefined ? (index === 1 ? task.seed : episodeSeed(task.seed, task.task.id, index))
-      : options.seed === undefined ? undefined
-      : episodeSeed(options.seed, task.task.id, index);
-    const started = performance.now();
-    const outcome = await options
-      .runAgent({
-        server: options.server,
-        apiKey: options.apiKey,
-        agent,
-        policy: options.policy,
-        task: task.task,
-        tools: task.tools,
-        maxTurns: options.maxTurns,
-        k: options.k,
-        seed,
-        errorRate: options.errorRate,
-        maxObservationChars: options.maxObservationChars,
-        ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
-        ...(options.toolParser !== undefined && agent === 'chat' ? { toolParser: options.toolParser } : {}),
-        ...(typeof options.judge === 'string' ? { judge: options.judge } : {}),
-        signal: options.signal,
-      })
-      .then(
-        (result) => ({ result }),
-        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-      );
-    const score =
-      'result' in outcome
-        ? scoreRun(task, outcome.result, index, options.judge === undefined ? undefined : verdictOf(task, outcome.result))
-        : failedScore(task, agent, index, outcome.error, Math.round(performance.now() - started), seed ?? null, options.judge !== undefined);
-    await options.onRun?.('result' in outcome ? outcome.result : undefined, score);
-    options.onProgress?.(++done, jobs.length);
-    return score;
-  });
+  const scores = await mapLimit(
+    jobs,
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+    async ({ agent, run: index, task }) => {
+      // A seed the task file gives wins over the derived one: the task was written for that episode, so its first run
+      // meets exactly it; later runs derive from it, so that `--runs N` still samples N different rollouts.
+      const seed =
+        task.seed !== undefined
+          ? index === 1
+            ? task.seed
+            : episodeSeed(task.seed, task.task.id, index)
+          : options.seed === undefined
+            ? undefined
+            : episodeSeed(options.seed, task.task.id, index);
+      const started = performance.now();
+      const outcome = await options
+        .runAgent({
+          server: options.server,
+          apiKey: options.apiKey,
+          agent,
+          policy: options.policy,
+          task: task.task,
+          tools: task.tools,
+          maxTurns: options.maxTurns,
+          k: options.k,
+          seed,
+          errorRate: options.errorRate,
+          maxObservationChars: options.maxObservationChars,
+          ...(options.systemPrompt !== undefined ? { systemPrompt: options.systemPrompt } : {}),
+          ...(options.toolParser !== undefined && agent === 'chat' ? { toolParser: options.toolParser } : {}),
+          ...(typeof options.judge === 'string' ? { judge: options.judge } : {}),
+          signal: options.signal,
+        })
+        .then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+        );
+      const score =
+        'result' in outcome
+          ? scoreRun(
+              task,
+              outcome.result,
+              index,
+              options.judge === undefined ? undefined : verdictOf(task, outcome.result),
+            )
+          : failedScore(
+              task,
+              agent,
+              index,
+              outcome.error,
+              Math.round(performance.now() - started),
+              seed ?? null,
+              options.judge !== undefined,
+            );
+      await options.onRun?.('result' in outcome ? outcome.result : undefined, score);
+      options.onProgress?.(++done, jobs.length);
+      return score;
+    },
+  );
   return options.agents.map((agent) => {
     const own = scores.filter((s) => s.agent === agent);
     return { summary: summarize(agent, own, runs), scores: own };
@@ -100,11 +123,16 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
  */
 function verdictOf(task: EvalTask, run: AgentRun): Verdict | undefined {
   if (task.task.answer !== undefined) return undefined;
-  if (run.finish !== 'answer' || (run.answer ?? '').trim() === '') return { solved: false, reason: 'the agent gave no answer' };
+  if (run.finish !== 'answer' || (run.answer ?? '').trim() === '')
+    return { solved: false, reason: 'the agent gave no answer' };
   const rewards = run.rewards;
   // A judge that fails leaves the run unsolved, with the reason on record, rather than losing the run's metrics.
   if (!rewards) return { solved: false, reason: `no rewards: ${run.rewards_error ?? 'not fetched'}` };
-  if (rewards.answer_source !== 'judge' || !rewards.verdicts) return { solved: false, reason: rewards.flagged ?? `scored by ${rewards.answer_source}, not the judge` };
+  if (rewards.answer_source !== 'judge' || !rewards.verdicts)
+    return { solved: false, reason: rewards.flagged ?? `scored by ${rewards.answer_source}, not the judge` };
   const { quality, faithfulness, utility } = rewards.verdicts;
-  return { solved: quality === 'YES' && faithfulness === 'YES', reason: `Q/F/U ${quality}/${faithfulness}/${utility}${rewards.judge?.reason ? `: ${rewards.judge.reason}` : ''}` };
+  return {
+    solved: quality === 'YES' && faithfulness === 'YES',
+    reason: `Q/F/U ${quality}/${faithfulness}/${utility}${rewards.judge?.reason ? `: ${rewards.judge.reason}` : ''}`,
+  };
 }

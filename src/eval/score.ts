@@ -107,10 +107,13 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
 
   const success_by = successSource(eval_, verdict !== undefined);
   const success =
-    success_by === 'answer' ? answered && answerContains(run.answer, eval_.task.answer!)
-    : success_by === 'judge' ? answered && verdict!.solved
-    : success_by === 'fallback' ? answered && path === 1
-    : null;
+    success_by === 'answer'
+      ? answered && answerContains(run.answer, eval_.task.answer!)
+      : success_by === 'judge'
+        ? answered && verdict!.solved
+        : success_by === 'fallback'
+          ? answered && path === 1
+          : null;
 
   const counts = run.trajectory?.counts;
   const score: TaskScore = {
@@ -125,7 +128,10 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
     path_mapped: ratio(invoked, refs.mapped.length),
     coverage: ratio(found, refs.total),
     coverage_mapped: ratio(found, refs.mapped.length),
-    hit_rate: refs.mapped.length === 0 || run.calls.length === 0 ? null : run.calls.filter((c) => refSet.has(c.tool)).length / run.calls.length,
+    hit_rate:
+      refs.mapped.length === 0 || run.calls.length === 0
+        ? null
+        : run.calls.filter((c) => refSet.has(c.tool)).length / run.calls.length,
     references: refs.total,
     unmapped_references: refs.unmapped,
     turns: run.turns,
@@ -156,7 +162,15 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
 }
 
 /** A run that threw before it could report: a failure that reached no tool (unscored tasks stay unscored). */
-export function failedScore(eval_: EvalTask, agent: AgentName, runIndex: number, error: string, wall_ms: number, seed: number | null, judged = false): TaskScore {
+export function failedScore(
+  eval_: EvalTask,
+  agent: AgentName,
+  runIndex: number,
+  error: string,
+  wall_ms: number,
+  seed: number | null,
+  judged = false,
+): TaskScore {
   const refs = references(eval_);
   const success_by = successSource(eval_, judged);
   return {

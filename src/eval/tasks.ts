@@ -62,7 +62,8 @@ export function uniqueIds(file: string, what: string): (id: string, line: number
   const seen = new Map<string, number>();
   return (id, line) => {
     const first = seen.get(id);
-    if (first !== undefined) throw new TaskFileError(`${file}:${line}: ${what} ${JSON.stringify(id)} is already used on line ${first}`);
+    if (first !== undefined)
+      throw new TaskFileError(`${file}:${line}: ${what} ${JSON.stringify(id)} is already used on line ${first}`);
     seen.set(id, line);
   };
 }

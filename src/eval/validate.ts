@@ -10,9 +10,12 @@ export function compileSchema(schema: object): ValidateFunction {
 export function describeErrors(errors: readonly ErrorObject[] | null | undefined): string {
   const clauses = (errors ?? []).map((e) => {
     const where = e.instancePath === '' ? '' : `${e.instancePath} `;
-    if (e.keyword === 'additionalProperties') return `${where}has an unknown member ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`;
-    if (e.keyword === 'required') return `${where}is missing ${JSON.stringify((e.params as { missingProperty: string }).missingProperty)}`;
-    if (e.keyword === 'type') return `${where}must be ${String((e.params as { type: string | string[] }).type).replace(',', ' or ')}`;
+    if (e.keyword === 'additionalProperties')
+      return `${where}has an unknown member ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`;
+    if (e.keyword === 'required')
+      return `${where}is missing ${JSON.stringify((e.params as { missingProperty: string }).missingProperty)}`;
+    if (e.keyword === 'type')
+      return `${where}must be ${String((e.params as { type: string | string[] }).type).replace(',', ' or ')}`;
     return `${where}${e.message ?? 'is invalid'}`;
   });
   return [...new Set(clauses)].join('; ') || 'is invalid';

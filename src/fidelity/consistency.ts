@@ -44,7 +44,19 @@ export const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 const ADDRESSED_SYNONYMS: Readonly<Record<string, readonly string[]>> = { repo: ['name'], repository: ['name'] };
 
 /** Free-text search parameters: every item of a result list should contain the text. */
-const SEARCH_KEYS = new Set(['q', 'query', 'search', 'search_query', 'search_term', 'keyword', 'keywords', 'term', 'terms', 'text', 'filter']);
+const SEARCH_KEYS = new Set([
+  'q',
+  'query',
+  'search',
+  'search_query',
+  'search_term',
+  'keyword',
+  'keywords',
+  'term',
+  'terms',
+  'text',
+  'filter',
+]);
 
 const compact = (key: string) => key.replace(/_/g, '');
 
@@ -61,12 +73,22 @@ function addressedId(tool: Tool): string | undefined {
   if (tool.origin.format !== 'openapi' || tool.origin.method.toLowerCase() === 'post') return undefined;
   const wire = /\{([^}]+)\}\/?$/.exec(tool.origin.path)?.[1];
   if (wire === undefined) return undefined;
-  return Object.entries(tool.bindings ?? {}).find(([, binding]) => binding.in === 'path' && binding.name === wire)?.[0] ?? wire;
+  return (
+    Object.entries(tool.bindings ?? {}).find(([, binding]) => binding.in === 'path' && binding.name === wire)?.[0] ??
+    wire
+  );
 }
 
 /** A REST path's literal segments as nouns, singular and plural (`pets`, `pet`), the last one first. */
 function resourceNouns(tool: Tool): string[] {
-  const words = tool.origin.format === 'openapi' ? tool.origin.path.split('/').filter((s) => s && !s.startsWith('{')).map(nameKey).reverse() : [];
+  const words =
+    tool.origin.format === 'openapi'
+      ? tool.origin.path
+          .split('/')
+          .filter((s) => s && !s.startsWith('{'))
+          .map(nameKey)
+          .reverse()
+      : [];
   return words.flatMap((word) => [word, word.replace(/ies$/, 'y').replace(/s$/, '')]);
 }
 
@@ -97,7 +119,8 @@ function pointerOf(body: unknown, target: object, at = '', depth = 0): string | 
 
 function stringLeaves(value: unknown, out: string[] = [], depth = 0): string[] {
   if (typeof value === 'string') out.push(value.toLowerCase());
-  else if (depth < 6 && typeof value === 'object' && value !== null) for (const child of Object.values(value)) stringLeaves(child, out, depth + 1);
+  else if (depth < 6 && typeof value === 'object' && value !== null)
+    for (const child of Object.values(value)) stringLeaves(child, out, depth + 1);
   return out;
 }
 
@@ -115,11 +138,22 @@ export function consistencyChecks(tool: Tool, args: Arguments, body: unknown): C
   const idProperty = addressedId(tool);
   const top = isRecord(body) ? body : undefined;
 
-  const judge = (request: RequestScalar, rule: MatchRule, found: { record: Record<string, unknown>; name: string; value: unknown }[]) => {
+  const judge = (
+    request: RequestScalar,
+    rule: MatchRule,
+    found: { record: Record<string, unknown>; name: string; value: unknown }[],
+  ) => {
     if (found.length === 0) return;
     const wrong = found.find((f) => !sameScalar(request.value, f.value));
     const shown = wrong ?? found[0]!;
-    checks.push({ request: request.path, rule, field: fieldPointer(body, shown.record, shown.name), expected: request.value, got: shown.value, consistent: wrong === undefined });
+    checks.push({
+      request: request.path,
+      rule,
+      field: fieldPointer(body, shown.record, shown.name),
+      expected: request.value,
+      got: shown.value,
+      consistent: wrong === undefined,
+    });
   };
 
   const scalars = requestScalars(tool, args);
@@ -130,13 +164,22 @@ export function consistencyChecks(tool: Tool, args: Arguments, body: unknown): C
       if (typeof request.value !== 'string' || request.value.trim().length < 2 || items.length === 0) continue;
       const needle = request.value.toLowerCase();
       const missing = items.find((item) => !stringLeaves(item).some((text) => text.includes(needle)));
-      checks.push({ request: request.path, rule: 'search', field: fieldPointer(body, missing ?? items[0]!, ''), expected: request.value, got: missing ? 'an item without it' : 'every item', consistent: missing === undefined });
+      checks.push({
+        request: request.path,
+        rule: 'search',
+        field: fieldPointer(body, missing ?? items[0]!, ''),
+        expected: request.value,
+        got: missing ? 'an item without it' : 'every item',
+        consistent: missing === undefined,
+      });
       continue;
     }
     // `/users/{userId}/orders/{orderId}` answers an order: only the addressed resource's id is the record's `id`.
     const isAddressed = request.in === 'path' && request.path === idProperty;
     const idNamed = key.endsWith('_id');
-    const nounId = (idProperty === undefined || isAddressed) && nouns.slice(0, 2).some((noun) => key === `${noun}_id` || compact(key) === `${compact(noun)}id`);
+    const nounId =
+      (idProperty === undefined || isAddressed) &&
+      nouns.slice(0, 2).some((noun) => key === `${noun}_id` || compact(key) === `${compact(noun)}id`);
     if (((isAddressed && idNamed) || nounId) && top && Object.hasOwn(top, 'id') && isScalar(top.id)) {
       judge(request, 'resource_id', [{ record: top, name: 'id', value: top.id }]);
       continue;
@@ -176,8 +219,11 @@ export function consistencyChecks(tool: Tool, args: Arguments, body: unknown): C
   const repo = scalars.find((s) => ['repo', 'repository'].includes(nameKey(s.key)) && s.in !== 'body');
   if (owner && repo) {
     const expected = `${owner.value}/${repo.value}`;
-    const found = records.filter((r) => isScalar(r.full_name)).map((record) => ({ record, name: 'full_name', value: record.full_name }));
-    if (found.length > 0) judge({ in: 'path', path: `${owner.path}/${repo.path}`, key: 'full_name', value: expected }, 'full_name', found);
+    const found = records
+      .filter((r) => isScalar(r.full_name))
+      .map((record) => ({ record, name: 'full_name', value: record.full_name }));
+    if (found.length > 0)
+      judge({ in: 'path', path: `${owner.path}/${repo.path}`, key: 'full_name', value: expected }, 'full_name', found);
   }
   return checks;
 }

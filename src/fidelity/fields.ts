@@ -32,7 +32,8 @@ export interface ResponseField {
 }
 
 export const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value);
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The scalars of a request that reach the API's path, query or body (headers and cookies are transport, not
@@ -43,22 +44,48 @@ export function requestScalars(tool: Tool, args: Arguments): RequestScalar[] {
   const out: RequestScalar[] = [];
   const visit = (location: ParamLocation, path: string, key: string, value: unknown, depth: number) => {
     if (isScalar(value)) out.push({ in: location, path, key, value });
-    else if (Array.isArray(value)) for (const item of value) if (isScalar(item)) out.push({ in: location, path, key, value: item });
-    if (isRecord(value) && depth < 4) for (const [name, child] of Object.entries(value)) visit(location, `${path}/${name}`, name, child, depth + 1);
+    else if (Array.isArray(value))
+      for (const item of value) if (isScalar(item)) out.push({ in: location, path, key, value: item });
+    if (isRecord(value) && depth < 4)
+      for (const [name, child] of Object.entries(value)) visit(location, `${path}/${name}`, name, child, depth + 1);
   };
   for (const [name, value] of Object.entries(args)) {
     const binding = tool.bindings?.[name];
     const location = binding?.in ?? 'body';
     if (location === 'header' || location === 'cookie') continue;
     // A property bound to the whole body holds the body's own fields: they are top-level names on the wire.
-    if (binding?.in === 'body' && binding.name === '' && isRecord(value)) for (const [field, child] of Object.entries(value)) visit(location, field, field, child, 0);
+    if (binding?.in === 'body' && binding.name === '' && isRecord(value))
+      for (const [field, child] of Object.entries(value)) visit(location, field, field, child, 0);
     else visit(location, name, name, value, 0);
   }
   return out;
 }
 
 /** Property names under which an object body keeps its records (`{data: [...]}`, `{items: [...]}`). */
-const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'value', 'values', 'hits', 'list', 'objects', 'resource', 'resources', 'response', 'payload', 'content', 'rows', 'elements', 'nodes', 'edges']);
+const WRAPPERS = new Set([
+  'data',
+  'result',
+  'results',
+  'items',
+  'item',
+  'records',
+  'record',
+  'entries',
+  'value',
+  'values',
+  'hits',
+  'list',
+  'objects',
+  'resource',
+  'resources',
+  'response',
+  'payload',
+  'content',
+  'rows',
+  'elements',
+  'nodes',
+  'edges',
+]);
 
 /**
  * The primary records of a body: the body itself when an object, its items when an array, and the records under a
@@ -81,7 +108,11 @@ export function primaryRecords(body: unknown, resources: ReadonlySet<string> = n
 }
 
 /** Every field of every object in the body (depth-first), each with its schema's format and description where known. */
-export function responseFields(body: unknown, schema: JsonSchema | undefined, records: readonly Record<string, unknown>[]): ResponseField[] {
+export function responseFields(
+  body: unknown,
+  schema: JsonSchema | undefined,
+  records: readonly Record<string, unknown>[],
+): ResponseField[] {
   const primary = new Set<object>(records);
   const out: ResponseField[] = [];
   const visit = (value: unknown, at: string, schemas: JsonSchema[], depth: number) => {
@@ -93,8 +124,12 @@ export function responseFields(body: unknown, schema: JsonSchema | undefined, re
     }
     if (!isRecord(value)) return;
     for (const [name, child] of Object.entries(value)) {
-      const childSchemas = schemas.flatMap((s) => subSchemas(s, (o) => (isRecord(o.properties) ? (o.properties[name] as JsonSchema | undefined) : undefined)));
-      const annotated = childSchemas.find((s) => typeof s === 'object' && (typeof s.format === 'string' || typeof s.description === 'string'));
+      const childSchemas = schemas.flatMap((s) =>
+        subSchemas(s, (o) => (isRecord(o.properties) ? (o.properties[name] as JsonSchema | undefined) : undefined)),
+      );
+      const annotated = childSchemas.find(
+        (s) => typeof s === 'object' && (typeof s.format === 'string' || typeof s.description === 'string'),
+      );
       const annotations = typeof annotated === 'object' ? annotated : {};
       out.push({
         path: `${at}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`,
@@ -121,7 +156,9 @@ function subSchemas(schema: JsonSchema, pick: (schema: Record<string, unknown>) 
   if (own !== undefined && (typeof own === 'object' || typeof own === 'boolean')) found.push(own as JsonSchema);
   for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
     const branches = schema[keyword];
-    if (Array.isArray(branches)) for (const branch of branches) if (typeof branch === 'object' && branch !== null) found.push(...subSchemas(branch as JsonSchema, pick));
+    if (Array.isArray(branches))
+      for (const branch of branches)
+        if (typeof branch === 'object' && branch !== null) found.push(...subSchemas(branch as JsonSchema, pick));
   }
   return found;
 }

@@ -18,5 +18,10 @@ export function summarizeLatency(times: readonly number[]): LatencySummary {
   if (times.length === 0) return { calls: 0, p50_ms: null, p95_ms: null, mean_ms: null };
   const sorted = [...times].sort((a, b) => a - b);
   const mean = sorted.reduce((sum, t) => sum + t, 0) / sorted.length;
-  return { calls: sorted.length, p50_ms: round(percentile(sorted, 50)), p95_ms: round(percentile(sorted, 95)), mean_ms: round(mean) };
+  return {
+    calls: sorted.length,
+    p50_ms: round(percentile(sorted, 50)),
+    p95_ms: round(percentile(sorted, 95)),
+    mean_ms: round(mean),
+  };
 }

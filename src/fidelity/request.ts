@@ -16,7 +16,11 @@ export function validRequest(tool: Tool, rules: Rules, seed: number): Arguments 
     { type: 'object', required, properties: Object.fromEntries(required.map((name) => [name, properties[name]!])) },
   ];
   for (const schema of attempts) {
-    const { body } = synthesize({ ...tool, id: `${tool.id}#fidelity`, response_status: 200, response_schema: schema, examples: [] }, {}, seed);
+    const { body } = synthesize(
+      { ...tool, id: `${tool.id}#fidelity`, response_status: 200, response_schema: schema, examples: [] },
+      {},
+      seed,
+    );
     if (body === null || typeof body !== 'object' || Array.isArray(body)) continue;
     const checked = rules.check(tool.id, body);
     if (checked.ok) return checked.args;

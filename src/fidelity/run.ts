@@ -122,7 +122,15 @@ export interface SameCalls {
 export interface FidelityReport {
   seed: number;
   responders: string[];
-  tools: { library: number; sampled: number; valid_requests: number; no_valid_request: number; unanswered: number; with_response_schema: number; recorded?: number };
+  tools: {
+    library: number;
+    sampled: number;
+    valid_requests: number;
+    no_valid_request: number;
+    unanswered: number;
+    with_response_schema: number;
+    recorded?: number;
+  };
   overall: SuccessSummary;
   by_source: Record<SuccessSource, SuccessSummary>;
   /** Wall time of each 2xx answer through the pipeline, by its source; an answer after a model fallback includes the model's attempts. */
@@ -155,11 +163,25 @@ function isModelResponder(responder: Responder): responder is ModelResponder {
 type ModelCounter = Exclude<keyof ModelResponderStats, 'lastError'>;
 type ModelCounts = Record<ModelCounter, number>;
 
-const MODEL_COUNTERS: readonly ModelCounter[] = ['calls', 'answered', 'fallbacks', 'invalid', 'retries', 'timeouts', 'errors', 'busy', 'promptTokens', 'completionTokens', 'generationSeconds'];
+const MODEL_COUNTERS: readonly ModelCounter[] = [
+  'calls',
+  'answered',
+  'fallbacks',
+  'invalid',
+  'retries',
+  'timeouts',
+  'errors',
+  'busy',
+  'promptTokens',
+  'completionTokens',
+  'generationSeconds',
+];
 
 /** The models' counters summed, to take what one call added. */
 function modelCounts(models: readonly ModelResponder[]): ModelCounts {
-  return Object.fromEntries(MODEL_COUNTERS.map((key) => [key, models.reduce((total, m) => total + m.stats[key], 0)])) as ModelCounts;
+  return Object.fromEntries(
+    MODEL_COUNTERS.map((key) => [key, models.reduce((total, m) => total + m.stats[key], 0)]),
+  ) as ModelCounts;
 }
 
 function modelSummary(counts: ModelCounts, lastError: string | undefined): ModelSummary {
@@ -183,12 +205,15 @@ function modelSummary(counts: ModelCounts, lastError: string | undefined): Model
 
 /** A GET of one resource by its id: what the status flag check reads as "an existing resource". */
 function readsOne(tool: Tool): boolean {
-  return tool.origin.format === 'openapi' && tool.origin.method.toLowerCase() === 'get' && /\}\/?$/.test(tool.origin.path);
+  return (
+    tool.origin.format === 'openapi' && tool.origin.method.toLowerCase() === 'get' && /\}\/?$/.test(tool.origin.path)
+  );
 }
 
 /** The responder that gave a 2xx answer; undefined for anything else (a Rule-layer answer, a 501 when none answers). */
 function successSource(result: CallResult): SuccessSource | undefined {
-  const ok = result.status >= 200 && result.status < 300 && (SUCCESS_SOURCES as readonly string[]).includes(result.source);
+  const ok =
+    result.status >= 200 && result.status < 300 && (SUCCESS_SOURCES as readonly string[]).includes(result.source);
   return ok ? (result.source as SuccessSource) : undefined;
 }
 
@@ -205,7 +230,10 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   const models = options.responders.filter(isModelResponder);
   // What the models did for the scored calls only: the refusal calls below may reach them too (a tool that takes any argument).
   const modelTotals = Object.fromEntries(MODEL_COUNTERS.map((key) => [key, 0])) as ModelCounts;
-  const baseline = options.baseline && models.length > 0 ? createSimulator({ store, responders: [options.baseline], seed, errorRate: 0 }) : undefined;
+  const baseline =
+    options.baseline && models.length > 0
+      ? createSimulator({ store, responders: [options.baseline], seed, errorRate: 0 })
+      : undefined;
   const same = { model: successTally(), other: successTally(), modelMs: [] as number[], otherMs: [] as number[] };
   const validates = schemaChecker();
   const ids = sampleIds(store.ids(), options.sample ?? DEFAULT_SAMPLE, seed);
@@ -214,12 +242,26 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   const apiOf = (tool: Tool) => (tool.origin.format === 'openapi' ? tool.origin.api_id : '');
   tools.sort((a, b) => apiOf(a).localeCompare(apiOf(b)) || a.id.localeCompare(b.id));
 
-  const bySource = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, successTally()])) as Record<SuccessSource, SuccessTally>;
+  const bySource = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, successTally()])) as Record<
+    SuccessSource,
+    SuccessTally
+  >;
   const times = Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, [] as number[]])) as Record<SuccessSource, number[]>;
   const checks = Object.fromEntries(CHECKS.map((c) => [c.name, { applicable: 0, passed: 0 }]));
-  const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Record<MatchRule, { checks: number; consistent: number }>;
+  const rules = Object.fromEntries(MATCH_RULES.map((r) => [r, { checks: 0, consistent: 0 }])) as Record<
+    MatchRule,
+    { checks: number; consistent: number }
+  >;
   const surfaces = { v1: newSurface(), rest: newSurface() };
-  const counts = { valid_requests: 0, no_valid_request: 0, unanswered: 0, with_response_schema: 0, operations: 0, declaring_4xx: 0, declaring_error_schema: 0 };
+  const counts = {
+    valid_requests: 0,
+    no_valid_request: 0,
+    unanswered: 0,
+    with_response_schema: 0,
+    operations: 0,
+    declaring_4xx: 0,
+    declaring_error_schema: 0,
+  };
   const inconsistent: Inconsistency[] = [];
   const implausible: Implausibility[] = [];
   let document: { api: string; value: unknown } | undefined;
@@ -255,7 +297,10 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
       if (successSource(other) !== undefined) {
         same.modelMs.push(elapsed);
         same.otherMs.push(otherMs);
-        for (const [tally, body] of [[same.model, result.body], [same.other, other.body]] as const) {
+        for (const [tally, body] of [
+          [same.model, result.body],
+          [same.other, other.body],
+        ] as const) {
           tally.answers++;
           scoreSuccess(tool, args, body, asideScoring(tally, validates));
         }
@@ -268,7 +313,12 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
       // A library built before tool records kept their error responses: read them from the API document.
       const api = tool.origin.api_id;
       if (document?.api !== api) document = { api, value: store.apiDocument(api) };
-      declared = documentErrorResponses(document.value, tool.origin.path, tool.origin.method, dialectOf(document.value));
+      declared = documentErrorResponses(
+        document.value,
+        tool.origin.path,
+        tool.origin.method,
+        dialectOf(document.value),
+      );
       if (declared === undefined) continue;
     }
     counts.operations++;
@@ -276,22 +326,41 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
     if (lowest4xx !== undefined) {
       counts.declaring_4xx++;
       const controls = { code: lowest4xx };
-      await scoreSurfaces(tool, args, controls, await simulator.call(tool.id, args, { controls }), declared, surfaces, 'forced', validates, seed);
+      await scoreSurfaces(
+        tool,
+        args,
+        controls,
+        await simulator.call(tool.id, args, { controls }),
+        declared,
+        surfaces,
+        'forced',
+        validates,
+        seed,
+      );
     }
     if (Object.values(declared).some((s) => s !== null)) counts.declaring_error_schema++;
     const refusal = refusalArguments(tool, args);
     const refused = await simulator.call(tool.id, refusal);
-    if (refused.status >= 400) await scoreSurfaces(tool, refusal, {}, refused, declared, surfaces, 'refusal', validates, seed);
+    if (refused.status >= 400)
+      await scoreSurfaces(tool, refusal, {}, refused, declared, surfaces, 'refusal', validates, seed);
   }
   options.onProgress?.(tools.length, tools.length);
 
   let recorded = 0;
   for await (const entry of options.recorded ?? []) {
-    const tool = entry.source === REAL_SOURCE && entry.status >= 200 && entry.status < 300 ? store.get(entry.tool) : undefined;
+    const tool =
+      entry.source === REAL_SOURCE && entry.status >= 200 && entry.status < 300 ? store.get(entry.tool) : undefined;
     if (!tool) continue;
     recorded++;
     bySource.real.answers++;
-    scoreSuccess(tool, entry.arguments, entry.body, { tally: bySource.real, checks, rules, validates, inconsistent, implausible });
+    scoreSuccess(tool, entry.arguments, entry.body, {
+      tally: bySource.real,
+      checks,
+      rules,
+      validates,
+      inconsistent,
+      implausible,
+    });
   }
 
   const overall = successTally();
@@ -309,9 +378,22 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
       ...(options.recorded ? { recorded } : {}),
     },
     overall: summarizeSuccess(overall),
-    by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<SuccessSource, SuccessSummary>,
-    latency: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeLatency(times[s])])) as Record<SuccessSource, LatencySummary>,
-    ...(models.length > 0 ? { model: modelSummary(modelTotals, models.map((m) => m.stats.lastError).find((e) => e !== undefined)) } : {}),
+    by_source: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeSuccess(bySource[s])])) as Record<
+      SuccessSource,
+      SuccessSummary
+    >,
+    latency: Object.fromEntries(SUCCESS_SOURCES.map((s) => [s, summarizeLatency(times[s])])) as Record<
+      SuccessSource,
+      LatencySummary
+    >,
+    ...(models.length > 0
+      ? {
+          model: modelSummary(
+            modelTotals,
+            models.map((m) => m.stats.lastError).find((e) => e !== undefined),
+          ),
+        }
+      : {}),
     ...(baseline
       ? {
           same_calls: {
@@ -322,8 +404,12 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
           },
         }
       : {}),
-    consistency_rules: Object.fromEntries(MATCH_RULES.map((r) => [r, { ...rules[r], rate: rate(rules[r].consistent, rules[r].checks) }])) as FidelityReport['consistency_rules'],
-    plausibility_checks: Object.fromEntries(Object.entries(checks).map(([name, c]) => [name, { ...c, rate: rate(c.passed, c.applicable) }])),
+    consistency_rules: Object.fromEntries(
+      MATCH_RULES.map((r) => [r, { ...rules[r], rate: rate(rules[r].consistent, rules[r].checks) }]),
+    ) as FidelityReport['consistency_rules'],
+    plausibility_checks: Object.fromEntries(
+      Object.entries(checks).map(([name, c]) => [name, { ...c, rate: rate(c.passed, c.applicable) }]),
+    ),
     errors: {
       operations: counts.operations,
       declaring_4xx: counts.declaring_4xx,
@@ -353,9 +439,15 @@ function asideScoring(tally: SuccessTally, validates: Scoring['validates']): Sco
 }
 
 /** Whether a list of examples has room for one more of this kind. */
-const room = <T>(list: T[], kind: (item: T) => string, wanted: string) => list.filter((e) => kind(e) === wanted).length < EXAMPLES_PER_KIND;
+const room = <T>(list: T[], kind: (item: T) => string, wanted: string) =>
+  list.filter((e) => kind(e) === wanted).length < EXAMPLES_PER_KIND;
 
-function scoreSuccess(tool: Tool, args: Arguments, body: unknown, { tally, checks, rules, validates, inconsistent, implausible }: Scoring): void {
+function scoreSuccess(
+  tool: Tool,
+  args: Arguments,
+  body: unknown,
+  { tally, checks, rules, validates, inconsistent, implausible }: Scoring,
+): void {
   if (tool.response_schema !== undefined) {
     const verdict = validates(tool.response_schema, body);
     if (verdict === undefined) tally.schema_uncompiled++;
@@ -376,7 +468,15 @@ function scoreSuccess(tool: Tool, args: Arguments, body: unknown, { tally, check
     }
   }
   const wrong = found.find((c) => !c.consistent && room(inconsistent, (e) => e.rule, c.rule));
-  if (wrong) inconsistent.push({ tool: tool.id, rule: wrong.rule, request: wrong.request, field: wrong.field, expected: wrong.expected, got: wrong.got });
+  if (wrong)
+    inconsistent.push({
+      tool: tool.id,
+      rule: wrong.rule,
+      request: wrong.request,
+      field: wrong.field,
+      expected: wrong.expected,
+      got: wrong.got,
+    });
 
   const read = readsOne(tool);
   let shown = false;
@@ -402,20 +502,33 @@ interface ErrorKind {
   bySource: Record<ErrorSource, ErrorTally>;
 }
 
-const newErrorKind = (): ErrorKind => ({ total: errorTally(), bySource: Object.fromEntries(ERROR_SOURCES.map((s) => [s, errorTally()])) as Record<ErrorSource, ErrorTally> });
+const newErrorKind = (): ErrorKind => ({
+  total: errorTally(),
+  bySource: Object.fromEntries(ERROR_SOURCES.map((s) => [s, errorTally()])) as Record<ErrorSource, ErrorTally>,
+});
 
 type Surface = Record<'forced' | 'refusal', ErrorKind>;
 const newSurface = (): Surface => ({ forced: newErrorKind(), refusal: newErrorKind() });
 
 function summarizeErrorKind(kind: ErrorKind): ErrorKindSummary {
-  return { ...summarizeError(kind.total), by_source: Object.fromEntries(ERROR_SOURCES.map((s) => [s, summarizeError(kind.bySource[s])])) as Record<ErrorSource, ErrorSummary> };
+  return {
+    ...summarizeError(kind.total),
+    by_source: Object.fromEntries(ERROR_SOURCES.map((s) => [s, summarizeError(kind.bySource[s])])) as Record<
+      ErrorSource,
+      ErrorSummary
+    >,
+  };
 }
 
 function summarizeSurface(surface: Surface): SurfaceErrors {
   const overall = errorTally();
   addInto(overall, surface.forced.total);
   addInto(overall, surface.refusal.total);
-  return { forced: summarizeErrorKind(surface.forced), refusal: summarizeErrorKind(surface.refusal), overall: summarizeError(overall) };
+  return {
+    forced: summarizeErrorKind(surface.forced),
+    refusal: summarizeErrorKind(surface.refusal),
+    overall: summarizeError(overall),
+  };
 }
 
 /** One error answer scored as `/v1` sends it, and as the REST surface re-shapes it. */
@@ -436,13 +549,25 @@ async function scoreSurfaces(
   scoreError(await vendorError(tool, result, args, controls, seed), declared, surfaces.rest[kind], validates, detail);
 }
 
-function scoreError(result: CallResult, declared: ErrorResponses, kind: ErrorKind, validates: ReturnType<typeof schemaChecker>, detail: string | undefined): void {
-  const source: ErrorSource = (ERROR_SOURCES as readonly string[]).includes(result.source) ? (result.source as ErrorSource) : 'rule';
+function scoreError(
+  result: CallResult,
+  declared: ErrorResponses,
+  kind: ErrorKind,
+  validates: ReturnType<typeof schemaChecker>,
+  detail: string | undefined,
+): void {
+  const source: ErrorSource = (ERROR_SOURCES as readonly string[]).includes(result.source)
+    ? (result.source as ErrorSource)
+    : 'rule';
   const schema = errorSchema(declared, result.status);
   const verdict = schema === undefined || schema === null ? undefined : validates(schema, result.body);
-  const fields = schema && typeof schema === 'object' && isRecord(schema.properties) ? Object.keys(schema.properties) : [];
-  const present = isRecord(result.body) ? fields.filter((name) => Object.hasOwn(result.body as object, name)).length : 0;
-  const carried = detail !== undefined && (JSON.stringify(result.body) ?? '').includes(JSON.stringify(detail).slice(1, -1));
+  const fields =
+    schema && typeof schema === 'object' && isRecord(schema.properties) ? Object.keys(schema.properties) : [];
+  const present = isRecord(result.body)
+    ? fields.filter((name) => Object.hasOwn(result.body as object, name)).length
+    : 0;
+  const carried =
+    detail !== undefined && (JSON.stringify(result.body) ?? '').includes(JSON.stringify(detail).slice(1, -1));
   for (const tally of [kind.total, kind.bySource[source]]) {
     tally.calls++;
     if (carried) tally.reason_carried++;

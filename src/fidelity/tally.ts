@@ -49,7 +49,15 @@ export const successTally = (): SuccessTally => ({
   plausibility_passed: 0,
 });
 
-export const errorTally = (): ErrorTally => ({ calls: 0, reason_carried: 0, declared: 0, with_schema: 0, conforming: 0, schema_fields: 0, fields_present: 0 });
+export const errorTally = (): ErrorTally => ({
+  calls: 0,
+  reason_carried: 0,
+  declared: 0,
+  with_schema: 0,
+  conforming: 0,
+  schema_fields: 0,
+  fields_present: 0,
+});
 
 export function addInto<T extends object>(into: T, from: T): void {
   for (const key of Object.keys(from) as (keyof T)[]) (into[key] as number) += from[key] as number;
@@ -70,9 +78,23 @@ export interface SuccessSummary {
 export function summarizeSuccess(t: SuccessTally): SuccessSummary {
   return {
     answers: t.answers,
-    schema_validity: { checked: t.schema_checked, valid: t.schema_valid, uncompiled: t.schema_uncompiled, rate: rate(t.schema_valid, t.schema_checked) },
-    request_consistency: { answers_checkable: t.consistency_answers, checks: t.consistency_checks, consistent: t.consistency_consistent, rate: rate(t.consistency_consistent, t.consistency_checks) },
-    plausibility: { applicable: t.plausibility_applicable, passed: t.plausibility_passed, rate: rate(t.plausibility_passed, t.plausibility_applicable) },
+    schema_validity: {
+      checked: t.schema_checked,
+      valid: t.schema_valid,
+      uncompiled: t.schema_uncompiled,
+      rate: rate(t.schema_valid, t.schema_checked),
+    },
+    request_consistency: {
+      answers_checkable: t.consistency_answers,
+      checks: t.consistency_checks,
+      consistent: t.consistency_consistent,
+      rate: rate(t.consistency_consistent, t.consistency_checks),
+    },
+    plausibility: {
+      applicable: t.plausibility_applicable,
+      passed: t.plausibility_passed,
+      rate: rate(t.plausibility_passed, t.plausibility_applicable),
+    },
   };
 }
 

@@ -50,7 +50,12 @@ export async function buildGraph(libraryDir: string, options: BuildOptions = {})
     const candidates: Edge[][] = [];
     apis.forEach((apiId, i) => {
       const ops = routes.get(apiId)!;
-      candidates.push(linkEdges(store.apiDocument(apiId), { byOperationId: (op) => ops.get(`#${op}`), byRoute: (m, p) => ops.get(`${m} ${p}`) }));
+      candidates.push(
+        linkEdges(store.apiDocument(apiId), {
+          byOperationId: (op) => ops.get(`#${op}`),
+          byRoute: (m, p) => ops.get(`${m} ${p}`),
+        }),
+      );
       if (i % 50 === 0 || i === apis.length - 1) progress('links', i + 1, apis.length);
     });
 
@@ -135,7 +140,10 @@ export function libraryBuiltAt(store: LibraryStore): string {
 }
 
 /** Features of every tool, and per OpenAPI API its operations by `#operationId` and by `method path` (for links). */
-function readFeatures(store: LibraryStore, onProgress: (done: number) => void): { features: ToolFeatures[]; routes: Map<string, Map<string, string>> } {
+function readFeatures(
+  store: LibraryStore,
+  onProgress: (done: number) => void,
+): { features: ToolFeatures[]; routes: Map<string, Map<string, string>> } {
   const providers = new Map<string, string>();
   const providerOf = (apiId: string) => {
     let provider = providers.get(apiId);

@@ -39,7 +39,11 @@ export interface KeyMatches {
 type Scope = 'api' | 'provider';
 
 /** Producer–consumer pairs sharing a key, within one API (`api`) or across the APIs of one provider (`provider`). */
-export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limits: MatchLimits = DEFAULT_LIMITS): KeyMatches {
+export function keyMatches(
+  features: readonly ToolFeatures[],
+  scope: Scope,
+  limits: MatchLimits = DEFAULT_LIMITS,
+): KeyMatches {
   const scopeOf = scope === 'api' ? (f: ToolFeatures) => f.group : (f: ToolFeatures) => f.provider;
   const multiGroup = scope === 'provider' ? providersWithSeveralApis(features) : undefined;
   const { addressed, named } = nounsByScope(features, scopeOf);
@@ -87,7 +91,10 @@ export function keyMatches(features: readonly ToolFeatures[], scope: Scope, limi
  * by an attribute that identifies it alone (an id, not a name two services may both use).
  */
 function ownersFit(output: Output, input: Input, scope: Scope): boolean {
-  if (scope === 'provider') return output.owned && output.owner === input.owner && isUniqueAttr(input.key.slice(input.key.lastIndexOf('.') + 1));
+  if (scope === 'provider')
+    return (
+      output.owned && output.owner === input.owner && isUniqueAttr(input.key.slice(input.key.lastIndexOf('.') + 1))
+    );
   const a = output.owner;
   const b = input.owner;
   // A resource owner and a static namespace ('/mysql') are different kinds of context: they do not exclude each other.
@@ -132,7 +139,10 @@ function providersWithSeveralApis(features: readonly ToolFeatures[]): Set<string
  * Per scope, the nouns it addresses by a path parameter (a bare `customer` parameter means `customer.id` only
  * there) and every resource noun it names in paths or tool names.
  */
-function nounsByScope(features: readonly ToolFeatures[], scopeOf: (f: ToolFeatures) => string): { addressed: Map<string, Set<string>>; named: Map<string, Set<string>> } {
+function nounsByScope(
+  features: readonly ToolFeatures[],
+  scopeOf: (f: ToolFeatures) => string,
+): { addressed: Map<string, Set<string>>; named: Map<string, Set<string>> } {
   const addressed = new Map<string, Set<string>>();
   const named = new Map<string, Set<string>>();
   for (const f of features) {

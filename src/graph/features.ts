@@ -5,8 +5,29 @@
  */
 import type { ParamLocation, Tool } from '../library/tool.js';
 import { idAttr, isAmbientWord, isVagueNoun, isWrapper, nounOf, singular, titleNoun, words } from './names.js';
-import { collectionOf, isCreate, nameNoun, parsePath, pathNoun, pathOwner, pathShape, segmentNoun, type Segment } from './paths.js';
-import { asNode, deref, isObjectLike, properties, requiredList, scalarType, schemaName, variants, type ScalarType, type SchemaNode } from './schema-walk.js';
+import {
+  collectionOf,
+  isCreate,
+  nameNoun,
+  parsePath,
+  pathNoun,
+  pathOwner,
+  pathShape,
+  segmentNoun,
+  type Segment,
+} from './paths.js';
+import {
+  asNode,
+  deref,
+  isObjectLike,
+  properties,
+  requiredList,
+  scalarType,
+  schemaName,
+  variants,
+  type ScalarType,
+  type SchemaNode,
+} from './schema-walk.js';
 
 export interface Input extends ScalarType {
   key: string;
@@ -84,8 +105,12 @@ export function toolFeatures(tool: Tool, provider?: string): ToolFeatures {
     shape: rest ? pathShape(rest.path) : null,
     nouns,
     creates: rest ? isCreate(method, segments) : /^(create|add|new|register|insert|post)$/.test(firstWord),
-    reads: rest ? method === 'get' : /^(get|list|search|find|fetch|retrieve|read|lookup|query|show|describe)$/.test(firstWord),
-    deletes: method === 'delete' || /^(delete|remove|destroy|purge|del)$/.test(words(lastStatic(segments) ?? tool.name)[0] ?? ''),
+    reads: rest
+      ? method === 'get'
+      : /^(get|list|search|find|fetch|retrieve|read|lookup|query|show|describe)$/.test(firstWord),
+    deletes:
+      method === 'delete' ||
+      /^(delete|remove|destroy|purge|del)$/.test(words(lastStatic(segments) ?? tool.name)[0] ?? ''),
     inputs: [],
     outputs: [],
     addressed: addressedNouns(segments),
@@ -166,7 +191,8 @@ function readInputs(tool: Tool, segments: Segment[], features: ToolFeatures): In
     if (whole && properties(whole).length > 0) {
       // A body that is not spread into parameters (a form, a oneOf): its fields are the inputs.
       const inner = new Set(requiredList(whole));
-      for (const [field, sub] of properties(whole)) params.push({ param: field, schema: sub, location: 'body', required: inner.has(field) });
+      for (const [field, sub] of properties(whole))
+        params.push({ param: field, schema: sub, location: 'body', required: inner.has(field) });
     } else {
       params.push({ param, schema, location, required: required.has(param) || location === 'path' });
     }
@@ -175,7 +201,8 @@ function readInputs(tool: Tool, segments: Segment[], features: ToolFeatures): In
   for (const { param, schema, location, required: isRequired } of params) {
     for (const input of inputsOf(param, schema, root, segments, location, isRequired, features)) {
       // A create names the new member itself: POST /pets with `name` does not need an existing pet's name.
-      if (features.creates && features.nouns[0] !== undefined && input.key.startsWith(`${features.nouns[0]}.`)) continue;
+      if (features.creates && features.nouns[0] !== undefined && input.key.startsWith(`${features.nouns[0]}.`))
+        continue;
       inputs.push(input);
     }
   }
@@ -191,7 +218,15 @@ function inputsOf(
   required: boolean,
   features: ToolFeatures,
 ): Input[] {
-  const make = (key: string, type: ScalarType, owner = '', bare = false): Input => ({ ...type, key, param, required, location, owner, bare });
+  const make = (key: string, type: ScalarType, owner = '', bare = false): Input => ({
+    ...type,
+    key,
+    param,
+    required,
+    location,
+    owner,
+    bare,
+  });
   const ws = words(param);
   const type = scalarType(schema, root);
   if (!type) return objectReference(param, ws, schema, root, location, required);
@@ -214,12 +249,20 @@ function inputsOf(
     const own = features.nouns[0];
     return own ? [make(`${own}.${attr}`, type)] : [];
   }
-  if (!attr && !isAmbientWord(last) && (type.type === 'string' || type.type === 'integer')) return [make(`${singular(last)}.id`, type, '', true)];
+  if (!attr && !isAmbientWord(last) && (type.type === 'string' || type.type === 'integer'))
+    return [make(`${singular(last)}.id`, type, '', true)];
   return [];
 }
 
 /** An object parameter that points at a resource by its id (`category: {id}` → `category.id`). */
-function objectReference(param: string, ws: string[], schema: unknown, root: unknown, location: Input['location'], required: boolean): Input[] {
+function objectReference(
+  param: string,
+  ws: string[],
+  schema: unknown,
+  root: unknown,
+  location: Input['location'],
+  required: boolean,
+): Input[] {
   const node = deref(schema, root);
   if (!node) return [];
   const noun = nounOf(ws);
@@ -231,7 +274,17 @@ function objectReference(param: string, ws: string[], schema: unknown, root: unk
     if (attr !== 'id' && attr !== 'uuid') continue;
     const type = scalarType(sub, root);
     if (!type) continue;
-    return [{ ...type, key: `${noun}.${attr}`, param: `${param}.${prop}`, required: required && (inner.has(prop) || props.length === 1), location, owner: '', bare: false }];
+    return [
+      {
+        ...type,
+        key: `${noun}.${attr}`,
+        param: `${param}.${prop}`,
+        required: required && (inner.has(prop) || props.length === 1),
+        location,
+        owner: '',
+        bare: false,
+      },
+    ];
   }
   return [];
 }
@@ -243,10 +296,19 @@ function readOutputs(schema: unknown, rootNouns: string[]): Output[] {
   let visits = 0;
   // `envelope`: still in the response's wrapping (`{data: {items: [...]}}`), not yet inside a resource object.
   // `holder`: the resource whose nested list the fields are in (a post's `extensions[]`), or ''.
-  const visit = (node: SchemaNode | undefined, owners: string[], field: string, depth: number, hops: number, envelope: boolean, holder: string): void => {
+  const visit = (
+    node: SchemaNode | undefined,
+    owners: string[],
+    field: string,
+    depth: number,
+    hops: number,
+    envelope: boolean,
+    holder: string,
+  ): void => {
     if (!node || depth > MAX_DEPTH || out.length >= MAX_OUTPUTS || seen.has(node) || ++visits > MAX_VISITS) return;
     seen.add(node);
-    for (const variant of variants(node)) visit(deref(variant, schema), owners, field, depth + 1, hops, envelope, holder);
+    for (const variant of variants(node))
+      visit(deref(variant, schema), owners, field, depth + 1, hops, envelope, holder);
     const items = deref(node.items, schema);
     if (items) visit(items, owners, `${field}[]`, depth + 1, hops, false, holder);
     for (const [prop, sub] of properties(node)) {
@@ -262,7 +324,16 @@ function readOutputs(schema: unknown, rootNouns: string[]): Output[] {
       const child = deref(sub, schema);
       if (!child) continue;
       if (isWrapper(prop, envelope)) visit(child, owners, path, depth + 1, hops, envelope, holder);
-      else visit(child, nestedOwners(prop, child, schema), path, depth + 1, hops + 1, false, hops === 0 && child.items !== undefined ? (rootNouns[0] ?? '') : '');
+      else
+        visit(
+          child,
+          nestedOwners(prop, child, schema),
+          path,
+          depth + 1,
+          hops + 1,
+          false,
+          hops === 0 && child.items !== undefined ? (rootNouns[0] ?? '') : '',
+        );
     }
     seen.delete(node);
   };

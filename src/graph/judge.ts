@@ -34,7 +34,11 @@ export interface JudgeReport {
 }
 
 /** Judges every candidate and keeps those the votes admit, with the judges' kind and score. */
-export async function judgeCandidates(candidates: readonly Edge[], tools: (id: string) => Tool | undefined, options: JudgeOptions): Promise<JudgeReport> {
+export async function judgeCandidates(
+  candidates: readonly Edge[],
+  tools: (id: string) => Tool | undefined,
+  options: JudgeOptions,
+): Promise<JudgeReport> {
   if (options.voters.length === 0) throw new Error('judgeCandidates needs at least one voter');
   const threshold = options.threshold ?? ADMISSION_THRESHOLD;
   const edges: (Edge | undefined)[] = new Array(candidates.length);
@@ -112,7 +116,7 @@ export function judgePrompt(a: Tool, b: Tool, evidence: string): string {
   return [
     'You label the dependency between two API tools for an agent that plans calls as a DAG.',
     'Question: does tool B need a value or a state that tool A produces?',
-    'HARD: B cannot run correctly without A having run first: a required input of B comes from A\'s output, or B acts on a resource A creates.',
+    "HARD: B cannot run correctly without A having run first: a required input of B comes from A's output, or B acts on a resource A creates.",
     'SOFT: running A first helps or orders B (an optional input, the same resource read after a change, a list before a lookup), but B can run without A.',
     'NONE: the two are independent.',
     '',
@@ -132,11 +136,17 @@ const MAX_FIELDS = 25;
 /** A compact, deterministic card of one tool: what it is, what it takes, what it returns. */
 export function describeTool(tool: Tool): string {
   const lines = [`id: ${tool.id}`, `name: ${tool.name}`];
-  if (tool.origin.format === 'openapi') lines.push(`endpoint: ${tool.origin.method.toUpperCase()} ${tool.origin.path} (API ${tool.origin.api_id})`);
+  if (tool.origin.format === 'openapi')
+    lines.push(`endpoint: ${tool.origin.method.toUpperCase()} ${tool.origin.path} (API ${tool.origin.api_id})`);
   const description = tool.description.replace(/\s+/g, ' ').trim();
-  if (description) lines.push(`description: ${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}`);
+  if (description)
+    lines.push(
+      `description: ${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}`,
+    );
   const required = new Set(tool.parameters.required ?? []);
-  const params = Object.entries(tool.parameters.properties).map(([name, schema]) => `${name}${required.has(name) ? '*' : ''}: ${typeName(schema, tool.parameters)}`);
+  const params = Object.entries(tool.parameters.properties).map(
+    ([name, schema]) => `${name}${required.has(name) ? '*' : ''}: ${typeName(schema, tool.parameters)}`,
+  );
   lines.push(`parameters (* required): ${params.length > 0 ? params.slice(0, MAX_FIELDS).join(', ') : 'none'}`);
   lines.push(`returns: ${responseFields(tool)}`);
   return lines.join('\n');
@@ -157,6 +167,8 @@ function responseFields(tool: Tool): string {
   const fields = body ? properties(body) : [];
   if (fields.length === 0) return typeName(root, tool.response_schema);
   const required = new Set(body ? requiredList(body) : []);
-  const listed = fields.slice(0, MAX_FIELDS).map(([name, schema]) => `${name}${required.has(name) ? '*' : ''}: ${typeName(schema, tool.response_schema)}`);
+  const listed = fields
+    .slice(0, MAX_FIELDS)
+    .map(([name, schema]) => `${name}${required.has(name) ? '*' : ''}: ${typeName(schema, tool.response_schema)}`);
   return `${root.type === 'array' ? 'array of ' : ''}{ ${listed.join(', ')} }`;
 }

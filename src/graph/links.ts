@@ -32,7 +32,14 @@ export function linkEdges(document: unknown, lookup: OperationLookup): Edge[] {
           const link = deref(rawLink, doc);
           const dst = link && target(link, lookup);
           if (!link || !dst || dst === src) continue;
-          edges.push({ src, dst, kind: 'hard', rule: 'links', score: 1, evidence: `links.${name}: ${describeParameters(link)}` });
+          edges.push({
+            src,
+            dst,
+            kind: 'hard',
+            rule: 'links',
+            score: 1,
+            evidence: `links.${name}: ${describeParameters(link)}`,
+          });
         }
       }
     }
@@ -52,7 +59,9 @@ function target(link: SchemaNode, lookup: OperationLookup): string | undefined {
 
 function describeParameters(link: SchemaNode): string {
   const params = asNode(link.parameters);
-  const parts = Object.entries(params ?? {}).map(([name, expr]) => `${name} ← ${typeof expr === 'string' ? expr : JSON.stringify(expr)}`);
+  const parts = Object.entries(params ?? {}).map(
+    ([name, expr]) => `${name} ← ${typeof expr === 'string' ? expr : JSON.stringify(expr)}`,
+  );
   if (link.requestBody !== undefined) parts.push(`body ← ${JSON.stringify(link.requestBody)}`);
   return parts.length > 0 ? parts.join(', ') : 'declared by the response';
 }

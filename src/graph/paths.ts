@@ -13,7 +13,8 @@ export function parsePath(path: string): Segment[] {
     if (raw === '') continue;
     const param = /\{([^}]+)\}/.exec(raw);
     if (param) out.push({ text: param[1]!, param: true });
-    else if (!isPathPrefix(raw)) out.push({ text: raw.replace(/\.(json|xml|csv|txt|html|yaml|yml)$/i, ''), param: false });
+    else if (!isPathPrefix(raw))
+      out.push({ text: raw.replace(/\.(json|xml|csv|txt|html|yaml|yml)$/i, ''), param: false });
   }
   return out;
 }

@@ -72,7 +72,14 @@ export function scalarType(schema: unknown, root: unknown): ScalarType | undefin
 }
 
 export function isObjectLike(node: SchemaNode): boolean {
-  return node.properties !== undefined || node.allOf !== undefined || node.oneOf !== undefined || node.anyOf !== undefined || node.additionalProperties !== undefined || typeof node.$ref === 'string';
+  return (
+    node.properties !== undefined ||
+    node.allOf !== undefined ||
+    node.oneOf !== undefined ||
+    node.anyOf !== undefined ||
+    node.additionalProperties !== undefined ||
+    typeof node.$ref === 'string'
+  );
 }
 
 /** The member schemas of allOf/oneOf/anyOf, each of which describes the same value. */

@@ -9,7 +9,14 @@ export function optionalInputEdges(matches: readonly KeyMatch[]): Edge[] {
   const edges: Edge[] = [];
   for (const match of matches) {
     if (match.input.required || !near(match)) continue;
-    edges.push({ src: match.a.id, dst: match.b.id, kind: 'soft', rule: 'optional-input', score: 0.75, evidence: flowEvidence(match) });
+    edges.push({
+      src: match.a.id,
+      dst: match.b.id,
+      kind: 'soft',
+      rule: 'optional-input',
+      score: 0.75,
+      evidence: flowEvidence(match),
+    });
   }
   return edges;
 }
@@ -19,7 +26,14 @@ export function sharedReferenceEdges(matches: readonly KeyMatch[]): Edge[] {
   const edges: Edge[] = [];
   for (const match of matches) {
     if (!match.input.required || isDirect(match) || !near(match)) continue;
-    edges.push({ src: match.a.id, dst: match.b.id, kind: 'soft', rule: 'shared-reference', score: 0.7, evidence: flowEvidence(match) });
+    edges.push({
+      src: match.a.id,
+      dst: match.b.id,
+      kind: 'soft',
+      rule: 'shared-reference',
+      score: 0.7,
+      evidence: flowEvidence(match),
+    });
   }
   return edges;
 }
@@ -36,7 +50,14 @@ export function listGetEdges(features: readonly ToolFeatures[], paths: PathIndex
     if (a.method !== 'get' || a.shape === null || a.shape.endsWith('{}')) continue;
     for (const b of paths.byShape.get(`${a.group}\u0000${a.shape}/{}`) ?? []) {
       if (b.method !== 'get') continue;
-      edges.push({ src: a.id, dst: b.id, kind: 'soft', rule: 'list-get', score: 0.8, evidence: `GET ${a.path} lists what GET ${b.path} fetches` });
+      edges.push({
+        src: a.id,
+        dst: b.id,
+        kind: 'soft',
+        rule: 'list-get',
+        score: 0.8,
+        evidence: `GET ${a.path} lists what GET ${b.path} fetches`,
+      });
     }
   }
   return edges;
@@ -51,7 +72,14 @@ export function writeReadEdges(features: readonly ToolFeatures[], paths: PathInd
     if (a.method === null || !WRITES.has(a.method) || a.shape === null) continue;
     for (const b of paths.byShape.get(`${a.group}\u0000${a.shape}`) ?? []) {
       if (b.method !== 'get') continue;
-      edges.push({ src: a.id, dst: b.id, kind: 'soft', rule: 'write-read', score: 0.75, evidence: `${a.method.toUpperCase()} ${a.path} changes what GET ${b.path} reads` });
+      edges.push({
+        src: a.id,
+        dst: b.id,
+        kind: 'soft',
+        rule: 'write-read',
+        score: 0.75,
+        evidence: `${a.method.toUpperCase()} ${a.path} changes what GET ${b.path} reads`,
+      });
     }
   }
   return edges;

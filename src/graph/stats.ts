@@ -29,7 +29,11 @@ export function graphStats(db: Database.Database): GraphStats {
   const by_rule: GraphStats['by_rule'] = {};
   let hard = 0;
   let soft = 0;
-  for (const row of db.prepare<[], { rule: string; kind: string; n: number }>('SELECT rule, kind, count(*) AS n FROM edges GROUP BY rule, kind').all()) {
+  for (const row of db
+    .prepare<[], { rule: string; kind: string; n: number }>(
+      'SELECT rule, kind, count(*) AS n FROM edges GROUP BY rule, kind',
+    )
+    .all()) {
     const entry = (by_rule[row.rule] ??= { hard: 0, soft: 0 });
     if (row.kind === 'hard') {
       entry.hard += row.n;
@@ -40,9 +44,15 @@ export function graphStats(db: Database.Database): GraphStats {
     }
   }
   const edges = hard + soft;
-  const bidirectional = count('SELECT count(*) AS n FROM edges e WHERE e.src < e.dst AND EXISTS (SELECT 1 FROM edges r WHERE r.src = e.dst AND r.dst = e.src)');
+  const bidirectional = count(
+    'SELECT count(*) AS n FROM edges e WHERE e.src < e.dst AND EXISTS (SELECT 1 FROM edges r WHERE r.src = e.dst AND r.dst = e.src)',
+  );
   const top = (column: 'src' | 'dst') =>
-    db.prepare<[], { id: string; n: number }>(`SELECT ${column} AS id, count(*) AS n FROM edges GROUP BY ${column} ORDER BY n DESC, id LIMIT 1`).get();
+    db
+      .prepare<[], { id: string; n: number }>(
+        `SELECT ${column} AS id, count(*) AS n FROM edges GROUP BY ${column} ORDER BY n DESC, id LIMIT 1`,
+      )
+      .get();
   const out = top('src');
   const into = top('dst');
   return {
@@ -58,7 +68,9 @@ export function graphStats(db: Database.Database): GraphStats {
     max_out_degree_tool: out?.id ?? null,
     max_in_degree: into?.n ?? 0,
     max_in_degree_tool: into?.id ?? null,
-    cross_api_edges: count('SELECT count(*) AS n FROM edges e JOIN nodes a ON a.id = e.src JOIN nodes b ON b.id = e.dst WHERE a.api <> b.api'),
+    cross_api_edges: count(
+      'SELECT count(*) AS n FROM edges e JOIN nodes a ON a.id = e.src JOIN nodes b ON b.id = e.dst WHERE a.api <> b.api',
+    ),
     by_rule,
   };
 }

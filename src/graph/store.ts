@@ -42,7 +42,9 @@ export function writeGraph(libraryDir: string, data: GraphData): string {
     db.exec(DDL);
     const putMeta = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)');
     const putNode = db.prepare('INSERT INTO nodes (id, api) VALUES (?, ?)');
-    const putEdge = db.prepare('INSERT INTO edges (src, dst, kind, rule, score, evidence) VALUES (@src, @dst, @kind, @rule, @score, @evidence)');
+    const putEdge = db.prepare(
+      'INSERT INTO edges (src, dst, kind, rule, score, evidence) VALUES (@src, @dst, @kind, @rule, @score, @evidence)',
+    );
     db.transaction(() => {
       putMeta.run('schema_version', SCHEMA_VERSION);
       for (const [key, value] of Object.entries(data.meta)) putMeta.run(key, value);
@@ -78,7 +80,9 @@ export class Graph {
     const version = this.meta('schema_version');
     if (version !== SCHEMA_VERSION) {
       this.db.close();
-      throw new GraphError(`${file} has graph schema version ${version ?? 'none'}, this ToolEnv reads ${SCHEMA_VERSION}; rebuild it with \`toolenv graph build\``);
+      throw new GraphError(
+        `${file} has graph schema version ${version ?? 'none'}, this ToolEnv reads ${SCHEMA_VERSION}; rebuild it with \`toolenv graph build\``,
+      );
     }
     const order = "ORDER BY kind = 'soft', score DESC";
     this.outOf = this.db.prepare(`SELECT src, dst, kind, rule, score, evidence FROM edges WHERE src = ? ${order}, dst`);
@@ -98,7 +102,11 @@ export class Graph {
 
   /** Every edge of one kind (task synthesis walks the hard ones), in a stable order. */
   edgesOfKind(kind: EdgeKind): Edge[] {
-    return this.db.prepare<[EdgeKind], EdgeRow>('SELECT src, dst, kind, rule, score, evidence FROM edges WHERE kind = ? ORDER BY src, dst').all(kind);
+    return this.db
+      .prepare<[EdgeKind], EdgeRow>(
+        'SELECT src, dst, kind, rule, score, evidence FROM edges WHERE kind = ? ORDER BY src, dst',
+      )
+      .all(kind);
   }
 
   /** The induced subgraph: every edge whose two ends are both among `ids` (duplicates ignored). */
@@ -125,6 +133,9 @@ export class Graph {
 /** Opens the graph built for a library directory; a GraphError (exit 2 on the CLI) says how to build one when missing. */
 export function openGraph(libraryDir: string): Graph {
   const file = join(libraryDir, GRAPH_FILE);
-  if (!existsSync(file)) throw new GraphError(`no dependency graph at ${libraryDir} (expected ${file}); build one with \`toolenv graph build\``);
+  if (!existsSync(file))
+    throw new GraphError(
+      `no dependency graph at ${libraryDir} (expected ${file}); build one with \`toolenv graph build\``,
+    );
   return new Graph(file);
 }

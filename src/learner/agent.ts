@@ -47,7 +47,12 @@ export class LinearAgent implements Policy {
     const slots = querySlots(context.task.query);
     const last = context.turn >= (context.maxTurns ?? DEFAULT_MAX_TURNS);
     if (state.searches.length === 0 && !last) {
-      return writeSearches('paraact', slots.map((slot) => ({ slot, status: 'search' as const })), this.k, false);
+      return writeSearches(
+        'paraact',
+        slots.map((slot) => ({ slot, status: 'search' as const })),
+        this.k,
+        false,
+      );
     }
     this.calls ??= this.plan(slots, context.task.query, state);
     if (!last && !state.rejected) {
@@ -64,7 +69,13 @@ export class LinearAgent implements Policy {
     const text = withoutAsked(query);
     const calls: SlotCall[] = [];
     for (const slot of slots) {
-      const tools = toolCandidates(slot, query, slotHits(slot, state), state.tools, calls.map((c) => c.tool));
+      const tools = toolCandidates(
+        slot,
+        query,
+        slotHits(slot, state),
+        state.tools,
+        calls.map((c) => c.tool),
+      );
       if (tools.tools.length === 0) continue;
       const tool = tools.tools[this.decide('tool', tools.features)]!;
       const call: SlotCall = { id: `c${slot.index + 1}`, tool, arguments: {}, producers: [] };
@@ -97,9 +108,14 @@ export class LinearAgent implements Policy {
       return [`the "${field.key}" is ${candidates.values[this.decide('answer', candidates.features)]}`];
     });
     const text =
-      stated.length > 0 ? `${stated.join(', ')}.`
-      : results.length > 0 ? `The results: ${compactJson(results.map((r) => r.body), 300)}`
-      : 'No call succeeded: I cannot answer.';
+      stated.length > 0
+        ? `${stated.join(', ')}.`
+        : results.length > 0
+          ? `The results: ${compactJson(
+              results.map((r) => r.body),
+              300,
+            )}`
+          : 'No call succeeded: I cannot answer.';
     const think = `${results.length} of ${this.calls?.length ?? 0} calls succeeded; I answer from their results.`;
     return `<think>${think}</think>\n<answer>${text}</answer>`;
   }

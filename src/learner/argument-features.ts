@@ -110,7 +110,11 @@ export function argumentCandidates(
     const linked = linkPath(tool, param.name, producer.tool);
     const fields = responseFields(producer.tool.response_schema, MAX_FIELDS).map((f) => `body${fieldPath(f)}`);
     for (const path of new Set([...(linked ? [linked] : []), ...fields])) {
-      const leaf = path.split(/[.[\]"]/).filter((s) => s !== '' && !/^\d+$/.test(s)).pop() ?? '';
+      const leaf =
+        path
+          .split(/[.[\]"]/)
+          .filter((s) => s !== '' && !/^\d+$/.test(s))
+          .pop() ?? '';
       const leafWords = new Set(words(leaf));
       const shared = paramWords.filter((w) => leafWords.has(w)).length;
       add(

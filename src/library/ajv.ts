@@ -23,9 +23,16 @@ const safeRegExp = Object.assign((pattern: string) => new SafePattern(pattern), 
  * keywords and formats tolerated because real documents are full of vendor extensions.
  */
 export function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, logger: false, code: { regExp: safeRegExp } });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: false,
+    validateFormats: true,
+    logger: false,
+    code: { regExp: safeRegExp },
+  });
   addFormats.default(ajv);
   for (const format of OPENAPI_FORMATS) ajv.addFormat(format, true);
-  for (const [format, [min, max]] of Object.entries(INTEGER_FORMAT_RANGES)) ajv.addFormat(format, { type: 'number', validate: (n: number) => n >= min && n <= max });
+  for (const [format, [min, max]] of Object.entries(INTEGER_FORMAT_RANGES))
+    ajv.addFormat(format, { type: 'number', validate: (n: number) => n >= min && n <= max });
   return ajv;
 }

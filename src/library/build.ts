@@ -14,7 +14,13 @@ import { defaultLibraryDir } from '../paths.js';
 import type { ApiIdentity } from './openapi/document.js';
 import { convertDocument, scanDocument, type ConvertJob, type ScanJob } from './openapi/directory.js';
 import { operationKey } from './openapi/operations.js';
-import { addStats, conversionStats, DEFAULT_SCHEMA_LIMITS, type ConversionStats, type SchemaLimits } from './openapi/schema.js';
+import {
+  addStats,
+  conversionStats,
+  DEFAULT_SCHEMA_LIMITS,
+  type ConversionStats,
+  type SchemaLimits,
+} from './openapi/schema.js';
 import { selectCandidates, SELECTION_RULE, type Candidate } from './openapi/select.js';
 import { LIBRARY_FILE, LibraryError, LibraryStore } from './store.js';
 import type { LibraryBatch } from './tool.js';
@@ -84,8 +90,10 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
 
   const { apis, candidates, skipped } = scan(source, files, options.onProgress);
   const size = options.size === undefined ? DEFAULT_SIZE : options.size === 'all' ? candidates.length : options.size;
-  if (!Number.isSafeInteger(size) || size < 1) throw new LibraryError(`size must be a positive integer or "all", got ${String(options.size)}`);
-  if (size > candidates.length) throw new LibraryError(`size ${size} is more than the ${candidates.length} operations in ${source}`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new LibraryError(`size must be a positive integer or "all", got ${String(options.size)}`);
+  if (size > candidates.length)
+    throw new LibraryError(`size ${size} is more than the ${candidates.length} operations in ${source}`);
 
   const keep = new Map<number, string[]>();
   for (const c of selectCandidates(candidates, size)) {
@@ -94,8 +102,19 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
     else keep.set(c.api_index, [`${c.method} ${c.path}`]);
   }
   const limits = options.limits ?? DEFAULT_SCHEMA_LIMITS;
-  const kept = [...keep.keys()].sort((a, b) => a - b).map((index) => ({ api: apis[index]!, operations: keep.get(index)! }));
-  const jobs = kept.map(({ api, operations }): ConvertJob => ({ file: api.file, apiId: api.api_id, title: api.title, category: api.category, keep: operations, limits }));
+  const kept = [...keep.keys()]
+    .sort((a, b) => a - b)
+    .map((index) => ({ api: apis[index]!, operations: keep.get(index)! }));
+  const jobs = kept.map(
+    ({ api, operations }): ConvertJob => ({
+      file: api.file,
+      apiId: api.api_id,
+      title: api.title,
+      category: api.category,
+      keep: operations,
+      limits,
+    }),
+  );
 
   mkdirSync(dir, { recursive: true });
   removeStaleBuilds(dir);
@@ -103,7 +122,13 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
   rmSync(work, { recursive: true, force: true });
   try {
     const stats = conversionStats();
-    const counts = { tools: 0, responseSchema: 0, examples: 0, categories: new Map<string, number>(), providers: new Set<string>() };
+    const counts = {
+      tools: 0,
+      responseSchema: 0,
+      examples: 0,
+      categories: new Map<string, number>(),
+      providers: new Set<string>(),
+    };
     const store = LibraryStore.openWritable(work);
     try {
       const taken = new Set<string>();
@@ -120,7 +145,14 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
         }
         addStats(stats, converted.stats);
         counts.providers.add(api.provider);
-        batch.apis.push({ api_id: api.api_id, title: api.title, provider: api.provider, category: api.category, format: 'openapi', document: converted.document });
+        batch.apis.push({
+          api_id: api.api_id,
+          title: api.title,
+          provider: api.provider,
+          category: api.category,
+          format: 'openapi',
+          document: converted.document,
+        });
         if (batch.tools.length >= WRITE_BATCH || i === jobs.length - 1) {
           store.write(batch);
           batch = { apis: [], tools: [] };
@@ -130,7 +162,10 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
       store.setMeta(
         'build',
         JSON.stringify({
-          source: options.source === undefined ? { package: SOURCE_PACKAGE, version: defaultSource().version } : { path: source },
+          source:
+            options.source === undefined
+              ? { package: SOURCE_PACKAGE, version: defaultSource().version }
+              : { path: source },
           size,
           operations: candidates.length,
           selection: SELECTION_RULE,
@@ -152,7 +187,9 @@ export async function buildDefaultLibrary(options: BuildOptions = {}): Promise<B
     renameSync(built, target);
     for (const suffix of ['-wal', '-shm']) rmSync(`${target}${suffix}`, { force: true });
 
-    const category_counts = [...counts.categories].map(([category, tools]) => ({ category, tools })).sort((a, b) => b.tools - a.tools || (a.category < b.category ? -1 : 1));
+    const category_counts = [...counts.categories]
+      .map(([category, tools]) => ({ category, tools }))
+      .sort((a, b) => b.tools - a.tools || (a.category < b.category ? -1 : 1));
     return {
       library: target,
       tools: counts.tools,
@@ -201,7 +238,16 @@ function scan(source: string, files: string[], onProgress: BuildOptions['onProgr
     for (const op of scanned.operations) {
       const tier = seen.has(op.repeat) ? 2 : op.described ? 0 : 1;
       seen.add(op.repeat);
-      candidates.push({ key: operationKey(apiId, op.method, op.path), provider: identity.provider, api: apiId, tier, quality: op.quality, api_index, method: op.method, path: op.path });
+      candidates.push({
+        key: operationKey(apiId, op.method, op.path),
+        provider: identity.provider,
+        api: apiId,
+        tier,
+        quality: op.quality,
+        api_index,
+        method: op.method,
+        path: op.path,
+      });
     }
   }
   return { apis, candidates, skipped };
@@ -213,7 +259,9 @@ function defaultSource(): { dir: string; version: string } {
   try {
     manifest = createRequire(import.meta.url).resolve(`${SOURCE_PACKAGE}/package.json`);
   } catch {
-    throw new LibraryError(`the ${SOURCE_PACKAGE} package is not installed; run \`npm install\` (or pass a source folder)`);
+    throw new LibraryError(
+      `the ${SOURCE_PACKAGE} package is not installed; run \`npm install\` (or pass a source folder)`,
+    );
   }
   const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
   return { dir: join(dirname(manifest), 'api'), version };
@@ -224,7 +272,9 @@ function listJsonFiles(dir: string): string[] {
   if (!existsSync(dir)) throw new LibraryError(`source folder ${dir} does not exist`);
   const files: string[] = [];
   const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    )) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);
       else if (entry.isFile() && entry.name.endsWith('.json')) files.push(path);

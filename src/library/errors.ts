@@ -3,5 +3,7 @@ export class LibraryError extends Error {}
 
 /** The error for a directory without a library file. */
 export function missingLibrary(dir: string, file: string): LibraryError {
-  return new LibraryError(`no library at ${dir} (expected ${file}); build one with \`toolenv library build\` or \`toolenv library import\``);
+  return new LibraryError(
+    `no library at ${dir} (expected ${file}); build one with \`toolenv library build\` or \`toolenv library import\``,
+  );
 }

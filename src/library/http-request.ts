@@ -39,7 +39,8 @@ export function toHttpRequest(tool: Tool, args: Record<string, unknown>): HttpRe
         filled = filled.replaceAll(`{${binding.name}}`, encodeURIComponent(text));
         break;
       case 'query':
-        for (const item of Array.isArray(value) ? value : [value]) query.append(binding.name, typeof item === 'string' ? item : JSON.stringify(item));
+        for (const item of Array.isArray(value) ? value : [value])
+          query.append(binding.name, typeof item === 'string' ? item : JSON.stringify(item));
         break;
       case 'header':
         if (!COMPUTED_HEADERS.has(binding.name.toLowerCase())) headers[binding.name] = text;
@@ -55,5 +56,10 @@ export function toHttpRequest(tool: Tool, args: Record<string, unknown>): HttpRe
   }
   if (cookies.length) headers.cookie = cookies.join('; ');
   const search = query.toString();
-  return { method: method.toUpperCase(), url: search ? `${filled}?${search}` : filled, headers, ...(body === undefined ? {} : { body }) };
+  return {
+    method: method.toUpperCase(),
+    url: search ? `${filled}?${search}` : filled,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  };
 }

@@ -9,12 +9,14 @@ export function isValidId(id: string): boolean {
 
 /** Lowercase-preserving slug of [A-Za-z0-9_-]: other runs of characters become one '_'. */
 export function slug(text: string): string {
-  return text
-    .normalize('NFKD')
-    // NFKD splits "Ñ" into "N" and a combining tilde: drop the marks so that it reads "N", not "N_".
-    .replace(/\p{M}+/gu, '')
-    .replace(/[^A-Za-z0-9_-]+/g, '_')
-    .replace(/^[_-]+|[_-]+$/g, '');
+  return (
+    text
+      .normalize('NFKD')
+      // NFKD splits "Ñ" into "N" and a combining tilde: drop the marks so that it reads "N", not "N_".
+      .replace(/\p{M}+/gu, '')
+      .replace(/[^A-Za-z0-9_-]+/g, '_')
+      .replace(/^[_-]+|[_-]+$/g, '')
+  );
 }
 
 export function shortHash(text: string, length = 8): string {

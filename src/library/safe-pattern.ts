@@ -80,7 +80,12 @@ export function withoutLookarounds(source: string): string {
   let out = '';
   let i = 0;
   while (i < source.length) {
-    if (source.startsWith('(?=', i) || source.startsWith('(?!', i) || source.startsWith('(?<=', i) || source.startsWith('(?<!', i)) {
+    if (
+      source.startsWith('(?=', i) ||
+      source.startsWith('(?!', i) ||
+      source.startsWith('(?<=', i) ||
+      source.startsWith('(?<!', i)
+    ) {
       i = groupEnd(source, i);
       continue;
     }

@@ -96,7 +96,8 @@ interface CountGroup {
   n: number;
 }
 
-const COUNT_GROUPS = 'SELECT category, format, has_response_schema, has_examples, count(*) AS n FROM tools GROUP BY 1, 2, 3, 4';
+const COUNT_GROUPS =
+  'SELECT category, format, has_response_schema, has_examples, count(*) AS n FROM tools GROUP BY 1, 2, 3, 4';
 
 /**
  * The library: one SQLite file of tool records and API documents. Opening reads nothing but the schema
@@ -136,7 +137,9 @@ export class LibraryStore {
     const version = store.meta('schema_version');
     if (version !== SCHEMA_VERSION) {
       db.close();
-      throw new LibraryError(`${file} has library schema version ${version ?? 'none'}, this ToolEnv reads ${SCHEMA_VERSION}; rebuild it`);
+      throw new LibraryError(
+        `${file} has library schema version ${version ?? 'none'}, this ToolEnv reads ${SCHEMA_VERSION}; rebuild it`,
+      );
     }
     return store;
   }
@@ -166,7 +169,9 @@ export class LibraryStore {
   }
 
   setMeta(key: string, value: string): void {
-    this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.db
+      .prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value')
+      .run(key, value);
   }
 
   /** Writes a batch in one transaction: either all of it lands or none. Tools with an existing id are replaced. */
@@ -201,7 +206,9 @@ export class LibraryStore {
   }
 
   count(): number {
-    const sql = this.storedCounts ? 'SELECT coalesce(sum(n), 0) AS n FROM tool_counts' : 'SELECT count(*) AS n FROM tools';
+    const sql = this.storedCounts
+      ? 'SELECT coalesce(sum(n), 0) AS n FROM tool_counts'
+      : 'SELECT count(*) AS n FROM tools';
     return this.db.prepare<[], { n: number }>(sql).get()!.n;
   }
 
@@ -222,7 +229,10 @@ export class LibraryStore {
 
   /** Every tool id in library order; read once, on first use. */
   ids(): readonly string[] {
-    this.idList ??= this.db.prepare<[], { id: string }>('SELECT id FROM tools ORDER BY seq').pluck().all() as unknown as string[];
+    this.idList ??= this.db
+      .prepare<[], { id: string }>('SELECT id FROM tools ORDER BY seq')
+      .pluck()
+      .all() as unknown as string[];
     return this.idList;
   }
 
@@ -236,7 +246,12 @@ export class LibraryStore {
       .prepare<Record<string, unknown>, ToolSummary & { seq: number }>(
         `SELECT seq, id, name, description, category FROM tools WHERE ${where.join(' AND ')} ORDER BY seq LIMIT @limit`,
       )
-      .all({ after, category: query.category, q: query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined, limit: limit + 1 });
+      .all({
+        after,
+        category: query.category,
+        q: query.q ? `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined,
+        limit: limit + 1,
+      });
     const page = rows.slice(0, limit);
     const next_cursor = rows.length > limit ? encodeCursor(page[page.length - 1]!.seq) : null;
     return { tools: page.map(({ seq: _seq, ...summary }) => summary), next_cursor };
@@ -250,35 +265,51 @@ export class LibraryStore {
   fingerprint(): string {
     const hash = createHash('sha256');
     const rows = this.db
-      .prepare<[], [string, string, string, string, number]>('SELECT id, name, description, category, octet_length(record) FROM tools ORDER BY seq')
+      .prepare<[], [string, string, string, string, number]>(
+        'SELECT id, name, description, category, octet_length(record) FROM tools ORDER BY seq',
+      )
       .raw()
       .iterate();
-    for (const [id, name, description, category, size] of rows) hash.update(`${id}\u0000${name}\u0000${description}\u0000${category}\u0000${size}\u0001`);
+    for (const [id, name, description, category, size] of rows)
+      hash.update(`${id}\u0000${name}\u0000${description}\u0000${category}\u0000${size}\u0001`);
     return hash.digest('hex').slice(0, 32);
   }
 
   /** Every full record in library order (of one category, of one origin format), parsed one at a time. */
   *iterate(filter: { category?: string; format?: OriginFormat } = {}): IterableIterator<Tool> {
-    const where = [...(filter.category === undefined ? [] : ['category = ?']), ...(filter.format === undefined ? [] : ['format = ?'])];
-    const stmt = this.db.prepare<unknown[], { record: string }>(`SELECT record FROM tools${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`);
+    const where = [
+      ...(filter.category === undefined ? [] : ['category = ?']),
+      ...(filter.format === undefined ? [] : ['format = ?']),
+    ];
+    const stmt = this.db.prepare<unknown[], { record: string }>(
+      `SELECT record FROM tools${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`,
+    );
     const rows = stmt.iterate(...[filter.category, filter.format].filter((value) => value !== undefined));
     for (const row of rows) yield JSON.parse(row.record) as Tool;
   }
 
   api(apiId: string): Omit<ApiRecord, 'document'> | undefined {
     return this.db
-      .prepare<[string], Omit<ApiRecord, 'document'>>('SELECT api_id, title, provider, category, format FROM apis WHERE api_id = ?')
+      .prepare<[string], Omit<ApiRecord, 'document'>>(
+        'SELECT api_id, title, provider, category, format FROM apis WHERE api_id = ?',
+      )
       .get(apiId);
   }
 
   /** Every API in api_id order, without documents. */
   apis(): Omit<ApiRecord, 'document'>[] {
-    return this.db.prepare<[], Omit<ApiRecord, 'document'>>('SELECT api_id, title, provider, category, format FROM apis ORDER BY api_id').all();
+    return this.db
+      .prepare<[], Omit<ApiRecord, 'document'>>(
+        'SELECT api_id, title, provider, category, format FROM apis ORDER BY api_id',
+      )
+      .all();
   }
 
   /** The API's source document, decompressed and parsed on each call: callers cache what they need. */
   apiDocument(apiId: string): unknown {
-    const row = this.db.prepare<[string], { document: Buffer | null }>('SELECT document FROM apis WHERE api_id = ?').get(apiId);
+    const row = this.db
+      .prepare<[string], { document: Buffer | null }>('SELECT document FROM apis WHERE api_id = ?')
+      .get(apiId);
     return row?.document ? JSON.parse(gunzipSync(row.document).toString('utf8')) : undefined;
   }
 
@@ -309,7 +340,9 @@ export class LibraryStore {
     return {
       tools,
       apis: this.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM apis').get()!.n,
-      categories: [...categories].map(([category, n]) => ({ category, tools: n })).sort((a, b) => b.tools - a.tools || byText(a.category, b.category)),
+      categories: [...categories]
+        .map(([category, n]) => ({ category, tools: n }))
+        .sort((a, b) => b.tools - a.tools || byText(a.category, b.category)),
       formats: Object.fromEntries([...formats].sort(([a], [b]) => byText(a, b))),
       with_response_schema: withResponseSchema,
       with_examples: withExamples,
@@ -319,14 +352,21 @@ export class LibraryStore {
 
   /** The stored counts; for a library without them, one scan of the tools table, kept until the next write. */
   private countGroups(): CountGroup[] {
-    if (this.storedCounts) return this.db.prepare<[], CountGroup>('SELECT category, format, has_response_schema, has_examples, n FROM tool_counts').all();
+    if (this.storedCounts)
+      return this.db
+        .prepare<[], CountGroup>('SELECT category, format, has_response_schema, has_examples, n FROM tool_counts')
+        .all();
     this.countedGroups ??= this.db.prepare<[], CountGroup>(COUNT_GROUPS).all();
     return this.countedGroups;
   }
 }
 
 function hasTable(db: Database.Database, name: string): boolean {
-  return db.prepare<[string], { found: number }>("SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  return (
+    db
+      .prepare<[string], { found: number }>("SELECT 1 AS found FROM sqlite_schema WHERE type = 'table' AND name = ?")
+      .get(name) !== undefined
+  );
 }
 
 /** Code-unit order: what SQLite's BINARY collation gives for the ASCII names categories and formats are. */
@@ -369,6 +409,7 @@ function encodeCursor(seq: number): string {
 function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const seq = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(seq)) throw new LibraryError(`invalid cursor ${JSON.stringify(cursor)}`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(seq))
+    throw new LibraryError(`invalid cursor ${JSON.stringify(cursor)}`);
   return seq;
 }

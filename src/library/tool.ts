@@ -1,7 +1,12 @@
 /** The tool record: what every part of ToolEnv reads. Published as schemas/tool.schema.json. */
 
 export type JsonSchema = { [keyword: string]: unknown } | boolean;
-export type JsonSchemaObject = { type: 'object'; properties: Record<string, JsonSchema>; required?: string[]; [keyword: string]: unknown };
+export type JsonSchemaObject = {
+  type: 'object';
+  properties: Record<string, JsonSchema>;
+  required?: string[];
+  [keyword: string]: unknown;
+};
 
 /** Where one property of `parameters` goes in the real HTTP request. `name` is the wire name; '' with `in: "body"` means the whole body. */
 export type ParamLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
@@ -23,7 +28,14 @@ export interface ToolExample {
 }
 
 export type Origin =
-  | { format: 'openapi'; api_id: string; method: string; path: string; operation_id: string | null; server: string | null }
+  | {
+      format: 'openapi';
+      api_id: string;
+      method: string;
+      path: string;
+      operation_id: string | null;
+      server: string | null;
+    }
   | { format: 'toolbench'; category: string; tool_name: string; api_name: string }
   | { format: 'mcp'; name: string }
   | { format: 'openai'; name: string };

@@ -25,7 +25,12 @@ export const NAME_HEADER = 'mcp-name';
 export function isModern(headers: Headers, message?: unknown): boolean {
   const version = headers.get(VERSION_HEADER);
   if (version !== null && !HANDSHAKE_VERSIONS.includes(version)) return true;
-  return isObject(message) && isObject(message.params) && isObject(message.params._meta) && PROTOCOL_VERSION_KEY in message.params._meta;
+  return (
+    isObject(message) &&
+    isObject(message.params) &&
+    isObject(message.params._meta) &&
+    PROTOCOL_VERSION_KEY in message.params._meta
+  );
 }
 
 const SENTINEL = /^=\?base64\?(.*)\?=$/;

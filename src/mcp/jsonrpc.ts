@@ -30,14 +30,24 @@ export class JsonRpcError extends Error {
  */
 function statusOf(code: number): 400 | 404 | 200 {
   if (code === METHOD_NOT_FOUND) return 404;
-  return [PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, HEADER_MISMATCH, UNSUPPORTED_VERSION].includes(code) ? 400 : 200;
+  return [PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS, HEADER_MISMATCH, UNSUPPORTED_VERSION].includes(code)
+    ? 400
+    : 200;
 }
 
-export function resultResponse(id: RequestId, result: Record<string, unknown>, headers: Record<string, string> = {}): Response {
+export function resultResponse(
+  id: RequestId,
+  result: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Response {
   return Response.json({ jsonrpc: '2.0', id, result }, { headers });
 }
 
-export function errorResponse(id: RequestId | null, error: JsonRpcError, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  id: RequestId | null,
+  error: JsonRpcError,
+  headers: Record<string, string> = {},
+): Response {
   const body = { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
   return Response.json({ jsonrpc: '2.0', id, error: body }, { status: statusOf(error.code), headers });
 }

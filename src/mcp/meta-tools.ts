@@ -37,7 +37,11 @@ export const searchTool: McpTool = {
   },
   outputSchema: {
     type: 'object',
-    properties: { type: { const: 'search_tool' }, query: { type: 'string' }, results: { type: 'array', items: SEARCH_HIT } },
+    properties: {
+      type: { const: 'search_tool' },
+      query: { type: 'string' },
+      results: { type: 'array', items: SEARCH_HIT },
+    },
     required: ['query', 'results'],
   },
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -64,14 +68,17 @@ export const callTool: McpTool = {
   name: CALL_TOOL,
   title: 'Call a library tool',
   description:
-    'Calls one library tool by its id (from search_tool) with its arguments. The result is the simulated API\'s answer: ' +
+    "Calls one library tool by its id (from search_tool) with its arguments. The result is the simulated API's answer: " +
     'HTTP status, JSON body, and where the answer came from; a failed call (bad arguments, unknown tool, injected error) ' +
     'is marked as an error and its body is an RFC 7807 problem that says what went wrong.',
   inputSchema: {
     type: 'object',
     properties: {
       tool: { type: 'string', minLength: 1, description: 'The tool id, as search_tool returns it.' },
-      arguments: { type: 'object', description: "The tool's arguments, as its parameter schema describes them (default {})." },
+      arguments: {
+        type: 'object',
+        description: "The tool's arguments, as its parameter schema describes them (default {}).",
+      },
     },
     required: ['tool'],
     additionalProperties: false,
@@ -87,21 +94,39 @@ export function metaAction(name: string, input: Record<string, unknown> | undefi
   const args = input ?? {};
   if (name === SEARCH_TOOL) {
     const unknown = Object.keys(args).find((key) => key !== 'query' && key !== 'k');
-    if (unknown !== undefined) return invalid(name, `unknown argument ${JSON.stringify(unknown)}; search_tool takes query and k`, `/${unknown}`);
-    if (typeof args.query !== 'string' || args.query.trim() === '') return invalid(name, '"query" must be a non-empty string', '/query');
-    if (args.k !== undefined && (!Number.isInteger(args.k) || (args.k as number) < 1 || (args.k as number) > MAX_SEARCH_K)) {
+    if (unknown !== undefined)
+      return invalid(name, `unknown argument ${JSON.stringify(unknown)}; search_tool takes query and k`, `/${unknown}`);
+    if (typeof args.query !== 'string' || args.query.trim() === '')
+      return invalid(name, '"query" must be a non-empty string', '/query');
+    if (
+      args.k !== undefined &&
+      (!Number.isInteger(args.k) || (args.k as number) < 1 || (args.k as number) > MAX_SEARCH_K)
+    ) {
       return invalid(name, `"k" must be an integer between 1 and ${MAX_SEARCH_K}`, '/k');
     }
-    return { ok: true, action: { type: 'search_tool', query: args.query, ...(args.k === undefined ? {} : { k: args.k as number }) } };
+    return {
+      ok: true,
+      action: { type: 'search_tool', query: args.query, ...(args.k === undefined ? {} : { k: args.k as number }) },
+    };
   }
   const unknown = Object.keys(args).find((key) => key !== 'tool' && key !== 'arguments');
-  if (unknown !== undefined) return invalid(name, `unknown argument ${JSON.stringify(unknown)}; call_tool takes tool and arguments`, `/${unknown}`);
-  if (typeof args.tool !== 'string' || args.tool === '') return invalid(name, '"tool" must be a tool id (a non-empty string)', '/tool');
+  if (unknown !== undefined)
+    return invalid(
+      name,
+      `unknown argument ${JSON.stringify(unknown)}; call_tool takes tool and arguments`,
+      `/${unknown}`,
+    );
+  if (typeof args.tool !== 'string' || args.tool === '')
+    return invalid(name, '"tool" must be a tool id (a non-empty string)', '/tool');
   const callArgs = args.arguments ?? {};
-  if (callArgs === null || typeof callArgs !== 'object' || Array.isArray(callArgs)) return invalid(name, '"arguments" must be a JSON object', '/arguments');
+  if (callArgs === null || typeof callArgs !== 'object' || Array.isArray(callArgs))
+    return invalid(name, '"arguments" must be a JSON object', '/arguments');
   return { ok: true, action: { type: 'tool_call', tool: args.tool, arguments: callArgs as Record<string, unknown> } };
 }
 
 function invalid(tool: string, message: string, path: string): MetaOutcome {
-  return { ok: false, problem: problem(400, 'Invalid tool input', `${tool}: ${message}`, { errors: [{ path, message }] }) };
+  return {
+    ok: false,
+    problem: problem(400, 'Invalid tool input', `${tool}: ${message}`, { errors: [{ path, message }] }),
+  };
 }

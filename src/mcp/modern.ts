@@ -9,7 +9,11 @@ import { SERVER_INFO, callTool, instructions, listTools, type ToolsDeps } from '
 /** How long a client may reuse a listing: the library does not change while the server runs, a working set does. */
 const LISTING_TTL_MS = 60_000;
 
-type Method = (deps: ToolsDeps, served: ModernParams, params: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
+type Method = (
+  deps: ToolsDeps,
+  served: ModernParams,
+  params: Record<string, unknown>,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /** The 2026-07-28 methods ToolEnv serves; any other is "method not found", `initialize` and `ping` included. */
 const METHODS: Record<string, Method> = {
@@ -23,9 +27,11 @@ const METHODS: Record<string, Method> = {
     cacheScope: 'private',
   }),
   'tools/list': (deps, served, params) => {
-    if (params.cursor !== undefined && typeof params.cursor !== 'string') throw invalid('params.cursor must be a string, as a previous page\'s nextCursor');
+    if (params.cursor !== undefined && typeof params.cursor !== 'string')
+      throw invalid("params.cursor must be a string, as a previous page's nextCursor");
     const { listing, episode } = served;
-    if (listing.kind === 'working-set' && episode !== undefined && deps.episodes.summary(episode) === undefined) throw unknownEpisode(episode);
+    if (listing.kind === 'working-set' && episode !== undefined && deps.episodes.summary(episode) === undefined)
+      throw unknownEpisode(episode);
     // Private: the listing depends on the URL, which a shared cache's key need not hold.
     return { ...listTools(deps, listing, episode, params.cursor), ttlMs: ttlOf(listing), cacheScope: 'private' };
   },
@@ -34,7 +40,9 @@ const METHODS: Record<string, Method> = {
     if (typeof name !== 'string') throw invalid('params.name must be the name of a listed tool');
     if (input !== undefined && !isObject(input)) throw invalid('params.arguments must be a JSON object');
     if (served.episode === undefined) {
-      throw invalid('tools/call records into an episode: create one with POST /v1/episodes and name it with the x-toolenv-episode header or ?episode=');
+      throw invalid(
+        'tools/call records into an episode: create one with POST /v1/episodes and name it with the x-toolenv-episode header or ?episode=',
+      );
     }
     const outcome = await callTool(deps, { episode: served.episode, listing: served.listing }, name, input);
     if (outcome.kind === 'unknown-tool') throw invalid(`Unknown tool: ${name}`);
@@ -51,10 +59,15 @@ export async function answerModern(request: Request, message: unknown, deps: Too
   if (read.kind === 'notification') return new Response(null, { status: 202 });
   if (read.kind === 'rejected') return errorResponse(read.id, read.error);
   const method = Object.hasOwn(METHODS, read.method) ? METHODS[read.method]! : undefined;
-  if (method === undefined) return errorResponse(read.id, new JsonRpcError(METHOD_NOT_FOUND, 'Method not found', read.method));
+  if (method === undefined)
+    return errorResponse(read.id, new JsonRpcError(METHOD_NOT_FOUND, 'Method not found', read.method));
   let served: ModernParams;
   try {
-    served = readModernParams(new URL(request.url).searchParams, request.headers.get(EPISODE_HEADER) ?? undefined, deps.store);
+    served = readModernParams(
+      new URL(request.url).searchParams,
+      request.headers.get(EPISODE_HEADER) ?? undefined,
+      deps.store,
+    );
   } catch (error) {
     if (!(error instanceof HTTPException)) throw error;
     return errorResponse(read.id, new JsonRpcError(INVALID_PARAMS, error.message, await error.getResponse().json()));
@@ -63,7 +76,11 @@ export async function answerModern(request: Request, message: unknown, deps: Too
   try {
     const result = await method(deps, served, read.params);
     const meta = isObject(result._meta) ? result._meta : {};
-    return resultResponse(read.id, { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_KEY]: SERVER_INFO } }, headers);
+    return resultResponse(
+      read.id,
+      { ...result, resultType: 'complete', _meta: { ...meta, [SERVER_INFO_KEY]: SERVER_INFO } },
+      headers,
+    );
   } catch (error) {
     if (!(error instanceof JsonRpcError)) throw error;
     return errorResponse(read.id, error, headers);

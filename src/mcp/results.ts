@@ -15,7 +15,10 @@ export interface StepMeta {
  */
 export function observationResult(observation: Observation, meta: StepMeta): CallToolResult {
   const failed = observation.type === 'tool_call' ? observation.status >= 400 : observation.problem !== undefined;
-  const text = observation.type === 'tool_call' ? observation.body : (observation.problem ?? { query: observation.query, results: observation.results });
+  const text =
+    observation.type === 'tool_call'
+      ? observation.body
+      : (observation.problem ?? { query: observation.query, results: observation.results });
   return {
     content: [{ type: 'text', text: JSON.stringify(text) }],
     structuredContent: observation as unknown as Record<string, unknown>,

@@ -18,17 +18,30 @@ export function createSessionServer(deps: ToolsDeps, info: Served): Server {
   const { episode, listing } = info;
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: listing.kind === 'working-set' } },
-    instructions: instructions(listing, `This session records its calls as ToolEnv episode ${episode}: GET /v1/episodes/${episode} returns the trajectory.`, true),
+    instructions: instructions(
+      listing,
+      `This session records its calls as ToolEnv episode ${episode}: GET /v1/episodes/${episode} returns the trajectory.`,
+      true,
+    ),
     jsonSchemaValidator: VALIDATOR,
   });
 
-  server.setRequestHandler(ListToolsRequestSchema, (request) => listTools(deps, listing, episode, request.params?.cursor));
+  server.setRequestHandler(ListToolsRequestSchema, (request) =>
+    listTools(deps, listing, episode, request.params?.cursor),
+  );
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: input } = request.params;
     const outcome = await callTool(deps, info, name, input);
     if (outcome.kind === 'unknown-tool') {
-      return problemResult(problem(404, 'Unknown tool', `this session offers no tool ${JSON.stringify(name)}; tools/list names the ones it does`), { episode });
+      return problemResult(
+        problem(
+          404,
+          'Unknown tool',
+          `this session offers no tool ${JSON.stringify(name)}; tools/list names the ones it does`,
+        ),
+        { episode },
+      );
     }
     if (outcome.grewWorkingSet) await extra.sendNotification({ method: 'notifications/tools/list_changed' });
     return outcome.result;

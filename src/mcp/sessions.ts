@@ -55,17 +55,25 @@ export class McpSessions {
   async open(request: Request, message: unknown, params: SessionParams): Promise<Response> {
     this.sweep();
     if (this.live.size + this.opening >= this.maxSessions) {
-      throw httpProblem(429, `this server holds at most ${this.maxSessions} MCP sessions; close one (DELETE /mcp) or wait for an idle one to expire`, {
-        title: 'Too many MCP sessions',
-        headers: { 'retry-after': DEFAULT_RETRY_AFTER },
-      });
+      throw httpProblem(
+        429,
+        `this server holds at most ${this.maxSessions} MCP sessions; close one (DELETE /mcp) or wait for an idle one to expire`,
+        {
+          title: 'Too many MCP sessions',
+          headers: { 'retry-after': DEFAULT_RETRY_AFTER },
+        },
+      );
     }
     let episode: string;
     if (params.attach !== undefined) {
       if (this.deps.episodes.summary(params.attach) === undefined) {
-        throw httpProblem(404, `no episode ${JSON.stringify(params.attach)}; create one with POST /v1/episodes, or leave ?episode= out and the session opens its own`, {
-          title: 'Unknown episode',
-        });
+        throw httpProblem(
+          404,
+          `no episode ${JSON.stringify(params.attach)}; create one with POST /v1/episodes, or leave ?episode= out and the session opens its own`,
+          {
+            title: 'Unknown episode',
+          },
+        );
       }
       episode = params.attach;
     } else {
@@ -84,7 +92,14 @@ export class McpSessions {
         },
       });
       const server = createSessionServer(this.deps, { episode, listing: params.listing });
-      const session: LiveSession = { info: { episode, listing: params.listing }, owned, transport, server, lastSeen: this.clock(), closed: false };
+      const session: LiveSession = {
+        info: { episode, listing: params.listing },
+        owned,
+        transport,
+        server,
+        lastSeen: this.clock(),
+        closed: false,
+      };
       // Fires on DELETE /mcp, on expiry and on a refused initialize alike.
       server.onclose = () => this.forget(session);
       await server.connect(transport);
@@ -108,7 +123,10 @@ export class McpSessions {
     const session = this.live.get(id);
     if (!session) return undefined;
     session.lastSeen = this.clock();
-    const response = await session.transport.handleRequest(request, message === undefined ? undefined : { parsedBody: message });
+    const response = await session.transport.handleRequest(
+      request,
+      message === undefined ? undefined : { parsedBody: message },
+    );
     return withEpisode(response, session.info.episode);
   }
 

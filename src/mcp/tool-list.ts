@@ -20,7 +20,13 @@ export function nativeTool(tool: Tool): McpTool {
       title: tool.name,
       // Simulated: nothing outside ToolEnv is touched. The HTTP method says what the real API would do.
       openWorldHint: false,
-      ...(method === undefined ? {} : { readOnlyHint: method === 'get' || method === 'head', destructiveHint: method === 'delete', idempotentHint: method !== 'post' && method !== 'patch' }),
+      ...(method === undefined
+        ? {}
+        : {
+            readOnlyHint: method === 'get' || method === 'head',
+            destructiveHint: method === 'delete',
+            idempotentHint: method !== 'post' && method !== 'patch',
+          }),
     },
   };
 }
@@ -31,7 +37,12 @@ export function nativeTool(tool: Tool): McpTool {
  */
 function inputSchema(tool: Tool): McpTool['inputSchema'] {
   const { properties, ...rest } = tool.parameters;
-  const objects = Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, schema === true ? {} : schema === false ? { not: {} } : withoutHeaderAnnotations(schema)]));
+  const objects = Object.fromEntries(
+    Object.entries(properties).map(([name, schema]) => [
+      name,
+      schema === true ? {} : schema === false ? { not: {} } : withoutHeaderAnnotations(schema),
+    ]),
+  );
   return { ...rest, properties: objects };
 }
 
@@ -42,8 +53,12 @@ function inputSchema(tool: Tool): McpTool['inputSchema'] {
  */
 function withoutHeaderAnnotations(schema: object): object {
   const { 'x-mcp-header': _annotation, properties, ...rest } = schema as Record<string, unknown>;
-  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) return properties === undefined ? rest : { ...rest, properties };
-  const subs = Object.entries(properties).map(([name, sub]) => [name, sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? withoutHeaderAnnotations(sub) : sub]);
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties))
+    return properties === undefined ? rest : { ...rest, properties };
+  const subs = Object.entries(properties).map(([name, sub]) => [
+    name,
+    sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? withoutHeaderAnnotations(sub) : sub,
+  ]);
   return { ...rest, properties: Object.fromEntries(subs) };
 }
 
@@ -53,7 +68,12 @@ function withoutHeaderAnnotations(schema: object): object {
  * request while the set is unchanged (ids as given, a category by library order, a working set by arrival), which
  * 2026-07-28 asks of a server.
  */
-export function listPage(listing: Listing, cursor: string | undefined, store: LibraryStore, workingSet: () => readonly string[]): ListToolsResult {
+export function listPage(
+  listing: Listing,
+  cursor: string | undefined,
+  store: LibraryStore,
+  workingSet: () => readonly string[],
+): ListToolsResult {
   switch (listing.kind) {
     case 'meta':
       if (cursor !== undefined) throw badCursor(cursor);
@@ -61,11 +81,18 @@ export function listPage(listing: Listing, cursor: string | undefined, store: Li
     case 'tools':
       return idPage(listing.ids, cursor, store, []);
     case 'working-set':
-      return idPage(workingSet().filter((id) => id !== SEARCH_TOOL), cursor, store, [searchTool]);
+      return idPage(
+        workingSet().filter((id) => id !== SEARCH_TOOL),
+        cursor,
+        store,
+        [searchTool],
+      );
     case 'category': {
       try {
         const page = store.list({ category: listing.category, cursor, limit: LIST_PAGE_SIZE });
-        const tools = page.tools.map((summary) => store.get(summary.id)).filter((tool): tool is Tool => tool !== undefined);
+        const tools = page.tools
+          .map((summary) => store.get(summary.id))
+          .filter((tool): tool is Tool => tool !== undefined);
         return { tools: tools.map(nativeTool), ...(page.next_cursor === null ? {} : { nextCursor: page.next_cursor }) };
       } catch (error) {
         if (error instanceof LibraryError) throw badCursor(cursor ?? '');
@@ -76,7 +103,12 @@ export function listPage(listing: Listing, cursor: string | undefined, store: Li
 }
 
 /** Whether a session in this listing offers a library tool under this name (meta tools are handled before). */
-export function offers(listing: Listing, name: string, store: LibraryStore, workingSet: () => readonly string[]): boolean {
+export function offers(
+  listing: Listing,
+  name: string,
+  store: LibraryStore,
+  workingSet: () => readonly string[],
+): boolean {
   switch (listing.kind) {
     case 'meta':
       return false;
@@ -95,17 +127,31 @@ export function metaTools(listing: Listing): readonly string[] {
 }
 
 /** Pages of an id list: `head` (the meta tools) first, then the ids; the cursor is the offset into the ids. */
-function idPage(ids: readonly string[], cursor: string | undefined, store: LibraryStore, head: McpTool[]): ListToolsResult {
+function idPage(
+  ids: readonly string[],
+  cursor: string | undefined,
+  store: LibraryStore,
+  head: McpTool[],
+): ListToolsResult {
   let offset = 0;
   if (cursor !== undefined) {
     offset = Number(cursor);
     if (!/^\d+$/.test(cursor) || offset > ids.length) throw badCursor(cursor);
   }
   const end = Math.min(ids.length, offset + LIST_PAGE_SIZE);
-  const tools = ids.slice(offset, end).map((id) => store.get(id)).filter((tool): tool is Tool => tool !== undefined);
-  return { tools: [...(offset === 0 ? head : []), ...tools.map(nativeTool)], ...(end < ids.length ? { nextCursor: String(end) } : {}) };
+  const tools = ids
+    .slice(offset, end)
+    .map((id) => store.get(id))
+    .filter((tool): tool is Tool => tool !== undefined);
+  return {
+    tools: [...(offset === 0 ? head : []), ...tools.map(nativeTool)],
+    ...(end < ids.length ? { nextCursor: String(end) } : {}),
+  };
 }
 
 function badCursor(cursor: string): JsonRpcError {
-  return new JsonRpcError(INVALID_PARAMS, `cursor ${JSON.stringify(cursor)} is not one this server handed out; list again without a cursor`);
+  return new JsonRpcError(
+    INVALID_PARAMS,
+    `cursor ${JSON.stringify(cursor)} is not one this server handed out; list again without a cursor`,
+  );
 }

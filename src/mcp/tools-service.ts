@@ -27,10 +27,17 @@ export interface Served {
 }
 
 /** A tool call's outcome: a result to send (and whether it grew a working-set listing), or a name not listed. */
-export type CallOutcome = { kind: 'result'; result: CallToolResult; grewWorkingSet: boolean } | { kind: 'unknown-tool' };
+export type CallOutcome =
+  | { kind: 'result'; result: CallToolResult; grewWorkingSet: boolean }
+  | { kind: 'unknown-tool' };
 
 /** One page of `tools/list`; a listing without an episode has no working set to read. */
-export function listTools(deps: ToolsDeps, listing: Listing, episode: string | undefined, cursor: string | undefined): ListToolsResult {
+export function listTools(
+  deps: ToolsDeps,
+  listing: Listing,
+  episode: string | undefined,
+  cursor: string | undefined,
+): ListToolsResult {
   return listPage(listing, cursor, deps.store, () => workingSet(deps, episode));
 }
 
@@ -38,7 +45,12 @@ export function listTools(deps: ToolsDeps, listing: Listing, episode: string | u
  * Runs `tools/call` as one step of the episode. Bad meta-tool input and every refusal of the episode store (gone,
  * done, tool outside it) are tool errors the model reads; a name the listing does not offer is for each era to answer.
  */
-export async function callTool(deps: ToolsDeps, { episode, listing }: Served, name: string, input: Record<string, unknown> | undefined): Promise<CallOutcome> {
+export async function callTool(
+  deps: ToolsDeps,
+  { episode, listing }: Served,
+  name: string,
+  input: Record<string, unknown> | undefined,
+): Promise<CallOutcome> {
   const meta = { episode };
   let action: Action;
   if (metaTools(listing).includes(name)) {
@@ -55,10 +67,21 @@ export async function callTool(deps: ToolsDeps, { episode, listing }: Served, na
   try {
     const result = await deps.episodes.step(episode, { actions: [action] });
     const grewWorkingSet = listing.kind === 'working-set' && workingSet(deps, episode).length > known;
-    return { kind: 'result', result: observationResult(result.observations[0]!, { ...meta, step: result.step }), grewWorkingSet };
+    return {
+      kind: 'result',
+      result: observationResult(result.observations[0]!, { ...meta, step: result.step }),
+      grewWorkingSet,
+    };
   } catch (error) {
     if (!(error instanceof EpisodeError)) throw error;
-    return { kind: 'result', result: problemResult(problem(error.status, error.title, error.message, error.errors ? { errors: error.errors } : {}), meta), grewWorkingSet: false };
+    return {
+      kind: 'result',
+      result: problemResult(
+        problem(error.status, error.title, error.message, error.errors ? { errors: error.errors } : {}),
+        meta,
+      ),
+      grewWorkingSet: false,
+    };
   }
 }
 

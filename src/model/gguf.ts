@@ -51,7 +51,10 @@ export function encodeGguf(file: GgufFile): Buffer {
   const offsets: number[] = [];
   for (const tensor of file.tensors) {
     const elements = tensor.dims.reduce((a, b) => a * b, 1);
-    if (elements !== tensor.data.length) throw new Error(`tensor ${tensor.name}: dims ${tensor.dims.join('x')} need ${elements} values, got ${tensor.data.length}`);
+    if (elements !== tensor.data.length)
+      throw new Error(
+        `tensor ${tensor.name}: dims ${tensor.dims.join('x')} need ${elements} values, got ${tensor.data.length}`,
+      );
     out.string(tensor.name);
     out.u32(tensor.dims.length);
     for (const dim of tensor.dims) out.u64(dim);

@@ -24,7 +24,13 @@ export interface TinyHfModel {
  * is trained on the protocols' system prompts (and on `corpus`, a chat-messages JSON Lines file such as the SFT
  * demonstrations, or plain text), so the text a rollout sees encodes in few tokens.
  */
-export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSize = 'tiny', corpusFile?: string, copyCircuit = false): Promise<TinyHfModel> {
+export async function writeTinyHfModel(
+  dir: string,
+  seed: number,
+  size: TinyHfSize = 'tiny',
+  corpusFile?: string,
+  copyCircuit = false,
+): Promise<TinyHfModel> {
   const work = mkdtempSync(join(tmpdir(), 'toolenv-tiny-hf-'));
   try {
     const corpus = join(work, 'corpus.txt');
@@ -49,7 +55,8 @@ export async function writeTinyHfModel(dir: string, seed: number, size: TinyHfSi
  */
 function atomicPrompts(): string[] {
   const prompts: string[] = [];
-  for (let maxTurns = 1; maxTurns <= 15; maxTurns++) for (const agent of PROTOCOLS) prompts.push(systemPrompt(agent, { maxTurns, maxCallsPerTurn: 3, k: 3 }));
+  for (let maxTurns = 1; maxTurns <= 15; maxTurns++)
+    for (const agent of PROTOCOLS) prompts.push(systemPrompt(agent, { maxTurns, maxCallsPerTurn: 3, k: 3 }));
   return prompts;
 }
 

@@ -32,11 +32,21 @@ const VOCAB_SIZE = FIRST_BYTE_TOKEN + 256;
 const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as const;
 
 export function tinyModel(options: TinyModelOptions = {}): GgufFile {
-  const { seed = 1, embedding = 64, layers = 2, heads = 4, kvHeads = 2, feedForward = 128, contextLength = 4096 } = options;
-  if (embedding % heads !== 0 || heads % kvHeads !== 0) throw new Error(`tiny model: ${embedding} dims do not split into ${heads} heads of ${kvHeads} kv groups`);
+  const {
+    seed = 1,
+    embedding = 64,
+    layers = 2,
+    heads = 4,
+    kvHeads = 2,
+    feedForward = 128,
+    contextLength = 4096,
+  } = options;
+  if (embedding % heads !== 0 || heads % kvHeads !== 0)
+    throw new Error(`tiny model: ${embedding} dims do not split into ${heads} heads of ${kvHeads} kv groups`);
   const headDim = embedding / heads;
   const random = mulberry32(seed);
-  const uniform = (count: number, scale: number): Float32Array => Float32Array.from({ length: count }, () => (random() * 2 - 1) * scale);
+  const uniform = (count: number, scale: number): Float32Array =>
+    Float32Array.from({ length: count }, () => (random() * 2 - 1) * scale);
   const ones = (count: number): Float32Array => new Float32Array(count).fill(1);
 
   const tensors: GgufTensor[] = [];
@@ -56,11 +66,19 @@ export function tinyModel(options: TinyModelOptions = {}): GgufFile {
     add(`${block}.attn_q.weight`, [embedding, embedding], uniform(embedding * embedding, 0.2));
     add(`${block}.attn_k.weight`, [embedding, kvHeads * headDim], uniform(embedding * kvHeads * headDim, 0.2));
     add(`${block}.attn_v.weight`, [embedding, kvHeads * headDim], uniform(embedding * kvHeads * headDim, 0.2));
-    add(`${block}.attn_output.weight`, [embedding, embedding], zeroRow0(uniform(embedding * embedding, 0.1), embedding));
+    add(
+      `${block}.attn_output.weight`,
+      [embedding, embedding],
+      zeroRow0(uniform(embedding * embedding, 0.1), embedding),
+    );
     add(`${block}.ffn_norm.weight`, [embedding], ones(embedding));
     add(`${block}.ffn_gate.weight`, [embedding, feedForward], uniform(embedding * feedForward, 0.2));
     add(`${block}.ffn_up.weight`, [embedding, feedForward], uniform(embedding * feedForward, 0.2));
-    add(`${block}.ffn_down.weight`, [feedForward, embedding], zeroRow0(uniform(feedForward * embedding, 0.1), feedForward));
+    add(
+      `${block}.ffn_down.weight`,
+      [feedForward, embedding],
+      zeroRow0(uniform(feedForward * embedding, 0.1), feedForward),
+    );
   }
 
   add('output_norm.weight', [embedding], ones(embedding));
@@ -68,9 +86,21 @@ export function tinyModel(options: TinyModelOptions = {}): GgufFile {
   for (let token = 0; token < VOCAB_SIZE; token++) output[token * embedding] = tokenPrior(token) / 2;
   add('output.weight', [embedding, VOCAB_SIZE], output);
 
-  const tokens = ['<unk>', '<s>', '</s>', '\u2581', ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`)];
+  const tokens = [
+    '<unk>',
+    '<s>',
+    '</s>',
+    '\u2581',
+    ...Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`),
+  ];
   const tokenTypes = tokens.map((_, id) =>
-    id === UNK ? TOKEN_TYPE.unknown : id === SPACE ? TOKEN_TYPE.normal : id < FIRST_BYTE_TOKEN ? TOKEN_TYPE.control : TOKEN_TYPE.byte,
+    id === UNK
+      ? TOKEN_TYPE.unknown
+      : id === SPACE
+        ? TOKEN_TYPE.normal
+        : id < FIRST_BYTE_TOKEN
+          ? TOKEN_TYPE.control
+          : TOKEN_TYPE.byte,
   );
 
   return {

@@ -19,7 +19,11 @@ function compiled(): Record<BlockKind, ValidateFunction> {
   if (!validators) {
     const ajv = createAjv();
     const compile = (file: string) => ajv.compile(JSON.parse(readFileSync(join(schemasDir, file), 'utf8')) as object);
-    validators = { plan: compile(FILES.plan), search_tool: compile(FILES.search_tool), tool_call: compile(FILES.tool_call) };
+    validators = {
+      plan: compile(FILES.plan),
+      search_tool: compile(FILES.search_tool),
+      tool_call: compile(FILES.tool_call),
+    };
   }
   return validators;
 }

@@ -35,17 +35,29 @@ export function checkMessage(message: ParsedMessage, agent: Protocol, state: Run
   if (message.answer !== undefined && (actions > 0 || plan)) {
     shape.push('an <answer> ends the run: send it alone, once the observations it needs are in');
   }
-  if (message.answer === undefined && actions === 0 && !(agent === 'paraact' && plan) && message.problems.length === 0) {
+  if (
+    message.answer === undefined &&
+    actions === 0 &&
+    !(agent === 'paraact' && plan) &&
+    message.problems.length === 0
+  ) {
     shape.push('no action: write <search_tool> to find tools, <tool_call> to call one, or <answer> to finish');
   }
-  if (searches.length > MAX_SEARCHES_PER_TURN) shape.push(`${searches.length} searches in one turn; at most ${MAX_SEARCHES_PER_TURN}`);
+  if (searches.length > MAX_SEARCHES_PER_TURN)
+    shape.push(`${searches.length} searches in one turn; at most ${MAX_SEARCHES_PER_TURN}`);
 
   if (agent === 'paraact') {
-    if (searches.length > 0 && calls.length > 0) shape.push('a turn explores (<search_tool>) or executes (<tool_call>), not both');
-    if (plan?.phase === 'exploration' && calls.length > 0) shape.push('an exploration plan is followed by <search_tool> actions, not <tool_call>');
-    if (plan?.phase === 'execution' && searches.length > 0) shape.push('an execution plan is followed by <tool_call> actions, not <search_tool>');
+    if (searches.length > 0 && calls.length > 0)
+      shape.push('a turn explores (<search_tool>) or executes (<tool_call>), not both');
+    if (plan?.phase === 'exploration' && calls.length > 0)
+      shape.push('an exploration plan is followed by <search_tool> actions, not <tool_call>');
+    if (plan?.phase === 'execution' && searches.length > 0)
+      shape.push('an execution plan is followed by <tool_call> actions, not <search_tool>');
   } else {
-    if (plan) shape.push(`<plan> is not part of the ${agent === 'react' ? 'ReAct' : 'Parallel'} protocol: ${agent === 'react' ? 'think, then take one action' : 'write the calls directly'}`);
+    if (plan)
+      shape.push(
+        `<plan> is not part of the ${agent === 'react' ? 'ReAct' : 'Parallel'} protocol: ${agent === 'react' ? 'think, then take one action' : 'write the calls directly'}`,
+      );
     if (agent === 'react' && actions > 1) shape.push(`ReAct takes one action per turn; this message has ${actions}`);
   }
 
@@ -54,11 +66,14 @@ export function checkMessage(message: ParsedMessage, agent: Protocol, state: Run
   const checked = plan?.phase === 'execution' ? checkPlan(plan, state, known, problems) : undefined;
 
   // The calls this turn may name by id: the new plan's, else the one being followed.
-  const planned = checked ? new Map(checked.plan.calls.map((c) => [c.id, c])) : new Map(state.plan ? [...state.plan.nodes].map(([id, n]) => [id, n]) : []);
+  const planned = checked
+    ? new Map(checked.plan.calls.map((c) => [c.id, c]))
+    : new Map(state.plan ? [...state.plan.nodes].map(([id, n]) => [id, n]) : []);
   const turnIds = calls.map((c) => c.id).filter((id): id is string => id !== undefined);
   // What the turn's references may name: built once, for the first call that has any.
   let scope: Set<string> | undefined;
-  const inScope = () => (scope ??= new Set([...planned.keys(), ...state.results.keys(), ...(agent === 'parallel' ? turnIds : [])]));
+  const inScope = () =>
+    (scope ??= new Set([...planned.keys(), ...state.results.keys(), ...(agent === 'parallel' ? turnIds : [])]));
   const seen = new Set<string>();
   for (const call of calls) {
     const name = call.id ?? call.tool ?? 'a call';
@@ -68,7 +83,10 @@ export function checkMessage(message: ParsedMessage, agent: Protocol, state: Run
     }
     const node = call.id !== undefined ? planned.get(call.id) : undefined;
     if (node) {
-      if (call.tool !== undefined && call.tool !== node.tool) problems.push(`<tool_call> ${call.id} is planned as ${node.tool}, not ${call.tool}; a different call needs a new id`);
+      if (call.tool !== undefined && call.tool !== node.tool)
+        problems.push(
+          `<tool_call> ${call.id} is planned as ${node.tool}, not ${call.tool}; a different call needs a new id`,
+        );
     } else if (call.tool === undefined) {
       problems.push(`<tool_call> ${call.id} is not a call of the current plan; give its "tool" and "arguments"`);
       continue;
@@ -79,10 +97,17 @@ export function checkMessage(message: ParsedMessage, agent: Protocol, state: Run
     if (call.arguments !== undefined) problems.push(...refProblems(call.arguments, inScope, `<tool_call> ${name}`));
   }
   const planValid = plan !== undefined && (plan.phase === 'exploration' || checked !== undefined);
-  return checked && problems.length === 0 ? { problems, shape, planValid, plan: checked } : { problems, shape, planValid };
+  return checked && problems.length === 0
+    ? { problems, shape, planValid, plan: checked }
+    : { problems, shape, planValid };
 }
 
-function checkPlan(plan: ExecutionPlan, state: RunState, known: Set<string>, problems: string[]): CheckedPlan | undefined {
+function checkPlan(
+  plan: ExecutionPlan,
+  state: RunState,
+  known: Set<string>,
+  problems: string[],
+): CheckedPlan | undefined {
   const before = problems.length;
   const ids = new Set<string>();
   for (const call of plan.calls) {
@@ -100,9 +125,14 @@ function checkPlan(plan: ExecutionPlan, state: RunState, known: Set<string>, pro
     const inside = new Set<string>();
     for (const dep of call.depends_on) {
       if (ids.has(dep)) inside.add(dep);
-      else if (!state.results.has(dep)) problems.push(`<plan>: ${call.id} depends on ${dep}, which is neither a call of this plan nor an earlier call (dangling dependency)`);
+      else if (!state.results.has(dep))
+        problems.push(
+          `<plan>: ${call.id} depends on ${dep}, which is neither a call of this plan nor an earlier call (dangling dependency)`,
+        );
     }
-    problems.push(...refProblems(call.arguments, () => new Set([...ids, ...state.results.keys()]), `<plan>: ${call.id}`));
+    problems.push(
+      ...refProblems(call.arguments, () => new Set([...ids, ...state.results.keys()]), `<plan>: ${call.id}`),
+    );
     for (const ref of findRefs(call.arguments).refs) if (ids.has(ref.call)) inside.add(ref.call);
     deps.set(call.id, [...inside]);
   }
@@ -129,7 +159,8 @@ function refProblems(args: Record<string, unknown>, scope: () => ReadonlySet<str
   const { refs, problems } = findRefs(args);
   const out = problems.map((p) => `${label}: ${p}`);
   for (const ref of refs) {
-    if (!scope().has(ref.call)) out.push(`${label}: dangling reference ${ref.text}: no call ${ref.call} in the plan or in earlier turns`);
+    if (!scope().has(ref.call))
+      out.push(`${label}: dangling reference ${ref.text}: no call ${ref.call} in the plan or in earlier turns`);
   }
   return out;
 }

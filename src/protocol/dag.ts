@@ -81,7 +81,8 @@ export function checkLayers(nodes: readonly DagNode[], layers: readonly (readonl
   layers.forEach((layer, index) => {
     for (const id of layer) {
       if (!ids.has(id)) problems.push(`layers: layer ${index + 1} names ${id}, which is not a call of the plan`);
-      else if (layerOf.has(id)) problems.push(`layers: ${id} appears in layer ${layerOf.get(id)! + 1} and again in layer ${index + 1}`);
+      else if (layerOf.has(id))
+        problems.push(`layers: ${id} appears in layer ${layerOf.get(id)! + 1} and again in layer ${index + 1}`);
       else layerOf.set(id, index);
     }
   });
@@ -94,7 +95,9 @@ export function checkLayers(nodes: readonly DagNode[], layers: readonly (readonl
     for (const dep of node.deps) {
       const depAt = layerOf.get(dep);
       if (depAt !== undefined && depAt >= at) {
-        problems.push(`layers: ${node.id} (layer ${at + 1}) depends on ${dep}, which runs ${depAt === at ? 'in the same layer' : `later (layer ${depAt + 1})`}`);
+        problems.push(
+          `layers: ${node.id} (layer ${at + 1}) depends on ${dep}, which runs ${depAt === at ? 'in the same layer' : `later (layer ${depAt + 1})`}`,
+        );
       }
     }
   }

@@ -35,7 +35,12 @@ interface Requested {
  * results, and at most `maxCallsPerTurn` calls go out (the rest are deferred). The Parallel baseline is
  * dependency-blind: it sends every call at once with references it cannot resolve left as written.
  */
-export function prepareDispatch(message: ParsedMessage, checked: Checked, state: RunState, options: DispatchOptions): Dispatch {
+export function prepareDispatch(
+  message: ParsedMessage,
+  checked: Checked,
+  state: RunState,
+  options: DispatchOptions,
+): Dispatch {
   const turn = state.turn;
   if (checked.plan) {
     // A call of the new plan that already succeeded under its id and tool is done: restating a plan, or refreshing
@@ -44,14 +49,29 @@ export function prepareDispatch(message: ParsedMessage, checked: Checked, state:
       const result = state.results.get(c.id);
       return result?.ok && result.tool === c.tool ? 'done' : 'pending';
     };
-    const nodes = new Map(checked.plan.plan.calls.map((c): [string, PlanNode] => [c.id, { ...c, deps: checked.plan!.deps.get(c.id) ?? [], status: status(c) }]));
+    const nodes = new Map(
+      checked.plan.plan.calls.map((c): [string, PlanNode] => [
+        c.id,
+        { ...c, deps: checked.plan!.deps.get(c.id) ?? [], status: status(c) },
+      ]),
+    );
     state.plan = { turn, plan: checked.plan.plan, layers: checked.plan.layers, nodes };
   }
 
   const actions: Action[] = [];
-  const searches: SearchRequest[] = message.searches.length > 0 ? message.searches : message.plan?.phase === 'exploration' ? message.plan.slots.map((s) => ({ query: s.query })) : [];
+  const searches: SearchRequest[] =
+    message.searches.length > 0
+      ? message.searches
+      : message.plan?.phase === 'exploration'
+        ? message.plan.slots.map((s) => ({ query: s.query }))
+        : [];
   searches.forEach((search, i) => {
-    const action: SearchAction = { type: 'search_tool', id: `s${state.searches.length + i + 1}`, query: search.query, k: search.k ?? options.k };
+    const action: SearchAction = {
+      type: 'search_tool',
+      id: `s${state.searches.length + i + 1}`,
+      query: search.query,
+      k: search.k ?? options.k,
+    };
     actions.push(action);
   });
 
@@ -84,7 +104,10 @@ export function prepareDispatch(message: ParsedMessage, checked: Checked, state:
     // A call that depends on nothing holds no reference (each names the call it reads): nothing to bind.
     if (call.deps.length > 0) {
       try {
-        args = bindRefs(call.arguments, lookup, { leaveUnresolved: options.agent === 'parallel' }) as Record<string, unknown>;
+        args = bindRefs(call.arguments, lookup, { leaveUnresolved: options.agent === 'parallel' }) as Record<
+          string,
+          unknown
+        >;
       } catch (error) {
         if (!(error instanceof RefError)) throw error;
         if (call.node) call.node.status = 'failed';
@@ -109,7 +132,11 @@ function requestedCalls(message: ParsedMessage, checked: Checked, state: RunStat
     const layer = state.plan!.layers.find((ids) => ids.some((id) => nodes.get(id)!.status === 'pending')) ?? [];
     return layer.filter((id) => nodes.get(id)!.status === 'pending').map((id) => fromNode(nodes.get(id)!));
   }
-  const used = new Set([...state.results.keys(), ...(nodes?.keys() ?? []), ...message.calls.map((c) => c.id).filter((id): id is string => id !== undefined)]);
+  const used = new Set([
+    ...state.results.keys(),
+    ...(nodes?.keys() ?? []),
+    ...message.calls.map((c) => c.id).filter((id): id is string => id !== undefined),
+  ]);
   let counter = 0;
   const freshId = (): string => {
     let id: string;
@@ -130,11 +157,21 @@ function requestedCalls(message: ParsedMessage, checked: Checked, state: RunStat
 }
 
 function fromNode(node: PlanNode): Requested {
-  return { id: node.id, tool: node.tool, arguments: node.arguments, deps: [...new Set([...node.deps, ...referencedCalls(node.arguments)])], node };
+  return {
+    id: node.id,
+    tool: node.tool,
+    arguments: node.arguments,
+    deps: [...new Set([...node.deps, ...referencedCalls(node.arguments)])],
+    node,
+  };
 }
 
 /** Why a call cannot go out this turn, if it cannot: an upstream failed (skip) or has no result yet (wait). */
-function blockedBy(call: Requested, state: RunState, sending: ReadonlySet<string>): { kind: 'skipped' | 'waiting'; reason: string } | undefined {
+function blockedBy(
+  call: Requested,
+  state: RunState,
+  sending: ReadonlySet<string>,
+): { kind: 'skipped' | 'waiting'; reason: string } | undefined {
   for (const dep of call.deps) {
     const node = state.plan?.nodes.get(dep);
     const result = state.results.get(dep);
@@ -142,9 +179,15 @@ function blockedBy(call: Requested, state: RunState, sending: ReadonlySet<string
     const status = node ? node.status : result === undefined ? 'pending' : result.ok ? 'done' : 'failed';
     if (status === 'done') continue;
     if (status === 'pending') {
-      return { kind: 'waiting', reason: sending.has(dep) ? `needs ${dep}'s result, and ${dep} is sent in this same turn; call it next turn` : `waits for ${dep}, which has not run yet` };
+      return {
+        kind: 'waiting',
+        reason: sending.has(dep)
+          ? `needs ${dep}'s result, and ${dep} is sent in this same turn; call it next turn`
+          : `waits for ${dep}, which has not run yet`,
+      };
     }
-    const why = status === 'skipped' ? 'was skipped' : `failed${result && !result.ok ? ` (${describeFailure(result)})` : ''}`;
+    const why =
+      status === 'skipped' ? 'was skipped' : `failed${result && !result.ok ? ` (${describeFailure(result)})` : ''}`;
     return { kind: 'skipped', reason: `upstream ${dep} ${why}; retry ${dep} first` };
   }
   return undefined;
@@ -157,7 +200,13 @@ export function foldStep(state: RunState, dispatch: Dispatch, result: StepResult
     const action = dispatch.actions[i];
     if (observation.type === 'search_tool') {
       const search = action?.type === 'search_tool' ? action : undefined;
-      const outcome: SearchOutcome = { id: observation.id ?? search?.id ?? `s${state.searches.length + 1}`, turn: state.turn, query: observation.query, k: search?.k ?? observation.results.length, results: observation.results };
+      const outcome: SearchOutcome = {
+        id: observation.id ?? search?.id ?? `s${state.searches.length + 1}`,
+        turn: state.turn,
+        query: observation.query,
+        k: search?.k ?? observation.results.length,
+        results: observation.results,
+      };
       state.searches.push(outcome);
       for (const hit of observation.results) {
         if (state.hits.has(hit.id)) continue;
@@ -172,8 +221,17 @@ export function foldStep(state: RunState, dispatch: Dispatch, result: StepResult
     const ok = observation.status >= 200 && observation.status < 300;
     // A cached body stays its stored text until something reads it (a reference, a failure's description).
     const text = untouchedBodyText(observation);
-    const head = { id, tool: observation.tool, turn: state.turn, arguments: call?.arguments ?? {}, status: observation.status };
-    const outcome: CallOutcome = Object.assign(text === undefined ? { ...head, body: observation.body } : withStoredBody(head, text), { headers: observation.headers, ok });
+    const head = {
+      id,
+      tool: observation.tool,
+      turn: state.turn,
+      arguments: call?.arguments ?? {},
+      status: observation.status,
+    };
+    const outcome: CallOutcome = Object.assign(
+      text === undefined ? { ...head, body: observation.body } : withStoredBody(head, text),
+      { headers: observation.headers, ok },
+    );
     if (observation.error) outcome.injected = observation.error;
     if (dispatch.unresolved.has(id)) outcome.unresolved = true;
     if (!ok) outcome.error = describeFailure(outcome);
@@ -189,11 +247,19 @@ export function foldStep(state: RunState, dispatch: Dispatch, result: StepResult
 /** One line on a failed call: the injected error, or the problem's detail, or the status. */
 export function describeFailure(outcome: Pick<CallOutcome, 'status' | 'body' | 'injected'>): string {
   if (outcome.injected) return `${outcome.status} ${outcome.injected}, injected`;
-  const body = outcome.body as { detail?: unknown; title?: unknown; errors?: { path?: unknown; message?: unknown }[] } | null;
+  const body = outcome.body as {
+    detail?: unknown;
+    title?: unknown;
+    errors?: { path?: unknown; message?: unknown }[];
+  } | null;
   if (body && typeof body === 'object') {
-    const errors = Array.isArray(body.errors) ? body.errors.slice(0, 3).map((e) => `${String(e.path ?? '')} ${String(e.message ?? '')}`.trim()) : [];
-    const detail = typeof body.detail === 'string' ? body.detail : typeof body.title === 'string' ? body.title : undefined;
-    if (detail || errors.length > 0) return `${outcome.status}: ${[...new Set([detail, ...errors])].filter(Boolean).join('; ')}`.slice(0, 300);
+    const errors = Array.isArray(body.errors)
+      ? body.errors.slice(0, 3).map((e) => `${String(e.path ?? '')} ${String(e.message ?? '')}`.trim())
+      : [];
+    const detail =
+      typeof body.detail === 'string' ? body.detail : typeof body.title === 'string' ? body.title : undefined;
+    if (detail || errors.length > 0)
+      return `${outcome.status}: ${[...new Set([detail, ...errors])].filter(Boolean).join('; ')}`.slice(0, 300);
   }
   return `HTTP ${outcome.status}`;
 }

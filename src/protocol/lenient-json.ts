@@ -34,7 +34,10 @@ export function parseJsonValues(text: string): JsonValues {
     try {
       values.push(JSON.parse(escapeControlCharacters(dropTrailingCommas(piece))));
     } catch (error) {
-      return { ok: false, error: `not JSON: ${(error as Error).message}${pieces.length > 1 ? ` in ${preview(piece)}` : ''}` };
+      return {
+        ok: false,
+        error: `not JSON: ${(error as Error).message}${pieces.length > 1 ? ` in ${preview(piece)}` : ''}`,
+      };
     }
   }
   return { ok: true, values };

@@ -1,6 +1,15 @@
 import { blockErrors } from './block-schemas.js';
 import { escapeControlCharacters, parseJsonValues, stripFence } from './lenient-json.js';
-import { MAX_JSON_DEPTH, type CallRequest, type CapabilitySlot, type ExecutionPlan, type ExplorationPlan, type ParsedMessage, type Plan, type SearchRequest } from './protocol.js';
+import {
+  MAX_JSON_DEPTH,
+  type CallRequest,
+  type CapabilitySlot,
+  type ExecutionPlan,
+  type ExplorationPlan,
+  type ParsedMessage,
+  type Plan,
+  type SearchRequest,
+} from './protocol.js';
 import { extractBlocks } from './tags.js';
 
 /**
@@ -11,7 +20,11 @@ import { extractBlocks } from './tags.js';
  */
 export function parseMessage(text: string): ParsedMessage {
   const blocks = extractBlocks(text);
-  const form = { think: blocks.some((b) => b.name === 'think' && b.closed && b.content.trim() !== ''), unclosed: blocks.filter((b) => !b.closed).map((b) => b.name), plan: blocks.some((b) => b.name === 'plan') };
+  const form = {
+    think: blocks.some((b) => b.name === 'think' && b.closed && b.content.trim() !== ''),
+    unclosed: blocks.filter((b) => !b.closed).map((b) => b.name),
+    plan: blocks.some((b) => b.name === 'plan'),
+  };
   const message: ParsedMessage = { searches: [], calls: [], problems: [], form };
   const count = { plan: 0, answer: 0, search_tool: 0, tool_call: 0, think: 0 };
   const total = { plan: 0, answer: 0, search_tool: 0, tool_call: 0, think: 0 };
@@ -54,9 +67,13 @@ function readPlan(content: string, problems: string[]): Plan | undefined {
   const parsed = parseJsonValues(content);
   if (!parsed.ok) return void problems.push(`<plan>: ${parsed.error}`);
   if (tooDeep(parsed.values)) return void problems.push(`<plan>: nests deeper than ${MAX_JSON_DEPTH} levels`);
-  if (parsed.values.length !== 1) return void problems.push(`<plan>: holds ${parsed.values.length === 0 ? 'nothing' : `${parsed.values.length} JSON values`}; write one JSON object`);
+  if (parsed.values.length !== 1)
+    return void problems.push(
+      `<plan>: holds ${parsed.values.length === 0 ? 'nothing' : `${parsed.values.length} JSON values`}; write one JSON object`,
+    );
   const value = parsed.values[0];
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return void problems.push('<plan>: must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return void problems.push('<plan>: must be a JSON object');
   const raw = { ...(value as Record<string, unknown>) };
   if (raw.phase === undefined) {
     if ('slots' in raw && !('calls' in raw)) raw.phase = 'exploration';
@@ -67,17 +84,26 @@ function readPlan(content: string, problems: string[]): Plan | undefined {
   if (errors.length > 0) return void problems.push(...errors.map((e) => `<plan>: ${e}`));
   if (raw.phase === 'exploration') {
     const slots = (raw.slots as (string | { capability: string; query?: string })[]).map(
-      (s): CapabilitySlot => (typeof s === 'string' ? { capability: s.trim(), query: s.trim() } : { capability: s.capability.trim(), query: (s.query ?? s.capability).trim() }),
+      (s): CapabilitySlot =>
+        typeof s === 'string'
+          ? { capability: s.trim(), query: s.trim() }
+          : { capability: s.capability.trim(), query: (s.query ?? s.capability).trim() },
     );
     return { phase: 'exploration', slots } satisfies ExplorationPlan;
   }
-  const calls = (raw.calls as { id: string; tool: string; arguments?: Record<string, unknown>; depends_on?: string[] }[]).map((c) => ({
+  const calls = (
+    raw.calls as { id: string; tool: string; arguments?: Record<string, unknown>; depends_on?: string[] }[]
+  ).map((c) => ({
     id: c.id,
     tool: c.tool,
     arguments: c.arguments ?? {},
     depends_on: c.depends_on ?? [],
   }));
-  const plan: ExecutionPlan = { phase: 'execution', tools: (raw.tools as string[] | undefined) ?? [...new Set(calls.map((c) => c.tool))], calls };
+  const plan: ExecutionPlan = {
+    phase: 'execution',
+    tools: (raw.tools as string[] | undefined) ?? [...new Set(calls.map((c) => c.tool))],
+    calls,
+  };
   if (raw.layers !== undefined) plan.layers = raw.layers as string[][];
   return plan;
 }
@@ -112,7 +138,9 @@ function readCalls(content: string, label: string, problems: string[]): CallRequ
     const call = renameToolMember(value);
     if (call !== null && typeof call === 'object' && typeof (call as { arguments?: unknown }).arguments === 'string') {
       try {
-        (call as { arguments: unknown }).arguments = JSON.parse(escapeControlCharacters((call as { arguments: string }).arguments));
+        (call as { arguments: unknown }).arguments = JSON.parse(
+          escapeControlCharacters((call as { arguments: string }).arguments),
+        );
         if (tooDeep([(call as { arguments: unknown }).arguments])) {
           problems.push(`${label}: "arguments" nests deeper than ${MAX_JSON_DEPTH} levels`);
           continue;
@@ -131,7 +159,8 @@ function readCalls(content: string, label: string, problems: string[]): CallRequ
 
 /** OpenAI-style `name` read as `tool`; both at once is a contradiction the schema then reports. */
 function renameToolMember(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !('name' in value) || 'tool' in value) return value;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !('name' in value) || 'tool' in value)
+    return value;
   const record = { ...(value as Record<string, unknown>) };
   if ('name' in record && !('tool' in record)) {
     record.tool = record.name;

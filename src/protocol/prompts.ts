@@ -72,7 +72,8 @@ To finish, write <answer>the final answer for the user</answer> alone.
 
 ${common(limits)}`;
 
-const BRIEF_INTRO = 'You are a tool-using agent. Search a library of real APIs for tools, call them, and answer from their results.';
+const BRIEF_INTRO =
+  'You are a tool-using agent. Search a library of real APIs for tools, call them, and answer from their results.';
 
 function briefCommon(limits: PromptLimits): string {
   return `Observations come as the next user message: <tools> search results (top ${limits.k}), <tool_response> call results (status 400 or more failed), <error> a message that was not run and why.

@@ -53,20 +53,37 @@ export function parseRefPath(text: string): RefPath {
     if ((m = /^\.([A-Za-z_$][\w$-]*)/.exec(rest))) steps.push(m[1]!);
     else if ((m = /^\[(\d+)\]/.exec(rest))) steps.push(Number(m[1]));
     else if ((m = /^\[("(?:[^"\\]|\\.)*")\]/.exec(rest))) steps.push(JSON.parse(m[1]!) as string);
-    else throw new RefError(text, `cannot read the path at ${JSON.stringify(rest.slice(0, 20))} (use .name, [0] or ["key"])`);
+    else
+      throw new RefError(
+        text,
+        `cannot read the path at ${JSON.stringify(rest.slice(0, 20))} (use .name, [0] or ["key"])`,
+      );
     i += m[0].length;
   }
   const root = steps[0];
-  if (root === undefined) throw new RefError(text, `a reference names a part of ${call}'s result: ${call}.body…, ${call}.status or ${call}.headers…`);
+  if (root === undefined)
+    throw new RefError(
+      text,
+      `a reference names a part of ${call}'s result: ${call}.body…, ${call}.status or ${call}.headers…`,
+    );
   if (typeof root !== 'string' || !ROOTS.has(root)) {
-    throw new RefError(text, `paths start at body, status or headers (did you mean ${call}.body${typeof root === 'number' ? `[${root}]` : `.${root}`}…?)`);
+    throw new RefError(
+      text,
+      `paths start at body, status or headers (did you mean ${call}.body${typeof root === 'number' ? `[${root}]` : `.${root}`}…?)`,
+    );
   }
   return { text, call, steps };
 }
 
 /** A `{"$ref": PATH}` object: exactly one member. */
 export function isRefObject(value: unknown): value is { $ref: string } {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 1 && typeof (value as { $ref?: unknown }).$ref === 'string';
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 1 &&
+    typeof (value as { $ref?: unknown }).$ref === 'string'
+  );
 }
 
 /**
@@ -107,16 +124,26 @@ export function resolvePath(path: RefPath, output: CallOutput): unknown {
   let at: unknown = root === 'status' ? output.status : root === 'headers' ? (output.headers ?? {}) : output.body;
   let where = `${path.call}.${String(root)}`;
   for (const step of rest) {
-    const next = typeof step === 'number' ? `${where}[${step}]` : /^[A-Za-z_$][\w$-]*$/.test(step) ? `${where}.${step}` : `${where}[${JSON.stringify(step)}]`;
+    const next =
+      typeof step === 'number'
+        ? `${where}[${step}]`
+        : /^[A-Za-z_$][\w$-]*$/.test(step)
+          ? `${where}.${step}`
+          : `${where}[${JSON.stringify(step)}]`;
     if (typeof step === 'number') {
       if (!Array.isArray(at)) throw new RefError(path.text, `${where} is ${kind(at)}, not an array`);
-      if (step >= at.length) throw new RefError(path.text, `${where} has ${at.length} item${at.length === 1 ? '' : 's'}, no [${step}]`);
+      if (step >= at.length)
+        throw new RefError(path.text, `${where} has ${at.length} item${at.length === 1 ? '' : 's'}, no [${step}]`);
       at = at[step];
     } else {
-      if (at === null || typeof at !== 'object' || Array.isArray(at)) throw new RefError(path.text, `${where} is ${kind(at)}, not an object`);
+      if (at === null || typeof at !== 'object' || Array.isArray(at))
+        throw new RefError(path.text, `${where} is ${kind(at)}, not an object`);
       if (!Object.hasOwn(at, step)) {
         const keys = Object.keys(at);
-        throw new RefError(path.text, `${next} is missing (${where} has ${keys.length === 0 ? 'no fields' : keys.slice(0, 8).join(', ')})`);
+        throw new RefError(
+          path.text,
+          `${next} is missing (${where} has ${keys.length === 0 ? 'no fields' : keys.slice(0, 8).join(', ')})`,
+        );
       }
       at = (at as Record<string, unknown>)[step];
     }
@@ -130,7 +157,11 @@ export function resolvePath(path: RefPath, output: CallOutput): unknown {
  * (undefined: no such result). With `leaveUnresolved`, references whose call has no output stay as written (the
  * dependency-blind Parallel baseline sends them as they are); otherwise they throw.
  */
-export function bindRefs(value: unknown, lookup: (call: string) => CallOutput | undefined, options: { leaveUnresolved?: boolean } = {}): unknown {
+export function bindRefs(
+  value: unknown,
+  lookup: (call: string) => CallOutput | undefined,
+  options: { leaveUnresolved?: boolean } = {},
+): unknown {
   const resolve = (text: string): { value: unknown } | undefined => {
     const path = parseRefPath(text.trim());
     const output = lookup(path.call);

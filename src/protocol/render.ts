@@ -25,11 +25,18 @@ function summaryOf(tool: Tool): ToolSummary {
 }
 
 /** A search's results as the model reads them: a summary of each tool new to the run, a pointer back for the others. */
-export function searchResults(observation: SearchObservation, tools: ReadonlyMap<string, Tool>, fresh: ReadonlySet<string>): Record<string, unknown>[] {
+export function searchResults(
+  observation: SearchObservation,
+  tools: ReadonlyMap<string, Tool>,
+  fresh: ReadonlySet<string>,
+): Record<string, unknown>[] {
   return observation.results.map((hit) => {
     const tool = tools.get(hit.id);
     if (!fresh.has(hit.id)) return { id: hit.id, name: hit.name, note: 'described earlier' };
-    return (tool ? summaryOf(tool) : { id: hit.id, name: hit.name, description: hit.description }) as unknown as Record<string, unknown>;
+    return (tool ? summaryOf(tool) : { id: hit.id, name: hit.name, description: hit.description }) as unknown as Record<
+      string,
+      unknown
+    >;
   });
 }
 
@@ -49,12 +56,22 @@ export const MAX_RESULT_CHARS = 1500;
  * to it (search results keep their tool ids whole, see fitSearch), and a closing line says how much was cut, so the
  * policy reads what its trainer's token budget can hold and knows it was cut.
  */
-export function renderObservation(state: RunState, dispatch: Dispatch, result: StepResult | undefined, fresh: ReadonlySet<string>, budget?: number): string {
+export function renderObservation(
+  state: RunState,
+  dispatch: Dispatch,
+  result: StepResult | undefined,
+  fresh: ReadonlySet<string>,
+  budget?: number,
+): string {
   const searches: SearchLine[] = [];
   const calls: ToolCallObservation[] = [];
   for (const observation of result?.observations ?? []) {
     if (observation.type === 'search_tool') {
-      searches.push({ search: observation.id, query: observation.query, results: searchResults(observation, state.tools, fresh) });
+      searches.push({
+        search: observation.id,
+        query: observation.query,
+        results: searchResults(observation, state.tools, fresh),
+      });
     } else {
       calls.push(observation);
     }
@@ -62,21 +79,24 @@ export function renderObservation(state: RunState, dispatch: Dispatch, result: S
   const status: string[] = [];
   const unresolved = [...dispatch.unresolved];
   if (unresolved.length > 0) status.push(`Sent with unresolved references: ${unresolved.join(', ')}.`);
-  if (dispatch.notRun.length > 0) status.push(['Not run:', ...dispatch.notRun.map((n) => `- ${n.id} (${n.tool}): ${n.reason}`)].join('\n'));
+  if (dispatch.notRun.length > 0)
+    status.push(['Not run:', ...dispatch.notRun.map((n) => `- ${n.id} (${n.tool}): ${n.reason}`)].join('\n'));
   const plan = planStatus(state);
   if (plan) status.push(plan);
 
   const render = (share: number): string => {
     const parts: string[] = [];
     if (searches.length > 0) parts.push(`<tools>\n${searches.map((s) => fitSearch(s, share)).join('\n')}\n</tools>`);
-    if (calls.length > 0) parts.push(`<tool_response>\n${calls.map((c) => renderCallWithin(c, share)).join('\n')}\n</tool_response>`);
+    if (calls.length > 0)
+      parts.push(`<tool_response>\n${calls.map((c) => renderCallWithin(c, share)).join('\n')}\n</tool_response>`);
     parts.push(...status);
     if (parts.length === 0) parts.push('Nothing was run this turn.');
     return parts.join('\n');
   };
   const whole = render(Number.MAX_SAFE_INTEGER);
   if (budget === undefined || whole.length <= budget) return whole;
-  const note = (cut: number) => `(Cut to the ${budget}-character observation budget: ${cut} of ${whole.length} characters left out.)`;
+  const note = (cut: number) =>
+    `(Cut to the ${budget}-character observation budget: ${cut} of ${whole.length} characters left out.)`;
   const room = budget - note(whole.length).length - 1;
   const lines = searches.length + calls.length;
   // What the tags and status lines take: render(0) shrinks every search or call line to a single character.
@@ -97,7 +117,11 @@ export function fitSearch(search: SearchLine, maxChars: number): string {
   if (whole.length <= maxChars) return whole;
   const brief = search.results.map(briefSummary);
   for (let kept = brief.length; kept >= 1; kept--) {
-    const line = { ...search, results: brief.slice(0, kept), ...(kept < brief.length ? { more: brief.length - kept } : {}) };
+    const line = {
+      ...search,
+      results: brief.slice(0, kept),
+      ...(kept < brief.length ? { more: brief.length - kept } : {}),
+    };
     const text = JSON.stringify(line);
     if (text.length <= maxChars) return text;
   }
@@ -107,9 +131,12 @@ export function fitSearch(search: SearchLine, maxChars: number): string {
 /** A tool summary at its shortest useful size: id and name whole, a short description, parameter types and requiredness, four response fields. */
 function briefSummary(result: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result };
-  if (typeof out.description === 'string' && out.description.length > 80) out.description = `${out.description.slice(0, 79)}…`;
+  if (typeof out.description === 'string' && out.description.length > 80)
+    out.description = `${out.description.slice(0, 79)}…`;
   if (out.parameters && typeof out.parameters === 'object') {
-    out.parameters = Object.fromEntries(Object.entries(out.parameters as Record<string, string>).map(([name, note]) => [name, note.split(':')[0]!]));
+    out.parameters = Object.fromEntries(
+      Object.entries(out.parameters as Record<string, string>).map(([name, note]) => [name, note.split(':')[0]!]),
+    );
   }
   if (Array.isArray(out.returns) && out.returns.length > 4) out.returns = out.returns.slice(0, 4);
   return out;

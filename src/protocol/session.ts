@@ -68,7 +68,11 @@ export class ProtocolSession {
     const record: TurnRecord = {
       turn,
       text,
-      well_formed: message.form.think && message.form.unclosed.length === 0 && message.problems.length === 0 && checked.shape.length === 0,
+      well_formed:
+        message.form.think &&
+        message.form.unclosed.length === 0 &&
+        message.problems.length === 0 &&
+        checked.shape.length === 0,
       controller: accepted && message.answer !== undefined ? 'answer' : this.controllerState(),
       searches: [],
       calls: [],
@@ -91,7 +95,11 @@ export class ProtocolSession {
       return this.close(record, 'answer');
     }
 
-    const dispatch = prepareDispatch(message, checked, state, { agent: this.options.protocol, k: this.options.k, maxCallsPerTurn: this.options.maxCallsPerTurn });
+    const dispatch = prepareDispatch(message, checked, state, {
+      agent: this.options.protocol,
+      k: this.options.k,
+      maxCallsPerTurn: this.options.maxCallsPerTurn,
+    });
     let result: StepResult | undefined;
     let fresh: string[] = [];
     if (dispatch.actions.length > 0) {
@@ -104,8 +112,16 @@ export class ProtocolSession {
         const tool = this.options.tool(id);
         if (tool) state.tools.set(id, tool);
       }
-      for (const outcome of state.searches.slice(searchesBefore)) record.searches.push({ id: outcome.id, query: outcome.query, results: outcome.results.map((hit) => hit.id) });
-      for (const call of state.calls.slice(callsBefore)) record.calls.push({ id: call.id, tool: call.tool, status: call.status, ok: call.ok, ...(call.injected ? { injected: call.injected } : {}) });
+      for (const outcome of state.searches.slice(searchesBefore))
+        record.searches.push({ id: outcome.id, query: outcome.query, results: outcome.results.map((hit) => hit.id) });
+      for (const call of state.calls.slice(callsBefore))
+        record.calls.push({
+          id: call.id,
+          tool: call.tool,
+          status: call.status,
+          ok: call.ok,
+          ...(call.injected ? { injected: call.injected } : {}),
+        });
     } else {
       state.notRun.push(...dispatch.notRun);
     }
@@ -142,11 +158,20 @@ export class ProtocolSession {
     if (!plan) return { valid: false, repeated: false, accepted: false };
     // A plan is part of ParaAct alone: under the baselines it is never a valid one.
     const valid = checked.planValid && this.options.protocol === 'paraact';
-    const record: TurnPlan = { phase: plan.phase, valid, repeated: this.controller?.key === canonicalJson(plan), accepted };
+    const record: TurnPlan = {
+      phase: plan.phase,
+      valid,
+      repeated: this.controller?.key === canonicalJson(plan),
+      accepted,
+    };
     if (plan.phase === 'exploration') record.slots = plan.slots.map((slot) => slot.query);
     else if (accepted && checked.plan) {
       record.tools = [...plan.tools];
-      record.calls = plan.calls.map((call) => ({ id: call.id, tool: call.tool, depends_on: checked.plan!.deps.get(call.id) ?? [] }));
+      record.calls = plan.calls.map((call) => ({
+        id: call.id,
+        tool: call.tool,
+        depends_on: checked.plan!.deps.get(call.id) ?? [],
+      }));
       record.layers = checked.plan.layers.map((layer) => [...layer]);
     }
     return record;

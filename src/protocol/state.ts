@@ -78,7 +78,16 @@ export interface RunState {
 }
 
 export function newRunState(): RunState {
-  return { turn: 0, surfaced: [], hits: new Map(), tools: new Map(), searches: [], calls: [], results: new Map(), notRun: [] };
+  return {
+    turn: 0,
+    surfaced: [],
+    hits: new Map(),
+    tools: new Map(),
+    searches: [],
+    calls: [],
+    results: new Map(),
+    notRun: [],
+  };
 }
 
 /** A call is usable as an upstream when its newest result succeeded. */
@@ -111,7 +120,13 @@ export function runStateView(state: RunState): RunStateView {
     calls: state.calls,
     notRun: state.notRun,
   };
-  if (state.plan) view.plan = { turn: state.plan.turn, plan: state.plan.plan, layers: state.plan.layers, nodes: [...state.plan.nodes.values()] };
+  if (state.plan)
+    view.plan = {
+      turn: state.plan.turn,
+      plan: state.plan.plan,
+      layers: state.plan.layers,
+      nodes: [...state.plan.nodes.values()],
+    };
   if (state.rejected) view.rejected = state.rejected;
   return view;
 }
@@ -128,7 +143,13 @@ export function fromRunStateView(view: RunStateView, tools: ReadonlyMap<string, 
     results: new Map(view.calls.map((call) => [call.id, call])),
     notRun: view.notRun,
   };
-  if (view.plan) state.plan = { turn: view.plan.turn, plan: view.plan.plan, layers: view.plan.layers, nodes: new Map(view.plan.nodes.map((node) => [node.id, node])) };
+  if (view.plan)
+    state.plan = {
+      turn: view.plan.turn,
+      plan: view.plan.plan,
+      layers: view.plan.layers,
+      nodes: new Map(view.plan.nodes.map((node) => [node.id, node])),
+    };
   if (view.rejected) state.rejected = view.rejected;
   return state;
 }

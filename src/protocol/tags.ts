@@ -24,10 +24,16 @@ const TOKEN = new RegExp(`<\\s*(/)?\\s*(${TAGS.join('|')})\\s*>`, 'gi');
  * tags) costs n log n, not n² — the server reads every rollout's text.
  */
 export function extractBlocks(text: string): TagBlock[] {
-  const tokens: TagToken[] = [...text.matchAll(TOKEN)].map((m) => ({ name: m[2]!.toLowerCase() as TagName, close: m[1] !== undefined, start: m.index, end: m.index + m[0].length }));
+  const tokens: TagToken[] = [...text.matchAll(TOKEN)].map((m) => ({
+    name: m[2]!.toLowerCase() as TagName,
+    close: m[1] !== undefined,
+    start: m.index,
+    end: m.index + m[0].length,
+  }));
   // For each token, the index of the next opening tag after it; for each name, its closing tags in order.
   const nextOpen = new Array<number>(tokens.length + 1).fill(-1);
-  for (let i = tokens.length - 1; i >= 0; i--) nextOpen[i] = tokens[i + 1] && !tokens[i + 1]!.close ? i + 1 : nextOpen[i + 1]!;
+  for (let i = tokens.length - 1; i >= 0; i--)
+    nextOpen[i] = tokens[i + 1] && !tokens[i + 1]!.close ? i + 1 : nextOpen[i + 1]!;
   const closes = new Map<TagName, number[]>();
   tokens.forEach((token, i) => {
     if (!token.close) return;

@@ -24,12 +24,19 @@ export function summarizeTool(tool: Tool): ToolSummary {
     const node = deref(schema, tool.parameters) ?? {};
     const parts = [typeName(node)];
     if (required.has(name)) parts.push('required');
-    if (Array.isArray(node.enum)) parts.push(`one of ${node.enum.slice(0, 8).map(String).join('|')}${node.enum.length > 8 ? '|…' : ''}`);
+    if (Array.isArray(node.enum))
+      parts.push(`one of ${node.enum.slice(0, 8).map(String).join('|')}${node.enum.length > 8 ? '|…' : ''}`);
     let text = parts.join(', ');
-    if (typeof node.description === 'string' && node.description.trim() !== '') text += `: ${clip(node.description.trim(), MAX_PARAM_NOTE)}`;
+    if (typeof node.description === 'string' && node.description.trim() !== '')
+      text += `: ${clip(node.description.trim(), MAX_PARAM_NOTE)}`;
     parameters[name] = text;
   }
-  const summary: ToolSummary = { id: tool.id, name: tool.name, description: clip(tool.description, MAX_DESCRIPTION), parameters };
+  const summary: ToolSummary = {
+    id: tool.id,
+    name: tool.name,
+    description: clip(tool.description, MAX_DESCRIPTION),
+    parameters,
+  };
   const returns = responseFields(tool.response_schema);
   if (returns.length > 0) summary.returns = returns;
   return summary;
@@ -74,7 +81,8 @@ function merge(raw: unknown, root: JsonSchema): unknown {
   const node = deref(raw, root);
   if (!node || !Array.isArray(node.allOf)) return raw;
   const properties: Record<string, unknown> = { ...((node.properties as Record<string, unknown>) ?? {}) };
-  for (const part of node.allOf) Object.assign(properties, (deref(part, root)?.properties as Record<string, unknown>) ?? {});
+  for (const part of node.allOf)
+    Object.assign(properties, (deref(part, root)?.properties as Record<string, unknown>) ?? {});
   return { type: 'object', properties };
 }
 

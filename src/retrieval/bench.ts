@@ -37,7 +37,10 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
  * Latency of the default retriever at k=3 over a library, with queries written from the library itself
  * (the evaluation's paraphrases). Builds the index files first if they are missing or stale.
  */
-export async function measureSearch(libraryDir: string, { queries: count = 400, seed = 7 } = {}): Promise<SearchBenchmark> {
+export async function measureSearch(
+  libraryDir: string,
+  { queries: count = 400, seed = 7 } = {},
+): Promise<SearchBenchmark> {
   const indexing = ToolSearch.open(libraryDir);
   const [report] = await indexing.index('bm25');
   await indexing.close();

@@ -166,7 +166,8 @@ export class Bm25Builder {
       this.docTerms[doc]!.forEach((pairs, f) => {
         const { weight, b } = fieldParams[f]!;
         const norm = 1 - b + (b * this.lengths[f]![doc]!) / avg[f]!;
-        for (let i = 0; i < pairs.length; i += 2) tf.set(pairs[i]!, (tf.get(pairs[i]!) ?? 0) + (weight * pairs[i + 1]!) / norm);
+        for (let i = 0; i < pairs.length; i += 2)
+          tf.set(pairs[i]!, (tf.get(pairs[i]!) ?? 0) + (weight * pairs[i + 1]!) / norm);
       });
       const name = this.docTerms[doc]![nameField]!;
       for (const [term, w] of tf) {

@@ -39,7 +39,10 @@ export interface TokenizeOptions {
 }
 
 /** One pass over the library: the catalog, and every tool's fields tokenized, ready for BM25 parameters. */
-export function tokenizeLibrary(store: LibraryStore, { onProgress, withhold }: TokenizeOptions = {}): { catalog: Catalog; bm25: Bm25Builder } {
+export function tokenizeLibrary(
+  store: LibraryStore,
+  { onProgress, withhold }: TokenizeOptions = {},
+): { catalog: Catalog; bm25: Bm25Builder } {
   const total = store.ids().length;
   const title = apiTitles(store);
   const catalog = new CatalogBuilder();
@@ -56,7 +59,11 @@ export function tokenizeLibrary(store: LibraryStore, { onProgress, withhold }: T
 }
 
 /** The catalog and the BM25 index, from one pass over the library (stage bm25), then the postings (bm25 postings). */
-export function buildLexical(store: LibraryStore, params: Bm25Params = DEFAULT_BM25_PARAMS, onProgress?: StageProgress): { catalog: Catalog; bm25: Bm25Index } {
+export function buildLexical(
+  store: LibraryStore,
+  params: Bm25Params = DEFAULT_BM25_PARAMS,
+  onProgress?: StageProgress,
+): { catalog: Catalog; bm25: Bm25Index } {
   const { catalog, bm25 } = tokenizeLibrary(store, { onProgress: (done, total) => onProgress?.('bm25', done, total) });
   onProgress?.('bm25 postings', 0, 1);
   const index = bm25.finish(params);
@@ -71,7 +78,12 @@ export function passageOf(store: LibraryStore): (tool: Tool) => string {
 }
 
 /** One vector per tool passage, in library order, embedded in batches. */
-export async function buildVectors(store: LibraryStore, embedder: Embedder, onProgress?: Progress, batchSize = 32): Promise<VectorIndex> {
+export async function buildVectors(
+  store: LibraryStore,
+  embedder: Embedder,
+  onProgress?: Progress,
+  batchSize = 32,
+): Promise<VectorIndex> {
   const total = store.ids().length;
   const passage = passageOf(store);
   const data = new Float32Array(total * embedder.dim);

@@ -59,7 +59,14 @@ export class CatalogBuilder {
   private length = 0;
 
   add(tool: Tool): void {
-    const line = Buffer.from(JSON.stringify({ id: tool.id, name: tool.name, category: tool.category, origin: tool.origin } satisfies CatalogEntry));
+    const line = Buffer.from(
+      JSON.stringify({
+        id: tool.id,
+        name: tool.name,
+        category: tool.category,
+        origin: tool.origin,
+      } satisfies CatalogEntry),
+    );
     this.parts.push(line);
     this.length += line.byteLength;
     this.offsets.push(this.length);
@@ -73,6 +80,11 @@ export class CatalogBuilder {
   }
 
   finish(): Catalog {
-    return new Catalog(Buffer.concat(this.parts), Uint32Array.from(this.offsets), [...this.categories.keys()], Uint16Array.from(this.categoryOf));
+    return new Catalog(
+      Buffer.concat(this.parts),
+      Uint32Array.from(this.offsets),
+      [...this.categories.keys()],
+      Uint16Array.from(this.categoryOf),
+    );
   }
 }

@@ -105,15 +105,7 @@ const LEAD_VERBS: Record<string, string> = {
   fetches: 'fetch',
 };
 
-const TEMPLATES = [
-  '{q}',
-  '{q}',
-  'I need to {q}',
-  'how can I {q}',
-  'tool to {q}',
-  'a way to {q}',
-  'help me {q}',
-];
+const TEMPLATES = ['{q}', '{q}', 'I need to {q}', 'how can I {q}', 'tool to {q}', 'a way to {q}', 'help me {q}'];
 const API_TEMPLATES = ['{q} using {api}', '{q} with {api}', '{q} on {api}', '{api}: {q}', 'in {api}, {q}'];
 
 /** Markup, links and code stripped; whitespace collapsed. */

@@ -56,7 +56,10 @@ const DEPTH = 10;
  * - heldout: the same, but the tool is indexed without its description, so words must match elsewhere.
  * - multi: two operations of one API asked for in one query; both are relevant.
  */
-export function makeBenchmark(store: LibraryStore, { size = 200, seed = 1 }: { size?: number; seed?: number } = {}): { queries: EvalQuery[]; withheld: Set<string> } {
+export function makeBenchmark(
+  store: LibraryStore,
+  { size = 200, seed = 1 }: { size?: number; seed?: number } = {},
+): { queries: EvalQuery[]; withheld: Set<string> } {
   const random = rng(seed);
   const ids = [...store.ids()];
   for (let i = ids.length - 1; i > 0; i--) {
@@ -99,7 +102,11 @@ export function makeBenchmark(store: LibraryStore, { size = 200, seed = 1 }: { s
     used.add(id).add(partner.id);
     const first = paraphrase(source, '', random, { mentionApi: 0 });
     const second = paraphrase(querySource(partner), '', random, { mentionApi: 0 });
-    queries.push({ set, query: `${first} and ${second.replace(/^(I need to|how can I|tool to|a way to|help me) /, '')} with ${nameOf(tool)}`, relevant: [id, partner.id] });
+    queries.push({
+      set,
+      query: `${first} and ${second.replace(/^(I need to|how can I|tool to|a way to|help me) /, '')} with ${nameOf(tool)}`,
+      relevant: [id, partner.id],
+    });
     counts.multi++;
   }
   return { queries, withheld };
@@ -109,7 +116,10 @@ export function makeBenchmark(store: LibraryStore, { size = 200, seed = 1 }: { s
 export async function evaluate(libraryDir: string, options: EvalOptions = {}): Promise<EvalReport> {
   const seed = options.seed ?? 1;
   const retrievers = options.retrievers ?? (options.embedModel ? ['bm25', 'dense', 'hybrid-dense'] : ['bm25']);
-  const progress = (stage: string): Progress => (done, total) => options.onProgress?.(stage, done, total);
+  const progress =
+    (stage: string): Progress =>
+    (done, total) =>
+      options.onProgress?.(stage, done, total);
   const store = LibraryStore.open(libraryDir);
   try {
     const { queries, withheld } = makeBenchmark(store, { size: options.size, seed });
@@ -124,10 +134,21 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
       let entry = dense.get(kind);
       if (!entry) {
         progress(`${kind} model`)(0, 1);
-        const embedder = kind === 'use' ? await loadUseEmbedder() : await loadOnnxEmbedder(options.embedModel!, { pooling: options.pooling, queryPrefix: options.queryPrefix });
+        const embedder =
+          kind === 'use'
+            ? await loadUseEmbedder()
+            : await loadOnnxEmbedder(options.embedModel!, {
+                pooling: options.pooling,
+                queryPrefix: options.queryPrefix,
+              });
         progress(`${kind} model`)(1, 1);
-        const stored = await ensureVectors(libraryDir, version, embedder, { onProgress: progress(`vectors-${embedder.key}`) });
-        entry = { embedder, vectors: await withhold(stored, catalog, store, embedder, withheld, progress(`withhold ${kind}`)) };
+        const stored = await ensureVectors(libraryDir, version, embedder, {
+          onProgress: progress(`vectors-${embedder.key}`),
+        });
+        entry = {
+          embedder,
+          vectors: await withhold(stored, catalog, store, embedder, withheld, progress(`withhold ${kind}`)),
+        };
         dense.set(kind, entry);
       }
       return entry;
@@ -135,14 +156,30 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
 
     const results: RetrieverScore[] = [];
     for (const retriever of retrievers) {
-      if ((retriever === 'dense' || retriever === 'hybrid-dense') && !options.embedModel) throw new Error(`the ${retriever} retriever needs an embedModel`);
-      const kind = retriever === 'bm25' ? undefined : retriever === 'dense' || retriever === 'hybrid-dense' ? 'dense' : 'use';
+      if ((retriever === 'dense' || retriever === 'hybrid-dense') && !options.embedModel)
+        throw new Error(`the ${retriever} retriever needs an embedModel`);
+      const kind =
+        retriever === 'bm25' ? undefined : retriever === 'dense' || retriever === 'hybrid-dense' ? 'dense' : 'use';
       const model = kind ? await denseFor(kind) : undefined;
       const fusion = retriever === 'hybrid-rrf' ? 'rrf' : retriever.startsWith('hybrid') ? 'score' : undefined;
       const started = process.hrtime.bigint();
-      const rankings = await rank(queries, bm25, model, fusion, options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[kind ?? 'dense'], progress(`rank ${retriever}`));
+      const rankings = await rank(
+        queries,
+        bm25,
+        model,
+        fusion,
+        options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[kind ?? 'dense'],
+        progress(`rank ${retriever}`),
+      );
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      results.push(score(retriever, queries, rankings.map((list) => list.map((s) => catalog.entry(s.doc).id)), ms));
+      results.push(
+        score(
+          retriever,
+          queries,
+          rankings.map((list) => list.map((s) => catalog.entry(s.doc).id)),
+          ms,
+        ),
+      );
     }
     for (const { embedder } of dense.values()) await embedder.close();
     const counts = { paraphrase: 0, heldout: 0, multi: 0 };
@@ -174,7 +211,9 @@ async function rank(
     batch.forEach((q, j) => {
       if (!fusion) return out.push(model.vectors.search(vectors[j]!, DEPTH));
       const lists = [lexical(q, FUSION_DEPTH), model.vectors.search(vectors[j]!, FUSION_DEPTH)] as const;
-      out.push(fusion === 'rrf' ? reciprocalRankFusion(lists, DEPTH) : fuseHybrid(lists[0], lists[1], DEPTH, denseWeight));
+      out.push(
+        fusion === 'rrf' ? reciprocalRankFusion(lists, DEPTH) : fuseHybrid(lists[0], lists[1], DEPTH, denseWeight),
+      );
     });
     onProgress(out.length, queries.length);
   }
@@ -182,7 +221,14 @@ async function rank(
 }
 
 /** A copy of the stored vectors with the held-out tools re-embedded from passages without their descriptions. */
-async function withhold(stored: VectorIndex, catalog: Catalog, store: LibraryStore, embedder: Embedder, withheld: ReadonlySet<string>, onProgress: Progress): Promise<VectorIndex> {
+async function withhold(
+  stored: VectorIndex,
+  catalog: Catalog,
+  store: LibraryStore,
+  embedder: Embedder,
+  withheld: ReadonlySet<string>,
+  onProgress: Progress,
+): Promise<VectorIndex> {
   const data = Float32Array.from(stored.data);
   const passage = passageOf(store);
   const ids = [...withheld];

@@ -4,7 +4,11 @@ import type { Scored } from './topk.js';
  * Reciprocal rank fusion (Cormack et al., 2009): each list gives a document weight / (c + rank). Ranks
  * rather than scores, so BM25's unbounded scores and cosine similarities need no calibration.
  */
-export function reciprocalRankFusion(lists: readonly Scored[][], k: number, { c = 60, weights }: { c?: number; weights?: readonly number[] } = {}): Scored[] {
+export function reciprocalRankFusion(
+  lists: readonly Scored[][],
+  k: number,
+  { c = 60, weights }: { c?: number; weights?: readonly number[] } = {},
+): Scored[] {
   const fused = new Map<number, number>();
   lists.forEach((list, i) => {
     const weight = weights?.[i] ?? 1;

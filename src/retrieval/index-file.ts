@@ -37,11 +37,13 @@ const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
 /** Writes the file next to its final name first, then renames: a reader never sees half an index. */
 export function writeIndexFile<H extends object>(file: string, header: H, sections: Record<string, Section>): void {
-  const bodies: { name: string; type: SectionType; bytes: Uint8Array }[] = Object.entries(sections).map(([name, s]) => ({
-    name,
-    type: typeOf(s),
-    bytes: typeof s === 'string' ? Buffer.from(s, 'utf8') : new Uint8Array(s.buffer, s.byteOffset, s.byteLength),
-  }));
+  const bodies: { name: string; type: SectionType; bytes: Uint8Array }[] = Object.entries(sections).map(
+    ([name, s]) => ({
+      name,
+      type: typeOf(s),
+      bytes: typeof s === 'string' ? Buffer.from(s, 'utf8') : new Uint8Array(s.buffer, s.byteOffset, s.byteLength),
+    }),
+  );
   let offset = 0;
   const table: Record<string, SectionEntry> = {};
   for (const body of bodies) {
@@ -85,7 +87,9 @@ function parse<H>(buf: Buffer, file: string, withSections: boolean): IndexFile<H
     throw new IndexFileError(`${file} is not a ToolEnv index file; rebuild it with \`toolenv search index\``);
   }
   const headerLength = buf.readUInt32LE(MAGIC.length);
-  const { header, sections: table } = JSON.parse(buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength)) as {
+  const { header, sections: table } = JSON.parse(
+    buf.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + headerLength),
+  ) as {
     header: H;
     sections: Record<string, SectionEntry>;
   };
@@ -96,7 +100,8 @@ function parse<H>(buf: Buffer, file: string, withSections: boolean): IndexFile<H
   const bytes = buf.byteOffset % 8 === 0 ? buf : copyUnpooled(buf);
   for (const [name, entry] of Object.entries(table)) {
     const at = bytes.byteOffset + start + entry.offset;
-    if (start + entry.offset + entry.bytes > bytes.byteLength) throw new IndexFileError(`${file} is truncated; rebuild it with \`toolenv search index\``);
+    if (start + entry.offset + entry.bytes > bytes.byteLength)
+      throw new IndexFileError(`${file} is truncated; rebuild it with \`toolenv search index\``);
     switch (entry.type) {
       case 'utf8':
         sections[name] = bytes.toString('utf8', start + entry.offset, start + entry.offset + entry.bytes);
@@ -125,11 +130,16 @@ function copyUnpooled(buf: Buffer): Buffer {
 }
 
 /** A section of the expected type, or an error naming the file. */
-export function section<T extends Section>(file: IndexFile<unknown>, name: string, type: new (...args: never[]) => T): T;
+export function section<T extends Section>(
+  file: IndexFile<unknown>,
+  name: string,
+  type: new (...args: never[]) => T,
+): T;
 export function section(file: IndexFile<unknown>, name: string, type: 'utf8'): string;
 export function section(file: IndexFile<unknown>, name: string, type: unknown): Section {
   const value = file.sections[name];
   const ok = type === 'utf8' ? typeof value === 'string' : value instanceof (type as new () => object);
-  if (value === undefined || !ok) throw new IndexFileError(`index file lacks section ${name}; rebuild it with \`toolenv search index\``);
+  if (value === undefined || !ok)
+    throw new IndexFileError(`index file lacks section ${name}; rebuild it with \`toolenv search index\``);
   return value;
 }

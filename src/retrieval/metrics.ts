@@ -26,7 +26,10 @@ function recall(ranked: readonly string[], relevant: ReadonlySet<string>, k: num
 }
 
 /** Mean metrics over queries; `ranked[i]` is the retriever's ranking for the query whose answers are `relevant[i]`. */
-export function computeMetrics(ranked: readonly (readonly string[])[], relevant: readonly (readonly string[])[]): Metrics {
+export function computeMetrics(
+  ranked: readonly (readonly string[])[],
+  relevant: readonly (readonly string[])[],
+): Metrics {
   const n = ranked.length;
   const sum = { recall_1: 0, recall_3: 0, recall_10: 0, ndcg_3: 0, ndcg_10: 0, mrr_10: 0 };
   ranked.forEach((list, i) => {

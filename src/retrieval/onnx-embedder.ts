@@ -22,7 +22,8 @@ export function onnxWeights(modelDir: string): string {
     if (!existsSync(join(dir, file))) throw new ModelDirError(`${dir} is not a model directory: ${file} is missing`);
   }
   const model = ['model.onnx', 'model_quantized.onnx'].map((f) => join(dir, 'onnx', f)).find((f) => existsSync(f));
-  if (!model) throw new ModelDirError(`${dir} has no ONNX weights: expected onnx/model.onnx or onnx/model_quantized.onnx`);
+  if (!model)
+    throw new ModelDirError(`${dir} has no ONNX weights: expected onnx/model.onnx or onnx/model_quantized.onnx`);
   return model;
 }
 
@@ -56,7 +57,16 @@ export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOp
   return {
     key: `onnx-${slugKey(basename(dir))}`,
     signature: createHash('sha256')
-      .update(JSON.stringify([readFileSync(join(dir, 'config.json'), 'utf8'), model, stat.size, stat.mtimeMs, pooling, queryPrefix]))
+      .update(
+        JSON.stringify([
+          readFileSync(join(dir, 'config.json'), 'utf8'),
+          model,
+          stat.size,
+          stat.mtimeMs,
+          pooling,
+          queryPrefix,
+        ]),
+      )
       .digest('hex')
       .slice(0, 16),
     dim: probe!.length,
@@ -78,6 +88,8 @@ function poolingOf(dir: string): Pooling {
 
 /** Newer sentence-transformers models name their query prompt. */
 function queryPromptOf(dir: string): string {
-  const prompts = readJson(join(dir, 'config_sentence_transformers.json'))?.prompts as Record<string, unknown> | undefined;
+  const prompts = readJson(join(dir, 'config_sentence_transformers.json'))?.prompts as
+    | Record<string, unknown>
+    | undefined;
   return typeof prompts?.query === 'string' ? prompts.query : '';
 }

@@ -62,7 +62,12 @@ export function loadCatalog(libraryDir: string): Catalog {
 }
 
 export function saveBm25(libraryDir: string, version: LibraryVersion, index: Bm25Index, params: Bm25Params): void {
-  const header: Bm25Header = { ...base('bm25', version, index.docCount), kind: 'bm25', params, signature: bm25Signature(params) };
+  const header: Bm25Header = {
+    ...base('bm25', version, index.docCount),
+    kind: 'bm25',
+    params,
+    signature: bm25Signature(params),
+  };
   writeIndexFile(bm25File(libraryDir), header, {
     terms: index.terms.join('\n'),
     offsets: index.offsets,
@@ -88,8 +93,19 @@ export function loadBm25(libraryDir: string): Bm25Index {
   );
 }
 
-export function saveVectors(libraryDir: string, version: LibraryVersion, model: { key: string; signature: string }, index: VectorIndex): void {
-  const header: VectorHeader = { ...base('vectors', version, index.count), kind: 'vectors', model: model.key, signature: model.signature, dim: index.dim };
+export function saveVectors(
+  libraryDir: string,
+  version: LibraryVersion,
+  model: { key: string; signature: string },
+  index: VectorIndex,
+): void {
+  const header: VectorHeader = {
+    ...base('vectors', version, index.count),
+    kind: 'vectors',
+    model: model.key,
+    signature: model.signature,
+    dim: index.dim,
+  };
   writeIndexFile(vectorFile(libraryDir, model.key), header, { vectors: index.data });
 }
 

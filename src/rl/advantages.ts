@@ -25,8 +25,16 @@ type Lambdas = Pick<RewardCoefficients, 'lambda_traj' | 'lambda_phase' | 'lambda
 
 const COMPONENTS = ['r_step', 'r_phase', 'r_traj'] as const;
 type Component = (typeof COMPONENTS)[number];
-const LAMBDA: Record<Component, keyof Lambdas> = { r_step: 'lambda_step', r_phase: 'lambda_phase', r_traj: 'lambda_traj' };
-const ADVANTAGE: Record<Component, 'a_step' | 'a_phase' | 'a_traj'> = { r_step: 'a_step', r_phase: 'a_phase', r_traj: 'a_traj' };
+const LAMBDA: Record<Component, keyof Lambdas> = {
+  r_step: 'lambda_step',
+  r_phase: 'lambda_phase',
+  r_traj: 'lambda_traj',
+};
+const ADVANTAGE: Record<Component, 'a_step' | 'a_phase' | 'a_traj'> = {
+  r_step: 'a_step',
+  r_phase: 'a_phase',
+  r_traj: 'a_traj',
+};
 
 /**
  * Group-relative advantages (Eq. 7, C.4) for one group of rollouts of the same task: (R − μ) / (σ + ε) per
@@ -36,14 +44,20 @@ const ADVANTAGE: Record<Component, 'a_step' | 'a_phase' | 'a_traj'> = { r_step: 
  * of the chat protocol): it is left out of the sum and its advantage is null. Whitening across the batch is the
  * trainer's (it rescales all rollouts alike and keeps the ratio).
  */
-export function groupAdvantages(group: readonly ComponentRewards[], lambdas: Lambdas, mode: AdvantageMode = 'decoupled'): Advantage[] {
+export function groupAdvantages(
+  group: readonly ComponentRewards[],
+  lambdas: Lambdas,
+  mode: AdvantageMode = 'decoupled',
+): Advantage[] {
   const defined = COMPONENTS.filter((c) => group.some((r) => r[c] !== null));
   const scored = (r: ComponentRewards) => defined.length > 0 && defined.every((c) => r[c] !== null);
   const valid = group.filter(scored);
   if (mode === 'aggregated') {
     const sum = (r: ComponentRewards) => defined.reduce((total, c) => total + lambdas[LAMBDA[c]] * r[c]!, 0);
     const standard = standardizer(valid.map(sum));
-    return group.map((r) => (scored(r) ? { a_step: null, a_phase: null, a_traj: null, advantage: standard(sum(r)) } : nulls()));
+    return group.map((r) =>
+      scored(r) ? { a_step: null, a_phase: null, a_traj: null, advantage: standard(sum(r)) } : nulls(),
+    );
   }
   const standard = new Map(defined.map((c) => [c, standardizer(valid.map((r) => r[c]!))]));
   return group.map((r) => {

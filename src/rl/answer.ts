@@ -10,7 +10,16 @@ export function pattern(verdicts: Verdicts): string {
   return [verdicts.quality, verdicts.faithfulness, verdicts.utility].map((v) => (v === 'YES' ? '1' : '0')).join('');
 }
 
-const TABLE_9: Record<string, number> = { '000': -0.5, '010': -0.5, '100': -0.5, '001': 0, '101': 0, '011': 0.5, '110': 0.5, '111': 1.5 };
+const TABLE_9: Record<string, number> = {
+  '000': -0.5,
+  '010': -0.5,
+  '100': -0.5,
+  '001': 0,
+  '101': 0,
+  '011': 0.5,
+  '110': 0.5,
+  '111': 1.5,
+};
 
 /** Table 9: only 111 earns the full 1.5, any failed axis caps at 0.5, unsupported claims (F = 0) cap at 0. */
 export function answerReward(verdicts: Verdicts): number {

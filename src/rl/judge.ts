@@ -71,7 +71,8 @@ const SPEC = /^openai:(.*?)@(https?:\/\/.+)$/;
 
 /** `openai:MODEL@URL`; an empty MODEL means the server's first model. */
 export function parseJudgeSpec(spec: string): { model?: string; url: string } {
-  const bad = () => new Error(`expected openai:MODEL@URL (an OpenAI-compatible chat endpoint), got ${JSON.stringify(spec)}`);
+  const bad = () =>
+    new Error(`expected openai:MODEL@URL (an OpenAI-compatible chat endpoint), got ${JSON.stringify(spec)}`);
   const match = SPEC.exec(spec.trim());
   if (!match) throw bad();
   const [, model = '', url = ''] = match;
@@ -86,7 +87,11 @@ export function createAnswerJudge(spec: string, options: AnswerJudgeOptions = {}
 /** The system and user messages for one judgement, the material bounded by JUDGE_LIMITS. */
 export function judgeMessages(input: JudgeInput): { role: 'system' | 'user'; content: string }[] {
   const shown = input.results.slice(0, JUDGE_LIMITS.results);
-  const results: JudgePromptResult[] = shown.map((r) => ({ tool: r.tool, status: r.status, body: cut(compactJson(r.body), JUDGE_LIMITS.bodyChars) }));
+  const results: JudgePromptResult[] = shown.map((r) => ({
+    tool: r.tool,
+    status: r.status,
+    body: cut(compactJson(r.body), JUDGE_LIMITS.bodyChars),
+  }));
   const user = JUDGE_PROMPT_V1.user({
     query: cut(input.query, JUDGE_LIMITS.queryChars),
     answer: cut(input.answer, JUDGE_LIMITS.answerChars),
@@ -119,7 +124,13 @@ class OpenAIAnswerJudge implements AnswerJudge {
     const concurrency = options.concurrency ?? 16;
     this.slots = new BoundedQueue({ name: `judge ${this.name}`, concurrency, maxWaiting: Number.MAX_SAFE_INTEGER });
     // As many slots as the judge's own queue, so that a request never waits inside the generator on its timeout.
-    this.generator = new OpenAIGenerator({ url, model, apiKey: options.apiKey, concurrency, modelFlag: 'in the judge spec: openai:MODEL@URL' });
+    this.generator = new OpenAIGenerator({
+      url,
+      model,
+      apiKey: options.apiKey,
+      concurrency,
+      modelFlag: 'in the judge spec: openai:MODEL@URL',
+    });
   }
 
   async judge(input: JudgeInput, signal?: AbortSignal): Promise<JudgeOutcome> {
@@ -137,14 +148,18 @@ class OpenAIAnswerJudge implements AnswerJudge {
         lastError = error;
         failures.push(describe(error));
       }
-      if (attempt < attempts) await sleep(backoffMs(lastError, attempt), undefined, { signal }).catch(() => Promise.reject(signal?.reason));
+      if (attempt < attempts)
+        await sleep(backoffMs(lastError, attempt), undefined, { signal }).catch(() => Promise.reject(signal?.reason));
     }
     const distinct = [...new Set(failures)].join('; ');
     throw new JudgeError(`judge ${this.name}: ${attempts} attempts failed: ${distinct}`, { cause: lastError });
   }
 
   /** One attempt, bounded by its own timeout as well as the caller's signal. */
-  private async ask(messages: ChatMessage[], signal: AbortSignal | undefined): Promise<{ reply: Reply; model: string }> {
+  private async ask(
+    messages: ChatMessage[],
+    signal: AbortSignal | undefined,
+  ): Promise<{ reply: Reply; model: string }> {
     const timeoutMs = this.options.timeoutMs ?? 60_000;
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -160,21 +175,24 @@ class OpenAIAnswerJudge implements AnswerJudge {
         signal: combined,
       });
       const reply = readReply(generation.text);
-      if (!reply) throw new Error(`unreadable verdicts${generation.truncated ? ' (cut at max tokens)' : ''}: ${JSON.stringify(generation.text.slice(0, 200))}`);
+      if (!reply)
+        throw new Error(
+          `unreadable verdicts${generation.truncated ? ' (cut at max tokens)' : ''}: ${JSON.stringify(generation.text.slice(0, 200))}`,
+        );
       return { reply, model };
     } catch (error) {
       if (timeout.aborted && !signal?.aborted) throw new Error(`no answer within ${timeoutMs} ms`);
       throw error;
     }
   }
-
 }
 
 function checkOptions(spec: string, options: AnswerJudgeOptions): void {
   const least = { retries: 0, timeoutMs: 1, concurrency: 1, maxTokens: 1 } as const;
   for (const [key, min] of Object.entries(least) as [keyof typeof least, number][]) {
     const value = options[key];
-    if (value !== undefined && !(Number.isInteger(value) && value >= min)) throw new Error(`judge ${spec}: ${key} must be an integer of at least ${min}, got ${value}`);
+    if (value !== undefined && !(Number.isInteger(value) && value >= min))
+      throw new Error(`judge ${spec}: ${key} must be an integer of at least ${min}, got ${value}`);
   }
 }
 
@@ -185,7 +203,8 @@ function describe(error: unknown): string {
 }
 
 function backoffMs(error: unknown, attempt: number): number {
-  const ms = error instanceof ResponderBusyError ? error.retryAfterSeconds * 1000 : BASE_BACKOFF_MS * 2 ** (attempt - 1);
+  const ms =
+    error instanceof ResponderBusyError ? error.retryAfterSeconds * 1000 : BASE_BACKOFF_MS * 2 ** (attempt - 1);
   return Math.min(ms, MAX_BACKOFF_MS);
 }
 

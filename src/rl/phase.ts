@@ -52,7 +52,11 @@ export function executionPhases(turns: readonly TurnRecord[]): { turns: number[]
     const plan = turn.plan;
     if (plan?.accepted && plan.phase === 'execution' && plan.tools && plan.calls && plan.layers) {
       if (!open) phases.push((open = { turns: [], windows: [] }));
-      open.windows.push({ turn: turn.turn, plan: { tools: plan.tools, calls: plan.calls, layers: plan.layers }, turns: [] });
+      open.windows.push({
+        turn: turn.turn,
+        plan: { tools: plan.tools, calls: plan.calls, layers: plan.layers },
+        turns: [],
+      });
     } else if (turn.searches.length > 0 || turn.answer !== undefined) {
       open = undefined;
       continue;
@@ -73,7 +77,11 @@ export function callPhases(turns: readonly TurnRecord[]): { turns: number[]; win
   return turns
     .filter((turn) => turn.calls.length > 0)
     .map((turn) => {
-      const plan = { tools: [...new Set(turn.calls.map((c) => c.tool))], calls: turn.calls.map((c) => ({ id: c.id, tool: c.tool, depends_on: [] })), layers: [turn.calls.map((c) => c.id)] };
+      const plan = {
+        tools: [...new Set(turn.calls.map((c) => c.tool))],
+        calls: turn.calls.map((c) => ({ id: c.id, tool: c.tool, depends_on: [] })),
+        layers: [turn.calls.map((c) => c.id)],
+      };
       return { turns: [turn.turn], windows: [{ turn: turn.turn, plan, turns: [turn] }] };
     });
 }
@@ -90,12 +98,20 @@ export interface PhaseOptions {
  * scores weighted by the calls each still schedules. Without a graph, L2 and L3 are null and a window scores
  * 1[L1]·(w1 + w4·L4), rescaled to the full weight so that a perfect phase still scores the weights' sum.
  */
-export function phaseScores(turns: readonly TurnRecord[], weights: Weights, graph: SubgraphSource | undefined, options: PhaseOptions = {}): PhaseScore[] {
+export function phaseScores(
+  turns: readonly TurnRecord[],
+  weights: Weights,
+  graph: SubgraphSource | undefined,
+  options: PhaseOptions = {},
+): PhaseScore[] {
   const phases = options.perTurnCalls ? callPhases(turns) : executionPhases(turns);
   return phases.map((phase) => {
     const windows = phase.windows.map((window) => windowScore(window, turns, weights, graph, options.given ?? []));
     const weight = windows.reduce((sum, w) => sum + w.scheduled, 0);
-    const score = weight === 0 ? mean(windows.map((w) => w.score)) : windows.reduce((sum, w) => sum + w.scheduled * w.score, 0) / weight;
+    const score =
+      weight === 0
+        ? mean(windows.map((w) => w.score))
+        : windows.reduce((sum, w) => sum + w.scheduled * w.score, 0) / weight;
     const l4 = weight === 0 ? 0 : windows.reduce((sum, w) => sum + w.scheduled * w.l4_ratio, 0) / weight;
     return {
       turns: phase.turns,
@@ -109,7 +125,13 @@ export function phaseScores(turns: readonly TurnRecord[], weights: Weights, grap
   });
 }
 
-function windowScore(window: Window, turns: readonly TurnRecord[], weights: Weights, graph: SubgraphSource | undefined, given: readonly string[]): WindowScore {
+function windowScore(
+  window: Window,
+  turns: readonly TurnRecord[],
+  weights: Weights,
+  graph: SubgraphSource | undefined,
+  given: readonly string[],
+): WindowScore {
   const { plan } = window;
   const before = turns.filter((t) => t.turn < window.turn);
   const retrieved = new Set([...given, ...before.flatMap((t) => t.searches.flatMap((s) => s.results))]);
@@ -128,12 +150,18 @@ function windowScore(window: Window, turns: readonly TurnRecord[], weights: Weig
   const l4 = scheduled.length === 0 ? 0 : executed / scheduled.length;
 
   const { w1, w2, w3, w4 } = weights;
-  const levels = graph ? w1 + w2 * Number(l2) + w3 * Number(l3) + w4 * l4 : ((w1 + w4 * l4) * (w1 + w2 + w3 + w4)) / (w1 + w4 || 1);
+  const levels = graph
+    ? w1 + w2 * Number(l2) + w3 * Number(l3) + w4 * l4
+    : ((w1 + w4 * l4) * (w1 + w2 + w3 + w4)) / (w1 + w4 || 1);
   return { turn: window.turn, scheduled: scheduled.length, l1, l2, l3, l4_ratio: l4, score: l1 ? levels : 0 };
 }
 
 /** L2: the declared dependencies, as tool pairs, hold every hard edge of G_sub and none G_sub lacks (soft ones are optional). */
-function dependenciesMatch(plan: Window['plan'], edges: readonly Pick<Edge, 'src' | 'dst'>[], hard: readonly Pick<Edge, 'src' | 'dst'>[]): boolean {
+function dependenciesMatch(
+  plan: Window['plan'],
+  edges: readonly Pick<Edge, 'src' | 'dst'>[],
+  hard: readonly Pick<Edge, 'src' | 'dst'>[],
+): boolean {
   const toolOf = new Map(plan.calls.map((c) => [c.id, c.tool]));
   const declared = new Set<string>();
   for (const call of plan.calls) {
@@ -148,7 +176,11 @@ function dependenciesMatch(plan: Window['plan'], edges: readonly Pick<Edge, 'src
 }
 
 /** L3: the execution flow covers every declared tool, and each call of a hard edge's downstream runs in a later layer than a call of its upstream. */
-function layersOrdered(plan: Window['plan'], declared: ReadonlySet<string>, hard: readonly Pick<Edge, 'src' | 'dst'>[]): boolean {
+function layersOrdered(
+  plan: Window['plan'],
+  declared: ReadonlySet<string>,
+  hard: readonly Pick<Edge, 'src' | 'dst'>[],
+): boolean {
   const toolOf = new Map(plan.calls.map((c) => [c.id, c.tool]));
   const layersOf = new Map<string, number[]>();
   plan.layers.forEach((layer, index) => {
@@ -168,10 +200,17 @@ function layersOrdered(plan: Window['plan'], declared: ReadonlySet<string>, hard
  * L4: the call succeeded in the window, and by the turn it ran every hard upstream tool of G_sub had succeeded in an
  * earlier turn (calls of one batch cannot satisfy each other).
  */
-function executedWhenReady(call: { id: string; tool: string }, windowTurns: readonly TurnRecord[], turns: readonly TurnRecord[], hard: readonly Pick<Edge, 'src' | 'dst'>[]): boolean {
+function executedWhenReady(
+  call: { id: string; tool: string },
+  windowTurns: readonly TurnRecord[],
+  turns: readonly TurnRecord[],
+  hard: readonly Pick<Edge, 'src' | 'dst'>[],
+): boolean {
   const ran = windowTurns.find((t) => t.calls.some((c) => c.id === call.id && c.tool === call.tool && c.ok));
   if (!ran) return false;
-  const earlier = new Set(turns.filter((t) => t.turn < ran.turn).flatMap((t) => t.calls.filter((c) => c.ok).map((c) => c.tool)));
+  const earlier = new Set(
+    turns.filter((t) => t.turn < ran.turn).flatMap((t) => t.calls.filter((c) => c.ok).map((c) => c.tool)),
+  );
   return hard.filter((e) => e.dst === call.tool).every((e) => earlier.has(e.src));
 }
 

@@ -7,12 +7,13 @@ import { phaseScores, type PhaseScore, type SubgraphSource } from './phase.js';
 import { stepReward, type StepScore } from './step.js';
 import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';
 
-
 /** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
-export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> & Partial<Pick<Trajectory, 'protocol' | 'tools' | 'native_tools'>>;
+export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> &
+  Partial<Pick<Trajectory, 'protocol' | 'tools' | 'native_tools'>>;
 
 /** Why a chat trajectory has no R_step. */
-export const CHAT_STEP_NOTE = 'not defined for the chat protocol: R_step scores plans against the controller (Table 8), and chat turns carry no plan';
+export const CHAT_STEP_NOTE =
+  'not defined for the chat protocol: R_step scores plans against the controller (Table 8), and chat turns carry no plan';
 
 /**
  * Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an
@@ -72,7 +73,8 @@ export interface AnswerOptions {
 export async function answerOutcome(trajectory: ScoredTrajectory, options: AnswerOptions = {}): Promise<AnswerOutcome> {
   const answer = trajectory.answer;
   if (answer === undefined) return { source: 'missing', r_ans: NO_ANSWER_REWARD };
-  if (options.verdicts) return { source: 'verdicts', r_ans: answerReward(options.verdicts), verdicts: options.verdicts };
+  if (options.verdicts)
+    return { source: 'verdicts', r_ans: answerReward(options.verdicts), verdicts: options.verdicts };
   const task = trajectory.task;
   const okCalls = trajectory.turns.flatMap((t) => t.calls).filter((c) => c.ok);
   const seeking = (task?.reference_tools?.length ?? 0) > 0 || task?.answer !== undefined;
@@ -82,7 +84,13 @@ export async function answerOutcome(trajectory: ScoredTrajectory, options: Answe
     return { source: 'rule', r_ans: answerReward(verdicts), verdicts };
   }
   const judge = options.judge;
-  if (!judge) return { source: 'unscored', r_ans: null, flagged: 'no way to score the answer: the task has no expected answer, no verdicts were given, and no judge is configured (serve --judge, or POST {"judge": "openai:MODEL@URL"})' };
+  if (!judge)
+    return {
+      source: 'unscored',
+      r_ans: null,
+      flagged:
+        'no way to score the answer: the task has no expected answer, no verdicts were given, and no judge is configured (serve --judge, or POST {"judge": "openai:MODEL@URL"})',
+    };
   let judged = options.memo?.get(judge.name);
   if (!judged) {
     // Concurrent requests share the one judgement (bounded by the judge's own timeouts, not by any one request's
@@ -109,21 +117,50 @@ async function judgeOnce(judge: AnswerJudge, input: JudgeInput): Promise<JudgedO
 }
 
 /** Every reward of a trajectory (Eqs. 4–6) given its R_ans; deterministic in its inputs. */
-export function scoreTrajectory(trajectory: ScoredTrajectory, outcome: AnswerOutcome, graph: SubgraphSource | undefined): Rewards {
+export function scoreTrajectory(
+  trajectory: ScoredTrajectory,
+  outcome: AnswerOutcome,
+  graph: SubgraphSource | undefined,
+): Rewards {
   const coefficients: RewardCoefficients = { ...DEFAULT_COEFFICIENTS, ...trajectory.reward };
   const chat = trajectory.protocol === 'chat';
   const { r_step, steps } = chat ? { r_step: null, steps: [] } : stepReward(trajectory.turns);
   // A chat episode's own tools were offered natively from the start when few enough (store.ts nativeTools).
-  const given = chat && trajectory.native_tools !== false && (trajectory.tools?.length ?? 0) <= MAX_NATIVE_TOOLS ? (trajectory.tools ?? []) : [];
+  const given =
+    chat && trajectory.native_tools !== false && (trajectory.tools?.length ?? 0) <= MAX_NATIVE_TOOLS
+      ? (trajectory.tools ?? [])
+      : [];
   const phases = phaseScores(trajectory.turns, coefficients, graph, chat ? { perTurnCalls: true, given } : {});
   const r_ans = outcome.r_ans;
   const gate = r_ans === null ? null : Math.min(1, Math.max(0, r_ans));
-  const r_phase = gate === null ? null : phases.length === 0 ? 0 : (gate * phases.reduce((sum, p) => sum + p.score, 0)) / phases.length;
+  const r_phase =
+    gate === null
+      ? null
+      : phases.length === 0
+        ? 0
+        : (gate * phases.reduce((sum, p) => sum + p.score, 0)) / phases.length;
   const recall = recallOf(trajectory.turns, trajectory.task?.reference_tools);
   const r_traj =
-    r_ans === null ? null : coefficients.gamma_e * (recall.search ?? 0) + coefficients.gamma_o * (recall.call ?? 0) + coefficients.gamma_ans * r_ans;
+    r_ans === null
+      ? null
+      : coefficients.gamma_e * (recall.search ?? 0) +
+        coefficients.gamma_o * (recall.call ?? 0) +
+        coefficients.gamma_ans * r_ans;
   const success = r_ans === null ? null : outcome.verdicts?.quality === 'YES';
-  const rewards: Rewards = { r_step, r_phase, r_traj, r_ans, gate, answer_source: outcome.source, success, steps, phases, recall, graph: graph !== undefined, coefficients };
+  const rewards: Rewards = {
+    r_step,
+    r_phase,
+    r_traj,
+    r_ans,
+    gate,
+    answer_source: outcome.source,
+    success,
+    steps,
+    phases,
+    recall,
+    graph: graph !== undefined,
+    coefficients,
+  };
   if (chat) rewards.r_step_note = CHAT_STEP_NOTE;
   if (outcome.flagged) rewards.flagged = outcome.flagged;
   if (outcome.verdicts) {
@@ -149,7 +186,9 @@ function callObservations(trajectory: ScoredTrajectory): Extract<Observation, { 
   const byStep = new Map(trajectory.steps.map((s) => [s.step, s]));
   return trajectory.turns.flatMap((turn) => {
     const step = turn.step === undefined ? undefined : byStep.get(turn.step);
-    return (step?.observations ?? []).filter((o): o is Extract<Observation, { type: 'tool_call' }> => o.type === 'tool_call');
+    return (step?.observations ?? []).filter(
+      (o): o is Extract<Observation, { type: 'tool_call' }> => o.type === 'tool_call',
+    );
   });
 }
 
@@ -162,5 +201,9 @@ function evidence(trajectory: ScoredTrajectory): string {
 }
 
 function judgeInput(trajectory: ScoredTrajectory, answer: string): JudgeInput {
-  return { query: trajectory.task?.query ?? '', answer, results: callObservations(trajectory).map((o) => ({ tool: o.tool, status: o.status, body: o.body })) };
+  return {
+    query: trajectory.task?.query ?? '',
+    answer,
+    results: callObservations(trajectory).map((o) => ({ tool: o.tool, status: o.status, body: o.body })),
+  };
 }

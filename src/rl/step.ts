@@ -15,7 +15,14 @@ export interface StepScore {
  * repeats the one in force scores 0 wherever it appears.
  */
 export function stepReward(turns: readonly TurnRecord[]): { r_step: number; steps: StepScore[] } {
-  const steps = turns.map((turn): StepScore => ({ turn: turn.turn, state: turn.controller, r_base: turn.well_formed ? 1 : 0, r_plan: planScore(turn) }));
+  const steps = turns.map(
+    (turn): StepScore => ({
+      turn: turn.turn,
+      state: turn.controller,
+      r_base: turn.well_formed ? 1 : 0,
+      r_plan: planScore(turn),
+    }),
+  );
   const total = steps.reduce((sum, s) => sum + s.r_base + s.r_plan, 0);
   return { r_step: steps.length === 0 ? 0 : total / (2 * steps.length), steps };
 }

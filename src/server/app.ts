@@ -5,7 +5,14 @@ import type { Simulator } from '../simulator/types.js';
 import { bearerAuth } from './auth.js';
 import { bodyLimit } from './body-limit.js';
 import { DEFAULT_BODY_LIMIT } from './defaults.js';
-import { graphLoader, judgeChooser, retrievalLoader, servedGraph, type AppContext, type RetrievalLoader } from './context.js';
+import {
+  graphLoader,
+  judgeChooser,
+  retrievalLoader,
+  servedGraph,
+  type AppContext,
+  type RetrievalLoader,
+} from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { openApiPaths } from './openapi.js';
 import { problemResponse } from '../simulator/problem-response.js';
@@ -110,7 +117,10 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   app.use('*', bodyLimit(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
   // The document lists what this app mounts, read once every route is in.
   let served: ReadonlySet<string> | undefined;
-  app.route('/', healthRoutes(ctx, () => (served ??= openApiPaths(app.routes))));
+  app.route(
+    '/',
+    healthRoutes(ctx, () => (served ??= openApiPaths(app.routes))),
+  );
   app.route('/', toolRoutes(ctx));
   app.route('/', callRoutes(ctx));
   app.route('/', apiRoutes(ctx));
@@ -136,7 +146,9 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   });
   app.notFound(async (c) => {
     await allowMethods(c, async () => {
-      c.res = problemResponse(404, `no route ${c.req.method} ${c.req.path}; GET /openapi.json describes this server`, { title: 'Unknown route' });
+      c.res = problemResponse(404, `no route ${c.req.method} ${c.req.path}; GET /openapi.json describes this server`, {
+        title: 'Unknown route',
+      });
     });
     return c.res;
   });

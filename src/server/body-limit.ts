@@ -32,5 +32,8 @@ export function bodyLimit(limit: number): MiddlewareHandler {
  * of the body is not read: the connection is closed rather than left unusable for the next request.
  */
 export function bodyTooLarge(limit: number): Response {
-  return problemResponse(413, `the request body is larger than ${limit} bytes`, { extra: { limit }, headers: { connection: 'close' } });
+  return problemResponse(413, `the request body is larger than ${limit} bytes`, {
+    extra: { limit },
+    headers: { connection: 'close' },
+  });
 }

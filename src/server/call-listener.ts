@@ -90,11 +90,14 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
     // The client went away before its body arrived: nobody reads an answer; counted as the app counts it.
     incoming.on('error', () => options.metrics.end(front.method, front.route, CLIENT_CLOSED, started));
     incoming.on('end', () => {
-      const failed = (error: unknown) => sendResponse(outgoing, errorResponse(error, front.line, options.log), options, front, started);
+      const failed = (error: unknown) =>
+        sendResponse(outgoing, errorResponse(error, front.line, options.log), options, front, started);
       let answered: Promise<void>;
       try {
         const body = chunks.length === 0 ? '' : decoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        answered = front.answer(body, incoming).then((answer) => send(outgoing, answer, options, front, started), failed);
+        answered = front
+          .answer(body, incoming)
+          .then((answer) => send(outgoing, answer, options, front, started), failed);
       } catch (error) {
         // A request wrong as a whole (malformed JSON, a bad Prefer) is refused before any promise exists.
         answered = failed(error);
@@ -102,20 +105,32 @@ export function callListener(options: CallListenerOptions, app: RequestListener)
       answered.catch((error: unknown) => {
         // The answer could not be built (a body JSON cannot hold) or node refused to write it (a header value it does
         // not take): a 500 problem instead, if nothing went out yet.
-        options.log(`toolenv: ${front.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        options.log(
+          `toolenv: ${front.line}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
         if (outgoing.headersSent) {
           options.metrics.end(front.method, front.route, 500, started);
           outgoing.destroy();
           return;
         }
-        send(outgoing, { status: 500, headers: { 'content-type': PROBLEM_CONTENT_TYPE }, text: INTERNAL_ERROR }, options, front, started);
+        send(
+          outgoing,
+          { status: 500, headers: { 'content-type': PROBLEM_CONTENT_TYPE }, text: INTERNAL_ERROR },
+          options,
+          front,
+          started,
+        );
       });
     });
   };
 }
 
 /** The request this path answers for `method` at `url`, or undefined (the app's). */
-function frontRequest(method: string | undefined, url: string | undefined, options: CallListenerOptions): FrontRequest | undefined {
+function frontRequest(
+  method: string | undefined,
+  url: string | undefined,
+  options: CallListenerOptions,
+): FrontRequest | undefined {
   if (method === 'DELETE') return deleteRequest(url, options.episodes);
   if (method !== 'POST') return undefined;
   const toolId = callToolId(url);
@@ -125,21 +140,43 @@ function frontRequest(method: string | undefined, url: string | undefined, optio
       route: CALL_ROUTE,
       line: requestLine(toolId),
       answer: (body, incoming) =>
-        toolCall(options, { toolId, body, prefer: incomingHeader(incoming, 'prefer'), url: incoming.url!, episode: incomingHeader(incoming, EPISODE_HEADER), credentials: listenerCredentials(incoming, options) }).then(callAnswer),
+        toolCall(options, {
+          toolId,
+          body,
+          prefer: incomingHeader(incoming, 'prefer'),
+          url: incoming.url!,
+          episode: incomingHeader(incoming, EPISODE_HEADER),
+          credentials: listenerCredentials(incoming, options),
+        }).then(callAnswer),
     };
   }
   const episodes = options.episodes;
   if (!episodes || url === undefined) return undefined;
   if (EPISODES_PATH.test(url)) {
-    return { method, route: EPISODES_ROUTE, line: 'POST /v1/episodes', answer: async (body) => createdAnswer(episodes.create(parseJsonBody(body))) };
+    return {
+      method,
+      route: EPISODES_ROUTE,
+      line: 'POST /v1/episodes',
+      answer: async (body) => createdAnswer(episodes.create(parseJsonBody(body))),
+    };
   }
   const match = EPISODE_PATH.exec(url);
   const id = match ? decodedSegment(match[1]!) : undefined;
   if (id === undefined) return undefined;
   if (match![2] === 'step') {
-    return { method, route: STEP_ROUTE, line: `POST /v1/episodes/${id}/step`, answer: (body) => episodes.step(id, parseJsonBody(body)).then((result) => jsonAnswer(stepJson(result))) };
+    return {
+      method,
+      route: STEP_ROUTE,
+      line: `POST /v1/episodes/${id}/step`,
+      answer: (body) => episodes.step(id, parseJsonBody(body)).then((result) => jsonAnswer(stepJson(result))),
+    };
   }
-  return { method, route: TURNS_ROUTE, line: `POST /v1/episodes/${id}/turns`, answer: (body) => episodes.turn(id, parseJsonBody(body)).then((result) => jsonAnswer(JSON.stringify(result))) };
+  return {
+    method,
+    route: TURNS_ROUTE,
+    line: `POST /v1/episodes/${id}/turns`,
+    answer: (body) => episodes.turn(id, parseJsonBody(body)).then((result) => jsonAnswer(JSON.stringify(result))),
+  };
 }
 
 /** `DELETE /v1/episodes/{id}`: the episode ended, answered with its final summary (as the hono route answers it). */
@@ -147,17 +184,29 @@ function deleteRequest(url: string | undefined, episodes: EpisodeStore | undefin
   const match = episodes && url !== undefined ? ONE_EPISODE_PATH.exec(url) : null;
   const id = match ? decodedSegment(match[1]!) : undefined;
   if (!episodes || id === undefined) return undefined;
-  return { method: 'DELETE', route: EPISODE_ROUTE, line: `DELETE /v1/episodes/${id}`, answer: async () => jsonAnswer(JSON.stringify(episodes.end(id))) };
+  return {
+    method: 'DELETE',
+    route: EPISODE_ROUTE,
+    line: `DELETE /v1/episodes/${id}`,
+    answer: async () => jsonAnswer(JSON.stringify(episodes.end(id))),
+  };
 }
 
 /** A new episode's answer: 201 with its Location. */
-const createdAnswer = (created: CreatedEpisode): CallAnswer => ({ status: 201, headers: { 'content-type': JSON_TYPE, location: `/v1/episodes/${created.id}` }, text: createdEpisodeJson(created) });
+const createdAnswer = (created: CreatedEpisode): CallAnswer => ({
+  status: 201,
+  headers: { 'content-type': JSON_TYPE, location: `/v1/episodes/${created.id}` },
+  text: createdEpisodeJson(created),
+});
 
 /**
  * The caller's credentials for the real API: Authorization is ToolEnv's own when the server's key did not come in
  * x-toolenv-key. Undefined when the simulator forwards nothing, so that a simulated call builds none.
  */
-function listenerCredentials(incoming: IncomingMessage, { simulator, accepts }: CallListenerOptions): CallerCredentials | undefined {
+function listenerCredentials(
+  incoming: IncomingMessage,
+  { simulator, accepts }: CallListenerOptions,
+): CallerCredentials | undefined {
   if (!simulator.forwards) return undefined;
   return callerCredentials(
     (name) => {
@@ -235,7 +284,9 @@ function bodiless(incoming: IncomingMessage): boolean {
 /** Whether the body's length is declared up front and within the limit (a chunked body is left to the app, which counts it). */
 function bodyWithin(incoming: IncomingMessage, limit: number): boolean {
   const declared = incomingHeader(incoming, 'content-length');
-  return declared !== undefined && incomingHeader(incoming, 'transfer-encoding') === undefined && Number(declared) <= limit;
+  return (
+    declared !== undefined && incomingHeader(incoming, 'transfer-encoding') === undefined && Number(declared) <= limit
+  );
 }
 
 /** A header sent exactly once, or undefined: node keeps only the first of repeated Authorization headers, the app sees them all. */
@@ -250,7 +301,13 @@ function onlyHeader(incoming: IncomingMessage, name: string): string | undefined
   return found;
 }
 
-function send(outgoing: ServerResponse, { status, headers, text }: CallAnswer, options: CallListenerOptions, front: FrontRequest, started: number): void {
+function send(
+  outgoing: ServerResponse,
+  { status, headers, text }: CallAnswer,
+  options: CallListenerOptions,
+  front: FrontRequest,
+  started: number,
+): void {
   if (text !== null) headers['content-length'] = String(Buffer.byteLength(text));
   outgoing.writeHead(status, headers);
   outgoing.end(text ?? undefined);
@@ -258,7 +315,13 @@ function send(outgoing: ServerResponse, { status, headers, text }: CallAnswer, o
 }
 
 /** A web Response (a problem) written to node's response: the rare answers, built by the app's own error handling. */
-async function sendResponse(outgoing: ServerResponse, response: Response, options: CallListenerOptions, front: FrontRequest, started: number): Promise<void> {
+async function sendResponse(
+  outgoing: ServerResponse,
+  response: Response,
+  options: CallListenerOptions,
+  front: FrontRequest,
+  started: number,
+): Promise<void> {
   const text = await response.text();
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));

@@ -62,7 +62,8 @@ export function servedGraph(graph: GraphLoader): () => Graph | undefined {
     try {
       return graph();
     } catch (error) {
-      if (error instanceof GraphError) throw httpProblem(409, error.message, { title: 'Graph not built', extra: { command: 'toolenv graph build' } });
+      if (error instanceof GraphError)
+        throw httpProblem(409, error.message, { title: 'Graph not built', extra: { command: 'toolenv graph build' } });
       throw error;
     }
   };
@@ -85,7 +86,9 @@ export function judgeChooser(serverJudge: AnswerJudge | undefined): RewardContex
       try {
         judge = createAnswerJudge(requested);
       } catch (error) {
-        throw new EpisodeError(400, `judge: ${(error as Error).message}`, [{ path: '/judge', message: (error as Error).message }]);
+        throw new EpisodeError(400, `judge: ${(error as Error).message}`, [
+          { path: '/judge', message: (error as Error).message },
+        ]);
       }
       if (named.size >= MAX_REQUEST_JUDGES) named.delete(named.keys().next().value!);
       named.set(requested, judge);

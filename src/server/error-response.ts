@@ -18,10 +18,16 @@ export function errorResponse(error: unknown, request: string, log: (line: strin
   if (error instanceof HTTPException) return error.getResponse();
   if (error instanceof EpisodeError) return episodeProblem(error);
   if (error instanceof ResponderBusyError) {
-    return problemResponse(503, error.message, { title: 'Simulator busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
+    return problemResponse(503, error.message, {
+      title: 'Simulator busy',
+      headers: { 'retry-after': String(error.retryAfterSeconds) },
+    });
   }
   // A client that went away mid-body is nobody's failure, and nobody reads the answer: counted apart, not logged.
-  if (clientGone(error)) return problemResponse(CLIENT_CLOSED, 'the client closed the connection before its request was read', { title: 'Client closed request' });
+  if (clientGone(error))
+    return problemResponse(CLIENT_CLOSED, 'the client closed the connection before its request was read', {
+      title: 'Client closed request',
+    });
   log(`toolenv: ${request}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   return problemResponse(500, INTERNAL_ERROR_DETAIL);
 }
@@ -29,5 +35,8 @@ export function errorResponse(error: unknown, request: string, log: (line: strin
 /** The errors a request body's read fails with when its client disconnects: node's own, or @hono/node-server's. */
 function clientGone(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  return ((error as NodeJS.ErrnoException).code === 'ECONNRESET' && error.message === 'aborted') || error.message === 'Client connection prematurely closed.';
+  return (
+    ((error as NodeJS.ErrnoException).code === 'ECONNRESET' && error.message === 'aborted') ||
+    error.message === 'Client connection prematurely closed.'
+  );
 }

@@ -22,10 +22,17 @@ export function defaultAllowedHosts(bound: string): AllowedHosts {
 
 /** `--allowed-hosts`: comma-separated names (ports are not compared), or `*` for any. */
 export function parseAllowedHosts(text: string): AllowedHosts {
-  const names = text.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const names = text
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
   if (names.includes('*')) return 'any';
   if (names.length === 0) throw new Error('--allowed-hosts must name at least one host, or * for any');
-  for (const name of names) if (/[\s/@?#]/.test(name) || hostname(name) !== name) throw new Error(`--allowed-hosts: ${JSON.stringify(name)} is not a host name (give names without ports or schemes)`);
+  for (const name of names)
+    if (/[\s/@?#]/.test(name) || hostname(name) !== name)
+      throw new Error(
+        `--allowed-hosts: ${JSON.stringify(name)} is not a host name (give names without ports or schemes)`,
+      );
   return [...new Set([...LOOPBACK_HOSTS, ...names])];
 }
 
@@ -67,12 +74,17 @@ export function requestRefusal(allowed: AllowedHosts): (headers: IncomingHttpHea
   };
   return (headers) => {
     const host = headers.host;
-    if (host === undefined || host === '') return { status: 400, title: 'Missing Host', detail: 'the request has no Host header; HTTP/1.1 requires one' };
+    if (host === undefined || host === '')
+      return { status: 400, title: 'Missing Host', detail: 'the request has no Host header; HTTP/1.1 requires one' };
     const refused = judge(host);
     if (refused) return refused;
     const origin = headers.origin;
     if (origin !== undefined && !sameSite(origin, host)) {
-      return { status: 403, title: 'Cross-site request', detail: `requests from the web origin ${JSON.stringify(origin)} are not allowed; this server sends no CORS headers` };
+      return {
+        status: 403,
+        title: 'Cross-site request',
+        detail: `requests from the web origin ${JSON.stringify(origin)} are not allowed; this server sends no CORS headers`,
+      };
     }
     return undefined;
   };
@@ -86,8 +98,19 @@ function hostRefusal(host: string, allowed: AllowedHosts): Refusal | null {
   } catch {
     parsed = undefined;
   }
-  if (!parsed || parsed.username !== '' || parsed.password !== '' || parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
-    return { status: 400, title: 'Invalid Host', detail: `the Host header ${JSON.stringify(host)} is not a host name with an optional port` };
+  if (
+    !parsed ||
+    parsed.username !== '' ||
+    parsed.password !== '' ||
+    parsed.pathname !== '/' ||
+    parsed.search !== '' ||
+    parsed.hash !== ''
+  ) {
+    return {
+      status: 400,
+      title: 'Invalid Host',
+      detail: `the Host header ${JSON.stringify(host)} is not a host name with an optional port`,
+    };
   }
   if (allowed === 'any' || allowed.includes(parsed.hostname)) return null;
   return {
@@ -122,6 +145,10 @@ export function guardedListener(allowed: AllowedHosts, next: RequestListener): R
 function refuse(outgoing: ServerResponse, { status, title, detail }: Refusal): void {
   const body = JSON.stringify(problem(status, title, detail));
   // The request body is not read: the connection is closed rather than left holding it.
-  outgoing.writeHead(status, { 'content-type': PROBLEM_CONTENT_TYPE, 'content-length': Buffer.byteLength(body), connection: 'close' });
+  outgoing.writeHead(status, {
+    'content-type': PROBLEM_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
   outgoing.end(body);
 }

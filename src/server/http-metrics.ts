@@ -57,7 +57,8 @@ export class HttpMetrics {
 
   private record(method: string, route: string, status: number, seconds: number): void {
     let stats = this.routes.get(route);
-    if (!stats) this.routes.set(route, (stats = { counts: BUCKETS.map(() => 0), sum: 0, count: 0, requests: new Map() }));
+    if (!stats)
+      this.routes.set(route, (stats = { counts: BUCKETS.map(() => 0), sum: 0, count: 0, requests: new Map() }));
     const label = METHODS.has(method) ? method : 'OTHER';
     let byStatus = stats.requests.get(label);
     if (!byStatus) stats.requests.set(label, (byStatus = new Map()));
@@ -77,13 +78,17 @@ export class HttpMetrics {
     lines.push('# HELP toolenv_http_requests_total HTTP requests answered, by method, route pattern and status.');
     lines.push('# TYPE toolenv_http_requests_total counter');
     for (const { method, route, status, count } of this.series) {
-      lines.push(`toolenv_http_requests_total{method="${method}",route="${escapeLabel(route)}",status="${status}"} ${count}`);
+      lines.push(
+        `toolenv_http_requests_total{method="${method}",route="${escapeLabel(route)}",status="${status}"} ${count}`,
+      );
     }
     lines.push('# HELP toolenv_http_request_duration_seconds Time from request to response headers, by route pattern.');
     lines.push('# TYPE toolenv_http_request_duration_seconds histogram');
     for (const [route, histogram] of this.routes) {
       const label = `route="${escapeLabel(route)}"`;
-      BUCKETS.forEach((le, i) => lines.push(`toolenv_http_request_duration_seconds_bucket{${label},le="${le}"} ${histogram.counts[i]}`));
+      BUCKETS.forEach((le, i) =>
+        lines.push(`toolenv_http_request_duration_seconds_bucket{${label},le="${le}"} ${histogram.counts[i]}`),
+      );
       lines.push(`toolenv_http_request_duration_seconds_bucket{${label},le="+Inf"} ${histogram.count}`);
       lines.push(`toolenv_http_request_duration_seconds_sum{${label}} ${histogram.sum}`);
       lines.push(`toolenv_http_request_duration_seconds_count{${label}} ${histogram.count}`);

@@ -18,9 +18,13 @@ export class LexicalBuild {
   /** Starts a build unless one runs; resolves when the index files are written, rejects when the build failed. */
   start(): Promise<void> {
     this.running ??= new Promise<void>((resolve, reject) => {
-      const worker = new Worker(new URL('./index-worker.js', import.meta.url), { workerData: { libraryDir: this.libraryDir } });
+      const worker = new Worker(new URL('./index-worker.js', import.meta.url), {
+        workerData: { libraryDir: this.libraryDir },
+      });
       worker.once('error', reject);
-      worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the index build exited with code ${code}`))));
+      worker.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`the index build exited with code ${code}`)),
+      );
     }).finally(() => (this.running = undefined));
     return this.running;
   }

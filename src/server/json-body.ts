@@ -16,7 +16,10 @@ export function parseJson(text: string, what: string): unknown {
     throw httpProblem(400, `${what} is not valid JSON: ${(error as Error).message}`, { title: 'Malformed JSON' });
   }
   if (depthExceeds(value, MAX_JSON_DEPTH)) {
-    throw httpProblem(400, `${what} nests deeper than ${MAX_JSON_DEPTH} levels`, { title: 'JSON too deep', extra: { max_depth: MAX_JSON_DEPTH } });
+    throw httpProblem(400, `${what} nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      title: 'JSON too deep',
+      extra: { max_depth: MAX_JSON_DEPTH },
+    });
   }
   return value;
 }

@@ -14,7 +14,11 @@ import { problemResponse } from '../simulator/problem-response.js';
  * front of it (`callListener`) from the same context, so that both count into one /metrics. `openenv` is the
  * context's, for the WebSocket sessions the server upgrades beside the listener (openenv/upgrade.ts).
  */
-export function nodeListener(options: AppOptions): { app: Hono; listener: RequestListener; openenv: OpenEnv | undefined } {
+export function nodeListener(options: AppOptions): {
+  app: Hono;
+  listener: RequestListener;
+  openenv: OpenEnv | undefined;
+} {
   const log = options.log ?? defaultLog;
   const ctx = appContext(options);
   const app = honoApp(ctx, options);

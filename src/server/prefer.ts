@@ -35,17 +35,19 @@ export function readControls(prefer: string | undefined, query: URLSearchParams)
   if (code !== undefined) {
     const status = Number(code);
     // 1xx are interim responses, not answers a simulated API can give.
-    if (!/^\d{3}$/.test(code) || status < 200 || status > 599) throw badControl(`code must be an HTTP status between 200 and 599, got ${JSON.stringify(code)}`);
+    if (!/^\d{3}$/.test(code) || status < 200 || status > 599)
+      throw badControl(`code must be an HTTP status between 200 and 599, got ${JSON.stringify(code)}`);
     controls.code = status;
   }
   const example = raw.get('example');
   if (example !== undefined) {
-    if (example === '') throw badControl('example must name one of the tool\'s examples, got an empty string');
+    if (example === '') throw badControl("example must name one of the tool's examples, got an empty string");
     controls.example = example;
   }
   const dynamic = raw.get('dynamic');
   if (dynamic !== undefined) {
-    if (dynamic !== 'true' && dynamic !== 'false') throw badControl(`dynamic must be true or false, got ${JSON.stringify(dynamic)}`);
+    if (dynamic !== 'true' && dynamic !== 'false')
+      throw badControl(`dynamic must be true or false, got ${JSON.stringify(dynamic)}`);
     controls.dynamic = dynamic === 'true';
   }
   return controls;

@@ -142,11 +142,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const apiServers: Server[] = [];
   try {
     for (const { apiId } of options.apiPorts ?? []) {
-      if (store.api(apiId) === undefined) throw new ApiPortError(`--api-port: the library has no API ${JSON.stringify(apiId)} (GET /apis lists them)`);
+      if (store.api(apiId) === undefined)
+        throw new ApiPortError(`--api-port: the library has no API ${JSON.stringify(apiId)} (GET /apis lists them)`);
     }
-    if (options.worker && (options.apiPorts?.length ?? 0) > 0) throw new ApiPortError('--api-port cannot be served with --workers above 1: the workers listen on no port of their own');
-    if (options.upstream) upstream = new Upstream({ ...options.upstream, documents: (apiId) => store.apiDocument(apiId) });
-    if (options.cache !== undefined) cache = await openResponseCache(options.cache, options.cacheMode, { maxEntryBytes: options.cacheMaxEntryBytes, maxBytes: options.cacheMaxBytes });
+    if (options.worker && (options.apiPorts?.length ?? 0) > 0)
+      throw new ApiPortError(
+        '--api-port cannot be served with --workers above 1: the workers listen on no port of their own',
+      );
+    if (options.upstream)
+      upstream = new Upstream({ ...options.upstream, documents: (apiId) => store.apiDocument(apiId) });
+    if (options.cache !== undefined)
+      cache = await openResponseCache(options.cache, options.cacheMode, {
+        maxEntryBytes: options.cacheMaxEntryBytes,
+        maxBytes: options.cacheMaxBytes,
+      });
     const simulator = createSimulator({
       store,
       cache,
@@ -159,7 +168,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       upstream,
     });
     const retrieval = retrievalLoader(store.dir, options.retrieval);
-    const prefix = `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` || undefined;
+    const prefix =
+      `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` ||
+      undefined;
     let cluster: ClusterListeners | undefined;
     episodes = new EpisodeStore({
       idPrefix: prefix,
@@ -180,8 +191,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       idPrefix: prefix,
       openenvTasks: options.openenvTasks,
       seed: options.seed ?? 0,
-      judge: options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey }),
-      metrics: { toPrometheus: () => [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])].map((m) => m.toPrometheus()).join('') },
+      judge:
+        options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey }),
+      metrics: {
+        toPrometheus: () =>
+          [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])]
+            .map((m) => m.toPrometheus())
+            .join(''),
+      },
       routes: options.routes,
       apiKey: options.apiKey,
       bodyLimit: options.bodyLimit,
@@ -209,11 +226,16 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
     // A worker listens on no port: the primary hands it connections (cluster/handoff.ts).
     const taken = options.worker ? takeConnections(server) : undefined;
-    const port = options.worker ? (options.worker.port ?? options.port ?? DEFAULT_PORT) : await listen(server, host, options.port ?? DEFAULT_PORT);
+    const port = options.worker
+      ? (options.worker.port ?? options.port ?? DEFAULT_PORT)
+      : await listen(server, host, options.port ?? DEFAULT_PORT);
     const apiUrls: Record<string, string> = {};
     for (const { apiId, port: apiPort } of options.apiPorts ?? []) {
       const root = apiBaseUrl('', apiId);
-      const apiServer = createServer({ requireHostHeader: false }, guardedListener(allowedHosts, apiRootListener(root, listener)));
+      const apiServer = createServer(
+        { requireHostHeader: false },
+        guardedListener(allowedHosts, apiRootListener(root, listener)),
+      );
       apiServer.on('clientError', answerClientError);
       apiServers.push(apiServer);
       apiUrls[apiId] = hostUrl(host, await listen(apiServer, host, apiPort));
@@ -244,7 +266,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
             (open) =>
               new Promise<void>((resolve) => {
                 // A worker's server never listened: its close resolves at once, so the connections it took are awaited.
-                if (open === bound && taken) void Promise.all([new Promise((closed) => open.close(closed)), taken.drained()]).then(() => resolve());
+                if (open === bound && taken)
+                  void Promise.all([new Promise((closed) => open.close(closed)), taken.drained()]).then(() =>
+                    resolve(),
+                  );
                 else open.close(() => resolve());
                 // Requests in flight get a grace period; connections still open after it are cut.
                 setTimeout(() => open.closeAllConnections(), CLOSE_GRACE_MS).unref();
@@ -342,7 +367,9 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = JSON.stringify(problem(status, undefined, `the request could not be parsed (${error.code ?? error.message})`));
+  const body = JSON.stringify(
+    problem(status, undefined, `the request could not be parsed (${error.code ?? error.message})`),
+  );
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );

@@ -29,13 +29,25 @@ export interface ToolCallRequest {
  * that episode. A request that is wrong as a whole throws a 400 problem; the tool's own refusals (unknown tool, bad
  * arguments) are its result.
  */
-export function toolCall(ctx: { simulator: Simulator; episodes?: EpisodeStore }, request: ToolCallRequest): Promise<CallResult> {
+export function toolCall(
+  ctx: { simulator: Simulator; episodes?: EpisodeStore },
+  request: ToolCallRequest,
+): Promise<CallResult> {
   const body = parseJsonBody(request.body) ?? {};
-  if (!isPlainObject(body)) throw httpProblem(400, 'the request body must be a JSON object {"arguments": {...}}', { title: 'Invalid request body' });
+  if (!isPlainObject(body))
+    throw httpProblem(400, 'the request body must be a JSON object {"arguments": {...}}', {
+      title: 'Invalid request body',
+    });
   for (const key in body) {
-    if (key !== 'arguments') throw httpProblem(400, `unknown member ${JSON.stringify(key)} in the request body; it takes {"arguments": {...}}`, { title: 'Invalid request body' });
+    if (key !== 'arguments')
+      throw httpProblem(
+        400,
+        `unknown member ${JSON.stringify(key)} in the request body; it takes {"arguments": {...}}`,
+        { title: 'Invalid request body' },
+      );
   }
   const controls = controlsOf(request.prefer, request.url);
-  if (request.episode !== undefined) return episodeCallResult(ctx.episodes, request.episode, request.toolId, body.arguments, controls);
+  if (request.episode !== undefined)
+    return episodeCallResult(ctx.episodes, request.episode, request.toolId, body.arguments, controls);
   return ctx.simulator.call(request.toolId, body.arguments ?? {}, { controls, credentials: request.credentials });
 }

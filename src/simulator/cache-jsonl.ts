@@ -39,12 +39,16 @@ export function parseEntry(line: string, where: string): ImportEntry {
   const { tool, arguments: args, status, body, source, created_at, last_hit_at, hits } = value;
   if (typeof tool !== 'string' || tool === '') bad('"tool" must be a non-empty string');
   if (!isJsonObject(args)) bad('"arguments" must be a JSON object');
-  if (!(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599)) bad('"status" must be an HTTP status (100–599)');
+  if (!(typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599))
+    bad('"status" must be an HTTP status (100–599)');
   if (!('body' in value)) bad('"body" is missing');
-  if (source !== undefined && !(typeof source === 'string' && SOURCE.test(source))) bad('"source" must be a short lower-case name such as "synth"');
+  if (source !== undefined && !(typeof source === 'string' && SOURCE.test(source)))
+    bad('"source" must be a short lower-case name such as "synth"');
   if (created_at !== undefined && !isTime(created_at)) bad('"created_at" must be an ISO 8601 time');
-  if (last_hit_at !== undefined && last_hit_at !== null && !isTime(last_hit_at)) bad('"last_hit_at" must be an ISO 8601 time or null');
-  if (hits !== undefined && !(typeof hits === 'number' && Number.isSafeInteger(hits) && hits >= 0)) bad('"hits" must be a non-negative integer');
+  if (last_hit_at !== undefined && last_hit_at !== null && !isTime(last_hit_at))
+    bad('"last_hit_at" must be an ISO 8601 time or null');
+  if (hits !== undefined && !(typeof hits === 'number' && Number.isSafeInteger(hits) && hits >= 0))
+    bad('"hits" must be a non-negative integer');
   return {
     tool: tool as string,
     arguments: args as Record<string, unknown>,

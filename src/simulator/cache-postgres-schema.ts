@@ -78,7 +78,10 @@ export async function createSchema(pool: pg.Pool): Promise<void> {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
     await client.query(DDL);
-    await client.query("INSERT INTO toolenv_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING", [SCHEMA_VERSION]);
+    await client.query(
+      "INSERT INTO toolenv_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO NOTHING",
+      [SCHEMA_VERSION],
+    );
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {});
@@ -89,13 +92,19 @@ export async function createSchema(pool: pg.Pool): Promise<void> {
 }
 
 export async function readVersion(pool: pg.Pool): Promise<string | undefined> {
-  const { rows: [table] } = await pool.query<{ name: string | null }>("SELECT to_regclass('toolenv_meta')::text AS name");
+  const {
+    rows: [table],
+  } = await pool.query<{ name: string | null }>("SELECT to_regclass('toolenv_meta')::text AS name");
   if (!table?.name) return undefined;
   const { rows } = await pool.query<{ value: string }>("SELECT value FROM toolenv_meta WHERE key = 'schema_version'");
   return rows[0]?.value ?? 'none';
 }
 
-export async function insertBatch(client: pg.PoolClient, rows: unknown[][], replace: boolean): Promise<{ inserted: number; replaced: number }> {
+export async function insertBatch(
+  client: pg.PoolClient,
+  rows: unknown[][],
+  replace: boolean,
+): Promise<{ inserted: number; replaced: number }> {
   const column = (i: number) => rows.map((row) => row[i]);
   const conflict = replace
     ? 'DO UPDATE SET status = EXCLUDED.status, body = EXCLUDED.body, source = EXCLUDED.source, created_at = EXCLUDED.created_at'
@@ -109,4 +118,3 @@ export async function insertBatch(client: pg.PoolClient, rows: unknown[][], repl
   const inserted = written.filter((row) => row.inserted).length;
   return { inserted, replaced: written.length - inserted };
 }
-

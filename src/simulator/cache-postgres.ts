@@ -5,9 +5,31 @@ import pg from 'pg';
 import { CacheError } from './cache-error.js';
 import { DEFAULT_MAX_ENTRY_BYTES, entryBytes } from './cache-limits.js';
 import type { CacheMode } from './cache-mode.js';
-import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, Produced, PutOutcome, CacheBackend, Settled, StoredHit } from './cache-types.js';
+import type {
+  CachedResponse,
+  CacheEntry,
+  CacheOptions,
+  CacheStats,
+  ImportCounts,
+  ImportEntry,
+  Produced,
+  PutOutcome,
+  CacheBackend,
+  Settled,
+  StoredHit,
+} from './cache-types.js';
 import { canonicalJson } from './canonical.js';
-import { CLAIM, createSchema, FILL, insertBatch, listen, readVersion, RELEASE, RESET_CHANNEL, SCHEMA_VERSION } from './cache-postgres-schema.js';
+import {
+  CLAIM,
+  createSchema,
+  FILL,
+  insertBatch,
+  listen,
+  readVersion,
+  RELEASE,
+  RESET_CHANNEL,
+  SCHEMA_VERSION,
+} from './cache-postgres-schema.js';
 import type { FewShotExample } from './prompt/few-shot.js';
 import type { Arguments } from './types.js';
 import { mergeHits, type PendingHits } from './pending-hits.js';
@@ -59,7 +81,10 @@ export class PostgresCache implements CacheBackend {
   private readonly pool: pg.Pool;
   private readonly config: pg.ClientConfig;
   private listener: pg.Client | undefined;
-  private readonly hot = new LRUCache<string, HotRow>({ maxSize: HOT_BYTES, sizeCalculation: (row, key) => row.body.length + key.length + 64 });
+  private readonly hot = new LRUCache<string, HotRow>({
+    maxSize: HOT_BYTES,
+    sizeCalculation: (row, key) => row.body.length + key.length + 64,
+  });
   private readonly pending: PendingHits<string> = new Map();
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -72,7 +97,14 @@ export class PostgresCache implements CacheBackend {
   /** Whether the table reached `maxBytes` when last looked at (at open, then once a second). */
   private full = false;
 
-  private constructor(url: string, mode: Exclude<CacheMode, 'off'>, pool: pg.Pool, config: pg.ClientConfig, listener: pg.Client, options: PostgresCacheOptions) {
+  private constructor(
+    url: string,
+    mode: Exclude<CacheMode, 'off'>,
+    pool: pg.Pool,
+    config: pg.ClientConfig,
+    listener: pg.Client,
+    options: PostgresCacheOptions,
+  ) {
     this.file = redact(url);
     this.mode = mode;
     this.pool = pool;
@@ -95,7 +127,11 @@ export class PostgresCache implements CacheBackend {
   static async open(url: string, options: PostgresCacheOptions = {}): Promise<PostgresCache> {
     const mode = options.mode ?? 'read-write';
     const where = redact(url);
-    const config = { connectionString: url, connectionTimeoutMillis: options.connectTimeoutMs ?? 5000, application_name: 'toolenv' };
+    const config = {
+      connectionString: url,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      application_name: 'toolenv',
+    };
     let pool: pg.Pool | undefined;
     let listener: pg.Client | undefined;
     try {
@@ -104,8 +140,12 @@ export class PostgresCache implements CacheBackend {
       pool.on('error', () => {});
       if (mode === 'read-write') await createSchema(pool);
       const version = await readVersion(pool);
-      if (version === undefined) throw new CacheError(`no ToolEnv response cache in ${where} (open it read-write once to create it)`);
-      if (version !== SCHEMA_VERSION) throw new CacheError(`${where} is not a usable ToolEnv response cache: schema version ${version}, expected ${SCHEMA_VERSION}`);
+      if (version === undefined)
+        throw new CacheError(`no ToolEnv response cache in ${where} (open it read-write once to create it)`);
+      if (version !== SCHEMA_VERSION)
+        throw new CacheError(
+          `${where} is not a usable ToolEnv response cache: schema version ${version}, expected ${SCHEMA_VERSION}`,
+        );
       listener = await listen(config);
     } catch (error) {
       await listener?.end().catch(() => {});
@@ -127,11 +167,15 @@ export class PostgresCache implements CacheBackend {
     const memo = `${toolId}\u0000${canonical}`;
     const row = this.hot.get(memo);
     if (row) return this.served(row);
-    return this.pool.query<HotRow>('SELECT id, status, body, source FROM toolenv_responses WHERE key = $1', [entryKey(toolId, canonical)]).then(({ rows: [found] }) => {
-      if (!found) return undefined;
-      this.hot.set(memo, found);
-      return this.served(found);
-    });
+    return this.pool
+      .query<HotRow>('SELECT id, status, body, source FROM toolenv_responses WHERE key = $1', [
+        entryKey(toolId, canonical),
+      ])
+      .then(({ rows: [found] }) => {
+        if (!found) return undefined;
+        this.hot.set(memo, found);
+        return this.served(found);
+      });
   }
 
   async put(toolId: string, args: Arguments, response: CachedResponse): Promise<PutOutcome> {
@@ -172,7 +216,13 @@ export class PostgresCache implements CacheBackend {
     }
     // The claimer took longer than this process waits: answered here, the first stored answer still stays.
     const produced = await produce();
-    return { kind: 'own', produced, outcome: produced.cacheable ? await this.put(toolId, args, produced.response).catch(() => 'error' as const) : undefined };
+    return {
+      kind: 'own',
+      produced,
+      outcome: produced.cacheable
+        ? await this.put(toolId, args, produced.response).catch(() => 'error' as const)
+        : undefined,
+    };
   }
 
   async examples(toolId: string, limit: number): Promise<FewShotExample[]> {
@@ -180,7 +230,11 @@ export class PostgresCache implements CacheBackend {
       'SELECT args, status, body FROM toolenv_responses WHERE tool = $1 AND status < 400 ORDER BY id DESC LIMIT $2',
       [toolId, limit],
     );
-    return rows.map((row) => ({ arguments: JSON.parse(row.args) as Arguments, status: row.status, body: JSON.parse(row.body) }));
+    return rows.map((row) => ({
+      arguments: JSON.parse(row.args) as Arguments,
+      status: row.status,
+      body: JSON.parse(row.body),
+    }));
   }
 
   /**
@@ -210,7 +264,17 @@ export class PostgresCache implements CacheBackend {
         if (batch.has(hex)) await write();
         const created = entry.created_at === undefined ? new Date() : new Date(entry.created_at);
         const lastHit = entry.last_hit_at ? new Date(entry.last_hit_at).toISOString() : null;
-        batch.set(hex, [key, entry.tool, args, entry.status, JSON.stringify(entry.body) ?? 'null', entry.source, created.toISOString(), lastHit, entry.hits ?? 0]);
+        batch.set(hex, [
+          key,
+          entry.tool,
+          args,
+          entry.status,
+          JSON.stringify(entry.body) ?? 'null',
+          entry.source,
+          created.toISOString(),
+          lastHit,
+          entry.hits ?? 0,
+        ]);
         if (batch.size >= IMPORT_BATCH) await write();
       }
       await write();
@@ -263,7 +327,9 @@ export class PostgresCache implements CacheBackend {
       this.pool.query<{ entries: number; tools: number; hits: string | null }>(
         'SELECT count(*)::int AS entries, count(DISTINCT tool)::int AS tools, sum(hits) AS hits FROM toolenv_responses',
       ),
-      this.pool.query<{ source: string; n: number }>('SELECT source, count(*)::int AS n FROM toolenv_responses GROUP BY source ORDER BY n DESC'),
+      this.pool.query<{ source: string; n: number }>(
+        'SELECT source, count(*)::int AS n FROM toolenv_responses GROUP BY source ORDER BY n DESC',
+      ),
       this.pool.query<{ tool: string; entries: number; hits: string }>(
         'SELECT tool, count(*)::int AS entries, sum(hits) AS hits FROM toolenv_responses GROUP BY tool ORDER BY entries DESC, hits DESC, tool LIMIT $1',
         [top],
@@ -321,12 +387,25 @@ export class PostgresCache implements CacheBackend {
   }
 
   /** The claimer's side: produce with the lease renewed meanwhile, then store, release and tell the waiters at once. */
-  private async fill(key: Buffer, hex: string, memo: string, toolId: string, canonical: string, produce: () => Promise<Produced>): Promise<Settled> {
-    const renew = setInterval(() => {
-      this.pool
-        .query("UPDATE toolenv_pending SET expires_at = now() + $3 * interval '1 millisecond' WHERE key = $1 AND owner = $2", [key, this.owner, this.leaseMs])
-        .catch(() => {});
-    }, Math.max(50, this.leaseMs / 3));
+  private async fill(
+    key: Buffer,
+    hex: string,
+    memo: string,
+    toolId: string,
+    canonical: string,
+    produce: () => Promise<Produced>,
+  ): Promise<Settled> {
+    const renew = setInterval(
+      () => {
+        this.pool
+          .query(
+            "UPDATE toolenv_pending SET expires_at = now() + $3 * interval '1 millisecond' WHERE key = $1 AND owner = $2",
+            [key, this.owner, this.leaseMs],
+          )
+          .catch(() => {});
+      },
+      Math.max(50, this.leaseMs / 3),
+    );
     let produced: Produced;
     try {
       produced = await produce();
@@ -337,7 +416,13 @@ export class PostgresCache implements CacheBackend {
       clearInterval(renew);
     }
     const body = JSON.stringify(produced.response.body) ?? 'null';
-    const refused = !produced.cacheable ? undefined : this.full ? 'full' : entryBytes(canonical, body) > this.maxEntryBytes ? 'too_large' : null;
+    const refused = !produced.cacheable
+      ? undefined
+      : this.full
+        ? 'full'
+        : entryBytes(canonical, body) > this.maxEntryBytes
+          ? 'too_large'
+          : null;
     if (refused !== null) {
       await this.release(key, hex);
       return { kind: 'own', produced, outcome: refused };
@@ -345,7 +430,16 @@ export class PostgresCache implements CacheBackend {
     const { status, source } = produced.response;
     let stored: string | null;
     try {
-      const { rows } = await this.pool.query<{ id: string | null }>(FILL, [key, toolId, canonical, status, body, source, this.owner, hex]);
+      const { rows } = await this.pool.query<{ id: string | null }>(FILL, [
+        key,
+        toolId,
+        canonical,
+        status,
+        body,
+        source,
+        this.owner,
+        hex,
+      ]);
       stored = rows[0]!.id;
     } catch {
       await this.release(key, hex);
@@ -356,7 +450,10 @@ export class PostgresCache implements CacheBackend {
       return { kind: 'own', produced, outcome: 'stored' };
     }
     // Another process stored its answer between this one's lookup and claim: the first answer is the one served.
-    const { rows } = await this.pool.query<HotRow>('SELECT id, status, body, source FROM toolenv_responses WHERE key = $1', [key]);
+    const { rows } = await this.pool.query<HotRow>(
+      'SELECT id, status, body, source FROM toolenv_responses WHERE key = $1',
+      [key],
+    );
     if (!rows[0]) return { kind: 'own', produced, outcome: 'kept' };
     this.hot.set(memo, rows[0]);
     return { kind: 'stored', hit: this.served(rows[0]) };
@@ -432,14 +529,15 @@ export class PostgresCache implements CacheBackend {
 
   private async checkSize(): Promise<void> {
     if (this.maxBytes === undefined || this.closed) return;
-    const { rows } = await this.pool.query<{ bytes: string }>("SELECT pg_total_relation_size('toolenv_responses') AS bytes").catch(() => ({ rows: [] }));
+    const { rows } = await this.pool
+      .query<{ bytes: string }>("SELECT pg_total_relation_size('toolenv_responses') AS bytes")
+      .catch(() => ({ rows: [] }));
     if (rows[0]) this.full = Number(rows[0].bytes) >= this.maxBytes;
   }
 
   private countHit(id: string): void {
     if (mergeHits(this.pending, id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) void this.tryFlushHits();
   }
-
 
   /** A flush from the hit path or the timer: a failure keeps the counts for the next one. */
   private async tryFlushHits(): Promise<void> {

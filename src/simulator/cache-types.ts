@@ -69,7 +69,9 @@ export interface Produced {
  * `outcome` says what the write-back did (`error`: the database failed it; undefined: not cacheable); `stored` —
  * another process answered the same call first, and its stored answer is what every caller gets.
  */
-export type Settled = { kind: 'own'; produced: Produced; outcome: PutOutcome | 'error' | undefined } | { kind: 'stored'; hit: StoredHit };
+export type Settled =
+  | { kind: 'own'; produced: Produced; outcome: PutOutcome | 'error' | undefined }
+  | { kind: 'stored'; hit: StoredHit };
 
 /**
  * The response cache the simulator holds: SQLite (`ResponseCache`, embedded, synchronous) or PostgreSQL

@@ -5,7 +5,17 @@ import { LRUCache } from 'lru-cache';
 import { CacheError } from './cache-error.js';
 import { DEFAULT_MAX_ENTRY_BYTES, entryBytes } from './cache-limits.js';
 import { CACHE_MODES, type CacheMode } from './cache-mode.js';
-import type { CachedResponse, CacheEntry, CacheOptions, CacheStats, ImportCounts, ImportEntry, PutOutcome, CacheBackend, StoredHit } from './cache-types.js';
+import type {
+  CachedResponse,
+  CacheEntry,
+  CacheOptions,
+  CacheStats,
+  ImportCounts,
+  ImportEntry,
+  PutOutcome,
+  CacheBackend,
+  StoredHit,
+} from './cache-types.js';
 import { canonicalJson } from './canonical.js';
 import type { Arguments } from './types.js';
 import { mergeHits, type PendingHits } from './pending-hits.js';
@@ -81,7 +91,10 @@ export class ResponseCache implements CacheBackend {
    * Rows read recently, by tool and canonical arguments. Entries never change once written (the first answer stays),
    * so a memoized row is only stale after an `import --replace` by another process; this process clears it on import.
    */
-  private readonly hot = new LRUCache<string, HotRow>({ maxSize: HOT_BYTES, sizeCalculation: (row, key) => row.body.length + key.length + 64 });
+  private readonly hot = new LRUCache<string, HotRow>({
+    maxSize: HOT_BYTES,
+    sizeCalculation: (row, key) => row.body.length + key.length + 64,
+  });
   private readonly insert: Database.Statement<unknown[]> | undefined;
   private readonly pending: PendingHits<number> = new Map();
   private readonly timer: NodeJS.Timeout | undefined;
@@ -92,7 +105,12 @@ export class ResponseCache implements CacheBackend {
   /** Write-backs waiting for the end of this turn of the event loop (`putBatched`). */
   private queued: QueuedPut[] = [];
 
-  private constructor(file: string, mode: Exclude<CacheMode, 'off'>, db: Database.Database, options: SqliteCacheOptions) {
+  private constructor(
+    file: string,
+    mode: Exclude<CacheMode, 'off'>,
+    db: Database.Database,
+    options: SqliteCacheOptions,
+  ) {
     this.file = file;
     this.mode = mode;
     this.maxEntryBytes = options.maxEntryBytes ?? DEFAULT_MAX_ENTRY_BYTES;
@@ -136,10 +154,13 @@ export class ResponseCache implements CacheBackend {
         }).immediate();
       }
       const version = readVersion(db);
-      if (version !== SCHEMA_VERSION) throw new CacheError(`schema version ${version ?? 'none'}, expected ${SCHEMA_VERSION}`);
+      if (version !== SCHEMA_VERSION)
+        throw new CacheError(`schema version ${version ?? 'none'}, expected ${SCHEMA_VERSION}`);
     } catch (error) {
       db?.close();
-      throw new CacheError(`${file} is not a usable ToolEnv response cache: ${error instanceof Error ? error.message : String(error)}`);
+      throw new CacheError(
+        `${file} is not a usable ToolEnv response cache: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return new ResponseCache(file, mode, db, { ...options, busyTimeoutMs: timeout });
   }
@@ -171,9 +192,15 @@ export class ResponseCache implements CacheBackend {
   /** Up to `limit` answers below status 400 stored for one tool, newest first: the model responders' few-shot examples. */
   examples(toolId: string, limit: number): { arguments: Arguments; status: number; body: unknown }[] {
     const rows = this.db
-      .prepare<[string, number], { args: string; status: number; body: string }>('SELECT args, status, body FROM responses WHERE tool = ? AND status < 400 ORDER BY id DESC LIMIT ?')
+      .prepare<[string, number], { args: string; status: number; body: string }>(
+        'SELECT args, status, body FROM responses WHERE tool = ? AND status < 400 ORDER BY id DESC LIMIT ?',
+      )
       .all(toolId, limit);
-    return rows.map((row) => ({ arguments: JSON.parse(row.args) as Arguments, status: row.status, body: JSON.parse(row.body) }));
+    return rows.map((row) => ({
+      arguments: JSON.parse(row.args) as Arguments,
+      status: row.status,
+      body: JSON.parse(row.body),
+    }));
   }
 
   /** Stores an answer unless the call already has one (the first answer stays), it is over `maxEntryBytes` or the file is full. */
@@ -183,7 +210,9 @@ export class ResponseCache implements CacheBackend {
     const body = untouchedBodyText(response) ?? JSON.stringify(response.body) ?? 'null';
     const canonical = canonicalJson(args);
     if (entryBytes(canonical, body) > this.maxEntryBytes) return 'too_large';
-    return this.insert.run(toolId, canonical, response.status, body, response.source, Date.now(), null, 0).changes > 0 ? 'stored' : 'kept';
+    return this.insert.run(toolId, canonical, response.status, body, response.source, Date.now(), null, 0).changes > 0
+      ? 'stored'
+      : 'kept';
   }
 
   /**
@@ -219,7 +248,9 @@ export class ResponseCache implements CacheBackend {
   import(entries: Iterable<ImportEntry>, options: { replace?: boolean } = {}): ImportCounts {
     if (!this.insert) throw new CacheError(`${this.file} is open read-only`);
     const insert = this.insert;
-    const update = this.db.prepare('UPDATE responses SET status = ?, body = ?, source = ?, created_at = ? WHERE tool = ? AND args = ?');
+    const update = this.db.prepare(
+      'UPDATE responses SET status = ?, body = ?, source = ?, created_at = ? WHERE tool = ? AND args = ?',
+    );
     const counts: ImportCounts = { inserted: 0, replaced: 0, kept: 0 };
     this.hot.clear();
     this.db
@@ -229,7 +260,11 @@ export class ResponseCache implements CacheBackend {
           const body = JSON.stringify(entry.body) ?? 'null';
           const created = entry.created_at === undefined ? Date.now() : Date.parse(entry.created_at);
           const lastHit = entry.last_hit_at ? Date.parse(entry.last_hit_at) : null;
-          if (insert.run(entry.tool, args, entry.status, body, entry.source, created, lastHit, entry.hits ?? 0).changes > 0) counts.inserted++;
+          if (
+            insert.run(entry.tool, args, entry.status, body, entry.source, created, lastHit, entry.hits ?? 0).changes >
+            0
+          )
+            counts.inserted++;
           else if (options.replace) {
             update.run(entry.status, body, entry.source, created, entry.tool, args);
             counts.replaced++;
@@ -243,7 +278,11 @@ export class ResponseCache implements CacheBackend {
   /** Every entry in insertion order, parsed one at a time. */
   *entries(): IterableIterator<CacheEntry> {
     this.flushHits();
-    const rows = this.db.prepare<[], Row>('SELECT tool, args, status, body, source, created_at, last_hit_at, hits FROM responses ORDER BY id').iterate();
+    const rows = this.db
+      .prepare<[], Row>(
+        'SELECT tool, args, status, body, source, created_at, last_hit_at, hits FROM responses ORDER BY id',
+      )
+      .iterate();
     for (const row of rows) {
       yield {
         tool: row.tool,
@@ -265,10 +304,16 @@ export class ResponseCache implements CacheBackend {
   stats(top = 10): CacheStats {
     this.flushHits();
     const totals = this.db
-      .prepare<[], { entries: number; tools: number; hits: number | null }>('SELECT count(*) AS entries, count(DISTINCT tool) AS tools, sum(hits) AS hits FROM responses')
+      .prepare<[], { entries: number; tools: number; hits: number | null }>(
+        'SELECT count(*) AS entries, count(DISTINCT tool) AS tools, sum(hits) AS hits FROM responses',
+      )
       .get()!;
     const by_source: Record<string, number> = {};
-    for (const row of this.db.prepare<[], { source: string; n: number }>('SELECT source, count(*) AS n FROM responses GROUP BY source ORDER BY n DESC').all()) {
+    for (const row of this.db
+      .prepare<[], { source: string; n: number }>(
+        'SELECT source, count(*) AS n FROM responses GROUP BY source ORDER BY n DESC',
+      )
+      .all()) {
       by_source[row.source] = row.n;
     }
     const top_tools = this.db
@@ -276,20 +321,35 @@ export class ResponseCache implements CacheBackend {
         'SELECT tool, count(*) AS entries, sum(hits) AS hits FROM responses GROUP BY tool ORDER BY entries DESC, hits DESC, tool LIMIT ?',
       )
       .all(top);
-    const size_bytes = ['', '-wal', '-shm'].reduce((sum, suffix) => sum + (existsSync(this.file + suffix) ? statSync(this.file + suffix).size : 0), 0);
-    return { file: this.file, entries: totals.entries, tools: totals.tools, hits: totals.hits ?? 0, by_source, top_tools, size_bytes };
+    const size_bytes = ['', '-wal', '-shm'].reduce(
+      (sum, suffix) => sum + (existsSync(this.file + suffix) ? statSync(this.file + suffix).size : 0),
+      0,
+    );
+    return {
+      file: this.file,
+      entries: totals.entries,
+      tools: totals.tools,
+      hits: totals.hits ?? 0,
+      by_source,
+      top_tools,
+      size_bytes,
+    };
   }
 
   /** Writes the gathered hit counts in one transaction; on failure they stay gathered for the next flush. */
   flushHits(): void {
     if (this.pending.size === 0 || !this.db.open) return;
-    const update = this.db.prepare('UPDATE responses SET hits = hits + ?, last_hit_at = max(coalesce(last_hit_at, 0), ?) WHERE id = ?');
+    const update = this.db.prepare(
+      'UPDATE responses SET hits = hits + ?, last_hit_at = max(coalesce(last_hit_at, 0), ?) WHERE id = ?',
+    );
     const batch = [...this.pending];
     this.pending.clear();
     try {
-      this.db.transaction(() => {
-        for (const [id, { hits, last }] of batch) update.run(hits, last, id);
-      }).immediate();
+      this.db
+        .transaction(() => {
+          for (const [id, { hits, last }] of batch) update.run(hits, last, id);
+        })
+        .immediate();
     } catch (error) {
       for (const [id, counted] of batch) mergeHits(this.pending, id, counted.hits, counted.last);
       throw error;
@@ -307,14 +367,15 @@ export class ResponseCache implements CacheBackend {
   /** The pages in use (the WAL's committed ones included) against `maxBytes`: two pragmas, no scan. */
   private checkSize(): void {
     if (this.maxBytes === undefined || !this.db.open) return;
-    const pages = (this.db.pragma('page_count', { simple: true }) as number) - (this.db.pragma('freelist_count', { simple: true }) as number);
+    const pages =
+      (this.db.pragma('page_count', { simple: true }) as number) -
+      (this.db.pragma('freelist_count', { simple: true }) as number);
     this.full = pages * (this.db.pragma('page_size', { simple: true }) as number) >= this.maxBytes;
   }
 
   private countHit(id: number): void {
     if (mergeHits(this.pending, id, 1, Date.now()) && this.pending.size >= MAX_PENDING_HITS) this.tryFlushHits();
   }
-
 
   /**
    * A flush from the hit path or the timer: it must neither fail a hit nor stall the event loop, so it does not
@@ -335,8 +396,13 @@ export class ResponseCache implements CacheBackend {
 }
 
 /** Opens a cache file in a mode: undefined for `off`, so callers simply have no cache. A --cache that may be a URL: `openResponseCache`. */
-export function openCache(file: string, mode: CacheMode = 'read-write', options: Omit<SqliteCacheOptions, 'mode'> = {}): ResponseCache | undefined {
-  if (!CACHE_MODES.includes(mode)) throw new CacheError(`cache mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+export function openCache(
+  file: string,
+  mode: CacheMode = 'read-write',
+  options: Omit<SqliteCacheOptions, 'mode'> = {},
+): ResponseCache | undefined {
+  if (!CACHE_MODES.includes(mode))
+    throw new CacheError(`cache mode must be one of ${CACHE_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
   return mode === 'off' ? undefined : ResponseCache.open(file, { ...options, mode });
 }
 

@@ -17,8 +17,10 @@ interface Change {
 const MAX_REPAIRS = 32;
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isScalar = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isScalar = (value: unknown): value is string | number | boolean =>
+  ['string', 'number', 'boolean'].includes(typeof value);
 
 /** The request's value in the example's type (`"42"` where the example has a number), or undefined when it has none. */
 function inKind(want: unknown, current: unknown): unknown {
@@ -49,14 +51,18 @@ class Pass {
   /** A primary record: the body, an item of the body's list, or what a wrapper holds. */
   record(record: Json, mirror: unknown, inList: boolean): void {
     const { echo } = this;
-    const searched = echo.search !== undefined && inList ? searchedField(Object.keys(record).filter((name) => typeof record[name] === 'string')) : undefined;
+    const searched =
+      echo.search !== undefined && inList
+        ? searchedField(Object.keys(record).filter((name) => typeof record[name] === 'string'))
+        : undefined;
     for (const name of Object.keys(record)) {
       const key = nameKey(name);
       const value = record[name];
       if (isScalar(value)) {
         const sent = mirrorOf(mirror, key);
         let want: unknown;
-        if (key === 'id') want = inList ? undefined : (echo.resourceId ?? (isScalar(sent) ? sent : echo.byKey.get('id')));
+        if (key === 'id')
+          want = inList ? undefined : (echo.resourceId ?? (isScalar(sent) ? sent : echo.byKey.get('id')));
         else want = isScalar(sent) ? sent : echo.byKey.get(key);
         if (want !== undefined) this.set(record, name, want);
         else if (name === searched) this.set(record, name, withTerms(value as string, echo.search!));
@@ -64,7 +70,8 @@ class Pass {
         continue;
       }
       const sent = mirrorOf(mirror, key);
-      if (WRAPPERS.has(key) || echo.resources.has(key) || (Array.isArray(value) && echo.collections.has(key))) this.records(value, sent ?? (inList ? undefined : echo.tree));
+      if (WRAPPERS.has(key) || echo.resources.has(key) || (Array.isArray(value) && echo.collections.has(key)))
+        this.records(value, sent ?? (inList ? undefined : echo.tree));
       else if (isObject(value)) this.held(value, key, sent);
       else this.list(record, name, sent);
     }
@@ -73,7 +80,9 @@ class Pass {
   records(value: unknown, mirror: unknown): void {
     if (isObject(value)) this.record(value, mirror, false);
     // Listed records repeat the request's filters, nested ones too; a list the request sent, item by item.
-    else if (Array.isArray(value)) for (const [index, item] of value.entries()) if (isObject(item)) this.record(item, Array.isArray(mirror) ? mirror[index] : this.echo.tree, true);
+    else if (Array.isArray(value))
+      for (const [index, item] of value.entries())
+        if (isObject(item)) this.record(item, Array.isArray(mirror) ? mirror[index] : this.echo.tree, true);
   }
 
   /** An object a record holds (`owner`, `user`): its fields take what the request sent there and the dotted echoes (`owner.login`). */
@@ -83,7 +92,11 @@ class Pass {
       const value = object[name];
       const sent = mirrorOf(mirror, key);
       if (isScalar(value)) {
-        const want = isScalar(sent) ? sent : holder === undefined ? undefined : this.echo.dotted.get(`${holder}.${key}`);
+        const want = isScalar(sent)
+          ? sent
+          : holder === undefined
+            ? undefined
+            : this.echo.dotted.get(`${holder}.${key}`);
         if (want !== undefined) this.set(object, name, want);
       } else if (isObject(value)) this.held(value, undefined, sent);
       else this.list(object, name, sent);
@@ -96,18 +109,23 @@ class Pass {
     if (!Array.isArray(value) || !Array.isArray(mirror) || mirror.length === 0) return;
     if (value.every(isScalar) && mirror.every(isScalar)) {
       const like = value[0];
-      const now = like === undefined ? mirror : mirror.map((item) => (item === like ? item : (inKind(item, like) ?? item)));
+      const now =
+        like === undefined ? mirror : mirror.map((item) => (item === like ? item : (inKind(item, like) ?? item)));
       if (JSON.stringify(now) !== JSON.stringify(value)) this.put(holder, name, now);
       return;
     }
-    for (const [index, item] of value.entries()) if (isObject(item) && index < mirror.length) this.held(item, undefined, mirror[index]);
+    for (const [index, item] of value.entries())
+      if (isObject(item) && index < mirror.length) this.held(item, undefined, mirror[index]);
   }
-
 
   /** Old identifiers in the example's links (`https://api.github.com/users/octocat`) become the request's. */
   relink(value: unknown, renamed: Map<string, string>, out: Change[], depth = 0): void {
     if (depth > 12) return;
-    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : isObject(value) ? Object.entries(value) : [];
+    const entries: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((item, i) => [i, item])
+      : isObject(value)
+        ? Object.entries(value)
+        : [];
     for (const [key, child] of entries) {
       if (typeof child === 'string' && child.includes('/')) {
         const linked = child.replace(/(?<=\/)([\w.-]+)(?=$|[/?#])/g, (segment) => renamed.get(segment) ?? segment);
@@ -123,7 +141,9 @@ class Pass {
 /** Identifiers the changes replaced (`octocat` → `torvalds`): their old spelling in the example's links goes too. */
 function renamesOf(changes: readonly Change[]): Map<string, string> {
   const renamed = new Map<string, string>();
-  for (const { was, now } of changes) if (isScalar(was) && isScalar(now) && /^[\w.-]{2,}$/.test(String(was)) && /^[\w.-]+$/.test(String(now))) renamed.set(String(was), String(now));
+  for (const { was, now } of changes)
+    if (isScalar(was) && isScalar(now) && /^[\w.-]{2,}$/.test(String(was)) && /^[\w.-]+$/.test(String(now)))
+      renamed.set(String(was), String(now));
   return renamed;
 }
 

@@ -21,7 +21,8 @@ export function exampleNamed(tool: Tool, name: string): ToolExample | undefined 
 export function successExample(tool: Tool, args: Arguments, seed: number): ToolExample | undefined {
   const status = tool.response_status ?? 200;
   let candidates = tool.examples.filter((example) => example.status === status);
-  if (candidates.length === 0) candidates = tool.examples.filter((example) => example.status >= 200 && example.status < 300);
+  if (candidates.length === 0)
+    candidates = tool.examples.filter((example) => example.status >= 200 && example.status < 300);
   if (candidates.length <= 1) return candidates[0];
   return candidates[callSeed(tool.id, args, seed) % candidates.length];
 }
@@ -41,7 +42,11 @@ export const examplesResponder = {
     }
     const example = successExample(tool, args, ctx.seed);
     const body = example && validExample(tool, structuredClone(example.body));
-    return Promise.resolve(example && body !== undefined ? { status: example.status, body: conformExample(tool, args, body.value) } : undefined);
+    return Promise.resolve(
+      example && body !== undefined
+        ? { status: example.status, body: conformExample(tool, args, body.value) }
+        : undefined,
+    );
   },
 } satisfies Responder;
 
@@ -59,12 +64,17 @@ export function validExample(tool: Tool, body: unknown): { value: unknown } | un
   if (schema === undefined) return { value: body };
   let errors = violations(schema, body);
   for (let round = 0; errors !== undefined && errors.length > 0; round++) {
-    const undeclared = errors.filter((e) => e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties');
+    const undeclared = errors.filter(
+      (e) => e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties',
+    );
     if (round === REPAIR_ROUNDS || undeclared.length === 0) return undefined;
     for (const error of undeclared) {
       const holder = at(body, error.instancePath);
-      const name = (error.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ?? (error.params as { unevaluatedProperty?: string }).unevaluatedProperty;
-      if (holder !== null && typeof holder === 'object' && !Array.isArray(holder) && name !== undefined) delete (holder as Record<string, unknown>)[name];
+      const name =
+        (error.params as { additionalProperty?: string; unevaluatedProperty?: string }).additionalProperty ??
+        (error.params as { unevaluatedProperty?: string }).unevaluatedProperty;
+      if (holder !== null && typeof holder === 'object' && !Array.isArray(holder) && name !== undefined)
+        delete (holder as Record<string, unknown>)[name];
     }
     errors = violations(schema, body);
   }

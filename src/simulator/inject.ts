@@ -5,7 +5,12 @@ import type { InjectedErrorKind, Responded } from './types.js';
 export { DEFAULT_ERROR_RATE };
 
 /** How often each kind is picked once a call is chosen to fail; weights, normalized when drawn. */
-export const DEFAULT_ERROR_KINDS: Readonly<Record<InjectedErrorKind, number>> = { rate_limit: 0.4, network: 0.3, timeout: 0.2, auth: 0.1 };
+export const DEFAULT_ERROR_KINDS: Readonly<Record<InjectedErrorKind, number>> = {
+  rate_limit: 0.4,
+  network: 0.3,
+  timeout: 0.2,
+  auth: 0.1,
+};
 
 /** How long an injected timeout waits before answering 504, by default: long enough to be felt, short enough for training. */
 export const DEFAULT_TIMEOUT_DELAY_MS = 200;
@@ -111,11 +116,16 @@ export function injectedError(kind: InjectedErrorKind, toolId: string, options: 
     case 'rate_limit': {
       const seconds = options.retryAfter ?? 1;
       headers['retry-after'] = String(seconds);
-      return answer(options.status ?? 429, `rate limit exceeded for ${toolId}; retry after ${seconds} s`, { retry_after: seconds });
+      return answer(options.status ?? 429, `rate limit exceeded for ${toolId}; retry after ${seconds} s`, {
+        retry_after: seconds,
+      });
     }
     case 'network': {
       const status = options.status ?? 502;
-      return answer(status, status === 502 ? `the upstream of ${toolId} closed the connection` : `${toolId} is temporarily unavailable`);
+      return answer(
+        status,
+        status === 502 ? `the upstream of ${toolId} closed the connection` : `${toolId} is temporarily unavailable`,
+      );
     }
     case 'timeout':
       return answer(options.status ?? 504, `${toolId} did not answer in time`);
@@ -128,12 +138,17 @@ export function injectedError(kind: InjectedErrorKind, toolId: string, options: 
 /** The kind an HTTP status is the natural injection of, for `Prefer: code=NNN`. */
 export function kindOfStatus(status: number): InjectedErrorKind | undefined {
   switch (status) {
-    case 429: return 'rate_limit';
+    case 429:
+      return 'rate_limit';
     case 502:
-    case 503: return 'network';
-    case 504: return 'timeout';
-    case 401: return 'auth';
-    default: return undefined;
+    case 503:
+      return 'network';
+    case 504:
+      return 'timeout';
+    case 401:
+      return 'auth';
+    default:
+      return undefined;
   }
 }
 
@@ -144,11 +159,16 @@ function checkRate(rate: number): number {
 
 function cumulative(weights: Partial<Record<InjectedErrorKind, number>>): { kind: InjectedErrorKind; upTo: number }[] {
   for (const [kind, weight] of Object.entries(weights)) {
-    if (!ERROR_KINDS.includes(kind as InjectedErrorKind)) throw new RangeError(`unknown error kind ${JSON.stringify(kind)} (kinds: ${ERROR_KINDS.join(', ')})`);
-    if (!(typeof weight === 'number' && weight >= 0 && Number.isFinite(weight))) throw new RangeError(`weight of ${kind} must be a finite number >= 0`);
+    if (!ERROR_KINDS.includes(kind as InjectedErrorKind))
+      throw new RangeError(`unknown error kind ${JSON.stringify(kind)} (kinds: ${ERROR_KINDS.join(', ')})`);
+    if (!(typeof weight === 'number' && weight >= 0 && Number.isFinite(weight)))
+      throw new RangeError(`weight of ${kind} must be a finite number >= 0`);
   }
   const total = ERROR_KINDS.reduce((sum, kind) => sum + (weights[kind] ?? 0), 0);
   if (!(total > 0)) throw new RangeError('errorKinds must give at least one kind a positive weight');
   let upTo = 0;
-  return ERROR_KINDS.filter((kind) => (weights[kind] ?? 0) > 0).map((kind) => ({ kind, upTo: (upTo += weights[kind]! / total) }));
+  return ERROR_KINDS.filter((kind) => (weights[kind] ?? 0) > 0).map((kind) => ({
+    kind,
+    upTo: (upTo += weights[kind]! / total),
+  }));
 }

@@ -23,13 +23,26 @@ export const COERCED_HEADER = 'x-toolenv-coerced';
 /** Enough for a value nested in one-element arrays to reach its type, never unbounded. */
 const MAX_ROUNDS = 6;
 
-const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = { true: true, false: false, yes: true, no: false, on: true, off: false, '1': true, '0': false };
+const BOOLEAN_TEXT: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  on: true,
+  off: false,
+  '1': true,
+  '0': false,
+};
 
 /**
  * Arguments that fail `validate` only by type errors lax coercion can mend, mended (a copy; `args` is untouched),
  * with what changed; undefined when they still fail. Runs only on calls that failed validation.
  */
-export function laxArguments(args: Arguments, errors: readonly ErrorObject[], validate: ValidateFunction): { args: Arguments; coerced: Coercion[] } | undefined {
+export function laxArguments(
+  args: Arguments,
+  errors: readonly ErrorObject[],
+  validate: ValidateFunction,
+): { args: Arguments; coerced: Coercion[] } | undefined {
   let current = errors;
   let mended: Arguments | undefined;
   const coerced = new Map<string, Coercion>();
@@ -69,7 +82,8 @@ function coerce(value: unknown, types: ReadonlySet<string>): unknown {
     const text = value.trim();
     if (types.has('integer') && /^[-+]?\d+$/.test(text) && Number.isFinite(Number(text))) return Number(text);
     if (types.has('number') && /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) return Number(text);
-    if (types.has('boolean') && Object.hasOwn(BOOLEAN_TEXT, text.toLowerCase())) return BOOLEAN_TEXT[text.toLowerCase()];
+    if (types.has('boolean') && Object.hasOwn(BOOLEAN_TEXT, text.toLowerCase()))
+      return BOOLEAN_TEXT[text.toLowerCase()];
     return NOT_COERCED;
   }
   if (typeof value === 'number' && types.has('boolean') && (value === 0 || value === 1)) return value === 1;

@@ -139,7 +139,11 @@ export function createModelResponder(options: ModelResponderOptions): ModelRespo
       ].slice(0, maxExamples);
       // The first call waits for the model to load, but no longer than its deadline.
       await untilAborted(generator.ready(), signal);
-      const prompt = renderToolPrompt(tool, args, { examples, budgetTokens: budget, countTokens: (text) => generator.countTokens(text) });
+      const prompt = renderToolPrompt(tool, args, {
+        examples,
+        budgetTokens: budget,
+        countTokens: (text) => generator.countTokens(text),
+      });
       const messages: ChatMessage[] = [
         { role: 'system', content: prompt.system },
         { role: 'user', content: prompt.user },
@@ -149,7 +153,14 @@ export function createModelResponder(options: ModelResponderOptions): ModelRespo
       for (let attempt = 0; attempt < 2; attempt++) {
         if (attempt > 0) stats.retries++;
         const started = performance.now();
-        const generation = await generator.generate({ messages, schema: tool.response_schema, maxTokens, temperature, seed: (seed + attempt) >>> 0, signal });
+        const generation = await generator.generate({
+          messages,
+          schema: tool.response_schema,
+          maxTokens,
+          temperature,
+          seed: (seed + attempt) >>> 0,
+          signal,
+        });
         stats.generationSeconds += (performance.now() - started) / 1000;
         stats.promptTokens += generation.promptTokens;
         stats.completionTokens += generation.completionTokens;
@@ -251,23 +262,45 @@ function modelPrometheus(stats: ModelResponderStats, queue: TextGenerator['queue
   const rows: [string, string, string, number][] = [
     ['toolenv_model_calls_total', 'counter', 'Calls the model responder was asked.', stats.calls],
     ['toolenv_model_answered_total', 'counter', 'Calls the model answered with a schema-valid body.', stats.answered],
-    ['toolenv_model_fallbacks_total', 'counter', 'Calls the model left to the next responder (invalid body twice, error or timeout).', stats.fallbacks],
-    ['toolenv_model_invalid_total', 'counter', 'Generations that were not JSON or failed the response schema.', stats.invalid],
+    [
+      'toolenv_model_fallbacks_total',
+      'counter',
+      'Calls the model left to the next responder (invalid body twice, error or timeout).',
+      stats.fallbacks,
+    ],
+    [
+      'toolenv_model_invalid_total',
+      'counter',
+      'Generations that were not JSON or failed the response schema.',
+      stats.invalid,
+    ],
     ['toolenv_model_retries_total', 'counter', 'Second generations after an invalid body.', stats.retries],
     ['toolenv_model_timeouts_total', 'counter', 'Calls past the model deadline.', stats.timeouts],
     ['toolenv_model_errors_total', 'counter', 'Model failures (load, engine or HTTP errors).', stats.errors],
     ['toolenv_model_busy_total', 'counter', 'Calls refused because the model queue was full.', stats.busy],
     ['toolenv_model_prompt_tokens_total', 'counter', 'Prompt tokens sent to the model.', stats.promptTokens],
     ['toolenv_model_completion_tokens_total', 'counter', 'Tokens the model generated.', stats.completionTokens],
-    ['toolenv_model_generation_seconds_total', 'counter', 'Seconds spent generating, queueing included.', stats.generationSeconds],
+    [
+      'toolenv_model_generation_seconds_total',
+      'counter',
+      'Seconds spent generating, queueing included.',
+      stats.generationSeconds,
+    ],
   ];
   if (queue) {
     rows.push(
       ['toolenv_model_queue_running', 'gauge', 'Generations running now.', queue.running],
       ['toolenv_model_queue_waiting', 'gauge', 'Calls waiting for a generation slot.', queue.waiting],
       ['toolenv_model_queue_concurrency', 'gauge', 'Generations that run at once.', queue.concurrency],
-      ['toolenv_model_queue_max_waiting', 'gauge', 'Calls that may wait before new ones are refused (busy).', queue.maxWaiting],
+      [
+        'toolenv_model_queue_max_waiting',
+        'gauge',
+        'Calls that may wait before new ones are refused (busy).',
+        queue.maxWaiting,
+      ],
     );
   }
-  return rows.map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}\n`).join('');
+  return rows
+    .map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}\n`)
+    .join('');
 }

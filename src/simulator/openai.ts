@@ -1,4 +1,11 @@
-import { createModelResponder, type Generation, type GenerationRequest, type ModelResponder, type ModelResponderOptions, type TextGenerator } from './model-responder.js';
+import {
+  createModelResponder,
+  type Generation,
+  type GenerationRequest,
+  type ModelResponder,
+  type ModelResponderOptions,
+  type TextGenerator,
+} from './model-responder.js';
 import { BoundedQueue, ResponderBusyError } from './queue.js';
 
 /** How the response schema travels: OpenAI's `response_format` (vLLM, SGLang, llama-server, OpenAI) or vLLM's older `guided_json`. */
@@ -39,14 +46,23 @@ export class OpenAIGenerator implements TextGenerator {
     } catch {
       throw new Error(`responder URL ${JSON.stringify(options.url)} is not a URL`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`responder URL ${options.url} must be http or https`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`responder URL ${options.url} must be http or https`);
     const path = url.pathname.replace(/\/+$/, '');
-    url.pathname = path.endsWith('/chat/completions') ? path : path.endsWith('/v1') ? `${path}/chat/completions` : `${path}/v1/chat/completions`;
+    url.pathname = path.endsWith('/chat/completions')
+      ? path
+      : path.endsWith('/v1')
+        ? `${path}/chat/completions`
+        : `${path}/v1/chat/completions`;
     this.endpoint = url.toString();
     this.options = options;
     this.label = `openai:${this.endpoint}`;
     const concurrency = options.concurrency ?? 16;
-    this.queue = new BoundedQueue({ name: `responder ${this.endpoint}`, concurrency, maxWaiting: options.maxWaiting ?? 16 * concurrency });
+    this.queue = new BoundedQueue({
+      name: `responder ${this.endpoint}`,
+      concurrency,
+      maxWaiting: options.maxWaiting ?? 16 * concurrency,
+    });
   }
 
   async ready(): Promise<void> {
@@ -69,9 +85,18 @@ export class OpenAIGenerator implements TextGenerator {
       };
       if (request.schema === undefined) body.response_format = { type: 'json_object' };
       else if (this.options.schemaField === 'guided_json') body.guided_json = request.schema;
-      else body.response_format = { type: 'json_schema', json_schema: { name: 'response', schema: request.schema, strict: this.options.strict ?? false } };
+      else
+        body.response_format = {
+          type: 'json_schema',
+          json_schema: { name: 'response', schema: request.schema, strict: this.options.strict ?? false },
+        };
 
-      const response = await fetch(this.endpoint, { method: 'POST', headers: this.headers(), body: JSON.stringify(body), signal: request.signal });
+      const response = await fetch(this.endpoint, {
+        method: 'POST',
+        headers: this.headers(),
+        body: JSON.stringify(body),
+        signal: request.signal,
+      });
       const text = await response.text();
       if (response.status === 429 || response.status === 503) {
         throw new ResponderBusyError(`responder ${this.endpoint}`, retryAfter(response.headers.get('retry-after')));
@@ -80,7 +105,8 @@ export class OpenAIGenerator implements TextGenerator {
       const completion = parseCompletion(text, this.endpoint);
       return {
         text: completion.content,
-        promptTokens: completion.usage?.prompt_tokens ?? request.messages.reduce((n, m) => n + this.countTokens(m.content), 0),
+        promptTokens:
+          completion.usage?.prompt_tokens ?? request.messages.reduce((n, m) => n + this.countTokens(m.content), 0),
         completionTokens: completion.usage?.completion_tokens ?? this.countTokens(completion.content),
         truncated: completion.finishReason === 'length',
       };

@@ -7,7 +7,17 @@ import { exampleNamed } from './examples.js';
 import { ErrorStream, injectedError, kindOfStatus, type InjectionConfig } from './inject.js';
 import { SimulatorMetrics } from './metrics.js';
 import { PROBLEM_CONTENT_TYPE, problem, type Problem } from './problem.js';
-import type { Arguments, CallControls, CallOptions, CallResult, InjectedErrorKind, Responded, Responder, ResponseSource, Simulator } from './types.js';
+import type {
+  Arguments,
+  CallControls,
+  CallOptions,
+  CallResult,
+  InjectedErrorKind,
+  Responded,
+  Responder,
+  ResponseSource,
+  Simulator,
+} from './types.js';
 import { Rules, type RuleAccepted, type ToolSource } from './validate.js';
 import { COERCED_HEADER, coercedHeader, type CoercionMode } from './lax.js';
 import { IGNORED_HEADER, type UnknownArgumentsMode } from './unknown-arguments.js';
@@ -109,7 +119,11 @@ class PipelineSimulator implements ToolSimulator {
   constructor(options: SimulatorOptions) {
     this.seed = options.seed ?? 0;
     this.metrics = options.metrics ?? new SimulatorMetrics();
-    this.injection = { errorRate: options.errorRate, errorKinds: options.errorKinds, timeoutDelayMs: options.timeoutDelayMs };
+    this.injection = {
+      errorRate: options.errorRate,
+      errorKinds: options.errorKinds,
+      timeoutDelayMs: options.timeoutDelayMs,
+    };
     this.errors = new ErrorStream(options.injectionSeed ?? this.seed, this.injection);
     this.rules = new Rules(options.store, {
       maxValidators: options.maxValidators,
@@ -157,12 +171,21 @@ class PipelineSimulator implements ToolSimulator {
       if (injection) {
         this.metrics.injected[injection.kind]++;
         if (injection.delayMs > 0) await sleep(injection.delayMs);
-        return { status: injection.status, body: injection.body, source: 'rule', headers: injection.headers, error: injection.kind };
+        return {
+          status: injection.status,
+          body: injection.body,
+          source: 'rule',
+          headers: injection.headers,
+          error: injection.kind,
+        };
       }
     }
 
     if (controls.example !== undefined) return namedExample(tool, controls.example);
-    if (this.upstream) return this.upstream.forwards ? this.forwarded(this.upstream, tool, given, options.credentials) : this.replayed(tool, given);
+    if (this.upstream)
+      return this.upstream.forwards
+        ? this.forwarded(this.upstream, tool, given, options.credentials)
+        : this.replayed(tool, given);
 
     if (!controls.dynamic && this.cache) {
       const found = this.lookup(tool.id, given);
@@ -177,7 +200,9 @@ class PipelineSimulator implements ToolSimulator {
 
     if (controls.dynamic) return withHeaders(await this.respond(tool, given, true));
     const settled = await this.shared(tool, given);
-    return 'hit' in settled ? hitResult(settled.hit) : withHeaders(settled.first ? settled.answer : { ...settled.answer, body: structuredClone(settled.answer.body) });
+    return 'hit' in settled
+      ? hitResult(settled.hit)
+      : withHeaders(settled.first ? settled.answer : { ...settled.answer, body: structuredClone(settled.answer.body) });
   }
 
   /** The cache's entry for a call; a failed database read is counted and is a miss. */
@@ -197,20 +222,34 @@ class PipelineSimulator implements ToolSimulator {
     }
     this.metrics.replayMisses++;
     return problemResult(
-      problem(501, 'No recording', `${tool.id} has no recorded real answer for these arguments; record one with \`serve --upstream record\` (or \`toolenv call --upstream record\`), or import a corpus with \`toolenv cache import --format toolbench\``, { tool: tool.id }),
+      problem(
+        501,
+        'No recording',
+        `${tool.id} has no recorded real answer for these arguments; record one with \`serve --upstream record\` (or \`toolenv call --upstream record\`), or import a corpus with \`toolenv cache import --format toolbench\``,
+        { tool: tool.id },
+      ),
     );
   }
 
   /** The call sent to the real API: its answer recorded (record mode), compared with the simulator's in the diff log. */
-  private async forwarded(upstream: Upstream, tool: Tool, args: Arguments, credentials: CallerCredentials | undefined): Promise<CallResult> {
+  private async forwarded(
+    upstream: Upstream,
+    tool: Tool,
+    args: Arguments,
+    credentials: CallerCredentials | undefined,
+  ): Promise<CallResult> {
     // A simulator that cannot answer (a full model queue) costs the log line, never the real answer.
-    const [forwarded, simulated] = await Promise.all([upstream.forward(tool, args, credentials), upstream.logs ? this.simulated(tool, args).catch(() => undefined) : undefined]);
+    const [forwarded, simulated] = await Promise.all([
+      upstream.forward(tool, args, credentials),
+      upstream.logs ? this.simulated(tool, args).catch(() => undefined) : undefined,
+    ]);
     if (!forwarded.ok) {
       this.metrics.upstreamFailures++;
       return problemResult(forwarded.problem);
     }
     const { answer } = forwarded;
-    const recorded = upstream.records(answer.status) && this.cache?.writable === true && (await this.record(tool, args, answer));
+    const recorded =
+      upstream.records(answer.status) && this.cache?.writable === true && (await this.record(tool, args, answer));
     if (simulated) upstream.logDiff(tool, args, forwarded.request, answer, simulated, recorded);
     return { status: answer.status, body: answer.body, source: 'real', headers: answer.headers };
   }
@@ -219,7 +258,10 @@ class PipelineSimulator implements ToolSimulator {
   private async record(tool: Tool, args: Arguments, answer: Responded): Promise<boolean> {
     try {
       // An empty body (a 204) is stored as null, which a replay answers as no body again.
-      await this.cache!.import([{ tool: tool.id, arguments: args, status: answer.status, body: answer.body ?? null, source: REAL_SOURCE }], { replace: true });
+      await this.cache!.import(
+        [{ tool: tool.id, arguments: args, status: answer.status, body: answer.body ?? null, source: REAL_SOURCE }],
+        { replace: true },
+      );
       this.metrics.cacheWrites++;
       this.metrics.upstreamRecorded++;
       return true;
@@ -300,11 +342,18 @@ class PipelineSimulator implements ToolSimulator {
       if (!answer) continue;
       // A body that arrived as JSON text (the synthesis thread's) stays text: a spread would parse it.
       const text = untouchedBodyText(answer);
-      return text === undefined ? { ...answer, source: responder.name } : withStoredBody({ status: answer.status, source: responder.name }, text);
+      return text === undefined
+        ? { ...answer, source: responder.name }
+        : withStoredBody({ status: answer.status, source: responder.name }, text);
     }
     const body = failure
       ? problem(500, 'Responder failed', `no responder answered ${tool.id}: ${failure.message}`, { tool: tool.id })
-      : problem(501, 'No simulated response', `none of the responders (${this.responders.map((r) => r.name).join(', ') || 'none configured'}) answers ${tool.id}`, { tool: tool.id });
+      : problem(
+          501,
+          'No simulated response',
+          `none of the responders (${this.responders.map((r) => r.name).join(', ') || 'none configured'}) answers ${tool.id}`,
+          { tool: tool.id },
+        );
     return { status: body.status, body, source: 'rule' };
   }
 
@@ -317,7 +366,11 @@ class PipelineSimulator implements ToolSimulator {
       this.metrics.cacheWriteErrors++;
       return undefined;
     }
-    if (outcome instanceof Promise) return outcome.then((settled) => this.countOutcome(settled), () => this.countOutcome('error'));
+    if (outcome instanceof Promise)
+      return outcome.then(
+        (settled) => this.countOutcome(settled),
+        () => this.countOutcome('error'),
+      );
     this.countOutcome(outcome);
     return undefined;
   }
@@ -334,7 +387,11 @@ class PipelineSimulator implements ToolSimulator {
 type Shared = { answer: Answer } | { hit: StoredHit };
 
 function hitResult(hit: StoredHit): CallResult {
-  return storedResult(hit.status, hit.text, hit.status >= 400 && isProblemText(hit.text) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {});
+  return storedResult(
+    hit.status,
+    hit.text,
+    hit.status >= 400 && isProblemText(hit.text) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {},
+  );
 }
 
 /** What the rules changed, on the answer: headers for any client, fields for the episode's record. */
@@ -363,9 +420,11 @@ function problemResult(body: Problem): CallResult {
 
 /** An answer as a CallResult: error answers shaped as problems (a responder's, or a cached one) say so in their content type. */
 function withHeaders(answer: Answer): CallResult {
-  const headers: Record<string, string> = answer.status >= 400 && isProblem(answer.body) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {};
+  const headers: Record<string, string> =
+    answer.status >= 400 && isProblem(answer.body) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {};
   const text = untouchedBodyText(answer);
-  if (text !== undefined) return withStoredBody({ status: answer.status, source: answer.source, headers }, text) as CallResult;
+  if (text !== undefined)
+    return withStoredBody({ status: answer.status, source: answer.source, headers }, text) as CallResult;
   return { status: answer.status, body: answer.body, source: answer.source, headers };
 }
 
@@ -380,7 +439,10 @@ function isProblemText(text: string): boolean {
 
 function checkControls(controls: CallControls): Problem | undefined {
   const wrong: string[] = [];
-  if (controls.code !== undefined && !(Number.isInteger(controls.code) && controls.code >= 100 && controls.code <= 599)) {
+  if (
+    controls.code !== undefined &&
+    !(Number.isInteger(controls.code) && controls.code >= 100 && controls.code <= 599)
+  ) {
     wrong.push(`code must be an HTTP status from 100 to 599, got ${JSON.stringify(controls.code)}`);
   }
   if (controls.example !== undefined && (typeof controls.example !== 'string' || controls.example === '')) {
@@ -394,7 +456,9 @@ function checkControls(controls: CallControls): Problem | undefined {
 
 function forcedCode(tool: Tool, controls: CallControls): CallResult {
   const code = controls.code!;
-  const example = tool.examples.find((e) => e.status === code && (controls.example === undefined || e.name === controls.example));
+  const example = tool.examples.find(
+    (e) => e.status === code && (controls.example === undefined || e.name === controls.example),
+  );
   if (example) return { status: example.status, body: structuredClone(example.body), source: 'example', headers: {} };
   const kind = kindOfStatus(code);
   if (kind) {
@@ -403,7 +467,12 @@ function forcedCode(tool: Tool, controls: CallControls): CallResult {
   }
   if (code >= 400) return problemResult(problem(code, undefined, `forced by Prefer: code=${code}`, { tool: tool.id }));
   return problemResult(
-    problem(400, 'Invalid Prefer', `${tool.id} documents no ${code} response: its success status is ${successStatus(tool)}`, { tool: tool.id }),
+    problem(
+      400,
+      'Invalid Prefer',
+      `${tool.id} documents no ${code} response: its success status is ${successStatus(tool)}`,
+      { tool: tool.id },
+    ),
   );
 }
 
@@ -412,6 +481,14 @@ function namedExample(tool: Tool, name: string): CallResult {
   // A copy: the tool record is shared (the library keeps parsed records in an LRU).
   if (example) return { status: example.status, body: structuredClone(example.body), source: 'example', headers: {} };
   const names = tool.examples.flatMap((e) => (e.name === undefined ? [] : [e.name]));
-  const known = names.length > 0 ? `; its examples: ${names.map((n) => JSON.stringify(n)).join(', ')}` : '; it has no named examples';
-  return problemResult(problem(400, 'Unknown example', `${tool.id} has no example named ${JSON.stringify(name)}${known}`, { tool: tool.id, examples: names }));
+  const known =
+    names.length > 0
+      ? `; its examples: ${names.map((n) => JSON.stringify(n)).join(', ')}`
+      : '; it has no named examples';
+  return problemResult(
+    problem(400, 'Unknown example', `${tool.id} has no example named ${JSON.stringify(name)}${known}`, {
+      tool: tool.id,
+      examples: names,
+    }),
+  );
 }

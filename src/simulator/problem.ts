@@ -16,7 +16,13 @@ export interface Problem {
 
 /** The problem type URI of a title; titles are fixed per kind of problem, so the URI identifies the kind. */
 export function problemType(title: string): string {
-  return PROBLEM_TYPE_BASE + title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return (
+    PROBLEM_TYPE_BASE +
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+  );
 }
 
 /**
@@ -27,7 +33,8 @@ export function problem(status: number, title?: string, detail?: string, extra: 
   const heading = title ?? STATUS_CODES[status] ?? `HTTP ${status}`;
   const body: Problem = { type: problemType(heading), title: heading, status };
   if (detail !== undefined) body.detail = detail;
-  for (const [member, value] of Object.entries(extra)) if (!(member in body) && !STANDARD.has(member)) body[member] = value;
+  for (const [member, value] of Object.entries(extra))
+    if (!(member in body) && !STANDARD.has(member)) body[member] = value;
   return body;
 }
 

@@ -12,7 +12,19 @@ export function parsePythonLiteral(text: string): unknown {
   return value;
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b', f: '\f', v: '\v', '\n': '' };
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  a: '\x07',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  '\n': '',
+};
 const WORDS: Record<string, unknown> = { True: true, False: false, None: null, true: true, false: false, null: null };
 
 class Parser {
@@ -33,7 +45,10 @@ class Parser {
     if (c === '[') return this.sequence('[', ']');
     if (c === '(') return this.sequence('(', ')');
     if (c === "'" || c === '"') return this.string();
-    if ((c === 'u' || c === 'b' || c === 'U' || c === 'B') && (this.text[this.pos + 1] === "'" || this.text[this.pos + 1] === '"')) {
+    if (
+      (c === 'u' || c === 'b' || c === 'U' || c === 'B') &&
+      (this.text[this.pos + 1] === "'" || this.text[this.pos + 1] === '"')
+    ) {
       this.pos++;
       return this.string();
     }
@@ -61,7 +76,12 @@ class Parser {
       this.space();
       this.expect(':');
       this.space();
-      Object.defineProperty(out, String(key), { value: this.value(), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, String(key), {
+        value: this.value(),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       this.space();
       if (this.text[this.pos] !== ',') break;
       this.pos++;

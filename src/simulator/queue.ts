@@ -36,8 +36,10 @@ export class BoundedQueue {
   private idlers: (() => void)[] = [];
 
   constructor(options: QueueOptions) {
-    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new Error(`queue ${options.name}: concurrency must be a positive integer`);
-    if (!Number.isInteger(options.maxWaiting) || options.maxWaiting < 0) throw new Error(`queue ${options.name}: maxWaiting must be a non-negative integer`);
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1)
+      throw new Error(`queue ${options.name}: concurrency must be a positive integer`);
+    if (!Number.isInteger(options.maxWaiting) || options.maxWaiting < 0)
+      throw new Error(`queue ${options.name}: maxWaiting must be a non-negative integer`);
     this.name = options.name;
     this.concurrency = options.concurrency;
     this.maxWaiting = options.maxWaiting;

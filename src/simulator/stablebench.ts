@@ -49,7 +49,11 @@ export class StableBenchIndex {
       if (tool.origin.format !== 'toolbench') continue;
       const key = `${standardize(tool.origin.tool_name)}/${changeName(standardize(tool.origin.api_name))}`;
       const targets = this.byKey.get(key) ?? [];
-      targets.push({ id: tool.id, category: standardizeCategory(tool.origin.category), status: tool.response_status ?? 200 });
+      targets.push({
+        id: tool.id,
+        category: standardizeCategory(tool.origin.category),
+        status: tool.response_status ?? 200,
+      });
       this.byKey.set(key, targets);
     }
   }
@@ -64,7 +68,10 @@ export class StableBenchIndex {
     const toolName = standardize(toolDir.endsWith(suffix) ? toolDir.slice(0, -suffix.length) : toolDir);
     const targets = this.byKey.get(`${toolName}/${changeName(standardize(apiFile))}`);
     if (!targets) return undefined;
-    return targets.find((t) => t.category === categoryDir || standardize(t.category) === standardize(categoryDir)) ?? targets[0];
+    return (
+      targets.find((t) => t.category === categoryDir || standardize(t.category) === standardize(categoryDir)) ??
+      targets[0]
+    );
   }
 }
 
@@ -85,12 +92,19 @@ export interface StableBenchReport {
  * in one transaction). Fills `report` as it goes. A file that is not JSON, or a recorded response that is not
  * `{"error", "response"}`, throws a CacheError naming the file: the import then stores nothing.
  */
-export function* readStableBench(root: string, index: StableBenchIndex, report: StableBenchReport): Generator<ImportEntry> {
-  if (!isDirectory(root)) throw new CacheError(`${root} is not a directory (expected StableToolBench's <Category>/<tool>/<api>.json layout)`);
+export function* readStableBench(
+  root: string,
+  index: StableBenchIndex,
+  report: StableBenchReport,
+): Generator<ImportEntry> {
+  if (!isDirectory(root))
+    throw new CacheError(`${root} is not a directory (expected StableToolBench's <Category>/<tool>/<api>.json layout)`);
   for (const category of sortedDirs(root)) {
     for (const toolDir of sortedDirs(join(root, category))) {
       const dir = join(root, category, toolDir);
-      for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+      for (const file of readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .sort()) {
         const relative = join(category, toolDir, file);
         report.files++;
         const target = index.match(category, toolDir, file.slice(0, -'.json'.length));
@@ -105,7 +119,12 @@ export function* readStableBench(root: string, index: StableBenchIndex, report: 
   }
 }
 
-function* fileEntries(path: string, relative: string, target: Target, report: StableBenchReport): Generator<ImportEntry> {
+function* fileEntries(
+  path: string,
+  relative: string,
+  target: Target,
+  report: StableBenchReport,
+): Generator<ImportEntry> {
   let records: unknown;
   try {
     records = JSON.parse(readFileSync(path, 'utf8'));
@@ -114,7 +133,11 @@ function* fileEntries(path: string, relative: string, target: Target, report: St
   }
   if (!isJsonObject(records)) throw new CacheError(`${path}: expected an object mapping arguments to responses`);
   for (const [key, record] of Object.entries(records)) {
-    if (!isJsonObject(record) || !('response' in record) || (record.error !== undefined && typeof record.error !== 'string')) {
+    if (
+      !isJsonObject(record) ||
+      !('response' in record) ||
+      (record.error !== undefined && typeof record.error !== 'string')
+    ) {
       throw new CacheError(`${path}: the response of ${truncate(key)} is not {"error": "...", "response": ...}`);
     }
     if (record.error) {
@@ -127,7 +150,13 @@ function* fileEntries(path: string, relative: string, target: Target, report: St
       continue;
     }
     report.entries++;
-    yield { tool: target.id, arguments: args, status: target.status, body: readBody(record.response), source: STABLEBENCH_SOURCE };
+    yield {
+      tool: target.id,
+      arguments: args,
+      status: target.status,
+      body: readBody(record.response),
+      source: STABLEBENCH_SOURCE,
+    };
   }
 }
 

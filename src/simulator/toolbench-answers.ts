@@ -70,7 +70,12 @@ export interface ToolbenchAnswersReport {
 }
 
 export function emptyReport(): ToolbenchAnswersReport {
-  return { files: 0, calls: 0, mapped: 0, skipped: { finish: 0, unknown_function: {}, invalid_arguments: 0, recorded_errors: 0, duplicates: 0 } };
+  return {
+    files: 0,
+    calls: 0,
+    mapped: 0,
+    skipped: { finish: 0, unknown_function: {}, invalid_arguments: 0, recorded_errors: 0, duplicates: 0 },
+  };
 }
 
 /** Every `.json` file under the given files and directories, in sorted order. */
@@ -99,7 +104,12 @@ interface Observed {
  * as a call would be checked; the entry is keyed by the arguments the rules hand on. A file that is not a ToolBench
  * answer throws a CacheError naming it: the import then stores nothing.
  */
-export function* readToolbenchAnswers(files: readonly string[], index: FunctionIndex, rules: Rules, report: ToolbenchAnswersReport): Generator<ImportEntry> {
+export function* readToolbenchAnswers(
+  files: readonly string[],
+  index: FunctionIndex,
+  rules: Rules,
+  report: ToolbenchAnswersReport,
+): Generator<ImportEntry> {
   const seen = new Set<string>();
   for (const file of files) {
     report.files++;
@@ -115,12 +125,20 @@ export function* readToolbenchAnswers(files: readonly string[], index: FunctionI
         continue;
       }
       const observation = typeof call.content === 'string' ? (parseLoose(call.content) ?? call.content) : call.content;
-      const { error, response } = isJsonObject(observation) && 'response' in observation ? observation : { error: undefined, response: observation };
+      const { error, response } =
+        isJsonObject(observation) && 'response' in observation
+          ? observation
+          : { error: undefined, response: observation };
       if (typeof error === 'string' ? error.trim() !== '' : error !== undefined && error !== null) {
         report.skipped.recorded_errors++;
         continue;
       }
-      const args = typeof call.arguments === 'string' ? (call.arguments.trim() === '' ? {} : parseLoose(call.arguments)) : call.arguments;
+      const args =
+        typeof call.arguments === 'string'
+          ? call.arguments.trim() === ''
+            ? {}
+            : parseLoose(call.arguments)
+          : call.arguments;
       const checked = rules.check(toolId, args ?? {});
       if (!checked.ok) {
         report.skipped.invalid_arguments++;
@@ -133,7 +151,13 @@ export function* readToolbenchAnswers(files: readonly string[], index: FunctionI
       }
       seen.add(key);
       report.mapped++;
-      yield { tool: toolId, arguments: checked.args, status: checked.tool.response_status ?? 200, body: readBody(response), source: REAL_SOURCE };
+      yield {
+        tool: toolId,
+        arguments: checked.args,
+        status: checked.tool.response_status ?? 200,
+        body: readBody(response),
+        source: REAL_SOURCE,
+      };
     }
   }
 }
@@ -148,7 +172,8 @@ function observations(file: string): Observed[] {
   }
   const generation = isJsonObject(value) ? value.answer_generation : undefined;
   const messages = isJsonObject(generation) ? generation.train_messages : undefined;
-  if (!Array.isArray(messages)) throw new CacheError(`${file}: not a ToolBench answer (expected answer_generation.train_messages)`);
+  if (!Array.isArray(messages))
+    throw new CacheError(`${file}: not a ToolBench answer (expected answer_generation.train_messages)`);
   const conversations = messages.every(Array.isArray) ? (messages as unknown[][]) : [messages];
   const calls = new Map<string, Observed>();
   for (const conversation of conversations) {

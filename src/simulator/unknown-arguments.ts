@@ -38,7 +38,8 @@ function isEmpty(object: Record<string, unknown>): boolean {
 export function argumentHint(tool: Tool, name: string): string | undefined {
   const properties = tool.parameters.properties ?? {};
   for (const [parent, schema] of Object.entries(properties)) {
-    if (isObject(schema) && isObject(schema.properties) && Object.hasOwn(schema.properties, name)) return `${parent}.${name}`;
+    if (isObject(schema) && isObject(schema.properties) && Object.hasOwn(schema.properties, name))
+      return `${parent}.${name}`;
   }
   const folded = fold(name);
   return Object.keys(properties).find((declared) => fold(declared) === folded);

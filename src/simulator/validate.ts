@@ -90,7 +90,9 @@ export class Rules {
       const kind = given === null ? 'null' : Array.isArray(given) ? 'an array' : `a ${typeof given}`;
       return {
         ok: false,
-        problem: invalidArguments(tool.id, `arguments must be a JSON object, got ${kind}`, [{ path: '', message: 'must be object' }]),
+        problem: invalidArguments(tool.id, `arguments must be a JSON object, got ${kind}`, [
+          { path: '', message: 'must be object' },
+        ]),
       };
     }
     const unknown = unknownArguments(tool, given);
@@ -106,7 +108,9 @@ export class Rules {
     const { validate } = this.validator(tool);
     if (!validate) {
       const missing = missingRequired(tool, args);
-      return missing.length > 0 ? { ok: false, problem: invalidArguments(tool.id, summarize(missing), missing) } : { ok: true, tool, args };
+      return missing.length > 0
+        ? { ok: false, problem: invalidArguments(tool.id, summarize(missing), missing) }
+        : { ok: true, tool, args };
     }
     if (validate(args)) return { ok: true, tool, args };
     const failed = validate.errors ?? [];
@@ -123,10 +127,14 @@ export class Rules {
     const allowed = Object.keys(tool.parameters.properties ?? {});
     const errors: ArgumentError[] = unknown.map((name) => {
       const hint = argumentHint(tool, name);
-      return { path: pointer('', name), message: `is not a parameter of ${tool.id}${hint === undefined ? '' : `; did you mean ${JSON.stringify(hint)}?`}` };
+      return {
+        path: pointer('', name),
+        message: `is not a parameter of ${tool.id}${hint === undefined ? '' : `; did you mean ${JSON.stringify(hint)}?`}`,
+      };
     });
     const declared = this.checkDeclared(tool, withoutArguments(args, unknown));
-    if (!declared.ok && Array.isArray(declared.problem.errors)) errors.push(...(declared.problem.errors as ArgumentError[]));
+    if (!declared.ok && Array.isArray(declared.problem.errors))
+      errors.push(...(declared.problem.errors as ArgumentError[]));
     const names = unknown.map((n) => JSON.stringify(n)).join(', ');
     const detail = `unknown argument${unknown.length === 1 ? '' : 's'} ${names} for ${tool.id}; its parameters: ${allowed.join(', ') || '(none)'}`;
     return problem(400, 'Unknown arguments', detail, { tool: tool.id, unknown, allowed, errors });
@@ -141,8 +149,12 @@ export class Rules {
 
   private unknownTool(toolId: string): Problem {
     const suggestions = this.suggestions(toolId);
-    const hint = suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => JSON.stringify(s)).join(', ')}?` : '';
-    return problem(404, 'Unknown tool', `no tool with id ${JSON.stringify(toolId)}${hint}`, { tool: toolId, suggestions });
+    const hint =
+      suggestions.length > 0 ? `; did you mean ${suggestions.map((s) => JSON.stringify(s)).join(', ')}?` : '';
+    return problem(404, 'Unknown tool', `no tool with id ${JSON.stringify(toolId)}${hint}`, {
+      tool: toolId,
+      suggestions,
+    });
   }
 
   private validator(tool: Tool): Compiled {
@@ -177,7 +189,9 @@ function invalidArguments(toolId: string, detail: string, errors: ArgumentError[
 
 function missingRequired(tool: Tool, args: Arguments): ArgumentError[] {
   const required = Array.isArray(tool.parameters?.required) ? tool.parameters.required : [];
-  return required.filter((name) => !Object.hasOwn(args, name)).map((name) => ({ path: pointer('', name), message: 'is required' }));
+  return required
+    .filter((name) => !Object.hasOwn(args, name))
+    .map((name) => ({ path: pointer('', name), message: 'is required' }));
 }
 
 function pointer(base: string, property: string): string {
@@ -213,7 +227,10 @@ function describe(error: ErrorObject, tool: Tool | undefined): ArgumentError {
       return { path: error.instancePath, message: `must be ${type}` };
     }
     case 'enum':
-      return { path: error.instancePath, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+      return {
+        path: error.instancePath,
+        message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      };
     case 'const':
       return { path: error.instancePath, message: `must be ${JSON.stringify(params.allowedValue)}` };
     case 'additionalProperties':

@@ -22,7 +22,12 @@ const INVALID = problemType('Invalid arguments');
 const UNAUTHENTICATED = problemType(MISSING_CREDENTIALS);
 const UNKNOWN = problemType('Unknown arguments');
 
-const INJECTED_KINDS: Record<InjectedErrorKind, ErrorKind> = { rate_limit: 'rate_limit', network: 'unavailable', timeout: 'timeout', auth: 'auth' };
+const INJECTED_KINDS: Record<InjectedErrorKind, ErrorKind> = {
+  rate_limit: 'rate_limit',
+  network: 'unavailable',
+  timeout: 'timeout',
+  auth: 'auth',
+};
 
 let errorBodies: Promise<typeof import('./error-body.js')> | undefined;
 
@@ -30,17 +35,32 @@ let errorBodies: Promise<typeof import('./error-body.js')> | undefined;
  * `result` as the REST surface answers it: an error the Rule layer, injection, `Prefer: code` or world state made
  * is re-shaped when the operation declares a body schema for its status; anything else is returned as it is.
  */
-export async function vendorError(tool: Tool, result: CallResult, args: Arguments, controls: CallControls, seed: number): Promise<CallResult> {
+export async function vendorError(
+  tool: Tool,
+  result: CallResult,
+  args: Arguments,
+  controls: CallControls,
+  seed: number,
+): Promise<CallResult> {
   const declared = tool.error_responses;
   if (declared === undefined || !isReshaped(result)) return result;
   const reason = reasonOf(tool, result, controls, declared);
   if (reason === undefined) return result;
   const schema = errorSchema(declared, reason.status);
   // The synthesizer loads on first use, as its responder does.
-  const body = isSchema(schema) ? (await (errorBodies ??= import('./error-body.js'))).errorBody(tool, schema, reason, args, seed) : undefined;
+  const body = isSchema(schema)
+    ? (await (errorBodies ??= import('./error-body.js'))).errorBody(tool, schema, reason, args, seed)
+    : undefined;
   // No body declared for the status: the problem stays, at the status the operation declares.
-  if (body === undefined) return reason.status === result.status ? result : { ...result, status: reason.status, body: { ...(result.body as Problem), status: reason.status } };
-  const headers = { ...result.headers, 'content-type': 'application/json', [PROBLEM_HEADER]: (result.body as Problem).type };
+  if (body === undefined)
+    return reason.status === result.status
+      ? result
+      : { ...result, status: reason.status, body: { ...(result.body as Problem), status: reason.status } };
+  const headers = {
+    ...result.headers,
+    'content-type': 'application/json',
+    [PROBLEM_HEADER]: (result.body as Problem).type,
+  };
   return { ...result, status: reason.status, body, headers };
 }
 
@@ -48,7 +68,16 @@ export async function vendorError(tool: Tool, result: CallResult, args: Argument
  * ToolEnv's own failures, which no API would answer: a responder that failed or had nothing, and with `--upstream` a
  * real API that could not be reached or has no recording. They stay problems, so nobody mistakes them for the API's.
  */
-const OWN_FAILURES = new Set(['Responder failed', 'No simulated response', 'No recording', 'No upstream', 'Upstream unreachable', 'Upstream timeout'].map(problemType));
+const OWN_FAILURES = new Set(
+  [
+    'Responder failed',
+    'No simulated response',
+    'No recording',
+    'No upstream',
+    'Upstream unreachable',
+    'Upstream timeout',
+  ].map(problemType),
+);
 
 /** Problems of the Rule layer and of world state; ToolEnv's own failures say so as problems. */
 function isReshaped(result: CallResult): boolean {
@@ -57,11 +86,24 @@ function isReshaped(result: CallResult): boolean {
   return result.source === 'rule' && !OWN_FAILURES.has((result.body as Problem).type);
 }
 
-function reasonOf(tool: Tool, result: CallResult, controls: CallControls, declared: ErrorResponses): ErrorReason | undefined {
+function reasonOf(
+  tool: Tool,
+  result: CallResult,
+  controls: CallControls,
+  declared: ErrorResponses,
+): ErrorReason | undefined {
   const problem = result.body as Problem;
   const message = problem.detail ?? problem.title;
-  const reason = (status: number, kind: ErrorKind, code: string, fields: ErrorReason['fields'] = []): ErrorReason => ({ status, kind, message, title: problem.title, code, fields });
-  if (result.error) return reason(result.status, INJECTED_KINDS[result.error], kindCode(INJECTED_KINDS[result.error], result.status));
+  const reason = (status: number, kind: ErrorKind, code: string, fields: ErrorReason['fields'] = []): ErrorReason => ({
+    status,
+    kind,
+    message,
+    title: problem.title,
+    code,
+    fields,
+  });
+  if (result.error)
+    return reason(result.status, INJECTED_KINDS[result.error], kindCode(INJECTED_KINDS[result.error], result.status));
   if (result.source === 'state') return reason(404, 'not_found', 'resource_missing');
   if (problem.type === UNAUTHENTICATED) return reason(401, 'auth', 'unauthorized');
   if (problem.type === INVALID || problem.type === UNKNOWN) {
@@ -69,7 +111,12 @@ function reasonOf(tool: Tool, result: CallResult, controls: CallControls, declar
     // A path segment that is no valid id names no resource: the API's 404, where it declares a body for one.
     const inPath = fields.length > 0 && fields.every((f) => f.in === 'path');
     if (inPath && isSchema(declared['404'])) return reason(404, 'not_found', 'resource_missing', fields);
-    const code = problem.type === UNKNOWN ? 'parameter_unknown' : fields.every((f) => f.missing) ? 'parameter_missing' : 'parameter_invalid';
+    const code =
+      problem.type === UNKNOWN
+        ? 'parameter_unknown'
+        : fields.every((f) => f.missing)
+          ? 'parameter_missing'
+          : 'parameter_invalid';
     return reason(refusalStatus(declared), 'validation', code, fields);
   }
   // Prefer: code=NNN answered by a problem of that status (its title is the status's reason phrase; Invalid Prefer's is not).
@@ -81,11 +128,17 @@ function reasonOf(tool: Tool, result: CallResult, controls: CallControls, declar
 }
 
 /** The arguments a refusal names (its `errors[].path`), by wire name, with where they go and their own message. */
-function wrongFields(tool: Tool, problem: Problem): (ErrorReason['fields'][number] & { in?: string; missing: boolean })[] {
+function wrongFields(
+  tool: Tool,
+  problem: Problem,
+): (ErrorReason['fields'][number] & { in?: string; missing: boolean })[] {
   const errors = Array.isArray(problem.errors) ? (problem.errors as { path?: unknown; message?: unknown }[]) : [];
   return errors.map((error) => {
     const path = typeof error.path === 'string' ? error.path : '';
-    const tokens = path.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const tokens = path
+      .split('/')
+      .slice(1)
+      .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     const binding = tool.bindings?.[tokens[0] ?? ''];
     // An argument that is the whole body (a form body kept whole): the member inside it is the parameter the API names.
     const name = binding?.in === 'body' && binding.name === '' ? (tokens[1] ?? tokens[0]) : binding?.name || tokens[0];
@@ -112,7 +165,8 @@ function refusalStatus(declared: ErrorResponses): number {
 
 const NOT_REFUSALS = new Set([401, 403, 407, 429]);
 
-const isSchema = (schema: JsonSchema | null | undefined): schema is JsonSchema => schema !== undefined && schema !== null;
+const isSchema = (schema: JsonSchema | null | undefined): schema is JsonSchema =>
+  schema !== undefined && schema !== null;
 
 function statusKind(status: number): ErrorKind {
   if (status === 400 || status === 422) return 'validation';
@@ -126,13 +180,24 @@ function statusKind(status: number): ErrorKind {
 
 function kindCode(kind: ErrorKind, status: number): string {
   switch (kind) {
-    case 'validation': return 'parameter_invalid';
-    case 'not_found': return 'resource_missing';
-    case 'rate_limit': return 'rate_limit';
-    case 'auth': return 'unauthorized';
-    case 'payment': return 'card_declined';
-    case 'unavailable': return 'service_unavailable';
-    case 'timeout': return 'timeout';
-    case 'other': return (STATUS_CODES[status] ?? `http_${status}`).toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+    case 'validation':
+      return 'parameter_invalid';
+    case 'not_found':
+      return 'resource_missing';
+    case 'rate_limit':
+      return 'rate_limit';
+    case 'auth':
+      return 'unauthorized';
+    case 'payment':
+      return 'card_declined';
+    case 'unavailable':
+      return 'service_unavailable';
+    case 'timeout':
+      return 'timeout';
+    case 'other':
+      return (STATUS_CODES[status] ?? `http_${status}`)
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '_')
+        .replace(/^_|_$/g, '');
   }
 }

@@ -17,9 +17,21 @@ export function runRoutes(root: string | undefined): (ctx: { rewards: RewardCont
 function runApp(root: string | undefined, rewards: RewardContext): Hono {
   const app = new Hono();
   const unknown = (name: string) =>
-    problemResponse(404, root === undefined ? 'this server shows no runs: start it with --runs DIR' : `no run ${JSON.stringify(name)} under --runs; GET /v1/runs lists them`, { title: 'Unknown run' });
+    problemResponse(
+      404,
+      root === undefined
+        ? 'this server shows no runs: start it with --runs DIR'
+        : `no run ${JSON.stringify(name)} under --runs; GET /v1/runs lists them`,
+      { title: 'Unknown run' },
+    );
 
-  app.get('/v1/runs', (c) => c.json(root === undefined ? { runs: [], detail: 'this server shows no runs: start it with --runs DIR' } : { runs: listRuns(root) }));
+  app.get('/v1/runs', (c) =>
+    c.json(
+      root === undefined
+        ? { runs: [], detail: 'this server shows no runs: start it with --runs DIR' }
+        : { runs: listRuns(root) },
+    ),
+  );
 
   app.get('/v1/runs/:name', (c) => {
     const run = root === undefined ? undefined : readRun(root, c.req.param('name'));
@@ -36,10 +48,14 @@ function runApp(root: string | undefined, rewards: RewardContext): Hono {
     const id = c.req.param('episode');
     if (root === undefined || !runDir(root, name)) return unknown(name);
     const saved = runEpisode(root, name, id);
-    if (!saved) return problemResponse(404, `run ${JSON.stringify(name)} kept no trajectory of episode ${JSON.stringify(id)}`, { title: 'Unknown episode' });
+    if (!saved)
+      return problemResponse(404, `run ${JSON.stringify(name)} kept no trajectory of episode ${JSON.stringify(id)}`, {
+        title: 'Unknown episode',
+      });
     // A training run keeps only the reward totals per rollout: the breakdown is scored again, by the server's own
     // functions, without a judge (R_ans then comes from the task's expected answer or is flagged).
-    const scored = saved.rewards ?? scoreTrajectory(saved.trajectory, await answerOutcome(saved.trajectory, {}), rewards.graph());
+    const scored =
+      saved.rewards ?? scoreTrajectory(saved.trajectory, await answerOutcome(saved.trajectory, {}), rewards.graph());
     return c.json({ ...saved, rewards: scored, rescored: saved.rewards === undefined });
   });
 

@@ -6,7 +6,17 @@ import { trajectoryFile } from '../eval/files.js';
 import type { EvalReport } from '../eval/report.js';
 import type { TaskScore } from '../eval/score.js';
 import type { TrainJson } from '../train/config.js';
-import { epochSteps, linesOf, readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from '../train/metrics.js';
+import {
+  epochSteps,
+  linesOf,
+  readJsonLines,
+  sftMetrics,
+  stepMetrics,
+  trainerLogs,
+  type EpisodeRecord,
+  type SftStepMetrics,
+  type StepMetrics,
+} from '../train/metrics.js';
 import type { Rewards } from '../rl/rewards.js';
 import { LEARNER_METRICS, LEARNER_REPORT, type LearnerMetricsRow, type LearnerReport } from '../learner/run-file.js';
 
@@ -42,7 +52,10 @@ export interface TrainRunView {
    * `tasks`: how many tasks a GRPO run draws its prompts from (RUN/tasks.jsonl); `epoch_steps`: the steps of an epoch
    * when it cycles through them and has run two epochs or more (`epochSteps`), else null.
    */
-  config: Pick<TrainJson, 'engine' | 'stage' | 'model' | 'steps' | 'group' | 'prompts_per_step' | 'seed' | 'episode'> & { tasks: number | null; epoch_steps: number | null };
+  config: Pick<
+    TrainJson,
+    'engine' | 'stage' | 'model' | 'steps' | 'group' | 'prompts_per_step' | 'seed' | 'episode'
+  > & { tasks: number | null; epoch_steps: number | null };
   /** metrics.jsonl once the run has finished; before that, the same rows computed from what the run wrote so far. */
   metrics: (StepMetrics | SftStepMetrics)[];
   finished: boolean;
@@ -94,7 +107,9 @@ export function runKind(dir: string): RunKind | undefined {
 /** Every run under `root`, newest first. */
 export function listRuns(root: string): RunListing[] {
   const listed = foundRuns(root).map(listing);
-  return listed.sort((a, b) => (a.modified_at < b.modified_at ? 1 : a.modified_at > b.modified_at ? -1 : a.name.localeCompare(b.name)));
+  return listed.sort((a, b) =>
+    a.modified_at < b.modified_at ? 1 : a.modified_at > b.modified_at ? -1 : a.name.localeCompare(b.name),
+  );
 }
 
 interface FoundRun {
@@ -115,7 +130,9 @@ function foundRuns(root: string): FoundRun[] {
     if (depth >= MAX_DEPTH) return;
     let names: string[];
     try {
-      names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name);
+      names = readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+        .map((e) => e.name);
     } catch {
       return;
     }
@@ -146,18 +163,29 @@ export function readRun(root: string, name: string): RunView | undefined {
   else {
     // The CLI writes train.json as it starts the run: its time stands in for the start the finished run records.
     const started = statSync(join(dir, 'train.json')).mtimeMs / 1000;
-    metrics = config.stage === 'rl' ? stepMetrics(readJsonLines<EpisodeRecord>(join(dir, 'episodes')), trainerLogs(dir), started) : sftMetrics(trainerLogs(dir), started);
+    metrics =
+      config.stage === 'rl'
+        ? stepMetrics(readJsonLines<EpisodeRecord>(join(dir, 'episodes')), trainerLogs(dir), started)
+        : sftMetrics(trainerLogs(dir), started);
   }
   const { engine, stage, model, steps, group, prompts_per_step, seed, episode } = config;
   const tasks = stage === 'rl' ? countLines(join(dir, 'tasks.jsonl')) : null;
   const epoch_steps = tasks === null ? null : (epochSteps(tasks, prompts_per_step, metrics.length) ?? null);
-  return { name, kind: 'train', config: { engine, stage, model, steps, group, prompts_per_step, seed, episode, tasks, epoch_steps }, metrics, finished };
+  return {
+    name,
+    kind: 'train',
+    config: { engine, stage, model, steps, group, prompts_per_step, seed, episode, tasks, epoch_steps },
+    metrics,
+    finished,
+  };
 }
 
 /** The records of a JSON Lines file, counted without parsing them; null when there is no file. */
 function countLines(file: string): number | null {
   if (!existsSync(file)) return null;
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').length;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '').length;
 }
 
 export function runEpisodes(root: string, name: string): RunEpisode[] | undefined {
@@ -193,7 +221,9 @@ export function runEpisode(root: string, name: string, episodeId: string): Saved
     const run = readJson<AgentRun>(file);
     return run.trajectory && { trajectory: run.trajectory, ...(run.rewards ? { rewards: run.rewards } : {}) };
   }
-  const trajectory = readJsonLines<Trajectory & { step: number }>(join(dir, 'trajectories')).find((t) => t.id === episodeId);
+  const trajectory = readJsonLines<Trajectory & { step: number }>(join(dir, 'trajectories')).find(
+    (t) => t.id === episodeId,
+  );
   if (!trajectory) return undefined;
   const record = readJsonLines<EpisodeRecord>(join(dir, 'episodes')).find((r) => r.episode === episodeId);
   return { trajectory, ...(record ? { record } : {}) };

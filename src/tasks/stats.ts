@@ -69,7 +69,8 @@ export async function libraryCategories(store: LibraryStore, file: TaskFile): Pr
   const mapped = await mapReferences(file.tasks, storeLibrary(store));
   const categories = new Map<string, string>();
   for (const { mapping } of mapped) {
-    for (const { reference, id } of mapping) if (id !== undefined) categories.set(JSON.stringify(reference), store.get(id)!.category);
+    for (const { reference, id } of mapping)
+      if (id !== undefined) categories.set(JSON.stringify(reference), store.get(id)!.category);
   }
   return (reference) => categories.get(JSON.stringify(reference));
 }

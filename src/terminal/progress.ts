@@ -24,7 +24,11 @@ export function logInterval(env: NodeJS.ProcessEnv = process.env): number {
 export function stagedProgress(unit: string): StagedProgress {
   if (!process.stderr.isTTY) return logProgress(unit);
   const bar = new cliProgress.SingleBar(
-    { stream: process.stderr, format: `{stage} [{bar}] {value}/{total} ${unit} | {duration_formatted}`, hideCursor: true },
+    {
+      stream: process.stderr,
+      format: `{stage} [{bar}] {value}/{total} ${unit} | {duration_formatted}`,
+      hideCursor: true,
+    },
     cliProgress.Presets.shades_classic,
   );
   let current: string | undefined;
@@ -46,13 +50,19 @@ export function stagedProgress(unit: string): StagedProgress {
 /** How often the log checks for silence between updates: a model load or an embedding batch awaits without any. */
 const HEARTBEAT_MS = 1000;
 
-export function logProgress(unit: string, now: () => number = () => performance.now(), intervalMs = logInterval()): StagedProgress {
+export function logProgress(
+  unit: string,
+  now: () => number = () => performance.now(),
+  intervalMs = logInterval(),
+): StagedProgress {
   let stage: { name: string; done: number; total: number; started: number; written: number | undefined } | undefined;
   let lastLine = now();
   let heartbeat: NodeJS.Timeout | undefined;
   const write = (s: NonNullable<typeof stage>) => {
     const seconds = ((now() - s.started) / 1000).toFixed(0);
-    process.stderr.write(`toolenv: ${s.name} ${s.done}/${s.total} ${unit} (${s.total === 0 ? 100 : Math.floor((s.done / s.total) * 100)}%, ${seconds} s)\n`);
+    process.stderr.write(
+      `toolenv: ${s.name} ${s.done}/${s.total} ${unit} (${s.total === 0 ? 100 : Math.floor((s.done / s.total) * 100)}%, ${seconds} s)\n`,
+    );
     s.written = s.done;
     lastLine = now();
   };

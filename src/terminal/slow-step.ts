@@ -2,7 +2,11 @@
 export const SLOW_STEP_MS = 1000;
 
 /** Runs a step; one that takes longer than SLOW_STEP_MS is announced while it runs and timed when it ends. */
-export async function slowStep<T>(log: ((line: string) => void) | undefined, what: string, step: () => Promise<T>): Promise<T> {
+export async function slowStep<T>(
+  log: ((line: string) => void) | undefined,
+  what: string,
+  step: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   let announced = false;
   const timer = setTimeout(() => {

@@ -45,7 +45,13 @@ export interface TrainJson {
 }
 
 /** The paper's RL hyperparameters (D.3) where a flag leaves them: N = 8, batch 256, 15 turns; SFT lr 1e-5. */
-export const PAPER_DEFAULTS = { group: 8, promptsPerStep: 256, maxTurns: 15, rlLearningRate: 1e-6, sftLearningRate: 1e-5 } as const;
+export const PAPER_DEFAULTS = {
+  group: 8,
+  promptsPerStep: 256,
+  maxTurns: 15,
+  rlLearningRate: 1e-6,
+  sftLearningRate: 1e-5,
+} as const;
 
 /**
  * TRL's RL defaults, one machine's: the paper's 256 prompts a step are a 16-GPU cluster's batch (2,048 rollouts), which

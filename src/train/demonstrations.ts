@@ -48,9 +48,13 @@ export async function writeDemonstrations(options: DemonstrationOptions): Promis
         ...(task.seed !== undefined ? { seed: task.seed } : {}),
         ...(options.episode.max_turns !== undefined ? { maxTurns: options.episode.max_turns } : {}),
         ...(options.episode.k !== undefined ? { k: options.episode.k } : {}),
-        ...(options.episode.max_calls_per_turn !== undefined ? { maxCallsPerTurn: options.episode.max_calls_per_turn } : {}),
+        ...(options.episode.max_calls_per_turn !== undefined
+          ? { maxCallsPerTurn: options.episode.max_calls_per_turn }
+          : {}),
         ...(options.episode.error_rate !== undefined ? { errorRate: options.episode.error_rate } : {}),
-        ...(options.episode.max_observation_chars !== undefined ? { maxObservationChars: options.episode.max_observation_chars } : {}),
+        ...(options.episode.max_observation_chars !== undefined
+          ? { maxObservationChars: options.episode.max_observation_chars }
+          : {}),
         ...(options.episode.system_prompt !== undefined ? { systemPrompt: options.episode.system_prompt } : {}),
       });
       summary.runs++;
@@ -59,7 +63,9 @@ export async function writeDemonstrations(options: DemonstrationOptions): Promis
       else {
         summary.kept++;
         const { r_step, r_phase, r_traj } = run.rewards;
-        out.write(JSON.stringify({ messages: run.messages, task_id: task.id, seed: run.seed, r_step, r_phase, r_traj }) + '\n');
+        out.write(
+          JSON.stringify({ messages: run.messages, task_id: task.id, seed: run.seed, r_step, r_phase, r_traj }) + '\n',
+        );
       }
       options.onProgress?.(summary.runs, options.tasks.length);
     }

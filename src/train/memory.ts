@@ -38,7 +38,12 @@ export function readModelShape(dir: string): ModelShape | undefined {
   if (!existsSync(file)) return undefined;
   const c = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   const n = (key: string): number | undefined => (typeof c[key] === 'number' ? (c[key] as number) : undefined);
-  const [vocab, hidden, layers, heads] = [n('vocab_size'), n('hidden_size'), n('num_hidden_layers'), n('num_attention_heads')];
+  const [vocab, hidden, layers, heads] = [
+    n('vocab_size'),
+    n('hidden_size'),
+    n('num_hidden_layers'),
+    n('num_attention_heads'),
+  ];
   if (!vocab || !hidden || !layers || !heads) return undefined;
   return {
     vocab,
@@ -79,7 +84,11 @@ export function rlMemoryTerms(plan: RlMemoryPlan): MemoryTerm[] {
     { what: 'Python, torch and the trainer', flag: '', bytes: BASELINE_BYTES },
     { what: 'weights, gradients and optimizer state', flag: '--lora', bytes: params * FLOAT * (plan.lora ? 1.1 : 4) },
     generation > update
-      ? { what: `generating ${plan.generationBatch} rollouts at once`, flag: '--generation-batch or --max-seq-len', bytes: generation }
+      ? {
+          what: `generating ${plan.generationBatch} rollouts at once`,
+          flag: '--generation-batch or --max-seq-len',
+          bytes: generation,
+        }
       : { what: `the update over one group of ${plan.group}`, flag: '--group or --max-seq-len', bytes: update },
   ];
 }

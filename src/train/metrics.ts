@@ -67,11 +67,16 @@ const round = (value: number | null): number | null => (value === null ? null : 
  * joined with the engine's own log of that step (loss, grad norm, learning rate); wall time from the end of the
  * step before (the run's start for the first).
  */
-export function stepMetrics(records: readonly EpisodeRecord[], logs: readonly TrainerLog[], startedAt: number): StepMetrics[] {
+export function stepMetrics(
+  records: readonly EpisodeRecord[],
+  logs: readonly TrainerLog[],
+  startedAt: number,
+): StepMetrics[] {
   const byStep = new Map<number, { records: EpisodeRecord[]; log?: TrainerLog }>();
   const at = (step: number) => byStep.get(step) ?? byStep.set(step, { records: [] }).get(step)!;
   for (const record of records) at(record.step).records.push(record);
-  for (const log of logs) if (Number.isInteger(log.step) && log.step > 0 && typeof log.loss === 'number') at(log.step).log = log;
+  for (const log of logs)
+    if (Number.isInteger(log.step) && log.step > 0 && typeof log.loss === 'number') at(log.step).log = log;
   let previousEnd = startedAt;
   return [...byStep.entries()]
     .sort(([a], [b]) => a - b)
@@ -109,7 +114,11 @@ export function sftMetrics(logs: readonly TrainerLog[], startedAt: number): SftS
     .filter((log) => Number.isInteger(log.step) && log.step > 0 && typeof log.loss === 'number')
     .map((log) => {
       const end = typeof log.time === 'number' ? log.time : null;
-      const row: SftStepMetrics = { step: log.step, loss: log.loss as number, wall_s: end === null ? null : round(end - previousEnd) };
+      const row: SftStepMetrics = {
+        step: log.step,
+        loss: log.loss as number,
+        wall_s: end === null ? null : round(end - previousEnd),
+      };
       if (end !== null) previousEnd = end;
       if (typeof log.grad_norm === 'number') row.grad_norm = log.grad_norm;
       if (typeof log.learning_rate === 'number') row.learning_rate = log.learning_rate;
@@ -122,7 +131,10 @@ export function sftMetrics(logs: readonly TrainerLog[], startedAt: number): SftS
 export function readJsonLines<T>(dir: string): T[] {
   if (!existsSync(dir)) return [];
   const out: T[] = [];
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.jsonl')).sort()) out.push(...linesOf<T>(join(dir, name)));
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.jsonl'))
+    .sort())
+    out.push(...linesOf<T>(join(dir, name)));
   return out;
 }
 
@@ -141,22 +153,32 @@ export function linesOf<T>(file: string): T[] {
   if (!existsSync(file)) return [];
   const text = readFileSync(file, 'utf8');
   const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-  return complete.split('\n').filter((l) => l.trim() !== '').flatMap((line) => {
-    try {
-      return [JSON.parse(line) as T];
-    } catch {
-      return [];
-    }
-  });
+  return complete
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as T];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** The engine's step logs of a run: TRL's trainer.jsonl, or verl's file logger (`{step, data}`) with its names mapped. */
 export function trainerLogs(runDir: string): TrainerLog[] {
   const trl = linesOf<TrainerLog>(join(runDir, 'trainer.jsonl'));
-  const verl = linesOf<{ step: number; data: Record<string, unknown> }>(join(runDir, 'verl.jsonl')).map((line): TrainerLog => {
-    const data = line.data ?? {};
-    const pick = (...names: string[]) => names.map((n) => data[n]).find((v) => typeof v === 'number');
-    return { step: line.step, loss: pick('actor/pg_loss', 'actor/loss'), grad_norm: pick('actor/grad_norm'), learning_rate: pick('actor/lr') };
-  });
+  const verl = linesOf<{ step: number; data: Record<string, unknown> }>(join(runDir, 'verl.jsonl')).map(
+    (line): TrainerLog => {
+      const data = line.data ?? {};
+      const pick = (...names: string[]) => names.map((n) => data[n]).find((v) => typeof v === 'number');
+      return {
+        step: line.step,
+        loss: pick('actor/pg_loss', 'actor/loss'),
+        grad_norm: pick('actor/grad_norm'),
+        learning_rate: pick('actor/lr'),
+      };
+    },
+  );
   return [...trl, ...verl];
 }

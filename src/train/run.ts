@@ -6,10 +6,26 @@ import { LOG_INTERVAL_MS } from '../terminal/progress.js';
 import { MissingLibraryError, serveInProcess } from '../server/in-process.js';
 import type { RunningServer } from '../server/serve.js';
 import { totalmem } from 'node:os';
-import { engineArgs, launchScript, ONE_MACHINE_DEFAULTS, type Engine, type EpisodeOptions, type Stage, type TrainJson } from './config.js';
+import {
+  engineArgs,
+  launchScript,
+  ONE_MACHINE_DEFAULTS,
+  type Engine,
+  type EpisodeOptions,
+  type Stage,
+  type TrainJson,
+} from './config.js';
 import { memoryRefusal, readModelShape, rlMemoryTerms } from './memory.js';
 import { writeDemonstrations, type DemonstrationSummary } from './demonstrations.js';
-import { readJsonLines, sftMetrics, stepMetrics, trainerLogs, type EpisodeRecord, type SftStepMetrics, type StepMetrics } from './metrics.js';
+import {
+  readJsonLines,
+  sftMetrics,
+  stepMetrics,
+  trainerLogs,
+  type EpisodeRecord,
+  type SftStepMetrics,
+  type StepMetrics,
+} from './metrics.js';
 import { missingPython, pythonExecutable } from '../python.js';
 import { readTrainTasks, writeTrainTasks, type TrainTask } from './tasks.js';
 
@@ -87,7 +103,9 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   const sftData = options.data === undefined ? undefined : checkSftData(resolve(options.data));
   const given = needsTasks && options.tasks !== undefined ? readTrainTasks(resolve(options.tasks)) : undefined;
   if (needsTasks && given === undefined && options.server !== undefined) {
-    throw new TrainInputError('--server needs --tasks FILE: tasks are synthesized from the local library, which may not be the server’s');
+    throw new TrainInputError(
+      '--server needs --tasks FILE: tasks are synthesized from the local library, which may not be the server’s',
+    );
   }
   if (options.stage === 'rl' && options.engine === 'trl' && !options.dryRun) checkMemory(options);
   mkdirSync(run, { recursive: true });
@@ -95,9 +113,12 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   if (python === undefined && !options.dryRun) throw new TrainInputError(missingPython());
   let inProcess: RunningServer | undefined;
   try {
-    const server = options.server ?? (options.dryRun ? 'http://127.0.0.1:8080' : (inProcess = await serveLibrary(options)).url);
+    const server =
+      options.server ?? (options.dryRun ? 'http://127.0.0.1:8080' : (inProcess = await serveLibrary(options)).url);
     if (options.dryRun && options.server === undefined) {
-      options.log(`toolenv: dry run: no server started; launch.sh reaches ${server} (\`toolenv serve\`'s default) unless TOOLENV_URL says otherwise`);
+      options.log(
+        `toolenv: dry run: no server started; launch.sh reaches ${server} (\`toolenv serve\`'s default) unless TOOLENV_URL says otherwise`,
+      );
     }
     if (options.server !== undefined && !options.dryRun) await checkServer(options.server, options.apiKey);
     if (given !== undefined && !options.dryRun) await checkTaskTools(server, options.apiKey, options.tasks!, given);
@@ -108,19 +129,27 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       if (given !== undefined) writeTrainTasks(tasksFile, given);
       if (tasks !== undefined) summary.tasks = tasks.length;
       if (tasks !== undefined && options.stage === 'rl' && tasks.length < options.promptsPerStep) {
-        if (options.batchGiven) throw new TrainInputError(`--batch ${options.promptsPerStep}: one step takes that many prompts, but there are only ${tasks.length} tasks; pass --batch ${tasks.length} or fewer, or more tasks`);
-        options.log(`toolenv: ${tasks.length} tasks: ${tasks.length} prompts per step (the paper's ${options.promptsPerStep} needs that many tasks)`);
+        if (options.batchGiven)
+          throw new TrainInputError(
+            `--batch ${options.promptsPerStep}: one step takes that many prompts, but there are only ${tasks.length} tasks; pass --batch ${tasks.length} or fewer, or more tasks`,
+          );
+        options.log(
+          `toolenv: ${tasks.length} tasks: ${tasks.length} prompts per step (the paper's ${options.promptsPerStep} needs that many tasks)`,
+        );
         options.promptsPerStep = tasks.length;
       }
     }
     if (options.stage === 'rl' && options.engine === 'trl' && !options.dryRun) {
       const rollouts = options.promptsPerStep * options.group;
-      options.log(`toolenv: each step samples ${options.promptsPerStep} prompts × ${options.group} rollouts = ${rollouts} episodes, generated ${options.generationBatch} at a time, then updates one group at a time`);
+      options.log(
+        `toolenv: each step samples ${options.promptsPerStep} prompts × ${options.group} rollouts = ${rollouts} episodes, generated ${options.generationBatch} at a time, then updates one group at a time`,
+      );
     }
     let demonstrationsFile: string | undefined;
     if (options.stage === 'sft' && sftData === undefined) {
       demonstrationsFile = join(run, 'sft.jsonl');
-      if (!options.dryRun) summary.demonstrations = await demonstrations(options, server, tasksFile!, demonstrationsFile);
+      if (!options.dryRun)
+        summary.demonstrations = await demonstrations(options, server, tasksFile!, demonstrationsFile);
     }
     const config: TrainJson = {
       engine: options.engine,
@@ -155,12 +184,18 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
     }
     await runEngine(launch, server, run, options);
     const metrics = metricsOf(options.stage, run, started);
-    writeFileSync(join(run, 'metrics.jsonl'), metrics.map((m) => JSON.stringify(m)).join('\n') + (metrics.length ? '\n' : ''));
+    writeFileSync(
+      join(run, 'metrics.jsonl'),
+      metrics.map((m) => JSON.stringify(m)).join('\n') + (metrics.length ? '\n' : ''),
+    );
     // A trainer that stops early exits 0 (TRL on an empty epoch): fewer steps than asked is the run failing.
     if (options.steps > 0 && metrics.length < options.steps) {
-      throw new TrainError(`the ${options.engine} engine ran ${metrics.length} of ${options.steps} optimizer steps (see ${join(run, 'engine.log')})`);
+      throw new TrainError(
+        `the ${options.engine} engine ran ${metrics.length} of ${options.steps} optimizer steps (see ${join(run, 'engine.log')})`,
+      );
     }
-    if (metrics.length === 0) throw new TrainError(`the ${options.engine} engine ran no optimizer step (see ${join(run, 'engine.log')})`);
+    if (metrics.length === 0)
+      throw new TrainError(`the ${options.engine} engine ran no optimizer step (see ${join(run, 'engine.log')})`);
     const checkpoint = join(run, 'checkpoint');
     return {
       ...summary,
@@ -206,11 +241,14 @@ async function serveLibrary(options: TrainOptions): Promise<RunningServer> {
 async function checkServer(url: string, apiKey: string | undefined): Promise<void> {
   let response: Response;
   try {
-    response = await fetchIdempotent(new URL('/healthz', url), { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+    response = await fetchIdempotent(new URL('/healthz', url), {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+    });
   } catch (error) {
     throw new TrainInputError(`--server ${url} does not answer: ${(error as Error).message}`);
   }
-  if (!response.ok) throw new TrainInputError(`--server ${url}/healthz answered ${response.status}: not a ToolEnv server?`);
+  if (!response.ok)
+    throw new TrainInputError(`--server ${url}/healthz answered ${response.status}: not a ToolEnv server?`);
 }
 
 /** Most tool lookups in flight while checking a task file: enough to check thousands of ids in a second. */
@@ -220,31 +258,56 @@ const TOOL_CHECKS_IN_FLIGHT = 16;
  * Every tool a task names (`reference_tools`, `tools`) is in the served library: a misspelled id would otherwise
  * surface as a 400 from the episode route steps into training, after the engine has loaded its model.
  */
-async function checkTaskTools(server: string, apiKey: string | undefined, file: string, tasks: readonly TrainTask[]): Promise<void> {
+async function checkTaskTools(
+  server: string,
+  apiKey: string | undefined,
+  file: string,
+  tasks: readonly TrainTask[],
+): Promise<void> {
   const named = new Map<string, string>();
-  for (const task of tasks) for (const id of [...(task.reference_tools ?? []), ...(task.tools ?? [])]) if (!named.has(id)) named.set(id, task.id);
+  for (const task of tasks)
+    for (const id of [...(task.reference_tools ?? []), ...(task.tools ?? [])])
+      if (!named.has(id)) named.set(id, task.id);
   const ids = [...named.keys()];
   const headers = apiKey ? { authorization: `Bearer ${apiKey}` } : undefined;
   const missing: string[] = [];
   for (let start = 0; start < ids.length; start += TOOL_CHECKS_IN_FLIGHT) {
     const batch = ids.slice(start, start + TOOL_CHECKS_IN_FLIGHT);
-    const statuses = await Promise.all(batch.map(async (id) => (await fetch(new URL(`/v1/tools/${encodeURIComponent(id)}`, server), { headers })).status));
+    const statuses = await Promise.all(
+      batch.map(
+        async (id) => (await fetch(new URL(`/v1/tools/${encodeURIComponent(id)}`, server), { headers })).status,
+      ),
+    );
     statuses.forEach((status, i) => {
       if (status === 404) missing.push(batch[i]!);
-      else if (status !== 200) throw new TrainInputError(`${server}/v1/tools/${batch[i]} answered ${status} while checking --tasks ${file}`);
+      else if (status !== 200)
+        throw new TrainInputError(`${server}/v1/tools/${batch[i]} answered ${status} while checking --tasks ${file}`);
     });
   }
   if (missing.length === 0) return;
   const shown = missing.slice(0, 5).map((id) => `${JSON.stringify(id)} (task ${JSON.stringify(named.get(id))})`);
   const more = missing.length > shown.length ? ` and ${missing.length - shown.length} more` : '';
-  throw new TrainInputError(`--tasks ${file}: ${missing.length} tool id(s) not in the served library: ${shown.join(', ')}${more}`);
+  throw new TrainInputError(
+    `--tasks ${file}: ${missing.length} tool id(s) not in the served library: ${shown.join(', ')}${more}`,
+  );
 }
 
 /** `count` tasks synthesized from the library into RUN/tasks.jsonl, as `toolenv tasks synth` makes them. */
 async function synthesizeTasks(options: TrainOptions, file: string): Promise<TrainTask[]> {
   const { synthCommand } = await import('../tasks/synth/command.js');
-  options.log(`toolenv: synthesizing ${options.count} tasks from ${options.library} (pass --tasks FILE to use your own)`);
-  await synthCommand({ count: options.count, seed: options.seed, serverSeed: 0, minTools: 1, maxTools: 4, hard: false, library: options.library, out: file });
+  options.log(
+    `toolenv: synthesizing ${options.count} tasks from ${options.library} (pass --tasks FILE to use your own)`,
+  );
+  await synthCommand({
+    count: options.count,
+    seed: options.seed,
+    serverSeed: 0,
+    minTools: 1,
+    maxTools: 4,
+    hard: false,
+    library: options.library,
+    out: file,
+  });
   return readTrainTasks(file);
 }
 
@@ -264,7 +327,9 @@ function checkSftData(given: string): string {
     }
     const messages = row.messages;
     if (!Array.isArray(messages) || !messages.some((m) => (m as { role?: unknown })?.role === 'assistant')) {
-      throw new TrainInputError(`--data ${file}:${i + 1}: a record needs "messages": [{role, content}, …] with assistant turns`);
+      throw new TrainInputError(
+        `--data ${file}:${i + 1}: a record needs "messages": [{role, content}, …] with assistant turns`,
+      );
     }
     records++;
   });
@@ -272,12 +337,30 @@ function checkSftData(given: string): string {
   return file;
 }
 
-async function demonstrations(options: TrainOptions, server: string, tasksFile: string, out: string): Promise<DemonstrationSummary> {
+async function demonstrations(
+  options: TrainOptions,
+  server: string,
+  tasksFile: string,
+  out: string,
+): Promise<DemonstrationSummary> {
   const tasks = readTrainTasks(tasksFile);
-  options.log(`toolenv: demonstrations by the ${options.policy} policy over ${tasks.length} tasks (pass --data FILE to use your own)`);
-  const summary = await writeDemonstrations({ server, apiKey: options.apiKey, policy: options.policy, tasks, episode: options.episode, concurrency: 4, out });
+  options.log(
+    `toolenv: demonstrations by the ${options.policy} policy over ${tasks.length} tasks (pass --data FILE to use your own)`,
+  );
+  const summary = await writeDemonstrations({
+    server,
+    apiKey: options.apiKey,
+    policy: options.policy,
+    tasks,
+    episode: options.episode,
+    concurrency: 4,
+    out,
+  });
   options.log(`toolenv: ${summary.kept} of ${summary.runs} runs solved, kept as SFT conversations in ${out}`);
-  if (summary.kept === 0) throw new TrainError(`no demonstration solved its task (${summary.dropped.unsolved} unsolved, ${summary.dropped.failed} failed): pass --data FILE or other --tasks`);
+  if (summary.kept === 0)
+    throw new TrainError(
+      `no demonstration solved its task (${summary.dropped.unsolved} unsolved, ${summary.dropped.failed} failed): pass --data FILE or other --tasks`,
+    );
   return summary;
 }
 
@@ -288,7 +371,12 @@ async function demonstrations(options: TrainOptions, server: string, tasksFile: 
 async function runEngine(launch: string, server: string, run: string, options: TrainOptions): Promise<void> {
   const logFile = join(run, 'engine.log');
   const log = createWriteStream(logFile);
-  const env = { ...process.env, TOOLENV_URL: server, TRL_EXPERIMENTAL_SILENCE: '1', ...(options.apiKey ? { TOOLENV_API_KEY: options.apiKey } : {}) };
+  const env = {
+    ...process.env,
+    TOOLENV_URL: server,
+    TRL_EXPERIMENTAL_SILENCE: '1',
+    ...(options.apiKey ? { TOOLENV_API_KEY: options.apiKey } : {}),
+  };
   const child = spawn('bash', [launch], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipe(log, { end: false });
@@ -305,14 +393,19 @@ async function runEngine(launch: string, server: string, run: string, options: T
     const records = readJsonLines<EpisodeRecord>(join(run, 'episodes'));
     const rows = options.stage === 'rl' ? stepMetrics(records, logs, started / 1000) : sftMetrics(logs, started / 1000);
     for (const row of rows.filter((r) => r.step > reported && r.step <= done)) {
-      options.log(`toolenv: step ${row.step}/${options.steps || '?'} ${describe(row)} (${Math.round((Date.now() - started) / 1000)} s)`);
+      options.log(
+        `toolenv: step ${row.step}/${options.steps || '?'} ${describe(row)} (${Math.round((Date.now() - started) / 1000)} s)`,
+      );
       reported = row.step;
       lastLine = Date.now();
     }
     if (Date.now() - lastLine >= LOG_INTERVAL_MS) {
       const running = records.filter((r) => r.step > reported).length;
-      const what = options.stage === 'rl' ? `: ${running} of ${options.promptsPerStep * options.group} episodes done` : '';
-      options.log(`toolenv: step ${reported + 1}/${options.steps || '?'} running${what} (${Math.round((Date.now() - started) / 1000)} s)`);
+      const what =
+        options.stage === 'rl' ? `: ${running} of ${options.promptsPerStep * options.group} episodes done` : '';
+      options.log(
+        `toolenv: step ${reported + 1}/${options.steps || '?'} running${what} (${Math.round((Date.now() - started) / 1000)} s)`,
+      );
       lastLine = Date.now();
     }
   };
@@ -326,9 +419,15 @@ async function runEngine(launch: string, server: string, run: string, options: T
     if (code !== 0) {
       // The Python side says why in one line when it knows (no well-formed rollout, too few examples).
       // A progress bar may share its line or follow it (carriage returns): the reason is what follows the prefix.
-      const said = tail(logFile, 5).split('\n').filter((line) => line.includes('toolenv: ')).at(-1);
-      if (said !== undefined) throw new TrainError(said.slice(said.lastIndexOf('toolenv: ') + 'toolenv: '.length).trim());
-      throw new TrainError(`the ${options.engine} engine exited with ${code ?? 'a signal'}; its log ends:\n${tail(logFile)}`);
+      const said = tail(logFile, 5)
+        .split('\n')
+        .filter((line) => line.includes('toolenv: '))
+        .at(-1);
+      if (said !== undefined)
+        throw new TrainError(said.slice(said.lastIndexOf('toolenv: ') + 'toolenv: '.length).trim());
+      throw new TrainError(
+        `the ${options.engine} engine exited with ${code ?? 'a signal'}; its log ends:\n${tail(logFile)}`,
+      );
     }
   } finally {
     clearInterval(timer);
@@ -339,7 +438,9 @@ async function runEngine(launch: string, server: string, run: string, options: T
 
 function metricsOf(stage: Stage, run: string, started: number): (StepMetrics | SftStepMetrics)[] {
   const logs = trainerLogs(run);
-  return stage === 'rl' ? stepMetrics(readJsonLines<EpisodeRecord>(join(run, 'episodes')), logs, started / 1000) : sftMetrics(logs, started / 1000);
+  return stage === 'rl'
+    ? stepMetrics(readJsonLines<EpisodeRecord>(join(run, 'episodes')), logs, started / 1000)
+    : sftMetrics(logs, started / 1000);
 }
 
 function describe(row: StepMetrics | SftStepMetrics): string {

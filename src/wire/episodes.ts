@@ -18,7 +18,12 @@ export interface EpisodeTask {
 
 /** A task line's members that are the episode's task (a line's `tools`, `seed` and the like are the episode's options, not its task). */
 export function episodeTask(task: EpisodeTask): EpisodeTask {
-  return { id: task.id, query: task.query, ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}), ...(task.answer !== undefined ? { answer: task.answer } : {}) };
+  return {
+    id: task.id,
+    query: task.query,
+    ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}),
+    ...(task.answer !== undefined ? { answer: task.answer } : {}),
+  };
 }
 
 /** The loops an episode's text turns speak: the paper's ParaAct and its two baselines (§4). */
@@ -250,7 +255,9 @@ export interface AssistantMessage {
 }
 
 /** What a `chat` turn answers: one `tool` message per call, in call order; a `user` message when the turn was not run and named no call. */
-export type ChatObservation = { role: 'tool'; tool_call_id: string; content: string } | { role: 'user'; content: string };
+export type ChatObservation =
+  | { role: 'tool'; tool_call_id: string; content: string }
+  | { role: 'user'; content: string };
 
 /** A function a `chat` episode offers, as OpenAI's `tools` list writes it. */
 export interface FunctionSpec {

@@ -25,7 +25,13 @@ after(async () => {
 });
 
 test('the gguf policy drives a run with the tiny model: its noise is rejected turn after turn and the loop survives to the cap', async (t) => {
-  const result = await runAgent({ server: server.url, agent: 'paraact', policy, task: { id: 'noise', query: 'Get the weather forecast for Paris' }, maxTurns: 3 });
+  const result = await runAgent({
+    server: server.url,
+    agent: 'paraact',
+    policy,
+    task: { id: 'noise', query: 'Get the weather forecast for Paris' },
+    maxTurns: 3,
+  });
   if (result.finish === 'error' && /no prebuilt llama\.cpp binary|cannot load model/.test(result.error ?? '')) {
     t.skip(`node-llama-cpp cannot run here: ${result.error}`);
     return;
@@ -37,7 +43,8 @@ test('the gguf policy drives a run with the tiny model: its noise is rejected tu
   assert.equal(replies.length, result.turns);
   const observations = result.messages.slice(2).filter((m) => m.role === 'user');
   assert.ok(observations.length >= result.turns - 1);
-  for (const observation of observations) assert.match(observation.content, /^<error>\nYour last message was not run:|<tools>|<tool_response>|Not run/);
+  for (const observation of observations)
+    assert.match(observation.content, /^<error>\nYour last message was not run:|<tools>|<tool_response>|Not run/);
   // Token counts are the model's own: the prompt is counted by its tokenizer (one token per byte here).
   assert.ok(result.tokens.prompt >= result.messages[0]!.content.length, `${result.tokens.prompt} prompt tokens`);
   assert.ok(result.tokens.completion > 0);
@@ -63,7 +70,10 @@ test('the gguf policy samples per run: another run seed draws another message, t
     return;
   }
   const others = [await write(2), await write(3)];
-  assert.ok(others.some((text) => text !== first), 'other run seeds sample other text');
+  assert.ok(
+    others.some((text) => text !== first),
+    'other run seeds sample other text',
+  );
   assert.equal(await write(1), first, 'the same run seed samples the same text');
 });
 
@@ -79,7 +89,13 @@ test('a conversation longer than the context drops its oldest exchanges, keeping
   ];
   assert.equal(fit(messages, 10_000, count).length, 10);
   const kept = fit(messages, 360, count);
-  assert.deepEqual(kept.map((m) => m.content.slice(0, 2)), ['ss', 'ta', 'a2', 'o2', 'a3', 'o3']);
+  assert.deepEqual(
+    kept.map((m) => m.content.slice(0, 2)),
+    ['ss', 'ta', 'a2', 'o2', 'a3', 'o3'],
+  );
   // Nothing left to drop: the newest exchange stays even over budget (the engine then says the context is too small).
-  assert.deepEqual(fit(messages, 10, count).map((m) => m.content.slice(0, 2)), ['ss', 'ta', 'a3', 'o3']);
+  assert.deepEqual(
+    fit(messages, 10, count).map((m) => m.content.slice(0, 2)),
+    ['ss', 'ta', 'a3', 'o3'],
+  );
 });

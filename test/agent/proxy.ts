@@ -10,7 +10,10 @@ export interface FaultyProxy {
 }
 
 /** Requests for which `fail(method, path)` holds are answered 500 (a problem+json) without reaching `target`. */
-export async function faultyProxy(target: string, fail: (method: string, path: string) => boolean): Promise<FaultyProxy> {
+export async function faultyProxy(
+  target: string,
+  fail: (method: string, path: string) => boolean,
+): Promise<FaultyProxy> {
   const seen: string[] = [];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -21,14 +24,19 @@ export async function faultyProxy(target: string, fail: (method: string, path: s
       seen.push(`${method} ${path}`);
       if (fail(method, path)) {
         res.writeHead(500, { 'content-type': 'application/problem+json' });
-        res.end(JSON.stringify({ title: 'Internal Server Error', status: 500, detail: 'the proxy failed this request' }));
+        res.end(
+          JSON.stringify({ title: 'Internal Server Error', status: 500, detail: 'the proxy failed this request' }),
+        );
         return;
       }
       const headers: Record<string, string> = {};
-      for (const name of ['content-type', 'accept', 'authorization']) if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+      for (const name of ['content-type', 'accept', 'authorization'])
+        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
       fetch(`${target}${path}`, { method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined })
         .then(async (response) => {
-          res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json' });
+          res.writeHead(response.status, {
+            'content-type': response.headers.get('content-type') ?? 'application/json',
+          });
           res.end(Buffer.from(await response.arrayBuffer()));
         })
         .catch((error: unknown) => {

@@ -27,11 +27,23 @@ const TASKS: AgentTask[] = [
     reference_tools: ['petstore_test__addPet', 'petstore_test__getPetById', 'weather_forecast'],
     answer: 'Rex',
   },
-  { id: 'money', query: 'Convert 100 USD to EUR and get the latest stock price quote for "AAPL"', reference_tools: ['convert_currency', 'stock-quote'] },
-  { id: 'mail', query: 'Send an email to bob@example.com with subject "Lunch", then translate "good morning" into French', reference_tools: ['sendEmail', 'translateText'] },
+  {
+    id: 'money',
+    query: 'Convert 100 USD to EUR and get the latest stock price quote for "AAPL"',
+    reference_tools: ['convert_currency', 'stock-quote'],
+  },
+  {
+    id: 'mail',
+    query: 'Send an email to bob@example.com with subject "Lunch", then translate "good morning" into French',
+    reference_tools: ['sendEmail', 'translateText'],
+  },
 ];
 
-const run = (agent: AgentName, task: AgentTask, extra: Partial<Parameters<typeof runAgent>[0]> = {}): Promise<AgentRun> =>
+const run = (
+  agent: AgentName,
+  task: AgentTask,
+  extra: Partial<Parameters<typeof runAgent>[0]> = {},
+): Promise<AgentRun> =>
   runAgent({ server: server.url, agent, policy: heuristic, task, seed: 1, errorRate: 0, ...extra });
 
 test('heuristic ParaAct end to end: parallel search, a DAG with a reference, layers run together, an answer, the trajectory', async () => {
@@ -61,16 +73,32 @@ test('heuristic ParaAct end to end: parallel search, a DAG with a reference, lay
   const lookup = steps[2]!.actions[0]!;
   assert.ok(created?.type === 'tool_call' && lookup.type === 'tool_call');
   assert.equal(lookup.arguments.petId, (created.body as { id: number }).id);
-  assert.deepEqual(result.trajectory!.counts, { turns: 4, steps: 3, actions: 6, searches: 3, calls: 3, failed_calls: 0, injected_errors: 0 });
+  assert.deepEqual(result.trajectory!.counts, {
+    turns: 4,
+    steps: 3,
+    actions: 6,
+    searches: 3,
+    calls: 3,
+    failed_calls: 0,
+    injected_errors: 0,
+  });
   assert.equal(result.trajectory!.seed, 1);
   assert.equal(result.seed, 1);
   // The episode's step limit is the turn cap (a turn is at most one step), not the server's default of 50.
   assert.equal(result.trajectory!.max_steps, 15);
-  assert.deepEqual(result.trajectory!.task, { id: 'pet-and-weather', query: TASKS[0]!.query, reference_tools: TASKS[0]!.reference_tools, answer: TASKS[0]!.answer });
+  assert.deepEqual(result.trajectory!.task, {
+    id: 'pet-and-weather',
+    query: TASKS[0]!.query,
+    reference_tools: TASKS[0]!.reference_tools,
+    answer: TASKS[0]!.answer,
+  });
   // The server scored the run: the expected answer by rule, the plan turns by Table 8.
   assert.equal(result.rewards!.answer_source, 'rule');
   assert.equal(result.rewards!.r_ans, 1.5);
-  assert.deepEqual(result.rewards!.steps.map((s) => s.state), ['need', 'need', 'may', 'answer']);
+  assert.deepEqual(
+    result.rewards!.steps.map((s) => s.state),
+    ['need', 'need', 'may', 'answer'],
+  );
 
   // Messages: system prompt, task, then one assistant message and one observation per turn but the last.
   assert.equal(result.messages[0]!.role, 'system');
@@ -125,7 +153,11 @@ test('issue #7: heuristic ParaAct averages more than one action per turn and few
     for (const task of TASKS) {
       const result = await run(agent, task);
       assert.equal(result.finish, 'answer', `${agent} ${task.id}: ${result.error ?? ''}`);
-      for (const tool of task.reference_tools!) assert.ok(result.calls.some((c) => c.tool === tool && c.ok), `${agent} ${task.id} calls ${tool}`);
+      for (const tool of task.reference_tools!)
+        assert.ok(
+          result.calls.some((c) => c.tool === tool && c.ok),
+          `${agent} ${task.id} calls ${tool}`,
+        );
       totals[agent].turns += result.turns;
       totals[agent].actions += result.actions;
       totals[agent].runs++;
@@ -153,14 +185,18 @@ test('every call failing with injected errors: rate limits and outages are retri
     for (const call of result.calls) byTool.set(call.tool, [...(byTool.get(call.tool) ?? []), call]);
     for (const [tool, calls] of byTool) {
       assert.ok(calls.length <= 2, `${agent}: ${tool} called ${calls.length} times`);
-      if ([429, 502, 503, 504].includes(calls[0]!.status)) assert.equal(calls.length, 2, `${agent}: ${tool} is retried after ${calls[0]!.status}`);
+      if ([429, 502, 503, 504].includes(calls[0]!.status))
+        assert.equal(calls.length, 2, `${agent}: ${tool} is retried after ${calls[0]!.status}`);
     }
     assert.match(result.answer!, /not done/);
   }
 });
 
 test('the turn cap ends a run that never answers; a policy that throws ends it as an error; both still report the trajectory', async () => {
-  const chatty: Policy = { name: 'chatty', next: async () => ({ text: 'Let me think about it.', usage: { prompt: 1, completion: 1 } }) };
+  const chatty: Policy = {
+    name: 'chatty',
+    next: async () => ({ text: 'Let me think about it.', usage: { prompt: 1, completion: 1 } }),
+  };
   const capped = await runAgent({ server: server.url, agent: 'paraact', policy: chatty, task: TASKS[1]!, maxTurns: 3 });
   assert.equal(capped.finish, 'turn_cap');
   assert.equal(capped.turns, 3);
@@ -185,8 +221,20 @@ test('the turn cap ends a run that never answers; a policy that throws ends it a
 });
 
 test("a run may take more turns than the server's default step limit: it ends at its own turn cap", async () => {
-  const searcher: Policy = { name: 'searcher', next: async (_messages, context) => ({ text: `<search_tool>weather forecast ${context.turn}</search_tool>`, usage: { prompt: 1, completion: 1 } }) };
-  const result = await runAgent({ server: server.url, agent: 'react', policy: searcher, task: TASKS[1]!, maxTurns: 55 });
+  const searcher: Policy = {
+    name: 'searcher',
+    next: async (_messages, context) => ({
+      text: `<search_tool>weather forecast ${context.turn}</search_tool>`,
+      usage: { prompt: 1, completion: 1 },
+    }),
+  };
+  const result = await runAgent({
+    server: server.url,
+    agent: 'react',
+    policy: searcher,
+    task: TASKS[1]!,
+    maxTurns: 55,
+  });
   assert.equal(result.finish, 'turn_cap', result.error);
   assert.equal(result.turns, 55);
   assert.equal(result.actions, 55);
@@ -210,9 +258,19 @@ test("the policy is told the run's seed: the one chosen, else the one the server
 });
 
 test('a trajectory that cannot be fetched leaves the finished run without it, and the episode is deleted all the same', async (t) => {
-  const proxy = await faultyProxy(server.url, (method, path) => method === 'GET' && /^\/v1\/episodes\/[^/?]+$/.test(path));
+  const proxy = await faultyProxy(
+    server.url,
+    (method, path) => method === 'GET' && /^\/v1\/episodes\/[^/?]+$/.test(path),
+  );
   t.after(() => proxy.close());
-  const result = await runAgent({ server: proxy.url, agent: 'paraact', policy: heuristic, task: TASKS[0]!, seed: 1, errorRate: 0 });
+  const result = await runAgent({
+    server: proxy.url,
+    agent: 'paraact',
+    policy: heuristic,
+    task: TASKS[0]!,
+    seed: 1,
+    errorRate: 0,
+  });
   assert.equal(result.finish, 'answer', result.error);
   assert.equal(result.error, undefined);
   assert.equal(result.trajectory, undefined);
@@ -225,15 +283,31 @@ test('a trajectory that cannot be fetched leaves the finished run without it, an
 });
 
 test('bad options and an unreachable server are refused before any episode exists', async () => {
-  await assert.rejects(runAgent({ server: 'not a url', agent: 'paraact', policy: heuristic, task: TASKS[0]! }), /server "not a url" is not a URL/);
-  await assert.rejects(runAgent({ server: server.url, agent: 'dfs' as AgentName, policy: heuristic, task: TASKS[0]! }), /unknown agent "dfs"; one of paraact, react, parallel/);
-  await assert.rejects(runAgent({ server: server.url, agent: 'react', policy: heuristic, task: TASKS[0]!, maxTurns: 0 }), /maxTurns must be a positive integer, got 0/);
-  await assert.rejects(runAgent({ server: server.url, agent: 'react', policy: heuristic, task: TASKS[0]!, errorRate: 2 }), /POST \/v1\/episodes answered 400: .*error_rate/);
-  await assert.rejects(runAgent({ server: 'http://127.0.0.1:1', agent: 'react', policy: heuristic, task: TASKS[0]! }), /POST \/v1\/episodes: cannot reach http:\/\/127\.0\.0\.1:1 \(bad port\)/);
+  await assert.rejects(
+    runAgent({ server: 'not a url', agent: 'paraact', policy: heuristic, task: TASKS[0]! }),
+    /server "not a url" is not a URL/,
+  );
+  await assert.rejects(
+    runAgent({ server: server.url, agent: 'dfs' as AgentName, policy: heuristic, task: TASKS[0]! }),
+    /unknown agent "dfs"; one of paraact, react, parallel/,
+  );
+  await assert.rejects(
+    runAgent({ server: server.url, agent: 'react', policy: heuristic, task: TASKS[0]!, maxTurns: 0 }),
+    /maxTurns must be a positive integer, got 0/,
+  );
+  await assert.rejects(
+    runAgent({ server: server.url, agent: 'react', policy: heuristic, task: TASKS[0]!, errorRate: 2 }),
+    /POST \/v1\/episodes answered 400: .*error_rate/,
+  );
+  await assert.rejects(
+    runAgent({ server: 'http://127.0.0.1:1', agent: 'react', policy: heuristic, task: TASKS[0]! }),
+    /POST \/v1\/episodes: cannot reach http:\/\/127\.0\.0\.1:1 \(bad port\)/,
+  );
   const closed = await freePort(); // released at once: nothing listens there
   await assert.rejects(
     runAgent({ server: `http://127.0.0.1:${closed}`, agent: 'react', policy: heuristic, task: TASKS[0]! }),
-    new RegExp(`POST /v1/episodes: cannot reach http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)`),
+    new RegExp(
+      `POST /v1/episodes: cannot reach http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)`,
+    ),
   );
 });
-

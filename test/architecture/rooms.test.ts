@@ -80,7 +80,8 @@ test('no room imports its way back to itself', () => {
 
 test('the protocol sits below the episodes, the rewards and the client, and imports none of them', () => {
   const arrows = roomGraph();
-  for (const above of ['episodes', 'rl', 'agent', 'server']) assert.equal(arrows.get('protocol')?.has(above) ?? false, false, `protocol → ${above}`);
+  for (const above of ['episodes', 'rl', 'agent', 'server'])
+    assert.equal(arrows.get('protocol')?.has(above) ?? false, false, `protocol → ${above}`);
   for (const below of ['episodes', 'rl', 'agent']) assert.ok(arrows.get(below)?.has('protocol'), `${below} → protocol`);
   assert.equal(arrows.get('rl')?.has('agent') ?? false, false, 'rewards take nothing from the client');
 });

@@ -64,7 +64,10 @@ test('the linear learner trains through the server and reports held-out numbers 
     assert.notDeepEqual(run.weights.trained, run.weights.initial, `seed ${run.seed}: the trained weights moved`);
     assert.notDeepEqual(run.weights.control, run.weights.initial, `seed ${run.seed}: the control's moved too`);
     assert.equal(run.heldout_apis_seen_in_training, 0);
-    assert.deepEqual(run.curve.map((row) => row.step), [0, 1, 2]);
+    assert.deepEqual(
+      run.curve.map((row) => row.step),
+      [0, 1, 2],
+    );
     assert.ok(run.curve.slice(1).every((row) => row.rollout_r_traj !== null && Number.isFinite(row.rollout_r_traj)));
   }
   const metrics = readFileSync(join(report.out, 'metrics.jsonl'), 'utf8').trim().split('\n');
@@ -75,8 +78,14 @@ test('the same seeds give the same numbers', async () => {
   const a = await learn(join(tempDir('toolenv-learner-'), 'a'));
   const b = await learn(join(tempDir('toolenv-learner-'), 'b'));
   for (const name of POLICIES) assert.deepEqual(a.summary[name], b.summary[name], name);
-  assert.deepEqual(a.report.runs.map((r) => r.weights), b.report.runs.map((r) => r.weights));
-  assert.deepEqual(a.report.runs.map((r) => r.curve), b.report.runs.map((r) => r.curve));
+  assert.deepEqual(
+    a.report.runs.map((r) => r.weights),
+    b.report.runs.map((r) => r.weights),
+  );
+  assert.deepEqual(
+    a.report.runs.map((r) => r.curve),
+    b.report.runs.map((r) => r.curve),
+  );
 });
 
 test('--learner takes lm or linear: anything else is one usage line and exit 2', async () => {

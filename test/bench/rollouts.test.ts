@@ -9,7 +9,15 @@ import { writeFixtureLibrary } from '../fixtures/tools.js';
 // bench breaking, or an episode action answered wrongly.
 test('toolenv bench --rollouts runs JSON steps, text turns and the plain call, cached and fresh, and reports each', async () => {
   const lines: string[] = [];
-  const report = await runRolloutBench({ library: writeFixtureLibrary(), episodes: [4], steps: 2, actionsPerStep: 3, durationSeconds: 1, rounds: 2, log: (line) => lines.push(line) });
+  const report = await runRolloutBench({
+    library: writeFixtureLibrary(),
+    episodes: [4],
+    steps: 2,
+    actionsPerStep: 3,
+    durationSeconds: 1,
+    rounds: 2,
+    log: (line) => lines.push(line),
+  });
   assert.equal(report.tool, 'petstore_test__getPetById');
   assert.deepEqual([report.steps, report.actions_per_step, report.rounds], [2, 3, 2]);
   assert.ok(report.idle_rss_mb > 0);
@@ -31,10 +39,18 @@ test('toolenv bench --rollouts runs JSON steps, text turns and the plain call, c
     assert.ok(row.rss_mb! > 0, name);
   }
   // Cached arguments are answered from the cache, fresh ones by the synthesizer, plainly and inside episodes.
-  for (const name of ['call', 'step'] as const) assert.deepEqual(Object.keys(scale!.workloads[name].sources), ['cache'], name);
-  for (const name of ['call_fresh', 'step_fresh'] as const) assert.deepEqual(Object.keys(scale!.workloads[name].sources), ['synth'], name);
-  assert.ok(scale!.workloads.turns.actions_per_s > scale!.workloads.turns.calls_per_s, 'the search turns count as actions');
-  assert.equal(scale!.step_vs_call, Math.round((scale!.workloads.step.actions_per_s / scale!.workloads.call.actions_per_s) * 100) / 100);
+  for (const name of ['call', 'step'] as const)
+    assert.deepEqual(Object.keys(scale!.workloads[name].sources), ['cache'], name);
+  for (const name of ['call_fresh', 'step_fresh'] as const)
+    assert.deepEqual(Object.keys(scale!.workloads[name].sources), ['synth'], name);
+  assert.ok(
+    scale!.workloads.turns.actions_per_s > scale!.workloads.turns.calls_per_s,
+    'the search turns count as actions',
+  );
+  assert.equal(
+    scale!.step_vs_call,
+    Math.round((scale!.workloads.step.actions_per_s / scale!.workloads.call.actions_per_s) * 100) / 100,
+  );
   assert.ok(scale!.fresh_step_vs_cached > 0 && scale!.rss_live_mb > 0);
   assert.match(lines.join('\n'), /4 episodes, round 2 of 2: turns_fresh/);
 });

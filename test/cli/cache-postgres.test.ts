@@ -33,7 +33,11 @@ describe('cache export and import between SQLite and PostgreSQL', { skip: postgr
   test('SQLite → PostgreSQL → SQLite keeps every entry, its times and hits; stats read the database', async () => {
     const file = join(tempDir('toolenv-cli-pg-'), 'responses.db');
     const sqlite = ResponseCache.open(file);
-    sqlite.put('petstore_test__getPetById', { petId: 7 }, { status: 200, body: { id: 7, name: 'Rex' }, source: 'example' });
+    sqlite.put(
+      'petstore_test__getPetById',
+      { petId: 7 },
+      { status: 200, body: { id: 7, name: 'Rex' }, source: 'example' },
+    );
     sqlite.put('petstore_test__listPets', { limit: 2 }, { status: 200, body: [{ id: 1 }], source: 'synth' });
     sqlite.put('weather_forecast', { city: 'Zürich' }, { status: 200, body: 'sunny — "mostly"', source: 'model' });
     for (let i = 0; i < 3; i++) sqlite.get('petstore_test__listPets', { limit: 2 });
@@ -44,7 +48,14 @@ describe('cache export and import between SQLite and PostgreSQL', { skip: postgr
     summary(['cache', 'export', '--cache', file, '--out', fromSqlite, '--json']);
 
     const url = await postgres.database();
-    assert.deepEqual(summary(['cache', 'import', fromSqlite, '--cache', url, '--json']), { cache: url, from: fromSqlite, format: 'jsonl', inserted: 3, replaced: 0, kept: 0 });
+    assert.deepEqual(summary(['cache', 'import', fromSqlite, '--cache', url, '--json']), {
+      cache: url,
+      from: fromSqlite,
+      format: 'jsonl',
+      inserted: 3,
+      replaced: 0,
+      kept: 0,
+    });
     assert.equal(summary(['cache', 'import', fromSqlite, '--cache', url, '--json']).kept, 3);
 
     const stats = summary(['cache', 'stats', '--cache', url, '--json']);
@@ -53,7 +64,11 @@ describe('cache export and import between SQLite and PostgreSQL', { skip: postgr
     assert.deepEqual(stats.by_source, { example: 1, synth: 1, model: 1 });
 
     const fromPostgres = join(dir, 'postgres.jsonl');
-    assert.deepEqual(summary(['cache', 'export', '--cache', url, '--out', fromPostgres, '--json']), { cache: url, out: fromPostgres, exported: 3 });
+    assert.deepEqual(summary(['cache', 'export', '--cache', url, '--out', fromPostgres, '--json']), {
+      cache: url,
+      out: fromPostgres,
+      exported: 3,
+    });
     assert.equal(readFileSync(fromPostgres, 'utf8'), readFileSync(fromSqlite, 'utf8'), 'the same lines, byte for byte');
 
     const back = join(tempDir('toolenv-cli-pg-'), 'back.db');
@@ -69,6 +84,9 @@ describe('cache export and import between SQLite and PostgreSQL', { skip: postgr
     assert.match(stats.stderr, /^toolenv: no ToolEnv response cache in postgres:\/\/[^\n]+\n$/);
     const unreachable = toolenv(['cache', 'export', '--cache', 'postgresql://u:pw@127.0.0.1:1/x']);
     assert.equal(unreachable.status, 2);
-    assert.match(unreachable.stderr, /^toolenv: postgresql:\/\/u:\*\*\*@127\.0\.0\.1:1\/x is not a usable ToolEnv response cache: [^\n]*ECONNREFUSED[^\n]*\n$/);
+    assert.match(
+      unreachable.stderr,
+      /^toolenv: postgresql:\/\/u:\*\*\*@127\.0\.0\.1:1\/x is not a usable ToolEnv response cache: [^\n]*ECONNREFUSED[^\n]*\n$/,
+    );
   });
 });

@@ -10,7 +10,10 @@ const BIN = join(packageRoot, 'bin', 'toolenv');
 function call(args: string[]) {
   const library = writeFixtureLibrary();
   const cache = join(tempDir('toolenv-call-'), 'responses.db');
-  return spawnSync(process.execPath, [BIN, 'call', ...args, '--library', library, '--cache', cache], { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '' } });
+  return spawnSync(process.execPath, [BIN, 'call', ...args, '--library', library, '--cache', cache], {
+    encoding: 'utf8',
+    env: { ...process.env, TOOLENV_DEBUG: '' },
+  });
 }
 
 test('call: a refused call exits 2 with the problem in one stderr line; the answer is still printed', () => {
@@ -36,7 +39,18 @@ test('call: answers, injected errors and forced codes exit 0; the rule modes are
   assert.notEqual((JSON.parse(injected.stdout) as { error: string | null }).error, null);
   assert.equal(call(['petstore_test__getPetById', '--args', '{"petId": 1}', '--code', '404']).status, 0);
 
-  const lax = call(['petstore_test__getPetById', '--args', '{"petId": "1", "bogus": 1}', '--error-rate', '0', '--coercion', 'lax', '--unknown-arguments', 'ignore', '--json']);
+  const lax = call([
+    'petstore_test__getPetById',
+    '--args',
+    '{"petId": "1", "bogus": 1}',
+    '--error-rate',
+    '0',
+    '--coercion',
+    'lax',
+    '--unknown-arguments',
+    'ignore',
+    '--json',
+  ]);
   assert.equal(lax.status, 0, lax.stderr);
   const answer = JSON.parse(lax.stdout) as { status: number; headers: Record<string, string> };
   assert.equal(answer.status, 200);

@@ -6,7 +6,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/paths.js';
 import type { Tool } from '../../src/library/tool.js';
-import { airQualityTool, mcpToolsList, openaiFunctions, openaiTools, stockTool, weatherapiTool, writeSources, writeToolbenchRoot } from '../fixtures/import-sources.js';
+import {
+  airQualityTool,
+  mcpToolsList,
+  openaiFunctions,
+  openaiTools,
+  stockTool,
+  weatherapiTool,
+  writeSources,
+  writeToolbenchRoot,
+} from '../fixtures/import-sources.js';
 import { petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
@@ -18,7 +27,11 @@ interface Run {
 }
 
 function toolenv(args: string[], env: Record<string, string> = {}): Run {
-  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, TOOLENV_DEBUG: '', ...env } });
+  const { status, stdout, stderr } = spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, TOOLENV_DEBUG: '', ...env },
+  });
   return { status, stdout, stderr };
 }
 
@@ -30,9 +43,19 @@ function summary(run: Run): Record<string, unknown> {
 
 /** The tool lines of `library list --json`, after checking its summary line (the last). */
 function listJson(library: string, category?: string): Record<string, unknown>[] {
-  const run = toolenv(['library', 'list', '--json', '--library', library, ...(category ? ['--category', category] : [])]);
+  const run = toolenv([
+    'library',
+    'list',
+    '--json',
+    '--library',
+    library,
+    ...(category ? ['--category', category] : []),
+  ]);
   assert.equal(run.status, 0, run.stderr);
-  const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = run.stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const last = lines.pop()!;
   assert.deepEqual(last, { tools: lines.length, category: category ?? null, library });
   return lines;
@@ -59,13 +82,38 @@ test('import creates a library, extends it with each format, and stats and list 
   const first = toolenv(['library', 'import', weather, '--format', 'toolbench', '--out', library, '--json']);
   assert.equal(first.status, 0, first.stderr);
   assert.equal(first.stderr, '', 'no progress bar when stderr is not a TTY');
-  assert.deepEqual(summary(first), { library, format: 'toolbench', imported: 4, apis: 2, replaced: 0, skipped: [], tools_total: 4 });
+  assert.deepEqual(summary(first), {
+    library,
+    format: 'toolbench',
+    imported: 4,
+    apis: 2,
+    replaced: 0,
+    skipped: [],
+    tools_total: 4,
+  });
 
-  const mcp = toolenv(['library', 'import', writeSources({ 'server.json': mcpToolsList }), '--format', 'mcp', '--out', library]);
+  const mcp = toolenv([
+    'library',
+    'import',
+    writeSources({ 'server.json': mcpToolsList }),
+    '--format',
+    'mcp',
+    '--out',
+    library,
+  ]);
   assert.equal(mcp.status, 0, mcp.stderr);
   assert.match(mcp.stdout, /^imported 4 tools \(1 APIs, 0 replaced\) from .* into .*\nthe library now has 8 tools\n$/);
 
-  const openai = toolenv(['library', 'import', writeSources({ 'functions.json': openaiFunctions, 'tools.json': openaiTools }), '--format', 'openai', '--out', library, '--json']);
+  const openai = toolenv([
+    'library',
+    'import',
+    writeSources({ 'functions.json': openaiFunctions, 'tools.json': openaiTools }),
+    '--format',
+    'openai',
+    '--out',
+    library,
+    '--json',
+  ]);
   assert.equal(openai.status, 0, openai.stderr);
   assert.equal(summary(openai).tools_total, 12);
 
@@ -86,11 +134,20 @@ test('import creates a library, extends it with each format, and stats and list 
 
   const listed = listJson(library);
   assert.equal(listed.length, 12);
-  for (const tool of listed) assert.deepEqual(Object.keys(tool), ['id', 'name', 'description', 'category', 'parameters', 'origin']);
+  for (const tool of listed)
+    assert.deepEqual(Object.keys(tool), ['id', 'name', 'description', 'category', 'parameters', 'origin']);
   const realtime = listed.find((t) => t.name === 'Realtime Weather API')!;
-  assert.deepEqual(realtime.origin, { format: 'toolbench', category: 'Weather', tool_name: 'WeatherAPI.com', api_name: 'Realtime Weather API' });
+  assert.deepEqual(realtime.origin, {
+    format: 'toolbench',
+    category: 'Weather',
+    tool_name: 'WeatherAPI.com',
+    api_name: 'Realtime Weather API',
+  });
   assert.deepEqual((realtime.parameters as Tool['parameters']).required, ['q']);
-  assert.deepEqual(listed.find((t) => t.name === 'book hotel.room')!.origin, { format: 'openai', name: 'book hotel.room' });
+  assert.deepEqual(listed.find((t) => t.name === 'book hotel.room')!.origin, {
+    format: 'openai',
+    name: 'book hotel.room',
+  });
 
   assert.equal(listJson(library, 'weather').length, 4);
   const weatherOnly = toolenv(['library', 'list', '--library', library, '--category', 'weather']);
@@ -105,7 +162,15 @@ test('re-importing the same files replaces the same tools: same ids, same count'
   const before = listJson(library);
   const again = toolenv(['library', 'import', root, '--format', 'toolbench', '--out', library, '--json']);
   assert.equal(again.status, 0, again.stderr);
-  assert.deepEqual(summary(again), { library, format: 'toolbench', imported: 5, apis: 3, replaced: 5, skipped: [], tools_total: 5 });
+  assert.deepEqual(summary(again), {
+    library,
+    format: 'toolbench',
+    imported: 5,
+    apis: 3,
+    replaced: 5,
+    skipped: [],
+    tools_total: 5,
+  });
   assert.deepEqual(listJson(library), before);
 });
 
@@ -118,20 +183,37 @@ test('bad input exits 2 with one line naming the file and the problem, and nothi
   assert.equal(before.length, 9);
 
   const truncated = writeSources({ 'Weather/weatherapi_com.json': JSON.stringify(weatherapiTool).slice(0, 300) });
-  assertUsageError(toolenv(['library', 'import', truncated, '--format', 'toolbench', '--out', library]), /weatherapi_com\.json: not valid JSON: .*\(line 1, column \d+\).*truncated/);
+  assertUsageError(
+    toolenv(['library', 'import', truncated, '--format', 'toolbench', '--out', library]),
+    /weatherapi_com\.json: not valid JSON: .*\(line 1, column \d+\).*truncated/,
+  );
 
   // The good files in the same folder are not imported either: one transaction, all or nothing.
   const nameless = writeSources({
     'Finance/a_stock.json': { ...stockTool, tool_name: 'Another Stock Tool' },
-    'Finance/b_nameless.json': { ...stockTool, api_list: [stockTool.api_list[0], { description: 'no name', method: 'GET' }] },
+    'Finance/b_nameless.json': {
+      ...stockTool,
+      api_list: [stockTool.api_list[0], { description: 'no name', method: 'GET' }],
+    },
   });
-  assertUsageError(toolenv(['library', 'import', nameless, '--format', 'toolbench', '--out', library]), /b_nameless\.json at \/api_list\/1\/name: missing/);
+  assertUsageError(
+    toolenv(['library', 'import', nameless, '--format', 'toolbench', '--out', library]),
+    /b_nameless\.json at \/api_list\/1\/name: missing/,
+  );
 
-  const badSchema = writeSources({ 's.json': { tools: [{ name: 'get_weather', description: 'replaced?', inputSchema: 'location: string' }] } });
-  assertUsageError(toolenv(['library', 'import', badSchema, '--format', 'mcp', '--out', library]), /s\.json at \/tools\/0\/inputSchema: must be a JSON Schema object, got string/);
+  const badSchema = writeSources({
+    's.json': { tools: [{ name: 'get_weather', description: 'replaced?', inputSchema: 'location: string' }] },
+  });
+  assertUsageError(
+    toolenv(['library', 'import', badSchema, '--format', 'mcp', '--out', library]),
+    /s\.json at \/tools\/0\/inputSchema: must be a JSON Schema object, got string/,
+  );
 
   const builtin = writeSources({ 'tools.json': { tools: [...openaiTools.tools, { type: 'file_search' }] } });
-  assertUsageError(toolenv(['library', 'import', builtin, '--format', 'openai', '--out', library]), /tools\.json at \/tools\/3\/type: only function tools/);
+  assertUsageError(
+    toolenv(['library', 'import', builtin, '--format', 'openai', '--out', library]),
+    /tools\.json at \/tools\/3\/type: only function tools/,
+  );
 
   assert.deepEqual(listJson(library), before, 'every earlier tool is still there, unchanged');
 });
@@ -144,7 +226,17 @@ test('--skip-invalid imports the valid files and reports each skipped one on std
     'Finance/stock.json': stockTool,
     'Finance/wrong.json': ['not', 'a', 'tool'],
   });
-  const run = toolenv(['library', 'import', root, '--format', 'toolbench', '--out', library, '--skip-invalid', '--json']);
+  const run = toolenv([
+    'library',
+    'import',
+    root,
+    '--format',
+    'toolbench',
+    '--out',
+    library,
+    '--skip-invalid',
+    '--json',
+  ]);
   assert.equal(run.status, 0, run.stderr);
   const lines = run.stderr.trimEnd().split('\n');
   assert.equal(lines.length, 2);
@@ -153,7 +245,10 @@ test('--skip-invalid imports the valid files and reports each skipped one on std
   const s = summary(run);
   assert.equal(s.imported, 3);
   assert.equal(s.tools_total, 3);
-  assert.deepEqual((s.skipped as { file: string }[]).map((x) => x.file), [join(root, 'Environment/broken.json'), join(root, 'Finance/wrong.json')]);
+  assert.deepEqual(
+    (s.skipped as { file: string }[]).map((x) => x.file),
+    [join(root, 'Environment/broken.json'), join(root, 'Finance/wrong.json')],
+  );
   assert.match((s.skipped as { error: string }[])[1]!.error, /wrong\.json: expected a ToolBench tool object/);
 
   const text = toolenv(['library', 'import', root, '--format', 'toolbench', '--out', library, '--skip-invalid']);
@@ -168,7 +263,10 @@ test('--skip-invalid imports the valid files and reports each skipped one on std
 
 test('without --out the import goes to the default library directory', () => {
   const library = join(tempDir(), 'default-library');
-  const run = toolenv(['library', 'import', writeSources({ 'f.json': openaiFunctions }), '--format', 'openai', '--json'], { TOOLENV_LIBRARY: library });
+  const run = toolenv(
+    ['library', 'import', writeSources({ 'f.json': openaiFunctions }), '--format', 'openai', '--json'],
+    { TOOLENV_LIBRARY: library },
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.equal(summary(run).library, library);
   assert.equal(listJson(library).length, 1);
@@ -182,13 +280,23 @@ test('usage mistakes exit 2 with a one-line message', () => {
   assert.match(missingFormat.stderr, /--format/);
   const badFormat = toolenv(['library', 'import', source, '--format', 'csv', '--out', out]);
   assert.equal(badFormat.status, 2);
-  assert.match(badFormat.stderr, /csv.*openapi, toolbench, mcp, openai|Allowed choices are openapi, toolbench, mcp, openai/);
-  assertUsageError(toolenv(['library', 'import', join(out, 'missing.json'), '--format', 'openai', '--out', out]), /missing\.json: no such file or directory/);
+  assert.match(
+    badFormat.stderr,
+    /csv.*openapi, toolbench, mcp, openai|Allowed choices are openapi, toolbench, mcp, openai/,
+  );
+  assertUsageError(
+    toolenv(['library', 'import', join(out, 'missing.json'), '--format', 'openai', '--out', out]),
+    /missing\.json: no such file or directory/,
+  );
   assertUsageError(toolenv(['library', 'stats', '--library', join(out, 'none')]), /no library at/);
 });
 
 test('list survives a reader that stops early (| head): no EPIPE stack trace', () => {
-  const tools: Tool[] = Array.from({ length: 3000 }, (_, i) => ({ ...petstoreTools[4]!, id: `weather_forecast_${i}`, description: `Forecast number ${i} `.repeat(8) }));
+  const tools: Tool[] = Array.from({ length: 3000 }, (_, i) => ({
+    ...petstoreTools[4]!,
+    id: `weather_forecast_${i}`,
+    description: `Forecast number ${i} `.repeat(8),
+  }));
   const library = writeFixtureLibrary(tools, []);
   const err = join(tempDir(), 'stderr.txt');
   for (const flags of ['--json', '']) {

@@ -8,14 +8,19 @@ import semver from 'semver';
 import { packageRoot } from '../../src/paths.js';
 
 test('npx toolenv in the project prints the CLI and no npm warnings', async () => {
-  const { stdout, stderr } = await promisify(execFile)('npx', ['--no-install', 'toolenv', '--version'], { cwd: packageRoot, env: { ...process.env, TOOLENV_DEBUG: '' } });
+  const { stdout, stderr } = await promisify(execFile)('npx', ['--no-install', 'toolenv', '--version'], {
+    cwd: packageRoot,
+    env: { ...process.env, TOOLENV_DEBUG: '' },
+  });
   const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string };
   assert.equal(stdout.trim(), version);
   assert.doesNotMatch(stderr, /npm warn/i);
 });
 
 test('onnxruntime-node never runs its install script, which would fetch CUDA files from outside the npm registry', () => {
-  const { allowScripts } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean> };
+  const { allowScripts } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+    allowScripts: Record<string, boolean>;
+  };
   assert.equal(allowScripts['onnxruntime-node'], false);
 });
 

@@ -18,18 +18,32 @@ const MARK = 'toolenv-startup-test resolved ';
 function resolvedModules(args: string[]): string[] {
   const dir = tempDir();
   const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(hooks, `export async function resolve(specifier, context, next) {
+  writeFileSync(
+    hooks,
+    `export async function resolve(specifier, context, next) {
   const resolved = await next(specifier, context);
   process.stderr.write(${JSON.stringify(MARK)} + resolved.url + '\\n');
   return resolved;
 }
-`);
+`,
+  );
   const register = join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], { encoding: 'utf8' });
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, BIN, ...args], {
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
-  const urls = run.stderr.split('\n').filter((line) => line.startsWith(MARK)).map((line) => line.slice(MARK.length));
-  assert.ok(urls.some((url) => url.endsWith('/cli/index.js')), 'the hook saw the CLI load');
+  const urls = run.stderr
+    .split('\n')
+    .filter((line) => line.startsWith(MARK))
+    .map((line) => line.slice(MARK.length));
+  assert.ok(
+    urls.some((url) => url.endsWith('/cli/index.js')),
+    'the hook saw the CLI load',
+  );
   return urls;
 }
 

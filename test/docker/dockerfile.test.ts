@@ -28,7 +28,8 @@ function instructions(text: string): Instruction[] {
     let logical = lines[i]!;
     while (logical.endsWith('\\') && i + 1 < lines.length) logical = `${logical.slice(0, -1)} ${lines[++i]!.trim()}`;
     const match = /^\s*([A-Za-z]+)\s+(.*)$/.exec(logical);
-    if (match && !logical.trimStart().startsWith('#')) out.push({ op: match[1]!.toUpperCase(), args: match[2]!.trim(), line: start + 1 });
+    if (match && !logical.trimStart().startsWith('#'))
+      out.push({ op: match[1]!.toUpperCase(), args: match[2]!.trim(), line: start + 1 });
   }
   return out;
 }
@@ -58,7 +59,10 @@ describe('Dockerfile', () => {
     assert.ok(all.length > 0);
     for (const { sources, line } of all) {
       for (const source of sources) {
-        assert.ok(existsSync(join(packageRoot, source)), `Dockerfile line ${line}: COPY ${source}, which the tree lacks`);
+        assert.ok(
+          existsSync(join(packageRoot, source)),
+          `Dockerfile line ${line}: COPY ${source}, which the tree lacks`,
+        );
         assert.ok(!ignored(source), `Dockerfile line ${line}: COPY ${source}, which .dockerignore leaves out`);
       }
     }
@@ -81,7 +85,9 @@ describe('Dockerfile', () => {
       .flatMap((i) => [...i.args.matchAll(/node bin\/toolenv ((?:[a-z]+)(?: [a-z]+)?)/g)].map((m) => m[1]!));
     assert.ok(commands.length >= 3, `${commands.length} toolenv commands in RUN steps`);
     for (const command of commands) {
-      const run = spawnSync(process.execPath, [join(packageRoot, 'bin', 'toolenv'), ...command.split(' '), '--help'], { encoding: 'utf8' });
+      const run = spawnSync(process.execPath, [join(packageRoot, 'bin', 'toolenv'), ...command.split(' '), '--help'], {
+        encoding: 'utf8',
+      });
       assert.equal(run.status, 0, `Dockerfile RUN: toolenv ${command}: ${run.stderr}`);
       assert.doesNotMatch(run.stdout, /^Usage: toolenv \[options\] \[command\]/, `toolenv ${command} is not a command`);
     }
@@ -97,22 +103,38 @@ describe('Dockerfile', () => {
     const app = tempDir('toolenv-docker-');
     for (const { sources, destination } of copies()) {
       for (const source of sources) {
-        const target = sources.length > 1 || destination.endsWith('/') ? join(app, destination, basename(source)) : join(app, destination);
+        const target =
+          sources.length > 1 || destination.endsWith('/')
+            ? join(app, destination, basename(source))
+            : join(app, destination);
         cpSync(join(packageRoot, source), target, { recursive: true });
       }
     }
     symlinkSync(join(packageRoot, 'node_modules'), join(app, 'node_modules'));
-    cpSync(join(packageRoot, 'dist'), join(app, 'dist'), { recursive: true, filter: (src) => !src.includes(`${join('dist', 'test')}`) });
+    cpSync(join(packageRoot, 'dist'), join(app, 'dist'), {
+      recursive: true,
+      filter: (src) => !src.includes(`${join('dist', 'test')}`),
+    });
     rmSync(join(app, 'test'), { recursive: true, force: true });
 
     // The default library stands in for the one the image builds; the server moves to a free port on the loopback.
-    const env = { ...process.env, TOOLENV_LIBRARY: writeFixtureLibrary(), TOOLENV_CACHE: join(tempDir(), 'responses.db') };
-    const server = spawn(process.execPath, [...argv.slice(1), '--host', '127.0.0.1', '--port', '0', '--json'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      TOOLENV_LIBRARY: writeFixtureLibrary(),
+      TOOLENV_CACHE: join(tempDir(), 'responses.db'),
+    };
+    const server = spawn(process.execPath, [...argv.slice(1), '--host', '127.0.0.1', '--port', '0', '--json'], {
+      cwd: app,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     server.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     try {
       const url = await new Promise<string>((resolve, reject) => {
-        createInterface({ input: server.stdout }).once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
+        createInterface({ input: server.stdout }).once('line', (line) =>
+          resolve((JSON.parse(line) as { url: string }).url),
+        );
         server.once('exit', (code) => reject(new Error(`the image's CMD exited with ${code}: ${stderr}`)));
       });
       const health = await fetch(`${url}/healthz`);

@@ -17,13 +17,19 @@ function bareCommands(page: string): string[] {
       fenced = !fenced;
       return;
     }
-    if (fenced && shell && /(^\s*|&&\s+|;\s+|\|\s+|\$\()toolenv /.test(line)) found.push(`${page}:${i + 1}: ${line.trim()}`);
+    if (fenced && shell && /(^\s*|&&\s+|;\s+|\|\s+|\$\()toolenv /.test(line))
+      found.push(`${page}:${i + 1}: ${line.trim()}`);
   });
   return found;
 }
 
 test('docs run the CLI as a fresh clone has it: npx toolenv, not a bare toolenv that is not on PATH', () => {
-  const pages = ['README.md', ...readdirSync(join(packageRoot, 'docs')).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
+  const pages = [
+    'README.md',
+    ...readdirSync(join(packageRoot, 'docs'))
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => `docs/${n}`),
+  ];
   const bare = pages.flatMap(bareCommands);
   assert.deepEqual(bare, []);
 });

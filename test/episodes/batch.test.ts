@@ -13,7 +13,13 @@ after(() => server.close());
 test('POST /v1/calls with x-toolenv-episode runs the batch as one step of the episode, world state included', async () => {
   const episode = await createEpisode(server.url, { seed: 3 });
   const id = episode.id as string;
-  const created = await json(await post(`${server.url}/v1/calls`, { calls: [{ tool: 'notes_test__createNote', arguments: { title: 'groceries' } }] }, { 'x-toolenv-episode': id }));
+  const created = await json(
+    await post(
+      `${server.url}/v1/calls`,
+      { calls: [{ tool: 'notes_test__createNote', arguments: { title: 'groceries' } }] },
+      { 'x-toolenv-episode': id },
+    ),
+  );
   assert.equal(created.step, 1);
   const [note] = created.results as { status: number; body: { id: string; title: string }; state?: string }[];
   assert.equal(note!.status, 201);
@@ -21,7 +27,12 @@ test('POST /v1/calls with x-toolenv-episode runs the batch as one step of the ep
 
   const batch = await post(
     `${server.url}/v1/calls`,
-    { calls: [{ tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } }, { tool: 'notes_test__getNote', arguments: {} }] },
+    {
+      calls: [
+        { tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } },
+        { tool: 'notes_test__getNote', arguments: {} },
+      ],
+    },
     { 'x-toolenv-episode': id },
   );
   assert.equal(batch.headers.get('x-toolenv-step'), '2');
@@ -34,23 +45,46 @@ test('POST /v1/calls with x-toolenv-episode runs the batch as one step of the ep
 
   const trajectory = await json(await fetch(`${server.url}/v1/episodes/${id}`));
   assert.equal((trajectory.steps as unknown[]).length, 2);
-  assert.equal(((trajectory.steps as { actions: unknown[] }[])[1]!.actions).length, 2);
+  assert.equal((trajectory.steps as { actions: unknown[] }[])[1]!.actions.length, 2);
 
   // Outside the episode the same read knows nothing of the note.
-  const stateless = await json(await post(`${server.url}/v1/calls`, { calls: [{ tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } }] }));
+  const stateless = await json(
+    await post(`${server.url}/v1/calls`, {
+      calls: [{ tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } }],
+    }),
+  );
   assert.notEqual((stateless.results as { body: { title?: string } }[])[0]!.body.title, 'groceries');
 
-  await expectProblem(await post(`${server.url}/v1/calls`, { calls: [{ tool: 'notes_test__listNotes', arguments: {} }] }, { 'x-toolenv-episode': 'no-such-episode' }), 404);
+  await expectProblem(
+    await post(
+      `${server.url}/v1/calls`,
+      { calls: [{ tool: 'notes_test__listNotes', arguments: {} }] },
+      { 'x-toolenv-episode': 'no-such-episode' },
+    ),
+    404,
+  );
 });
 
 test('a batch inside an episode is checked as one step, its refusals naming the batch members', async () => {
   const id = (await createEpisode(server.url)).id as string;
   const headers = { 'x-toolenv-episode': id };
   const wrong = await expectProblem(
-    await post(`${server.url}/v1/calls`, { calls: [{ tool: 'notes_test__listNotes', arguments: {} }, { tool: 'notes_test__getNote', arguments: 'n1' }] }, headers),
+    await post(
+      `${server.url}/v1/calls`,
+      {
+        calls: [
+          { tool: 'notes_test__listNotes', arguments: {} },
+          { tool: 'notes_test__getNote', arguments: 'n1' },
+        ],
+      },
+      headers,
+    ),
     400,
   );
-  assert.deepEqual((wrong.errors as { path: string }[]).map((e) => e.path), ['/calls/1/arguments']);
+  assert.deepEqual(
+    (wrong.errors as { path: string }[]).map((e) => e.path),
+    ['/calls/1/arguments'],
+  );
   assert.doesNotMatch(String(wrong.detail), /actions/);
   const calls = Array.from({ length: 65 }, () => ({ tool: 'notes_test__listNotes', arguments: {} }));
   const tooMany = await expectProblem(await post(`${server.url}/v1/calls`, { calls }, headers), 400);

@@ -22,7 +22,9 @@ async function rollout(url: string, n: number): Promise<{ id: string; steps: Jso
   mine.push(...created.map((o: Json) => o.body));
   const notes = created.filter((o: Json) => o.tool === 'notes_test__createNote').map((o: Json) => o.body);
   const reads = created.map((o: Json) =>
-    o.tool === 'petstore_test__addPet' ? call('petstore_test__getPetById', { petId: o.body.id }) : call('notes_test__getNote', { noteId: o.body.id }),
+    o.tool === 'petstore_test__addPet'
+      ? call('petstore_test__getPetById', { petId: o.body.id })
+      : call('notes_test__getNote', { noteId: o.body.id }),
   );
   steps.push(await step(url, id, [...reads, call('notes_test__listNotes', {}), call('petstore_test__listPets', {})]));
   const [keep, drop] = notes;
@@ -33,13 +35,24 @@ async function rollout(url: string, n: number): Promise<{ id: string; steps: Jso
       call('notes_test__listNotes', { tag: 'home' }),
     ]),
   );
-  steps.push(await step(url, id, [...notes.map((note: Json) => call('notes_test__getNote', { noteId: note.id })), call('notes_test__listNotes', {})]));
+  steps.push(
+    await step(url, id, [
+      ...notes.map((note: Json) => call('notes_test__getNote', { noteId: note.id })),
+      call('notes_test__listNotes', {}),
+    ]),
+  );
   return { id, steps, mine };
 }
 
 /** Observations without where a simulated body came from: a first run answers from the synthesizer, a second from the cache it filled. */
 const comparable = (steps: Json[]) =>
-  steps.map((s) => ({ ...s, observations: s.observations.map(({ source, ...rest }: Json) => ({ ...rest, source: source === 'cache' ? 'synth' : source })) }));
+  steps.map((s) => ({
+    ...s,
+    observations: s.observations.map(({ source, ...rest }: Json) => ({
+      ...rest,
+      source: source === 'cache' ? 'synth' : source,
+    })),
+  }));
 
 /** Every resource body an observation carries: the body, or the items of a list. */
 function resources(observation: Json): Json[] {
@@ -75,7 +88,11 @@ describe(`${EPISODES} concurrent episodes with parallel actions`, () => {
       }
       const [, reads] = steps;
       const readBack = (reads!.observations as Json[]).filter((o) => o.state === 'read').map((o) => o.body);
-      for (const body of readBack) assert.ok(mine.some((m) => m.id === body.id), `episode ${n} read back ${JSON.stringify(body)}`);
+      for (const body of readBack)
+        assert.ok(
+          mine.some((m) => m.id === body.id),
+          `episode ${n} read back ${JSON.stringify(body)}`,
+        );
     });
     assert.ok(injected > 0, 'errors were injected');
     assert.ok(stateful > EPISODES, 'world state answered');
@@ -89,11 +106,21 @@ describe(`${EPISODES} concurrent episodes with parallel actions`, () => {
         const own = mine.find((m) => typeof m.id === 'string');
         const other = round[(n + 1) % EPISODES]!.mine.find((m) => typeof m.id === 'string');
         if (!own || !other) return;
-        const [ownRead, otherRead] = (await step(server.url, id, [call('notes_test__getNote', { noteId: own.id }), call('notes_test__getNote', { noteId: other.id })])).observations;
-        if (!ownRead.error) assert.deepEqual([ownRead.state, ownRead.body.id], ['read', own.id], `episode ${n} reads its own note`);
+        const [ownRead, otherRead] = (
+          await step(server.url, id, [
+            call('notes_test__getNote', { noteId: own.id }),
+            call('notes_test__getNote', { noteId: other.id }),
+          ])
+        ).observations;
+        if (!ownRead.error)
+          assert.deepEqual([ownRead.state, ownRead.body.id], ['read', own.id], `episode ${n} reads its own note`);
         if (otherRead.error) return;
         checked++;
-        assert.notEqual(otherRead.source, 'state', `episode ${n} read episode ${(n + 1) % EPISODES}'s note from its world`);
+        assert.notEqual(
+          otherRead.source,
+          'state',
+          `episode ${n} read episode ${(n + 1) % EPISODES}'s note from its world`,
+        );
         assert.equal(otherRead.state, undefined);
         assert.notEqual(otherRead.body.title, other.title);
       }),

@@ -20,7 +20,10 @@ function created(overrides: Partial<CreatedEpisode> & { system?: string; query?:
     counts: { turns: 0, steps: 0, actions: 0, searches: 0, calls: 0, failed_calls: 0, injected_errors: 0 },
     ...rest,
     // The store's order: the summary, then the messages and stop sequences.
-    messages: [{ role: 'system', content }, ...(query === undefined ? [] : [{ role: 'user' as const, content: query }])],
+    messages: [
+      { role: 'system', content },
+      ...(query === undefined ? [] : [{ role: 'user' as const, content: query }]),
+    ],
     stop: [...STOP_SEQUENCES],
   };
 }

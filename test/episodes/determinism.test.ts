@@ -12,7 +12,12 @@ async function run(url: string, config: Json): Promise<{ seed: number; observed:
   for (let s = 0; s < 3; s++) {
     const actions = [0, 1, 2, 3].map((i) => call('weather_forecast', { city: `city-${s}-${i}` }));
     const result = await step(url, id, actions);
-    observed.push(...result.observations.map(({ source, ...rest }: Json) => ({ ...rest, simulated: source === 'cache' || source === 'synth' })));
+    observed.push(
+      ...result.observations.map(({ source, ...rest }: Json) => ({
+        ...rest,
+        simulated: source === 'cache' || source === 'synth',
+      })),
+    );
   }
   return { seed, observed };
 }
@@ -44,6 +49,9 @@ describe('reproducibility under seeds', () => {
 
   it('error_rate 0 injects nothing whatever the seed', async () => {
     const { observed } = await run(server.url, { seed: 42, error_rate: 0 });
-    assert.deepEqual(injected(observed), observed.map(() => null));
+    assert.deepEqual(
+      injected(observed),
+      observed.map(() => null),
+    );
   });
 });

@@ -9,10 +9,22 @@ import { extraTools } from '../retrieval/fixture.js';
 const note = {
   type: 'object',
   required: ['id', 'title'],
-  properties: { id: { type: 'string', format: 'uuid' }, title: { type: 'string' }, tag: { type: 'string', enum: ['work', 'home'] }, done: { type: 'boolean' } },
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    title: { type: 'string' },
+    tag: { type: 'string', enum: ['work', 'home'] },
+    done: { type: 'boolean' },
+  },
 };
-const noteBody: JsonSchemaObject = { type: 'object', properties: { title: { type: 'string' }, tag: { type: 'string', enum: ['work', 'home'] }, done: { type: 'boolean' } } };
-const comment = { type: 'object', required: ['id', 'text'], properties: { id: { type: 'integer', minimum: 1 }, text: { type: 'string' } } };
+const noteBody: JsonSchemaObject = {
+  type: 'object',
+  properties: { title: { type: 'string' }, tag: { type: 'string', enum: ['work', 'home'] }, done: { type: 'boolean' } },
+};
+const comment = {
+  type: 'object',
+  required: ['id', 'text'],
+  properties: { id: { type: 'integer', minimum: 1 }, text: { type: 'string' } },
+};
 
 const origin = (method: string, path: string, operation_id: string) =>
   ({ format: 'openapi', api_id: 'notes.test', method, path, operation_id, server: 'https://notes.test' }) as const;
@@ -28,7 +40,11 @@ export const notesTools: Tool[] = [
     category: 'productivity',
     parameters: { type: 'object', properties: { tag: { type: 'string' }, limit: { type: 'integer', minimum: 1 } } },
     bindings: { tag: { in: 'query', name: 'tag' }, limit: { in: 'query', name: 'limit' } },
-    response_schema: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: note }, total: { type: 'integer' } } },
+    response_schema: {
+      type: 'object',
+      required: ['items'],
+      properties: { items: { type: 'array', items: note }, total: { type: 'integer' } },
+    },
     examples: [],
     origin: origin('get', '/notes', 'listNotes'),
   },
@@ -60,7 +76,11 @@ export const notesTools: Tool[] = [
     name: 'Replace a note',
     description: 'Replace a note of the notebook.',
     category: 'productivity',
-    parameters: { type: 'object', required: ['noteId'], properties: { noteId: { type: 'string' }, ...noteBody.properties } },
+    parameters: {
+      type: 'object',
+      required: ['noteId'],
+      properties: { noteId: { type: 'string' }, ...noteBody.properties },
+    },
     bindings: { ...noteId, ...bodyOf(['title', 'tag', 'done']) },
     response_schema: note,
     examples: [],
@@ -71,7 +91,11 @@ export const notesTools: Tool[] = [
     name: 'Update a note',
     description: 'Change some fields of a note of the notebook.',
     category: 'productivity',
-    parameters: { type: 'object', required: ['noteId'], properties: { noteId: { type: 'string' }, ...noteBody.properties } },
+    parameters: {
+      type: 'object',
+      required: ['noteId'],
+      properties: { noteId: { type: 'string' }, ...noteBody.properties },
+    },
     bindings: { ...noteId, ...bodyOf(['title', 'tag', 'done']) },
     response_schema: note,
     examples: [],
@@ -93,7 +117,11 @@ export const notesTools: Tool[] = [
     name: 'Comment on a note',
     description: 'Add a comment to a note.',
     category: 'productivity',
-    parameters: { type: 'object', required: ['noteId', 'text'], properties: { noteId: { type: 'string' }, text: { type: 'string' } } },
+    parameters: {
+      type: 'object',
+      required: ['noteId', 'text'],
+      properties: { noteId: { type: 'string' }, text: { type: 'string' } },
+    },
     bindings: { ...noteId, text: { in: 'body', name: 'text' } },
     response_status: 201,
     response_schema: comment,
@@ -113,14 +141,24 @@ export const notesTools: Tool[] = [
   },
 ];
 
-const notesApi: ApiRecord = { api_id: 'notes.test', title: 'Notes', provider: 'notes.test', category: 'productivity', format: 'openapi' };
+const notesApi: ApiRecord = {
+  api_id: 'notes.test',
+  title: 'Notes',
+  provider: 'notes.test',
+  category: 'productivity',
+  format: 'openapi',
+};
 
 export const episodeTools: Tool[] = [...petstoreTools, ...notesTools, ...extraTools];
 
 /** The notes API where a create may name its own id, as APIs with client-chosen keys allow (an undeclared `id` is refused). */
 export const notesToolsWithClientIds: Tool[] = notesTools.map((tool) =>
   tool.id === 'notes_test__createNote'
-    ? { ...tool, parameters: { ...tool.parameters, properties: { id: { type: 'string' }, ...tool.parameters.properties } }, bindings: { id: { in: 'body', name: 'id' }, ...tool.bindings } }
+    ? {
+        ...tool,
+        parameters: { ...tool.parameters, properties: { id: { type: 'string' }, ...tool.parameters.properties } },
+        bindings: { id: { in: 'body', name: 'id' }, ...tool.bindings },
+      }
     : tool,
 );
 
@@ -139,7 +177,9 @@ export async function episodeLibrary(tools: readonly Tool[] = episodeTools): Pro
 }
 
 /** A real server on 127.0.0.1 over a fixture library, answering with the synthesizer (ids that differ per call). */
-export async function startEpisodeServer(options: Partial<ServeOptions> & { tools?: readonly Tool[] } = {}): Promise<RunningServer> {
+export async function startEpisodeServer(
+  options: Partial<ServeOptions> & { tools?: readonly Tool[] } = {},
+): Promise<RunningServer> {
   const { tools, ...rest } = options;
   return startServer({
     library: await episodeLibrary(tools),
@@ -161,7 +201,11 @@ export async function json(response: Response, status = 200): Promise<Json> {
 }
 
 export const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 /** Starts an episode and returns its summary. */
 export async function createEpisode(url: string, config: unknown = {}): Promise<Json> {
@@ -173,5 +217,10 @@ export async function step(url: string, id: string, actions: unknown[]): Promise
   return json(await post(`${url}/v1/episodes/${id}/step`, { actions }));
 }
 
-export const call = (tool: string, args: Record<string, unknown> = {}, id?: string) => ({ type: 'tool_call', tool, arguments: args, ...(id ? { id } : {}) });
+export const call = (tool: string, args: Record<string, unknown> = {}, id?: string) => ({
+  type: 'tool_call',
+  tool,
+  arguments: args,
+  ...(id ? { id } : {}),
+});
 export const search = (query: string, k?: number) => ({ type: 'search_tool', query, ...(k ? { k } : {}) });

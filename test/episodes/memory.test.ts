@@ -29,7 +29,11 @@ const simulator: EpisodeSimulator = {
 
 /** One step of 64 calls, each with 15 KiB of arguments: the flood a client can send under the 1 MiB body limit. */
 const flood = (step: number) => ({
-  actions: Array.from({ length: 64 }, (_, i) => ({ type: 'tool_call', tool: 'weather_forecast', arguments: { city: `${step}-${i}-${'x'.repeat(15 * 1024)}` } })),
+  actions: Array.from({ length: 64 }, (_, i) => ({
+    type: 'tool_call',
+    tool: 'weather_forecast',
+    arguments: { city: `${step}-${i}-${'x'.repeat(15 * 1024)}` },
+  })),
 });
 
 describe('episode memory', () => {
@@ -42,7 +46,8 @@ describe('episode memory', () => {
   });
   after(() => library.close());
 
-  const storeWith = (options: Partial<EpisodeStoreOptions> = {}) => new EpisodeStore({ simulator, library, search: () => Promise.resolve(search), ...options });
+  const storeWith = (options: Partial<EpisodeStoreOptions> = {}) =>
+    new EpisodeStore({ simulator, library, search: () => Promise.resolve(search), ...options });
 
   it('counts call arguments and search results against the episode budget, keeping previews and sizes past it', async (t) => {
     const store = storeWith();
@@ -55,13 +60,22 @@ describe('episode memory', () => {
     const trajectory = store.get(id)!;
     const text = JSON.stringify(trajectory);
     const raw = JSON.stringify(sent).length;
-    assert.ok(text.length < EPISODE_BODY_BUDGET + 400 * 1024, `the trajectory holds ${text.length} bytes of JSON for ${raw} sent`);
-    assert.ok(Math.abs(store.bytes - text.length) < 2048, `store counts ${store.bytes}, the trajectory is ${text.length}`);
+    assert.ok(
+      text.length < EPISODE_BODY_BUDGET + 400 * 1024,
+      `the trajectory holds ${text.length} bytes of JSON for ${raw} sent`,
+    );
+    assert.ok(
+      Math.abs(store.bytes - text.length) < 2048,
+      `store counts ${store.bytes}, the trajectory is ${text.length}`,
+    );
     assert.ok(validTrajectory(trajectory), JSON.stringify(validTrajectory.errors));
 
     const actions = trajectory.steps.slice(0, 20).flatMap((s) => s.actions as ToolCallAction[]);
     const arguments_ = sent.flatMap((request) => request.actions.map((action) => action.arguments));
-    assert.deepEqual(actions.slice(0, 64).map((a) => a.arguments), arguments_.slice(0, 64));
+    assert.deepEqual(
+      actions.slice(0, 64).map((a) => a.arguments),
+      arguments_.slice(0, 64),
+    );
     const firstCut = actions.findIndex((a) => a.truncated !== undefined);
     assert.ok(firstCut >= 64 && firstCut < 80, `first truncated action: ${firstCut}`);
     actions.slice(firstCut).forEach((action, i) => {
@@ -79,7 +93,10 @@ describe('episode memory', () => {
     assert.deepEqual([found.results, found.results_preview], [[], '']);
     assert.ok(found.truncated! > 0);
     const [hits = []] = await search.search(['pet'], { k: 5 });
-    assert.deepEqual(trajectory.working_set, hits.map((hit) => hit.id));
+    assert.deepEqual(
+      trajectory.working_set,
+      hits.map((hit) => hit.id),
+    );
   });
 
   it('refuses new episodes with a 429 naming the byte budget once the live ones hold it, until one goes', async (t) => {
@@ -91,20 +108,31 @@ describe('episode memory', () => {
     assert.ok(store.bytes >= 512 * 1024, String(store.bytes));
     assert.throws(
       () => store.create({}),
-      (e: unknown) => e instanceof EpisodeError && e.status === 429 && /the 2 live episodes hold \d+\.\d MiB .* past the server's 0\.5 MiB budget/.test(e.message),
+      (e: unknown) =>
+        e instanceof EpisodeError &&
+        e.status === 429 &&
+        /the 2 live episodes hold \d+\.\d MiB .* past the server's 0\.5 MiB budget/.test(e.message),
     );
-    const app = createApp({ store: library, simulator: createSimulator({ store: library, responders: [synthResponder] }), episodes: store, log: () => {} });
+    const app = createApp({
+      store: library,
+      simulator: createSimulator({ store: library, responders: [synthResponder] }),
+      episodes: store,
+      log: () => {},
+    });
     const refused = await app.request('/v1/episodes', { method: 'POST' });
     assert.equal(refused.status, 429);
     assert.equal(refused.headers.get('content-type'), 'application/problem+json');
-    assert.match(((await refused.json()) as { detail: string }).detail, /MiB of trajectories and world state, past the server's 0\.5 MiB budget for them: DELETE finished ones/);
+    assert.match(
+      ((await refused.json()) as { detail: string }).detail,
+      /MiB of trajectories and world state, past the server's 0\.5 MiB budget for them: DELETE finished ones/,
+    );
 
     assert.ok(store.delete(big.id));
     assert.ok(store.bytes < 4096);
     assert.equal((await app.request('/v1/episodes', { method: 'POST' })).status, 201);
   });
 
-  it('keeps the live episodes\' bytes as they change: steps, text turns, deletes, expiry, and a step that ends after its delete', async (t) => {
+  it("keeps the live episodes' bytes as they change: steps, text turns, deletes, expiry, and a step that ends after its delete", async (t) => {
     let clock = 0;
     const store = storeWith({ ttlMs: 1000, now: () => clock });
     t.after(() => store.close());
@@ -115,7 +143,9 @@ describe('episode memory', () => {
     ids.forEach((id) => live.add(id));
     await store.step(ids[0]!, { actions: [call, { ...call, arguments: { city: 'x'.repeat(4096) } }] });
     await store.turn(ids[1]!, { text: '<think>Find it.</think>\n<search_tool>weather forecast</search_tool>' });
-    await store.turn(ids[1]!, { text: '<think>Call.</think>\n<tool_call>{"tool": "weather_forecast", "arguments": {"city": "Oslo"}}</tool_call>' });
+    await store.turn(ids[1]!, {
+      text: '<think>Call.</think>\n<tool_call>{"tool": "weather_forecast", "arguments": {"city": "Oslo"}}</tool_call>',
+    });
     assert.ok(store.bytes > 4096);
     assert.equal(store.bytes, sum());
     // A step in flight when its episode is deleted adds nothing once it ends.

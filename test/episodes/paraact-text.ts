@@ -6,7 +6,12 @@ import { episodeLibrary, episodeTools, startEpisodeServer } from './fixture.js';
 
 export const ADD = 'petstore_test__addPet';
 export const GET = 'petstore_test__getPetById';
-export const TASK = { id: 'rex', query: 'Add a pet named Rex to the store, then look it up by its id.', reference_tools: [ADD, GET], answer: 'Rex' };
+export const TASK = {
+  id: 'rex',
+  query: 'Add a pet named Rex to the store, then look it up by its id.',
+  reference_tools: [ADD, GET],
+  answer: 'Rex',
+};
 
 /** The four turns of a ParaAct run of TASK, as a model would write them. */
 export const EXPLORE = `<think>I need a tool to add a pet and one to read it back.</think>
@@ -17,12 +22,19 @@ export const EXECUTE = `<think>addPet gives the id getPetById needs.</think>
 <plan>{"phase": "execution", "tools": ["${ADD}", "${GET}"], "calls": [{"id": "c1", "tool": "${ADD}", "arguments": {"name": "Rex", "status": "available"}}, {"id": "c2", "tool": "${GET}", "arguments": {"petId": {"$ref": "c1.body.id"}}, "depends_on": ["c1"]}], "layers": [["c1"], ["c2"]]}</plan>
 <tool_call>{"id": "c1"}</tool_call>`;
 export const NEXT = '<think>c1 is done; now c2.</think>\n<tool_call>{"id": "c2"}</tool_call>';
-export const ANSWER = '<think>Both calls succeeded.</think>\n<answer>Rex was added to the store and read back.</answer>';
+export const ANSWER =
+  '<think>Both calls succeeded.</think>\n<answer>Rex was added to the store and read back.</answer>';
 
 /** The fixture library with G_dep written beside it: addPet creates what getPetById reads. Returns the library directory. */
 export async function withGraph(): Promise<string> {
   const library = await episodeLibrary();
-  writeGraph(library, { nodes: episodeTools.map((t) => ({ id: t.id, api: 'fixture' })), edges: [{ src: ADD, dst: GET, kind: 'hard', rule: 'creates', score: 0.9, evidence: 'POST /pet → GET /pet/{petId}' }], meta: {} });
+  writeGraph(library, {
+    nodes: episodeTools.map((t) => ({ id: t.id, api: 'fixture' })),
+    edges: [
+      { src: ADD, dst: GET, kind: 'hard', rule: 'creates', score: 0.9, evidence: 'POST /pet → GET /pet/{petId}' },
+    ],
+    meta: {},
+  });
   return library;
 }
 

@@ -7,7 +7,13 @@ import { notesTools } from './fixture.js';
 const tool = (id: string) => [...petstoreTools, ...notesTools].find((t) => t.id === id)!;
 const op = (id: string, args: Record<string, unknown>) => {
   const found = resourceOp(tool(id), args);
-  return found && { kind: found.kind, collection: found.collection.key.split('\u0000')[1], ...('id' in found ? { id: found.id } : {}) };
+  return (
+    found && {
+      kind: found.kind,
+      collection: found.collection.key.split('\u0000')[1],
+      ...('id' in found ? { id: found.id } : {}),
+    }
+  );
 };
 
 test('reads what a call does to a resource from its method, path template and bindings', () => {
@@ -15,8 +21,15 @@ test('reads what a call does to a resource from its method, path template and bi
   assert.deepEqual(op('petstore_test__listPets', { limit: 2 }), { kind: 'list', collection: '/pets' });
   assert.deepEqual(op('petstore_test__getPetById', { petId: 7 }), { kind: 'read', collection: '/pets', id: '7' });
   assert.deepEqual(op('petstore_test__deletePet', { petId: 7 }), { kind: 'delete', collection: '/pets', id: '7' });
-  assert.deepEqual(op('notes_test__updateNote', { noteId: 'a', title: 'x' }), { kind: 'update', collection: '/notes', id: 'a' });
-  assert.deepEqual(op('notes_test__addComment', { noteId: 'a b/c', text: 'x' }), { kind: 'create', collection: '/notes/a%20b%2Fc/comments' });
+  assert.deepEqual(op('notes_test__updateNote', { noteId: 'a', title: 'x' }), {
+    kind: 'update',
+    collection: '/notes',
+    id: 'a',
+  });
+  assert.deepEqual(op('notes_test__addComment', { noteId: 'a b/c', text: 'x' }), {
+    kind: 'create',
+    collection: '/notes/a%20b%2Fc/comments',
+  });
   const update = resourceOp(tool('notes_test__replaceNote'), { noteId: 'a', title: 'x', tag: 'home' });
   assert.deepEqual(update && 'body' in update && update.body, { title: 'x', tag: 'home' });
   const list = resourceOp(tool('notes_test__listNotes'), { tag: 'work', limit: 3 });

@@ -27,7 +27,11 @@ describe('episode routes', () => {
   after(() => server.close());
 
   it('POST /v1/episodes answers 201 with the summary, a Location, the config and a reported seed', async () => {
-    const response = await post(`${url}/v1/episodes`, { task: { id: 't1', query: 'add a pet', reference_tools: ['petstore_test__addPet'] }, max_steps: 3, error_rate: 0.25 });
+    const response = await post(`${url}/v1/episodes`, {
+      task: { id: 't1', query: 'add a pet', reference_tools: ['petstore_test__addPet'] },
+      max_steps: 3,
+      error_rate: 0.25,
+    });
     const summary = await json(response, 201);
     assert.equal(response.headers.get('location'), `/v1/episodes/${summary.id}`);
     assert.equal(summary.max_steps, 3);
@@ -47,7 +51,17 @@ describe('episode routes', () => {
   });
 
   it('a bad config is a 400 problem listing every wrong member', async () => {
-    const problem = await expectProblem(await post(`${url}/v1/episodes`, { seed: 1.5, error_rate: 2, max_steps: 0, tools: ['nope'], task: { query: 3 }, extra: true }), 400);
+    const problem = await expectProblem(
+      await post(`${url}/v1/episodes`, {
+        seed: 1.5,
+        error_rate: 2,
+        max_steps: 0,
+        tools: ['nope'],
+        task: { query: 3 },
+        extra: true,
+      }),
+      400,
+    );
     const paths = (problem.errors as { path: string }[]).map((e) => e.path).sort();
     assert.deepEqual(paths, ['/error_rate', '/extra', '/max_steps', '/seed', '/task/id', '/task/query', '/tools/0']);
     assert.equal(problem.title, 'Invalid episode request');
@@ -57,7 +71,12 @@ describe('episode routes', () => {
 
   it('a step runs search and call actions in parallel, observations in action order; GET is the trajectory', async () => {
     const { id } = await createEpisode(url, { seed: 7 });
-    const result = await step(url, id, [search('find a pet by its id', 2), call('petstore_test__addPet', { name: 'Rex' }, 'c1'), call('weather_forecast', { city: 'Oslo' }), call('petstore_test__getPetById', {})]);
+    const result = await step(url, id, [
+      search('find a pet by its id', 2),
+      call('petstore_test__addPet', { name: 'Rex' }, 'c1'),
+      call('weather_forecast', { city: 'Oslo' }),
+      call('petstore_test__getPetById', {}),
+    ]);
     validate('StepResult', result);
     assert.equal(result.step, 1);
     assert.equal(result.done, false);
@@ -66,19 +85,37 @@ describe('episode routes', () => {
     assert.equal(found.results.length, 2);
     assert.equal(found.results[0].id, 'petstore_test__getPetById');
     assert.equal(typeof found.results[0].description, 'string');
-    assert.deepEqual([added.type, added.tool, added.id, added.status, added.state], ['tool_call', 'petstore_test__addPet', 'c1', 201, 'created']);
+    assert.deepEqual(
+      [added.type, added.tool, added.id, added.status, added.state],
+      ['tool_call', 'petstore_test__addPet', 'c1', 201, 'created'],
+    );
     assert.equal(weather.status, 200);
     assert.equal(invalid.status, 400);
     assert.equal(invalid.source, 'rule');
 
     const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
     validate('Trajectory', trajectory);
-    assert.deepEqual(trajectory.working_set, found.results.map((hit: { id: string }) => hit.id));
-    assert.deepEqual(trajectory.counts, { turns: 0, steps: 1, actions: 4, searches: 1, calls: 3, failed_calls: 1, injected_errors: 0 });
+    assert.deepEqual(
+      trajectory.working_set,
+      found.results.map((hit: { id: string }) => hit.id),
+    );
+    assert.deepEqual(trajectory.counts, {
+      turns: 0,
+      steps: 1,
+      actions: 4,
+      searches: 1,
+      calls: 3,
+      failed_calls: 1,
+      injected_errors: 0,
+    });
     assert.equal(trajectory.steps.length, 1);
     assert.deepEqual(trajectory.steps[0].observations, result.observations);
     assert.equal(trajectory.steps[0].actions[0].k, 2);
-    assert.deepEqual(trajectory.steps[0].actions[2], { type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Oslo' } });
+    assert.deepEqual(trajectory.steps[0].actions[2], {
+      type: 'tool_call',
+      tool: 'weather_forecast',
+      arguments: { city: 'Oslo' },
+    });
   });
 
   it('?format=jsonl is the summary line, then one line per step, each valid against the schema', async () => {
@@ -90,12 +127,18 @@ describe('episode routes', () => {
     assert.match(response.headers.get('content-type')!, /^application\/x-ndjson/);
     const text = await response.text();
     assert.ok(text.endsWith('\n'));
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.equal(lines.length, 3);
     for (const line of lines) validate('TrajectoryLine', line);
     assert.equal(lines[0].id, id);
     assert.equal(lines[0].steps, undefined);
-    assert.deepEqual(lines.slice(1).map((l) => l.step), [1, 2]);
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.step),
+      [1, 2],
+    );
     await expectProblem(await fetch(`${url}/v1/episodes/${id}?format=xml`), 400);
   });
 
@@ -103,15 +146,35 @@ describe('episode routes', () => {
     const { id } = await createEpisode(url);
     const problem = await expectProblem(
       await post(`${url}/v1/episodes/${id}/step`, {
-        actions: [{ type: 'search_tool' }, { type: 'tool_call', tool: 'x', arguments: [] }, { type: 'fly' }, { type: 'search_tool', query: 'q', k: 0 }, 'x', { type: 'tool_call', tool: 'x', controls: { code: 99 } }],
+        actions: [
+          { type: 'search_tool' },
+          { type: 'tool_call', tool: 'x', arguments: [] },
+          { type: 'fly' },
+          { type: 'search_tool', query: 'q', k: 0 },
+          'x',
+          { type: 'tool_call', tool: 'x', controls: { code: 99 } },
+        ],
       }),
       400,
     );
-    assert.deepEqual((problem.errors as { path: string }[]).map((e) => e.path), ['/actions/0/query', '/actions/1/arguments', '/actions/2/type', '/actions/3/k', '/actions/4', '/actions/5/controls/code']);
+    assert.deepEqual(
+      (problem.errors as { path: string }[]).map((e) => e.path),
+      [
+        '/actions/0/query',
+        '/actions/1/arguments',
+        '/actions/2/type',
+        '/actions/3/k',
+        '/actions/4',
+        '/actions/5/controls/code',
+      ],
+    );
     await expectProblem(await post(`${url}/v1/episodes/${id}/step`, { actions: [] }), 400);
     await expectProblem(await post(`${url}/v1/episodes/${id}/step`, {}), 400);
     await expectProblem(await post(`${url}/v1/episodes/${id}/step`, { actions: [search('a')], more: 1 }), 400);
-    await expectProblem(await post(`${url}/v1/episodes/${id}/step`, { actions: Array.from({ length: 65 }, () => search('a')) }), 400);
+    await expectProblem(
+      await post(`${url}/v1/episodes/${id}/step`, { actions: Array.from({ length: 65 }, () => search('a')) }),
+      400,
+    );
     const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
     assert.equal(trajectory.steps.length, 0);
     assert.equal(trajectory.counts.steps, 0);
@@ -122,7 +185,14 @@ describe('episode routes', () => {
     assert.equal(problem.title, 'Unknown episode');
     await expectProblem(await fetch(`${url}/v1/episodes/nope`), 404);
     await expectProblem(await fetch(`${url}/v1/episodes/nope`, { method: 'DELETE' }), 404);
-    await expectProblem(await post(`${url}/v1/tools/weather_forecast/call`, { arguments: { city: 'x' } }, { 'x-toolenv-episode': 'nope' }), 404);
+    await expectProblem(
+      await post(
+        `${url}/v1/tools/weather_forecast/call`,
+        { arguments: { city: 'x' } },
+        { 'x-toolenv-episode': 'nope' },
+      ),
+      404,
+    );
   });
 
   it('the step that reaches max_steps is done; later steps and calls are 409', async () => {
@@ -132,7 +202,10 @@ describe('episode routes', () => {
     assert.deepEqual([last.step, last.done], [2, true]);
     const problem = await expectProblem(await post(`${url}/v1/episodes/${id}/step`, { actions: [search('pet')] }), 409);
     assert.equal(problem.title, 'Episode done');
-    await expectProblem(await post(`${url}/v1/tools/weather_forecast/call`, { arguments: { city: 'x' } }, { 'x-toolenv-episode': id }), 409);
+    await expectProblem(
+      await post(`${url}/v1/tools/weather_forecast/call`, { arguments: { city: 'x' } }, { 'x-toolenv-episode': id }),
+      409,
+    );
     const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
     assert.equal(trajectory.done, true);
     assert.equal(trajectory.steps.length, 2);
@@ -140,9 +213,15 @@ describe('episode routes', () => {
 
   it('concurrent steps of one episode are numbered in arrival order, never past max_steps', async () => {
     const { id } = await createEpisode(url, { max_steps: 3 });
-    const answers = await Promise.all(Array.from({ length: 5 }, () => post(`${url}/v1/episodes/${id}/step`, { actions: [call('weather_forecast', { city: 'Oslo' })] })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        post(`${url}/v1/episodes/${id}/step`, { actions: [call('weather_forecast', { city: 'Oslo' })] }),
+      ),
+    );
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 409, 409]);
-    const steps = await Promise.all(answers.filter((a) => a.status === 200).map((a) => a.json() as Promise<{ step: number }>));
+    const steps = await Promise.all(
+      answers.filter((a) => a.status === 200).map((a) => a.json() as Promise<{ step: number }>),
+    );
     assert.deepEqual(steps.map((s) => s.step).sort(), [1, 2, 3]);
   });
 
@@ -151,12 +230,36 @@ describe('episode routes', () => {
     const { id, tools: listed } = await createEpisode(url, { tools: [...tools, 'weather_forecast'] });
     assert.deepEqual(listed, tools);
     const result = await step(url, id, [search('find a pet by its id', 3), search('weather forecast')]);
-    assert.deepEqual(result.observations[0].results.map((hit: { id: string }) => hit.id), ['petstore_test__deletePet']);
+    assert.deepEqual(
+      result.observations[0].results.map((hit: { id: string }) => hit.id),
+      ['petstore_test__deletePet'],
+    );
     assert.equal(result.observations[1].results[0].id, 'weather_forecast');
-    const problem = await expectProblem(await post(`${url}/v1/episodes/${id}/step`, { actions: [call('weather_forecast', { city: 'x' }), call('petstore_test__addPet', { name: 'x' })] }), 403);
-    assert.deepEqual(problem.errors, [{ path: '/actions/1/tool', message: '"petstore_test__addPet" is not among the episode\'s tools' }]);
-    await expectProblem(await post(`${url}/v1/tools/petstore_test__addPet/call`, { arguments: { name: 'x' } }, { 'x-toolenv-episode': id }), 403);
-    await expectProblem(await fetch(`${url}/apis/petstore.test/pets`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-toolenv-episode': id }, body: '{"name":"x"}' }), 403);
+    const problem = await expectProblem(
+      await post(`${url}/v1/episodes/${id}/step`, {
+        actions: [call('weather_forecast', { city: 'x' }), call('petstore_test__addPet', { name: 'x' })],
+      }),
+      403,
+    );
+    assert.deepEqual(problem.errors, [
+      { path: '/actions/1/tool', message: '"petstore_test__addPet" is not among the episode\'s tools' },
+    ]);
+    await expectProblem(
+      await post(
+        `${url}/v1/tools/petstore_test__addPet/call`,
+        { arguments: { name: 'x' } },
+        { 'x-toolenv-episode': id },
+      ),
+      403,
+    );
+    await expectProblem(
+      await fetch(`${url}/apis/petstore.test/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-toolenv-episode': id },
+        body: '{"name":"x"}',
+      }),
+      403,
+    );
     assert.equal((await step(url, id, [call('weather_forecast', { city: 'x' })])).step, 2);
   });
 

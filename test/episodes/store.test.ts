@@ -40,7 +40,10 @@ describe('EpisodeStore in process', () => {
     t.after(() => store.close());
     const a = store.create({});
     const b = store.create({});
-    assert.throws(() => store.create({}), (e: unknown) => e instanceof EpisodeError && e.status === 429);
+    assert.throws(
+      () => store.create({}),
+      (e: unknown) => e instanceof EpisodeError && e.status === 429,
+    );
     now = 900;
     await store.step(a.id, { actions: [{ type: 'search_tool', query: 'pet' }] });
     now = 1500;
@@ -51,7 +54,10 @@ describe('EpisodeStore in process', () => {
     assert.equal(store.summary(a.id), undefined);
     assert.equal(store.size, 0);
     store.create({});
-    await assert.rejects(store.step(a.id, { actions: [{ type: 'search_tool', query: 'pet' }] }), (e: unknown) => e instanceof EpisodeError && e.status === 404);
+    await assert.rejects(
+      store.step(a.id, { actions: [{ type: 'search_tool', query: 'pet' }] }),
+      (e: unknown) => e instanceof EpisodeError && e.status === 404,
+    );
   });
 
   it('call() runs one call inside the episode, recorded as a one-action step', async (t) => {
@@ -60,12 +66,30 @@ describe('EpisodeStore in process', () => {
     const { id } = store.create({ max_steps: 2 });
     const created = await store.call(id, 'petstore_test__addPet', { name: 'Rex' });
     assert.deepEqual([created.status, created.state, created.step, created.done], [201, 'created', 1, false]);
-    const read = await store.call(id, 'petstore_test__getPetById', { petId: (created.body as { id: number }).id }, { dynamic: true });
+    const read = await store.call(
+      id,
+      'petstore_test__getPetById',
+      { petId: (created.body as { id: number }).id },
+      { dynamic: true },
+    );
     assert.deepEqual([read.status, read.source, read.state, read.step, read.done], [200, 'state', 'read', 2, true]);
-    assert.deepEqual(store.get(id)!.steps[1]!.actions, [{ type: 'tool_call', tool: 'petstore_test__getPetById', arguments: { petId: (created.body as { id: number }).id }, controls: { dynamic: true } }]);
-    await assert.rejects(store.call(id, 'weather_forecast', { city: 'x' }), (e: unknown) => e instanceof EpisodeError && e.status === 409);
+    assert.deepEqual(store.get(id)!.steps[1]!.actions, [
+      {
+        type: 'tool_call',
+        tool: 'petstore_test__getPetById',
+        arguments: { petId: (created.body as { id: number }).id },
+        controls: { dynamic: true },
+      },
+    ]);
+    await assert.rejects(
+      store.call(id, 'weather_forecast', { city: 'x' }),
+      (e: unknown) => e instanceof EpisodeError && e.status === 409,
+    );
     const other = store.create({});
-    await assert.rejects(store.call(other.id, 'weather_forecast', [1]), (e: unknown) => e instanceof EpisodeError && e.status === 400 && e.errors?.[0]?.path === '/arguments');
+    await assert.rejects(
+      store.call(other.id, 'weather_forecast', [1]),
+      (e: unknown) => e instanceof EpisodeError && e.status === 400 && e.errors?.[0]?.path === '/arguments',
+    );
   });
 
   it('keeps a trajectory bounded: large bodies are stored as previews, the step answer stays whole', async (t) => {
@@ -75,12 +99,19 @@ describe('EpisodeStore in process', () => {
     const simulator: EpisodeSimulator = {
       errors: new ErrorStream(0, { errorRate: 0 }),
       errorStream: (seed) => new ErrorStream(seed, { errorRate: 0 }),
-      call: async (toolId, args): Promise<CallResult> => ({ status: 200, body: answers[(args as { size: string }).size], source: 'synth', headers: {} }),
+      call: async (toolId, args): Promise<CallResult> => ({
+        status: 200,
+        body: answers[(args as { size: string }).size],
+        source: 'synth',
+        headers: {},
+      }),
     };
     const store = storeWith({ simulator });
     t.after(() => store.close());
     const { id } = store.create({});
-    const result = await store.step(id, { actions: [{ type: 'tool_call', tool: 'weather_forecast', arguments: { size: 'big' } }] });
+    const result = await store.step(id, {
+      actions: [{ type: 'tool_call', tool: 'weather_forecast', arguments: { size: 'big' } }],
+    });
     assert.deepEqual((result.observations[0] as { body: unknown }).body, big);
     for (let i = 0; i < 20; i++) await store.call(id, 'weather_forecast', { size: 'medium' });
     const stored = store.get(id)!.steps.map((s) => s.observations[0] as { body: unknown; truncated?: number });
@@ -99,7 +130,8 @@ describe('EpisodeStore in process', () => {
       call: async (toolId, args, options): Promise<CallResult> => {
         if (toolId === 'weather_forecast') throw new Error('disk on fire');
         // A body world state cannot copy (structuredClone refuses functions).
-        if ((args as { title?: string }).title === 'unclonable') return { status: 201, body: { id: 'u1', title: 'x', hook: () => 1 }, source: 'synth', headers: {} };
+        if ((args as { title?: string }).title === 'unclonable')
+          return { status: 201, body: { id: 'u1', title: 'x', hook: () => 1 }, source: 'synth', headers: {} };
         return real.call(toolId, args, options);
       },
     };
@@ -108,7 +140,12 @@ describe('EpisodeStore in process', () => {
     const { id } = store.create({});
     const call = (tool: string, args: Record<string, unknown>) => ({ type: 'tool_call', tool, arguments: args });
     const first = await store.step(id, {
-      actions: [call('notes_test__createNote', { title: 'kept' }), call('weather_forecast', { city: 'Oslo' }), { type: 'search_tool', query: 'pet' }, call('notes_test__createNote', { title: 'unclonable' })],
+      actions: [
+        call('notes_test__createNote', { title: 'kept' }),
+        call('weather_forecast', { city: 'Oslo' }),
+        { type: 'search_tool', query: 'pet' },
+        call('notes_test__createNote', { title: 'unclonable' }),
+      ],
     });
     const [created, failed, searched, unclonable] = first.observations as Record<string, any>[];
     assert.deepEqual([first.step, created!.status, created!.state], [1, 201, 'created']);
@@ -116,23 +153,36 @@ describe('EpisodeStore in process', () => {
     assert.match(failed!.body.detail, /disk on fire/);
     assert.deepEqual([searched!.results, searched!.problem.status], [[], 500]);
     assert.match(searched!.problem.detail, /no index here/);
-    assert.deepEqual([unclonable!.status, unclonable!.body.title, unclonable!.state], [500, 'World state failed', undefined]);
+    assert.deepEqual(
+      [unclonable!.status, unclonable!.body.title, unclonable!.state],
+      [500, 'World state failed', undefined],
+    );
 
     const second = await store.call(id, 'notes_test__getNote', { noteId: created!.body.id });
     assert.deepEqual([second.step, second.state], [2, 'read']);
     const trajectory = store.get(id)!;
-    assert.deepEqual(trajectory.steps.map((s) => s.step), [1, 2]);
+    assert.deepEqual(
+      trajectory.steps.map((s) => s.step),
+      [1, 2],
+    );
     assert.deepEqual([trajectory.counts.calls, trajectory.counts.failed_calls, trajectory.counts.searches], [4, 2, 1]);
   });
 
   it('checks the tool ids of a config against the library ids without parsing their records', (t) => {
     const parsed: string[] = [];
-    const counting = { get: (toolId: string) => (parsed.push(toolId), library.get(toolId)), ids: () => library.ids(), apiOperations: (api: string) => library.apiOperations(api) };
+    const counting = {
+      get: (toolId: string) => (parsed.push(toolId), library.get(toolId)),
+      ids: () => library.ids(),
+      apiOperations: (api: string) => library.apiOperations(api),
+    };
     const store = storeWith({ library: counting });
     t.after(() => store.close());
     const summary = store.create({ tools: ['petstore_test__addPet', 'notes_test__getNote', 'weather_forecast'] });
     assert.deepEqual(summary.tools, ['petstore_test__addPet', 'notes_test__getNote', 'weather_forecast']);
-    assert.throws(() => store.create({ tools: ['petstore_test__addPet', 'nope'] }), (e: unknown) => e instanceof EpisodeError && e.status === 400 && e.errors?.[0]?.path === '/tools/1');
+    assert.throws(
+      () => store.create({ tools: ['petstore_test__addPet', 'nope'] }),
+      (e: unknown) => e instanceof EpisodeError && e.status === 400 && e.errors?.[0]?.path === '/tools/1',
+    );
     assert.deepEqual(parsed, []);
   });
 
@@ -141,9 +191,11 @@ describe('EpisodeStore in process', () => {
     assert.throws(() => storeWith({ ttlMs: 0 }), RangeError);
     assert.throws(() => storeWith({ maxBytes: 0 }), RangeError);
   });
-  it('a cached body goes into the step\'s answer and the trajectory as its stored text, parsed only when read', async (t) => {
+  it("a cached body goes into the step's answer and the trajectory as its stored text, parsed only when read", async (t) => {
     const cache = openCache(join(tempDir(), 'responses.db'))!;
-    const store = storeWith({ simulator: createSimulator({ store: library, cache, responders: [synthResponder], errorRate: 0 }) });
+    const store = storeWith({
+      simulator: createSimulator({ store: library, cache, responders: [synthResponder], errorRate: 0 }),
+    });
     t.after(() => {
       store.close();
       cache.close();
@@ -152,7 +204,10 @@ describe('EpisodeStore in process', () => {
     const call = { type: 'tool_call', tool: 'petstore_test__listPets', arguments: { limit: 2 } };
     const first = await store.step(id, { actions: [call] });
     const second = await store.step(id, { actions: [call, { ...call, id: 'again' }] });
-    assert.deepEqual(second.observations.map((o) => o.type === 'tool_call' && o.source), ['cache', 'cache']);
+    assert.deepEqual(
+      second.observations.map((o) => o.type === 'tool_call' && o.source),
+      ['cache', 'cache'],
+    );
     const stored = untouchedBodyText(second.observations[1]!);
     assert.equal(typeof stored, 'string', 'the body was not parsed on its way through the step');
     const answer = JSON.parse(stepJson(second)) as { observations: { body: unknown }[] };
@@ -160,15 +215,20 @@ describe('EpisodeStore in process', () => {
     assert.deepEqual(answer.observations[0]!.body, (first.observations[0] as { body: unknown }).body);
     assert.deepEqual(Object.keys(answer.observations[1]!), ['type', 'id', 'tool', 'status', 'body', 'source']);
     const trajectory = JSON.stringify(store.get(id));
-    assert.ok(Math.abs(store.bytes - trajectory.length) < 600, `store counts ${store.bytes}, the trajectory is ${trajectory.length}`);
+    assert.ok(
+      Math.abs(store.bytes - trajectory.length) < 600,
+      `store counts ${store.bytes}, the trajectory is ${trajectory.length}`,
+    );
   });
 
   it('remembers search results per index: the same query again does not search the library again', async (t) => {
     let searched = 0;
-    const counting = { search: async (queries: string[], options: { k?: number }) => {
-      searched++;
-      return search.search(queries, options);
-    } } as unknown as ToolSearch;
+    const counting = {
+      search: async (queries: string[], options: { k?: number }) => {
+        searched++;
+        return search.search(queries, options);
+      },
+    } as unknown as ToolSearch;
     const store = storeWith({ search: () => Promise.resolve(counting) });
     t.after(() => store.close());
     const hits: SearchResult[][] = [];

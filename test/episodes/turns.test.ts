@@ -20,7 +20,8 @@ async function refused(response: Response, status: number, detail?: RegExp): Pro
   if (detail) assert.match(String(problem.detail), detail);
   return problem;
 }
-const turn = async (url: string, id: string, text: string, status = 200): Promise<Json> => json(await post(`${url}/v1/episodes/${id}/turns`, { text }), status);
+const turn = async (url: string, id: string, text: string, status = 200): Promise<Json> =>
+  json(await post(`${url}/v1/episodes/${id}/turns`, { text }), status);
 
 describe('text turns', () => {
   let server: RunningServer;
@@ -47,23 +48,38 @@ describe('text turns', () => {
     assert.equal(first.step, 1);
     assert.equal(first.observation.role, 'user');
     assert.match(first.observation.content, /^<tools>/);
-    assert.ok(first.observation.content.includes(ADD) && first.observation.content.includes(GET), first.observation.content);
+    assert.ok(
+      first.observation.content.includes(ADD) && first.observation.content.includes(GET),
+      first.observation.content,
+    );
 
     const second = await turn(url, episode.id, EXECUTE);
-    assert.match(second.observation.content, /<tool_response>\n\{"id":"c1","tool":"petstore_test__addPet","status":201/);
+    assert.match(
+      second.observation.content,
+      /<tool_response>\n\{"id":"c1","tool":"petstore_test__addPet","status":201/,
+    );
     assert.match(second.observation.content, /Plan: done: c1; to run: c2 \(ready\)\./);
     const third = await turn(url, episode.id, NEXT);
     // The reference was bound server-side: c2 read the pet c1 created, from the episode's world state.
     assert.match(third.observation.content, /"id":"c2","tool":"petstore_test__getPetById","status":200.*"name":"Rex"/);
     const last = await turn(url, episode.id, ANSWER);
-    assert.deepEqual(last, { turn: 4, observation: { role: 'user', content: '' }, done: true, finish: 'answer', answer: 'Rex was added to the store and read back.' });
+    assert.deepEqual(last, {
+      turn: 4,
+      observation: { role: 'user', content: '' },
+      done: true,
+      finish: 'answer',
+      answer: 'Rex was added to the store and read back.',
+    });
     await refused(await post(`${url}/v1/episodes/${episode.id}/turns`, { text: ANSWER }), 409, /answered on turn 4/);
 
     const trajectory = await json(await fetch(`${url}/v1/episodes/${episode.id}`));
     assert.equal(trajectory.counts.turns, 4);
     assert.equal(trajectory.finish, 'answer');
     assert.equal(trajectory.turns[1].text, EXECUTE);
-    assert.deepEqual(trajectory.turns.map((t: Json) => t.controller), ['need', 'need', 'may', 'answer']);
+    assert.deepEqual(
+      trajectory.turns.map((t: Json) => t.controller),
+      ['need', 'need', 'may', 'answer'],
+    );
     assert.deepEqual(trajectory.turns[1].plan.calls, [
       { id: 'c1', tool: ADD, depends_on: [] },
       { id: 'c2', tool: GET, depends_on: ['c1'] },
@@ -78,13 +94,20 @@ describe('text turns', () => {
     assert.equal(rewards.graph, true);
     assert.equal(rewards.phases.length, 1);
     assert.deepEqual(rewards.phases[0].turns, [2, 3]);
-    assert.deepEqual([rewards.phases[0].l1, rewards.phases[0].l2, rewards.phases[0].l3, rewards.phases[0].l4_ratio], [true, true, true, 1]);
+    assert.deepEqual(
+      [rewards.phases[0].l1, rewards.phases[0].l2, rewards.phases[0].l3, rewards.phases[0].l4_ratio],
+      [true, true, true, 1],
+    );
     assert.equal(rewards.r_phase, 1);
     assert.deepEqual(rewards.recall, { search: 1, call: 1 });
     assert.equal(rewards.r_traj, 0.1 + 0.4 + 1.5);
     // The same episode always scores the same; given verdicts score as given.
     assert.deepEqual(await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`)), rewards);
-    const given = await json(await post(`${url}/v1/episodes/${episode.id}/rewards`, { verdicts: { quality: 'yes', faithfulness: 'YES', utility: 'PARTIAL' } }));
+    const given = await json(
+      await post(`${url}/v1/episodes/${episode.id}/rewards`, {
+        verdicts: { quality: 'yes', faithfulness: 'YES', utility: 'PARTIAL' },
+      }),
+    );
     assert.equal(given.answer_source, 'verdicts');
     assert.equal(given.r_ans, 0.5);
     assert.equal(given.r_phase, 0.5);
@@ -99,13 +122,22 @@ describe('text turns', () => {
     const first = (await turn(url, episode.id, EXPLORE)).observation.content as string;
     assert.ok(full.length > budget, `the fixture's search observation (${full.length} chars) must exceed the budget`);
     assert.ok(first.length <= budget, `${first.length} > ${budget}`);
-    assert.match(first, new RegExp(`\\(Cut to the ${budget}-character observation budget: \\d+ of ${full.length} characters left out\\.\\)$`));
+    assert.match(
+      first,
+      new RegExp(
+        `\\(Cut to the ${budget}-character observation budget: \\d+ of ${full.length} characters left out\\.\\)$`,
+      ),
+    );
     // Ids are what the next turn calls tools by: they are never shortened, whatever else is.
     const ids = [...first.matchAll(/"id":"([^"]+)"/g)].map((m) => m[1]);
     assert.ok(ids.length > 0 && ids.every((id) => full.includes(`"id":"${id}"`)), first);
     const second = (await turn(url, episode.id, EXECUTE)).observation.content as string;
     assert.ok(second.length <= budget);
-    await refused(await post(`${url}/v1/episodes`, { task: TASK, max_observation_chars: 10 }), 400, /max_observation_chars/);
+    await refused(
+      await post(`${url}/v1/episodes`, { task: TASK, max_observation_chars: 10 }),
+      400,
+      /max_observation_chars/,
+    );
   });
 
   it('system_prompt brief sends the short grammar, said in the summary; the turns it teaches run the same', async () => {
@@ -115,26 +147,53 @@ describe('text turns', () => {
     assert.equal(brief.system_prompt, 'brief');
     const [fullSystem, briefSystem] = [full.messages[0].content as string, brief.messages[0].content as string];
     assert.ok(briefSystem.length * 2 < fullSystem.length, `${briefSystem.length} vs ${fullSystem.length} characters`);
-    for (const tag of ['<think>', '<plan>', '<search_tool>', '<tool_call>', '<answer>', '<tools>', '<tool_response>', '<error>']) assert.ok(briefSystem.includes(tag), tag);
+    for (const tag of [
+      '<think>',
+      '<plan>',
+      '<search_tool>',
+      '<tool_call>',
+      '<answer>',
+      '<tools>',
+      '<tool_response>',
+      '<error>',
+    ])
+      assert.ok(briefSystem.includes(tag), tag);
     assert.deepEqual(brief.messages.slice(1), full.messages.slice(1));
     const [a, b] = [await turn(url, full.id, EXPLORE), await turn(url, brief.id, EXPLORE)];
     assert.equal(b.observation.content, a.observation.content);
-    await refused(await post(`${url}/v1/episodes`, { task: TASK, system_prompt: 'short' }), 400, /system_prompt.*full, brief/);
+    await refused(
+      await post(`${url}/v1/episodes`, { task: TASK, system_prompt: 'short' }),
+      400,
+      /system_prompt.*full, brief/,
+    );
   });
 
   it('a rejected message runs nothing, says why, counts as a turn and scores r_base 0; the turn cap ends the episode', async () => {
     const episode = await createEpisode(url, { task: TASK, max_turns: 2 });
-    const rejected = await turn(url, episode.id, '<think>x</think><tool_call>{"tool": "nope__tool", "arguments": {}}</tool_call><search_tool>pets</search_tool>');
+    const rejected = await turn(
+      url,
+      episode.id,
+      '<think>x</think><tool_call>{"tool": "nope__tool", "arguments": {}}</tool_call><search_tool>pets</search_tool>',
+    );
     assert.equal(rejected.step, undefined);
     assert.equal(rejected.done, false);
-    assert.ok(rejected.rejected.some((p: string) => /explores .* or executes .*, not both/.test(p)), rejected.rejected.join('\n'));
+    assert.ok(
+      rejected.rejected.some((p: string) => /explores .* or executes .*, not both/.test(p)),
+      rejected.rejected.join('\n'),
+    );
     assert.match(rejected.observation.content, /^<error>\nYour last message was not run:/);
     const capped = await turn(url, episode.id, EXPLORE);
     assert.equal(capped.done, true);
     assert.equal(capped.finish, 'turn_cap');
     assert.match(capped.observation.content, /<tools>/);
     const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
-    assert.deepEqual(rewards.steps.map((s: Json) => [s.state, s.r_base, s.r_plan]), [['need', 0, 0], ['need', 1, 1]]);
+    assert.deepEqual(
+      rewards.steps.map((s: Json) => [s.state, s.r_base, s.r_plan]),
+      [
+        ['need', 0, 0],
+        ['need', 1, 1],
+      ],
+    );
     assert.equal(rewards.answer_source, 'missing');
     assert.equal(rewards.r_ans, -0.5);
     assert.equal(rewards.r_phase, 0);
@@ -144,20 +203,40 @@ describe('text turns', () => {
   it('an episode speaks text turns or JSON steps, not both; a malformed turn body is a 400 naming the member', async () => {
     const texty = await createEpisode(url, { task: TASK });
     await turn(url, texty.id, EXPLORE);
-    await refused(await post(`${url}/v1/episodes/${texty.id}/step`, { actions: [{ type: 'search_tool', query: 'pets' }] }), 409, /speaks text turns/);
-    await refused(await post(`${url}/v1/tools/${ADD}/call`, { arguments: { name: 'x' } }, { 'x-toolenv-episode': texty.id }), 409, /speaks text turns/);
+    await refused(
+      await post(`${url}/v1/episodes/${texty.id}/step`, { actions: [{ type: 'search_tool', query: 'pets' }] }),
+      409,
+      /speaks text turns/,
+    );
+    await refused(
+      await post(`${url}/v1/tools/${ADD}/call`, { arguments: { name: 'x' } }, { 'x-toolenv-episode': texty.id }),
+      409,
+      /speaks text turns/,
+    );
     const stepped = await createEpisode(url);
     await step(url, stepped.id, [{ type: 'search_tool', query: 'pets' }]);
     await refused(await post(`${url}/v1/episodes/${stepped.id}/turns`, { text: EXPLORE }), 409, /took JSON steps/);
-    const problem = await refused(await post(`${url}/v1/episodes/${texty.id}/turns`, { text: 3, extra: true }), 400, /text/);
+    const problem = await refused(
+      await post(`${url}/v1/episodes/${texty.id}/turns`, { text: 3, extra: true }),
+      400,
+      /text/,
+    );
     assert.deepEqual(problem.errors.map((e: Json) => e.path).sort(), ['/extra', '/text']);
-    await refused(await post(`${url}/v1/episodes`, { protocol: 'dfs', max_turns: 0, reward: { w9: 1 } }), 400, /protocol/);
+    await refused(
+      await post(`${url}/v1/episodes`, { protocol: 'dfs', max_turns: 0, reward: { w9: 1 } }),
+      400,
+      /protocol/,
+    );
   });
 
   it('the baselines speak their own protocols: ReAct takes one action per turn', async () => {
     const episode = await createEpisode(url, { task: TASK, protocol: 'react' });
     assert.match(episode.messages[0].content, /exactly ONE action/);
-    const two = await turn(url, episode.id, '<think>t</think><search_tool>Add a pet</search_tool><search_tool>Find pet by ID</search_tool>');
+    const two = await turn(
+      url,
+      episode.id,
+      '<think>t</think><search_tool>Add a pet</search_tool><search_tool>Find pet by ID</search_tool>',
+    );
     assert.match(two.rejected.join(' '), /ReAct takes one action per turn/);
     const one = await turn(url, episode.id, '<think>t</think><search_tool>Add a pet</search_tool>');
     assert.equal(one.rejected, undefined);
@@ -174,14 +253,25 @@ describe('text turns', () => {
   it('a group is n episodes of one task under one seed: the same turns meet the same injected errors; advantages per group', async () => {
     // Half the calls fail by injection: the members must still see the very same failures.
     const noisy = await json(await post(`${url}/v1/groups`, { task: TASK, n: 2, error_rate: 0.5, seed: 11 }), 201);
-    const seen = await Promise.all(noisy.episodes.map(async (e: Json) => [await turn(url, e.id, EXPLORE), await turn(url, e.id, EXECUTE), await turn(url, e.id, NEXT)].map((r) => r.observation.content)));
+    const seen = await Promise.all(
+      noisy.episodes.map(async (e: Json) =>
+        [await turn(url, e.id, EXPLORE), await turn(url, e.id, EXECUTE), await turn(url, e.id, NEXT)].map(
+          (r) => r.observation.content,
+        ),
+      ),
+    );
     assert.deepEqual(seen[1], seen[0]);
-    assert.ok(seen[0]!.join('').includes('(injected)') || seen[0]!.join('').includes('"status":201'), seen[0]!.join('\n'));
+    assert.ok(
+      seen[0]!.join('').includes('(injected)') || seen[0]!.join('').includes('"status":201'),
+      seen[0]!.join('\n'),
+    );
 
     const group = await json(await post(`${url}/v1/groups`, { task: TASK, n: 3, error_rate: 0 }), 201);
     assert.equal(group.n, 3);
     assert.equal(group.episodes.length, 3);
-    assert.ok(group.episodes.every((e: Json) => e.seed === group.seed && e.group === group.id && e.messages.length === 2));
+    assert.ok(
+      group.episodes.every((e: Json) => e.seed === group.seed && e.group === group.id && e.messages.length === 2),
+    );
     const ids = group.episodes.map((e: Json) => e.id);
     const observations: string[][] = [[], [], []];
     for (const text of [EXPLORE, EXECUTE, NEXT]) {
@@ -206,12 +296,27 @@ describe('text turns', () => {
     const aggregated = await json(await fetch(`${url}/v1/groups/${group.id}/advantages?mode=aggregated`));
     assert.equal(aggregated.episodes[0].a_traj, null);
     assert.ok(aggregated.episodes[0].advantage > 0);
-    await refused(await fetch(`${url}/v1/groups/${group.id}/advantages?mode=sum`), 400, /mode must be one of decoupled, aggregated/);
+    await refused(
+      await fetch(`${url}/v1/groups/${group.id}/advantages?mode=sum`),
+      400,
+      /mode must be one of decoupled, aggregated/,
+    );
 
     // The same math for groups a trainer keeps itself.
-    const mine = await json(await post(`${url}/v1/advantages`, { groups: [advantages.episodes.map(({ r_step, r_phase, r_traj }: Json) => ({ r_step, r_phase, r_traj }))] }));
-    assert.deepEqual(mine.groups[0].map((x: Json) => x.advantage), advantages.episodes.map((e: Json) => e.advantage));
-    await refused(await post(`${url}/v1/advantages`, { groups: [[{ r_step: 'x', r_phase: 0, r_traj: 0 }]] }), 400, /r_step/);
+    const mine = await json(
+      await post(`${url}/v1/advantages`, {
+        groups: [advantages.episodes.map(({ r_step, r_phase, r_traj }: Json) => ({ r_step, r_phase, r_traj }))],
+      }),
+    );
+    assert.deepEqual(
+      mine.groups[0].map((x: Json) => x.advantage),
+      advantages.episodes.map((e: Json) => e.advantage),
+    );
+    await refused(
+      await post(`${url}/v1/advantages`, { groups: [[{ r_step: 'x', r_phase: 0, r_traj: 0 }]] }),
+      400,
+      /r_step/,
+    );
 
     assert.equal((await json(await fetch(`${url}/v1/groups/${group.id}`))).episodes.length, 3);
     await json(await fetch(`${url}/v1/episodes/${ids[2]}`, { method: 'DELETE' }));
@@ -226,14 +331,22 @@ describe('text turns', () => {
     const episode = await createEpisode(url, { task: TASK });
     await turn(url, episode.id, EXPLORE);
     await turn(url, episode.id, EXECUTE);
-    const again = await turn(url, episode.id, EXECUTE.replace('<tool_call>{"id": "c1"}</tool_call>', '<tool_call>{"id": "c2"}</tool_call>'));
+    const again = await turn(
+      url,
+      episode.id,
+      EXECUTE.replace('<tool_call>{"id": "c1"}</tool_call>', '<tool_call>{"id": "c2"}</tool_call>'),
+    );
     assert.match(again.observation.content, /"id":"c2","tool":"petstore_test__getPetById","status":200/);
     assert.doesNotMatch(again.observation.content, /Not run/);
     // A restated plan with no <tool_call> runs its first layer that still has calls to run: none here.
     const trajectory = await json(await fetch(`${url}/v1/episodes/${episode.id}`));
     assert.equal(trajectory.counts.calls, 2, 'c1 ran once');
     const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
-    assert.deepEqual(rewards.steps.map((s: Json) => s.r_plan), [1, 1, 0], 'the repeated plan scores 0');
+    assert.deepEqual(
+      rewards.steps.map((s: Json) => s.r_plan),
+      [1, 1, 0],
+      'the repeated plan scores 0',
+    );
     assert.equal(rewards.phases[0].windows[1].scheduled, 1, 'the second window schedules only c2');
   });
 
@@ -241,14 +354,22 @@ describe('text turns', () => {
     const episode = await createEpisode(url, { task: TASK });
     await turn(url, episode.id, EXPLORE);
     const deep = `${'{"a":'.repeat(2500)}1${'}'.repeat(2500)}`;
-    const result = await turn(url, episode.id, `<think>x</think><tool_call>{"id": "c9", "tool": "${ADD}", "arguments": ${deep}}</tool_call>`);
+    const result = await turn(
+      url,
+      episode.id,
+      `<think>x</think><tool_call>{"id": "c9", "tool": "${ADD}", "arguments": ${deep}}</tool_call>`,
+    );
     assert.match(result.rejected.join(' '), /nests deeper than 64 levels/);
     await turn(url, episode.id, EXECUTE);
   });
 
   it('a plan under a baseline protocol is no valid plan: r_plan 0', async () => {
     const episode = await createEpisode(url, { task: TASK, protocol: 'react' });
-    await turn(url, episode.id, '<think>a</think><plan>{"phase": "exploration", "slots": ["x"]}</plan><search_tool>x</search_tool>');
+    await turn(
+      url,
+      episode.id,
+      '<think>a</think><plan>{"phase": "exploration", "slots": ["x"]}</plan><search_tool>x</search_tool>',
+    );
     const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
     assert.deepEqual(rewards.steps[0], { turn: 1, state: 'need', r_base: 0, r_plan: 0 });
   });
@@ -269,8 +390,16 @@ describe('text turns', () => {
 
   it('reward coefficients and advantage inputs are bounded, so no reward overflows to a null that looks flagged', async () => {
     await refused(await post(`${url}/v1/episodes`, { reward: { gamma_ans: 1e308 } }), 400, /from 0 to 1000/);
-    await refused(await post(`${url}/v1/advantages`, { groups: [[{ r_step: 1.7e308, r_phase: 0, r_traj: 0 }]] }), 400, /magnitude at most/);
-    await refused(await post(`${url}/v1/advantages`, { groups: [[{ r_step: 0, r_phase: 0, r_traj: 0 }]], mode: null }), 400, /mode/);
+    await refused(
+      await post(`${url}/v1/advantages`, { groups: [[{ r_step: 1.7e308, r_phase: 0, r_traj: 0 }]] }),
+      400,
+      /magnitude at most/,
+    );
+    await refused(
+      await post(`${url}/v1/advantages`, { groups: [[{ r_step: 0, r_phase: 0, r_traj: 0 }]], mode: null }),
+      400,
+      /mode/,
+    );
   });
 
   it('making groups does not keep idle members of older groups alive', async (t) => {
@@ -287,7 +416,14 @@ describe('text turns', () => {
 describe('the answer judge through a real OpenAI-compatible server', () => {
   it('the tiny GGUF behind the project’s own chat route judges an answer; a judge that fails is flagged, not scored', async () => {
     const engine = new LlamaEngine({ ...TEST_MODEL, model: tinyModelFile(), contextSize: 4096, parallel: 1 });
-    const judgeServer = await startServer({ library: writeFixtureLibrary(), cacheMode: 'off', responders: [synthResponder], port: 0, routes: [chatRoutes(engine)], log: () => {} });
+    const judgeServer = await startServer({
+      library: writeFixtureLibrary(),
+      cacheMode: 'off',
+      responders: [synthResponder],
+      port: 0,
+      routes: [chatRoutes(engine)],
+      log: () => {},
+    });
     const server = await startEpisodeServer({ judge: `openai:@${judgeServer.url}` });
     try {
       const open = { id: 'open', query: 'Add a pet named Rex.' };
@@ -298,16 +434,26 @@ describe('the answer judge through a real OpenAI-compatible server', () => {
       assert.match(rewards.pattern, /^[01]{3}$/);
       assert.equal(rewards.judge.model, 'tiny.gguf');
       assert.ok([-0.5, 0, 0.5, 1.5].includes(rewards.r_ans));
-      assert.deepEqual(await json(await fetch(`${server.url}/v1/episodes/${episode.id}/rewards`)), rewards, 'judged once');
+      assert.deepEqual(
+        await json(await fetch(`${server.url}/v1/episodes/${episode.id}/rewards`)),
+        rewards,
+        'judged once',
+      );
       // A judge on a closed port, named by the request: flagged, with the step reward still scored.
-      const flagged = await json(await post(`${server.url}/v1/episodes/${episode.id}/rewards`, { judge: 'openai:m@http://127.0.0.1:9' }));
+      const flagged = await json(
+        await post(`${server.url}/v1/episodes/${episode.id}/rewards`, { judge: 'openai:m@http://127.0.0.1:9' }),
+      );
       assert.match(flagged.flagged, /the judge failed: .*3 attempts failed/);
       assert.equal(flagged.r_ans, null);
       assert.equal(flagged.r_traj, null);
       assert.ok(flagged.r_step > 0);
       const none = await json(await post(`${server.url}/v1/episodes/${episode.id}/rewards`, { judge: false }));
       assert.equal(none.answer_source, 'unscored');
-      await refused(await post(`${server.url}/v1/episodes/${episode.id}/rewards`, { judge: 'gpt-4' }), 400, /expected openai:MODEL@URL/);
+      await refused(
+        await post(`${server.url}/v1/episodes/${episode.id}/rewards`, { judge: 'gpt-4' }),
+        400,
+        /expected openai:MODEL@URL/,
+      );
     } finally {
       await server.close();
       await judgeServer.close();
@@ -323,18 +469,35 @@ describe('the answer judge through a real OpenAI-compatible server', () => {
         const verdict = ++asked % 2 === 1 ? 'YES' : 'NO';
         setTimeout(() => {
           res.setHeader('content-type', 'application/json');
-          res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ quality: verdict, faithfulness: verdict, utility: verdict, reason: 'r' }) } }] }));
+          res.end(
+            JSON.stringify({
+              choices: [
+                {
+                  message: {
+                    content: JSON.stringify({ quality: verdict, faithfulness: verdict, utility: verdict, reason: 'r' }),
+                  },
+                },
+              ],
+            }),
+          );
         }, 100);
       });
     });
     await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
-    const server = await startEpisodeServer({ judge: `openai:m@http://127.0.0.1:${(judge.address() as AddressInfo).port}` });
+    const server = await startEpisodeServer({
+      judge: `openai:m@http://127.0.0.1:${(judge.address() as AddressInfo).port}`,
+    });
     try {
       const episode = await createEpisode(server.url, { task: { id: 'open', query: 'Add a pet named Rex.' } });
       for (const text of [EXPLORE, EXECUTE, ANSWER]) await turn(server.url, episode.id, text);
-      const all = await Promise.all([1, 2, 3].map(() => fetch(`${server.url}/v1/episodes/${episode.id}/rewards`).then((r) => json(r))));
+      const all = await Promise.all(
+        [1, 2, 3].map(() => fetch(`${server.url}/v1/episodes/${episode.id}/rewards`).then((r) => json(r))),
+      );
       assert.equal(asked, 1);
-      assert.deepEqual(all.map((r) => r.r_ans), [1.5, 1.5, 1.5]);
+      assert.deepEqual(
+        all.map((r) => r.r_ans),
+        [1.5, 1.5, 1.5],
+      );
     } finally {
       await server.close();
       judge.close();

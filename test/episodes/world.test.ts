@@ -20,7 +20,12 @@ describe('world state', () => {
 
   it('create → read → update → list → delete → 404, through step actions', async () => {
     const { id } = await createEpisode(url);
-    const [milk, report] = (await step(url, id, [call('notes_test__createNote', { title: 'Buy milk', tag: 'home' }), call('notes_test__createNote', { title: 'Write report', tag: 'work' })])).observations;
+    const [milk, report] = (
+      await step(url, id, [
+        call('notes_test__createNote', { title: 'Buy milk', tag: 'home' }),
+        call('notes_test__createNote', { title: 'Write report', tag: 'work' }),
+      ])
+    ).observations;
     for (const created of [milk, report]) assert.deepEqual([created.status, created.state], [201, 'created']);
     assert.equal(milk.body.title, 'Buy milk');
     assert.notEqual(milk.body.id, report.body.id);
@@ -42,12 +47,23 @@ describe('world state', () => {
     assert.notEqual(untouched.source, 'state');
 
     const [patched, replaced] = (
-      await step(url, id, [call('notes_test__updateNote', { noteId: milk.body.id, title: 'Buy oat milk' }), call('notes_test__replaceNote', { noteId: report.body.id, title: 'Final report' })])
+      await step(url, id, [
+        call('notes_test__updateNote', { noteId: milk.body.id, title: 'Buy oat milk' }),
+        call('notes_test__replaceNote', { noteId: report.body.id, title: 'Final report' }),
+      ])
     ).observations;
-    assert.deepEqual([patched.state, patched.body.id, patched.body.title, patched.body.tag], ['updated', milk.body.id, 'Buy oat milk', 'home']);
+    assert.deepEqual(
+      [patched.state, patched.body.id, patched.body.title, patched.body.tag],
+      ['updated', milk.body.id, 'Buy oat milk', 'home'],
+    );
     assert.equal(replaced.body.title, 'Final report');
 
-    const [reread, deleted] = (await step(url, id, [call('notes_test__getNote', { noteId: milk.body.id }), call('notes_test__deleteNote', { noteId: report.body.id })])).observations;
+    const [reread, deleted] = (
+      await step(url, id, [
+        call('notes_test__getNote', { noteId: milk.body.id }),
+        call('notes_test__deleteNote', { noteId: report.body.id }),
+      ])
+    ).observations;
     assert.deepEqual({ ...reread.body }, { ...milk.body, title: 'Buy oat milk' });
     assert.deepEqual([deleted.status, deleted.state], [204, 'deleted']);
 
@@ -61,7 +77,11 @@ describe('world state', () => {
     ).observations;
     assert.deepEqual([gone.status, gone.source, gone.state, gone.body.status], [404, 'state', 'missing', 404]);
     assert.equal(gone.headers['content-type'], 'application/problem+json');
-    assert.ok(titles(listed).includes('Buy oat milk') && !titles(listed).includes('Final report') && !titles(listed).includes('Write report'));
+    assert.ok(
+      titles(listed).includes('Buy oat milk') &&
+        !titles(listed).includes('Final report') &&
+        !titles(listed).includes('Write report'),
+    );
     assert.deepEqual([again.status, again.state, update.status, update.state], [404, 'missing', 404, 'missing']);
   });
 
@@ -69,7 +89,11 @@ describe('world state', () => {
     const { id } = await createEpisode(url);
     const headers = { 'content-type': 'application/json', 'x-toolenv-episode': id };
     const base = `${url}/apis/petstore.test`;
-    const created = await fetch(`${base}/pets`, { method: 'POST', headers, body: JSON.stringify({ name: 'Rex', status: 'sold' }) });
+    const created = await fetch(`${base}/pets`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'Rex', status: 'sold' }),
+    });
     const pet = await json(created, 201);
     assert.equal(created.headers.get('x-toolenv-state'), 'created');
     assert.equal(created.headers.get('x-toolenv-step'), '1');
@@ -90,7 +114,11 @@ describe('world state', () => {
     const list = (await json(await fetch(`${base}/pets`, { headers }))) as Json[];
     assert.ok(list.some((p) => p.id === pet.id && p.name === 'Rex'));
 
-    const deleted = await post(`${url}/v1/tools/petstore_test__deletePet/call`, { arguments: { petId: pet.id } }, { 'x-toolenv-episode': id });
+    const deleted = await post(
+      `${url}/v1/tools/petstore_test__deletePet/call`,
+      { arguments: { petId: pet.id } },
+      { 'x-toolenv-episode': id },
+    );
     assert.equal(deleted.status, 204);
     assert.equal(deleted.headers.get('x-toolenv-state'), 'deleted');
     const missing = await expectProblem(await fetch(`${base}/pets/${pet.id}`, { headers }), 404);
@@ -100,16 +128,39 @@ describe('world state', () => {
     const [viaStep] = (await step(url, id, [call('petstore_test__getPetById', { petId: pet.id })])).observations;
     assert.equal(viaStep.state, 'missing');
     const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
-    assert.deepEqual(trajectory.steps.map((s: Json) => s.actions.length), [1, 1, 1, 1, 1, 1]);
-    assert.deepEqual(trajectory.steps[0].actions[0], { type: 'tool_call', tool: 'petstore_test__addPet', arguments: { name: 'Rex', status: 'sold' } });
-    assert.deepEqual(trajectory.steps.map((s: Json) => s.observations[0].state), ['created', 'read', 'listed', 'deleted', 'missing', 'missing']);
+    assert.deepEqual(
+      trajectory.steps.map((s: Json) => s.actions.length),
+      [1, 1, 1, 1, 1, 1],
+    );
+    assert.deepEqual(trajectory.steps[0].actions[0], {
+      type: 'tool_call',
+      tool: 'petstore_test__addPet',
+      arguments: { name: 'Rex', status: 'sold' },
+    });
+    assert.deepEqual(
+      trajectory.steps.map((s: Json) => s.observations[0].state),
+      ['created', 'read', 'listed', 'deleted', 'missing', 'missing'],
+    );
   });
 
   it('keeps nested collections apart by their parent ids', async () => {
     const { id } = await createEpisode(url);
-    const [a, b] = (await step(url, id, [call('notes_test__createNote', { title: 'A' }), call('notes_test__createNote', { title: 'B' })])).observations;
-    await step(url, id, [call('notes_test__addComment', { noteId: a.body.id, text: 'on A' }), call('notes_test__addComment', { noteId: b.body.id, text: 'on B' })]);
-    const [onA, onB] = (await step(url, id, [call('notes_test__listComments', { noteId: a.body.id }), call('notes_test__listComments', { noteId: b.body.id })])).observations;
+    const [a, b] = (
+      await step(url, id, [
+        call('notes_test__createNote', { title: 'A' }),
+        call('notes_test__createNote', { title: 'B' }),
+      ])
+    ).observations;
+    await step(url, id, [
+      call('notes_test__addComment', { noteId: a.body.id, text: 'on A' }),
+      call('notes_test__addComment', { noteId: b.body.id, text: 'on B' }),
+    ]);
+    const [onA, onB] = (
+      await step(url, id, [
+        call('notes_test__listComments', { noteId: a.body.id }),
+        call('notes_test__listComments', { noteId: b.body.id }),
+      ])
+    ).observations;
     const texts = (list: Json) => (list.body as Json[]).map((c) => c.text);
     assert.ok(texts(onA).includes('on A') && !texts(onA).includes('on B'), JSON.stringify(onA.body));
     assert.ok(texts(onB).includes('on B') && !texts(onB).includes('on A'), JSON.stringify(onB.body));
@@ -117,13 +168,31 @@ describe('world state', () => {
 
   it('never hands out one id twice: a create answered with a taken id gets a fresh one', async () => {
     const { id } = await createEpisode(url);
-    const notes = (await step(url, id, [call('notes_test__createNote', { title: 'Same' }), call('notes_test__createNote', { title: 'Same' })])).observations;
-    const pets = (await step(url, id, [call('petstore_test__addPet', { name: 'Twin' }), call('petstore_test__addPet', { name: 'Twin' })])).observations;
+    const notes = (
+      await step(url, id, [
+        call('notes_test__createNote', { title: 'Same' }),
+        call('notes_test__createNote', { title: 'Same' }),
+      ])
+    ).observations;
+    const pets = (
+      await step(url, id, [
+        call('petstore_test__addPet', { name: 'Twin' }),
+        call('petstore_test__addPet', { name: 'Twin' }),
+      ])
+    ).observations;
     assert.equal(notes[1].body.id, `${notes[0].body.id}-2`);
     assert.equal(notes[1].source, 'state');
     assert.ok(pets[1].body.id > pets[0].body.id, JSON.stringify(pets.map((p: Json) => p.body)));
-    const reads = (await step(url, id, [call('notes_test__getNote', { noteId: notes[1].body.id }), call('petstore_test__getPetById', { petId: pets[1].body.id })])).observations;
-    assert.deepEqual(reads.map((r: Json) => r.state), ['read', 'read']);
+    const reads = (
+      await step(url, id, [
+        call('notes_test__getNote', { noteId: notes[1].body.id }),
+        call('petstore_test__getPetById', { petId: pets[1].body.id }),
+      ])
+    ).observations;
+    assert.deepEqual(
+      reads.map((r: Json) => r.state),
+      ['read', 'read'],
+    );
   });
 
   it('leaves alone what the simulated API did not answer: injected errors, forced error codes, non-REST tools', async () => {
@@ -133,7 +202,10 @@ describe('world state', () => {
     assert.equal(injected.state, undefined);
 
     const { id: other } = await createEpisode(url);
-    const forced = await step(url, other, [{ ...call('notes_test__createNote', { title: 'forced' }), controls: { code: 404 } }, call('weather_forecast', { city: 'Oslo' })]);
+    const forced = await step(url, other, [
+      { ...call('notes_test__createNote', { title: 'forced' }), controls: { code: 404 } },
+      call('weather_forecast', { city: 'Oslo' }),
+    ]);
     assert.equal(forced.observations[0].status, 404);
     assert.equal(forced.observations[0].state, undefined);
     assert.equal(forced.observations[1].state, undefined);
@@ -144,10 +216,17 @@ describe('world state', () => {
 
   it('a forced success code only suppresses injection: world state still applies', async () => {
     const { id } = await createEpisode(url, { error_rate: 1 });
-    const [created] = (await step(url, id, [{ ...call('notes_test__createNote', { title: 'kept' }), controls: { code: 201, dynamic: true } }])).observations;
+    const [created] = (
+      await step(url, id, [
+        { ...call('notes_test__createNote', { title: 'kept' }), controls: { code: 201, dynamic: true } },
+      ])
+    ).observations;
     assert.deepEqual([created.status, created.error, created.state], [201, undefined, 'created']);
     const [read, list] = (
-      await step(url, id, [{ ...call('notes_test__getNote', { noteId: created.body.id }), controls: { code: 200 } }, { ...call('notes_test__listNotes', {}), controls: { code: 200 } }])
+      await step(url, id, [
+        { ...call('notes_test__getNote', { noteId: created.body.id }), controls: { code: 200 } },
+        { ...call('notes_test__listNotes', {}), controls: { code: 200 } },
+      ])
     ).observations;
     assert.deepEqual([read.status, read.state, read.body.title], [200, 'read', 'kept']);
     assert.ok(titles(list).includes('kept'), JSON.stringify(list.body));
@@ -156,18 +235,24 @@ describe('world state', () => {
   it('a create with an id the request chose upserts it; only ids the response made up are renamed', async () => {
     const { id } = await createEpisode(url);
     const [first] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'first' })])).observations;
-    const [again] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'second', tag: 'home' })])).observations;
+    const [again] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'second', tag: 'home' })]))
+      .observations;
     assert.deepEqual([first.body.id, first.state, again.body.id, again.state], ['m1', 'created', 'm1', 'created']);
-    const [read, list] = (await step(url, id, [call('notes_test__getNote', { noteId: 'm1' }), call('notes_test__listNotes', {})])).observations;
+    const [read, list] = (
+      await step(url, id, [call('notes_test__getNote', { noteId: 'm1' }), call('notes_test__listNotes', {})])
+    ).observations;
     assert.deepEqual([read.state, read.body.id, read.body.title, read.body.tag], ['read', 'm1', 'second', 'home']);
     assert.deepEqual(
-      (list.body.items as Json[]).filter((note) => String(note.id).startsWith('m1')).map((note) => [note.id, note.title]),
+      (list.body.items as Json[])
+        .filter((note) => String(note.id).startsWith('m1'))
+        .map((note) => [note.id, note.title]),
       [['m1', 'second']],
     );
 
     // Deleted, then created again under the same id: it is back.
     await step(url, id, [call('notes_test__deleteNote', { noteId: 'm1' })]);
-    const [revived] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'third' })])).observations;
+    const [revived] = (await step(url, id, [call('notes_test__createNote', { id: 'm1', title: 'third' })]))
+      .observations;
     assert.deepEqual([revived.body.id, revived.state], ['m1', 'created']);
     const [reread] = (await step(url, id, [call('notes_test__getNote', { noteId: 'm1' })])).observations;
     assert.deepEqual([reread.state, reread.body.title], ['read', 'third']);
@@ -175,7 +260,12 @@ describe('world state', () => {
 
   it('reads of a step see the world as the step found it; its writes apply after, in action order', async () => {
     const { id } = await createEpisode(url);
-    const [created, early] = (await step(url, id, [call('notes_test__createNote', { id: 'dev1', title: 'v1' }), call('notes_test__getNote', { noteId: 'dev1' })])).observations;
+    const [created, early] = (
+      await step(url, id, [
+        call('notes_test__createNote', { id: 'dev1', title: 'v1' }),
+        call('notes_test__getNote', { noteId: 'dev1' }),
+      ])
+    ).observations;
     assert.equal(created.state, 'created');
     assert.notEqual(early.source, 'state');
     assert.equal(early.state, undefined);
@@ -190,10 +280,21 @@ describe('world state', () => {
     ).observations;
     assert.deepEqual([patched.body.title, tagged.body.title, tagged.body.tag], ['v2', 'v2', 'work']);
     assert.deepEqual([read.state, read.body.title], ['read', 'v1']);
-    assert.deepEqual((list.body.items as Json[]).filter((note) => note.id === 'dev1').map((note) => note.title), ['v1']);
+    assert.deepEqual(
+      (list.body.items as Json[]).filter((note) => note.id === 'dev1').map((note) => note.title),
+      ['v1'],
+    );
 
-    const [deleted, before] = (await step(url, id, [call('notes_test__deleteNote', { noteId: 'dev1' }), call('notes_test__getNote', { noteId: 'dev1' })])).observations;
-    assert.deepEqual([deleted.state, before.state, before.body.title, before.body.tag], ['deleted', 'read', 'v2', 'work']);
+    const [deleted, before] = (
+      await step(url, id, [
+        call('notes_test__deleteNote', { noteId: 'dev1' }),
+        call('notes_test__getNote', { noteId: 'dev1' }),
+      ])
+    ).observations;
+    assert.deepEqual(
+      [deleted.state, before.state, before.body.title, before.body.tag],
+      ['deleted', 'read', 'v2', 'work'],
+    );
     const [gone] = (await step(url, id, [call('notes_test__getNote', { noteId: 'dev1' })])).observations;
     assert.deepEqual([gone.status, gone.state], [404, 'missing']);
   });

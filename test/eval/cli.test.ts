@@ -31,7 +31,6 @@ function toolenv(args: string[]): Promise<Run> {
   });
 }
 
-
 function summary(run: Run): Record<string, unknown> {
   const lines = run.stdout.trimEnd().split('\n');
   return JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
@@ -52,7 +51,22 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
   const tasks = writeToolbenchQueries();
   const out = join(tempDir(), 'report');
 
-  const one = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'paraact', '--seed', '3', '--error-rate', '0', '--out', out, '--json']);
+  const one = await toolenv([
+    'eval',
+    '--server',
+    server.url,
+    '--tasks',
+    tasks,
+    '--agent',
+    'paraact',
+    '--seed',
+    '3',
+    '--error-rate',
+    '0',
+    '--out',
+    out,
+    '--json',
+  ]);
   assert.equal(one.status, 0, one.stderr);
   const line = summary(one);
   assert.equal(line.policy, 'heuristic');
@@ -63,17 +77,47 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
   assert.equal(line.unscored, 0);
   const [flat] = line.agents as Record<string, unknown>[];
   assert.equal(flat!.agent, 'paraact');
-  for (const key of ['success', 'path', 'path_mapped', 'coverage', 'coverage_mapped', 'turns', 'actions_per_turn', 'tokens', 'wall_ms']) assert.equal(typeof flat![key], 'number', key);
-  assert.ok((flat!.path as number) < (flat!.path_mapped as number), 'task 105 misses a reference: a miss in path, not in path_mapped');
+  for (const key of [
+    'success',
+    'path',
+    'path_mapped',
+    'coverage',
+    'coverage_mapped',
+    'turns',
+    'actions_per_turn',
+    'tokens',
+    'wall_ms',
+  ])
+    assert.equal(typeof flat![key], 'number', key);
+  assert.ok(
+    (flat!.path as number) < (flat!.path_mapped as number),
+    'task 105 misses a reference: a miss in path, not in path_mapped',
+  );
   assert.ok((flat!.actions_per_turn as number) > 1);
   assert.match(one.stderr, /not run: task 106 \(line \d+\): no reference tool is in the library/);
   assert.ok(existsSync(join(out, 'report.md')) && existsSync(join(out, 'trajectories', 'paraact', '101.run1.json')));
 
-  const both = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'paraact,react,chat', '--runs', '2', '--concurrency', '8', '--json']);
+  const both = await toolenv([
+    'eval',
+    '--server',
+    server.url,
+    '--tasks',
+    tasks,
+    '--agent',
+    'paraact,react,chat',
+    '--runs',
+    '2',
+    '--concurrency',
+    '8',
+    '--json',
+  ]);
   assert.equal(both.status, 0, both.stderr);
   const compared = summary(both);
   const agents = compared.agents as Record<string, unknown>[];
-  assert.deepEqual(agents.map((a) => a.agent), ['paraact', 'react', 'chat']);
+  assert.deepEqual(
+    agents.map((a) => a.agent),
+    ['paraact', 'react', 'chat'],
+  );
   assert.equal(agents[2]!.success, agents[0]!.success, 'the heuristic solves the same tasks calling tools natively');
   assert.equal(agents[2]!.r_step, null, 'R_step is not defined for chat');
   assert.equal(compared.runs, 2);
@@ -83,24 +127,59 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
   const parserAlone = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--tool-parser', 'hermes']);
   assert.equal(parserAlone.status, 2);
   assert.match(parserAlone.stderr, /--tool-parser reads the chat agent's raw text: it needs --agent chat/);
-  const gguf = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'chat', '--policy', 'gguf:model.gguf']);
+  const gguf = await toolenv([
+    'eval',
+    '--server',
+    server.url,
+    '--tasks',
+    tasks,
+    '--agent',
+    'chat',
+    '--policy',
+    'gguf:model.gguf',
+  ]);
   assert.equal(gguf.status, 2);
   assert.match(gguf.stderr, /--agent chat needs a policy that calls tools natively/);
 
   const text = await toolenv(['eval', '--server', server.url, '--tasks', tasks, '--agent', 'react']);
   assert.equal(text.status, 0, text.stderr);
-  assert.match(text.stdout, /^react {5}success [\d.]+%  path [\d.]+% \(mapped [\d.]+%\)  coverage [\d.]+% \(mapped [\d.]+%\)  turns [\d.]+  actions\/turn [\d.]+/m);
+  assert.match(
+    text.stdout,
+    /^react {5}success [\d.]+%  path [\d.]+% \(mapped [\d.]+%\)  coverage [\d.]+% \(mapped [\d.]+%\)  turns [\d.]+  actions\/turn [\d.]+/m,
+  );
 
   // Tasks nothing can score are said so on stderr and counted in the summary.
-  const own = writeText('own.jsonl', [{ id: 'pet', query: 'Find the pet with id 7.', reference_tools: ['petstore_test__getPetById'] }, { id: 'free', query: 'What is the weather in London?' }].map((l) => JSON.stringify(l)).join('\n'));
+  const own = writeText(
+    'own.jsonl',
+    [
+      { id: 'pet', query: 'Find the pet with id 7.', reference_tools: ['petstore_test__getPetById'] },
+      { id: 'free', query: 'What is the weather in London?' },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n'),
+  );
   const mixed = await toolenv(['eval', '--server', server.url, '--tasks', own, '--agent', 'react', '--json']);
   assert.equal(mixed.status, 0, mixed.stderr);
-  assert.match(mixed.stderr, /toolenv: unscored: 1 task\(s\) with no expected answer, no reference tool and no --judge, left out of success: free\n/);
+  assert.match(
+    mixed.stderr,
+    /toolenv: unscored: 1 task\(s\) with no expected answer, no reference tool and no --judge, left out of success: free\n/,
+  );
   assert.equal(summary(mixed).unscored, 1);
 });
 
 test('without --server, eval serves --library in-process', async () => {
-  const run = await toolenv(['eval', '--library', await writeEvalLibrary(), '--cache', join(tempDir(), 'c.db'), '--tasks', writeToolbenchQueries(), '--agent', 'react', '--json']);
+  const run = await toolenv([
+    'eval',
+    '--library',
+    await writeEvalLibrary(),
+    '--cache',
+    join(tempDir(), 'c.db'),
+    '--tasks',
+    writeToolbenchQueries(),
+    '--agent',
+    'react',
+    '--json',
+  ]);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stderr, /serving .* in-process at http:\/\/127\.0\.0\.1:\d+/);
   assert.equal(summary(run).tasks, 5);
@@ -124,9 +203,20 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
     [[...base, '--policy', 'gguf:/nonexistent/model.gguf'], /--policy: .*no file/],
     [[...base, '--judge', 'gpt-4.1'], /--judge: expected openai:MODEL@URL/],
     [[...base, '--library', '/tmp'], /--library is for the in-process server/],
-    [['eval', '--server', `http://127.0.0.1:${closed}`, '--tasks', tasks], new RegExp(`cannot reach a ToolEnv server at http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)$`)],
-    [['eval', '--server', 'http://127.0.0.1:1', '--tasks', tasks], /cannot reach a ToolEnv server at http:\/\/127\.0\.0\.1:1 \(bad port\)$/],
-    [[...base, '--policy', 'openai:m@ftp://x'], /--policy: policy "openai:m@ftp:\/\/x": the server URL ftp:\/\/x must be http or https$/],
+    [
+      ['eval', '--server', `http://127.0.0.1:${closed}`, '--tasks', tasks],
+      new RegExp(
+        `cannot reach a ToolEnv server at http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)$`,
+      ),
+    ],
+    [
+      ['eval', '--server', 'http://127.0.0.1:1', '--tasks', tasks],
+      /cannot reach a ToolEnv server at http:\/\/127\.0\.0\.1:1 \(bad port\)$/,
+    ],
+    [
+      [...base, '--policy', 'openai:m@ftp://x'],
+      /--policy: policy "openai:m@ftp:\/\/x": the server URL ftp:\/\/x must be http or https$/,
+    ],
     [['eval', '--library', join(tempDir(), 'none'), '--tasks', tasks], /no library at/],
     [['eval', '--server', server.url, '--tasks', bad], /bad\.jsonl:2: task is missing "query"/],
   ];

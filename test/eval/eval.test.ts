@@ -32,8 +32,15 @@ test('eval runs ToolBench queries against a served library for every agent and s
 
   assert.equal(report.format, 'toolbench');
   assert.deepEqual([report.tasks.total, report.tasks.scored], [6, 5]);
-  assert.deepEqual(report.tasks.unmappable.map((u) => u.id), ['106']);
-  assert.deepEqual(progress, Array.from({ length: 16 }, (_, i) => i), 'one tick per task-run (5 tasks × 3 agents)');
+  assert.deepEqual(
+    report.tasks.unmappable.map((u) => u.id),
+    ['106'],
+  );
+  assert.deepEqual(
+    progress,
+    Array.from({ length: 16 }, (_, i) => i),
+    'one tick per task-run (5 tasks × 3 agents)',
+  );
 
   const byAgent = new Map(report.results.map((r) => [r.summary.agent, r]));
   for (const [agent, { summary, scores }] of byAgent) {
@@ -42,7 +49,10 @@ test('eval runs ToolBench queries against a served library for every agent and s
     assert.equal(summary.finish.error, 0, `${agent}: ${JSON.stringify(scores.map((s) => s.error))}`);
     assert.equal(summary.finish.answer, 5, agent);
     assert.ok(summary.stats.path.mean! > 0.5, `${agent} path ${summary.stats.path.mean}`);
-    assert.ok(summary.stats.coverage.mean! >= summary.stats.path.mean!, `${agent}: a tool is called only after search surfaced it`);
+    assert.ok(
+      summary.stats.coverage.mean! >= summary.stats.path.mean!,
+      `${agent}: a tool is called only after search surfaced it`,
+    );
     assert.ok(summary.stats.success.mean! > 0, `${agent} success`);
     assert.ok(summary.stats.tokens.mean! > 0, agent);
     for (const s of scores) {
@@ -53,7 +63,11 @@ test('eval runs ToolBench queries against a served library for every agent and s
         assert.ok(s.path! <= 2 / 3 && s.coverage! <= 2 / 3, `${agent} 105: path ${s.path}, coverage ${s.coverage}`);
         assert.equal(s.path, (s.path_mapped! * 2) / 3);
         assert.equal(s.coverage, (s.coverage_mapped! * 2) / 3);
-        assert.equal(s.success, false, `${agent} 105: the fallback needs every reference tool, and one is not in the library`);
+        assert.equal(
+          s.success,
+          false,
+          `${agent} 105: the fallback needs every reference tool, and one is not in the library`,
+        );
       } else {
         assert.deepEqual([s.path, s.coverage], [s.path_mapped, s.coverage_mapped], `${agent} ${s.task_id}`);
       }
@@ -64,7 +78,10 @@ test('eval runs ToolBench queries against a served library for every agent and s
   }
   const paraact = byAgent.get('paraact')!.summary.stats;
   const react = byAgent.get('react')!.summary.stats;
-  assert.ok(paraact.actions_per_turn.mean! > 1, `ParaAct acts in parallel: ${paraact.actions_per_turn.mean} actions per turn`);
+  assert.ok(
+    paraact.actions_per_turn.mean! > 1,
+    `ParaAct acts in parallel: ${paraact.actions_per_turn.mean} actions per turn`,
+  );
   assert.ok(paraact.turns.mean! < react.turns.mean!, `ParaAct ${paraact.turns.mean} turns, ReAct ${react.turns.mean}`);
   assert.ok(react.actions_per_turn.mean! <= 1, `ReAct takes one action per turn: ${react.actions_per_turn.mean}`);
 
@@ -84,10 +101,22 @@ test('a seed makes runs reproducible: the same episode seeds meet the same injec
   const server = await startTestServer({ library: await writeEvalLibrary() });
   t.after(() => server.close());
   const tasks = writeToolbenchQueries();
-  const once = () => evaluate({ tasks, server: server.url, library: '', agents: ['paraact'], policy: 'heuristic', runs: 2, seed: 7, errorRate: 0.4 });
+  const once = () =>
+    evaluate({
+      tasks,
+      server: server.url,
+      library: '',
+      agents: ['paraact'],
+      policy: 'heuristic',
+      runs: 2,
+      seed: 7,
+      errorRate: 0.4,
+    });
   const [a, b] = [await once(), await once()];
-  const view = (scores: typeof a.results[number]['scores']) =>
-    scores.map((s) => [s.task_id, s.run, s.seed, s.injected_errors, s.calls, s.turns, s.success]).sort((x, y) => String(x).localeCompare(String(y)));
+  const view = (scores: (typeof a.results)[number]['scores']) =>
+    scores
+      .map((s) => [s.task_id, s.run, s.seed, s.injected_errors, s.calls, s.turns, s.success])
+      .sort((x, y) => String(x).localeCompare(String(y)));
   assert.deepEqual(view(a.results[0]!.scores), view(b.results[0]!.scores));
   assert.ok(a.results[0]!.summary.injected_errors_total > 0, 'error rate 0.4 injects errors');
   const seeds = a.results[0]!.scores.map((s) => s.seed);
@@ -103,13 +132,25 @@ test('tasks with an expected answer are scored by it; a file whose references al
   writeFileSync(
     own,
     [
-      { id: 'pet', query: 'Find the pet with id 7 in the pet store.', reference_tools: ['petstore_test__getPetById'], answer: 'no such words in any answer' },
+      {
+        id: 'pet',
+        query: 'Find the pet with id 7 in the pet store.',
+        reference_tools: ['petstore_test__getPetById'],
+        answer: 'no such words in any answer',
+      },
       { id: 'free', query: 'What is the current weather in London?', meta: { split: 'I1' } },
     ]
       .map((line) => JSON.stringify(line))
       .join('\n'),
   );
-  const report = await evaluate({ tasks: own, server: server.url, library: '', agents: ['react'], policy: 'heuristic', errorRate: 0 });
+  const report = await evaluate({
+    tasks: own,
+    server: server.url,
+    library: '',
+    agents: ['react'],
+    policy: 'heuristic',
+    errorRate: 0,
+  });
   const [pet, free] = ['pet', 'free'].map((id) => report.results[0]!.scores.find((s) => s.task_id === id)!);
   assert.deepEqual([pet!.success, pet!.success_by], [false, 'answer']);
   // No expected answer, no reference tool, no judge: the run counts for turns and tokens, not for success.
@@ -122,16 +163,31 @@ test('tasks with an expected answer are scored by it; a file whose references al
 
   const missing = join(dir, 'missing.jsonl');
   writeFileSync(missing, JSON.stringify({ id: 'x', query: 'q', reference_tools: ['not_in_library'] }));
-  await assert.rejects(evaluate({ tasks: missing, server: server.url, library: '', agents: ['react'], policy: 'heuristic' }), /no task of .*missing\.jsonl has a reference tool in the served library/);
+  await assert.rejects(
+    evaluate({ tasks: missing, server: server.url, library: '', agents: ['react'], policy: 'heuristic' }),
+    /no task of .*missing\.jsonl has a reference tool in the served library/,
+  );
 });
 
 test('a run whose trajectory cannot be fetched is scored on the calls the agent client saw, not as zero', async (t) => {
   const server = await startTestServer({ library: await writeEvalLibrary() });
   t.after(() => server.close());
-  const proxy = await faultyProxy(server.url, (method, path) => method === 'GET' && /^\/v1\/episodes\/[^/?]+$/.test(path));
+  const proxy = await faultyProxy(
+    server.url,
+    (method, path) => method === 'GET' && /^\/v1\/episodes\/[^/?]+$/.test(path),
+  );
   t.after(() => proxy.close());
   const out = tempDir();
-  const report = await evaluate({ tasks: writeToolbenchQueries(), server: proxy.url, library: '', agents: ['paraact'], policy: 'heuristic', seed: 1, errorRate: 0, out });
+  const report = await evaluate({
+    tasks: writeToolbenchQueries(),
+    server: proxy.url,
+    library: '',
+    agents: ['paraact'],
+    policy: 'heuristic',
+    seed: 1,
+    errorRate: 0,
+    out,
+  });
   const { summary, scores } = report.results[0]!;
   assert.equal(summary.finish.answer, 5);
   assert.ok(summary.stats.path.mean! > 0.5, `path ${summary.stats.path.mean}`);
@@ -142,7 +198,10 @@ test('a run whose trajectory cannot be fetched is scored on the calls the agent 
     assert.ok(s.seed !== null, s.task_id);
   }
   const episodes = scores.map((s) => s.episode_id);
-  assert.ok(episodes.every((id) => proxy.seen.includes(`DELETE /v1/episodes/${id}`)), 'every episode is deleted');
+  assert.ok(
+    episodes.every((id) => proxy.seen.includes(`DELETE /v1/episodes/${id}`)),
+    'every episode is deleted',
+  );
   assert.match(readFileSync(join(out, 'report.md'), 'utf8'), /no trajectory \(scored from the calls the agent saw\)/);
 });
 
@@ -150,7 +209,14 @@ test('eval passes the API key to a server that wants one, and says so when it is
   const server = await startTestServer({ library: await writeEvalLibrary(), apiKey: 's3cret' });
   t.after(() => server.close());
   const tasks = writeToolbenchQueries();
-  const options = { tasks, server: server.url, library: '', agents: ['parallel' as const], policy: 'heuristic', errorRate: 0 };
+  const options = {
+    tasks,
+    server: server.url,
+    library: '',
+    agents: ['parallel' as const],
+    policy: 'heuristic',
+    errorRate: 0,
+  };
   await assert.rejects(evaluate(options), /refused the requests without an API key \(401\); pass --api-key/);
   await assert.rejects(evaluate({ ...options, apiKey: 'wrong' }), /refused the API key given/);
   const report = await evaluate({ ...options, apiKey: 's3cret' });
@@ -175,13 +241,37 @@ test('with --judge, the server judges each answer (Table 9 verdicts in the rewar
       }
       const paris = /# Final answer[^]*Paris/.test(user);
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify({ quality: paris ? 'YES' : 'NO', faithfulness: 'YES', utility: 'YES', reason: 'checked' }) } }] }));
+      res.end(
+        JSON.stringify({
+          choices: [
+            {
+              message: {
+                content: JSON.stringify({
+                  quality: paris ? 'YES' : 'NO',
+                  faithfulness: 'YES',
+                  utility: 'YES',
+                  reason: 'checked',
+                }),
+              },
+            },
+          ],
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
   t.after(() => judge.close());
   const spec = `openai:judge@http://127.0.0.1:${(judge.address() as AddressInfo).port}`;
-  const report = await evaluate({ tasks: writeToolbenchQueries(), server: server.url, library: '', agents: ['paraact'], policy: 'heuristic', errorRate: 0, concurrency: 1, judge: spec });
+  const report = await evaluate({
+    tasks: writeToolbenchQueries(),
+    server: server.url,
+    library: '',
+    agents: ['paraact'],
+    policy: 'heuristic',
+    errorRate: 0,
+    concurrency: 1,
+    judge: spec,
+  });
   const scores = report.results[0]!.scores;
   assert.ok(scores.every((s) => s.success_by === 'judge'));
   const failed = scores.filter((s) => s.reward_flag?.startsWith('the judge failed'));

@@ -70,7 +70,14 @@ const inventoryTool: Tool = {
   parameters: { type: 'object', properties: {} },
   response_schema: { type: 'object', additionalProperties: { type: 'integer' } },
   examples: [],
-  origin: { format: 'openapi', api_id: 'petstore.test', method: 'get', path: '/store/inventory', operation_id: null, server: 'https://petstore.test/v1' },
+  origin: {
+    format: 'openapi',
+    api_id: 'petstore.test',
+    method: 'get',
+    path: '/store/inventory',
+    operation_id: null,
+    server: 'https://petstore.test/v1',
+  },
 };
 
 /** Petstore (OpenAPI) plus the ToolBench tools above, imported through the real importer into a fresh library. */
@@ -81,27 +88,42 @@ export async function writeEvalLibrary(): Promise<string> {
   return dir;
 }
 
-const api = (category_name: string, tool_name: string, api_name: string) => ({ category_name, tool_name, api_name, api_description: '', required_parameters: [], optional_parameters: [], method: 'GET' });
+const api = (category_name: string, tool_name: string, api_name: string) => ({
+  category_name,
+  tool_name,
+  api_name,
+  api_description: '',
+  required_parameters: [],
+  optional_parameters: [],
+  method: 'GET',
+});
 
 /** ToolBench queries (G1/G2 style) over the fixture library: single- and multi-tool, one unmappable, one partly mapped. */
 export const toolbenchQueries = [
   {
     query: 'What is the current weather in London right now?',
     query_id: 101,
-    api_list: [api('Weather', 'WeatherAPI.com', 'Realtime Weather API'), api('Weather', 'WeatherAPI.com', 'Forecast Weather API')],
+    api_list: [
+      api('Weather', 'WeatherAPI.com', 'Realtime Weather API'),
+      api('Weather', 'WeatherAPI.com', 'Forecast Weather API'),
+    ],
     'relevant APIs': [['WeatherAPI.com', 'Realtime Weather API']],
   },
   {
     query: 'I am travelling to Paris: give me the current weather there and the weather forecast for the next 3 days.',
     query_id: 102,
-    api_list: [api('Weather', 'WeatherAPI.com', 'Realtime Weather API'), api('Weather', 'WeatherAPI.com', 'Forecast Weather API')],
+    api_list: [
+      api('Weather', 'WeatherAPI.com', 'Realtime Weather API'),
+      api('Weather', 'WeatherAPI.com', 'Forecast Weather API'),
+    ],
     'relevant APIs': [
       ['WeatherAPI.com', 'Realtime Weather API'],
       ['WeatherAPI.com', 'Forecast Weather API'],
     ],
   },
   {
-    query: 'Get the latest stock price quote for the ticker symbol AAPL, and convert 100 USD to EUR at the current exchange rate.',
+    query:
+      'Get the latest stock price quote for the ticker symbol AAPL, and convert 100 USD to EUR at the current exchange rate.',
     query_id: 103,
     api_list: [api('Finance', 'Stock Quotes', 'quote'), api('Finance', 'currency exchange', 'Convert')],
     // Spelled differently from the tool file: mapped by normalized names.
@@ -122,7 +144,10 @@ export const toolbenchQueries = [
   {
     query: 'Find a pet by its id 7 in the pet store, and check the current air quality at point 35.779,-78.638.',
     query_id: 105,
-    api_list: [api('ecommerce', 'petstore.test', 'getPetById'), api('Weather', 'Air Quality.io — Ñandú Edition', 'Current Air Quality (by lat/lon)')],
+    api_list: [
+      api('ecommerce', 'petstore.test', 'getPetById'),
+      api('Weather', 'Air Quality.io — Ñandú Edition', 'Current Air Quality (by lat/lon)'),
+    ],
     'relevant APIs': [
       ['petstore.test', 'getPetById'],
       ['Air Quality.io — Ñandú Edition', 'Current Air Quality (by lat/lon)'],

@@ -26,33 +26,61 @@ test('own JSON Lines: ids, queries, references and answers; blank lines skipped;
 });
 
 test('a byte-order mark and CRLF line ends are read like plain JSON Lines', () => {
-  const file = writeText('tasks.jsonl', `\uFEFF${JSON.stringify({ id: 'a', query: 'q' })}\r\n${JSON.stringify({ id: 'b', query: 'r' })}\r\n`);
-  assert.deepEqual(loadTasks(file).tasks.map((t) => [t.id, t.line]), [['a', 1], ['b', 2]]);
+  const file = writeText(
+    'tasks.jsonl',
+    `\uFEFF${JSON.stringify({ id: 'a', query: 'q' })}\r\n${JSON.stringify({ id: 'b', query: 'r' })}\r\n`,
+  );
+  assert.deepEqual(
+    loadTasks(file).tasks.map((t) => [t.id, t.line]),
+    [
+      ['a', 1],
+      ['b', 2],
+    ],
+  );
 });
 
 test('a malformed own line is an error naming file:line and what is wrong', () => {
   const cases: [string, RegExp][] = [
     [jsonl({ id: 'a', query: 'q' }, '{"id": "b", "query": }'), /tasks\.jsonl:2: not JSON/],
     [jsonl({ id: 'a', query: 'q' }, { id: 'b' }), /tasks\.jsonl:2: task is missing "query"/],
-    [jsonl({ id: 'a', query: 'q', refernce_tools: ['x'] }), /tasks\.jsonl:1: task has an unknown member "refernce_tools"/],
-    [jsonl({ id: 'a', query: 'q', reference_tools: ['has space'] }), /tasks\.jsonl:1: task \/reference_tools\/0 must match pattern/],
+    [
+      jsonl({ id: 'a', query: 'q', refernce_tools: ['x'] }),
+      /tasks\.jsonl:1: task has an unknown member "refernce_tools"/,
+    ],
+    [
+      jsonl({ id: 'a', query: 'q', reference_tools: ['has space'] }),
+      /tasks\.jsonl:1: task \/reference_tools\/0 must match pattern/,
+    ],
     [jsonl({ id: 'a', query: 'q', answer: [] }), /tasks\.jsonl:1: task \/answer must NOT have fewer than 1 items/],
     [jsonl({ id: 'a', query: 'q', answer: 3 }), /tasks\.jsonl:1: task \/answer must be string or array/],
-    [jsonl({ id: 'a', query: 'q' }, { id: 'b', query: 'q' }, { id: 'a', query: 'again' }), /tasks\.jsonl:3: task id "a" is already used on line 1/],
+    [
+      jsonl({ id: 'a', query: 'q' }, { id: 'b', query: 'q' }, { id: 'a', query: 'again' }),
+      /tasks\.jsonl:3: task id "a" is already used on line 1/,
+    ],
     [jsonl('[1, 2]'), /task must be object/],
     ['\n\n', /holds no tasks/],
   ];
   for (const [text, expected] of cases) {
     const file = writeText('tasks.jsonl', text);
-    assert.throws(() => loadTasks(file), (error: unknown) => error instanceof TaskFileError && expected.test(error.message), text);
+    assert.throws(
+      () => loadTasks(file),
+      (error: unknown) => error instanceof TaskFileError && expected.test(error.message),
+      text,
+    );
   }
-  assert.throws(() => loadTasks('/nonexistent/tasks.jsonl'), /cannot read task file \/nonexistent\/tasks\.jsonl: ENOENT/);
+  assert.throws(
+    () => loadTasks('/nonexistent/tasks.jsonl'),
+    /cannot read task file \/nonexistent\/tasks\.jsonl: ENOENT/,
+  );
 });
 
 test('ToolBench queries (a JSON array) load with their relevant APIs and the categories api_list names', () => {
   const { format, tasks } = loadTasks(writeToolbenchQueries());
   assert.equal(format, 'toolbench');
-  assert.deepEqual(tasks.map((t) => t.id), ['101', '102', '103', '104', '105', '106']);
+  assert.deepEqual(
+    tasks.map((t) => t.id),
+    ['101', '102', '103', '104', '105', '106'],
+  );
   assert.equal(tasks[0]!.query, toolbenchQueries[0]!.query);
   assert.deepEqual(tasks[1]!.references, [
     { category: 'Weather', tool_name: 'WeatherAPI.com', api_name: 'Realtime Weather API' },
@@ -69,13 +97,26 @@ test('ToolBench queries as JSON Lines are detected too; relevant_apis and duplic
   const file = writeText(
     'queries.jsonl',
     jsonl(
-      { query_id: 'x1', query: 'weather', relevant_apis: [['WeatherAPI.com', 'Realtime Weather API'], ['WeatherAPI.com', 'Realtime Weather API']] },
+      {
+        query_id: 'x1',
+        query: 'weather',
+        relevant_apis: [
+          ['WeatherAPI.com', 'Realtime Weather API'],
+          ['WeatherAPI.com', 'Realtime Weather API'],
+        ],
+      },
       { query_id: 2, query: 'no references' },
     ),
   );
   const { format, tasks } = loadTasks(file);
   assert.equal(format, 'toolbench');
-  assert.deepEqual(tasks.map((t) => [t.id, t.references.length, t.line]), [['x1', 1, 1], ['2', 0, 2]]);
+  assert.deepEqual(
+    tasks.map((t) => [t.id, t.references.length, t.line]),
+    [
+      ['x1', 1, 1],
+      ['2', 0, 2],
+    ],
+  );
 });
 
 test('malformed ToolBench queries name the line of the array element and what is wrong', () => {
@@ -83,15 +124,27 @@ test('malformed ToolBench queries name the line of the array element and what is
   broken[2]!['relevant APIs'] = [['only a tool name']];
   const file = writeToolbenchQueries(broken);
   const line = loadTasks(writeToolbenchQueries(toolbenchQueries.slice(0, 3))).tasks[2]!.line;
-  assert.throws(() => loadTasks(file), new RegExp(`queries\\.json:${line}: ToolBench query /relevant APIs/0 must NOT have fewer than 2 items`));
+  assert.throws(
+    () => loadTasks(file),
+    new RegExp(`queries\\.json:${line}: ToolBench query /relevant APIs/0 must NOT have fewer than 2 items`),
+  );
 
   const noId = writeText('q.json', JSON.stringify([{ query: 'x', api_list: [] }]));
   assert.throws(() => loadTasks(noId), /q\.json:1: ToolBench query is missing "query_id"/);
-  const duplicate = writeText('q.json', JSON.stringify([{ query_id: 1, query: 'x' }, { query_id: '1', query: 'y' }]));
+  const duplicate = writeText(
+    'q.json',
+    JSON.stringify([
+      { query_id: 1, query: 'x' },
+      { query_id: '1', query: 'y' },
+    ]),
+  );
   assert.throws(() => loadTasks(duplicate), /query_id "1" is already used on line 1/);
   const syntax = writeText('q.json', '[\n{"query_id": 1, "query": "x"},\n{"query_id" 2}\n]');
   assert.throws(() => loadTasks(syntax), /q\.json:3: not JSON/);
-  assert.throws(() => loadTasks(writeText('q.json', '{"query_id": 1}')), /q\.json:1: ToolBench query is missing "query"/);
+  assert.throws(
+    () => loadTasks(writeText('q.json', '{"query_id": 1}')),
+    /q\.json:1: ToolBench query is missing "query"/,
+  );
 });
 
 test('--format overrides detection: ToolBench queries read as own tasks fail the task schema', () => {

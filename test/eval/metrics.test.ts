@@ -8,7 +8,12 @@ import { episodeSeed } from '../../src/eval/seed.js';
 
 /** A task as reference mapping leaves it: `reference_tools` are the mapped ids; `unmapped` more references matched no tool. */
 const evalTask = (reference_tools?: string[], answer?: string | string[], unmapped: string[] = []): EvalTask => ({
-  task: { id: 't1', query: 'q', ...(reference_tools ? { reference_tools } : {}), ...(answer !== undefined ? { answer } : {}) },
+  task: {
+    id: 't1',
+    query: 'q',
+    ...(reference_tools ? { reference_tools } : {}),
+    ...(answer !== undefined ? { answer } : {}),
+  },
   line: 1,
   mapping: [
     ...(reference_tools ?? []).map((id) => ({ reference: { id }, id, match: 'id' as const })),
@@ -48,7 +53,15 @@ function agentRun(over: Partial<AgentRun> & { injected?: number; searches?: numb
       created_at: '2025-01-01T00:00:00.000Z',
       done: false,
       working_set: [],
-      counts: { turns: 0, steps: 3, actions: searches + calls.length, searches, calls: calls.length, failed_calls: calls.filter((c) => !c.ok).length, injected_errors: injected },
+      counts: {
+        turns: 0,
+        steps: 3,
+        actions: searches + calls.length,
+        searches,
+        calls: calls.length,
+        failed_calls: calls.filter((c) => !c.ok).length,
+        injected_errors: injected,
+      },
       steps: [],
       turns: [],
     },
@@ -92,7 +105,11 @@ test('success: the expected answer decides when there is one; else the judge; el
   // Without an expected answer, a judge or reference tools nothing decides success, whatever the answer says: unscored.
   for (const answer of ['Rex is sold', 'not done: no tool could do it']) {
     const bare = scoreRun(evalTask(), agentRun({ answer }), 1);
-    assert.deepEqual([bare.success, bare.success_by, bare.path, bare.coverage, bare.hit_rate], [null, 'unscored', null, null, null], answer);
+    assert.deepEqual(
+      [bare.success, bare.success_by, bare.path, bare.coverage, bare.hit_rate],
+      [null, 'unscored', null, null, null],
+      answer,
+    );
   }
   // An expected answer or a judge still decides such a task.
   assert.deepEqual(pick(scoreRun(evalTask(undefined, 'rex'), agentRun(), 1)), [true, 'answer']);
@@ -111,12 +128,23 @@ test('reference tools the library lacks count as misses in path and coverage (an
   assert.equal(score.hit_rate, 2 / 3);
 
   // Every mapped tool invoked: the mapped path is complete, the task's is not, so the fallback does not count it solved.
-  const full = scoreRun(evalTask(['a'], undefined, ['gone']), agentRun({ calls: [call('a', true)], surfaced: ['a'] }), 1);
+  const full = scoreRun(
+    evalTask(['a'], undefined, ['gone']),
+    agentRun({ calls: [call('a', true)], surfaced: ['a'] }),
+    1,
+  );
   assert.deepEqual([full.path, full.path_mapped, full.success, full.success_by], [0.5, 1, false, 'fallback']);
   // An expected answer still decides.
-  assert.deepEqual(pick(scoreRun(evalTask(['a'], 'Rex', ['gone']), agentRun({ calls: [call('a', true)] }), 1)), [true, 'answer']);
+  assert.deepEqual(pick(scoreRun(evalTask(['a'], 'Rex', ['gone']), agentRun({ calls: [call('a', true)] }), 1)), [
+    true,
+    'answer',
+  ]);
 
-  const summary = summarize('paraact', [full, scoreRun(evalTask(['a']), agentRun({ calls: [call('a', true)], surfaced: ['a'] }), 1)], 1);
+  const summary = summarize(
+    'paraact',
+    [full, scoreRun(evalTask(['a']), agentRun({ calls: [call('a', true)], surfaced: ['a'] }), 1)],
+    1,
+  );
   assert.equal(summary.stats.path.mean, 0.75);
   assert.equal(summary.stats.path_mapped.mean, 1);
   assert.equal(summary.stats.coverage.mean, 0.75);
@@ -140,7 +168,11 @@ test('unscored task-runs are left out of the success mean and counted apart', ()
 
 test('a run whose trajectory could not be fetched is scored from the calls the agent client saw', () => {
   const run = agentRun({
-    calls: [call('a', true), { tool: 'b', status: 429, ok: false, turn: 2, error: '429 rate_limit, injected', injected: 'rate_limit' }, call('b', true, 3)],
+    calls: [
+      call('a', true),
+      { tool: 'b', status: 429, ok: false, turn: 2, error: '429 rate_limit, injected', injected: 'rate_limit' },
+      call('b', true, 3),
+    ],
     surfaced: ['a', 'b'],
     searches: 1,
     seed: 77,
@@ -149,7 +181,17 @@ test('a run whose trajectory could not be fetched is scored from the calls the a
   });
   const score = scoreRun(evalTask(['a', 'b']), run, 1);
   assert.deepEqual(
-    [score.success, score.path, score.coverage, score.calls, score.searches, score.failed_calls, score.injected_errors, score.seed, score.trajectory_error],
+    [
+      score.success,
+      score.path,
+      score.coverage,
+      score.calls,
+      score.searches,
+      score.failed_calls,
+      score.injected_errors,
+      score.seed,
+      score.trajectory_error,
+    ],
     [true, 1, 1, 3, 1, 1, 1, 77, 'GET /v1/episodes/ep_1 answered 500: boom'],
   );
 });
@@ -162,7 +204,10 @@ test('answers match case-insensitively, every expected string required', () => {
 
 test('a run that threw is a failure with zero path and coverage and its error kept', () => {
   const score = failedScore(evalTask(['a', 'b']), 'react', 2, 'server went away', 12, 7);
-  assert.deepEqual([score.success, score.path, score.path_mapped, score.coverage, score.finish, score.error, score.run, score.seed], [false, 0, 0, 0, 'error', 'server went away', 2, 7]);
+  assert.deepEqual(
+    [score.success, score.path, score.path_mapped, score.coverage, score.finish, score.error, score.run, score.seed],
+    [false, 0, 0, 0, 'error', 'server went away', 2, 7],
+  );
   assert.equal(score.actions_per_turn, null);
   assert.deepEqual(pick(failedScore(evalTask(['a']), 'react', 1, 'x', 1, null, true)), [false, 'judge']);
   assert.deepEqual(pick(failedScore(evalTask(), 'react', 1, 'x', 1, null)), [null, 'unscored']);

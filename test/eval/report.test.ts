@@ -49,9 +49,25 @@ function score(agent: AgentName, task_id: string, run: number, over: Partial<Tas
 
 function report(runs: number): EvalReport {
   // Task c names a reference the library lacks: run 1 of paraact invoked the mapped one only.
-  const para = [score('paraact', 'a|b', 1, {}), score('paraact', 'c', 1, { success: false, path: 0.5, references: 2, unmapped_references: 1 }), score('paraact', 'a|b', 2, {}), score('paraact', 'c', 2, {})];
+  const para = [
+    score('paraact', 'a|b', 1, {}),
+    score('paraact', 'c', 1, { success: false, path: 0.5, references: 2, unmapped_references: 1 }),
+    score('paraact', 'a|b', 2, {}),
+    score('paraact', 'c', 2, {}),
+  ];
   // Task u has no reference tool, no expected answer and no judge: unscored.
-  const unscored = { success: null, success_by: 'unscored', path: null, path_mapped: null, coverage: null, coverage_mapped: null, hit_rate: null, references: 0, turns: 5, actions: 5 } as const;
+  const unscored = {
+    success: null,
+    success_by: 'unscored',
+    path: null,
+    path_mapped: null,
+    coverage: null,
+    coverage_mapped: null,
+    hit_rate: null,
+    references: 0,
+    turns: 5,
+    actions: 5,
+  } as const;
   const react = [
     score('react', 'a|b', 1, { turns: 5, actions: 5 }),
     score('react', 'c', 1, { success: false, finish: 'turn_cap', turns: 5, actions: 5, error: 'gave up\nearly' }),
@@ -76,7 +92,13 @@ function report(runs: number): EvalReport {
     seed: 3,
     error_rate: 0.1,
     max_observation_chars: null,
-    tasks: { total: 4, scored: 3, unmappable: [{ id: 'x', line: 9, references: ['Gone / api'] }], partially_mapped: [{ id: 'c', line: 5, unmapped: ['Lost / one'] }], unscored: [{ id: 'u', line: 7 }] },
+    tasks: {
+      total: 4,
+      scored: 3,
+      unmappable: [{ id: 'x', line: 9, references: ['Gone / api'] }],
+      partially_mapped: [{ id: 'c', line: 5, unmapped: ['Lost / one'] }],
+      unscored: [{ id: 'u', line: 7 }],
+    },
     mapping: { references: 5, by_id: 0, exact: 3, normalized: 0, ambiguous: 0, unmapped: 2 },
     results: [
       { summary: summarize('paraact', paraKept, runs), scores: paraKept },
@@ -93,7 +115,10 @@ test('report.md: setup, one metrics row per agent (mean ± SD with several runs)
   // A task misses a reference, so the mapped-only path and coverage get their own columns.
   assert.match(md, /\| Agent \| Success \| Path \| Path \(mapped\) \| Coverage \| Coverage \(mapped\) \| Hit rate \|/);
   // paraact: success per run 1/2 and 2/2 → 75.0 ± 35.4; path 75 and 100 → 87.5 ± 17.7 (mapped: 100); turns 2.
-  assert.match(md, /\| paraact \| 75\.0 ± 35\.4 \| 87\.5 ± 17\.7 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 2\.00 ± 0\.00 \| 2\.00 ± 0\.00 \| 4\.00 ± 0\.00 \| 350 ± 0 \| 1\.50 ± 0\.00 \| 0\.00 ± 0\.00 \|/);
+  assert.match(
+    md,
+    /\| paraact \| 75\.0 ± 35\.4 \| 87\.5 ± 17\.7 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 2\.00 ± 0\.00 \| 2\.00 ± 0\.00 \| 4\.00 ± 0\.00 \| 350 ± 0 \| 1\.50 ± 0\.00 \| 0\.00 ± 0\.00 \|/,
+  );
   // react: the unscored task is left out of success (1 of 2 per run), not out of turns.
   assert.match(md, /\| react \| 50\.0 ± 0\.0 \|/);
   assert.match(md, /Each cell: mean ± sample SD over 2 runs\./);
@@ -108,9 +133,15 @@ test('report.md: setup, one metrics row per agent (mean ± SD with several runs)
   assert.match(md, /\| a\\\|b \| paraact \| 2\/2 \| 100\.0 \| 100\.0 \| 2\.00 \| 4\.00 \| answer \|/);
   assert.match(md, /\| c \| paraact \| 1\/2 \| 75\.0 \|/);
   assert.match(md, /- c \(react, run 1\): gave up early/);
-  assert.match(md, /- a\\\|b \(react, run 2\): no trajectory \(scored from the calls the agent saw\): GET \/v1\/episodes\/ep_9 answered 500: boom/);
+  assert.match(
+    md,
+    /- a\\\|b \(react, run 2\): no trajectory \(scored from the calls the agent saw\): GET \/v1\/episodes\/ep_9 answered 500: boom/,
+  );
   assert.match(md, /- not run: x \(line 9\): none of Gone \/ api is in the library/);
-  assert.match(md, /- c \(line 5\): Lost \/ one not in the library; counted as misses in path and coverage, left out of their mapped variants/);
+  assert.match(
+    md,
+    /- c \(line 5\): Lost \/ one not in the library; counted as misses in path and coverage, left out of their mapped variants/,
+  );
   assert.doesNotMatch(renderMarkdown(report(1)), /±/);
   // Without partly mapped tasks the mapped columns would repeat path and coverage: left out.
   const whole = report(1);
@@ -122,7 +153,17 @@ test('the --json summary: {agents: […]} for one agent as for several; std only
   const one = report(1);
   one.results = one.results.slice(0, 1);
   const line = summaryLine(one, 'out');
-  assert.deepEqual(Object.keys(line), ['tasks', 'runs', 'policy', 'agents', 'unmappable', 'unscored', 'judge', 'seed', 'out']);
+  assert.deepEqual(Object.keys(line), [
+    'tasks',
+    'runs',
+    'policy',
+    'agents',
+    'unmappable',
+    'unscored',
+    'judge',
+    'seed',
+    'out',
+  ]);
   assert.equal(line.tasks, 3);
   assert.equal(line.unscored, 1);
   assert.equal(line.unmappable, 1);
@@ -138,7 +179,10 @@ test('the --json summary: {agents: […]} for one agent as for several; std only
 
   const both = summaryLine(report(2));
   const agents = both.agents as Record<string, unknown>[];
-  assert.deepEqual(agents.map((a) => a.agent), ['paraact', 'react']);
+  assert.deepEqual(
+    agents.map((a) => a.agent),
+    ['paraact', 'react'],
+  );
   assert.equal(agents[1]!.turns, 5);
   assert.equal((agents[0]!.std as Record<string, number>).success, 0.3536);
   assert.equal(both.policy, 'heuristic');
@@ -146,7 +190,13 @@ test('the --json summary: {agents: […]} for one agent as for several; std only
 
 test('means that stand on fewer task-runs than ran say how many, in JSON, text and markdown', () => {
   // 13 task-runs, 12 without an expected answer: success by the fallback rule for all, rewards for one.
-  const noAnswer = { r_step: null, r_phase: null, r_traj: null, r_ans: null, reward_flag: 'no expected answer' } as const;
+  const noAnswer = {
+    r_step: null,
+    r_phase: null,
+    r_traj: null,
+    r_ans: null,
+    reward_flag: 'no expected answer',
+  } as const;
   const scores = [
     score('paraact', 't0', 1, { success: false, success_by: 'answer', r_traj: -0.4, r_ans: -0.5 }),
     ...Array.from({ length: 12 }, (_, i) => score('paraact', `t${i + 1}`, 1, noAnswer)),
@@ -160,14 +210,25 @@ test('means that stand on fewer task-runs than ran say how many, in JSON, text a
   const [agent] = line.agents as Record<string, unknown>[];
   assert.equal(agent!.task_runs, 13);
   assert.deepEqual(agent!.scored, {
-    success: 13, path: 13, path_mapped: 13, coverage: 13, coverage_mapped: 13, hit_rate: 13,
-    r_step: 1, r_phase: 1, r_traj: 1, r_ans: 1,
+    success: 13,
+    path: 13,
+    path_mapped: 13,
+    coverage: 13,
+    coverage_mapped: 13,
+    hit_rate: 13,
+    r_step: 1,
+    r_phase: 1,
+    r_traj: 1,
+    r_ans: 1,
   });
   const [head, rewards] = headline(summary, false);
   assert.doesNotMatch(head!, /R_traj/, 'a mean over 1 of 13 is not in the headline');
   assert.match(head!, /success 92\.3%  path/);
   assert.match(rewards!, /rewards on 1 of 13 task-runs .*R_traj -0\.40/);
-  assert.match(renderMarkdown({ ...base, results: [{ ...base.results[0]!, summary }] }), /\| paraact \| 1 of 13 \| 0\.75 \| 0\.50 \| -0\.40 \| -0\.50 \|/);
+  assert.match(
+    renderMarkdown({ ...base, results: [{ ...base.results[0]!, summary }] }),
+    /\| paraact \| 1 of 13 \| 0\.75 \| 0\.50 \| -0\.40 \| -0\.50 \|/,
+  );
   // Every task-run scored: one line, rewards in it.
   const full = headline(summarize('paraact', [score('paraact', 'a', 1, {})], 1), false);
   assert.equal(full.length, 1);
@@ -181,7 +242,10 @@ test('report files and trajectory file names', () => {
   const files = writeReport(dir, report(2));
   assert.equal((JSON.parse(readFileSync(files.json, 'utf8')) as EvalReport).results.length, 2);
   assert.match(readFileSync(files.markdown, 'utf8'), /## Metrics/);
-  assert.equal(trajectoryFile(dir, { agent: 'react', task_id: '101', run: 2 }), join(dir, 'trajectories', 'react', '101.run2.json'));
+  assert.equal(
+    trajectoryFile(dir, { agent: 'react', task_id: '101', run: 2 }),
+    join(dir, 'trajectories', 'react', '101.run2.json'),
+  );
   const odd = trajectoryFile(dir, { agent: 'react', task_id: '../a b', run: 1 });
   assert.match(odd, /trajectories\/react\/a_b-[0-9a-f]{8}\.run1\.json$/);
   assert.notEqual(odd, trajectoryFile(dir, { agent: 'react', task_id: '../a/b', run: 1 }));

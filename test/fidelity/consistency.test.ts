@@ -25,7 +25,10 @@ const body: ParamBinding = { in: 'body', name: '' };
 test('username reaches login; a contradicting example is inconsistent', () => {
   const tool = restTool('get', '/users/{username}', { username: path('username') });
   const [check] = consistencyChecks(tool, { username: 'torvalds' }, { login: 'octocat', id: 583231 });
-  assert.deepEqual({ rule: check!.rule, field: check!.field, got: check!.got, consistent: check!.consistent }, { rule: 'synonym', field: '/login', got: 'octocat', consistent: false });
+  assert.deepEqual(
+    { rule: check!.rule, field: check!.field, got: check!.got, consistent: check!.consistent },
+    { rule: 'synonym', field: '/login', got: 'octocat', consistent: false },
+  );
   assert.equal(consistencyChecks(tool, { username: 'torvalds' }, { login: 'torvalds' })[0]!.consistent, true);
 });
 
@@ -44,22 +47,65 @@ test('the addressed resource id is the record id; a parent id is not checked aga
 });
 
 test('issue_number reaches number, {owner}/{repo} full_name; a body echoes by the same name, nested fields at their place', () => {
-  const issue = restTool('get', '/repos/{owner}/{repo}/issues/{issue_number}', { owner: path('owner'), repo: path('repo'), issue_number: path('issue_number') });
-  const checks = consistencyChecks(issue, { owner: 'o', repo: 'r', issue_number: 5 }, { number: 5, full_name: 'o/x', name: 'an issue' });
-  assert.deepEqual(checks.map((c) => [c.rule, c.consistent]), [['synonym', true], ['full_name', false]]);
+  const issue = restTool('get', '/repos/{owner}/{repo}/issues/{issue_number}', {
+    owner: path('owner'),
+    repo: path('repo'),
+    issue_number: path('issue_number'),
+  });
+  const checks = consistencyChecks(
+    issue,
+    { owner: 'o', repo: 'r', issue_number: 5 },
+    { number: 5, full_name: 'o/x', name: 'an issue' },
+  );
+  assert.deepEqual(
+    checks.map((c) => [c.rule, c.consistent]),
+    [
+      ['synonym', true],
+      ['full_name', false],
+    ],
+  );
 
-  const create = restTool('post', '/repos/{owner}/{repo}/issues', { owner: path('owner'), repo: path('repo'), payload: body });
-  const created = consistencyChecks(create, { owner: 'o', repo: 'r', payload: { body: 'It crashes', labels: { name: 'bug' } } }, { body: 'Another body', labels: { name: 'bug' } });
-  assert.deepEqual(created.map((c) => [c.request, c.consistent]), [['body', false], ['labels/name', true]]);
-  assert.deepEqual(requestScalars(create, { owner: 'o', repo: 'r', payload: { body: 'x' } }).map((s) => s.path), ['owner', 'repo', 'body']);
+  const create = restTool('post', '/repos/{owner}/{repo}/issues', {
+    owner: path('owner'),
+    repo: path('repo'),
+    payload: body,
+  });
+  const created = consistencyChecks(
+    create,
+    { owner: 'o', repo: 'r', payload: { body: 'It crashes', labels: { name: 'bug' } } },
+    { body: 'Another body', labels: { name: 'bug' } },
+  );
+  assert.deepEqual(
+    created.map((c) => [c.request, c.consistent]),
+    [
+      ['body', false],
+      ['labels/name', true],
+    ],
+  );
+  assert.deepEqual(
+    requestScalars(create, { owner: 'o', repo: 'r', payload: { body: 'x' } }).map((s) => s.path),
+    ['owner', 'repo', 'body'],
+  );
 });
 
 test('list filters are echoed in every item; a free-text query is contained in every item', () => {
   const list = restTool('get', '/pets', { status: query('status'), q: query('q') });
-  const checks = consistencyChecks(list, { status: 'sold', q: 'rex' }, [{ name: 'Rex', status: 'sold' }, { name: 'T-Rex II', status: 'available' }]);
-  assert.deepEqual(checks.map((c) => [c.rule, c.consistent]), [['name', false], ['search', true]]);
+  const checks = consistencyChecks(list, { status: 'sold', q: 'rex' }, [
+    { name: 'Rex', status: 'sold' },
+    { name: 'T-Rex II', status: 'available' },
+  ]);
+  assert.deepEqual(
+    checks.map((c) => [c.rule, c.consistent]),
+    [
+      ['name', false],
+      ['search', true],
+    ],
+  );
   const wrapped = consistencyChecks(list, { q: 'rex' }, { data: [{ name: 'Rex' }, { name: 'Fido' }], total: 2 });
-  assert.deepEqual(wrapped.map((c) => [c.rule, c.field, c.consistent]), [['search', '/data/1', false]]);
+  assert.deepEqual(
+    wrapped.map((c) => [c.rule, c.field, c.consistent]),
+    [['search', '/data/1', false]],
+  );
 });
 
 test('sampleIds: seeded, without repeats, all of a small list', () => {

@@ -20,13 +20,36 @@ const SMALL_MODEL = join(packageRoot, 'models', 'gemma-3-270m-q4_k_m.gguf');
 
 function smallModelSkip(): string | false {
   if (existsSync(SMALL_MODEL)) return false;
-  if (process.env.TOOLENV_REQUIRE_MODEL === '1') throw new Error(`TOOLENV_REQUIRE_MODEL=1 but ${SMALL_MODEL} is missing (npm run setup:model)`);
+  if (process.env.TOOLENV_REQUIRE_MODEL === '1')
+    throw new Error(`TOOLENV_REQUIRE_MODEL=1 but ${SMALL_MODEL} is missing (npm run setup:model)`);
   return `${SMALL_MODEL} is missing (npm run setup:model): the small-model fidelity test is skipped`;
 }
 
 async function fidelity(model: string, ...flags: string[]): Promise<FidelityReport> {
-  const args = [BIN, 'fidelity', '--library', writeFixtureLibrary(), '--responder', 'llama', '--model', model, '--gpu', 'cpu', '--threads', '1', '--parallel', '1', '--ctx', '2048', '--json', ...flags];
-  const { stdout } = await run(process.execPath, args, { env: { ...process.env, TOOLENV_DEBUG: '' }, maxBuffer: 16 << 20 });
+  const args = [
+    BIN,
+    'fidelity',
+    '--library',
+    writeFixtureLibrary(),
+    '--responder',
+    'llama',
+    '--model',
+    model,
+    '--gpu',
+    'cpu',
+    '--threads',
+    '1',
+    '--parallel',
+    '1',
+    '--ctx',
+    '2048',
+    '--json',
+    ...flags,
+  ];
+  const { stdout } = await run(process.execPath, args, {
+    env: { ...process.env, TOOLENV_DEBUG: '' },
+    maxBuffer: 16 << 20,
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as FidelityReport;
 }
 
@@ -37,7 +60,10 @@ function assertModelScored(report: FidelityReport): void {
   assert.ok(model.calls >= 1, 'the model was asked');
   assert.equal(model.answered + model.fallbacks, model.calls);
   assert.equal(report.by_source.model.answers, model.answered);
-  assert.equal(report.by_source.model.answers + report.by_source.synth.answers, report.tools.valid_requests - report.tools.unanswered);
+  assert.equal(
+    report.by_source.model.answers + report.by_source.synth.answers,
+    report.tools.valid_requests - report.tools.unanswered,
+  );
   assert.equal(report.latency.model.calls, model.answered);
   assert.ok(model.completion_tokens > 0 && model.tokens_per_s !== null && model.tokens_per_s > 0);
   // The synthesizer answered the very calls the model answered, scored apart.

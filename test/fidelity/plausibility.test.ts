@@ -5,9 +5,27 @@ import * as checks from '../../src/fidelity/plausibility.js';
 import { nameKey } from '../../src/simulator/synth/names.js';
 
 /** A field `name: value` of an object that also holds `siblings`. */
-function field(name: string, value: unknown, { siblings = {}, format, description, record = true }: { siblings?: Record<string, unknown>; format?: string; description?: string; record?: boolean } = {}): ResponseField {
+function field(
+  name: string,
+  value: unknown,
+  {
+    siblings = {},
+    format,
+    description,
+    record = true,
+  }: { siblings?: Record<string, unknown>; format?: string; description?: string; record?: boolean } = {},
+): ResponseField {
   const parent = { ...siblings, [name]: value };
-  return { path: `/${name}`, name, key: nameKey(name), value, parent, record, ...(format ? { format } : {}), ...(description ? { description } : {}) };
+  return {
+    path: `/${name}`,
+    name,
+    key: nameKey(name),
+    value,
+    parent,
+    record,
+    ...(format ? { format } : {}),
+    ...(description ? { description } : {}),
+  };
 }
 
 const run = (check: checks.PlausibilityCheck, f: ResponseField, read = false) => check.test({ field: f, read });
@@ -83,9 +101,24 @@ test('count_matches_array: `X_count` is the length of `X`, `count` of the one li
 });
 
 test('timestamps_ordered: created ≤ updated, start ≤ end, in any date form', () => {
-  assert.equal(run(checks.timestampOrder, field('created_at', '2024-01-01T00:00:00Z', { siblings: { updated_at: '2024-02-01T00:00:00Z' } })), true);
-  assert.equal(run(checks.timestampOrder, field('createdAt', '2025-01-01T00:00:00Z', { siblings: { updatedAt: '2024-02-01T00:00:00Z' } })), false);
-  assert.equal(run(checks.timestampOrder, field('start_date', 1700000000, { siblings: { end_date: 1600000000 } })), false);
+  assert.equal(
+    run(
+      checks.timestampOrder,
+      field('created_at', '2024-01-01T00:00:00Z', { siblings: { updated_at: '2024-02-01T00:00:00Z' } }),
+    ),
+    true,
+  );
+  assert.equal(
+    run(
+      checks.timestampOrder,
+      field('createdAt', '2025-01-01T00:00:00Z', { siblings: { updatedAt: '2024-02-01T00:00:00Z' } }),
+    ),
+    false,
+  );
+  assert.equal(
+    run(checks.timestampOrder, field('start_date', 1700000000, { siblings: { end_date: 1600000000 } })),
+    false,
+  );
   assert.equal(run(checks.timestampOrder, field('created_at', '2024-01-01')), undefined);
 });
 

@@ -19,10 +19,28 @@ function recordedCache(): string {
   const file = join(tempDir('toolenv-fidelity-recorded-'), 'responses.db');
   const cache = ResponseCache.open(file);
   cache.import([
-    { tool: 'petstore_test__getPetById', arguments: { petId: 7 }, status: 200, body: { id: 7, name: 'Real Rex', status: 'available' }, source: 'real' },
+    {
+      tool: 'petstore_test__getPetById',
+      arguments: { petId: 7 },
+      status: 200,
+      body: { id: 7, name: 'Real Rex', status: 'available' },
+      source: 'real',
+    },
     { tool: 'petstore_test__getPetById', arguments: { petId: 8 }, status: 200, body: { id: 'eight' }, source: 'real' },
-    { tool: 'petstore_test__getPetById', arguments: { petId: 404 }, status: 404, body: { message: 'Pet not found' }, source: 'real' },
-    { tool: 'petstore_test__getPetById', arguments: { petId: 9 }, status: 200, body: { id: 9, name: 'Sim' }, source: 'synth' },
+    {
+      tool: 'petstore_test__getPetById',
+      arguments: { petId: 404 },
+      status: 404,
+      body: { message: 'Pet not found' },
+      source: 'real',
+    },
+    {
+      tool: 'petstore_test__getPetById',
+      arguments: { petId: 9 },
+      status: 200,
+      body: { id: 9, name: 'Sim' },
+      source: 'synth',
+    },
     { tool: 'gone__tool', arguments: {}, status: 200, body: {}, source: 'real' },
   ]);
   cache.close();
@@ -44,7 +62,11 @@ test('recorded real answers are scored under real: schema validity and request c
     // petId 7 came back as id 7; petId 8 as "eight": the request's id addressed the resource.
     assert.equal(report.by_source.real.request_consistency.checks, 2);
     assert.equal(report.by_source.real.request_consistency.consistent, 1);
-    assert.deepEqual({ ...report.by_source.synth }, { ...plain.by_source.synth }, 'the simulated sources are measured as before');
+    assert.deepEqual(
+      { ...report.by_source.synth },
+      { ...plain.by_source.synth },
+      'the simulated sources are measured as before',
+    );
   } finally {
     cache.close();
     store.close();
@@ -54,13 +76,23 @@ test('recorded real answers are scored under real: schema validity and request c
 test('fidelity --recorded CACHE reports the recorded answers; a missing cache is a usage error', async () => {
   const library = writeFixtureLibrary();
   const env = { ...process.env, TOOLENV_DEBUG: '' };
-  const json = await run(process.execPath, [BIN, 'fidelity', '--library', library, '--recorded', recordedCache(), '--json'], { env });
-  const summary = JSON.parse(json.stdout.trim().split('\n').at(-1)!) as { tools: { recorded: number }; by_source: { real: { answers: number } } };
+  const json = await run(
+    process.execPath,
+    [BIN, 'fidelity', '--library', library, '--recorded', recordedCache(), '--json'],
+    { env },
+  );
+  const summary = JSON.parse(json.stdout.trim().split('\n').at(-1)!) as {
+    tools: { recorded: number };
+    by_source: { real: { answers: number } };
+  };
   assert.equal(summary.tools.recorded, 2);
   assert.equal(summary.by_source.real.answers, 2);
-  await assert.rejects(run(process.execPath, [BIN, 'fidelity', '--library', library, '--recorded', join(tempDir(), 'none.db')], { env }), (error: { code: number; stderr: string }) => {
-    assert.equal(error.code, 2);
-    assert.match(error.stderr, /^toolenv: --recorded: no response cache at .*none\.db\n$/);
-    return true;
-  });
+  await assert.rejects(
+    run(process.execPath, [BIN, 'fidelity', '--library', library, '--recorded', join(tempDir(), 'none.db')], { env }),
+    (error: { code: number; stderr: string }) => {
+      assert.equal(error.code, 2);
+      assert.match(error.stderr, /^toolenv: --recorded: no response cache at .*none\.db\n$/);
+      return true;
+    },
+  );
 });

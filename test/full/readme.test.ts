@@ -27,7 +27,13 @@ interface Block {
 
 /** The marked blocks of README.md and of the reference pages in docs/, each named by its file and line. */
 function markedBlocks(): Block[] {
-  const pages = ['README.md', ...readdirSync(join(packageRoot, 'docs')).filter((n) => n.endsWith('.md')).sort().map((n) => `docs/${n}`)];
+  const pages = [
+    'README.md',
+    ...readdirSync(join(packageRoot, 'docs'))
+      .filter((n) => n.endsWith('.md'))
+      .sort()
+      .map((n) => `docs/${n}`),
+  ];
   const blocks: Block[] = [];
   for (const page of pages) {
     const lines = readFileSync(join(packageRoot, page), 'utf8').split('\n');
@@ -74,17 +80,39 @@ function problems(value: unknown): unknown[] {
   if (Array.isArray(value)) return value.flatMap(problems);
   if (typeof value !== 'object' || value === null) return [];
   const record = value as Record<string, unknown>;
-  if (typeof record.type === 'string' && typeof record.title === 'string' && typeof record.status === 'number' && record.status >= 400) return [record];
+  if (
+    typeof record.type === 'string' &&
+    typeof record.title === 'string' &&
+    typeof record.status === 'number' &&
+    record.status >= 400
+  )
+    return [record];
   return Object.values(record).flatMap(problems);
 }
 
-describe('README and docs examples on the default library', { skip: LIBRARY === undefined && 'TOOLENV_FULL_LIBRARY is not set' }, () => {
+describe('README and docs examples on the default library', {
+  skip: LIBRARY === undefined && 'TOOLENV_FULL_LIBRARY is not set',
+}, () => {
   let server: ChildProcess;
   let url: string;
   before(async () => {
-    server = spawn(process.execPath, [BIN, 'serve', '--library', LIBRARY!, '--cache', join(tempDir('toolenv-readme-'), 'responses.db'), '--port', '0', '--json'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    server = spawn(
+      process.execPath,
+      [
+        BIN,
+        'serve',
+        '--library',
+        LIBRARY!,
+        '--cache',
+        join(tempDir('toolenv-readme-'), 'responses.db'),
+        '--port',
+        '0',
+        '--json',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     const lines = createInterface({ input: server.stdout! });
     url = await new Promise<string>((resolve, reject) => {
       lines.once('line', (line) => resolve((JSON.parse(line) as { url: string }).url));
@@ -117,13 +145,21 @@ describe('README and docs examples on the default library', { skip: LIBRARY === 
         assert.equal(block.lang, 'ts');
         // Run from the package's own directory, so that `toolenv/…` resolves through package.json's exports.
         const file = join(packageRoot, `.readme-example-${process.pid}.mjs`);
-        writeFileSync(file, `${code}\nconsole.log(JSON.stringify({ finish: run.finish, turns: run.turns, answer: run.answer ?? null }));\n`);
+        writeFileSync(
+          file,
+          `${code}\nconsole.log(JSON.stringify({ finish: run.finish, turns: run.turns, answer: run.answer ?? null }));\n`,
+        );
         try {
           result = await run(process.execPath, [file], packageRoot);
         } finally {
           rmSync(file, { force: true });
         }
-        if (result.code === 0) assert.equal((JSON.parse(result.out.trim().split('\n').pop()!) as { finish: string }).finish, 'answer', result.out);
+        if (result.code === 0)
+          assert.equal(
+            (JSON.parse(result.out.trim().split('\n').pop()!) as { finish: string }).finish,
+            'answer',
+            result.out,
+          );
       }
       assert.equal(result.code, 0, `exit ${result.code}\nstdout:\n${result.out}\nstderr:\n${result.err}`);
       assert.deepEqual(httpErrors(result.out), [], result.out);

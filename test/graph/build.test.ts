@@ -18,7 +18,20 @@ const library = await writeGraphFixtureLibrary();
 const report = await buildGraph(library);
 const graph = openGraph(library);
 const edges: Edge[] = [];
-for (const op of ['listPets', 'addPet', 'findPetsByStatus', 'getPetById', 'updatePet', 'deletePet', 'listPhotos', 'listOrders', 'placeOrder', 'getOrder', 'getInventory']) edges.push(...graph.edgesOf(P(op)).out);
+for (const op of [
+  'listPets',
+  'addPet',
+  'findPetsByStatus',
+  'getPetById',
+  'updatePet',
+  'deletePet',
+  'listPhotos',
+  'listOrders',
+  'placeOrder',
+  'getOrder',
+  'getInventory',
+])
+  edges.push(...graph.edgesOf(P(op)).out);
 for (const op of ['listVets', 'scheduleVisit', 'listClinics', 'getClinic']) edges.push(...graph.edgesOf(V(op)).out);
 for (const op of ['listProducts', 'getLabel', 'listShipments']) edges.push(...graph.edgesOf(C(op)).out);
 for (const op of ['createUser', 'getMember', 'readAudit']) edges.push(...graph.edgesOf(L(op)).out);
@@ -49,15 +62,27 @@ test('hard: a response field feeds a required parameter of the same resource', (
 });
 
 test('hard: creating a resource precedes reading, changing and deleting it', () => {
-  for (const op of ['getPetById', 'updatePet', 'deletePet', 'listPhotos']) assert.equal(edge(P('addPet'), P(op))?.kind, 'hard', op);
-  assert.match(edge(P('addPet'), P('deletePet'))!.evidence, /POST \/pets creates the pet that DELETE \/pets\/\{petId\} addresses/);
+  for (const op of ['getPetById', 'updatePet', 'deletePet', 'listPhotos'])
+    assert.equal(edge(P('addPet'), P(op))?.kind, 'hard', op);
+  assert.match(
+    edge(P('addPet'), P('deletePet'))!.evidence,
+    /POST \/pets creates the pet that DELETE \/pets\/\{petId\} addresses/,
+  );
   assert.equal(edge(P('placeOrder'), P('getOrder'))?.kind, 'hard');
 });
 
 test('hard: OpenAPI links, inline and through components, connect what names alone cannot', () => {
-  assert.deepEqual({ ...edge(L('createUser'), L('getMember')) }, {
-    src: L('createUser'), dst: L('getMember'), kind: 'hard', rule: 'links', score: 1, evidence: 'links.GetMember: memberRef ← $response.body#/uuid',
-  });
+  assert.deepEqual(
+    { ...edge(L('createUser'), L('getMember')) },
+    {
+      src: L('createUser'),
+      dst: L('getMember'),
+      kind: 'hard',
+      rule: 'links',
+      score: 1,
+      evidence: 'links.GetMember: memberRef ← $response.body#/uuid',
+    },
+  );
   assert.equal(edge(L('createUser'), L('readAudit'))?.rule, 'links');
 });
 
@@ -69,13 +94,25 @@ test('hard across two APIs of one provider, scored below same-API edges', () => 
 });
 
 test('soft: optional inputs, list → get without a schema, write → read', () => {
-  assert.deepEqual([edge(P('listPets'), P('listOrders'))?.kind, edge(P('listPets'), P('listOrders'))?.rule], ['soft', 'optional-input']);
-  assert.deepEqual([edge(V('listClinics'), V('getClinic'))?.kind, edge(V('listClinics'), V('getClinic'))?.rule], ['soft', 'list-get']);
-  assert.deepEqual([edge(P('updatePet'), P('getPetById'))?.kind, edge(P('updatePet'), P('getPetById'))?.rule], ['soft', 'write-read']);
+  assert.deepEqual(
+    [edge(P('listPets'), P('listOrders'))?.kind, edge(P('listPets'), P('listOrders'))?.rule],
+    ['soft', 'optional-input'],
+  );
+  assert.deepEqual(
+    [edge(V('listClinics'), V('getClinic'))?.kind, edge(V('listClinics'), V('getClinic'))?.rule],
+    ['soft', 'list-get'],
+  );
+  assert.deepEqual(
+    [edge(P('updatePet'), P('getPetById'))?.kind, edge(P('updatePet'), P('getPetById'))?.rule],
+    ['soft', 'write-read'],
+  );
   assert.equal(edge(P('addPet'), P('listPets'))?.kind, 'soft');
   // An order's petId fetches that pet (hard), but a new order only shares the reference (soft).
   assert.equal(edge(P('getOrder'), P('getPetById'))?.kind, 'hard');
-  assert.deepEqual([edge(P('getOrder'), P('placeOrder'))?.kind, edge(P('getOrder'), P('placeOrder'))?.rule], ['soft', 'shared-reference']);
+  assert.deepEqual(
+    [edge(P('getOrder'), P('placeOrder'))?.kind, edge(P('getOrder'), P('placeOrder'))?.rule],
+    ['soft', 'shared-reference'],
+  );
   assert.equal(edge(P('getOrder'), V('scheduleVisit')), undefined);
 });
 
@@ -87,7 +124,9 @@ test('no edge where nothing flows: echoed ids, generic fields, other providers',
   assert.deepEqual(graph.edgesOf(C('listProducts')).out, []);
   assert.deepEqual(graph.edgesOf(C('listShipments')).in, []);
   assert.deepEqual(graph.edgesOf(C('getLabel')).in, []);
-  assert.ok(edges.every((e) => (e.src.startsWith('catalog') ? e.dst.startsWith('catalog') : !e.dst.startsWith('catalog'))));
+  assert.ok(
+    edges.every((e) => (e.src.startsWith('catalog') ? e.dst.startsWith('catalog') : !e.dst.startsWith('catalog'))),
+  );
   assert.deepEqual(graph.edgesOf(P('getInventory')), { in: [], out: [] });
   assert.ok(edges.every((e) => e.src !== e.dst));
 });
@@ -98,8 +137,18 @@ test('edgesOf lists in and out edges, hard first; subgraph keeps the edges among
   assert.ok(out.some((e) => e.dst === P('getPetById')) === false);
   const kinds = into.map((e) => e.kind);
   assert.deepEqual(kinds, [...kinds].sort());
-  const sub = graph.subgraph([P('addPet'), P('getPetById'), P('deletePet'), C('listProducts'), P('addPet'), 'unknown-tool']);
-  assert.deepEqual(sub.map((e) => `${e.src}>${e.dst}`).sort(), [`${P('addPet')}>${P('deletePet')}`, `${P('addPet')}>${P('getPetById')}`]);
+  const sub = graph.subgraph([
+    P('addPet'),
+    P('getPetById'),
+    P('deletePet'),
+    C('listProducts'),
+    P('addPet'),
+    'unknown-tool',
+  ]);
+  assert.deepEqual(sub.map((e) => `${e.src}>${e.dst}`).sort(), [
+    `${P('addPet')}>${P('deletePet')}`,
+    `${P('addPet')}>${P('getPetById')}`,
+  ]);
   assert.deepEqual(graph.subgraph([]), []);
 });
 
@@ -125,6 +174,9 @@ test('a rebuild replaces the graph whole; a library without a graph says how to 
   const again = await buildGraph(library);
   assert.deepEqual(again.stats, report.stats);
   const empty = tempDir();
-  assert.throws(() => openGraph(empty), (e: unknown) => e instanceof GraphError && e instanceof LibraryError && /toolenv graph build/.test(e.message));
+  assert.throws(
+    () => openGraph(empty),
+    (e: unknown) => e instanceof GraphError && e instanceof LibraryError && /toolenv graph build/.test(e.message),
+  );
   await assert.rejects(buildGraph(empty), LibraryError);
 });

@@ -10,7 +10,8 @@ import { tempDir } from '../fixtures/tools.js';
 import { id, writeGraphFixtureLibrary } from './fixtures.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
-const toolenv = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '' } });
+const toolenv = (args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '' } });
 const last = (stdout: string) => JSON.parse(stdout.trimEnd().split('\n').pop()!) as Record<string, any>;
 const getPetById = id('petstore.test:pets', 'getPetById');
 const addPet = id('petstore.test:pets', 'addPet');
@@ -29,7 +30,17 @@ test('graph build --json ends with a summary; stats and show read what it wrote'
   const stats = toolenv(['graph', 'stats', '--library', library, '--json']);
   assert.equal(stats.status, 0, stats.stderr);
   const s = last(stats.stdout);
-  for (const key of ['tools', 'tools_with_dependency', 'edges', 'hard', 'soft', 'bidirectional_pairs', 'mean_out_degree_connected', 'max_out_degree', 'max_in_degree']) {
+  for (const key of [
+    'tools',
+    'tools_with_dependency',
+    'edges',
+    'hard',
+    'soft',
+    'bidirectional_pairs',
+    'mean_out_degree_connected',
+    'max_out_degree',
+    'max_in_degree',
+  ]) {
     assert.equal(s[key], report.stats[key], key);
   }
 
@@ -37,11 +48,16 @@ test('graph build --json ends with a summary; stats and show read what it wrote'
   assert.equal(show.status, 0, show.stderr);
   const shown = last(show.stdout);
   assert.equal(shown.tool, getPetById);
-  assert.ok(shown.in.some((e: { src: string; rule: string; evidence: string }) => e.src === addPet && e.rule === 'dataflow' && /creates the pet/.test(e.evidence)));
+  assert.ok(
+    shown.in.some(
+      (e: { src: string; rule: string; evidence: string }) =>
+        e.src === addPet && e.rule === 'dataflow' && /creates the pet/.test(e.evidence),
+    ),
+  );
   assert.equal(shown.in_total, shown.in.length);
 });
 
-test('text output: the stats table and one tool\'s edges with rule and evidence', () => {
+test("text output: the stats table and one tool's edges with rule and evidence", () => {
   assert.equal(toolenv(['graph', 'build', '--library', library]).status, 0);
   const stats = toolenv(['graph', 'stats', '--library', library]);
   assert.match(stats.stdout, /\| tools \(nodes\) \| 21 \|/);

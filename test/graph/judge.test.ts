@@ -2,22 +2,38 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildGraph } from '../../src/graph/build.js';
 import type { Edge } from '../../src/graph/edge.js';
-import { describeTool, judgeCandidates, judgePrompt, parseVote, tallyVotes, type Judge } from '../../src/graph/judge.js';
+import {
+  describeTool,
+  judgeCandidates,
+  judgePrompt,
+  parseVote,
+  tallyVotes,
+  type Judge,
+} from '../../src/graph/judge.js';
 import { openGraph } from '../../src/graph/store.js';
 import { petstoreTools } from '../fixtures/tools.js';
 import { id, writeGraphFixtureLibrary } from './fixtures.js';
 
 const [listPets, addPet, getPetById, deletePet, weather] = petstoreTools;
 const tools = new Map(petstoreTools.map((t) => [t.id, t]));
-const candidate = (src: string, dst: string, kind: Edge['kind'] = 'hard', score = 0.9): Edge => ({ src, dst, kind, rule: 'dataflow', score, evidence: 'response id → path petId (pet.id)' });
+const candidate = (src: string, dst: string, kind: Edge['kind'] = 'hard', score = 0.9): Edge => ({
+  src,
+  dst,
+  kind,
+  rule: 'dataflow',
+  score,
+  evidence: 'response id → path petId (pet.id)',
+});
 /** A deterministic judge: answers by the pair the prompt is about. */
-const judgeBy = (answers: Record<string, string>): Judge => async (prompt) => {
-  for (const [pair, answer] of Object.entries(answers)) {
-    const [a, b] = pair.split('>');
-    if (prompt.includes(`Tool A\nid: ${a}\n`) && prompt.includes(`Tool B\nid: ${b}\n`)) return answer;
-  }
-  return '{"relation": "NONE", "confidence": 0.9}';
-};
+const judgeBy =
+  (answers: Record<string, string>): Judge =>
+  async (prompt) => {
+    for (const [pair, answer] of Object.entries(answers)) {
+      const [a, b] = pair.split('>');
+      if (prompt.includes(`Tool A\nid: ${a}\n`) && prompt.includes(`Tool B\nid: ${b}\n`)) return answer;
+    }
+    return '{"relation": "NONE", "confidence": 0.9}';
+  };
 
 test('votes are read from JSON, from a bare word, or not at all', () => {
   assert.deepEqual(parseVote('{"relation": "hard", "confidence": 0.8}'), { verdict: 'HARD', confidence: 0.8 });
@@ -38,8 +54,14 @@ test('the tally scores the confidence-weighted share of voters that see an edge'
 
 test('the prompt shows both tools, their inputs and outputs, and the rule evidence', () => {
   const prompt = judgePrompt(addPet!, getPetById!, 'response id → path petId (pet.id)');
-  assert.match(prompt, /Tool A\nid: petstore_test__addPet\nname: Add a pet\nendpoint: POST \/pets \(API petstore.test\)/);
-  assert.match(prompt, /Tool B\nid: petstore_test__getPetById[\s\S]*parameters \(\* required\): petId\*: integer, X-Request-Id: string/);
+  assert.match(
+    prompt,
+    /Tool A\nid: petstore_test__addPet\nname: Add a pet\nendpoint: POST \/pets \(API petstore.test\)/,
+  );
+  assert.match(
+    prompt,
+    /Tool B\nid: petstore_test__getPetById[\s\S]*parameters \(\* required\): petId\*: integer, X-Request-Id: string/,
+  );
   assert.match(prompt, /returns: \{ id\*: integer, name\*: string, status: string, tags: object\[\] \}/);
   assert.match(prompt, /Schema rules suggested: response id → path petId \(pet\.id\)/);
   assert.match(describeTool(listPets!), /returns: array of \{ id\*: integer/);
@@ -47,7 +69,12 @@ test('the prompt shows both tools, their inputs and outputs, and the rule eviden
 });
 
 test('judges admit at 0.7, relabel, drop NONE, and the tiebreaker settles an even split', async () => {
-  const pairs = [candidate(addPet!.id, getPetById!.id), candidate(listPets!.id, deletePet!.id), candidate(addPet!.id, deletePet!.id, 'soft', 0.5), candidate(weather!.id, addPet!.id)];
+  const pairs = [
+    candidate(addPet!.id, getPetById!.id),
+    candidate(listPets!.id, deletePet!.id),
+    candidate(addPet!.id, deletePet!.id, 'soft', 0.5),
+    candidate(weather!.id, addPet!.id),
+  ];
   const answers = {
     [`${addPet!.id}>${getPetById!.id}`]: '{"relation":"HARD","confidence":0.95}',
     [`${listPets!.id}>${deletePet!.id}`]: '{"relation":"SOFT","confidence":0.8}',
@@ -59,7 +86,11 @@ test('judges admit at 0.7, relabel, drop NONE, and the tiebreaker settles an eve
     tiebreaks++;
     return 'HARD';
   };
-  const report = await judgeCandidates(pairs, (t) => tools.get(t), { voters: [judgeBy(answers), judgeBy(answers), soft, soft], tiebreaker, concurrency: 2 });
+  const report = await judgeCandidates(pairs, (t) => tools.get(t), {
+    voters: [judgeBy(answers), judgeBy(answers), soft, soft],
+    tiebreaker,
+    concurrency: 2,
+  });
   const byPair = new Map(report.edges.map((e) => [`${e.src}>${e.dst}`, e]));
   assert.equal(report.judged, 4);
   assert.equal(report.admitted, 3);
@@ -82,9 +113,15 @@ test('a failing or unreadable judge abstains, which counts against admission', a
   const two = await judgeCandidates([pair], (t) => tools.get(t), { voters: [hard, hard, broken] });
   assert.equal(two.admitted, 0);
   assert.equal(two.abstentions, 1);
-  const lenient = await judgeCandidates([pair], (t) => tools.get(t), { voters: [hard, hard, mumbling], threshold: 0.6 });
+  const lenient = await judgeCandidates([pair], (t) => tools.get(t), {
+    voters: [hard, hard, mumbling],
+    threshold: 0.6,
+  });
   assert.equal(lenient.admitted, 1);
-  await assert.rejects(judgeCandidates([pair], (t) => tools.get(t), { voters: [] }), /at least one voter/);
+  await assert.rejects(
+    judgeCandidates([pair], (t) => tools.get(t), { voters: [] }),
+    /at least one voter/,
+  );
 });
 
 test('a build with judges stores exactly the edges they admit', async () => {
@@ -94,7 +131,9 @@ test('a build with judges stores exactly the edges they admit', async () => {
   const prompts: string[] = [];
   const judge: Judge = async (prompt) => {
     prompts.push(prompt);
-    return prompt.includes(`Tool A\nid: ${listP}\n`) && prompt.includes(`Tool B\nid: ${getP}\n`) ? '{"relation":"SOFT"}' : 'NONE';
+    return prompt.includes(`Tool A\nid: ${listP}\n`) && prompt.includes(`Tool B\nid: ${getP}\n`)
+      ? '{"relation":"SOFT"}'
+      : 'NONE';
   };
   const report = await buildGraph(library, { judge: { voters: [judge, judge, judge] } });
   assert.equal(report.judged, report.candidates);

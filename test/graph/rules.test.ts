@@ -15,7 +15,11 @@ function api(tools: [string, string, JsonSchema?][]) {
       name: `${method} ${path}`,
       description: '',
       category: 'test',
-      parameters: { type: 'object', required: params, properties: Object.fromEntries(params.map((p) => [p, { type: 'string' }])) },
+      parameters: {
+        type: 'object',
+        required: params,
+        properties: Object.fromEntries(params.map((p) => [p, { type: 'string' }])),
+      },
       bindings: Object.fromEntries(params.map((p) => [p, { in: 'path' as const, name: p }])),
       ...(response === undefined ? {} : { response_schema: response }),
       examples: [],
@@ -24,7 +28,10 @@ function api(tools: [string, string, JsonSchema?][]) {
   });
 }
 const ids = (edges: { src: string; dst: string }[]) => edges.map((e) => `${e.src} > ${e.dst}`).sort();
-const list = (props: Record<string, string>): JsonSchema => ({ type: 'array', items: { type: 'object', properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])) } });
+const list = (props: Record<string, string>): JsonSchema => ({
+  type: 'array',
+  items: { type: 'object', properties: Object.fromEntries(Object.entries(props).map(([k, t]) => [k, { type: t }])) },
+});
 
 test('collections of one noun under different namespaces stay apart', () => {
   const tools = api([
@@ -32,12 +39,18 @@ test('collections of one noun under different namespaces stay apart', () => {
     ['get', '/databases/mongodb/instances/{instanceId}/backups'],
     ['get', '/databases/mysql/instances/{instanceId}/backups'],
   ]);
-  assert.deepEqual(ids(dataflowEdges(keyMatches(tools, 'api').matches, 'api')), ['get /databases/mysql/instances > get /databases/mysql/instances/{instanceId}/backups']);
+  assert.deepEqual(ids(dataflowEdges(keyMatches(tools, 'api').matches, 'api')), [
+    'get /databases/mysql/instances > get /databases/mysql/instances/{instanceId}/backups',
+  ]);
 });
 
 test('the context most of an API works under is no hard dependency when a call merely mentions it', () => {
   const scoped = Array.from({ length: 6 }, (_, i) => ['get', `/orgs/{org_id}/things${i}`] as [string, string]);
-  const tools = api([...scoped, ['get', '/sites/{site_id}/wlans', list({ org_id: 'string' })], ['get', '/orgs', list({ id: 'string' })]]);
+  const tools = api([
+    ...scoped,
+    ['get', '/sites/{site_id}/wlans', list({ org_id: 'string' })],
+    ['get', '/orgs', list({ id: 'string' })],
+  ]);
   const matches = keyMatches(tools, 'api').matches;
   const hard = dataflowEdges(matches, 'api');
   assert.ok(hard.every((e) => e.src === 'get /orgs'));
@@ -56,7 +69,10 @@ test('creation reaches the member and its own sub-paths, not a filter word, anot
     ['get', '/pets/{petId}/photos'],
     ['get', '/pets/{petId}/photos/{photoId}'],
   ]);
-  assert.deepEqual(ids(createEdges(tools, pathIndex(tools))), ['post /boards/{boardId}/lists > put /boards/{boardId}/lists/{listId}', 'post /pets > get /pets/{petId}/photos']);
+  assert.deepEqual(ids(createEdges(tools, pathIndex(tools))), [
+    'post /boards/{boardId}/lists > put /boards/{boardId}/lists/{listId}',
+    'post /pets > get /pets/{petId}/photos',
+  ]);
 });
 
 test('tools without a REST shape (ToolBench, MCP) connect through their names, within their own tool or server', () => {
@@ -65,12 +81,17 @@ test('tools without a REST shape (ToolBench, MCP) connect through their names, w
     name,
     description: '',
     category: 'social',
-    parameters: { type: 'object', required, properties: Object.fromEntries(required.map((p) => [p, { type: 'string' }])) },
+    parameters: {
+      type: 'object',
+      required,
+      properties: Object.fromEntries(required.map((p) => [p, { type: 'string' }])),
+    },
     ...(response === undefined ? {} : { response_schema: response }),
     examples: [],
     origin,
   });
-  const tb = (toolName: string) => ({ format: 'toolbench', category: 'social', tool_name: toolName, api_name: 'x' }) as const;
+  const tb = (toolName: string) =>
+    ({ format: 'toolbench', category: 'social', tool_name: toolName, api_name: 'x' }) as const;
   const features = [
     tool(tb('chirper'), 'list_users', [], list({ id: 'string', name: 'string' })),
     tool(tb('chirper'), 'get_user_posts', ['user_id']),

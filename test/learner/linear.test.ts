@@ -20,7 +20,11 @@ test('initial weights are small seeded noise, one per feature of each kind of de
 });
 
 test('a softmax over linear scores: greedy takes the argmax, uniform ignores the weights', () => {
-  const features = [[1, 0], [0, 1], [0, 0]];
+  const features = [
+    [1, 0],
+    [0, 1],
+    [0, 0],
+  ];
   const p = probabilities([2, 1], features);
   assert.ok(Math.abs(p.reduce((a, b) => a + b, 0) - 1) < 1e-12);
   assert.ok(p[0]! > p[1]! && p[1]! > p[2]!);
@@ -66,5 +70,8 @@ test('answer candidates: every scalar leaf of a successful body, the asked name 
   const { values, features } = answerCandidates({ key: 'token' }, [{ slot: 0, body }]);
   assert.deepEqual(values, ['7', 'abc123xyz9', 'true']);
   const keyEqual = ANSWER_FEATURES.indexOf('key_equal');
-  assert.deepEqual(features.map((f) => f[keyEqual]), [0, 1, 0]);
+  assert.deepEqual(
+    features.map((f) => f[keyEqual]),
+    [0, 1, 0],
+  );
 });

@@ -21,7 +21,11 @@ test('int32 and int64 bound integers as the APIs’ own types do; float and bina
 });
 
 test('the synthesizer draws an int32 within its range, where the schema’s own bounds leave room past it', () => {
-  const counter = { type: 'object', required: ['count'], properties: { count: { type: 'integer', format: 'int32', minimum: 2 ** 31 - 5 } } };
+  const counter = {
+    type: 'object',
+    required: ['count'],
+    properties: { count: { type: 'integer', format: 'int32', minimum: 2 ** 31 - 5 } },
+  };
   const tool = { ...petstoreTools[0]!, response_schema: counter };
   for (let seed = 0; seed < 20; seed++) {
     const answer = synthesizeChecked(tool, {}, seed);

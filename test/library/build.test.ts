@@ -20,7 +20,14 @@ function document(info: Record<string, unknown>, ops: Op[]): Record<string, unkn
       get: {
         ...(op.operationId ? { operationId: op.operationId } : {}),
         ...(op.described === false ? {} : { summary: `Read ${op.path}` }),
-        responses: { '200': { description: 'ok', ...(op.schema ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } : {}) } },
+        responses: {
+          '200': {
+            description: 'ok',
+            ...(op.schema
+              ? { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } }
+              : {}),
+          },
+        },
       },
     };
   }
@@ -29,7 +36,9 @@ function document(info: Record<string, unknown>, ops: Op[]): Record<string, unkn
     info: { title: String(info.title ?? 'API'), version: '1', ...info },
     servers: [{ url: `https://${String(info['x-providerName'] ?? 'host.test')}/` }],
     paths,
-    components: { schemas: { Thing: { type: 'object', properties: { id: { type: 'string' } } }, Unused: { type: 'string' } } },
+    components: {
+      schemas: { Thing: { type: 'object', properties: { id: { type: 'string' } } }, Unused: { type: 'string' } },
+    },
   };
 }
 
@@ -45,20 +54,52 @@ function writeSource(): string {
   const shared = range(5, (i) => ({ path: `/shared/${i}`, operationId: `shared${i}`, schema: i % 2 === 0 }));
   writeFileSync(
     join(dir, 'big.test', 'alpha.json'),
-    JSON.stringify(document({ 'x-providerName': 'big.test', 'x-serviceName': 'alpha', 'x-apisguru-categories': ['cloud'] }, [...shared, ...range(6, (i) => ({ path: `/alpha/${i}`, schema: i < 3 })), ...range(4, (i) => ({ path: `/bare/${i}`, described: false }))])),
+    JSON.stringify(
+      document({ 'x-providerName': 'big.test', 'x-serviceName': 'alpha', 'x-apisguru-categories': ['cloud'] }, [
+        ...shared,
+        ...range(6, (i) => ({ path: `/alpha/${i}`, schema: i < 3 })),
+        ...range(4, (i) => ({ path: `/bare/${i}`, described: false })),
+      ]),
+    ),
   );
   writeFileSync(
     join(dir, 'big.test', 'beta.json'),
-    JSON.stringify(document({ 'x-providerName': 'big.test', 'x-serviceName': 'beta', 'x-apisguru-categories': 'storage' }, [...shared, ...range(6, (i) => ({ path: `/beta/${i}` }))])),
+    JSON.stringify(
+      document({ 'x-providerName': 'big.test', 'x-serviceName': 'beta', 'x-apisguru-categories': 'storage' }, [
+        ...shared,
+        ...range(6, (i) => ({ path: `/beta/${i}` })),
+      ]),
+    ),
   );
-  writeFileSync(join(dir, 'small.test.json'), JSON.stringify(document({ 'x-providerName': 'small.test', 'x-apisguru-categories': ['media'] }, range(3, (i) => ({ path: `/s/${i}` })))));
-  writeFileSync(join(dir, 'nameless.json'), JSON.stringify(document({ title: 'Ticket Desk', description: 'Helpdesk tickets' }, range(5, (i) => ({ path: `/t/${i}` })))));
+  writeFileSync(
+    join(dir, 'small.test.json'),
+    JSON.stringify(
+      document(
+        { 'x-providerName': 'small.test', 'x-apisguru-categories': ['media'] },
+        range(3, (i) => ({ path: `/s/${i}` })),
+      ),
+    ),
+  );
+  writeFileSync(
+    join(dir, 'nameless.json'),
+    JSON.stringify(
+      document(
+        { title: 'Ticket Desk', description: 'Helpdesk tickets' },
+        range(5, (i) => ({ path: `/t/${i}` })),
+      ),
+    ),
+  );
   writeFileSync(join(dir, 'swagger.json'), JSON.stringify({ swagger: '2.0', info: { title: 'old' }, paths: {} }));
   return dir;
 }
 
 test('waterFill gives quotas that sum to exactly n, differ by at most one among capped groups, and never exceed a count', () => {
-  const counts = new Map([['a', 10], ['b', 3], ['c', 5], ['d', 40]]);
+  const counts = new Map([
+    ['a', 10],
+    ['b', 3],
+    ['c', 5],
+    ['d', 40],
+  ]);
   for (const n of [0, 1, 7, 12, 20, 57, 58, 100]) {
     const quotas = waterFill(counts, n);
     const sum = [...quotas.values()].reduce((a, b) => a + b, 0);
@@ -71,20 +112,38 @@ test('waterFill gives quotas that sum to exactly n, differ by at most one among 
   assert.deepEqual(waterFill(counts, 12), waterFill(new Map([...counts].reverse()), 12), 'independent of input order');
 });
 
-test('selectCandidates fills tiers in order and prefers quality round-robin across a provider\'s APIs', () => {
-  const c = (key: string, provider: string, api: string, tier: number, quality: number): Candidate => ({ key, provider, api, tier, quality });
+test("selectCandidates fills tiers in order and prefers quality round-robin across a provider's APIs", () => {
+  const c = (key: string, provider: string, api: string, tier: number, quality: number): Candidate => ({
+    key,
+    provider,
+    api,
+    tier,
+    quality,
+  });
   const candidates = [
-    c('p1', 'p', 'x', 0, 1), c('p2', 'p', 'x', 0, 5), c('p3', 'p', 'x', 0, 3),
-    c('p4', 'p', 'y', 0, 1), c('p5', 'p', 'y', 1, 7),
-    c('q1', 'q', 'z', 0, 1), c('q2', 'q', 'z', 2, 7),
+    c('p1', 'p', 'x', 0, 1),
+    c('p2', 'p', 'x', 0, 5),
+    c('p3', 'p', 'x', 0, 3),
+    c('p4', 'p', 'y', 0, 1),
+    c('p5', 'p', 'y', 1, 7),
+    c('q1', 'q', 'z', 0, 1),
+    c('q2', 'q', 'z', 2, 7),
   ];
-  const keys = (size: number) => selectCandidates(candidates, size).map((x) => x.key).sort();
+  const keys = (size: number) =>
+    selectCandidates(candidates, size)
+      .map((x) => x.key)
+      .sort();
   // Tier 0 has 4 of p and 1 of q; 3 picks: q1 plus p's two round-robin heads: x's best (p2) and y's only (p4).
   assert.deepEqual(keys(3), ['p2', 'p4', 'q1']);
   assert.deepEqual(keys(5), ['p1', 'p2', 'p3', 'p4', 'q1']);
   assert.deepEqual(keys(6), ['p1', 'p2', 'p3', 'p4', 'p5', 'q1']);
   assert.deepEqual(keys(7), candidates.map((x) => x.key).sort());
-  assert.deepEqual(selectCandidates([...candidates].reverse(), 4).map((x) => x.key).sort(), keys(4));
+  assert.deepEqual(
+    selectCandidates([...candidates].reverse(), 4)
+      .map((x) => x.key)
+      .sort(),
+    keys(4),
+  );
 });
 
 test('the build keeps exactly --size operations, spread across providers, described and unrepeated first', async () => {
@@ -106,19 +165,45 @@ test('the build keeps exactly --size operations, spread across providers, descri
   const big = [...perApi('big.test:alpha'), ...perApi('big.test:beta')];
   const tickets = perApi('ticket_desk');
   assert.equal(big.length + tickets.length, 9);
-  assert.ok(big.length >= 4 && big.length <= 5 && tickets.length >= 4 && tickets.length <= 5, `${big.length} ${tickets.length}`);
-  assert.ok(big.every((t) => t.origin.format === 'openapi' && !t.origin.path.startsWith('/bare/')), 'undescribed operations wait for a later tier');
+  assert.ok(
+    big.length >= 4 && big.length <= 5 && tickets.length >= 4 && tickets.length <= 5,
+    `${big.length} ${tickets.length}`,
+  );
+  assert.ok(
+    big.every((t) => t.origin.format === 'openapi' && !t.origin.path.startsWith('/bare/')),
+    'undescribed operations wait for a later tier',
+  );
   const paths = big.map((t) => (t.origin.format === 'openapi' ? t.origin.path : ''));
   assert.equal(new Set(paths).size, paths.length, 'an operation repeated across APIs of a provider is taken once');
-  assert.ok(perApi('big.test:alpha').length >= 2 && perApi('big.test:beta').length >= 2, 'round-robin across the provider\'s APIs');
+  assert.ok(
+    perApi('big.test:alpha').length >= 2 && perApi('big.test:beta').length >= 2,
+    "round-robin across the provider's APIs",
+  );
 
   assert.equal(store.api('big.test:beta')?.category, 'storage');
   assert.equal(store.api('ticket_desk')?.category, 'support');
   assert.equal(store.api('ticket_desk')?.provider, 'host.test');
-  const stored = store.apiDocument('big.test:alpha') as { paths: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } };
-  assert.deepEqual(Object.keys(stored.paths).sort(), perApi('big.test:alpha').map((t) => (t.origin.format === 'openapi' ? t.origin.path : '')).sort());
-  assert.equal(stored.components?.schemas?.Unused, undefined, 'the stored document keeps only components the kept operations use');
-  const build = store.stats().build as { size: number; operations: number; selection: string; source: { path: string } };
+  const stored = store.apiDocument('big.test:alpha') as {
+    paths: Record<string, unknown>;
+    components?: { schemas?: Record<string, unknown> };
+  };
+  assert.deepEqual(
+    Object.keys(stored.paths).sort(),
+    perApi('big.test:alpha')
+      .map((t) => (t.origin.format === 'openapi' ? t.origin.path : ''))
+      .sort(),
+  );
+  assert.equal(
+    stored.components?.schemas?.Unused,
+    undefined,
+    'the stored document keeps only components the kept operations use',
+  );
+  const build = store.stats().build as {
+    size: number;
+    operations: number;
+    selection: string;
+    source: { path: string };
+  };
   assert.equal(build.size, 12);
   assert.equal(build.source.path, source);
   assert.match(build.selection, /water-filled/);
@@ -144,7 +229,10 @@ test('builds are deterministic, "all" takes every operation, and a failed build 
 
   const dir = writeFixtureLibrary();
   const before = readFileSync(join(dir, 'tools.db'));
-  await assert.rejects(buildDefaultLibrary({ size: 1000, dir, source }), (e: Error) => e instanceof LibraryError && /1000 is more than the 34 operations/.test(e.message));
+  await assert.rejects(
+    buildDefaultLibrary({ size: 1000, dir, source }),
+    (e: Error) => e instanceof LibraryError && /1000 is more than the 34 operations/.test(e.message),
+  );
   await assert.rejects(buildDefaultLibrary({ size: 5, dir, source: join(source, 'missing') }), LibraryError);
   assert.deepEqual(readFileSync(join(dir, 'tools.db')), before);
   const store = LibraryStore.open(dir);
@@ -162,22 +250,46 @@ test('builds are deterministic, "all" takes every operation, and a failed build 
 test('toolenv library build: --json ends with the summary line; bad flags exit 2 with one line', () => {
   const source = writeSource();
   const dir = tempDir('toolenv-build-');
-  const run = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', '9', '--json'], { encoding: 'utf8' });
+  const run = spawnSync(
+    process.execPath,
+    [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', '9', '--json'],
+    { encoding: 'utf8' },
+  );
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stderr, '', 'no progress bar when stderr is not a terminal');
-  const summary = JSON.parse(run.stdout.trim().split('\n').pop()!) as { tools: number; apis: number; categories: number; duration_ms: number; peak_rss_mb: number; index_ms: number };
+  const summary = JSON.parse(run.stdout.trim().split('\n').pop()!) as {
+    tools: number;
+    apis: number;
+    categories: number;
+    duration_ms: number;
+    peak_rss_mb: number;
+    index_ms: number;
+  };
   assert.equal(summary.tools, 9);
   assert.equal(typeof summary.index_ms, 'number', 'the BM25 index is part of the default library');
-  assert.ok(existsSync(join(dir, 'index', 'bm25.idx')), 'the index is on disk: the first search after `npm start` need not wait for it');
+  assert.ok(
+    existsSync(join(dir, 'index', 'bm25.idx')),
+    'the index is on disk: the first search after `npm start` need not wait for it',
+  );
   assert.ok(summary.apis >= 3 && summary.categories >= 3 && summary.duration_ms > 0 && summary.peak_rss_mb > 0);
 
-  const table = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', 'all'], { encoding: 'utf8' });
+  const table = spawnSync(
+    process.execPath,
+    [BIN, 'library', 'build', '--source', source, '--library', dir, '--size', 'all'],
+    { encoding: 'utf8' },
+  );
   assert.equal(table.status, 0, table.stderr);
   assert.match(table.stdout, /\| category \| tools \| share \|/);
   assert.match(table.stdout, /\| cloud \| \d+ \| [\d.]+% \|/);
 
-  for (const args of [['--size', '0'], ['--size', 'many'], ['--size', '500']]) {
-    const bad = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, ...args], { encoding: 'utf8' });
+  for (const args of [
+    ['--size', '0'],
+    ['--size', 'many'],
+    ['--size', '500'],
+  ]) {
+    const bad = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, ...args], {
+      encoding: 'utf8',
+    });
     assert.equal(bad.status, 2, `${args.join(' ')}: ${bad.stderr}`);
     assert.equal(bad.stderr.trim().split('\n').length, 1);
     assert.match(bad.stderr, /^toolenv: .*(--size|size 500)/);

@@ -44,7 +44,8 @@ test('keywords match whole words unless marked as stems', () => {
 
 test('the vocabulary is the APIs.guru categories plus the two its documents add', () => {
   assert.equal(CATEGORIES.length, 35);
-  for (const category of ['analytics', 'cloud', 'developer_tools', 'open_data', 'entertainment', 'transport', 'tools']) assert.ok(CATEGORIES.includes(category), category);
+  for (const category of ['analytics', 'cloud', 'developer_tools', 'open_data', 'entertainment', 'transport', 'tools'])
+    assert.ok(CATEGORIES.includes(category), category);
   assert.ok(CATEGORIES.every((c) => /^[a-z_]+$/.test(c)));
 });
 
@@ -58,11 +59,40 @@ const clicksend = {
     'x-providerName': 'clicksend.com',
   },
   tags: [
-    'Account', 'Account Recharge', 'Automation Rules', 'Contact Lists', 'Contact Suggestions', 'Contacts', 'Countries',
-    'Delivery Issues', 'Email Marketing', 'Email-to-SMS Allowed Address', 'Email-to-SMS Stripped Strings', 'Fax',
-    'Forgot Account', 'Geolocation', 'MMS', 'Numbers', 'Pricing', 'Post Address Detection', 'Post Direct Mail',
-    'Post Letter', 'Postcards', 'Referral Accounts', 'Reseller', 'Reseller Accounts', 'SDK', 'Search', 'SMS',
-    'SMS Campaigns', 'SMS Templates', 'Statistics', 'Subaccounts', 'Timezones', 'Transactional Email', 'Uploads',
+    'Account',
+    'Account Recharge',
+    'Automation Rules',
+    'Contact Lists',
+    'Contact Suggestions',
+    'Contacts',
+    'Countries',
+    'Delivery Issues',
+    'Email Marketing',
+    'Email-to-SMS Allowed Address',
+    'Email-to-SMS Stripped Strings',
+    'Fax',
+    'Forgot Account',
+    'Geolocation',
+    'MMS',
+    'Numbers',
+    'Pricing',
+    'Post Address Detection',
+    'Post Direct Mail',
+    'Post Letter',
+    'Postcards',
+    'Referral Accounts',
+    'Reseller',
+    'Reseller Accounts',
+    'SDK',
+    'Search',
+    'SMS',
+    'SMS Campaigns',
+    'SMS Templates',
+    'Statistics',
+    'Subaccounts',
+    'Timezones',
+    'Transactional Email',
+    'Uploads',
     'Voice',
   ].map((name) => ({ name })),
   paths: {},

@@ -12,7 +12,11 @@ test('path, query, header and body arguments go where the bindings say', () => {
     url: '/pets/7',
     headers: { 'X-Request-Id': 'r 1' },
   });
-  assert.deepEqual(toHttpRequest(byId('petstore_test__listPets'), { limit: 3 }), { method: 'GET', url: '/pets?limit=3', headers: {} });
+  assert.deepEqual(toHttpRequest(byId('petstore_test__listPets'), { limit: 3 }), {
+    method: 'GET',
+    url: '/pets?limit=3',
+    headers: {},
+  });
   assert.deepEqual(toHttpRequest(byId('petstore_test__addPet'), { name: 'Rex', status: 'new' }), {
     method: 'POST',
     url: '/pets',
@@ -27,14 +31,24 @@ test('tools without a REST shape have no HTTP request', () => {
 
 test('a disambiguating path suffix becomes a header or query value, never a fragment', () => {
   const base = byId('petstore_test__listPets');
-  const target: Tool = { ...base, origin: { ...base.origin, path: '/#X-Amz-Target=Svc.ListThings', method: 'post' } as Tool['origin'] };
-  assert.deepEqual(toHttpRequest(target, { limit: 2 }), { method: 'POST', url: '/?limit=2', headers: { 'X-Amz-Target': 'Svc.ListThings' } });
+  const target: Tool = {
+    ...base,
+    origin: { ...base.origin, path: '/#X-Amz-Target=Svc.ListThings', method: 'post' } as Tool['origin'],
+  };
+  assert.deepEqual(toHttpRequest(target, { limit: 2 }), {
+    method: 'POST',
+    url: '/?limit=2',
+    headers: { 'X-Amz-Target': 'Svc.ListThings' },
+  });
   const action: Tool = { ...base, origin: { ...base.origin, path: '/#Action=DescribeRegions' } as Tool['origin'] };
   assert.deepEqual(toHttpRequest(action, {}), { method: 'GET', url: '/?Action=DescribeRegions', headers: {} });
 });
 
 test('headers the client computes are not copied from arguments', () => {
   const base = byId('petstore_test__getPetById');
-  const tool: Tool = { ...base, bindings: { ...base.bindings, 'Content-Length': { in: 'header', name: 'Content-Length' } } };
+  const tool: Tool = {
+    ...base,
+    bindings: { ...base.bindings, 'Content-Length': { in: 'header', name: 'Content-Length' } },
+  };
   assert.deepEqual(toHttpRequest(tool, { petId: 1, 'Content-Length': 10 })?.headers, {});
 });

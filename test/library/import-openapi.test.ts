@@ -12,22 +12,50 @@ import { tempDir } from '../fixtures/tools.js';
 
 const openapi30 = {
   openapi: '3.0.0',
-  info: { title: 'Tree Service', version: '1', 'x-providerName': 'trees.test', 'x-serviceName': 'forest', 'x-apisguru-categories': ['open_data'] },
+  info: {
+    title: 'Tree Service',
+    version: '1',
+    'x-providerName': 'trees.test',
+    'x-serviceName': 'forest',
+    'x-apisguru-categories': ['open_data'],
+  },
   paths: {
     '/trees/{id}': {
       get: {
         operationId: 'getTree',
         summary: 'Get a tree',
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } } } },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } },
+          },
+        },
       },
     },
     '/trees': {
       post: {
         operationId: 'plantTree',
         summary: 'Plant a tree',
-        requestBody: { required: true, content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Tree' }, { type: 'object', required: ['species'], properties: { species: { type: 'string' } } }] } } } },
-        responses: { '201': { description: 'planted', content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                allOf: [
+                  { $ref: '#/components/schemas/Tree' },
+                  { type: 'object', required: ['species'], properties: { species: { type: 'string' } } },
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'planted',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Tree' } } },
+          },
+        },
       },
     },
   },
@@ -54,7 +82,14 @@ const openapi31 = {
       get: {
         operationId: 'current',
         parameters: [{ name: 'city', in: 'query', required: true, schema: { type: 'string' } }],
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { temp: { type: ['number', 'null'] } } } } } } },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: { type: 'object', properties: { temp: { type: ['number', 'null'] } } } },
+            },
+          },
+        },
       },
     },
   },
@@ -72,7 +107,13 @@ const swagger20 = {
       post: {
         operationId: 'addPet',
         parameters: [{ name: 'body', in: 'body', required: true, schema: { $ref: '#/definitions/Pet' } }],
-        responses: { '200': { description: 'ok', schema: { $ref: '#/definitions/Pet' }, examples: { 'application/json': { name: 'Rex' } } } },
+        responses: {
+          '200': {
+            description: 'ok',
+            schema: { $ref: '#/definitions/Pet' },
+            examples: { 'application/json': { name: 'Rex' } },
+          },
+        },
       },
       get: {
         operationId: 'findPets',
@@ -81,7 +122,9 @@ const swagger20 = {
       },
     },
   },
-  definitions: { Pet: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, photo: { type: 'file' } } } },
+  definitions: {
+    Pet: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, photo: { type: 'file' } } },
+  },
 };
 
 function writeSources(): string {
@@ -94,15 +137,34 @@ function writeSources(): string {
   return dir;
 }
 
-const tool = (tools: Tool[], id: string) => tools.find((t) => t.id === id) ?? assert.fail(`no ${id} in ${tools.map((t) => t.id).join(', ')}`);
+const tool = (tools: Tool[], id: string) =>
+  tools.find((t) => t.id === id) ?? assert.fail(`no ${id} in ${tools.map((t) => t.id).join(', ')}`);
 
 test('a folder of OpenAPI 3.0 JSON, 3.1 YAML and Swagger 2.0 YAML imports recursively, in sorted order', async () => {
   const batch = await importOpenapi(writeSources());
   // Depth first, entries sorted by name at each level: nested/deeper/ comes before nested/weather.yaml.
-  assert.deepEqual(batch.apis.map((a) => a.api_id), ['old_pets', 'weather_now', 'trees.test:forest']);
-  assert.deepEqual(batch.tools.map((t) => t.id), ['old_pets__findPets', 'old_pets__addPet', 'weather_now__current', 'trees_test_forest__getTree', 'trees_test_forest__plantTree']);
-  assert.deepEqual(batch.apis.map((a) => a.category), ['tools', 'location', 'open_data']);
-  assert.deepEqual(batch.apis.map((a) => a.provider), ['pets.test', 'weather_now', 'trees.test']);
+  assert.deepEqual(
+    batch.apis.map((a) => a.api_id),
+    ['old_pets', 'weather_now', 'trees.test:forest'],
+  );
+  assert.deepEqual(
+    batch.tools.map((t) => t.id),
+    [
+      'old_pets__findPets',
+      'old_pets__addPet',
+      'weather_now__current',
+      'trees_test_forest__getTree',
+      'trees_test_forest__plantTree',
+    ],
+  );
+  assert.deepEqual(
+    batch.apis.map((a) => a.category),
+    ['tools', 'location', 'open_data'],
+  );
+  assert.deepEqual(
+    batch.apis.map((a) => a.provider),
+    ['pets.test', 'weather_now', 'trees.test'],
+  );
   assert.equal((batch.apis[2]!.document as { openapi: string }).openapi, '3.0.0');
   for (const t of batch.tools) {
     createAjv().compile(t.parameters);
@@ -116,7 +178,11 @@ test('3.0: recursion, nullable, readOnly and allOf bodies come out as JSON Schem
   assert.deepEqual(get.response_schema, {
     type: 'object',
     required: ['id', 'height'],
-    properties: { id: { type: 'integer', readOnly: true }, height: { type: ['number', 'null'] }, children: { type: 'array', items: { type: 'object' } } },
+    properties: {
+      id: { type: 'integer', readOnly: true },
+      height: { type: ['number', 'null'] },
+      children: { type: 'array', items: { type: 'object' } },
+    },
   });
   const plant = tool(tools, 'trees_test_forest__plantTree');
   assert.deepEqual(Object.keys(plant.parameters.properties), ['height', 'children', 'species']);
@@ -129,7 +195,10 @@ test('3.0: recursion, nullable, readOnly and allOf bodies come out as JSON Schem
 
 test('3.1 type arrays pass through; Swagger 2.0 bodies, files and examples are upgraded', async () => {
   const { tools } = await importOpenapi(writeSources());
-  assert.deepEqual(tool(tools, 'weather_now__current').response_schema, { type: 'object', properties: { temp: { type: ['number', 'null'] } } });
+  assert.deepEqual(tool(tools, 'weather_now__current').response_schema, {
+    type: 'object',
+    properties: { temp: { type: ['number', 'null'] } },
+  });
   const add = tool(tools, 'old_pets__addPet');
   assert.deepEqual(add.parameters, {
     type: 'object',
@@ -151,7 +220,10 @@ test('an imported batch writes into a library and reads back', async () => {
   const library = LibraryStore.open(dir);
   assert.equal(library.count(), 5);
   assert.deepEqual(library.get('old_pets__findPets'), tool(batch.tools, 'old_pets__findPets'));
-  assert.deepEqual(library.apiOperations('trees.test:forest').map((o) => o.id), ['trees_test_forest__getTree', 'trees_test_forest__plantTree']);
+  assert.deepEqual(
+    library.apiOperations('trees.test:forest').map((o) => o.id),
+    ['trees_test_forest__getTree', 'trees_test_forest__plantTree'],
+  );
   library.close();
 });
 
@@ -165,12 +237,20 @@ test('broken files fail with an ImportError that names the file and the problem'
     ['v2.json', '{"openapi": "2.5.0", "paths": {}}', /v2\.json: unsupported OpenAPI version "2\.5\.0"/],
     ['swagger1.json', '{"swagger": "1.2"}', /swagger1\.json: unsupported Swagger version "1\.2"/],
     ['paths.json', '{"openapi": "3.0.0", "paths": []}', /paths\.json: \/paths must be an object/],
-    ['cycle.yaml', 'openapi: 3.0.0\ncomponents:\n  schemas:\n    Node: &node\n      type: object\n      properties:\n        next: *node\n', /cycle\.yaml: a YAML alias at \/components\/schemas\/Node\/properties\/next contains itself/],
+    [
+      'cycle.yaml',
+      'openapi: 3.0.0\ncomponents:\n  schemas:\n    Node: &node\n      type: object\n      properties:\n        next: *node\n',
+      /cycle\.yaml: a YAML alias at \/components\/schemas\/Node\/properties\/next contains itself/,
+    ],
   ];
   for (const [name, text, message] of cases) {
     const file = join(dir, name);
     writeFileSync(file, text);
-    await assert.rejects(importOpenapi(file), (error: Error) => error instanceof ImportError && message.test(error.message) && error.message.includes(file), name);
+    await assert.rejects(
+      importOpenapi(file),
+      (error: Error) => error instanceof ImportError && message.test(error.message) && error.message.includes(file),
+      name,
+    );
   }
   await assert.rejects(importOpenapi(join(dir, 'missing.json')), ImportError);
   // One broken file fails the whole folder: nothing half-imported.
@@ -197,5 +277,11 @@ test('YAML anchors shared by several operations are fine', async () => {
     ].join('\n'),
   );
   const { tools } = await importOpenapi(file);
-  assert.deepEqual(tools.map((t) => [t.id, t.response_schema]), [['anchors__a', { type: 'integer' }], ['anchors__b', { type: 'integer' }]]);
+  assert.deepEqual(
+    tools.map((t) => [t.id, t.response_schema]),
+    [
+      ['anchors__a', { type: 'integer' }],
+      ['anchors__b', { type: 'integer' }],
+    ],
+  );
 });

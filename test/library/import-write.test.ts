@@ -5,7 +5,13 @@ import { ImportError } from '../../src/library/importers/errors.js';
 import { assignIds, readImport, writeImport } from '../../src/library/importers/index.js';
 import { LibraryStore } from '../../src/library/store.js';
 import type { Tool } from '../../src/library/tool.js';
-import { mcpToolsList, openaiFunctions, stockTool, writeSources, writeToolbenchRoot } from '../fixtures/import-sources.js';
+import {
+  mcpToolsList,
+  openaiFunctions,
+  stockTool,
+  writeSources,
+  writeToolbenchRoot,
+} from '../fixtures/import-sources.js';
 import { petstoreApi, petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 
 const records = (dir: string): Tool[] => {
@@ -24,7 +30,12 @@ test('an import creates the library, extends it, and replaces its own earlier to
   const before = records(dir);
   const again = (await readImport(writeToolbenchRoot(), 'toolbench')).batch;
   assert.deepEqual(writeImport(dir, again), { imported: 5, apis: 3, replaced: 5, tools_total: 9 });
-  assert.deepEqual(records(dir).map((t) => t.id).sort(), before.map((t) => t.id).sort());
+  assert.deepEqual(
+    records(dir)
+      .map((t) => t.id)
+      .sort(),
+    before.map((t) => t.id).sort(),
+  );
   const store = LibraryStore.open(dir);
   assert.deepEqual(store.stats().formats, { toolbench: 5, mcp: 4 });
   assert.equal(store.stats().apis, 4);
@@ -34,16 +45,33 @@ test('an import creates the library, extends it, and replaces its own earlier to
 test('a tool whose id another source already holds gets its own id; nothing is overwritten', async () => {
   // The fixture library holds `weather_forecast` from an OpenAI spec named "weather.forecast".
   const dir = writeFixtureLibrary();
-  const doc = { tools: [{ name: 'weather_forecast', description: 'MCP weather forecast', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }] };
+  const doc = {
+    tools: [
+      {
+        name: 'weather_forecast',
+        description: 'MCP weather forecast',
+        inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    ],
+  };
   const batch = (await readImport(writeSources({ 'm.json': doc }), 'mcp')).batch;
   assert.equal(writeImport(dir, batch).tools_total, petstoreTools.length + 1);
   const all = records(dir);
-  assert.deepEqual(all.find((t) => t.id === 'weather_forecast'), petstoreTools[4], 'the earlier tool is untouched');
+  assert.deepEqual(
+    all.find((t) => t.id === 'weather_forecast'),
+    petstoreTools[4],
+    'the earlier tool is untouched',
+  );
   const mcp = all.find((t) => t.origin.format === 'mcp')!;
   assert.match(mcp.id, /^weather_forecast_[0-9a-f]{8}$/);
   // Re-importing finds the same id and replaces its own record.
   const again = (await readImport(writeSources({ 'm.json': doc }), 'mcp')).batch;
-  assert.deepEqual(writeImport(dir, again), { imported: 1, apis: 1, replaced: 1, tools_total: petstoreTools.length + 1 });
+  assert.deepEqual(writeImport(dir, again), {
+    imported: 1,
+    apis: 1,
+    replaced: 1,
+    tools_total: petstoreTools.length + 1,
+  });
   assert.equal(again.tools[0]!.id, mcp.id);
 });
 
@@ -62,10 +90,24 @@ test('assignIds separates equal ids within one batch, the same way on every run'
 });
 
 test('the origin, not the id, decides what counts as the same tool', () => {
-  const tool = (id: string, name: string): Tool => ({ id, name, description: name, category: 'tools', parameters: { type: 'object', properties: {} }, examples: [], origin: { format: 'openai', name } });
-  const existing = new Map([['a', tool('a', 'a')], ['b', tool('b', 'other b')]]);
+  const tool = (id: string, name: string): Tool => ({
+    id,
+    name,
+    description: name,
+    category: 'tools',
+    parameters: { type: 'object', properties: {} },
+    examples: [],
+    origin: { format: 'openai', name },
+  });
+  const existing = new Map([
+    ['a', tool('a', 'a')],
+    ['b', tool('b', 'other b')],
+  ]);
   const batch = [tool('a', 'a'), tool('b', 'b')];
-  assert.equal(assignIds(batch, (id) => existing.get(id)), 1);
+  assert.equal(
+    assignIds(batch, (id) => existing.get(id)),
+    1,
+  );
   assert.equal(batch[0]!.id, 'a');
   assert.notEqual(batch[1]!.id, 'b');
 });
@@ -82,10 +124,20 @@ test('a failed write leaves the library as it was', async () => {
 });
 
 test('OpenAPI documents import one file at a time; two versions of one API keep separate API ids and documents', async () => {
-  const dir = writeSources({ 'bad/notes.json': { hello: 'world' }, 'v1/petstore.json': petstoreApi.document, 'v2/petstore.yaml': stringify(petstoreApi.document) });
-  await assert.rejects(readImport(dir, 'openapi'), (e: Error) => e instanceof ImportError && e.message.includes('notes.json'));
+  const dir = writeSources({
+    'bad/notes.json': { hello: 'world' },
+    'v1/petstore.json': petstoreApi.document,
+    'v2/petstore.yaml': stringify(petstoreApi.document),
+  });
+  await assert.rejects(
+    readImport(dir, 'openapi'),
+    (e: Error) => e instanceof ImportError && e.message.includes('notes.json'),
+  );
   const { batch, skipped } = await readImport(dir, 'openapi', { skipInvalid: true });
-  assert.deepEqual(skipped.map((s) => s.file), [`${dir}/bad/notes.json`]);
+  assert.deepEqual(
+    skipped.map((s) => s.file),
+    [`${dir}/bad/notes.json`],
+  );
   assert.equal(batch.apis.length, 2);
   const [first, second] = batch.apis.map((a) => a.api_id);
   assert.equal(second, `${first}_2`);

@@ -15,11 +15,19 @@ import { petstoreApi, petstoreTools } from '../fixtures/tools.js';
 type Doc = Record<string, unknown>;
 
 function tools(document: Doc, apiId = 'shop.test'): Tool[] {
-  const context: ApiContext = { document, dialect: dialectOf(document), apiId, title: 'Shop', category: 'ecommerce', stats: conversionStats() };
+  const context: ApiContext = {
+    document,
+    dialect: dialectOf(document),
+    apiId,
+    title: 'Shop',
+    category: 'ecommerce',
+    stats: conversionStats(),
+  };
   return documentTools(context);
 }
 
-const byId = (list: Tool[], id: string) => list.find((t) => t.id === id) ?? assert.fail(`no tool ${id} in ${list.map((t) => t.id).join(', ')}`);
+const byId = (list: Tool[], id: string) =>
+  list.find((t) => t.id === id) ?? assert.fail(`no tool ${id} in ${list.map((t) => t.id).join(', ')}`);
 
 test('the petstore document converts to exactly the records the fixtures describe', () => {
   assert.deepEqual(tools(petstoreApi.document as Doc, 'petstore.test'), petstoreTools.slice(0, 4));
@@ -28,7 +36,12 @@ test('the petstore document converts to exactly the records the fixtures describ
 const shop: Doc = {
   openapi: '3.0.1',
   info: { title: 'Shop', version: '1' },
-  servers: [{ url: 'https://{region}.shop.test/v{version}', variables: { region: { default: 'eu' }, version: { default: '2' } } }],
+  servers: [
+    {
+      url: 'https://{region}.shop.test/v{version}',
+      variables: { region: { default: 'eu' }, version: { default: '2' } },
+    },
+  ],
   tags: [{ name: 'misc', description: 'Odds and ends of the shop.' }],
   paths: {
     '/orders/{id}': {
@@ -51,7 +64,10 @@ const shop: Doc = {
         requestBody: { $ref: '#/components/requestBodies/OrderBody' },
         responses: {
           '202': { $ref: '#/components/responses/Accepted' },
-          '200': { description: 'ok', content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } },
+          '200': {
+            description: 'ok',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } },
+          },
           default: { description: 'error', content: { 'application/json': { schema: { type: 'object' } } } },
         },
       },
@@ -60,32 +76,82 @@ const shop: Doc = {
       post: {
         operationId: 'create_order',
         description: 'Creates an order from a cart.',
-        requestBody: { content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Order' }, { type: 'object', properties: { note: { type: 'string' } } }] } } } },
-        responses: { '201': { description: 'created', content: { 'application/hal+json': { schema: { $ref: '#/components/schemas/Order' }, examples: { small: { $ref: '#/components/examples/Small' }, big: { value: { id: 'o2', total: 99 } } } } } } },
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                allOf: [
+                  { $ref: '#/components/schemas/Order' },
+                  { type: 'object', properties: { note: { type: 'string' } } },
+                ],
+              },
+            },
+          },
+        },
+        responses: {
+          '201': {
+            description: 'created',
+            content: {
+              'application/hal+json': {
+                schema: { $ref: '#/components/schemas/Order' },
+                examples: { small: { $ref: '#/components/examples/Small' }, big: { value: { id: 'o2', total: 99 } } },
+              },
+            },
+          },
+        },
       },
       get: {
-        summary: 'A summary far too long to be a name because it goes on and on about what listing the orders of a shop involves',
-        parameters: [{ name: 'filter', in: 'query', content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } } }],
-        responses: { '2XX': { description: 'ok', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Order' } }, example: '[{"id": "o1", "total": 5}]' } } } },
+        summary:
+          'A summary far too long to be a name because it goes on and on about what listing the orders of a shop involves',
+        parameters: [
+          {
+            name: 'filter',
+            in: 'query',
+            content: { 'application/json': { schema: { type: 'object', properties: { status: { type: 'string' } } } } },
+          },
+        ],
+        responses: {
+          '2XX': {
+            description: 'ok',
+            content: {
+              'application/json': {
+                schema: { type: 'array', items: { $ref: '#/components/schemas/Order' } },
+                example: '[{"id": "o1", "total": 5}]',
+              },
+            },
+          },
+        },
       },
     },
     '/upload/{name}': {
       post: {
         tags: ['misc'],
-        parameters: [{ name: 'name', in: 'path', schema: { type: 'string' } }, { name: 'name', in: 'query', schema: { type: 'string' } }],
+        parameters: [
+          { name: 'name', in: 'path', schema: { type: 'string' } },
+          { name: 'name', in: 'query', schema: { type: 'string' } },
+        ],
         requestBody: { required: true, description: 'The file', content: { 'application/octet-stream': {} } },
         responses: { '204': { description: 'stored' } },
       },
       patch: {
         operationId: 'tagUpload',
         parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } },
+        },
         responses: { default: { description: 'ok', content: { 'text/plain': { schema: { type: 'string' } } } } },
       },
       delete: {
         operationId: 'deleteUpload',
         parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { name: { type: 'string' }, reason: { type: 'string' } } } } } },
+        requestBody: {
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', properties: { name: { type: 'string' }, reason: { type: 'string' } } },
+            },
+          },
+        },
         responses: { '200': { description: 'ok' } },
       },
     },
@@ -93,15 +159,27 @@ const shop: Doc = {
   components: {
     parameters: { Id: { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^o[0-9]+$' } } },
     requestBodies: {
-      OrderBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } } },
+      OrderBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Order' } } },
+      },
     },
-    responses: { Accepted: { description: 'accepted', content: { 'application/json': { schema: { type: 'object', properties: { queued: { type: 'boolean' } } } } } } },
+    responses: {
+      Accepted: {
+        description: 'accepted',
+        content: { 'application/json': { schema: { type: 'object', properties: { queued: { type: 'boolean' } } } } },
+      },
+    },
     examples: { Small: { summary: 'small', value: { id: 'o1', total: 5 } } },
     schemas: {
       Order: {
         type: 'object',
         required: ['id', 'total'],
-        properties: { id: { type: 'string', readOnly: true }, total: { type: 'number' }, trace: { type: 'string', nullable: true } },
+        properties: {
+          id: { type: 'string', readOnly: true },
+          total: { type: 'number' },
+          trace: { type: 'string', nullable: true },
+        },
       },
     },
   },
@@ -135,7 +213,15 @@ test('the success response is the first 2xx: its status, JSON schema and example
   const list = tools(shop);
   const update = byId(list, 'shop_test__updateOrder');
   assert.equal(update.response_status, undefined, '200 is the default status');
-  assert.deepEqual(update.response_schema, { type: 'object', required: ['id', 'total'], properties: { id: { type: 'string', readOnly: true }, total: { type: 'number' }, trace: { type: ['string', 'null'] } } });
+  assert.deepEqual(update.response_schema, {
+    type: 'object',
+    required: ['id', 'total'],
+    properties: {
+      id: { type: 'string', readOnly: true },
+      total: { type: 'number' },
+      trace: { type: ['string', 'null'] },
+    },
+  });
 
   const create = byId(list, 'shop_test__create_order');
   assert.equal(create.response_status, 201);
@@ -149,8 +235,15 @@ test('the success response is the first 2xx: its status, JSON schema and example
 
   const listOrders = list.find((t) => t.origin.format === 'openapi' && t.origin.method === 'get')!;
   assert.equal(listOrders.response_status, undefined);
-  assert.deepEqual(listOrders.examples, [{ status: 200, body: [{ id: 'o1', total: 5 }] }], 'an example written as JSON text is the value it holds');
-  assert.deepEqual(listOrders.parameters.properties.filter, { type: 'object', properties: { status: { type: 'string' } } });
+  assert.deepEqual(
+    listOrders.examples,
+    [{ status: 200, body: [{ id: 'o1', total: 5 }] }],
+    'an example written as JSON text is the value it holds',
+  );
+  assert.deepEqual(listOrders.parameters.properties.filter, {
+    type: 'object',
+    properties: { status: { type: 'string' } },
+  });
 
   const tag = byId(list, 'shop_test__tagUpload');
   assert.equal(tag.response_status, undefined);
@@ -159,13 +252,23 @@ test('the success response is the first 2xx: its status, JSON schema and example
 
 test('bodies that are not JSON objects become one "body" property bound to the whole body', () => {
   const list = tools(shop);
-  const upload = list.find((t) => t.origin.format === 'openapi' && t.origin.method === 'post' && t.origin.path === '/upload/{name}')!;
+  const upload = list.find(
+    (t) => t.origin.format === 'openapi' && t.origin.method === 'post' && t.origin.path === '/upload/{name}',
+  )!;
   assert.deepEqual(upload.parameters, {
     type: 'object',
-    properties: { name: { type: 'string' }, query_name: { type: 'string' }, body: { type: 'string', description: 'The file' } },
+    properties: {
+      name: { type: 'string' },
+      query_name: { type: 'string' },
+      body: { type: 'string', description: 'The file' },
+    },
     required: ['name', 'body'],
   });
-  assert.deepEqual(upload.bindings, { name: { in: 'path', name: 'name' }, query_name: { in: 'query', name: 'name' }, body: { in: 'body', name: '' } });
+  assert.deepEqual(upload.bindings, {
+    name: { in: 'path', name: 'name' },
+    query_name: { in: 'query', name: 'name' },
+    body: { in: 'body', name: '' },
+  });
   assert.equal(upload.response_status, 204);
 
   const tag = byId(list, 'shop_test__tagUpload');
@@ -182,7 +285,14 @@ test('names, descriptions, ids and origins', () => {
   const update = byId(list, 'shop_test__updateOrder');
   assert.equal(update.name, 'Update an order');
   assert.equal(update.description, 'Update an order. Only open orders can change.');
-  assert.deepEqual(update.origin, { format: 'openapi', api_id: 'shop.test', method: 'put', path: '/orders/{id}', operation_id: 'updateOrder', server: 'https://eu.shop.test/v2' });
+  assert.deepEqual(update.origin, {
+    format: 'openapi',
+    api_id: 'shop.test',
+    method: 'put',
+    path: '/orders/{id}',
+    operation_id: 'updateOrder',
+    server: 'https://eu.shop.test/v2',
+  });
 
   const create = byId(list, 'shop_test__create_order');
   assert.equal(create.name, 'Create order');
@@ -197,7 +307,11 @@ test('names, descriptions, ids and origins', () => {
   assert.equal(upload.description, 'POST /upload/{name} (Shop, misc). Odds and ends of the shop.');
 
   assert.ok(list.every((t) => isValidId(t.id) && t.category === 'ecommerce'));
-  assert.deepEqual(tools(shop).map((t) => t.id), list.map((t) => t.id), 'ids are deterministic');
+  assert.deepEqual(
+    tools(shop).map((t) => t.id),
+    list.map((t) => t.id),
+    'ids are deterministic',
+  );
 });
 
 test('ids stay unique and within 64 characters when operationIds collide or run long', () => {
@@ -214,11 +328,16 @@ test('ids stay unique and within 64 characters when operationIds collide or run 
   const ids = tools(document, 'x.test').map((t) => t.id);
   assert.equal(new Set(ids).size, 4);
   assert.ok(ids.every(isValidId), ids.join(', '));
-  assert.deepEqual(tools(document, 'x.test').map((t) => t.id), ids);
+  assert.deepEqual(
+    tools(document, 'x.test').map((t) => t.id),
+    ids,
+  );
 });
 
 test('every converted tool is a valid tool record, and every schema compiles', () => {
-  const validateTool = createAjv().compile(JSON.parse(readFileSync(join(schemasDir, 'tool.schema.json'), 'utf8')) as object);
+  const validateTool = createAjv().compile(
+    JSON.parse(readFileSync(join(schemasDir, 'tool.schema.json'), 'utf8')) as object,
+  );
   for (const tool of [...tools(shop), ...petstoreTools]) {
     assert.ok(validateTool(tool), `${tool.id}: ${JSON.stringify(validateTool.errors)}`);
     createAjv().compile(tool.parameters);
@@ -231,14 +350,23 @@ test('a pruned document keeps the chosen operations and only the components they
   const pruned = pruneDocument(shop, new Set(['post /orders']));
   assert.deepEqual(Object.keys(pruned.paths as object), ['/orders']);
   assert.deepEqual(Object.keys((pruned.paths as Doc)['/orders'] as object), ['post']);
-  assert.deepEqual(pruned.components, { schemas: { Order: (shop.components as { schemas: Doc }).schemas.Order }, examples: { Small: { summary: 'small', value: { id: 'o1', total: 5 } } } });
+  assert.deepEqual(pruned.components, {
+    schemas: { Order: (shop.components as { schemas: Doc }).schemas.Order },
+    examples: { Small: { summary: 'small', value: { id: 'o1', total: 5 } } },
+  });
   assert.equal(pruned.servers, shop.servers);
-  assert.deepEqual(listOperations(pruned).map((o) => `${o.method} ${o.path}`), ['post /orders']);
+  assert.deepEqual(
+    listOperations(pruned).map((o) => `${o.method} ${o.path}`),
+    ['post /orders'],
+  );
 });
 
 test('text helpers', () => {
   assert.equal(humanize('getUserByID'), 'Get user by ID');
-  assert.equal(humanize('ApiManagementService_CheckNameAvailability'), 'Api management service check name availability');
+  assert.equal(
+    humanize('ApiManagementService_CheckNameAvailability'),
+    'Api management service check name availability',
+  );
   assert.equal(toolName('List pets.', 'listPets', 'get', '/pets'), 'List pets');
   assert.equal(toolName('', undefined, 'delete', '/pets/{id}'), 'DELETE /pets/{id}');
   assert.equal(mergeDescription('Get quotes for all symbols', 'Get quotes'), 'Get quotes for all symbols');
@@ -287,7 +415,19 @@ test('a large example on the response schema still becomes a tool example', () =
   const document: Doc = {
     openapi: '3.0.0',
     info: { title: 't', version: '1' },
-    paths: { '/blob': { get: { operationId: 'blob', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', example: body } } } } } } } },
+    paths: {
+      '/blob': {
+        get: {
+          operationId: 'blob',
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { type: 'object', example: body } } },
+            },
+          },
+        },
+      },
+    },
   };
   const [tool] = tools(document, 'b.test');
   assert.deepEqual(tool!.examples, [{ status: 200, body }]);
@@ -298,7 +438,10 @@ test('declared error responses are kept compact in the record: per status, 4XX/5
   const apiError = {
     type: 'object',
     description: 'An error.',
-    properties: { message: { type: 'string', description: 'What went wrong.' }, description: { type: 'string', title: 'a member named like a keyword' } },
+    properties: {
+      message: { type: 'string', description: 'What went wrong.' },
+      description: { type: 'string', title: 'a member named like a keyword' },
+    },
   };
   const document: Doc = {
     openapi: '3.0.0',
@@ -311,22 +454,60 @@ test('declared error responses are kept compact in the record: per status, 4XX/5
             '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } },
             '404': { $ref: '#/components/responses/NotFound' },
             '410': { description: 'gone, no body' },
-            '4xx': { description: 'other client errors', content: { 'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } } } },
-            '5XX': { description: 'huge', content: { 'application/json': { schema: { type: 'string', enum: Array.from({ length: 2000 }, (_, i) => `value_${i}`) } } } },
-            default: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } } },
+            '4xx': {
+              description: 'other client errors',
+              content: {
+                'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } },
+              },
+            },
+            '5XX': {
+              description: 'huge',
+              content: {
+                'application/json': {
+                  schema: { type: 'string', enum: Array.from({ length: 2000 }, (_, i) => `value_${i}`) },
+                },
+              },
+            },
+            default: {
+              description: 'error',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+            },
             '302': { description: 'a redirect is no error' },
           },
         },
       },
       // `default` is the success response here (no 2xx): not an error.
-      '/ping': { get: { operationId: 'ping', responses: { default: { description: 'pong', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      '/ping': {
+        get: {
+          operationId: 'ping',
+          responses: {
+            default: { description: 'pong', content: { 'application/json': { schema: { type: 'object' } } } },
+          },
+        },
+      },
     },
-    components: { schemas: { ApiError: apiError }, responses: { NotFound: { description: 'nf', content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } } } } },
+    components: {
+      schemas: { ApiError: apiError },
+      responses: {
+        NotFound: {
+          description: 'nf',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+        },
+      },
+    },
   };
   const [thing, ping] = tools(document, 'e.test');
   const stripped = { type: 'object', properties: { message: { type: 'string' }, description: { type: 'string' } } };
-  assert.deepEqual(thing!.error_responses, { '404': stripped, '410': null, '4XX': { type: 'object', properties: { title: { type: 'string' } } }, '5XX': null, default: stripped });
+  assert.deepEqual(thing!.error_responses, {
+    '404': stripped,
+    '410': null,
+    '4XX': { type: 'object', properties: { title: { type: 'string' } } },
+    '5XX': null,
+    default: stripped,
+  });
   assert.equal(ping!.error_responses, undefined);
-  const validateTool = createAjv().compile(JSON.parse(readFileSync(join(schemasDir, 'tool.schema.json'), 'utf8')) as object);
+  const validateTool = createAjv().compile(
+    JSON.parse(readFileSync(join(schemasDir, 'tool.schema.json'), 'utf8')) as object,
+  );
   assert.ok(validateTool(thing), JSON.stringify(validateTool.errors));
 });

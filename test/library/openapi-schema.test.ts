@@ -23,12 +23,23 @@ const components = {
     },
     Owner: { type: 'object', nullable: true, properties: { name: { type: 'string' } } },
     Tag: { type: 'string', readOnly: true },
-    Node: { type: 'object', properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } } } },
+    Node: {
+      type: 'object',
+      properties: {
+        value: { type: 'number' },
+        children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+      },
+    },
     'a/b~c': { type: 'boolean' },
   },
 };
 const doc30 = { openapi: '3.0.3', components };
-const opts = (usage: 'request' | 'response', extra: Partial<ConvertOptions> = {}): ConvertOptions => ({ document: doc30, dialect: '3.0', usage, ...extra });
+const opts = (usage: 'request' | 'response', extra: Partial<ConvertOptions> = {}): ConvertOptions => ({
+  document: doc30,
+  dialect: '3.0',
+  usage,
+  ...extra,
+});
 
 /** Compiles with the project's ajv (every converted schema must) and returns the validator. */
 function compile(schema: JsonSchema) {
@@ -43,14 +54,23 @@ test('nullable adds "null" to type and enum, only where a type is declared', () 
   assert.equal(validate('a'), true);
   assert.equal(validate('c'), false);
   // OpenAPI 3.0.3: without a type in the same schema, nullable changes nothing...
-  assert.deepEqual(convertSchema({ allOf: [{ type: 'integer' }], nullable: true }, opts('request')), { allOf: [{ type: 'integer' }] });
-  // ...but beside a union documents mean "or null" (GitHub's milestone), so null joins the union.
-  assert.deepEqual(convertSchema({ oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true }, opts('request')), {
-    oneOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }],
+  assert.deepEqual(convertSchema({ allOf: [{ type: 'integer' }], nullable: true }, opts('request')), {
+    allOf: [{ type: 'integer' }],
   });
-  assert.deepEqual(convertSchema({ anyOf: [{ type: 'string' }, { type: 'null' }], nullable: true }, opts('request')), { anyOf: [{ type: 'string' }, { type: 'null' }] });
+  // ...but beside a union documents mean "or null" (GitHub's milestone), so null joins the union.
+  assert.deepEqual(
+    convertSchema({ oneOf: [{ type: 'string' }, { type: 'integer' }], nullable: true }, opts('request')),
+    {
+      oneOf: [{ type: 'string' }, { type: 'integer' }, { type: 'null' }],
+    },
+  );
+  assert.deepEqual(convertSchema({ anyOf: [{ type: 'string' }, { type: 'null' }], nullable: true }, opts('request')), {
+    anyOf: [{ type: 'string' }, { type: 'null' }],
+  });
   // 3.1 has no nullable keyword.
-  assert.deepEqual(convertSchema({ type: 'string', nullable: true }, { ...opts('request'), dialect: '3.1' }), { type: 'string' });
+  assert.deepEqual(convertSchema({ type: 'string', nullable: true }, { ...opts('request'), dialect: '3.1' }), {
+    type: 'string',
+  });
 });
 
 test('type "null" beside a union of non-null members reads as "one of these, or null"', () => {
@@ -68,7 +88,17 @@ test('type "null" beside a union of non-null members reads as "one of these, or 
 
 test('example becomes examples, boolean exclusive bounds become numeric, OpenAPI-only keywords go', () => {
   const schema = convertSchema(
-    { type: 'number', minimum: 0, exclusiveMinimum: true, maximum: 10, exclusiveMaximum: false, example: 5, xml: { name: 'n' }, 'x-extra': 1, externalDocs: {} },
+    {
+      type: 'number',
+      minimum: 0,
+      exclusiveMinimum: true,
+      maximum: 10,
+      exclusiveMaximum: false,
+      example: 5,
+      xml: { name: 'n' },
+      'x-extra': 1,
+      externalDocs: {},
+    },
     opts('request'),
   );
   assert.deepEqual(schema, { type: 'number', exclusiveMinimum: 0, maximum: 10, examples: [5] });
@@ -84,7 +114,10 @@ test('refs are inlined; readOnly leaves requests and writeOnly leaves responses,
   assert.equal(request.discriminator, undefined);
   assert.equal(request.xml, undefined);
   assert.equal(request['x-internal'], undefined);
-  assert.deepEqual((request.properties as Record<string, unknown>).owner, { type: ['object', 'null'], properties: { name: { type: 'string' } } });
+  assert.deepEqual((request.properties as Record<string, unknown>).owner, {
+    type: ['object', 'null'],
+    properties: { name: { type: 'string' } },
+  });
   assert.deepEqual((request.properties as Record<string, unknown>).name, { type: 'string', examples: ['Rex'] });
 
   const response = convertSchema({ $ref: '#/components/schemas/Pet' }, opts('response')) as Record<string, unknown>;
@@ -98,7 +131,9 @@ test('refs are inlined; readOnly leaves requests and writeOnly leaves responses,
 
 test('pointer tokens are unescaped; external and dangling refs become {} and are counted', () => {
   const stats = conversionStats();
-  assert.deepEqual(convertSchema({ $ref: '#/components/schemas/a~1b~0c' }, opts('request', { stats })), { type: 'boolean' });
+  assert.deepEqual(convertSchema({ $ref: '#/components/schemas/a~1b~0c' }, opts('request', { stats })), {
+    type: 'boolean',
+  });
   assert.deepEqual(convertSchema({ $ref: 'other.yaml#/Pet' }, opts('request', { stats })), {});
   assert.deepEqual(convertSchema({ $ref: '#/components/schemas/Missing' }, opts('request', { stats })), {});
   assert.equal(stats.unresolved_refs, 2);
@@ -121,7 +156,12 @@ test('a recursive schema is cut where its ref recurs, into a type-keeping stub, 
 test('mutually recursive refs terminate too', () => {
   const document = {
     openapi: '3.0.0',
-    components: { schemas: { A: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } }, B: { type: 'array', items: { $ref: '#/components/schemas/A' } } } },
+    components: {
+      schemas: {
+        A: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } },
+        B: { type: 'array', items: { $ref: '#/components/schemas/A' } },
+      },
+    },
   };
   const schema = convertSchema({ $ref: '#/components/schemas/A' }, { document, dialect: '3.0', usage: 'request' });
   assert.deepEqual(schema, { type: 'object', properties: { b: { type: 'array', items: { type: 'object' } } } });
@@ -156,25 +196,37 @@ test('a schema over the node budget is rebuilt shallower until it fits, never pa
   }
   const document = { openapi: '3.0.0', components: { schemas } };
   const stats = conversionStats();
-  const schema = convertSchema({ $ref: '#/components/schemas/E0' }, { document, dialect: '3.0', usage: 'response', stats, limits: { maxDepth: 12, maxNodes: 500 } });
+  const schema = convertSchema(
+    { $ref: '#/components/schemas/E0' },
+    { document, dialect: '3.0', usage: 'response', stats, limits: { maxDepth: 12, maxNodes: 500 } },
+  );
   let objects = 0;
   JSON.stringify(schema, (_key, value: unknown) => {
-    if (value && typeof value === 'object' && !Array.isArray(value) && ('type' in value || 'properties' in value)) objects++;
+    if (value && typeof value === 'object' && !Array.isArray(value) && ('type' in value || 'properties' in value))
+      objects++;
     return value;
   });
   assert.ok(objects <= 500, `${objects} schema objects`);
   assert.equal(stats.shrunk_schemas, 1);
   assert.deepEqual((schema as { properties: Record<string, unknown> }).properties.e1, {
     type: 'object',
-    properties: Object.fromEntries([['id', { type: 'string' }], ...related(1).map((j) => [`e${j}`, { type: 'object' }])]),
+    properties: Object.fromEntries([
+      ['id', { type: 'string' }],
+      ...related(1).map((j) => [`e${j}`, { type: 'object' }]),
+    ]),
   });
   compile(schema);
 });
 
 test('a schema too wide for the budget even at depth 1 is cut, and the cut counted', () => {
-  const properties = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`p${i}`, { type: 'object', properties: { q: { type: 'string' } } }]));
+  const properties = Object.fromEntries(
+    Array.from({ length: 50 }, (_, i) => [`p${i}`, { type: 'object', properties: { q: { type: 'string' } } }]),
+  );
   const stats = conversionStats();
-  const schema = convertSchema({ type: 'object', properties }, opts('request', { stats, limits: { maxDepth: 12, maxNodes: 20 } })) as { properties: Record<string, unknown> };
+  const schema = convertSchema(
+    { type: 'object', properties },
+    opts('request', { stats, limits: { maxDepth: 12, maxNodes: 20 } }),
+  ) as { properties: Record<string, unknown> };
   assert.equal(Object.keys(schema.properties).length, 50);
   assert.deepEqual(schema.properties.p49, { type: 'object' });
   assert.ok(stats.budget_cuts > 0);
@@ -183,11 +235,17 @@ test('a schema too wide for the budget even at depth 1 is cut, and the cut count
 
 test('array without items gets items {}; a tuple items list becomes prefixItems', () => {
   assert.deepEqual(convertSchema({ type: 'array' }, opts('request')), { type: 'array', items: {} });
-  assert.deepEqual(convertSchema({ type: 'array', nullable: true }, opts('request')), { type: ['array', 'null'], items: {} });
-  assert.deepEqual(convertSchema({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }] }, opts('request')), {
-    type: 'array',
-    prefixItems: [{ type: 'string' }, { type: 'integer' }],
+  assert.deepEqual(convertSchema({ type: 'array', nullable: true }, opts('request')), {
+    type: ['array', 'null'],
+    items: {},
   });
+  assert.deepEqual(
+    convertSchema({ type: 'array', items: [{ type: 'string' }, { type: 'integer' }] }, opts('request')),
+    {
+      type: 'array',
+      prefixItems: [{ type: 'string' }, { type: 'integer' }],
+    },
+  );
 });
 
 test('values JSON Schema forbids are dropped (and counted) so that every schema compiles', () => {
@@ -214,7 +272,14 @@ test('values JSON Schema forbids are dropped (and counted) so that every schema 
   assert.deepEqual(schema, {
     type: 'object',
     required: ['a', 'e'],
-    properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'integer', minimum: 1 }, d: { format: 'custom-format' }, e: { type: 'string' }, f: {} },
+    properties: {
+      a: { type: 'string' },
+      b: { type: 'string' },
+      c: { type: 'integer', minimum: 1 },
+      d: { format: 'custom-format' },
+      e: { type: 'string' },
+      f: {},
+    },
     patternProperties: { '^x-': { type: 'string' } },
   });
   assert.equal(stats.dropped_keywords, 6);
@@ -224,7 +289,9 @@ test('values JSON Schema forbids are dropped (and counted) so that every schema 
 test('OpenAPI 3.1 schemas are kept as 2020-12, refs still inlined, constraining ref siblings applied with allOf', () => {
   const document = {
     openapi: '3.1.0',
-    components: { schemas: { Name: { type: ['string', 'null'], minLength: 1 }, Id: { type: 'integer', exclusiveMinimum: 0 } } },
+    components: {
+      schemas: { Name: { type: ['string', 'null'], minLength: 1 }, Id: { type: 'integer', exclusiveMinimum: 0 } },
+    },
   };
   assert.equal(dialectOf(document), '3.1');
   assert.equal(dialectOf(doc30), '3.0');
@@ -257,13 +324,19 @@ test('OpenAPI 3.1 schemas are kept as 2020-12, refs still inlined, constraining 
 });
 
 test('very long descriptions inside schemas are shortened', () => {
-  const schema = convertSchema({ type: 'string', description: `![logo](data:image/png;base64,${'A'.repeat(50_000)}) ${'word '.repeat(400)}` }, opts('request')) as { description: string };
+  const schema = convertSchema(
+    { type: 'string', description: `![logo](data:image/png;base64,${'A'.repeat(50_000)}) ${'word '.repeat(400)}` },
+    opts('request'),
+  ) as { description: string };
   assert.ok(schema.description.length <= 1000);
   assert.ok(schema.description.startsWith('word word'));
 });
 
 test('examples inside schemas: at most three, each small', () => {
-  const schema = convertSchema({ type: 'object', examples: [{ a: 1 }, { b: 'x'.repeat(2000) }, { c: 2 }, { d: 3 }, { e: 4 }] }, { ...opts('response'), dialect: '3.1' });
+  const schema = convertSchema(
+    { type: 'object', examples: [{ a: 1 }, { b: 'x'.repeat(2000) }, { c: 2 }, { d: 3 }, { e: 4 }] },
+    { ...opts('response'), dialect: '3.1' },
+  );
   assert.deepEqual(schema, { type: 'object', examples: [{ a: 1 }, { c: 2 }, { d: 3 }] });
   assert.deepEqual(convertSchema({ type: 'string', example: 'y'.repeat(2000) }, opts('request')), { type: 'string' });
 });

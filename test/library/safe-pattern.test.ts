@@ -4,7 +4,11 @@ import { linearNatively } from '../../src/library/pattern-screen.js';
 import { SafePattern, withoutLookarounds } from '../../src/library/safe-pattern.js';
 
 /** Patterns of the default library that safe-regex2 passes and that backtrack polynomially (cubic and worse). */
-const POLYNOMIAL = ['^[0-9a-zA-Z]*?[a-zA-Z]+[0-9a-zA-Z]*$', '^[a-z0-9]+[a-z0-9-\\.]+[a-z0-9]+$', '^[\\x20-\\x7E]*[\\x21-\\x7E]+[\\x20-\\x7E]*$'];
+const POLYNOMIAL = [
+  '^[0-9a-zA-Z]*?[a-zA-Z]+[0-9a-zA-Z]*$',
+  '^[a-z0-9]+[a-z0-9-\\.]+[a-z0-9]+$',
+  '^[\\x20-\\x7E]*[\\x21-\\x7E]+[\\x20-\\x7E]*$',
+];
 
 function millis(run: () => void): number {
   const started = performance.now();
@@ -24,7 +28,13 @@ test('polynomially backtracking patterns run on the linear engine: a hostile 3,0
 });
 
 test('the screen passes only patterns linear by construction on a backtracking engine', () => {
-  for (const source of ['^[a-zA-Z0-9_-]{1,64}$', '^\\d{4}-\\d{2}-\\d{2}$', '^arn:aws:iam::\\d{12}:role/[\\w+=,.@-]+$', '^(https?://)?[a-z]+$', '^.*$']) {
+  for (const source of [
+    '^[a-zA-Z0-9_-]{1,64}$',
+    '^\\d{4}-\\d{2}-\\d{2}$',
+    '^arn:aws:iam::\\d{12}:role/[\\w+=,.@-]+$',
+    '^(https?://)?[a-z]+$',
+    '^.*$',
+  ]) {
     assert.equal(linearNatively(source), true, source);
     assert.equal(new SafePattern(source).engine, 'native', source);
   }

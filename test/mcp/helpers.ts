@@ -12,7 +12,10 @@ export interface Connected {
 }
 
 /** The SDK's own client, connected to `/mcp` (plus `query`) of a running server. */
-export async function connect(baseUrl: string, { query = '', headers }: { query?: string; headers?: Record<string, string> } = {}): Promise<Connected> {
+export async function connect(
+  baseUrl: string,
+  { query = '', headers }: { query?: string; headers?: Record<string, string> } = {},
+): Promise<Connected> {
   const episodes: string[] = [];
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp${query}`), {
     requestInit: headers ? { headers } : undefined,
@@ -40,7 +43,11 @@ export function textJson(result: CallToolResult): any {
   return JSON.parse(item.text);
 }
 
-export async function trajectory(baseUrl: string, episode: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Trajectory }> {
+export async function trajectory(
+  baseUrl: string,
+  episode: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Trajectory }> {
   const response = await fetch(`${baseUrl}/v1/episodes/${episode}`, { headers });
   return { status: response.status, body: (await response.json()) as Trajectory };
 }
@@ -60,13 +67,21 @@ export function initializeRequest(url: string, headers: Record<string, string> =
 }
 
 /** The 2026-07-28 request envelope every stateless request carries in `params._meta`. */
-export const ENVELOPE = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+export const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 /**
  * A raw 2026-07-28 request, its routing headers set as a conforming client sets them; `headers` adds to them or,
  * with null, removes one.
  */
-export function modernRequest(url: string, method: string, params: Record<string, unknown> = {}, { id = 1, headers = {} }: { id?: string | number; headers?: Record<string, string | null> } = {}): Promise<Response> {
+export function modernRequest(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  { id = 1, headers = {} }: { id?: string | number; headers?: Record<string, string | null> } = {},
+): Promise<Response> {
   const routing: Record<string, string | null> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -75,13 +90,26 @@ export function modernRequest(url: string, method: string, params: Record<string
     ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
     ...headers,
   };
-  const sent = Object.fromEntries(Object.entries(routing).filter((entry): entry is [string, string] => entry[1] !== null));
-  return fetch(url, { method: 'POST', headers: sent, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: ENVELOPE, ...params } }) });
+  const sent = Object.fromEntries(
+    Object.entries(routing).filter((entry): entry is [string, string] => entry[1] !== null),
+  );
+  return fetch(url, {
+    method: 'POST',
+    headers: sent,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: ENVELOPE, ...params } }),
+  });
 }
 
 /** A JSON-RPC answer's body, after checking its status and that it is JSON. */
-export async function rpcBody(response: Response, status: number): Promise<{ id: unknown; result?: any; error?: { code: number; message: string; data?: any } }> {
+export async function rpcBody(
+  response: Response,
+  status: number,
+): Promise<{ id: unknown; result?: any; error?: { code: number; message: string; data?: any } }> {
   assert.equal(response.status, status, await response.clone().text());
   assert.equal(response.headers.get('content-type'), 'application/json');
-  return (await response.json()) as { id: unknown; result?: any; error?: { code: number; message: string; data?: any } };
+  return (await response.json()) as {
+    id: unknown;
+    result?: any;
+    error?: { code: number; message: string; data?: any };
+  };
 }

@@ -22,7 +22,10 @@ describe('MCP at /mcp, through the SDK client', () => {
       assert.match(client.getInstructions() ?? '', new RegExp(`episode ${episode}: GET /v1/episodes/${episode}`));
       const { tools, nextCursor } = await client.listTools();
       assert.equal(nextCursor, undefined);
-      assert.deepEqual(tools.map((tool) => tool.name), ['search_tool', 'call_tool']);
+      assert.deepEqual(
+        tools.map((tool) => tool.name),
+        ['search_tool', 'call_tool'],
+      );
       for (const tool of tools) {
         assert.equal(tool.inputSchema.type, 'object');
         assert.equal(tool.outputSchema?.type, 'object');
@@ -46,7 +49,10 @@ describe('MCP at /mcp, through the SDK client', () => {
       assert.deepEqual(textJson(search).results, found.results);
       assert.deepEqual(search._meta, { 'toolenv/episode': episode, 'toolenv/step': 1 });
 
-      const ok = await callTool(client, 'call_tool', { tool: 'weather_forecast', arguments: { city: 'Oslo', days: 3 } });
+      const ok = await callTool(client, 'call_tool', {
+        tool: 'weather_forecast',
+        arguments: { city: 'Oslo', days: 3 },
+      });
       assert.equal(ok.isError, undefined);
       const observation = ok.structuredContent as unknown as ToolCallObservation;
       assert.equal(observation.status, 200);
@@ -59,7 +65,10 @@ describe('MCP at /mcp, through the SDK client', () => {
       const problem = textJson(invalid);
       assert.equal(problem.status, 400);
       assert.equal((invalid.structuredContent as { status: number }).status, 400);
-      assert.ok(problem.errors.some((e: { path: string }) => e.path === '/days'), JSON.stringify(problem.errors));
+      assert.ok(
+        problem.errors.some((e: { path: string }) => e.path === '/days'),
+        JSON.stringify(problem.errors),
+      );
 
       const unknown = await callTool(client, 'call_tool', { tool: 'no_such_tool', arguments: {} });
       assert.equal(unknown.isError, true);
@@ -69,7 +78,10 @@ describe('MCP at /mcp, through the SDK client', () => {
       const { status, body } = await trajectory(server.url, episode);
       assert.equal(status, 200);
       assert.equal(body.steps.length, 4);
-      assert.deepEqual(body.steps.map((step) => step.actions[0]!.type), ['search_tool', 'tool_call', 'tool_call', 'tool_call']);
+      assert.deepEqual(
+        body.steps.map((step) => step.actions[0]!.type),
+        ['search_tool', 'tool_call', 'tool_call', 'tool_call'],
+      );
       assert.deepEqual(body.steps[1]!.observations[0], observation);
       assert.ok(body.working_set.includes('petstore_test__getPetById'));
       assert.equal(body.counts.failed_calls, 2);
@@ -101,14 +113,24 @@ describe('MCP at /mcp, through the SDK client', () => {
   it("the episode's world state answers through MCP, and the client's output-schema check accepts it", async (t) => {
     // A create that names its own id (the real petstore's addPet takes a whole Pet), so the read can find it.
     const addPet = petstoreTools.find((tool) => tool.id === 'petstore_test__addPet')!;
-    const withId = { ...addPet, parameters: { ...addPet.parameters, properties: { id: { type: 'integer' }, ...addPet.parameters.properties } }, bindings: { id: { in: 'body' as const, name: 'id' }, ...addPet.bindings } };
-    const petstore = await startTestServer({ tools: petstoreTools.map((tool) => (tool.id === addPet.id ? withId : tool)), apis: [petstoreApi] });
+    const withId = {
+      ...addPet,
+      parameters: { ...addPet.parameters, properties: { id: { type: 'integer' }, ...addPet.parameters.properties } },
+      bindings: { id: { in: 'body' as const, name: 'id' }, ...addPet.bindings },
+    };
+    const petstore = await startTestServer({
+      tools: petstoreTools.map((tool) => (tool.id === addPet.id ? withId : tool)),
+      apis: [petstoreApi],
+    });
     t.after(() => petstore.close());
     const { client, transport } = await connect(petstore.url);
     try {
       // Listing makes the client compile the output schemas it then checks every structured result against.
       await client.listTools();
-      const created = await callTool(client, 'call_tool', { tool: 'petstore_test__addPet', arguments: { id: 42, name: 'Rex' } });
+      const created = await callTool(client, 'call_tool', {
+        tool: 'petstore_test__addPet',
+        arguments: { id: 42, name: 'Rex' },
+      });
       assert.equal((created.structuredContent as unknown as ToolCallObservation).state, 'created');
       const read = await callTool(client, 'call_tool', { tool: 'petstore_test__getPetById', arguments: { petId: 42 } });
       const observation = read.structuredContent as unknown as ToolCallObservation;
@@ -133,7 +155,10 @@ describe('MCP at /mcp, through the SDK client', () => {
       ]);
       const ta = (await trajectory(server.url, a.episode)).body;
       const tb = (await trajectory(server.url, b.episode)).body;
-      assert.deepEqual(ta.steps.map((s) => s.actions[0]), [{ type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Oslo' } }]);
+      assert.deepEqual(
+        ta.steps.map((s) => s.actions[0]),
+        [{ type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Oslo' } }],
+      );
       // b's two calls ran concurrently, so either may be step 1.
       const bActions = tb.steps.map((s) => s.actions[0]!);
       assert.equal(bActions.length, 2);
@@ -159,7 +184,11 @@ describe('MCP at /mcp, through the SDK client', () => {
     assert.equal((await trajectory(server.url, episode)).status, 404);
     const again = await fetch(`${server.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': id,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     assert.match(String((await expectProblem(again, 404)).detail), /closed or expired/);
@@ -212,20 +241,37 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
   before(async () => {
     const { retrievalTools } = await import('../retrieval/fixture.js');
     const { petstoreApi } = await import('../fixtures/tools.js');
-    const annotated = { region: { type: 'string', 'x-mcp-header': 'Region' }, place: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } } };
-    const loose = { ...bulk[0]!, id: 'loose_tool', category: 'loose', parameters: { type: 'object' as const, properties: { anything: true, nothing: false, ...annotated } } };
+    const annotated = {
+      region: { type: 'string', 'x-mcp-header': 'Region' },
+      place: { type: 'object', properties: { zone: { type: 'string', 'x-mcp-header': 'Zone' } } },
+    };
+    const loose = {
+      ...bulk[0]!,
+      id: 'loose_tool',
+      category: 'loose',
+      parameters: { type: 'object' as const, properties: { anything: true, nothing: false, ...annotated } },
+    };
     server = await startTestServer({ tools: [...retrievalTools, ...bulk, loose], apis: [petstoreApi] });
   });
   after(() => server.close());
 
   it('?tools= lists exactly those tools with their parameter schemas, and calls them directly', async () => {
-    const { client, transport, episode } = await connect(server.url, { query: '?tools=weather_forecast,petstore_test__deletePet' });
+    const { client, transport, episode } = await connect(server.url, {
+      query: '?tools=weather_forecast,petstore_test__deletePet',
+    });
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['weather_forecast', 'petstore_test__deletePet']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['weather_forecast', 'petstore_test__deletePet'],
+      );
       const weather = tools[0]!;
       assert.equal(weather.description, 'Get the weather forecast for a city for the next days.');
-      assert.deepEqual(weather.inputSchema, { type: 'object', required: ['city'], properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 14 } } });
+      assert.deepEqual(weather.inputSchema, {
+        type: 'object',
+        required: ['city'],
+        properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1, maximum: 14 } },
+      });
       assert.equal(tools[1]!.annotations?.destructiveHint, true);
 
       const result = await callTool(client, 'weather_forecast', { city: 'Oslo' });
@@ -239,10 +285,13 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
       assert.equal(textJson(other).status, 404);
 
       const steps = (await trajectory(server.url, episode)).body.steps;
-      assert.deepEqual(steps.map((s) => s.actions[0]), [
-        { type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Oslo' } },
-        { type: 'tool_call', tool: 'weather_forecast', arguments: {} },
-      ]);
+      assert.deepEqual(
+        steps.map((s) => s.actions[0]),
+        [
+          { type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Oslo' } },
+          { type: 'tool_call', tool: 'weather_forecast', arguments: {} },
+        ],
+      );
     } finally {
       await transport.terminateSession();
       await client.close();
@@ -253,7 +302,12 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
     const { client, transport } = await connect(server.url, { query: '?tools=loose_tool' });
     try {
       const { tools } = await client.listTools();
-      const properties = { anything: {}, nothing: { not: {} }, region: { type: 'string' }, place: { type: 'object', properties: { zone: { type: 'string' } } } };
+      const properties = {
+        anything: {},
+        nothing: { not: {} },
+        region: { type: 'string' },
+        place: { type: 'object', properties: { zone: { type: 'string' } } },
+      };
       assert.deepEqual(tools[0]!.inputSchema, { type: 'object', properties });
     } finally {
       await transport.terminateSession();
@@ -274,7 +328,10 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
         cursor = page.nextCursor;
       } while (cursor !== undefined);
       assert.deepEqual(pages, [100, 100, 30]);
-      assert.deepEqual(names, bulk.map((t) => t.id));
+      assert.deepEqual(
+        names,
+        bulk.map((t) => t.id),
+      );
       const result = await callTool(client, 'bulk_tool_229', { n: 1 });
       assert.deepEqual(textJson(result), { tool: 'bulk_tool_229', args: { n: 1 } });
       assert.equal((await callTool(client, 'weather_forecast', { city: 'Oslo' })).isError, true);
@@ -292,13 +349,19 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
         changes++;
       });
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['search_tool']);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((t) => t.name),
+        ['search_tool'],
+      );
       const search = await callTool(client, 'search_tool', { query: 'weather forecast for a city', k: 1 });
       assert.equal((search.structuredContent as unknown as SearchObservation).results[0]!.id, 'weather_forecast');
       assert.equal(changes, 1);
       await callTool(client, 'search_tool', { query: 'weather forecast for a city', k: 1 });
       assert.equal(changes, 1);
-      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['search_tool', 'weather_forecast']);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((t) => t.name),
+        ['search_tool', 'weather_forecast'],
+      );
       const call = await callTool(client, 'weather_forecast', { city: 'Oslo' });
       assert.deepEqual(textJson(call), { tool: 'weather_forecast', args: { city: 'Oslo' } });
       assert.equal((await callTool(client, 'call_tool', { tool: 'weather_forecast' })).isError, true);
@@ -310,7 +373,8 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
   });
 
   it('rejects bad session parameters with 400 problems naming them', async () => {
-    const detail = async (query: string, status = 400) => String((await expectProblem(await initializeRequest(`${server.url}/mcp${query}`), status)).detail);
+    const detail = async (query: string, status = 400) =>
+      String((await expectProblem(await initializeRequest(`${server.url}/mcp${query}`), status)).detail);
     assert.match(await detail('?colour=red'), /unknown query parameter "colour"/);
     assert.match(await detail('?tools=weather_forecast,nope'), /"nope"/);
     assert.match(await detail('?category=nope'), /no tools in category "nope".*bulk/);
@@ -339,10 +403,20 @@ describe('MCP transport edges', () => {
     const server = await startTestServer();
     t.after(() => server.close());
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
-    assert.match(String((await expectProblem(await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), 400)).detail), /must be an initialize request/);
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(body),
+      });
+    assert.match(
+      String((await expectProblem(await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), 400)).detail),
+      /must be an initialize request/,
+    );
     await expectProblem(await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'mcp-session-id': 'nope' }), 404);
-    await expectProblem(await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }), 400);
+    await expectProblem(
+      await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+      400,
+    );
     await expectProblem(await fetch(`${server.url}/mcp`, { method: 'DELETE' }), 400);
     const get = await fetch(`${server.url}/mcp`, { headers: { accept: 'text/event-stream' } });
     await expectProblem(get, 405);
@@ -364,7 +438,10 @@ describe('MCP transport edges', () => {
     const closed = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': session } });
     assert.equal(closed.status, 200);
     assert.equal((await trajectory(server.url, episode)).status, 404);
-    await expectProblem(await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': session } }), 404);
+    await expectProblem(
+      await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': session } }),
+      404,
+    );
   });
 
   it('an initialize the transport refuses keeps neither a session nor an episode', async (t) => {

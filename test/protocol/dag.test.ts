@@ -6,7 +6,10 @@ const nodes = (edges: Record<string, string[]>): DagNode[] => Object.entries(edg
 
 test('Kahn layering: independent calls share the first layer, a chain takes one layer per call', () => {
   assert.deepEqual(kahnLayers(nodes({ a: [], b: [], c: [] })), { ok: true, layers: [['a', 'b', 'c']] });
-  assert.deepEqual(kahnLayers(nodes({ a: [], b: ['a'], c: ['b'], d: ['c'] })), { ok: true, layers: [['a'], ['b'], ['c'], ['d']] });
+  assert.deepEqual(kahnLayers(nodes({ a: [], b: ['a'], c: ['b'], d: ['c'] })), {
+    ok: true,
+    layers: [['a'], ['b'], ['c'], ['d']],
+  });
   assert.deepEqual(kahnLayers([]), { ok: true, layers: [] });
 });
 
@@ -16,7 +19,10 @@ test('Kahn layering of a diamond and of a wider DAG: each layer is every node wh
     layers: [['top'], ['left', 'right'], ['bottom']],
   });
   // Given order is kept inside a layer; a node waits for its deepest dependency.
-  assert.deepEqual(kahnLayers(nodes({ e: ['a', 'd'], a: [], d: ['c'], c: [], b: ['a'] })), { ok: true, layers: [['a', 'c'], ['d', 'b'], ['e']] });
+  assert.deepEqual(kahnLayers(nodes({ e: ['a', 'd'], a: [], d: ['c'], c: [], b: ['a'] })), {
+    ok: true,
+    layers: [['a', 'c'], ['d', 'b'], ['e']],
+  });
   // Repeated edges count once.
   assert.deepEqual(kahnLayers(nodes({ a: [], b: ['a', 'a'] })), { ok: true, layers: [['a'], ['b']] });
 });
@@ -41,8 +47,21 @@ test('a layering the model wrote is checked: coverage, duplicates, unknown ids, 
   const dag = nodes({ a: [], b: ['a'], c: [] });
   assert.deepEqual(checkLayers(dag, [['a', 'c'], ['b']]), []);
   assert.deepEqual(checkLayers(dag, [['a'], ['c'], ['b']]), [], 'a valid but not maximal layering is accepted');
-  assert.deepEqual(checkLayers(dag, [['a', 'b', 'c']]), ['layers: b (layer 1) depends on a, which runs in the same layer']);
-  assert.deepEqual(checkLayers(dag, [['b', 'c'], ['a']]), ['layers: b (layer 1) depends on a, which runs later (layer 2)']);
-  assert.deepEqual(checkLayers(dag, [['a', 'q'], ['b']]), ['layers: layer 1 names q, which is not a call of the plan', 'layers: c is in no layer']);
-  assert.deepEqual(checkLayers(dag, [['a', 'c'], ['b', 'a']]), ['layers: a appears in layer 1 and again in layer 2']);
+  assert.deepEqual(checkLayers(dag, [['a', 'b', 'c']]), [
+    'layers: b (layer 1) depends on a, which runs in the same layer',
+  ]);
+  assert.deepEqual(checkLayers(dag, [['b', 'c'], ['a']]), [
+    'layers: b (layer 1) depends on a, which runs later (layer 2)',
+  ]);
+  assert.deepEqual(checkLayers(dag, [['a', 'q'], ['b']]), [
+    'layers: layer 1 names q, which is not a call of the plan',
+    'layers: c is in no layer',
+  ]);
+  assert.deepEqual(
+    checkLayers(dag, [
+      ['a', 'c'],
+      ['b', 'a'],
+    ]),
+    ['layers: a appears in layer 1 and again in layer 2'],
+  );
 });

@@ -20,7 +20,12 @@ function freshState(): RunState {
 }
 
 /** One turn through the client's pieces: parse, check, dispatch, and (when given) the step's answers folded in. */
-type Answer = (action: ToolCallAction) => { status: number; body: unknown; error?: InjectedErrorKind; headers?: Record<string, string> };
+type Answer = (action: ToolCallAction) => {
+  status: number;
+  body: unknown;
+  error?: InjectedErrorKind;
+  headers?: Record<string, string>;
+};
 
 function turn(state: RunState, text: string, agent: Protocol = 'paraact', answer?: Answer) {
   state.turn++;
@@ -35,7 +40,13 @@ function turn(state: RunState, text: string, agent: Protocol = 'paraact', answer
       done: false,
       observations: dispatch.actions.map((a) => {
         const call = a as ToolCallAction;
-        return { type: 'tool_call', id: call.id, tool: call.tool, source: 'synth', ...answer(call) } satisfies Observation;
+        return {
+          type: 'tool_call',
+          id: call.id,
+          tool: call.tool,
+          source: 'synth',
+          ...answer(call),
+        } satisfies Observation;
       }),
     };
     foldStep(state, dispatch, result);
@@ -67,14 +78,31 @@ test('a plan alone runs its first Kahn layer, at most 3 calls per turn; the rest
   const first = turn(state, WIDE, 'paraact', ok);
   assert.deepEqual(state.plan?.layers, [['g1', 'g2', 'g3', 'g4', 'g5'], ['w'], ['m']]);
   assert.deepEqual(sent(first.dispatch), ['g1', 'g2', 'g3']);
-  assert.deepEqual(first.dispatch.notRun.map((n) => [n.id, n.kind]), [['g4', 'deferred'], ['g5', 'deferred']]);
+  assert.deepEqual(
+    first.dispatch.notRun.map((n) => [n.id, n.kind]),
+    [
+      ['g4', 'deferred'],
+      ['g5', 'deferred'],
+    ],
+  );
   assert.match(first.text, /g4 \(geo\): at most 3 calls per turn; call it next turn/);
-  assert.match(first.text, /Plan: done: g1, g2, g3; to run: g4 \(ready\), g5 \(ready\), w \(ready\), m \(after g5, w\)\./);
+  assert.match(
+    first.text,
+    /Plan: done: g1, g2, g3; to run: g4 \(ready\), g5 \(ready\), w \(ready\), m \(after g5, w\)\./,
+  );
 
   // The next turn names the rest of the layer and a call whose upstream is not done: it waits.
-  const second = turn(state, '<tool_call>{"id": "g4"}</tool_call><tool_call>{"id": "g5"}</tool_call><tool_call>{"id": "m"}</tool_call>', 'paraact', ok);
+  const second = turn(
+    state,
+    '<tool_call>{"id": "g4"}</tool_call><tool_call>{"id": "g5"}</tool_call><tool_call>{"id": "m"}</tool_call>',
+    'paraact',
+    ok,
+  );
   assert.deepEqual(sent(second.dispatch), ['g4', 'g5']);
-  assert.deepEqual(second.dispatch.notRun.map((n) => [n.id, n.kind, n.reason]), [['m', 'waiting', "needs g5's result, and g5 is sent in this same turn; call it next turn"]]);
+  assert.deepEqual(
+    second.dispatch.notRun.map((n) => [n.id, n.kind, n.reason]),
+    [['m', 'waiting', "needs g5's result, and g5 is sent in this same turn; call it next turn"]],
+  );
 
   // Upstream outputs are bound into the dependent's arguments: a typed value and a string template.
   const third = turn(state, '<tool_call>{"id": "w"}</tool_call>', 'paraact', ok);
@@ -92,7 +120,11 @@ test('a failed upstream call skips its dependents, which run once it is retried 
       { id: 'd', tool: 'news', arguments: {} },
     ],
   })}</plan>`;
-  const first = turn(state, plan, 'paraact', (call) => (call.id === 'a' ? { status: 429, body: { title: 'Too Many Requests' }, error: 'rate_limit', headers: { 'retry-after': '1' } } : ok()));
+  const first = turn(state, plan, 'paraact', (call) =>
+    call.id === 'a'
+      ? { status: 429, body: { title: 'Too Many Requests' }, error: 'rate_limit', headers: { 'retry-after': '1' } }
+      : ok(),
+  );
   assert.deepEqual(sent(first.dispatch), ['a', 'd']);
   assert.equal(state.results.get('a')?.ok, false);
   assert.equal(state.results.get('a')?.error, '429 rate_limit, injected');
@@ -101,7 +133,10 @@ test('a failed upstream call skips its dependents, which run once it is retried 
 
   const skipped = turn(state, '<tool_call>{"id": "b"}</tool_call>', 'paraact', ok);
   assert.deepEqual(sent(skipped.dispatch), []);
-  assert.deepEqual(skipped.dispatch.notRun.map((n) => [n.id, n.kind]), [['b', 'skipped']]);
+  assert.deepEqual(
+    skipped.dispatch.notRun.map((n) => [n.id, n.kind]),
+    [['b', 'skipped']],
+  );
   assert.match(skipped.text, /b \(weather\): upstream a failed \(429 rate_limit, injected\); retry a first/);
   assert.equal(state.plan?.nodes.get('b')?.status, 'skipped');
   const downstream = turn(state, '<tool_call>{"id": "c"}</tool_call>', 'paraact', ok);
@@ -109,7 +144,10 @@ test('a failed upstream call skips its dependents, which run once it is retried 
 
   turn(state, '<tool_call>{"id": "a"}</tool_call>', 'paraact', ok);
   assert.equal(state.plan?.nodes.get('a')?.status, 'done');
-  const retried = turn(state, '<tool_call>{"id": "b"}</tool_call>', 'paraact', () => ({ status: 200, body: { ok: true } }));
+  const retried = turn(state, '<tool_call>{"id": "b"}</tool_call>', 'paraact', () => ({
+    status: 200,
+    body: { ok: true },
+  }));
   assert.deepEqual(sent(retried.dispatch), ['b']);
   assert.deepEqual((retried.dispatch.actions[0] as ToolCallAction).arguments, { lat: 1.5 });
 });
@@ -139,24 +177,49 @@ test('Parallel is dependency-blind: every call goes out at once and references t
     '<tool_call>{"id": "a", "tool": "geo", "arguments": {"city": "Paris"}}</tool_call>',
     '<tool_call>{"id": "b", "tool": "weather", "arguments": {"lat": {"$ref": "a.body.lat"}}}</tool_call>',
   ].join('');
-  const first = turn(state, text, 'parallel', (call) => (call.id === 'b' ? { status: 400, body: { detail: 'invalid arguments', errors: [{ path: '/lat', message: 'must be number' }] } } : ok()));
+  const first = turn(state, text, 'parallel', (call) =>
+    call.id === 'b'
+      ? { status: 400, body: { detail: 'invalid arguments', errors: [{ path: '/lat', message: 'must be number' }] } }
+      : ok(),
+  );
   assert.deepEqual(sent(first.dispatch), ['a', 'b']);
   assert.deepEqual((first.dispatch.actions[1] as ToolCallAction).arguments, { lat: { $ref: 'a.body.lat' } });
   assert.equal(state.results.get('b')?.unresolved, true);
   assert.equal(state.results.get('b')?.error, '400: invalid arguments; /lat must be number');
   assert.match(first.text, /Sent with unresolved references: b\./);
   // Sent again once `a` has a result, the same reference resolves.
-  const again = turn(state, '<tool_call>{"id": "b", "tool": "weather", "arguments": {"lat": {"$ref": "a.body.lat"}}}</tool_call>', 'parallel', ok);
+  const again = turn(
+    state,
+    '<tool_call>{"id": "b", "tool": "weather", "arguments": {"lat": {"$ref": "a.body.lat"}}}</tool_call>',
+    'parallel',
+    ok,
+  );
   assert.deepEqual((again.dispatch.actions[0] as ToolCallAction).arguments, { lat: 1.5 });
 });
 
 test('ad hoc calls get fresh ids; ReAct and ParaAct refuse to run a call whose input is sent in the same turn', () => {
   const state = freshState();
   state.results.set('c1', { id: 'c1', tool: 'geo', turn: 0, arguments: {}, status: 200, body: {}, ok: true });
-  const first = turn(state, '<tool_call>{"tool": "geo"}</tool_call><tool_call>{"tool": "news"}</tool_call>', 'paraact', ok);
+  const first = turn(
+    state,
+    '<tool_call>{"tool": "geo"}</tool_call><tool_call>{"tool": "news"}</tool_call>',
+    'paraact',
+    ok,
+  );
   assert.deepEqual(sent(first.dispatch), ['c2', 'c3']);
-  const plan = `<plan>${JSON.stringify({ phase: 'execution', calls: [{ id: 'x', tool: 'geo' }, { id: 'y', tool: 'mail', arguments: { v: { $ref: 'x.body.id' } } }] })}</plan>`;
-  const both = turn(state, `${plan}<tool_call>{"id": "x"}</tool_call><tool_call>{"id": "y"}</tool_call>`, 'paraact', ok);
+  const plan = `<plan>${JSON.stringify({
+    phase: 'execution',
+    calls: [
+      { id: 'x', tool: 'geo' },
+      { id: 'y', tool: 'mail', arguments: { v: { $ref: 'x.body.id' } } },
+    ],
+  })}</plan>`;
+  const both = turn(
+    state,
+    `${plan}<tool_call>{"id": "x"}</tool_call><tool_call>{"id": "y"}</tool_call>`,
+    'paraact',
+    ok,
+  );
   assert.deepEqual(sent(both.dispatch), ['x']);
   assert.match(both.dispatch.notRun[0]!.reason, /needs x's result, and x is sent in this same turn; call it next turn/);
 });

@@ -3,7 +3,17 @@ import { test } from 'node:test';
 import { bindRefs, findRefs, parseRefPath, RefError, type CallOutput } from '../../src/protocol/references.js';
 
 const outputs: Record<string, CallOutput> = {
-  c1: { status: 200, body: { items: [{ id: 41, name: 'Rex' }, { id: 42, name: 'Tom' }], 'x-rate': 3, owner: { login: 'octo' } } },
+  c1: {
+    status: 200,
+    body: {
+      items: [
+        { id: 41, name: 'Rex' },
+        { id: 42, name: 'Tom' },
+      ],
+      'x-rate': 3,
+      owner: { login: 'octo' },
+    },
+  },
   geo: { status: 200, body: [{ lat: 48.85, lon: 2.35 }], headers: { etag: 'abc' } },
   empty: { status: 200, body: { items: [] } },
   text: { status: 200, body: 'plain' },
@@ -11,7 +21,11 @@ const outputs: Record<string, CallOutput> = {
 const lookup = (id: string) => outputs[id];
 
 test('reference paths are parsed into a call id and steps', () => {
-  assert.deepEqual(parseRefPath('c1.body.items[0].id'), { text: 'c1.body.items[0].id', call: 'c1', steps: ['body', 'items', 0, 'id'] });
+  assert.deepEqual(parseRefPath('c1.body.items[0].id'), {
+    text: 'c1.body.items[0].id',
+    call: 'c1',
+    steps: ['body', 'items', 0, 'id'],
+  });
   assert.deepEqual(parseRefPath('geo.body[0].lat').steps, ['body', 0, 'lat']);
   assert.deepEqual(parseRefPath('c1.body["x-rate"]').steps, ['body', 'x-rate']);
   assert.deepEqual(parseRefPath('c1.body["a.b"]').steps, ['body', 'a.b']);
@@ -19,7 +33,10 @@ test('reference paths are parsed into a call id and steps', () => {
   assert.deepEqual(parseRefPath('c1.status').steps, ['status']);
   assert.throws(() => parseRefPath('1c.body'), /starts with a call id/);
   assert.throws(() => parseRefPath('c1'), /names a part of c1's result: c1\.body…, c1\.status or c1\.headers/);
-  assert.throws(() => parseRefPath('c1.items[0]'), /paths start at body, status or headers \(did you mean c1\.body\.items…\?\)/);
+  assert.throws(
+    () => parseRefPath('c1.items[0]'),
+    /paths start at body, status or headers \(did you mean c1\.body\.items…\?\)/,
+  );
   assert.throws(() => parseRefPath('c1.body.items[x]'), /cannot read the path at "\[x\]"/);
 });
 
@@ -57,7 +74,10 @@ test('a path that does not resolve is a clear error saying where it stops', () =
       ref,
     );
   };
-  fails('c1.body.pets[0].id', /^c1\.body\.pets\[0\]\.id: c1\.body\.pets is missing \(c1\.body has items, x-rate, owner\)$/);
+  fails(
+    'c1.body.pets[0].id',
+    /^c1\.body\.pets\[0\]\.id: c1\.body\.pets is missing \(c1\.body has items, x-rate, owner\)$/,
+  );
   fails('c1.body.items[5].id', /c1\.body\.items has 2 items, no \[5\]/);
   fails('empty.body.items[0].id', /empty\.body\.items has 0 items, no \[0\]/);
   fails('c1.body.items.id', /c1\.body\.items is an array, not an object/);
@@ -68,12 +88,24 @@ test('a path that does not resolve is a clear error saying where it stops', () =
 
 test('unresolvable references can be left as written (the dependency-blind Parallel baseline sends them)', () => {
   const args = { a: { $ref: 'later.body.id' }, b: 'x {{later.body.name}}', c: '{{geo.body[0].lat}}' };
-  assert.deepEqual(bindRefs(args, lookup, { leaveUnresolved: true }), { a: { $ref: 'later.body.id' }, b: 'x {{later.body.name}}', c: 48.85 });
+  assert.deepEqual(bindRefs(args, lookup, { leaveUnresolved: true }), {
+    a: { $ref: 'later.body.id' },
+    b: 'x {{later.body.name}}',
+    c: 48.85,
+  });
 });
 
 test('findRefs lists every reference and every malformed one', () => {
-  const { refs, problems } = findRefs({ a: { $ref: 'c1.body.id' }, b: ['{{geo.body[0].lat}} {{c1.status}}'], c: { $ref: 'bad path' }, d: { $ref: 'c1.body', extra: 1 } });
-  assert.deepEqual(refs.map((r) => r.text), ['c1.body.id', 'geo.body[0].lat', 'c1.status']);
+  const { refs, problems } = findRefs({
+    a: { $ref: 'c1.body.id' },
+    b: ['{{geo.body[0].lat}} {{c1.status}}'],
+    c: { $ref: 'bad path' },
+    d: { $ref: 'c1.body', extra: 1 },
+  });
+  assert.deepEqual(
+    refs.map((r) => r.text),
+    ['c1.body.id', 'geo.body[0].lat', 'c1.status'],
+  );
   assert.equal(problems.length, 2);
   assert.match(problems[0]!, /bad path: cannot read the path at " path"/);
   assert.match(problems[1]!, /a reference is an object with "\$ref" alone/);

@@ -20,8 +20,13 @@ test('the right tool comes first for clear queries', async () => {
     ['latitude and longitude of an address', 'geocodeAddress'],
     ['stock price of a ticker', 'stock-quote'],
   ];
-  const results = await search.search(cases.map(([q]) => q), { k: 3 });
-  cases.forEach(([query, id], i) => assert.equal(results[i]![0]?.id, id, `${query} → ${results[i]!.map((r) => r.id).join(', ')}`));
+  const results = await search.search(
+    cases.map(([q]) => q),
+    { k: 3 },
+  );
+  cases.forEach(([query, id], i) =>
+    assert.equal(results[i]![0]?.id, id, `${query} → ${results[i]!.map((r) => r.id).join(', ')}`),
+  );
   await search.close();
 });
 
@@ -38,7 +43,10 @@ test('category filter keeps only that category and names an unknown one', () => 
   const search = ToolSearch.open(writeRetrievalLibrary());
   const [weather] = search.searchBm25(['city'], { k: 10, category: 'weather' });
   assert.deepEqual(weather!.map((r) => r.id).sort(), ['air_quality', 'weather_forecast']);
-  assert.throws(() => search.searchBm25(['city'], { category: 'wether' }), (e: unknown) => e instanceof SearchError && /unknown category "wether".*weather/.test(e.message));
+  assert.throws(
+    () => search.searchBm25(['city'], { category: 'wether' }),
+    (e: unknown) => e instanceof SearchError && /unknown category "wether".*weather/.test(e.message),
+  );
 });
 
 test('bad k and non-string queries are named', () => {
@@ -51,7 +59,11 @@ test('bad k and non-string queries are named', () => {
 test('a name match outweighs the same word in a long description', () => {
   const builder = new Bm25Builder();
   builder.add({ ...empty, name: 'invoice', description: 'other words here' });
-  builder.add({ ...empty, name: 'report', description: 'a report that mentions an invoice among many other words of text' });
+  builder.add({
+    ...empty,
+    name: 'report',
+    description: 'a report that mentions an invoice among many other words of text',
+  });
   const index = builder.finish(DEFAULT_BM25_PARAMS);
   assert.deepEqual(
     index.search(queryTerms('invoice'), 2).map((s) => s.doc),

@@ -21,11 +21,18 @@ test('a local ONNX model runs through transformers.js: unit vectors, mean poolin
   try {
     assert.equal(embedder.dim, 7);
     assert.equal(embedder.key, 'onnx-tiny-bert');
-    const [rain, removeDog, padded] = await embedder.embedQueries(['rain tomorrow', 'delete the dog', 'rain tomorrow in paris is it sunny']);
+    const [rain, removeDog, padded] = await embedder.embedQueries([
+      'rain tomorrow',
+      'delete the dog',
+      'rain tomorrow in paris is it sunny',
+    ]);
     const norm = (v: Float32Array) => Math.hypot(...v);
     for (const v of [rain!, removeDog!, padded!]) assert.ok(Math.abs(norm(v) - 1) < 1e-5);
     assert.ok(rain![0]! > 0.99, 'weather words point along the weather axis');
-    assert.ok(Math.abs(removeDog![1]! - removeDog![2]!) < 1e-5 && removeDog![1]! > 0.6, 'pet and remove axes share the mean');
+    assert.ok(
+      Math.abs(removeDog![1]! - removeDog![2]!) < 1e-5 && removeDog![1]! > 0.6,
+      'pet and remove axes share the mean',
+    );
   } finally {
     await embedder.close();
   }
@@ -56,12 +63,18 @@ test('dense search with a local model ranks by meaning, builds its vector file o
 test('a model directory without weights, or no model at all, is a clear error', async () => {
   const dir = tinyModelDir();
   rmSync(join(dir, 'onnx'), { recursive: true });
-  await assert.rejects(loadOnnxEmbedder(dir), /has no ONNX weights: expected onnx\/model.onnx or onnx\/model_quantized.onnx/);
+  await assert.rejects(
+    loadOnnxEmbedder(dir),
+    /has no ONNX weights: expected onnx\/model.onnx or onnx\/model_quantized.onnx/,
+  );
   const empty = join(tempDir(), 'empty');
   mkdirSync(empty);
   await assert.rejects(loadOnnxEmbedder(empty), /is not a model directory: config.json is missing/);
   const search = ToolSearch.open(writeRetrievalLibrary());
-  await assert.rejects(search.search(['x'], { retriever: 'dense' }), /dense retriever needs a local ONNX model directory \(--embed-model DIR\)/);
+  await assert.rejects(
+    search.search(['x'], { retriever: 'dense' }),
+    /dense retriever needs a local ONNX model directory \(--embed-model DIR\)/,
+  );
 });
 
 test('the shipped Universal Sentence Encoder loads offline and finds tools by meaning', async () => {
@@ -69,7 +82,10 @@ test('the shipped Universal Sentence Encoder loads offline and finds tools by me
   try {
     assert.equal(embedder.dim, 512);
     const [weather, pets] = await embedder.embedQueries(['is it going to be sunny this weekend', 'adopt a puppy']);
-    const passages = await embedder.embedPassages(['Get the weather forecast for a city.', 'Add a pet to the pet store.']);
+    const passages = await embedder.embedPassages([
+      'Get the weather forecast for a city.',
+      'Add a pet to the pet store.',
+    ]);
     const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
     assert.ok(dot(weather!, passages[0]!) > dot(weather!, passages[1]!));
     assert.ok(dot(pets!, passages[1]!) > dot(pets!, passages[0]!));

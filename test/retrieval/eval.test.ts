@@ -27,7 +27,10 @@ test('metrics: recall, NDCG and MRR on hand-checked rankings', () => {
 });
 
 test('query writing strips markup, keeps the first clause and rewords it', () => {
-  assert.equal(plainText('Get a **user** by [id](https://x.y). See <b>docs</b> at https://example.com'), 'Get a user by id. See docs at');
+  assert.equal(
+    plainText('Get a **user** by [id](https://x.y). See <b>docs</b> at https://example.com'),
+    'Get a user by id. See docs at',
+  );
   assert.equal(gist('Returns the user profile. Requires auth.'), 'Returns the user profile');
   const random = rng(3);
   const q = paraphrase('Returns the user profile', 'Example API', random, { mentionApi: 0 });

@@ -29,10 +29,16 @@ test('a changed library makes the index stale: rebuilt on use, or an error witho
   const dir = writeRetrievalLibrary();
   ToolSearch.open(dir).searchBm25(['pet']);
   const store = LibraryStore.openWritable(dir);
-  store.write({ apis: [], tools: [{ ...extraTools[0]!, id: 'sendFax', name: 'sendFax', description: 'Send a fax to a phone number.' }] });
+  store.write({
+    apis: [],
+    tools: [{ ...extraTools[0]!, id: 'sendFax', name: 'sendFax', description: 'Send a fax to a phone number.' }],
+  });
   store.close();
 
-  assert.throws(() => ToolSearch.open(dir, { autoBuild: false }).searchBm25(['fax']), /bm25 index is missing or stale; build it with `toolenv search index --library .* --retriever bm25`/);
+  assert.throws(
+    () => ToolSearch.open(dir, { autoBuild: false }).searchBm25(['fax']),
+    /bm25 index is missing or stale; build it with `toolenv search index --library .* --retriever bm25`/,
+  );
   const [results] = ToolSearch.open(dir).searchBm25(['fax']);
   assert.equal(results![0]!.id, 'sendFax');
 });
@@ -53,7 +59,13 @@ test('a damaged index file is rebuilt rather than trusted', () => {
 
 test('index file sections round-trip with their types', () => {
   const file = `${tempDir()}/x.idx`;
-  const sections = { text: 'héllo\nwörld', f: Float32Array.of(1.5, -2), u: Uint32Array.of(7, 2 ** 32 - 1), h: Uint16Array.of(3), b: Uint8Array.of(1, 2, 3) };
+  const sections = {
+    text: 'héllo\nwörld',
+    f: Float32Array.of(1.5, -2),
+    u: Uint32Array.of(7, 2 ** 32 - 1),
+    h: Uint16Array.of(3),
+    b: Uint8Array.of(1, 2, 3),
+  };
   writeIndexFile(file, { kind: 'test', n: 1 }, sections);
   const read = readIndexFile<{ kind: string; n: number }>(file);
   assert.deepEqual(read.header, { kind: 'test', n: 1 });

@@ -15,8 +15,13 @@ test('a query naming an operation and its API finds that operation first (GitHub
     ['get a bitbucket repository', 'bitbucket_org__get_repositories_workspace_repo_slug'],
     ['delete a repository on gitea', 'gitea_io__repoDelete'],
   ];
-  const results = search.searchBm25(cases.map(([q]) => q), { k: 3 });
-  cases.forEach(([query, id], i) => assert.equal(results[i]![0]?.id, id, `${query} → ${results[i]!.map((r) => r.id).join(', ')}`));
+  const results = search.searchBm25(
+    cases.map(([q]) => q),
+    { k: 3 },
+  );
+  cases.forEach(([query, id], i) =>
+    assert.equal(results[i]![0]?.id, id, `${query} → ${results[i]!.map((r) => r.id).join(', ')}`),
+  );
 });
 
 test('a longer name that repeats the query words does not outrank the name the query says', () => {
@@ -24,7 +29,10 @@ test('a longer name that repeats the query words does not outrank the name the q
   const [results] = search.searchBm25(['get github actions permissions for a repository'], { k: 3 });
   assert.equal(results![0]!.id, 'github_com_api_github_com__actions_get-github-actions-permissions-repository');
   const [repo] = search.searchBm25(['github repository'], { k: 5 });
-  assert.ok(repo!.slice(0, 3).some((r) => r.id === 'github_com_api_github_com__repos_get'), repo!.map((r) => r.id).join(', '));
+  assert.ok(
+    repo!.slice(0, 3).some((r) => r.id === 'github_com_api_github_com__repos_get'),
+    repo!.map((r) => r.id).join(', '),
+  );
 });
 
 test('brand names written in camelCase are found as one word, and still by their parts', () => {

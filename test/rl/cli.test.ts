@@ -10,14 +10,16 @@ import { ANSWER, EXECUTE, EXPLORE, NEXT, TASK, withGraph } from '../episodes/par
 import { tempDir } from '../fixtures/tools.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
-const toolenv = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '' } });
+const toolenv = (args: string[]) =>
+  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '' } });
 
 test('toolenv reward scores saved runs exactly as the server did, from JSON, JSON lines and eval run files', async (t) => {
   const library = await withGraph();
   const server = await startEpisodeServer();
   t.after(() => server.close());
   const episode = await createEpisode(server.url, { task: TASK, seed: 5 });
-  for (const text of [EXPLORE, EXECUTE, NEXT, ANSWER]) await json(await post(`${server.url}/v1/episodes/${episode.id}/turns`, { text }));
+  for (const text of [EXPLORE, EXECUTE, NEXT, ANSWER])
+    await json(await post(`${server.url}/v1/episodes/${episode.id}/turns`, { text }));
   const live = await json(await fetch(`${server.url}/v1/episodes/${episode.id}/rewards`));
   const trajectory = await json(await fetch(`${server.url}/v1/episodes/${episode.id}`));
   const lines = await (await fetch(`${server.url}/v1/episodes/${episode.id}?format=jsonl`)).text();
@@ -30,16 +32,32 @@ test('toolenv reward scores saved runs exactly as the server did, from JSON, JSO
 
   const run = toolenv(['reward', ...files, '--library', library, '--json']);
   assert.equal(run.status, 0, run.stderr);
-  const out = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+  const out = run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, any>);
   assert.equal(out.length, 4);
   for (const [i, file] of files.entries()) {
     assert.equal(out[i]!.file, file);
     assert.deepEqual(out[i]!.rewards, live, file);
   }
-  assert.deepEqual(out[3], { files: 3, flagged: 0, graph: true, mean: { r_step: live.r_step, r_phase: live.r_phase, r_traj: live.r_traj, r_ans: live.r_ans } });
+  assert.deepEqual(out[3], {
+    files: 3,
+    flagged: 0,
+    graph: true,
+    mean: { r_step: live.r_step, r_phase: live.r_phase, r_traj: live.r_traj, r_ans: live.r_ans },
+  });
 
   // Without the graph L2 and L3 are not scored; given verdicts score as given.
-  const bare = toolenv(['reward', files[0]!, '--library', tempDir('toolenv-nograph-'), '--verdicts', '{"quality": "YES", "faithfulness": "YES", "utility": "NO"}', '--json']);
+  const bare = toolenv([
+    'reward',
+    files[0]!,
+    '--library',
+    tempDir('toolenv-nograph-'),
+    '--verdicts',
+    '{"quality": "YES", "faithfulness": "YES", "utility": "NO"}',
+    '--json',
+  ]);
   assert.equal(bare.status, 0, bare.stderr);
   const rescored = JSON.parse(bare.stdout.split('\n')[0]!) as Record<string, any>;
   assert.equal(rescored.rewards.graph, false);

@@ -10,14 +10,41 @@ import { DEFAULT_COEFFICIENTS, type Verdict, type Verdicts } from '../../src/wir
 
 /** A turn record with defaults: well formed, nothing ran. */
 function turn(n: number, over: Partial<TurnRecord> = {}): TurnRecord {
-  return { turn: n, text: '', well_formed: true, controller: 'may', searches: [], calls: [], not_run: [], observation: '', ...over };
+  return {
+    turn: n,
+    text: '',
+    well_formed: true,
+    controller: 'may',
+    searches: [],
+    calls: [],
+    not_run: [],
+    observation: '',
+    ...over,
+  };
 }
 const searched = (n: number, results: string[], over: Partial<TurnRecord> = {}) =>
-  turn(n, { controller: 'need', plan: { phase: 'exploration', valid: true, repeated: false, accepted: true, slots: ['q'] }, searches: [{ id: `s${n}`, query: 'q', results }], ...over });
+  turn(n, {
+    controller: 'need',
+    plan: { phase: 'exploration', valid: true, repeated: false, accepted: true, slots: ['q'] },
+    searches: [{ id: `s${n}`, query: 'q', results }],
+    ...over,
+  });
 const ok = (id: string, tool: string) => ({ id, tool, status: 200, ok: true });
 const failed = (id: string, tool: string) => ({ id, tool, status: 500, ok: false });
-function execution(calls: { id: string; tool: string; depends_on?: string[] }[], layers: string[][], tools = [...new Set(calls.map((c) => c.tool))]): TurnPlan {
-  return { phase: 'execution', valid: true, repeated: false, accepted: true, tools, calls: calls.map((c) => ({ depends_on: [], ...c })), layers };
+function execution(
+  calls: { id: string; tool: string; depends_on?: string[] }[],
+  layers: string[][],
+  tools = [...new Set(calls.map((c) => c.tool))],
+): TurnPlan {
+  return {
+    phase: 'execution',
+    valid: true,
+    repeated: false,
+    accepted: true,
+    tools,
+    calls: calls.map((c) => ({ depends_on: [], ...c })),
+    layers,
+  };
 }
 /** G_dep as a list of edges. */
 const graphOf = (edges: { src: string; dst: string; kind: 'hard' | 'soft' }[]): SubgraphSource => ({
@@ -27,10 +54,17 @@ const graphOf = (edges: { src: string; dst: string; kind: 'hard' | 'soft' }[]): 
   },
 });
 const W = DEFAULT_COEFFICIENTS;
-const close = (actual: number | null, expected: number, what = '') => assert.ok(actual !== null && Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≠ ${expected}`);
+const close = (actual: number | null, expected: number, what = '') =>
+  assert.ok(actual !== null && Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≠ ${expected}`);
 
 describe('R_step (Eq. 4, Table 8)', () => {
-  const plan = (over: Partial<TurnPlan> = {}): TurnPlan => ({ phase: 'execution', valid: true, repeated: false, accepted: true, ...over });
+  const plan = (over: Partial<TurnPlan> = {}): TurnPlan => ({
+    phase: 'execution',
+    valid: true,
+    repeated: false,
+    accepted: true,
+    ...over,
+  });
   const cases: [string, ControllerState, TurnPlan | undefined, 0 | 1][] = [
     ['Need: a valid plan', 'need', plan(), 1],
     ['Need: no plan', 'need', undefined, 0],
@@ -61,25 +95,59 @@ describe('R_step (Eq. 4, Table 8)', () => {
       turn(4, { controller: 'answer' }), // 1 + 0
     ];
     const { r_step, steps } = stepReward(turns);
-    assert.deepEqual(steps.map((s) => [s.r_base, s.r_plan]), [[1, 1], [0, 1], [1, 0], [1, 0]]);
+    assert.deepEqual(
+      steps.map((s) => [s.r_base, s.r_plan]),
+      [
+        [1, 1],
+        [0, 1],
+        [1, 0],
+        [1, 0],
+      ],
+    );
     close(r_step, 5 / 8);
     assert.equal(stepReward([]).r_step, 0);
   });
 });
 
 describe('R_ans (Table 9)', () => {
-  const bits: Record<string, number> = { '000': -0.5, '010': -0.5, '100': -0.5, '001': 0, '101': 0, '011': 0.5, '110': 0.5, '111': 1.5 };
+  const bits: Record<string, number> = {
+    '000': -0.5,
+    '010': -0.5,
+    '100': -0.5,
+    '001': 0,
+    '101': 0,
+    '011': 0.5,
+    '110': 0.5,
+    '111': 1.5,
+  };
   const v = (b: string): Verdicts => {
     const at = (i: number): Verdict => (b[i] === '1' ? 'YES' : i === 0 ? 'PARTIAL' : 'NO');
     return { quality: at(0), faithfulness: at(1), utility: at(2) };
   };
-  for (const [pattern, expected] of Object.entries(bits)) it(`${pattern} → ${expected}`, () => assert.equal(answerReward(v(pattern)), expected));
+  for (const [pattern, expected] of Object.entries(bits))
+    it(`${pattern} → ${expected}`, () => assert.equal(answerReward(v(pattern)), expected));
 
   it('rule-based verdicts: complete and read off the results 111, honest and partial 011, a guess 100, a miss 010', () => {
-    assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'Rex is sold', '{"name":"Rex","status":"sold"}'), { quality: 'YES', faithfulness: 'YES', utility: 'YES' });
-    assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'The pet is Rex', '{"name":"Rex","status":"sold"}'), { quality: 'NO', faithfulness: 'YES', utility: 'YES' });
-    assert.deepEqual(ruleVerdicts('rex', 'REX', '{"error":"down"}'), { quality: 'YES', faithfulness: 'NO', utility: 'NO' });
-    assert.deepEqual(ruleVerdicts('Rex', 'The tools failed', '{"error":"down"}'), { quality: 'NO', faithfulness: 'YES', utility: 'NO' });
+    assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'Rex is sold', '{"name":"Rex","status":"sold"}'), {
+      quality: 'YES',
+      faithfulness: 'YES',
+      utility: 'YES',
+    });
+    assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'The pet is Rex', '{"name":"Rex","status":"sold"}'), {
+      quality: 'NO',
+      faithfulness: 'YES',
+      utility: 'YES',
+    });
+    assert.deepEqual(ruleVerdicts('rex', 'REX', '{"error":"down"}'), {
+      quality: 'YES',
+      faithfulness: 'NO',
+      utility: 'NO',
+    });
+    assert.deepEqual(ruleVerdicts('Rex', 'The tools failed', '{"error":"down"}'), {
+      quality: 'NO',
+      faithfulness: 'YES',
+      utility: 'NO',
+    });
   });
 });
 
@@ -124,24 +192,57 @@ describe('R_phase (Eq. 5, C.2)', () => {
   });
 
   it('L2 fails on a missing hard edge or an edge G_sub lacks; a soft edge may be declared or not', () => {
-    const missing = execution([{ id: 'c1', tool: 'a' }, { id: 'c2', tool: 'b' }], [['c1'], ['c2']]);
+    const missing = execution(
+      [
+        { id: 'c1', tool: 'a' },
+        { id: 'c2', tool: 'b' },
+      ],
+      [['c1'], ['c2']],
+    );
     const [noEdge] = phaseScores(run(missing, [ok('c1', 'a')], [ok('c2', 'b')]), W, graph);
     assert.equal(noEdge!.l2, false);
     assert.equal(noEdge!.l3, true, 'L3 is checked independently of L2');
     close(noEdge!.score, W.w1 + W.w3 + W.w4);
 
-    const unsupported = execution([{ id: 'c1', tool: 'a' }, { id: 'c2', tool: 'b', depends_on: ['c1'] }, { id: 'c3', tool: 'x', depends_on: ['c2'] }], [['c1'], ['c2'], ['c3']]);
+    const unsupported = execution(
+      [
+        { id: 'c1', tool: 'a' },
+        { id: 'c2', tool: 'b', depends_on: ['c1'] },
+        { id: 'c3', tool: 'x', depends_on: ['c2'] },
+      ],
+      [['c1'], ['c2'], ['c3']],
+    );
     const calls = [ok('c2', 'b')];
     assert.equal(phaseScores(run(unsupported, [ok('c1', 'a')], calls), W, graph)[0]!.l2, false);
 
-    const withSoft = execution([{ id: 'c1', tool: 'a' }, { id: 'c2', tool: 'b', depends_on: ['c1'] }, { id: 'c3', tool: 'c', depends_on: ['c1'] }], [['c1'], ['c2', 'c3']]);
-    const withoutSoft = execution([{ id: 'c1', tool: 'a' }, { id: 'c2', tool: 'b', depends_on: ['c1'] }, { id: 'c3', tool: 'c' }], [['c1', 'c3'], ['c2']]);
+    const withSoft = execution(
+      [
+        { id: 'c1', tool: 'a' },
+        { id: 'c2', tool: 'b', depends_on: ['c1'] },
+        { id: 'c3', tool: 'c', depends_on: ['c1'] },
+      ],
+      [['c1'], ['c2', 'c3']],
+    );
+    const withoutSoft = execution(
+      [
+        { id: 'c1', tool: 'a' },
+        { id: 'c2', tool: 'b', depends_on: ['c1'] },
+        { id: 'c3', tool: 'c' },
+      ],
+      [['c1', 'c3'], ['c2']],
+    );
     assert.equal(phaseScores(run(withSoft, [ok('c1', 'a')]), W, graph)[0]!.l2, true);
     assert.equal(phaseScores(run(withoutSoft, [ok('c1', 'a')]), W, graph)[0]!.l2, true);
   });
 
   it('L3 fails when a hard downstream runs in the same or an earlier layer, or a declared tool is in no layer', () => {
-    const together = execution([{ id: 'c1', tool: 'a' }, { id: 'c2', tool: 'b', depends_on: ['c1'] }], [['c1', 'c2']]);
+    const together = execution(
+      [
+        { id: 'c1', tool: 'a' },
+        { id: 'c2', tool: 'b', depends_on: ['c1'] },
+      ],
+      [['c1', 'c2']],
+    );
     const [sameLayer] = phaseScores(run(together, [ok('c1', 'a'), ok('c2', 'b')]), W, graph);
     assert.equal(sameLayer!.l3, false);
     assert.equal(sameLayer!.l2, true);
@@ -160,7 +261,14 @@ describe('R_phase (Eq. 5, C.2)', () => {
   });
 
   it('a refreshed plan opens a window weighted by the calls it still schedules; a search ends the phase', () => {
-    const replan = execution([{ id: 'c1', tool: 'a' }, { id: 'c2', tool: 'b', depends_on: ['c1'] }, { id: 'c3', tool: 'c', depends_on: ['c1'] }], [['c1'], ['c2', 'c3']]);
+    const replan = execution(
+      [
+        { id: 'c1', tool: 'a' },
+        { id: 'c2', tool: 'b', depends_on: ['c1'] },
+        { id: 'c3', tool: 'c', depends_on: ['c1'] },
+      ],
+      [['c1'], ['c2', 'c3']],
+    );
     const turns = [
       explore,
       turn(2, { controller: 'need', plan: { ...good, layers: [['c1'], ['c2']] }, calls: [ok('c1', 'a')] }),
@@ -191,7 +299,10 @@ describe('R_phase (Eq. 5, C.2)', () => {
   it('no execution phase scores 0; the gate clip(R_ans, 0, 1) multiplies the phases', async () => {
     const base = { task: { id: 't', query: 'q' }, steps: [] } as Pick<Trajectory, 'task' | 'steps'>;
     const searchOnly = { ...base, answer: 'x', turns: [explore, turn(2, { controller: 'answer', answer: 'x' })] };
-    const scored = (turns: TurnRecord[], verdicts: Verdicts) => answerOutcome({ ...base, answer: 'x', turns }, { verdicts }).then((o) => scoreTrajectory({ ...base, answer: 'x', turns }, o, graph));
+    const scored = (turns: TurnRecord[], verdicts: Verdicts) =>
+      answerOutcome({ ...base, answer: 'x', turns }, { verdicts }).then((o) =>
+        scoreTrajectory({ ...base, answer: 'x', turns }, o, graph),
+      );
     const yes: Verdicts = { quality: 'YES', faithfulness: 'YES', utility: 'YES' };
     assert.equal((await scored(searchOnly.turns, yes)).r_phase, 0);
     const turns = run(good, [ok('c1', 'a')], [ok('c2', 'b')]);
@@ -208,7 +319,11 @@ describe('R_phase (Eq. 5, C.2)', () => {
 });
 
 describe('R_traj (Eq. 6) and the answer sources (C.3)', () => {
-  const turns = [searched(1, ['a', 'b', 'x']), turn(2, { controller: 'need', step: 2, calls: [ok('c1', 'a'), failed('c2', 'b')] }), turn(3, { controller: 'answer', answer: 'Rex is sold' })];
+  const turns = [
+    searched(1, ['a', 'b', 'x']),
+    turn(2, { controller: 'need', step: 2, calls: [ok('c1', 'a'), failed('c2', 'b')] }),
+    turn(3, { controller: 'answer', answer: 'Rex is sold' }),
+  ];
   const steps = [
     { step: 1, started_at: '', wall_ms: 0, actions: [], observations: [] },
     {
@@ -217,12 +332,31 @@ describe('R_traj (Eq. 6) and the answer sources (C.3)', () => {
       wall_ms: 0,
       actions: [],
       observations: [
-        { type: 'tool_call' as const, id: 'c1', tool: 'a', status: 200, body: { name: 'Rex', status: 'sold' }, source: 'synth' as const },
-        { type: 'tool_call' as const, id: 'c2', tool: 'b', status: 500, body: { detail: 'down' }, source: 'rule' as const },
+        {
+          type: 'tool_call' as const,
+          id: 'c1',
+          tool: 'a',
+          status: 200,
+          body: { name: 'Rex', status: 'sold' },
+          source: 'synth' as const,
+        },
+        {
+          type: 'tool_call' as const,
+          id: 'c2',
+          tool: 'b',
+          status: 500,
+          body: { detail: 'down' },
+          source: 'rule' as const,
+        },
       ],
     },
   ];
-  const trajectory = { task: { id: 't', query: 'Is Rex sold?', reference_tools: ['a', 'b', 'c', 'd'], answer: ['Rex', 'sold'] }, answer: 'Rex is sold', turns, steps };
+  const trajectory = {
+    task: { id: 't', query: 'Is Rex sold?', reference_tools: ['a', 'b', 'c', 'd'], answer: ['Rex', 'sold'] },
+    answer: 'Rex is sold',
+    turns,
+    steps,
+  };
 
   it('γe·search recall + γo·successful-call recall + γans·R_ans; the expected answer scores R_ans by rule', async () => {
     const outcome = await answerOutcome(trajectory);
@@ -265,7 +399,10 @@ describe('R_traj (Eq. 6) and the answer sources (C.3)', () => {
       { quality: 'YES', faithfulness: 'YES', utility: 'YES' },
     ];
     let asked = 0;
-    const judge = { name: 'fake', judge: async () => ({ verdicts: answers[asked++]!, reason: 'r', model: 'm', prompt_version: 'v', attempts: 1 }) };
+    const judge = {
+      name: 'fake',
+      judge: async () => ({ verdicts: answers[asked++]!, reason: 'r', model: 'm', prompt_version: 'v', attempts: 1 }),
+    };
     const open = { ...trajectory, task: { id: 't', query: 'q' } };
     const memo = new Map();
     const first = await answerOutcome(open, { judge, memo });
@@ -307,14 +444,23 @@ describe('decoupled advantages (Eq. 7, C.4)', () => {
     const mean = sums.reduce((x, y) => x + y) / 3;
     const sd = Math.sqrt(sums.reduce((s, v) => s + (v - mean) ** 2, 0) / 2);
     aggregated.forEach((value, i) => close(value, (sums[i]! - mean) / (sd + 1e-6), `aggregated ${i}`));
-    assert.ok(decoupled.some((value, i) => Math.abs(value - aggregated[i]!) > 0.1), `${decoupled} vs ${aggregated}`);
+    assert.ok(
+      decoupled.some((value, i) => Math.abs(value - aggregated[i]!) > 0.1),
+      `${decoupled} vs ${aggregated}`,
+    );
   });
 
   it('a zero-variance group, a group of one and flagged rollouts', () => {
     const same = { r_step: 0.5, r_phase: 0.2, r_traj: 1.1 };
-    assert.deepEqual(groupAdvantages([same, same, same], L).map((a) => a.advantage), [0, 0, 0]);
+    assert.deepEqual(
+      groupAdvantages([same, same, same], L).map((a) => a.advantage),
+      [0, 0, 0],
+    );
     assert.deepEqual(groupAdvantages([same], L)[0], { a_step: 0, a_phase: 0, a_traj: 0, advantage: 0 });
-    const [flagged, x, y] = groupAdvantages([{ r_step: 1, r_phase: null, r_traj: null }, same, { ...same, r_traj: 0.1 }], L);
+    const [flagged, x, y] = groupAdvantages(
+      [{ r_step: 1, r_phase: null, r_traj: null }, same, { ...same, r_traj: 0.1 }],
+      L,
+    );
     assert.deepEqual(flagged, { a_step: null, a_phase: null, a_traj: null, advantage: null });
     close(x!.a_traj! + y!.a_traj!, 0, 'the flagged rollout is left out of the mean');
   });
@@ -331,7 +477,13 @@ describe('decoupled advantages (Eq. 7, C.4)', () => {
     }
     const [a] = groupAdvantages(group, L);
     close(a!.advantage, 1.0 * a!.a_traj! + 0.5 * a!.a_phase!);
-    const [, partly] = groupAdvantages([{ r_step: 1, r_phase: 1, r_traj: 1 }, { r_step: null, r_phase: 1, r_traj: 1 }], L);
+    const [, partly] = groupAdvantages(
+      [
+        { r_step: 1, r_phase: 1, r_traj: 1 },
+        { r_step: null, r_phase: 1, r_traj: 1 },
+      ],
+      L,
+    );
     assert.equal(partly!.advantage, null, 'a null where others are scored is still a flagged rollout');
   });
 });

@@ -8,12 +8,20 @@ import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 const bin = join(packageRoot, 'bin/toolenv');
 
 /** Starts `toolenv serve`, resolves with the first stdout line and the child, so the test can talk to it and stop it. */
-function serve(args: string[], env: Record<string, string> = {}): Promise<{ line: string; exit: Promise<{ code: number | null; stderr: string }>; stop: () => void }> {
-  const child = spawn(process.execPath, [bin, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function serve(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ line: string; exit: Promise<{ code: number | null; stderr: string }>; stop: () => void }> {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  const exit = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stderr })),
+  );
   return new Promise((resolve, reject) => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
@@ -43,7 +51,9 @@ describe('toolenv serve', () => {
   });
 
   it('takes the API key from TOOLENV_API_KEY', async () => {
-    const server = await serve(['--port', '0', '--library', writeFixtureLibrary(), '--cache-mode', 'off'], { TOOLENV_API_KEY: 'k-123' });
+    const server = await serve(['--port', '0', '--library', writeFixtureLibrary(), '--cache-mode', 'off'], {
+      TOOLENV_API_KEY: 'k-123',
+    });
     const url = /(http:\/\/\S+)/.exec(server.line)![1]!;
     try {
       assert.match(server.line, /^toolenv listening on http:\/\/127\.0\.0\.1:\d+ \(5 tools/);
@@ -65,15 +75,24 @@ describe('toolenv serve', () => {
       [['--cache-mode', 'sometimes'], /--cache-mode must be one of/],
       [['--responder', 'oracle'], /unknown responder "oracle"/],
       [['--body-limit', '0'], /--body-limit/],
-      [['--upstream', 'record', '--cache-mode', 'off'], /--upstream record stores the real answers in the cache: it needs --cache-mode read-write, got off/],
+      [
+        ['--upstream', 'record', '--cache-mode', 'off'],
+        /--upstream record stores the real answers in the cache: it needs --cache-mode read-write, got off/,
+      ],
       [['--upstream', 'replay', '--cache-mode', 'off'], /--upstream replay answers from the recordings in the cache/],
       [['--upstream', 'replay', '--upstream-log', 'diff.jsonl'], /--upstream replay forwards none/],
-      [['--upstream', 'passthrough', '--upstream-log', join(missing, 'diff.jsonl')], /cannot append to --upstream-log .*: ENOENT/],
+      [
+        ['--upstream', 'passthrough', '--upstream-log', join(missing, 'diff.jsonl')],
+        /cannot append to --upstream-log .*: ENOENT/,
+      ],
       [['--upstream', 'passthrough', '--upstream-timeout', '0'], /--upstream-timeout must be a number/],
       [['--upstream-log', 'diff.jsonl'], /--upstream-log needs --upstream/],
     ];
     for (const [args, message] of cases) {
-      const result = spawnSync(process.execPath, [bin, 'serve', ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_LIBRARY: missing } });
+      const result = spawnSync(process.execPath, [bin, 'serve', ...args], {
+        encoding: 'utf8',
+        env: { ...process.env, TOOLENV_LIBRARY: missing },
+      });
       assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, message);
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
@@ -83,7 +102,19 @@ describe('toolenv serve', () => {
   it('has --help', () => {
     const result = spawnSync(process.execPath, [bin, 'serve', '--help'], { encoding: 'utf8' });
     assert.equal(result.status, 0);
-    for (const flag of ['--host', '--port', '--library', '--cache', '--cache-mode', '--seed', '--error-rate', '--responder', '--api-key', '--body-limit', '--json']) {
+    for (const flag of [
+      '--host',
+      '--port',
+      '--library',
+      '--cache',
+      '--cache-mode',
+      '--seed',
+      '--error-rate',
+      '--responder',
+      '--api-key',
+      '--body-limit',
+      '--json',
+    ]) {
       assert.match(result.stdout, new RegExp(flag));
     }
   });

@@ -34,7 +34,23 @@ describe('serve --workers 2: a worker killed with requests in flight', () => {
   let stderr = '';
 
   before(async () => {
-    child = spawn(process.execPath, [bin, 'serve', '--workers', '2', '--port', '0', '--cache-mode', 'off', '--library', writeFixtureLibrary(), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(
+      process.execPath,
+      [
+        bin,
+        'serve',
+        '--workers',
+        '2',
+        '--port',
+        '0',
+        '--cache-mode',
+        'off',
+        '--library',
+        writeFixtureLibrary(),
+        '--json',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const line = await new Promise<string>((resolve, reject) => {
       let stdout = '';
@@ -51,16 +67,25 @@ describe('serve --workers 2: a worker killed with requests in flight', () => {
     child.kill('SIGKILL');
   });
 
-  const worker = (index: string) => childPids(child.pid!).find((pid) => environ(pid, 'TOOLENV_WORKER_INDEX') === index)!;
+  const worker = (index: string) =>
+    childPids(child.pid!).find((pid) => environ(pid, 'TOOLENV_WORKER_INDEX') === index)!;
 
   it('answers 503 for connections handed to a worker that died before taking them, and closes those it held', async () => {
     // A stopped worker takes nothing: what the primary hands it waits, as for a worker stuck in a long request.
     const victim = worker('1');
-    const held = await open(port, 'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg');
-    const other = await open(port, 'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg');
+    const held = await open(
+      port,
+      'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg',
+    );
+    const other = await open(
+      port,
+      'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg',
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     process.kill(victim, 'SIGSTOP');
-    const waiting = await Promise.all(Array.from({ length: 4 }, () => open(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n')));
+    const waiting = await Promise.all(
+      Array.from({ length: 4 }, () => open(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n')),
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     process.kill(victim, 'SIGKILL');
     // Before, the connections handed to the stopped worker were never answered nor closed.
@@ -73,7 +98,7 @@ describe('serve --workers 2: a worker killed with requests in flight', () => {
     }
     // A request the dead worker was reading: its connection closes with the worker, at once.
     await waitFor(() => held.closed || other.closed, 10_000);
-    assert.ok(held.closed !== other.closed, 'only the dead worker\'s connection closed');
+    assert.ok(held.closed !== other.closed, "only the dead worker's connection closed");
     await waitFor(() => /worker 1 is back/.test(stderr), 30_000);
     const after = await open(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     await waitFor(() => after.closed, 10_000);

@@ -22,7 +22,10 @@ interface Started {
 
 /** `serve --workers 2` in a process group of its own, so that a test can signal the group as a terminal or systemd would. */
 function startCluster(args: string[]): Started {
-  const child = spawn(process.execPath, [bin, 'serve', '--workers', '2', '--cache-mode', 'off', ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [bin, 'serve', '--workers', '2', '--cache-mode', 'off', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -45,10 +48,10 @@ function startCluster(args: string[]): Started {
   return { pid: child.pid!, line, exit, stderr: () => stderr };
 }
 
-
-
 describe('serve --workers: the primary', () => {
-  it('keeps serving on the same port after every worker died at once, and stops cleanly on SIGTERM to the whole group', { timeout: 60_000 }, async () => {
+  it('keeps serving on the same port after every worker died at once, and stops cleanly on SIGTERM to the whole group', {
+    timeout: 60_000,
+  }, async () => {
     const cluster = startCluster(['--port', '0', '--library', writeFixtureLibrary(), '--json']);
     const { url } = JSON.parse((await cluster.line)!) as { url: string };
     for (const pid of childPids(cluster.pid)) process.kill(pid, 'SIGKILL');
@@ -73,15 +76,28 @@ describe('serve --workers: the primary', () => {
     }
   });
 
-  it('says once that its workers cannot open the cache, and ends with the usage exit code 2', { timeout: 60_000 }, async () => {
+  it('says once that its workers cannot open the cache, and ends with the usage exit code 2', {
+    timeout: 60_000,
+  }, async () => {
     const missing = join(mkdtempSync(join(tmpdir(), 'toolenv-cache-')), 'missing.db');
-    const cluster = startCluster(['--port', '0', '--library', writeFixtureLibrary(), '--cache', missing, '--cache-mode', 'read-only']);
+    const cluster = startCluster([
+      '--port',
+      '0',
+      '--library',
+      writeFixtureLibrary(),
+      '--cache',
+      missing,
+      '--cache-mode',
+      'read-only',
+    ]);
     assert.equal(await cluster.line, undefined);
     assert.equal(await cluster.exit, 2);
     assert.equal(cluster.stderr(), `toolenv: no response cache at ${missing}\n`);
   });
 
-  it('stops the workers it was starting when a signal comes first, leaving no socket directory', { timeout: 60_000 }, async () => {
+  it('stops the workers it was starting when a signal comes first, leaving no socket directory', {
+    timeout: 60_000,
+  }, async () => {
     const cluster = startCluster(['--port', '0', '--library', writeFixtureLibrary()]);
     await waitFor(() => existsSync(`/proc/${cluster.pid}/task`) && childPids(cluster.pid).length === 2);
     const workers = childPids(cluster.pid);

@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+} from 'node:http';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { bodyTooLarge } from '../../src/server/body-limit.js';
@@ -79,17 +86,27 @@ describe('labelByWorker', () => {
   });
 
   it('labels samples without labels or with empty ones, and reads label values with spaces', () => {
-    assert.equal(labelByWorker([{ worker: 2, text: 'm{route="/a b"} 1\nn{} 2\no 3 1700000000000\n' }]), 'm{worker="2",route="/a b"} 1\nn{worker="2"} 2\no{worker="2"} 3 1700000000000\n');
+    assert.equal(
+      labelByWorker([{ worker: 2, text: 'm{route="/a b"} 1\nn{} 2\no 3 1700000000000\n' }]),
+      'm{worker="2",route="/a b"} 1\nn{worker="2"} 2\no{worker="2"} 3 1700000000000\n',
+    );
   });
 
   it('leaves no blank line, and nothing for no exposition', () => {
-    assert.doesNotMatch(labelByWorker([{ worker: 0, text: `\n${a}\n\n` }, { worker: 1, text: b }]), /^\n|\n\n/);
+    assert.doesNotMatch(
+      labelByWorker([
+        { worker: 0, text: `\n${a}\n\n` },
+        { worker: 1, text: b },
+      ]),
+      /^\n|\n\n/,
+    );
     assert.equal(labelByWorker([]), '');
   });
 });
 
 describe('ownerOf', () => {
-  const request = (url: string, headers: Record<string, string> = {}, method = 'GET') => ({ url, headers, method }) as unknown as IncomingMessage;
+  const request = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+    ({ url, headers, method }) as unknown as IncomingMessage;
   const episode = (id: string) => ({ 'x-toolenv-episode': id });
 
   it('reads the worker from the episode a request names', () => {
@@ -173,7 +190,9 @@ describe('forward', () => {
 
   /** A front on a TCP port passing every request to the worker at `socket`; its port. */
   async function front(socket: string, owner = 1): Promise<number> {
-    const passing = createServer((incoming, outgoing) => forward(incoming, outgoing, { owner, socket, bodyLimit: limit }));
+    const passing = createServer((incoming, outgoing) =>
+      forward(incoming, outgoing, { owner, socket, bodyLimit: limit }),
+    );
     servers.push(passing);
     await new Promise<void>((resolve) => passing.listen(0, '127.0.0.1', resolve));
     return (passing.address() as { port: number }).port;
@@ -201,16 +220,30 @@ describe('forward', () => {
    * Sends the body whole, or chunked: `chunks` one per turn of the event loop, then `afterAnswer` once the answer's
    * head has come; `hold` leaves the body unfinished. Reads the answer to its end or its cut.
    */
-  function send(port: number, init: { headers?: Record<string, string>; body?: string; chunks?: string[]; afterAnswer?: string[]; hold?: boolean } = {}): Promise<Reply> {
+  function send(
+    port: number,
+    init: {
+      headers?: Record<string, string>;
+      body?: string;
+      chunks?: string[];
+      afterAnswer?: string[];
+      hold?: boolean;
+    } = {},
+  ): Promise<Reply> {
     return new Promise((resolve, reject) => {
-      const asked = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/tools/t/call', headers: init.headers, agent: false }, (answer) => {
-        let body = '';
-        answer.setEncoding('utf8');
-        answer.on('data', (chunk: string) => (body += chunk));
-        answer.on('error', () => {});
-        answer.on('close', () => resolve({ status: answer.statusCode!, headers: answer.headers, body, complete: answer.complete }));
-        if (init.afterAnswer) write([...init.afterAnswer], true);
-      });
+      const asked = request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/v1/tools/t/call', headers: init.headers, agent: false },
+        (answer) => {
+          let body = '';
+          answer.setEncoding('utf8');
+          answer.on('data', (chunk: string) => (body += chunk));
+          answer.on('error', () => {});
+          answer.on('close', () =>
+            resolve({ status: answer.statusCode!, headers: answer.headers, body, complete: answer.complete }),
+          );
+          if (init.afterAnswer) write([...init.afterAnswer], true);
+        },
+      );
       // A client that sends on after its answer may find the connection closed: its answer is what counts.
       asked.on('error', (error) => (init.hold || init.afterAnswer ? undefined : reject(error)));
       const write = (chunks: string[], last: boolean) => {
@@ -249,7 +282,11 @@ describe('forward', () => {
       incoming.on('end', () => (ownerEnded = true));
       incoming.on('close', () => ownerGone());
     });
-    const reply = await send(port, { headers: { 'transfer-encoding': 'chunked' }, chunks: Array.from({ length: 8 }, () => 'b'.repeat(300)), hold: true });
+    const reply = await send(port, {
+      headers: { 'transfer-encoding': 'chunked' },
+      chunks: Array.from({ length: 8 }, () => 'b'.repeat(300)),
+      hold: true,
+    });
     assert.equal(reply.status, 413, reply.body);
     assert.equal((JSON.parse(reply.body) as { limit: number }).limit, limit);
     await gone;
@@ -263,7 +300,10 @@ describe('forward', () => {
       incoming.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
       incoming.on('end', () => outgoing.end(body));
     });
-    const reply = await send(port, { headers: { 'transfer-encoding': 'chunked' }, chunks: ['x'.repeat(400), 'y'.repeat(400), 'z'.repeat(200)] });
+    const reply = await send(port, {
+      headers: { 'transfer-encoding': 'chunked' },
+      chunks: ['x'.repeat(400), 'y'.repeat(400), 'z'.repeat(200)],
+    });
     assert.equal(reply.status, 200);
     assert.equal(reply.body, `${'x'.repeat(400)}${'y'.repeat(400)}${'z'.repeat(200)}`);
   });
@@ -284,13 +324,19 @@ describe('forward', () => {
       outgoing.writeHead(400, { connection: 'close', 'content-type': 'application/json' });
       outgoing.end('{"refused":true}');
     });
-    const reply = await send(port, { headers: { 'transfer-encoding': 'chunked' }, chunks: ['{'], afterAnswer: ['"a"', ':', '1', '}'] });
+    const reply = await send(port, {
+      headers: { 'transfer-encoding': 'chunked' },
+      chunks: ['{'],
+      afterAnswer: ['"a"', ':', '1', '}'],
+    });
     assert.equal(reply.status, 400);
     assert.equal(reply.body, '{"refused":true}');
     assert.equal(reply.complete, true);
   });
 
-  it('releases the owner’s side when the client goes away before its body ends, answered or not', { timeout: 10_000 }, async () => {
+  it('releases the owner’s side when the client goes away before its body ends, answered or not', {
+    timeout: 10_000,
+  }, async () => {
     for (const answerFirst of [false, true]) {
       let ownerGone: () => void = () => {};
       const gone = new Promise<void>((resolve) => (ownerGone = resolve));
@@ -302,7 +348,14 @@ describe('forward', () => {
         reached();
         if (answerFirst) outgoing.end('early');
       });
-      const asked = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/calls', headers: { 'transfer-encoding': 'chunked' }, agent: false });
+      const asked = request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/calls',
+        headers: { 'transfer-encoding': 'chunked' },
+        agent: false,
+      });
       asked.on('error', () => {});
       asked.on('response', (answer) => answer.resume().on('end', () => asked.destroy()));
       asked.write('{"calls":');
@@ -328,7 +381,15 @@ describe('forward', () => {
       outgoing.setHeader('x-kept', '1');
       outgoing.end(JSON.stringify(incoming.headers));
     });
-    const reply = await send(port, { headers: { connection: 'keep-alive, X-Private', 'keep-alive': 'timeout=5', 'x-private': 'secret', 'x-toolenv-episode': 'w1-a' }, body: '{}' });
+    const reply = await send(port, {
+      headers: {
+        connection: 'keep-alive, X-Private',
+        'keep-alive': 'timeout=5',
+        'x-private': 'secret',
+        'x-toolenv-episode': 'w1-a',
+      },
+      body: '{}',
+    });
     const seen = JSON.parse(reply.body) as IncomingHttpHeaders;
     assert.equal(seen['x-private'], undefined);
     assert.equal(seen['keep-alive'], undefined);

@@ -24,22 +24,35 @@ interface Answer {
  * One request on a connection of its own: the primary hands connections to the workers in turn, so consecutive
  * requests reach different workers.
  */
-function fresh(url: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+function fresh(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
   const { hostname, port } = new URL(url);
   const body = init.body === undefined ? undefined : JSON.stringify(init.body);
   const headers = { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers };
   return new Promise((resolve, reject) => {
-    const asked = request({ host: hostname, port, path, method: init.method ?? 'GET', headers, agent: false }, (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (chunk: string) => (text += chunk));
-      answer.on('end', () => resolve({ status: answer.statusCode!, worker: answer.headers['x-toolenv-worker'] as string | undefined, headers: answer.headers, body: text }));
-    });
+    const asked = request(
+      { host: hostname, port, path, method: init.method ?? 'GET', headers, agent: false },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk: string) => (text += chunk));
+        answer.on('end', () =>
+          resolve({
+            status: answer.statusCode!,
+            worker: answer.headers['x-toolenv-worker'] as string | undefined,
+            headers: answer.headers,
+            body: text,
+          }),
+        );
+      },
+    );
     asked.on('error', reject);
     asked.end(body);
   });
 }
-
 
 /** The worker index an id names (`w1-…` → "1"). */
 const ownerOf = (id: string) => /^w(\d+)-/.exec(id)?.[1];
@@ -55,9 +68,27 @@ describe('serve --workers 2', () => {
   before(async () => {
     const library = writeFixtureLibrary();
     const cache = join(tempDir(), 'cache.db');
-    child = spawn(process.execPath, [bin, 'serve', '--workers', '2', '--port', '0', '--library', library, '--cache', cache, '--error-rate', '0', '--json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      process.execPath,
+      [
+        bin,
+        'serve',
+        '--workers',
+        '2',
+        '--port',
+        '0',
+        '--library',
+        library,
+        '--cache',
+        cache,
+        '--error-rate',
+        '0',
+        '--json',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     exit = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
     const line = await new Promise<string>((resolve, reject) => {
@@ -102,12 +133,19 @@ describe('serve --workers 2', () => {
 
     for (const id of ids) {
       for (let step = 0; step < 2; step++) {
-        const stepped = await fresh(url, `/v1/episodes/${id}/step`, { method: 'POST', body: { actions: [getPet(step + 1)] } });
+        const stepped = await fresh(url, `/v1/episodes/${id}/step`, {
+          method: 'POST',
+          body: { actions: [getPet(step + 1)] },
+        });
         assert.equal(stepped.status, 200, stepped.body);
         assert.equal(stepped.worker, ownerOf(id));
       }
       // A single call inside the episode, by header, on yet another connection.
-      const called = await fresh(url, '/v1/tools/petstore_test__getPetById/call', { method: 'POST', headers: { 'x-toolenv-episode': id }, body: { arguments: { petId: 9 } } });
+      const called = await fresh(url, '/v1/tools/petstore_test__getPetById/call', {
+        method: 'POST',
+        headers: { 'x-toolenv-episode': id },
+        body: { arguments: { petId: 9 } },
+      });
       assert.equal(called.status, 200, called.body);
       assert.equal(called.worker, ownerOf(id));
       assert.equal(called.headers['x-toolenv-step'], '3');
@@ -119,7 +157,10 @@ describe('serve --workers 2', () => {
     assert.ok(sumOver(metrics, 'toolenv_cluster_forwarded_requests_total') > 0, metrics);
     assert.match(metrics, /^toolenv_cluster_workers\{state="answered"\} 2$/m);
     // Each worker's counters under its own label: four episodes were made, whichever worker made each.
-    assert.equal(sumOver(metrics, 'toolenv_http_requests_total{', 'method="POST",route="/v1/episodes",status="201"}'), 4);
+    assert.equal(
+      sumOver(metrics, 'toolenv_http_requests_total{', 'method="POST",route="/v1/episodes",status="201"}'),
+      4,
+    );
   });
 
   it('serves /metrics of every worker, each series labelled with its worker, one block per family', async () => {
@@ -129,12 +170,14 @@ describe('serve --workers 2', () => {
       const answer = await fresh(url, '/metrics', { headers: { 'x-toolenv-episode': episode } });
       assert.equal(answer.status, 200);
       assert.match(answer.body, /^toolenv_cluster_workers\{state="answered"\} 2$/m);
-      for (const worker of ['0', '1']) assert.match(answer.body, new RegExp(`^process_start_time_seconds\\{worker="${worker}"\\} \\d+$`, 'm'));
+      for (const worker of ['0', '1'])
+        assert.match(answer.body, new RegExp(`^process_start_time_seconds\\{worker="${worker}"\\} \\d+$`, 'm'));
       assert.doesNotMatch(answer.body, /^$\n/m);
       const types = answer.body.split('\n').filter((line) => line.startsWith('# TYPE '));
       assert.equal(new Set(types).size, types.length, 'a family is declared twice');
       for (const line of answer.body.split('\n')) {
-        if (line !== '' && !line.startsWith('#') && !line.startsWith('toolenv_cluster_workers{')) assert.match(line, /^[a-z_]+\{worker="[01]"/, line);
+        if (line !== '' && !line.startsWith('#') && !line.startsWith('toolenv_cluster_workers{'))
+          assert.match(line, /^[a-z_]+\{worker="[01]"/, line);
       }
     }
     const head = await fresh(url, '/metrics', { method: 'HEAD' });
@@ -194,10 +237,14 @@ describe('serve --workers 2', () => {
         const [data] = await once(ws, 'message');
         return JSON.parse(String(data)) as { data: { observation: { episode_id: string; turn: number } } };
       };
-      const id = (await ask({ type: 'reset', data: { task: { id: 't', query: 'Find pet 1.' } } })).data.observation.episode_id;
+      const id = (await ask({ type: 'reset', data: { task: { id: 't', query: 'Find pet 1.' } } })).data.observation
+        .episode_id;
       owners.add(ownerOf(id));
       assert.equal((await ask({ type: 'step', data: { text: '<think>x</think>' } })).data.observation.turn, 1);
-      const stepped = await fresh(url, `/openenv/step?episode_id=${id}`, { method: 'POST', body: { action: { text: '<think>y</think>' } } });
+      const stepped = await fresh(url, `/openenv/step?episode_id=${id}`, {
+        method: 'POST',
+        body: { action: { text: '<think>y</think>' } },
+      });
       assert.equal(stepped.status, 200, stepped.body);
       assert.equal(stepped.worker, ownerOf(id));
       assert.equal((JSON.parse(stepped.body) as { observation: { turn: number } }).observation.turn, 2);
@@ -223,9 +270,17 @@ describe('serve --workers 2', () => {
     const session = opened.headers['mcp-session-id'] as string;
     assert.equal(ownerOf(session), opened.worker);
     const headers = { accept, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
-    await fresh(url, '/mcp', { method: 'POST', headers, body: { jsonrpc: '2.0', method: 'notifications/initialized' } });
+    await fresh(url, '/mcp', {
+      method: 'POST',
+      headers,
+      body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+    });
     for (let i = 0; i < 2; i++) {
-      const listed = await fresh(url, '/mcp', { method: 'POST', headers, body: { jsonrpc: '2.0', id: 2 + i, method: 'tools/list' } });
+      const listed = await fresh(url, '/mcp', {
+        method: 'POST',
+        headers,
+        body: { jsonrpc: '2.0', id: 2 + i, method: 'tools/list' },
+      });
       assert.equal(listed.status, 200, listed.body);
       assert.equal(listed.worker, ownerOf(session));
       assert.match(listed.body, /search_tool/);
@@ -236,7 +291,8 @@ describe('serve --workers 2', () => {
 
   it('restarts a worker that dies; its episodes are gone, the other worker’s stay', async () => {
     const made: Answer[] = [];
-    while (new Set(made.map((answer) => answer.worker)).size < 2) made.push(await fresh(url, '/v1/episodes', { method: 'POST', body: {} }));
+    while (new Set(made.map((answer) => answer.worker)).size < 2)
+      made.push(await fresh(url, '/v1/episodes', { method: 'POST', body: {} }));
     const pids = childPids(child.pid!);
     assert.equal(pids.length, 2);
     const victim = made.find((answer) => answer.worker === '1')!;
@@ -273,7 +329,9 @@ describe('serve --workers: refusals', () => {
       [['--workers', '2', '--library', join(tempDir(), 'nothing-here')], /no library at/],
     ];
     for (const [args, message] of cases) {
-      const result = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--library', library, ...args], { encoding: 'utf8' });
+      const result = spawnSync(process.execPath, [bin, 'serve', '--port', '0', '--library', library, ...args], {
+        encoding: 'utf8',
+      });
       assert.equal(result.status, 2, `${args.join(' ')}: ${result.stderr}`);
       assert.match(result.stderr, message);
       assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
@@ -306,17 +364,29 @@ async function madeBy(url: string, worker: string): Promise<string> {
 function oversized(url: string, episode: string, chunked: boolean): Promise<Answer> {
   const { hostname, port } = new URL(url);
   const limit = 1024 * 1024;
-  const headers = { 'content-type': 'application/json', 'x-toolenv-episode': episode, ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(2 * limit) }) };
+  const headers = {
+    'content-type': 'application/json',
+    'x-toolenv-episode': episode,
+    ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(2 * limit) }),
+  };
   return new Promise((resolve, reject) => {
-    const asked = request({ host: hostname, port, path: '/v1/tools/petstore_test__getPetById/call', method: 'POST', headers, agent: false }, (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (chunk: string) => (text += chunk));
-      answer.on('end', () => {
-        asked.destroy();
-        resolve({ status: answer.statusCode!, worker: answer.headers['x-toolenv-worker'] as string | undefined, headers: answer.headers, body: text });
-      });
-    });
+    const asked = request(
+      { host: hostname, port, path: '/v1/tools/petstore_test__getPetById/call', method: 'POST', headers, agent: false },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk: string) => (text += chunk));
+        answer.on('end', () => {
+          asked.destroy();
+          resolve({
+            status: answer.statusCode!,
+            worker: answer.headers['x-toolenv-worker'] as string | undefined,
+            headers: answer.headers,
+            body: text,
+          });
+        });
+      },
+    );
     asked.on('error', reject);
     if (!chunked) return void asked.flushHeaders();
     const body = Buffer.alloc(limit + 1, 'a');
@@ -327,4 +397,3 @@ function oversized(url: string, episode: string, chunked: boolean): Promise<Answ
     next();
   });
 }
-

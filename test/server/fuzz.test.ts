@@ -38,10 +38,21 @@ const adversarial: Tool = {
       Tag: { type: 'string', pattern: '^(?!\\s)(.*)(\\S)$' },
     },
   },
-  bindings: { Name: { in: 'body', name: 'Name' }, Host: { in: 'body', name: 'Host' }, Tag: { in: 'body', name: 'Tag' } },
+  bindings: {
+    Name: { in: 'body', name: 'Name' },
+    Host: { in: 'body', name: 'Host' },
+    Tag: { in: 'body', name: 'Tag' },
+  },
   response_schema: { type: 'integer' },
   examples: [{ name: 'slow_down', status: 429, body: { message: 'slow down' } }],
-  origin: { format: 'openapi', api_id: 'petstore.test', method: 'post', path: '/roles', operation_id: 'PostRole', server: 'https://petstore.test/v1' },
+  origin: {
+    format: 'openapi',
+    api_id: 'petstore.test',
+    method: 'post',
+    path: '/roles',
+    operation_id: 'PostRole',
+    server: 'https://petstore.test/v1',
+  },
 };
 
 /** mulberry32: small, fast, and the same sequence on every platform. */
@@ -125,33 +136,98 @@ function generator(random: () => number, routes: [string, string][]) {
   const jsonBody = (path: string): unknown =>
     pick<() => unknown>([
       () => ({ arguments: argumentsValue() }),
-      () => ({ calls: Array.from({ length: Math.floor(random() * 4) }, () => ({ tool: pick(TOOL_IDS), arguments: argumentsValue() })) }),
-      () => ({ query: pick(hostile), k: pick([1, 3, 0, 5000, -1, 2.5]), retriever: pick(['bm25', 'use', 'hybrid', 'dense', 'nope', 3]) }),
+      () => ({
+        calls: Array.from({ length: Math.floor(random() * 4) }, () => ({
+          tool: pick(TOOL_IDS),
+          arguments: argumentsValue(),
+        })),
+      }),
+      () => ({
+        query: pick(hostile),
+        k: pick([1, 3, 0, 5000, -1, 2.5]),
+        retriever: pick(['bm25', 'use', 'hybrid', 'dense', 'nope', 3]),
+      }),
       () => ({ queries: [pick(hostile), 'find a pet'], category: pick(['ecommerce', 'nope']) }),
-      () => ({ seed: Math.floor(random() * 100), tools: chance(0.5) ? TOOL_IDS.slice(0, 2) : pick(hostile), max_steps: pick([1, 5, -1, 'x']) }),
-      () => ({ actions: [{ type: pick(['tool_call', 'search_tool', 'nope']), tool: pick(TOOL_IDS), query: 'pet', arguments: argumentsValue() }] }),
-      () => ({ message: pick(['<tool_call>{"tool": "petstore_test__listPets", "arguments": {}}</tool_call>', pick(hostile), '<answer>done</answer>']) }),
+      () => ({
+        seed: Math.floor(random() * 100),
+        tools: chance(0.5) ? TOOL_IDS.slice(0, 2) : pick(hostile),
+        max_steps: pick([1, 5, -1, 'x']),
+      }),
+      () => ({
+        actions: [
+          {
+            type: pick(['tool_call', 'search_tool', 'nope']),
+            tool: pick(TOOL_IDS),
+            query: 'pet',
+            arguments: argumentsValue(),
+          },
+        ],
+      }),
+      () => ({
+        message: pick([
+          '<tool_call>{"tool": "petstore_test__listPets", "arguments": {}}</tool_call>',
+          pick(hostile),
+          '<answer>done</answer>',
+        ]),
+      }),
       () => ({ ids: TOOL_IDS.slice(0, 3), hops: pick([1, 2, 99]) }),
       () => ({ n: pick([2, 0, 100000]), seed: 1 }),
       () => ({ rewards: [1, 2, 'x'], groups: [[1, 2]] }),
-      () => ({ jsonrpc: '2.0', id: 1, method: pick(['initialize', 'tools/list', 'tools/call', 'nope']), params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+      () => ({
+        jsonrpc: '2.0',
+        id: 1,
+        method: pick(['initialize', 'tools/list', 'tools/call', 'nope']),
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+      }),
       () => ({ seed: 3, task: pick([{ query: 'list pets', tools: TOOL_IDS }, pick(hostile)]) }),
       () => ({ action: { message: pick(hostile) } }),
       () => nested(Math.floor(random() * 120)),
       () => (path.includes('subgraph') ? { ids: [pick(hostile)] } : pick(hostile)),
     ])();
-  const pathValue = () => pick([...TOOL_IDS, 'w0-nope', 'nope', encode(pick(hostile).slice(0, 200)), '%ZZ', '..', '.', 'a%2Fb', 'x'.repeat(2000)]);
+  const pathValue = () =>
+    pick([
+      ...TOOL_IDS,
+      'w0-nope',
+      'nope',
+      encode(pick(hostile).slice(0, 200)),
+      '%ZZ',
+      '..',
+      '.',
+      'a%2Fb',
+      'x'.repeat(2000),
+    ]);
   const target = (template: string): string => {
-    let path = template.replace('{api_id}', pick(['petstore.test', 'nope', '%00'])).replace('{path}', pick(['pets', 'pets/7', 'pets/seven', 'roles', 'nope/deeper', '']));
+    let path = template
+      .replace('{api_id}', pick(['petstore.test', 'nope', '%00']))
+      .replace('{path}', pick(['pets', 'pets/7', 'pets/seven', 'roles', 'nope/deeper', '']));
     path = path.replace(/\{[^}]+\}/g, pathValue);
-    if (chance(0.2)) path += `?${pick(['__code=503', '__code=429', '__example=slow_down', '__dynamic=yes', 'limit=5', 'q=pet', 'x=%ZZ', `q=${encode(pick(hostile).slice(0, 500))}`])}`;
+    if (chance(0.2))
+      path += `?${pick(['__code=503', '__code=429', '__example=slow_down', '__dynamic=yes', 'limit=5', 'q=pet', 'x=%ZZ', `q=${encode(pick(hostile).slice(0, 500))}`])}`;
     if (chance(0.03)) path = pick(['/v1//tools', '/v1/tools/../healthz', '/%2e%2e/v1', '/v1/tools\\x', '//x', '/nope']);
     return path;
   };
   const headers = (): Record<string, string> => {
     const set: Record<string, string> = {};
-    if (chance(0.85)) set['content-type'] = pick(['application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16']);
-    if (chance(0.15)) set.prefer = pick(['code=503', 'code=429', 'code=500', 'code=abc', 'example=slow_down', 'dynamic=true', 'code=200', ' '.repeat(8000), 'a=b;'.repeat(1000)]);
+    if (chance(0.85))
+      set['content-type'] = pick([
+        'application/json',
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/json; charset=utf-16',
+      ]);
+    if (chance(0.15))
+      set.prefer = pick([
+        'code=503',
+        'code=429',
+        'code=500',
+        'code=abc',
+        'example=slow_down',
+        'dynamic=true',
+        'code=200',
+        ' '.repeat(8000),
+        'a=b;'.repeat(1000),
+      ]);
     if (chance(0.1)) set.accept = pick(['application/json, text/event-stream', 'text/event-stream', '*/*', 'nope']);
     if (chance(0.1)) set['x-toolenv-episode'] = pick(['w0-nope', 'nope', 'x'.repeat(500)]);
     if (chance(0.05)) set['mcp-session-id'] = pick(['nope', 'w0-x']);
@@ -177,11 +253,26 @@ function generator(random: () => number, routes: [string, string][]) {
   return (): FuzzRequest => {
     if (chance(0.04)) return rawRequest();
     const [documented, template] = pick(routes);
-    const method = chance(0.08) ? pick(['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'BREW', 'M-SEARCH', 'GET', 'POST']) : documented;
+    const method = chance(0.08)
+      ? pick(['PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'BREW', 'M-SEARCH', 'GET', 'POST'])
+      : documented;
     const path = target(template);
     let body: string | undefined;
     if (method !== 'GET' && method !== 'HEAD' && chance(0.9)) {
-      body = chance(0.12) ? pick(['{', '{"arguments": }', '[1,2', '\u0000', 'null', '"str"', '{"a":1}{"b":2}', '\ufeff{}', '{"__proto__": {"x": 1}}', ' ']) : JSON.stringify(jsonBody(template));
+      body = chance(0.12)
+        ? pick([
+            '{',
+            '{"arguments": }',
+            '[1,2',
+            '\u0000',
+            'null',
+            '"str"',
+            '{"a":1}{"b":2}',
+            '\ufeff{}',
+            '{"__proto__": {"x": 1}}',
+            ' ',
+          ])
+        : JSON.stringify(jsonBody(template));
     }
     return { method, path, headers: headers(), body };
   };
@@ -201,20 +292,39 @@ function send(url: string, fuzz: FuzzRequest): Promise<Answer> {
         const [head = '', ...rest] = text.split('\r\n\r\n');
         const lines = head.split('\r\n');
         const headers: Record<string, string> = {};
-        for (const line of lines.slice(1)) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
-        resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0]!)?.[1] ?? 0), headers, body: rest.join('\r\n\r\n'), ms: performance.now() - started });
+        for (const line of lines.slice(1))
+          headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+        resolve({
+          status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(lines[0]!)?.[1] ?? 0),
+          headers,
+          body: rest.join('\r\n\r\n'),
+          ms: performance.now() - started,
+        });
       });
       socket.on('error', reject);
     });
   }
   return new Promise((resolve, reject) => {
-    const asked = request({ host: hostname, port, method: fuzz.method, path: fuzz.path, headers: fuzz.headers, agent: false, timeout: REQUEST_BOUND_MS * 2 }, (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (chunk: string) => (text += chunk));
-      answer.on('end', () => resolve({ status: answer.statusCode!, headers: answer.headers, body: text, ms: performance.now() - started }));
-      answer.on('error', reject);
-    });
+    const asked = request(
+      {
+        host: hostname,
+        port,
+        method: fuzz.method,
+        path: fuzz.path,
+        headers: fuzz.headers,
+        agent: false,
+        timeout: REQUEST_BOUND_MS * 2,
+      },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk: string) => (text += chunk));
+        answer.on('end', () =>
+          resolve({ status: answer.statusCode!, headers: answer.headers, body: text, ms: performance.now() - started }),
+        );
+        answer.on('error', reject);
+      },
+    );
     asked.on('timeout', () => asked.destroy(new Error('no answer within the bound')));
     asked.on('error', reject);
     asked.end(fuzz.body);
@@ -228,18 +338,24 @@ function verdict(fuzz: FuzzRequest, answer: Answer): string | undefined {
   // Node's parser closes some garbage without a word (a second Content-Length, a bare line): nothing to judge.
   if (status === 0) return fuzz.raw === undefined ? 'no status' : undefined;
   const forced = /code=5\d\d|__code=5\d\d/.test(`${fuzz.headers.prefer ?? ''} ${fuzz.path}`);
-  if (status >= 500 && headers['x-toolenv-error'] === undefined && !forced) return `${status} neither injected nor forced: ${answer.body.slice(0, 300)}`;
+  if (status >= 500 && headers['x-toolenv-error'] === undefined && !forced)
+    return `${status} neither injected nor forced: ${answer.body.slice(0, 300)}`;
   if (status === 429 && headers['retry-after'] === undefined) return '429 without Retry-After';
   if (status >= 400 && fuzz.method !== 'HEAD') {
     const type = String(headers['content-type'] ?? '');
-    const mcp = fuzz.path.startsWith('/mcp') && /^application\/json|^text\/event-stream/.test(type) && /"jsonrpc"/.test(answer.body);
+    const mcp =
+      fuzz.path.startsWith('/mcp') &&
+      /^application\/json|^text\/event-stream/.test(type) &&
+      /"jsonrpc"/.test(answer.body);
     // A simulated API's own error answer (a spec example) is its body, not the server's problem.
     const simulated = headers['x-toolenv-source'] === 'example';
     if (!mcp && !simulated) {
-      if (type !== 'application/problem+json') return `${status} is ${type || 'untyped'}, not a problem: ${answer.body.slice(0, 200)}`;
+      if (type !== 'application/problem+json')
+        return `${status} is ${type || 'untyped'}, not a problem: ${answer.body.slice(0, 200)}`;
       try {
         const body = JSON.parse(answer.body) as { status?: unknown; title?: unknown };
-        if (body.status !== status || typeof body.title !== 'string') return `${status} problem body is malformed: ${answer.body.slice(0, 200)}`;
+        if (body.status !== status || typeof body.title !== 'string')
+          return `${status} problem body is malformed: ${answer.body.slice(0, 200)}`;
       } catch {
         return `${status} problem body is not JSON: ${answer.body.slice(0, 200)}`;
       }
@@ -260,7 +376,9 @@ describe(`fuzz of every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
     await buildGraph(library);
     await ToolSearch.open(library).index('bm25');
     server = await startTestServer({ library, errorRate: 0.05, maxEpisodes: 20, mcp: { maxSessions: 3 } });
-    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     routes = Object.entries(document.paths).flatMap(([path, operations]) =>
       Object.keys(operations)
         .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
@@ -270,7 +388,12 @@ describe(`fuzz of every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
   after(() => server.close());
 
   it('answers every request within the bound, with no unasked 5xx, every error a problem, /healthz answering throughout', async () => {
-    assert.ok(routes.some(([, path]) => path === '/mcp') && routes.some(([, path]) => path.startsWith('/openenv')) && routes.length > 30, `${routes.length} routes`);
+    assert.ok(
+      routes.some(([, path]) => path === '/mcp') &&
+        routes.some(([, path]) => path.startsWith('/openenv')) &&
+        routes.length > 30,
+      `${routes.length} routes`,
+    );
     const next = generator(prng(SEED), routes);
     const planned = Array.from({ length: REQUESTS }, next);
     const failures: string[] = [];
@@ -301,9 +424,13 @@ describe(`fuzz of every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
           } catch (error) {
             // The server may close a connection on garbage or an oversized body; it must not leave one hanging.
             if (/no answer/.test((error as Error).message)) wrong = (error as Error).message;
-            else if (!['ECONNRESET', 'EPIPE'].includes((error as NodeJS.ErrnoException).code ?? '')) wrong = `client error ${(error as Error).message}`;
+            else if (!['ECONNRESET', 'EPIPE'].includes((error as NodeJS.ErrnoException).code ?? ''))
+              wrong = `client error ${(error as Error).message}`;
           }
-          if (wrong) failures.push(`#${at} ${fuzz.method} ${fuzz.path.slice(0, 200)} ${JSON.stringify(fuzz.headers).slice(0, 200)} ${(fuzz.raw ?? fuzz.body ?? '').slice(0, 200)}: ${wrong}`);
+          if (wrong)
+            failures.push(
+              `#${at} ${fuzz.method} ${fuzz.path.slice(0, 200)} ${JSON.stringify(fuzz.headers).slice(0, 200)} ${(fuzz.raw ?? fuzz.body ?? '').slice(0, 200)}: ${wrong}`,
+            );
         }
       }),
     );

@@ -16,7 +16,9 @@ export const echoResponder: Responder = {
 };
 
 /** A real server on 127.0.0.1 with a free port, the fixture library (or the given one) and a fresh cache file. */
-export async function startTestServer(options: Partial<ServeOptions> & { tools?: Tool[]; apis?: ApiRecord[] } = {}): Promise<RunningServer> {
+export async function startTestServer(
+  options: Partial<ServeOptions> & { tools?: Tool[]; apis?: ApiRecord[] } = {},
+): Promise<RunningServer> {
   const { tools, apis, ...rest } = options;
   const library = rest.library ?? (tools || apis ? writeFixtureLibrary(tools, apis) : writeFixtureLibrary());
   return startServer({
@@ -49,22 +51,33 @@ export interface RawResponse {
 }
 
 /** A request whose path goes on the wire exactly as written (fetch would normalize `..` and re-encode). */
-export function rawRequest(url: string, path: string, init: { method?: string; headers?: Record<string, string | string[]>; body?: string } = {}): Promise<RawResponse> {
+export function rawRequest(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string | string[]>; body?: string } = {},
+): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: hostname, port, path, method: init.method ?? 'GET', headers: init.headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = httpRequest(
+      { host: hostname, port, path, method: init.method ?? 'GET', headers: init.headers },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });
 }
 
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** Sends bytes on a fresh socket and returns everything the server wrote back before closing. */

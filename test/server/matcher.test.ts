@@ -21,26 +21,57 @@ const routes = compileRoutes([
 
 function request(method: string, path: string, has: Record<string, string> = {}): RouteRequest {
   const trailingSlash = path.length > 1 && path.endsWith('/');
-  const segments = (trailingSlash ? path.slice(0, -1) : path).split('/').slice(1).filter((s, i, all) => !(all.length === 1 && s === ''));
-  return { method, segments, trailingSlash, has: (name, value) => name in has && (value === undefined || has[name] === value) };
+  const segments = (trailingSlash ? path.slice(0, -1) : path)
+    .split('/')
+    .slice(1)
+    .filter((s, i, all) => !(all.length === 1 && s === ''));
+  return {
+    method,
+    segments,
+    trailingSlash,
+    has: (name, value) => name in has && (value === undefined || has[name] === value),
+  };
 }
 
 describe('REST route matching', () => {
   it('matches templates and extracts parameters', () => {
-    assert.deepEqual(matchRoute(routes, request('GET', '/pets/12')), { kind: 'operation', id: 'getPet', params: { petId: '12' } });
-    assert.deepEqual(matchRoute(routes, request('DELETE', '/pets/12')), { kind: 'operation', id: 'deletePet', params: { petId: '12' } });
-    assert.deepEqual(matchRoute(routes, request('GET', '/files/my-lib-1.2.zip')), { kind: 'operation', id: 'archive', params: { name: 'my-lib', version: '1.2' } });
+    assert.deepEqual(matchRoute(routes, request('GET', '/pets/12')), {
+      kind: 'operation',
+      id: 'getPet',
+      params: { petId: '12' },
+    });
+    assert.deepEqual(matchRoute(routes, request('DELETE', '/pets/12')), {
+      kind: 'operation',
+      id: 'deletePet',
+      params: { petId: '12' },
+    });
+    assert.deepEqual(matchRoute(routes, request('GET', '/files/my-lib-1.2.zip')), {
+      kind: 'operation',
+      id: 'archive',
+      params: { name: 'my-lib', version: '1.2' },
+    });
   });
 
   it('prefers concrete segments over templates', () => {
     assert.deepEqual(matchRoute(routes, request('GET', '/pets/mine')), { kind: 'operation', id: 'myPets', params: {} });
     // DELETE /pets/mine has no concrete operation: the template takes it.
-    assert.deepEqual(matchRoute(routes, request('DELETE', '/pets/mine')), { kind: 'operation', id: 'deletePet', params: { petId: 'mine' } });
+    assert.deepEqual(matchRoute(routes, request('DELETE', '/pets/mine')), {
+      kind: 'operation',
+      id: 'deletePet',
+      params: { petId: 'mine' },
+    });
   });
 
   it('reports 405 with the allowed methods, HEAD with GET', () => {
-    assert.deepEqual(matchRoute(routes, request('PATCH', '/pets/1')), { kind: 'method-not-allowed', allow: ['DELETE', 'GET', 'HEAD'] });
-    assert.deepEqual(matchRoute(routes, request('HEAD', '/pets/1')), { kind: 'operation', id: 'getPet', params: { petId: '1' } });
+    assert.deepEqual(matchRoute(routes, request('PATCH', '/pets/1')), {
+      kind: 'method-not-allowed',
+      allow: ['DELETE', 'GET', 'HEAD'],
+    });
+    assert.deepEqual(matchRoute(routes, request('HEAD', '/pets/1')), {
+      kind: 'operation',
+      id: 'getPet',
+      params: { petId: '1' },
+    });
     assert.deepEqual(matchRoute(routes, request('HEAD', '/probe')), { kind: 'operation', id: 'headOnly', params: {} });
     assert.deepEqual(matchRoute(routes, request('GET', '/nothing/here')), { kind: 'no-path' });
   });
@@ -51,8 +82,14 @@ describe('REST route matching', () => {
   });
 
   it('tells operations sharing a path apart by fixed header or query values', () => {
-    assert.equal((matchRoute(routes, request('POST', '/', { 'X-Amz-Target': 'Queue.List' })) as { id: string }).id, 'list');
-    assert.equal((matchRoute(routes, request('POST', '/', { 'X-Amz-Target': 'Queue.Send' })) as { id: string }).id, 'send');
+    assert.equal(
+      (matchRoute(routes, request('POST', '/', { 'X-Amz-Target': 'Queue.List' })) as { id: string }).id,
+      'list',
+    );
+    assert.equal(
+      (matchRoute(routes, request('POST', '/', { 'X-Amz-Target': 'Queue.Send' })) as { id: string }).id,
+      'send',
+    );
     assert.deepEqual(matchRoute(routes, request('POST', '/', { 'X-Amz-Target': 'Queue.Other' })), {
       kind: 'unmet-conditions',
       conditions: ['X-Amz-Target=Queue.Send', 'X-Amz-Target=Queue.List'],
@@ -77,7 +114,8 @@ describe('REST route matching', () => {
       { id: 'daily', method: 'get', path: '/forecast/daily?lat={lat}&lon={lon}' },
       { id: 'dailyCity', method: 'get', path: '/forecast/daily?city={city}&country={country}' },
     ]);
-    const id = (path: string, has: Record<string, string>) => (matchRoute(weather, request('GET', path, has)) as { id: string }).id;
+    const id = (path: string, has: Record<string, string>) =>
+      (matchRoute(weather, request('GET', path, has)) as { id: string }).id;
     assert.equal(id('/current', { lat: '35.78', lon: '-78.64', key: 'abc' }), 'latLon');
     assert.equal(id('/current', { city: 'Raleigh', country: 'US', key: 'abc' }), 'cityCountry');
     assert.equal(id('/current', { postal_code: '27601' }), 'postal');
@@ -94,7 +132,12 @@ describe('REST route matching', () => {
     const required: Record<string, string[]> = { byName: ['q'], byGeo: ['lat', 'lon'] };
     const route = (has: Record<string, string>) => {
       const base = request('GET', '/search', has);
-      return (matchRoute(variants, { ...base, missingRequired: (id) => required[id]!.filter((name) => !(name in has)).length }) as { id: string }).id;
+      return (
+        matchRoute(variants, {
+          ...base,
+          missingRequired: (id) => required[id]!.filter((name) => !(name in has)).length,
+        }) as { id: string }
+      ).id;
     };
     assert.equal(route({ lat: '1', lon: '2' }), 'byGeo');
     assert.equal(route({ q: 'pizza' }), 'byName');
@@ -105,28 +148,64 @@ describe('REST route matching', () => {
     const templates = ['{a}.{b}', '{a}{b}', 'x{a}-{b}-{c}y', '{a}..{b}', "f(a='{a}',b='{b}')", '{a}'];
     const alphabet = ['a', '.', '-', 'x', 'y', "'", ',', '(', ')', '='];
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (const template of templates) {
       const compiled = compileRoutes([{ id: 'op', method: 'get', path: `/${template}` }]);
       const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-      const reference = new RegExp(`^${template.split(/\{[^}]+\}/).map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('(.+)')}$`, 's');
+      const reference = new RegExp(
+        `^${template
+          .split(/\{[^}]+\}/)
+          .map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('(.+)')}$`,
+        's',
+      );
       for (let n = 0; n < 400; n++) {
-        const text = Array.from({ length: 1 + Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+        const text = Array.from(
+          { length: 1 + Math.floor(random() * 12) },
+          () => alphabet[Math.floor(random() * alphabet.length)],
+        ).join('');
         const expected = reference.exec(text);
         const got = matchRoute(compiled, { method: 'GET', segments: [text], trailingSlash: false, has: () => false });
         if (!expected) assert.equal(got.kind, 'no-path', `${template} on ${JSON.stringify(text)}`);
-        else assert.deepEqual(got, { kind: 'operation', id: 'op', params: Object.fromEntries(names.map((name, k) => [name, expected[k + 1]])) }, `${template} on ${JSON.stringify(text)}`);
+        else
+          assert.deepEqual(
+            got,
+            {
+              kind: 'operation',
+              id: 'op',
+              params: Object.fromEntries(names.map((name, k) => [name, expected[k + 1]])),
+            },
+            `${template} on ${JSON.stringify(text)}`,
+          );
       }
     }
   });
 
   it('matches a long segment of several parameters in linear time (Microsoft Graph reports)', () => {
-    const graph = compileRoutes([{ id: 'summary', method: 'get', path: "/reports/getSummary(skip={skip},top={top},filter='{filter}',skipToken='{skipToken}')" }]);
+    const graph = compileRoutes([
+      {
+        id: 'summary',
+        method: 'get',
+        path: "/reports/getSummary(skip={skip},top={top},filter='{filter}',skipToken='{skipToken}')",
+      },
+    ]);
     const almost = `getSummary(skip=${"1,top=1,filter='".repeat(400)}skipToken='x')`;
     const started = performance.now();
-    assert.equal(matchRoute(graph, { method: 'GET', segments: ['reports', almost], trailingSlash: false, has: () => false }).kind, 'no-path');
-    const hit = matchRoute(graph, { method: 'GET', segments: ['reports', "getSummary(skip=1,top=2,filter='a,b',skipToken='t')"], trailingSlash: false, has: () => false });
-    assert.deepEqual(hit, { kind: 'operation', id: 'summary', params: { skip: '1', top: '2', filter: 'a,b', skipToken: 't' } });
+    assert.equal(
+      matchRoute(graph, { method: 'GET', segments: ['reports', almost], trailingSlash: false, has: () => false }).kind,
+      'no-path',
+    );
+    const hit = matchRoute(graph, {
+      method: 'GET',
+      segments: ['reports', "getSummary(skip=1,top=2,filter='a,b',skipToken='t')"],
+      trailingSlash: false,
+      has: () => false,
+    });
+    assert.deepEqual(hit, {
+      kind: 'operation',
+      id: 'summary',
+      params: { skip: '1', top: '2', filter: 'a,b', skipToken: 't' },
+    });
     // The regular expressions took 6 s on such a URL; a bound far above linear time, far below that.
     assert.ok(performance.now() - started < 500, `took ${performance.now() - started} ms`);
   });

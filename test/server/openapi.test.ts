@@ -33,7 +33,11 @@ describe('GET /openapi.json', () => {
   });
 
   it('is internally consistent: refs resolve, operation ids are unique, path parameters are declared', () => {
-    const resolve = (ref: string) => ref.slice(2).split('/').reduce((node: Json | undefined, key) => node?.[key], doc);
+    const resolve = (ref: string) =>
+      ref
+        .slice(2)
+        .split('/')
+        .reduce((node: Json | undefined, key) => node?.[key], doc);
     const refs = JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [];
     for (const ref of refs) assert.ok(resolve(JSON.parse(`{${ref}}`).$ref), ref);
     const ids = new Set<string>();
@@ -44,9 +48,14 @@ describe('GET /openapi.json', () => {
         assert.ok(!ids.has(operation.operationId), operation.operationId);
         ids.add(operation.operationId);
         assert.ok(Object.keys(operation.responses).length > 0);
-        const declared = (operation.parameters ?? []).map((p: Json) => (p.$ref ? resolve(p.$ref) : p)).filter((p: Json) => p.in === 'path');
+        const declared = (operation.parameters ?? [])
+          .map((p: Json) => (p.$ref ? resolve(p.$ref) : p))
+          .filter((p: Json) => p.in === 'path');
         for (const name of path.match(/\{([^}]+)\}/g) ?? []) {
-          assert.ok(declared.some((p: Json) => `{${p.name}}` === name && p.required === true), `${method} ${path} declares ${name}`);
+          assert.ok(
+            declared.some((p: Json) => `{${p.name}}` === name && p.required === true),
+            `${method} ${path} declares ${name}`,
+          );
         }
       }
     }
@@ -64,7 +73,9 @@ describe('GET /openapi.json', () => {
     check('Tool', await (await fetch(`${server.url}/v1/tools/petstore_test__getPetById`)).json());
     check('Problem', await (await fetch(`${server.url}/v1/tools/missing`)).json());
     check('ApiList', await (await fetch(`${server.url}/apis`)).json());
-    const batch = await postJson(`${server.url}/v1/calls?__code=429`, { calls: [{ tool: 'weather_forecast', arguments: { city: 'Oslo' } }, { tool: 'x' }] });
+    const batch = await postJson(`${server.url}/v1/calls?__code=429`, {
+      calls: [{ tool: 'weather_forecast', arguments: { city: 'Oslo' } }, { tool: 'x' }],
+    });
     check('BatchResponse', await batch.json());
     check('BatchRequest', { calls: [{ tool: 'weather_forecast', arguments: {} }] });
   });
@@ -73,7 +84,9 @@ describe('GET /openapi.json', () => {
     assert.equal(doc.components.securitySchemes, undefined);
     const secured = await startTestServer({ apiKey: 'k' });
     try {
-      const securedDoc = (await (await fetch(`${secured.url}/openapi.json`, { headers: { authorization: 'Bearer k' } })).json()) as Json;
+      const securedDoc = (await (
+        await fetch(`${secured.url}/openapi.json`, { headers: { authorization: 'Bearer k' } })
+      ).json()) as Json;
       assert.deepEqual(securedDoc.security, [{ bearer: [] }]);
       assert.equal(securedDoc.components.securitySchemes.bearer.scheme, 'bearer');
       assert.deepEqual(securedDoc.paths['/healthz'].get.security, []);

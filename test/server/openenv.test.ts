@@ -79,12 +79,20 @@ describe('OpenEnv over HTTP', () => {
     assert.match(metadata.description, /\/mcp/);
     assert.equal(typeof metadata.version, 'string');
     const schema = await json(await fetch(`${url}/openenv/schema`));
-    assert.deepEqual(schema.action, { title: 'ToolEnvAction', description: schema.action.description, type: 'object', properties: { text: schema.action.properties.text }, required: ['text'], additionalProperties: false });
+    assert.deepEqual(schema.action, {
+      title: 'ToolEnvAction',
+      description: schema.action.description,
+      type: 'object',
+      properties: { text: schema.action.properties.text },
+      required: ['text'],
+      additionalProperties: false,
+    });
     assert.deepEqual(Object.keys(schema).sort(), ['action', 'observation', 'state']);
     const document = await json(await fetch(`${url}/openenv/openapi.json`));
     assert.equal(typeof document.info.version, 'string');
     assert.deepEqual(document.servers, [{ url: `${url}/openenv` }]);
-    for (const path of ['/reset', '/step', '/state', '/ws', '/health', '/metadata', '/schema']) assert.ok(document.paths[path], path);
+    for (const path of ['/reset', '/step', '/state', '/ws', '/health', '/metadata', '/schema'])
+      assert.ok(document.paths[path], path);
     assert.equal(document.paths['/v1/tools'], undefined);
     await expectProblem(await fetch(`${url}/openenv/ws`), 426);
   });
@@ -100,15 +108,23 @@ describe('OpenEnv over HTTP', () => {
     assert.equal(reset.done, false);
     const id = reset.observation.episode_id as string;
     assert.notEqual(id, 'mine', 'the server names episodes');
-    assert.deepEqual([reset.observation.turn, reset.observation.content, reset.observation.done], [0, TASK.query, false]);
+    assert.deepEqual(
+      [reset.observation.turn, reset.observation.content, reset.observation.done],
+      [0, TASK.query, false],
+    );
     assert.equal(reset.observation.messages[0].role, 'system');
     assert.deepEqual(reset.observation.messages[1], { role: 'user', content: TASK.query });
     assert.ok(observation(reset.observation), JSON.stringify(observation.errors));
     const summary = await json(await fetch(`${url}/v1/episodes/${id}`));
     assert.equal(summary.seed, 3);
 
-    const first = await json(await post(`${url}/openenv/step`, { episode_id: id, action: { text: EXPLORE }, timeout_s: 30, request_id: 'r1' }));
-    assert.deepEqual([first.reward, first.done, first.observation.turn, first.observation.episode_id], [null, false, 1, id]);
+    const first = await json(
+      await post(`${url}/openenv/step`, { episode_id: id, action: { text: EXPLORE }, timeout_s: 30, request_id: 'r1' }),
+    );
+    assert.deepEqual(
+      [first.reward, first.done, first.observation.turn, first.observation.episode_id],
+      [null, false, 1, id],
+    );
     assert.match(first.observation.content, /^<tools>/);
     assert.ok(observation(first.observation), JSON.stringify(observation.errors));
     // The episode may be named in the query instead (what routes it under serve --workers).
@@ -133,13 +149,29 @@ describe('OpenEnv over HTTP', () => {
       rewards: { r_step: rewards.r_step, r_phase: rewards.r_phase, r_traj: rewards.r_traj, r_ans: rewards.r_ans },
     });
     assert.ok(observation(last.observation), JSON.stringify(observation.errors));
-    assert.deepEqual(await json(await fetch(`${url}/openenv/state?episode_id=${id}`)), { episode_id: id, step_count: 4, done: true, task: TASK });
-    assert.match(String((await expectProblem(await post(`${url}/openenv/step`, { episode_id: id, action: { text: ANSWER } }), 409)).detail), /answered on turn 4/);
+    assert.deepEqual(await json(await fetch(`${url}/openenv/state?episode_id=${id}`)), {
+      episode_id: id,
+      step_count: 4,
+      done: true,
+      task: TASK,
+    });
+    assert.match(
+      String(
+        (await expectProblem(await post(`${url}/openenv/step`, { episode_id: id, action: { text: ANSWER } }), 409))
+          .detail,
+      ),
+      /answered on turn 4/,
+    );
   });
 
   it('an unscorable answer is flagged: reward null, null rewards and why', async () => {
     const reset = await json(await post(`${url}/openenv/reset`, { task: OTHER_TASK }));
-    const last = await json(await post(`${url}/openenv/step`, { episode_id: reset.observation.episode_id, action: { text: '<think>t</think><answer>none</answer>' } }));
+    const last = await json(
+      await post(`${url}/openenv/step`, {
+        episode_id: reset.observation.episode_id,
+        action: { text: '<think>t</think><answer>none</answer>' },
+      }),
+    );
     assert.equal(last.done, true);
     assert.equal(last.reward, null);
     assert.equal(last.observation.rewards.r_traj, null);
@@ -148,23 +180,39 @@ describe('OpenEnv over HTTP', () => {
 
   it('refuses what it cannot validate with 422, unknown episodes with 404', async () => {
     const id = (await json(await post(`${url}/openenv/reset`, { task: TASK }))).observation.episode_id as string;
-    const bad = await expectProblem(await post(`${url}/openenv/step`, { episode_id: id, action: { text: 3, code: 'x' } }), 422);
+    const bad = await expectProblem(
+      await post(`${url}/openenv/step`, { episode_id: id, action: { text: 3, code: 'x' } }),
+      422,
+    );
     assert.deepEqual((bad.errors as Json[]).map((e) => e.path).sort(), ['/action/code', '/action/text']);
     await expectProblem(await post(`${url}/openenv/step`, { episode_id: id, action: 'hello' }), 422);
     const missing = await expectProblem(await post(`${url}/openenv/step`, { action: { text: EXPLORE } }), 422);
-    assert.deepEqual((missing.errors as Json[]).map((e) => e.path), ['/episode_id']);
-    await expectProblem(await post(`${url}/openenv/step?episode_id=other`, { episode_id: id, action: { text: EXPLORE } }), 422);
+    assert.deepEqual(
+      (missing.errors as Json[]).map((e) => e.path),
+      ['/episode_id'],
+    );
+    await expectProblem(
+      await post(`${url}/openenv/step?episode_id=other`, { episode_id: id, action: { text: EXPLORE } }),
+      422,
+    );
     await expectProblem(await post(`${url}/openenv/step`, { episode_id: 'nope', action: { text: EXPLORE } }), 404);
     await expectProblem(await fetch(`${url}/openenv/state?episode_id=nope`), 404);
     await expectProblem(await fetch(`${url}/openenv/state`), 422);
     // No --openenv-tasks: a reset without a task plays one synthesized from the served library and its graph.
     const drawn = await json(await post(`${url}/openenv/reset`, { seed: 5 }));
-    const task = (await json(await fetch(`${url}/openenv/state?episode_id=${drawn.observation.episode_id}`))).task as Json;
+    const task = (await json(await fetch(`${url}/openenv/state?episode_id=${drawn.observation.episode_id}`)))
+      .task as Json;
     assert.equal(drawn.observation.content, task.query);
-    assert.ok(typeof task.id === 'string' && (task.answer !== undefined || task.reference_tools.length > 0), JSON.stringify(task));
+    assert.ok(
+      typeof task.id === 'string' && (task.answer !== undefined || task.reference_tools.length > 0),
+      JSON.stringify(task),
+    );
     const again = await json(await post(`${url}/openenv/reset`, { seed: 5 }));
     assert.equal(again.observation.content, task.query, 'the same seed, the same default task');
-    const wrong = await expectProblem(await post(`${url}/openenv/reset`, { task: TASK, protocol: 'dfs', bogus: 1 }), 422);
+    const wrong = await expectProblem(
+      await post(`${url}/openenv/reset`, { task: TASK, protocol: 'dfs', bogus: 1 }),
+      422,
+    );
     assert.deepEqual((wrong.errors as Json[]).map((e) => e.path).sort(), ['/bogus', '/protocol']);
     await expectProblem(await post(`${url}/openenv/reset`, { task: TASK, episode_id: 7 }), 422);
     // The bad action ran nothing: the episode took no turn.
@@ -177,7 +225,10 @@ it('a server with neither --openenv-tasks nor a graph to synthesize them from: a
   const bare = await startEpisodeServer({ tools, openenvTasks: synthesizedTasks(await episodeLibrary(tools)) });
   t.after(() => bare.close());
   const untasked = await expectProblem(await post(`${bare.url}/openenv/reset`, {}), 422);
-  assert.deepEqual((untasked.errors as Json[]).map((e) => e.path), ['/task']);
+  assert.deepEqual(
+    (untasked.errors as Json[]).map((e) => e.path),
+    ['/task'],
+  );
   assert.match(JSON.stringify(untasked.errors), /toolenv graph build/);
 });
 
@@ -193,7 +244,10 @@ describe('OpenEnv over WebSocket', () => {
 
   it('one session plays a whole episode: reset, steps, the reward, the state; close ends the episode', async () => {
     const session = await connect(url);
-    assert.deepEqual(await session.ask({ type: 'state' }), { type: 'state', data: { episode_id: null, step_count: 0, done: false } });
+    assert.deepEqual(await session.ask({ type: 'state' }), {
+      type: 'state',
+      data: { episode_id: null, step_count: 0, done: false },
+    });
     const reset = await session.ask({ type: 'reset', data: { seed: 0 } });
     assert.equal(reset.type, 'observation');
     assert.deepEqual([reset.data.reward, reset.data.done, reset.data.observation.content], [null, false, TASK.query]);
@@ -207,7 +261,10 @@ describe('OpenEnv over WebSocket', () => {
     assert.equal(last.data.done, true);
     assert.equal(last.data.reward, rewards.r_traj);
     assert.equal(last.data.observation.rewards.r_traj, rewards.r_traj);
-    assert.deepEqual(await session.ask({ type: 'state' }), { type: 'state', data: { episode_id: id, step_count: 4, done: true, task: TASK } });
+    assert.deepEqual(await session.ask({ type: 'state' }), {
+      type: 'state',
+      data: { episode_id: id, step_count: 4, done: true, task: TASK },
+    });
     const done = await session.ask({ type: 'step', data: { text: ANSWER } });
     assert.equal(done.data.code, 'EXECUTION_ERROR');
     assert.match(done.data.message, /answered on turn 4/);
@@ -238,10 +295,16 @@ describe('OpenEnv over WebSocket', () => {
     assert.equal(first.data.observation.content, OTHER_TASK.query);
     const firstId = first.data.observation.episode_id as string;
     const invalid = await error({ type: 'reset', data: { max_turns: 0 } }, 'VALIDATION_ERROR');
-    assert.deepEqual(invalid.errors.map((e: Json) => e.path), ['/max_turns']);
+    assert.deepEqual(
+      invalid.errors.map((e: Json) => e.path),
+      ['/max_turns'],
+    );
     assert.equal(await episodeStatus(url, firstId), 200, 'an invalid reset keeps the episode');
     const bad = await error({ type: 'step', data: { text: EXPLORE, extra: 1 } }, 'VALIDATION_ERROR');
-    assert.deepEqual(bad.errors.map((e: Json) => e.path), ['/data/extra']);
+    assert.deepEqual(
+      bad.errors.map((e: Json) => e.path),
+      ['/data/extra'],
+    );
     await error({ type: 'step' }, 'VALIDATION_ERROR');
 
     const second = await session.ask({ type: 'reset', data: {} });
@@ -252,7 +315,10 @@ describe('OpenEnv over WebSocket', () => {
     const step = await session.ask({ type: 'step', data: { text: EXPLORE } });
     assert.equal(step.data.observation.turn, 1);
     // Messages sent back to back are answered in order, each after the one before: this step meets the new episode.
-    const [again, stepped] = await Promise.all([session.ask({ type: 'reset' }), session.ask({ type: 'step', data: { text: EXPLORE } })]);
+    const [again, stepped] = await Promise.all([
+      session.ask({ type: 'reset' }),
+      session.ask({ type: 'step', data: { text: EXPLORE } }),
+    ]);
     const id = again!.data.observation.episode_id as string;
     assert.deepEqual([stepped!.data.observation.episode_id, stepped!.data.observation.turn], [id, 1]);
     assert.equal(await episodeStatus(url, third.data.observation.episode_id), 404);
@@ -260,7 +326,8 @@ describe('OpenEnv over WebSocket', () => {
     session.ws.terminate();
     await session.closed;
     // The server sees the connection go a moment later.
-    for (let i = 0; i < 50 && (await episodeStatus(url, id)) === 200; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 50 && (await episodeStatus(url, id)) === 200; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(await episodeStatus(url, id), 404);
   });
 
@@ -287,7 +354,9 @@ describe('OpenEnv over WebSocket', () => {
     assert.match(health!, /^HTTP\/1\.1 200 OK\r\n[^]*"status":"ok"/);
     assert.match(last!, /^HTTP\/1\.1 200 OK\r\n/);
     const body = JSON.stringify({ task: TASK });
-    const [reset] = await answers(`POST /openenv/reset HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${body.length}\r\n${h2c}\r\n${body}`);
+    const [reset] = await answers(
+      `POST /openenv/reset HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${body.length}\r\n${h2c}\r\n${body}`,
+    );
     assert.match(reset!, /^HTTP\/1\.1 200 OK\r\n/, 'the body was read');
     const created = JSON.parse(reset!.slice(reset!.indexOf('\r\n\r\n'))) as Json;
     await json(await fetch(`${url}/v1/episodes/${created.observation.episode_id}`, { method: 'DELETE' }));

@@ -23,7 +23,9 @@ interface Replica {
 
 /** Starts `toolenv serve --json`; resolves once it listens. */
 function serve(args: string[]): Promise<Replica> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--error-rate', '0', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--error-rate', '0', '--json', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -42,7 +44,9 @@ function serve(args: string[]): Promise<Replica> {
 
 /** Runs `toolenv serve` to its end; resolves with its exit code and stderr. */
 function serveFailing(args: string[]): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
@@ -57,7 +61,16 @@ function countingModel(): { server: Server; calls: () => number } {
       const n = ++calls;
       setTimeout(() => {
         response.setHeader('content-type', 'application/json');
-        response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: JSON.stringify({ id: n, name: `answer ${n}` }) }, finish_reason: 'stop' }] }));
+        response.end(
+          JSON.stringify({
+            choices: [
+              {
+                message: { role: 'assistant', content: JSON.stringify({ id: n, name: `answer ${n}` }) },
+                finish_reason: 'stop',
+              },
+            ],
+          }),
+        );
       }, 1500);
     });
   });
@@ -65,7 +78,11 @@ function countingModel(): { server: Server; calls: () => number } {
 }
 
 async function call(replica: Replica, args: unknown): Promise<{ source: string | null; body: string }> {
-  const response = await fetch(`${replica.url}/v1/tools/${TOOL}/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ arguments: args }) });
+  const response = await fetch(`${replica.url}/v1/tools/${TOOL}/call`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ arguments: args }),
+  });
   assert.equal(response.status, 201);
   return { source: response.headers.get('x-toolenv-source'), body: await response.text() };
 }
@@ -87,7 +104,16 @@ describe('two replicas sharing one PostgreSQL cache', { skip: postgresSkip }, ()
     database = await postgres.database();
     const port = await freePort();
     await new Promise<void>((resolve) => model.server.listen(port, '127.0.0.1', resolve));
-    const flags = ['--library', library, '--cache', database, '--responder', 'openai', '--responder-url', `http://127.0.0.1:${port}`];
+    const flags = [
+      '--library',
+      library,
+      '--cache',
+      database,
+      '--responder',
+      'openai',
+      '--responder-url',
+      `http://127.0.0.1:${port}`,
+    ];
     replicas = await Promise.all([serve(flags), serve(flags)]);
   });
   after(async () => {
@@ -110,11 +136,21 @@ describe('two replicas sharing one PostgreSQL cache', { skip: postgresSkip }, ()
   test('identical misses on both replicas at once are one model call; every caller gets its answer', async () => {
     const [a, b] = replicas as [Replica, Replica];
     const before = model.calls();
-    const answers = await Promise.all([a, b, a, b, a, b].map((replica) => call(replica, { name: 'Nala', status: 'new' })));
+    const answers = await Promise.all(
+      [a, b, a, b, a, b].map((replica) => call(replica, { name: 'Nala', status: 'new' })),
+    );
     assert.equal(model.calls(), before + 1, 'one model call among six callers on two replicas');
     assert.equal(new Set(answers.map((answer) => answer.body)).size, 1, 'one body for all');
-    assert.equal(answers.filter((answer) => answer.source === 'model').length, 3, 'the claiming replica’s callers share its model call');
-    assert.equal(answers.filter((answer) => answer.source === 'cache').length, 3, 'the other replica’s callers read the stored answer');
+    assert.equal(
+      answers.filter((answer) => answer.source === 'model').length,
+      3,
+      'the claiming replica’s callers share its model call',
+    );
+    assert.equal(
+      answers.filter((answer) => answer.source === 'cache').length,
+      3,
+      'the other replica’s callers read the stored answer',
+    );
     assert.equal((await metric(a, 'toolenv_cache_shared_total')) + (await metric(b, 'toolenv_cache_shared_total')), 1);
   });
 
@@ -125,7 +161,11 @@ describe('two replicas sharing one PostgreSQL cache', { skip: postgresSkip }, ()
       assert.equal(hit.source, 'cache');
       assert.equal(hit.body, (await call(replicas[0]!, { name: 'Milo' })).body);
       assert.equal((await call(reader, { name: 'Unseen' })).source, 'synth');
-      assert.equal((await call(replicas[0]!, { name: 'Unseen' })).source, 'model', 'the read-only replica wrote nothing back');
+      assert.equal(
+        (await call(replicas[0]!, { name: 'Unseen' })).source,
+        'model',
+        'the read-only replica wrote nothing back',
+      );
     } finally {
       await reader.stop();
     }
@@ -133,10 +173,23 @@ describe('two replicas sharing one PostgreSQL cache', { skip: postgresSkip }, ()
 
   test('an unreachable database or a wrong URL stops serve at startup with one line and exit 2', async () => {
     const port = await freePort();
-    const unreachable = await serveFailing(['--library', library, '--cache', `postgres://toolenv:secret@127.0.0.1:${port}/toolenv`]);
+    const unreachable = await serveFailing([
+      '--library',
+      library,
+      '--cache',
+      `postgres://toolenv:secret@127.0.0.1:${port}/toolenv`,
+    ]);
     assert.equal(unreachable.code, 2, unreachable.stderr);
-    assert.match(unreachable.stderr, /^toolenv: postgres:\/\/toolenv:\*\*\*@127\.0\.0\.1:\d+\/toolenv is not a usable ToolEnv response cache: .*ECONNREFUSED[^\n]*\n$/);
-    const noDatabase = await serveFailing(['--library', library, '--cache', database.replace(/\/[^/]+$/, '/no_such_database')]);
+    assert.match(
+      unreachable.stderr,
+      /^toolenv: postgres:\/\/toolenv:\*\*\*@127\.0\.0\.1:\d+\/toolenv is not a usable ToolEnv response cache: .*ECONNREFUSED[^\n]*\n$/,
+    );
+    const noDatabase = await serveFailing([
+      '--library',
+      library,
+      '--cache',
+      database.replace(/\/[^/]+$/, '/no_such_database'),
+    ]);
     assert.equal(noDatabase.code, 2, noDatabase.stderr);
     assert.match(noDatabase.stderr, /^toolenv: [^\n]*database "no_such_database" does not exist\n$/);
   });

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 
 /** A variable of a running process's environment (the primary hands each worker its index and socket directory). */
 export function environ(pid: number, name: string): string | undefined {
-  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((line) => line.startsWith(`${name}=`));
+  const entry = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find((line) => line.startsWith(`${name}=`));
   return entry?.slice(name.length + 1);
 }
 

@@ -13,7 +13,11 @@ function headerApp(): Hono {
   const app = new Hono();
   app.post('/headers', async (c) => {
     await c.req.text();
-    return c.json(Object.fromEntries(NAMES.map((name) => [name, { fast: requestHeader(c, name) ?? null, hono: c.req.header(name) ?? null }])));
+    return c.json(
+      Object.fromEntries(
+        NAMES.map((name) => [name, { fast: requestHeader(c, name) ?? null, hono: c.req.header(name) ?? null }]),
+      ),
+    );
   });
   return app;
 }
@@ -46,7 +50,22 @@ describe('requestHeader', () => {
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('reads what c.req.header reads under @hono/node-server, repeated headers joined the same way', async () => {
-    const seen = await post(port, ['Content-Length', '2', 'Prefer', 'code=429', 'prefer', ' example=a ', 'X-ToolEnv-Episode', 'e1', 'x-toolenv-episode', 'e2'], '{}');
+    const seen = await post(
+      port,
+      [
+        'Content-Length',
+        '2',
+        'Prefer',
+        'code=429',
+        'prefer',
+        ' example=a ',
+        'X-ToolEnv-Episode',
+        'e1',
+        'x-toolenv-episode',
+        'e2',
+      ],
+      '{}',
+    );
     for (const name of NAMES) assert.equal(seen[name].fast, seen[name].hono, name);
     assert.equal(seen.prefer.fast, 'code=429, example=a');
     assert.equal(seen['x-toolenv-episode'].fast, 'e1, e2');
@@ -62,7 +81,11 @@ describe('requestHeader', () => {
   });
 
   it('falls back to c.req.header where no node request is behind the app (app.request)', async () => {
-    const response = await headerApp().request('/headers', { method: 'POST', headers: { prefer: 'dynamic=true', 'x-toolenv-episode': 'e3' }, body: '{}' });
+    const response = await headerApp().request('/headers', {
+      method: 'POST',
+      headers: { prefer: 'dynamic=true', 'x-toolenv-episode': 'e3' },
+      body: '{}',
+    });
     const seen = (await response.json()) as Seen;
     assert.deepEqual(seen.prefer, { fast: 'dynamic=true', hono: 'dynamic=true' });
     assert.deepEqual(seen['x-toolenv-episode'], { fast: 'e3', hono: 'e3' });

@@ -29,11 +29,18 @@ describe('REST surface: petstore', () => {
 
   it('rebuilds path and header arguments, routed by path template', async () => {
     const response = await fetch(`${base}/pets/7`, { headers: { 'x-request-id': 'req-1' } });
-    assert.deepEqual(await response.json(), { tool: 'petstore_test__getPetById', args: { petId: 7, 'X-Request-Id': 'req-1' } });
+    assert.deepEqual(await response.json(), {
+      tool: 'petstore_test__getPetById',
+      args: { petId: 7, 'X-Request-Id': 'req-1' },
+    });
   });
 
   it('rebuilds body arguments from JSON and from a form', async () => {
-    const json = await fetch(`${base}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Rex', status: 'sold', extra: 1 }) });
+    const json = await fetch(`${base}/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', status: 'sold', extra: 1 }),
+    });
     assert.equal(json.status, 201);
     assert.deepEqual(await echoed(json), { name: 'Rex', status: 'sold' });
     const form = await fetch(`${base}/pets`, { method: 'POST', body: new URLSearchParams({ name: 'Tom' }) });
@@ -71,8 +78,18 @@ describe('REST surface: petstore', () => {
   it('lets the simulator reject arguments that do not fit (400 problem)', async () => {
     const problem = await expectProblem(await fetch(`${base}/pets/abc`), 400);
     assert.match(JSON.stringify(problem), /petId/);
-    await expectProblem(await fetch(`${base}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1]' }), 400);
-    await expectProblem(await fetch(`${base}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":' }), 400);
+    await expectProblem(
+      await fetch(`${base}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1]' }),
+      400,
+    );
+    await expectProblem(
+      await fetch(`${base}/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"name":',
+      }),
+      400,
+    );
   });
 
   it('404 for a path with no operation, 405 with Allow for a wrong method, 204 with Allow for OPTIONS', async () => {
@@ -97,7 +114,10 @@ describe('REST surface: petstore', () => {
   });
 
   it('a trailing slash reaches the same operation', async () => {
-    assert.deepEqual(await (await fetch(`${base}/pets/?limit=3`)).json(), { tool: 'petstore_test__listPets', args: { limit: 3 } });
+    assert.deepEqual(await (await fetch(`${base}/pets/?limit=3`)).json(), {
+      tool: 'petstore_test__listPets',
+      args: { limit: 3 },
+    });
   });
 
   it('takes Prism-style controls from Prefer or __ query parameters, which never become arguments', async () => {
@@ -116,10 +136,19 @@ describe('REST surface: petstore', () => {
   it('serves the API document with servers pointing here', async () => {
     const response = await fetch(`${base}/openapi.json`);
     assert.equal(response.status, 200);
-    const document = (await response.json()) as { servers: { url: string }[]; paths: Record<string, Record<string, unknown>> };
-    assert.deepEqual(document.servers.map((s) => s.url), [base]);
+    const document = (await response.json()) as {
+      servers: { url: string }[];
+      paths: Record<string, Record<string, unknown>>;
+    };
+    assert.deepEqual(
+      document.servers.map((s) => s.url),
+      [base],
+    );
     assert.deepEqual(Object.keys(document.paths), ['/pets', '/pets/{petId}']);
-    assert.deepEqual(document.paths['/pets/{petId}'], (petstoreApi.document as { paths: Record<string, unknown> }).paths['/pets/{petId}']);
+    assert.deepEqual(
+      document.paths['/pets/{petId}'],
+      (petstoreApi.document as { paths: Record<string, unknown> }).paths['/pets/{petId}'],
+    );
   });
 
   it('404 for an unknown API', async () => {
@@ -138,7 +167,9 @@ describe('REST surface: a library holding part of an API', () => {
   after(() => server.close());
 
   it('filters paths and methods to the operations present', async () => {
-    const document = (await (await fetch(`${server.url}/apis/petstore.test/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${server.url}/apis/petstore.test/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     assert.deepEqual(Object.keys(document.paths), ['/pets', '/pets/{petId}']);
     assert.deepEqual(Object.keys(document.paths['/pets']!), ['post']);
     assert.deepEqual(Object.keys(document.paths['/pets/{petId}']!), ['get']);
@@ -203,7 +234,10 @@ describe('REST surface: api_ids with slashes, path specificity, typed parameters
             tags: { in: 'header', name: 'X-Tags' },
           },
         }),
-        tool('example.com/shop', 'shop_user', 'get', '/users/{owner}', { parameters: props, bindings: { owner: { in: 'path', name: 'owner' } } }),
+        tool('example.com/shop', 'shop_user', 'get', '/users/{owner}', {
+          parameters: props,
+          bindings: { owner: { in: 'path', name: 'owner' } },
+        }),
         tool('example.com/shop', 'shop_me', 'get', '/users/me'),
         tool('example.com/shop', 'shop_file', 'get', '/files/{name}.{ext}', {
           parameters: props,
@@ -218,19 +252,28 @@ describe('REST surface: api_ids with slashes, path specificity, typed parameters
   });
   after(() => server.close());
 
-  const get = async (path: string, init?: RequestInit) => (await fetch(`${server.url}/apis/${path}`, init)).json() as Promise<{ tool: string; args: unknown }>;
+  const get = async (path: string, init?: RequestInit) =>
+    (await fetch(`${server.url}/apis/${path}`, init)).json() as Promise<{ tool: string; args: unknown }>;
 
   it('routes by the longest known api_id prefix', async () => {
     assert.equal((await get('example.com/shop/items')).tool, 'shop_items');
     // example.com/shop/shop/items would be shop's /shop/items, which does not exist: the longest prefix decides.
     await expectProblem(await fetch(`${server.url}/apis/example.com/shop/shop/items`), 404);
     const apis = (await (await fetch(`${server.url}/apis`)).json()) as { apis: { api_id: string }[] };
-    assert.deepEqual(apis.apis.map((a) => a.api_id), ['example.com', 'example.com/shop', 'toolbench.test']);
+    assert.deepEqual(
+      apis.apis.map((a) => a.api_id),
+      ['example.com', 'example.com/shop', 'toolbench.test'],
+    );
   });
 
   it('serves the document of a slashed api_id with its own base URL', async () => {
-    const document = (await (await fetch(`${server.url}/apis/example.com/shop/openapi.json`)).json()) as { servers: { url: string }[] };
-    assert.deepEqual(document.servers.map((s) => s.url), [`${server.url}/apis/example.com/shop`]);
+    const document = (await (await fetch(`${server.url}/apis/example.com/shop/openapi.json`)).json()) as {
+      servers: { url: string }[];
+    };
+    assert.deepEqual(
+      document.servers.map((s) => s.url),
+      [`${server.url}/apis/example.com/shop`],
+    );
   });
 
   it('an encoded slash never joins api_id segments', async () => {
@@ -244,20 +287,43 @@ describe('REST surface: api_ids with slashes, path specificity, typed parameters
   });
 
   it('matches templates with text around parameters', async () => {
-    assert.deepEqual(await get('example.com/shop/files/report.final.pdf'), { tool: 'shop_file', args: { name: 'report.final', ext: 'pdf' } });
+    assert.deepEqual(await get('example.com/shop/files/report.final.pdf'), {
+      tool: 'shop_file',
+      args: { name: 'report.final', ext: 'pdf' },
+    });
   });
 
   it('coerces arrays, booleans, numbers, deepObject, cookies and comma-separated headers', async () => {
-    const repeated = await get('example.com/shop/items?ids=1&ids=2&archived=true&score=2.5&filter[min]=3&filter[name]=x', {
-      headers: { cookie: 'sid=s%201; other=2', 'x-tags': 'a,b' },
+    const repeated = await get(
+      'example.com/shop/items?ids=1&ids=2&archived=true&score=2.5&filter[min]=3&filter[name]=x',
+      {
+        headers: { cookie: 'sid=s%201; other=2', 'x-tags': 'a,b' },
+      },
+    );
+    assert.deepEqual(repeated.args, {
+      ids: [1, 2],
+      archived: true,
+      score: 2.5,
+      filter: { min: 3, name: 'x' },
+      session: 's 1',
+      tags: ['a', 'b'],
     });
-    assert.deepEqual(repeated.args, { ids: [1, 2], archived: true, score: 2.5, filter: { min: 3, name: 'x' }, session: 's 1', tags: ['a', 'b'] });
-    assert.deepEqual((await get('example.com/shop/items?ids=4,5,6&archived=false')).args, { ids: [4, 5, 6], archived: false });
-    assert.deepEqual((await get('example.com/shop/items?ids=[7,8]&filter={"min":1}')).args, { ids: [7, 8], filter: { min: 1 } });
+    assert.deepEqual((await get('example.com/shop/items?ids=4,5,6&archived=false')).args, {
+      ids: [4, 5, 6],
+      archived: false,
+    });
+    assert.deepEqual((await get('example.com/shop/items?ids=[7,8]&filter={"min":1}')).args, {
+      ids: [7, 8],
+      filter: { min: 1 },
+    });
   });
 
   it('binds the whole body to one argument', async () => {
-    const response = await fetch(`${server.url}/apis/example.com/shop/items`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '[{"a":1}]' });
+    const response = await fetch(`${server.url}/apis/example.com/shop/items`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: '[{"a":1}]',
+    });
     assert.deepEqual(await response.json(), { tool: 'shop_replace', args: { items: [{ a: 1 }] } });
   });
 
@@ -287,43 +353,79 @@ describe('REST surface: documents imported through the OpenAPI importer', () => 
     });
     const body = (await send.json()) as { tool: string; args: unknown };
     assert.equal(body.tool, 'amazonaws_com_demoqueue__SendMessage');
-    assert.deepEqual(body.args, { 'X-Amz-Target': 'DemoQueue.SendMessage', QueueUrl: 'q1', MessageBody: 'hi', DelaySeconds: 5 });
+    assert.deepEqual(body.args, {
+      'X-Amz-Target': 'DemoQueue.SendMessage',
+      QueueUrl: 'q1',
+      MessageBody: 'hi',
+      DelaySeconds: 5,
+    });
     const list = await fetch(`${server.url}/apis/${apiId}?MaxResults=3`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-amz-target': 'DemoQueue.ListQueues' },
       body: '{}',
     });
-    assert.deepEqual(((await list.json()) as { args: unknown }).args, { 'X-Amz-Target': 'DemoQueue.ListQueues', MaxResults: '3' });
+    assert.deepEqual(((await list.json()) as { args: unknown }).args, {
+      'X-Amz-Target': 'DemoQueue.ListQueues',
+      MaxResults: '3',
+    });
     const none = await expectProblem(await fetch(`${server.url}/apis/${apiId}/`, { method: 'POST', body: '{}' }), 404);
     assert.match(String(none.detail), /X-Amz-Target=DemoQueue\.SendMessage/);
   });
 
   it('routes a path with a presence suffix (#tagKeys) and repeated query keys', async () => {
-    const response = await fetch(`${server.url}/apis/${apiId}/tags/${encodeURIComponent('arn:aws:sqs:q/1')}?tagKeys=a&tagKeys=b`, { method: 'DELETE' });
+    const response = await fetch(
+      `${server.url}/apis/${apiId}/tags/${encodeURIComponent('arn:aws:sqs:q/1')}?tagKeys=a&tagKeys=b`,
+      { method: 'DELETE' },
+    );
     assert.equal(response.status, 204);
     assert.equal(response.headers.get('x-toolenv-source'), 'synth');
   });
 
   it('rebuilds a real-shaped GitHub-like request: path, typed query, header, body', async () => {
-    const list = await fetch(`${server.url}/apis/issues.test/repos/octo/hello/issues?state=closed&per_page=50&labels=bug,ui`, { headers: { 'X-GitHub-Api-Version': '2022-11-28' } });
+    const list = await fetch(
+      `${server.url}/apis/issues.test/repos/octo/hello/issues?state=closed&per_page=50&labels=bug,ui`,
+      { headers: { 'X-GitHub-Api-Version': '2022-11-28' } },
+    );
     const listed = (await list.json()) as { tool: string; args: unknown };
     assert.equal(listed.tool, 'issues_test__listIssues');
-    assert.deepEqual(listed.args, { owner: 'octo', repo: 'hello', state: 'closed', per_page: 50, labels: 'bug,ui', 'X-GitHub-Api-Version': '2022-11-28' });
+    assert.deepEqual(listed.args, {
+      owner: 'octo',
+      repo: 'hello',
+      state: 'closed',
+      per_page: 50,
+      labels: 'bug,ui',
+      'X-GitHub-Api-Version': '2022-11-28',
+    });
     const created = await fetch(`${server.url}/apis/issues.test/repos/octo/hello/issues`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ title: 'Crash', labels: ['bug'], assignees: [] }),
     });
     assert.equal(created.status, 201);
-    assert.deepEqual(((await created.json()) as { args: unknown }).args, { owner: 'octo', repo: 'hello', title: 'Crash', labels: ['bug'], assignees: [] });
-    const one = (await (await fetch(`${server.url}/apis/issues.test/repos/octo/hello/issues/12`)).json()) as { tool: string; args: unknown };
+    assert.deepEqual(((await created.json()) as { args: unknown }).args, {
+      owner: 'octo',
+      repo: 'hello',
+      title: 'Crash',
+      labels: ['bug'],
+      assignees: [],
+    });
+    const one = (await (await fetch(`${server.url}/apis/issues.test/repos/octo/hello/issues/12`)).json()) as {
+      tool: string;
+      args: unknown;
+    };
     assert.deepEqual(one, { tool: 'issues_test__getIssue', args: { owner: 'octo', repo: 'hello', issue_number: 12 } });
   });
 
   it('serves imported documents pointed at this server', async () => {
-    const document = (await (await fetch(`${server.url}/apis/issues.test/openapi.json`)).json()) as { servers: { url: string }[]; paths: Record<string, unknown> };
+    const document = (await (await fetch(`${server.url}/apis/issues.test/openapi.json`)).json()) as {
+      servers: { url: string }[];
+      paths: Record<string, unknown>;
+    };
     assert.deepEqual(document.servers, [{ url: `${server.url}/apis/issues.test`, description: 'ToolEnv simulator' }]);
-    assert.deepEqual(Object.keys(document.paths).sort(), ['/repos/{owner}/{repo}/issues', '/repos/{owner}/{repo}/issues/{issue_number}']);
+    assert.deepEqual(Object.keys(document.paths).sort(), [
+      '/repos/{owner}/{repo}/issues',
+      '/repos/{owner}/{repo}/issues/{issue_number}',
+    ]);
   });
 });
 
@@ -335,20 +437,56 @@ const awsStyleDocument = {
     '/#X-Amz-Target=DemoQueue.SendMessage': {
       post: {
         operationId: 'SendMessage',
-        parameters: [{ name: 'X-Amz-Target', in: 'header', required: true, schema: { type: 'string', enum: ['DemoQueue.SendMessage'] } }],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/SendMessageRequest' } } } },
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { MessageId: { type: 'string' } } } } } } },
+        parameters: [
+          {
+            name: 'X-Amz-Target',
+            in: 'header',
+            required: true,
+            schema: { type: 'string', enum: ['DemoQueue.SendMessage'] },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/SendMessageRequest' } } },
+        },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: { type: 'object', properties: { MessageId: { type: 'string' } } } },
+            },
+          },
+        },
       },
     },
     '/#X-Amz-Target=DemoQueue.ListQueues': {
       post: {
         operationId: 'ListQueues',
         parameters: [
-          { name: 'X-Amz-Target', in: 'header', required: true, schema: { type: 'string', enum: ['DemoQueue.ListQueues'] } },
+          {
+            name: 'X-Amz-Target',
+            in: 'header',
+            required: true,
+            schema: { type: 'string', enum: ['DemoQueue.ListQueues'] },
+          },
           { name: 'MaxResults', in: 'query', schema: { type: 'string' } },
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { QueueNamePrefix: { type: 'string' } } } } } },
-        responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { QueueUrls: { type: 'array', items: { type: 'string' } } } } } } } },
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'object', properties: { QueueNamePrefix: { type: 'string' } } } },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { QueueUrls: { type: 'array', items: { type: 'string' } } } },
+              },
+            },
+          },
+        },
       },
     },
     '/tags/{resourceArn}#tagKeys': {
@@ -356,7 +494,14 @@ const awsStyleDocument = {
         operationId: 'UntagResource',
         parameters: [
           { name: 'resourceArn', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'tagKeys', in: 'query', required: true, schema: { type: 'array', items: { type: 'string' } }, style: 'form', explode: true },
+          {
+            name: 'tagKeys',
+            in: 'query',
+            required: true,
+            schema: { type: 'array', items: { type: 'string' } },
+            style: 'form',
+            explode: true,
+          },
         ],
         responses: { '204': { description: 'done' } },
       },
@@ -367,7 +512,11 @@ const awsStyleDocument = {
       SendMessageRequest: {
         type: 'object',
         required: ['QueueUrl', 'MessageBody'],
-        properties: { QueueUrl: { type: 'string' }, MessageBody: { type: 'string' }, DelaySeconds: { type: 'integer' } },
+        properties: {
+          QueueUrl: { type: 'string' },
+          MessageBody: { type: 'string' },
+          DelaySeconds: { type: 'integer' },
+        },
       },
     },
   },

@@ -10,7 +10,10 @@ import { expectProblem, postJson, rawRequest, rawSocket, startTestServer } from 
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
-function expectRawProblem(response: { status: number; headers: Record<string, unknown>; body: string }, status: number): Record<string, unknown> {
+function expectRawProblem(
+  response: { status: number; headers: Record<string, unknown>; body: string },
+  status: number,
+): Record<string, unknown> {
   assert.equal(response.status, status, response.body);
   assert.equal(response.headers['content-type'], 'application/problem+json');
   const body = JSON.parse(response.body) as Record<string, unknown>;
@@ -27,7 +30,10 @@ describe('robustness', () => {
 
   it('413 for a body over the limit, with or without Content-Length', async () => {
     const big = JSON.stringify({ arguments: { city: 'x'.repeat(1024 * 1024) } });
-    const problem = await expectProblem(await postJson(`${server.url}/v1/tools/weather_forecast/call`, JSON.parse(big)), 413);
+    const problem = await expectProblem(
+      await postJson(`${server.url}/v1/tools/weather_forecast/call`, JSON.parse(big)),
+      413,
+    );
     assert.equal(problem.limit, 1024 * 1024);
     const chunked = await rawRequest(server.url, '/v1/tools/weather_forecast/call', {
       method: 'POST',
@@ -35,12 +41,26 @@ describe('robustness', () => {
       body: big,
     });
     expectRawProblem(chunked, 413);
-    await expectProblem(await fetch(`${server.url}/apis/petstore.test/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }), 413);
+    await expectProblem(
+      await fetch(`${server.url}/apis/petstore.test/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: big,
+      }),
+      413,
+    );
   });
 
   it('400 for malformed JSON, naming the problem', async () => {
     for (const body of ['{"arguments":', '{arguments: {}}', 'nul', '{"a":1}}']) {
-      const problem = await expectProblem(await fetch(`${server.url}/v1/tools/weather_forecast/call`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }), 400);
+      const problem = await expectProblem(
+        await fetch(`${server.url}/v1/tools/weather_forecast/call`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        }),
+        400,
+      );
       assert.equal(problem.title, 'Malformed JSON');
     }
     await expectProblem(await fetch(`${server.url}/v1/calls`, { method: 'POST', body: '{"calls": [' }), 400);
@@ -49,11 +69,27 @@ describe('robustness', () => {
   it('deeply nested JSON is a 400, never a crash', async () => {
     for (const depth of [10_000, 500_000]) {
       const body = `{"arguments":{"city":"x","days":${nested(depth)}}}`;
-      const problem = await expectProblem(await fetch(`${server.url}/v1/tools/weather_forecast/call`, { method: 'POST', body }), 400);
+      const problem = await expectProblem(
+        await fetch(`${server.url}/v1/tools/weather_forecast/call`, { method: 'POST', body }),
+        400,
+      );
       assert.equal(problem.title, 'JSON too deep');
     }
-    await expectProblem(await fetch(`${server.url}/v1/calls`, { method: 'POST', body: `{"calls":[{"tool":"weather_forecast","arguments":{"city":${nested(10_000)}}}]}` }), 400);
-    await expectProblem(await fetch(`${server.url}/apis/petstore.test/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: nested(10_000) }), 400);
+    await expectProblem(
+      await fetch(`${server.url}/v1/calls`, {
+        method: 'POST',
+        body: `{"calls":[{"tool":"weather_forecast","arguments":{"city":${nested(10_000)}}}]}`,
+      }),
+      400,
+    );
+    await expectProblem(
+      await fetch(`${server.url}/apis/petstore.test/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: nested(10_000),
+      }),
+      400,
+    );
     // Nesting inside a query value stays a string rather than being parsed.
     const query = await fetch(`${server.url}/apis/petstore.test/pets?limit=${nested(1000)}`);
     await expectProblem(query, 400);
@@ -100,9 +136,15 @@ describe('robustness', () => {
   it('404 problems for unknown routes and unicode ids', async () => {
     await expectProblem(await fetch(`${server.url}/nope`), 404);
     await expectProblem(await fetch(`${server.url}/v1/nope/deeper`), 404);
-    const unicode = await expectProblem(await fetch(`${server.url}/v1/tools/${encodeURIComponent('инструмент✓')}`), 404);
+    const unicode = await expectProblem(
+      await fetch(`${server.url}/v1/tools/${encodeURIComponent('инструмент✓')}`),
+      404,
+    );
     assert.match(String(unicode.detail), /инструмент✓/);
-    await expectProblem(await postJson(`${server.url}/v1/tools/${encodeURIComponent('工具')}/call`, { arguments: {} }), 404);
+    await expectProblem(
+      await postJson(`${server.url}/v1/tools/${encodeURIComponent('工具')}/call`, { arguments: {} }),
+      404,
+    );
     await expectProblem(await fetch(`${server.url}/apis/${encodeURIComponent('пример.рф')}/x`), 404);
   });
 
@@ -110,7 +152,10 @@ describe('robustness', () => {
     const garbage = await rawSocket(server.url, 'NOT HTTP AT ALL\r\n\r\n');
     assert.match(garbage, /^HTTP\/1\.1 400 /);
     assert.match(garbage, /application\/problem\+json/);
-    const huge = await rawSocket(server.url, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const huge = await rawSocket(
+      server.url,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
     assert.match(huge, /^HTTP\/1\.1 431 /);
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
   });
@@ -134,7 +179,10 @@ describe('unexpected errors', () => {
     });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const problem = await expectProblem(await postJson(`${url}/v1/tools/weather_forecast/call`, { arguments: { city: 'x' } }), 500);
+      const problem = await expectProblem(
+        await postJson(`${url}/v1/tools/weather_forecast/call`, { arguments: { city: 'x' } }),
+        500,
+      );
       assert.doesNotMatch(JSON.stringify(problem), /exploded/);
       assert.match(logged.join('\n'), /simulator exploded/);
       assert.equal((await fetch(`${url}/healthz`)).status, 200);

@@ -18,20 +18,52 @@ describe('server routes', () => {
   });
 
   it('GET /v1/tools pages through the library and filters', async () => {
-    const first = (await (await fetch(`${server.url}/v1/tools?limit=2`)).json()) as { tools: { id: string }[]; next_cursor: string };
-    assert.deepEqual(first.tools.map((t) => t.id), ['petstore_test__listPets', 'petstore_test__addPet']);
-    const second = (await (await fetch(`${server.url}/v1/tools?limit=2&cursor=${first.next_cursor}`)).json()) as { tools: { id: string }[] };
-    assert.deepEqual(second.tools.map((t) => t.id), ['petstore_test__getPetById', 'petstore_test__deletePet']);
-    const weather = (await (await fetch(`${server.url}/v1/tools?category=weather`)).json()) as { tools: { id: string }[]; next_cursor: null };
-    assert.deepEqual(weather, { tools: [{ id: 'weather_forecast', name: 'weather_forecast', description: petstoreTools[4]!.description, category: 'weather' }], next_cursor: null });
-    const found = (await (await fetch(`${server.url}/v1/tools?q=${encodeURIComponent('pet by')}`)).json()) as { tools: { id: string }[] };
-    assert.deepEqual(found.tools.map((t) => t.id), ['petstore_test__getPetById']);
+    const first = (await (await fetch(`${server.url}/v1/tools?limit=2`)).json()) as {
+      tools: { id: string }[];
+      next_cursor: string;
+    };
+    assert.deepEqual(
+      first.tools.map((t) => t.id),
+      ['petstore_test__listPets', 'petstore_test__addPet'],
+    );
+    const second = (await (await fetch(`${server.url}/v1/tools?limit=2&cursor=${first.next_cursor}`)).json()) as {
+      tools: { id: string }[];
+    };
+    assert.deepEqual(
+      second.tools.map((t) => t.id),
+      ['petstore_test__getPetById', 'petstore_test__deletePet'],
+    );
+    const weather = (await (await fetch(`${server.url}/v1/tools?category=weather`)).json()) as {
+      tools: { id: string }[];
+      next_cursor: null;
+    };
+    assert.deepEqual(weather, {
+      tools: [
+        {
+          id: 'weather_forecast',
+          name: 'weather_forecast',
+          description: petstoreTools[4]!.description,
+          category: 'weather',
+        },
+      ],
+      next_cursor: null,
+    });
+    const found = (await (await fetch(`${server.url}/v1/tools?q=${encodeURIComponent('pet by')}`)).json()) as {
+      tools: { id: string }[];
+    };
+    assert.deepEqual(
+      found.tools.map((t) => t.id),
+      ['petstore_test__getPetById'],
+    );
   });
 
   it('GET /v1/tools rejects a bad limit or cursor', async () => {
     assert.match(String((await expectProblem(await fetch(`${server.url}/v1/tools?limit=0`), 400)).detail), /limit/);
     assert.match(String((await expectProblem(await fetch(`${server.url}/v1/tools?limit=abc`), 400)).detail), /limit/);
-    assert.match(String((await expectProblem(await fetch(`${server.url}/v1/tools?cursor=%21%21`), 400)).detail), /cursor/);
+    assert.match(
+      String((await expectProblem(await fetch(`${server.url}/v1/tools?cursor=%21%21`), 400)).detail),
+      /cursor/,
+    );
   });
 
   it('GET /v1/tools/{id} answers the full record, 404 otherwise', async () => {
@@ -60,28 +92,44 @@ describe('server routes', () => {
   });
 
   it('POST /v1/tools/{id}/call passes the simulator’s 400 and 404 problems through', async () => {
-    const invalid = await expectProblem(await postJson(`${server.url}/v1/tools/petstore_test__addPet/call`, { arguments: { status: 'sold' } }), 400);
+    const invalid = await expectProblem(
+      await postJson(`${server.url}/v1/tools/petstore_test__addPet/call`, { arguments: { status: 'sold' } }),
+      400,
+    );
     assert.ok(Array.isArray(invalid.errors));
     await expectProblem(await postJson(`${server.url}/v1/tools/petstore_test__nothing/call`, { arguments: {} }), 404);
-    const wrongShape = await expectProblem(await postJson(`${server.url}/v1/tools/petstore_test__addPet/call`, { args: {} }), 400);
+    const wrongShape = await expectProblem(
+      await postJson(`${server.url}/v1/tools/petstore_test__addPet/call`, { args: {} }),
+      400,
+    );
     assert.match(String(wrongShape.detail), /"args"/);
     await expectProblem(await postJson(`${server.url}/v1/tools/petstore_test__addPet/call`, [1, 2]), 400);
   });
 
   it('Prefer: code=429 injects a rate limit with Retry-After; __code does the same from the query', async () => {
-    const viaHeader = await postJson(`${server.url}/v1/tools/petstore_test__listPets/call`, { arguments: {} }, { prefer: 'code=429' });
+    const viaHeader = await postJson(
+      `${server.url}/v1/tools/petstore_test__listPets/call`,
+      { arguments: {} },
+      { prefer: 'code=429' },
+    );
     assert.equal(viaHeader.status, 429);
     assert.equal(viaHeader.headers.get('x-toolenv-error'), 'rate_limit');
     assert.equal(viaHeader.headers.get('x-toolenv-source'), 'rule');
     assert.match(viaHeader.headers.get('retry-after') ?? '', /^\d+$/);
-    const viaQuery = await postJson(`${server.url}/v1/tools/petstore_test__listPets/call?__code=429`, { arguments: {} });
+    const viaQuery = await postJson(`${server.url}/v1/tools/petstore_test__listPets/call?__code=429`, {
+      arguments: {},
+    });
     assert.equal(viaQuery.status, 429);
     assert.equal(viaQuery.headers.get('x-toolenv-error'), 'rate_limit');
   });
 
   it('Prefer: example=NAME and dynamic=true reach the simulator; bad values are 400', async () => {
     const unknown = await expectProblem(
-      await postJson(`${server.url}/v1/tools/petstore_test__getPetById/call`, { arguments: { petId: 7 } }, { prefer: 'example=nope' }),
+      await postJson(
+        `${server.url}/v1/tools/petstore_test__getPetById/call`,
+        { arguments: { petId: 7 } },
+        { prefer: 'example=nope' },
+      ),
       400,
     );
     assert.match(String(unknown.detail), /nope/);
@@ -103,16 +151,25 @@ describe('server routes', () => {
       ],
     });
     assert.equal(response.status, 200);
-    const { results } = (await response.json()) as { results: { status: number; body: Record<string, unknown>; source: string }[] };
-    assert.deepEqual(results.map((r) => r.status), [200, 404, 200, 400]);
+    const { results } = (await response.json()) as {
+      results: { status: number; body: Record<string, unknown>; source: string }[];
+    };
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 404, 200, 400],
+    );
     assert.deepEqual(results[0]!.body, { tool: 'petstore_test__getPetById', args: { petId: 1 } });
     assert.equal(results[1]!.source, 'rule');
     assert.deepEqual(results[2]!.body, { tool: 'weather_forecast', args: { city: 'Oslo' } });
   });
 
   it('POST /v1/calls carries injected errors and their headers per result', async () => {
-    const response = await postJson(`${server.url}/v1/calls?__code=429`, { calls: [{ tool: 'petstore_test__listPets', arguments: {} }] });
-    const { results } = (await response.json()) as { results: { status: number; error?: string; headers?: Record<string, string> }[] };
+    const response = await postJson(`${server.url}/v1/calls?__code=429`, {
+      calls: [{ tool: 'petstore_test__listPets', arguments: {} }],
+    });
+    const { results } = (await response.json()) as {
+      results: { status: number; error?: string; headers?: Record<string, string> }[];
+    };
     assert.equal(results[0]!.status, 429);
     assert.equal(results[0]!.error, 'rate_limit');
     assert.match(results[0]!.headers?.['retry-after'] ?? '', /^\d+$/);
@@ -123,7 +180,12 @@ describe('server routes', () => {
     await expectProblem(await postJson(`${server.url}/v1/calls`, { call: [] }), 400);
     const noTool = await expectProblem(await postJson(`${server.url}/v1/calls`, { calls: [{ arguments: {} }] }), 400);
     assert.match(String(noTool.detail), /calls\[0\]/);
-    const tooMany = await expectProblem(await postJson(`${server.url}/v1/calls`, { calls: Array.from({ length: 101 }, () => ({ tool: 'weather_forecast', arguments: { city: 'x' } })) }), 400);
+    const tooMany = await expectProblem(
+      await postJson(`${server.url}/v1/calls`, {
+        calls: Array.from({ length: 101 }, () => ({ tool: 'weather_forecast', arguments: { city: 'x' } })),
+      }),
+      400,
+    );
     assert.equal(tooMany.max_batch, 100);
   });
 
@@ -139,12 +201,21 @@ describe('server routes', () => {
     assert.match(text, /^toolenv_http_requests_total\{method="GET",route="\/v1\/tools\/:id",status="404"\} [1-9]\d*$/m);
     assert.match(text, /^toolenv_http_request_duration_seconds_count\{route="\/v1\/tools\/:id\/call"\} [1-9]\d*$/m);
     assert.match(text, /^process_resident_memory_bytes \d+$/m);
-    for (const line of text.split('\n')) if (line && !line.startsWith('#')) assert.match(line, /^[a-z_]+(\{[^}]*\})? [-+0-9.e]+$/, line);
+    for (const line of text.split('\n'))
+      if (line && !line.startsWith('#')) assert.match(line, /^[a-z_]+(\{[^}]*\})? [-+0-9.e]+$/, line);
   });
 
   it('GET /apis lists the APIs', async () => {
     const body = (await (await fetch(`${server.url}/apis`)).json()) as { apis: { api_id: string }[] };
-    assert.deepEqual(body.apis, [{ api_id: 'petstore.test', title: 'Petstore', provider: 'petstore.test', category: 'ecommerce', format: 'openapi' }]);
+    assert.deepEqual(body.apis, [
+      {
+        api_id: 'petstore.test',
+        title: 'Petstore',
+        provider: 'petstore.test',
+        category: 'ecommerce',
+        format: 'openapi',
+      },
+    ]);
   });
 });
 
@@ -153,7 +224,9 @@ describe('error injection through the server', () => {
     const server = await startTestServer({ errorRate: 1, seed: 7 });
     try {
       for (let i = 0; i < 6; i++) {
-        const response = await postJson(`${server.url}/v1/tools/weather_forecast/call`, { arguments: { city: `c${i}` } });
+        const response = await postJson(`${server.url}/v1/tools/weather_forecast/call`, {
+          arguments: { city: `c${i}` },
+        });
         const kind = response.headers.get('x-toolenv-error');
         assert.ok(kind && ['rate_limit', 'network', 'timeout', 'auth'].includes(kind), String(kind));
         assert.ok(response.status >= 400);

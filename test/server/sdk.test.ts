@@ -19,9 +19,22 @@ describe('vendor SDKs against the REST surface', () => {
   let octokit: Octokit;
   before(async () => {
     const batch = await importFixtures();
-    server = await startTestServer({ tools: batch.tools, apis: batch.apis, responders: [synthResponder], apiPorts: [{ apiId: 'stripe.com', port: 0 }, { apiId: GITHUB, port: 0 }] });
+    server = await startTestServer({
+      tools: batch.tools,
+      apis: batch.apis,
+      responders: [synthResponder],
+      apiPorts: [
+        { apiId: 'stripe.com', port: 0 },
+        { apiId: GITHUB, port: 0 },
+      ],
+    });
     const stripeUrl = new URL(server.apiUrls['stripe.com']!);
-    stripe = new Stripe('sk_test_toolenv', { host: stripeUrl.hostname, port: Number(stripeUrl.port), protocol: 'http', maxNetworkRetries: 0 });
+    stripe = new Stripe('sk_test_toolenv', {
+      host: stripeUrl.hostname,
+      port: Number(stripeUrl.port),
+      protocol: 'http',
+      maxNetworkRetries: 0,
+    });
     octokit = new Octokit({ baseUrl: server.apiUrls[GITHUB], request: { retries: 0 } });
   });
   after(() => server.close());
@@ -50,14 +63,27 @@ describe('vendor SDKs against the REST surface', () => {
   it('Octokit gets and creates issues and paginates a list; a refusal is its RequestError with the 422', async () => {
     const { data: issue } = await octokit.rest.issues.get({ owner: 'octocat', repo: 'hello-world', issue_number: 7 });
     assert.equal(issue.number, 7);
-    const { data: created, status } = await octokit.rest.issues.create({ owner: 'octocat', repo: 'hello-world', title: 'It crashes' });
+    const { data: created, status } = await octokit.rest.issues.create({
+      owner: 'octocat',
+      repo: 'hello-world',
+      title: 'It crashes',
+    });
     assert.equal(status, 201);
     assert.equal(created.title, 'It crashes');
-    const listed = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'octocat', repo: 'hello-world', per_page: 5 });
+    const listed = await octokit.paginate(octokit.rest.issues.listForRepo, {
+      owner: 'octocat',
+      repo: 'hello-world',
+      per_page: 5,
+    });
     assert.ok(Array.isArray(listed) && listed.every((i) => typeof i.number === 'number'));
     await assert.rejects(
       // Without its required title: the typings forbid it, the API refuses it.
-      () => octokit.request('POST /repos/{owner}/{repo}/issues', { owner: 'octocat', repo: 'hello-world', body: 'no title' } as unknown as { owner: string; repo: string; title: string }),
+      () =>
+        octokit.request('POST /repos/{owner}/{repo}/issues', {
+          owner: 'octocat',
+          repo: 'hello-world',
+          body: 'no title',
+        } as unknown as { owner: string; repo: string; title: string }),
       (error: { status?: number; message?: string }) => {
         assert.equal(error.status, 422);
         assert.match(String(error.message), /\/title is required/);
@@ -67,9 +93,13 @@ describe('vendor SDKs against the REST surface', () => {
   });
 
   it('the API’s document served from its port names that port’s root as its server', async () => {
-    const document = (await (await fetch(`${server.apiUrls[GITHUB]}/openapi.json`)).json()) as { servers: { url: string }[] };
+    const document = (await (await fetch(`${server.apiUrls[GITHUB]}/openapi.json`)).json()) as {
+      servers: { url: string }[];
+    };
     assert.equal(document.servers[0]!.url, server.apiUrls[GITHUB]);
-    const main = (await (await fetch(`${server.url}/apis/${GITHUB}/openapi.json`)).json()) as { servers: { url: string }[] };
+    const main = (await (await fetch(`${server.url}/apis/${GITHUB}/openapi.json`)).json()) as {
+      servers: { url: string }[];
+    };
     assert.equal(main.servers[0]!.url, `${server.url}/apis/${GITHUB}`);
   });
 });

@@ -45,17 +45,22 @@ describe('searches whose index is not built', () => {
       assert.equal(problem.retriever, 'bm25');
       const answered = await searchWhenBuilt(fresh.url, { query: 'find a pet by its id' });
       assert.equal(answered.status, 200);
-      assert.equal(((await answered.json()) as { results: { id: string }[] }).results[0]!.id, 'petstore_test__getPetById');
+      assert.equal(
+        ((await answered.json()) as { results: { id: string }[] }).results[0]!.id,
+        'petstore_test__getPetById',
+      );
     } finally {
       await fresh.close();
     }
   });
 
-  it('an episode\'s search waits for the build instead of failing its step', async () => {
+  it("an episode's search waits for the build instead of failing its step", async () => {
     const fresh = await startTestServer();
     try {
       const created = (await (await postJson(`${fresh.url}/v1/episodes`, {})).json()) as { id: string };
-      const stepped = await postJson(`${fresh.url}/v1/episodes/${created.id}/step`, { actions: [{ type: 'search_tool', query: 'delete a pet' }] });
+      const stepped = await postJson(`${fresh.url}/v1/episodes/${created.id}/step`, {
+        actions: [{ type: 'search_tool', query: 'delete a pet' }],
+      });
       assert.equal(stepped.status, 200);
       const text = await stepped.text();
       assert.match(text, /petstore_test__deletePet/);

@@ -10,7 +10,10 @@ import { tempDir } from '../fixtures/tools.js';
 import { stripeError } from '../fixtures/vendor-documents.js';
 import { expectProblem, startTestServer } from './helpers.js';
 
-const ok = { description: 'OK', content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } } };
+const ok = {
+  description: 'OK',
+  content: { 'application/json': { schema: { type: 'object', properties: { id: { type: 'string' } } } } },
+};
 const failure = { description: 'Error', content: { 'application/json': { schema: stripeError } } };
 
 /** A shop whose operations authenticate every way OpenAPI 3 says, with Stripe's error shape as its default response. */
@@ -21,7 +24,9 @@ const shopDocument = {
   paths: {
     '/orders': { get: { operationId: 'listOrders', responses: { '200': ok, default: failure } } },
     '/status': { get: { operationId: 'status', security: [], responses: { '200': ok } } },
-    '/admin': { get: { operationId: 'admin', security: [{ basic: [] }, { oauth: ['admin'] }], responses: { '200': ok } } },
+    '/admin': {
+      get: { operationId: 'admin', security: [{ basic: [] }, { oauth: ['admin'] }], responses: { '200': ok } },
+    },
     '/cart': { get: { operationId: 'cart', security: [{ key: [], session: [] }], responses: { '200': ok } } },
     '/search': { get: { operationId: 'search', security: [{ token: [] }, {}], responses: { '200': ok } } },
   },
@@ -31,7 +36,10 @@ const shopDocument = {
       token: { type: 'apiKey', in: 'query', name: 'token' },
       session: { type: 'apiKey', in: 'cookie', name: 'sid' },
       basic: { type: 'http', scheme: 'basic' },
-      oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://shop.example/token', scopes: { admin: 'all' } } } },
+      oauth: {
+        type: 'oauth2',
+        flows: { clientCredentials: { tokenUrl: 'https://shop.example/token', scopes: { admin: 'all' } } },
+      },
     },
   },
 };
@@ -93,7 +101,9 @@ describe('REST surface: declared security', () => {
     assert.match(String(problem.detail), /Basic credentials are not base64 of "user:password"/);
     assert.match(String(problem.detail), /or .*Bearer/);
     assert.equal(notBase64.headers.get('www-authenticate'), 'Basic realm="api"');
-    const noPair = await fetch(`${shop(enforced)}/admin`, { headers: { authorization: `Basic ${Buffer.from('ada').toString('base64')}` } });
+    const noPair = await fetch(`${shop(enforced)}/admin`, {
+      headers: { authorization: `Basic ${Buffer.from('ada').toString('base64')}` },
+    });
     assert.equal(noPair.status, 401);
     const emptyBearer = await fetch(`${shop(enforced)}/admin`, { headers: { authorization: 'Bearer' } });
     assert.equal(emptyBearer.status, 401);
@@ -102,13 +112,18 @@ describe('REST surface: declared security', () => {
   it('every scheme of one alternative is needed: a header key and a cookie together', async () => {
     const keyOnly = await expectProblem(await fetch(`${shop(enforced)}/cart`, { headers: { 'x-api-key': 'k1' } }), 401);
     assert.match(String(keyOnly.detail), /the API key "sid" \(cookie\) is missing/);
-    assert.equal((await fetch(`${shop(enforced)}/cart`, { headers: { 'x-api-key': 'k1', cookie: 'sid=s1' } })).status, 200);
+    assert.equal(
+      (await fetch(`${shop(enforced)}/cart`, { headers: { 'x-api-key': 'k1', cookie: 'sid=s1' } })).status,
+      200,
+    );
   });
 
   it('ToolEnv’s own key sent as Authorization is never taken for the API’s bearer token', async () => {
     const own = { authorization: 'Bearer toolenv-secret' };
     assert.equal((await fetch(`${shop(keyed)}/admin`, { headers: own })).status, 401);
-    const apiToken = await fetch(`${shop(keyed)}/admin`, { headers: { 'x-toolenv-key': 'toolenv-secret', authorization: 'Bearer tok_1' } });
+    const apiToken = await fetch(`${shop(keyed)}/admin`, {
+      headers: { 'x-toolenv-key': 'toolenv-secret', authorization: 'Bearer tok_1' },
+    });
     assert.equal(apiToken.status, 200);
   });
 });

@@ -56,7 +56,12 @@ async function startRealApi(): Promise<{ url: string; received: Received[]; clos
   };
 }
 
-function json(response: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+  response: import('node:http').ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 }
 
@@ -65,7 +70,13 @@ const keyedApi: ApiRecord = {
   ...petstoreApi,
   document: {
     ...(petstoreApi.document as object),
-    components: { securitySchemes: { header_key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' }, query_key: { type: 'apiKey', in: 'query', name: 'api_key' }, bearer: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      securitySchemes: {
+        header_key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+        query_key: { type: 'apiKey', in: 'query', name: 'api_key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+    },
   },
 };
 
@@ -98,8 +109,17 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     await real.close();
   });
 
-  async function serve(upstream: Omit<UpstreamSettings, 'map'> & { map?: string }, options: Parameters<typeof startTestServer>[0] = {}): Promise<RunningServer> {
-    const server = await startTestServer({ library, cache, errorRate: 0, upstream: { ...upstream, map: readUpstreamMap(upstream.map ?? mapFile) }, ...options });
+  async function serve(
+    upstream: Omit<UpstreamSettings, 'map'> & { map?: string },
+    options: Parameters<typeof startTestServer>[0] = {},
+  ): Promise<RunningServer> {
+    const server = await startTestServer({
+      library,
+      cache,
+      errorRate: 0,
+      upstream: { ...upstream, map: readUpstreamMap(upstream.map ?? mapFile) },
+      ...options,
+    });
     servers.push(server);
     return server;
   }
@@ -108,7 +128,11 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     const log = join(dir, 'record.jsonl');
     const server = await serve({ mode: 'record', log });
     // What the simulator had cached for the call before: the recording replaces it.
-    await server.simulator.cache!.put('petstore_test__getPetById', { petId: 7 }, { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' });
+    await server.simulator.cache!.put(
+      'petstore_test__getPetById',
+      { petId: 7 },
+      { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' },
+    );
     const before = real.received.length;
 
     const response = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
@@ -124,7 +148,9 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     assert.deepEqual(JSON.parse(stored!.text), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
 
     // A body goes out as the operation's JSON; a real 404 is an answer too, recorded; a 503 is passed on, not recorded.
-    const created = await postJson(callUrl(server, 'petstore_test__addPet'), { arguments: { name: 'Tom', status: 'sold' } });
+    const created = await postJson(callUrl(server, 'petstore_test__addPet'), {
+      arguments: { name: 'Tom', status: 'sold' },
+    });
     assert.equal(created.status, 201);
     assert.deepEqual(JSON.parse(real.received.at(-1)!.body), { name: 'Tom', status: 'sold' });
     assert.equal(real.received.at(-1)!.headers['content-type'], 'application/json');
@@ -135,7 +161,7 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     const down = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 503 } });
     assert.equal(down.status, 503);
     assert.equal(down.headers.get('x-toolenv-source'), 'real');
-    assert.equal(down.headers.get('retry-after'), '30', 'the API\'s own Retry-After is passed on');
+    assert.equal(down.headers.get('retry-after'), '30', "the API's own Retry-After is passed on");
     const teapot = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 418 } });
     assert.equal(teapot.status, 418);
     assert.equal(teapot.headers.get('content-type'), 'text/plain');
@@ -182,7 +208,11 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
 
   it('replay answers recorded answers only: a hit as source real, a miss (or a simulated entry) as a 501 naming the tool, and never asks the API', async () => {
     const server = await serve({ mode: 'replay' });
-    await server.simulator.cache!.put('petstore_test__getPetById', { petId: 8 }, { status: 200, body: { id: 8, name: 'Sim' }, source: 'synth' });
+    await server.simulator.cache!.put(
+      'petstore_test__getPetById',
+      { petId: 8 },
+      { status: 200, body: { id: 8, name: 'Sim' }, source: 'synth' },
+    );
     const sent = real.received.length;
 
     const hit = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
@@ -200,7 +230,10 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     assert.equal(await deleted.text(), '');
 
     for (const petId of [8, 9]) {
-      const miss = await expectProblem(await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId } }), 501);
+      const miss = await expectProblem(
+        await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId } }),
+        501,
+      );
       assert.equal(miss.title, 'No recording');
       assert.equal(miss.tool, 'petstore_test__getPetById');
       assert.match(String(miss.detail), /--upstream record/);
@@ -209,7 +242,7 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     assert.match(await (await fetch(`${server.url}/metrics`)).text(), /toolenv_replay_misses_total 2/);
   });
 
-  it('replay keeps error injection on: a trainer replays real answers with ToolEnv\'s noise', async () => {
+  it("replay keeps error injection on: a trainer replays real answers with ToolEnv's noise", async () => {
     const server = await serve({ mode: 'replay' }, { errorRate: 1 });
     const response = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
     assert.ok(response.headers.get('x-toolenv-error'), 'an injected error');
@@ -227,11 +260,23 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     assert.equal(await server.simulator.cache!.count(), 0);
   });
 
-  it('forwards the caller\'s own credentials (Authorization beside x-toolenv-key, the declared API keys), never ToolEnv\'s key or other headers', async () => {
-    const server = await serve({ mode: 'passthrough' }, { cache: join(dir, 'credentials.db'), apiKey: 'toolenv-secret' });
-    const theirs = { 'x-toolenv-key': 'toolenv-secret', authorization: 'Bearer real-token', 'x-api-key': 'header-key', 'x-other': 'not forwarded' };
+  it("forwards the caller's own credentials (Authorization beside x-toolenv-key, the declared API keys), never ToolEnv's key or other headers", async () => {
+    const server = await serve(
+      { mode: 'passthrough' },
+      { cache: join(dir, 'credentials.db'), apiKey: 'toolenv-secret' },
+    );
+    const theirs = {
+      'x-toolenv-key': 'toolenv-secret',
+      authorization: 'Bearer real-token',
+      'x-api-key': 'header-key',
+      'x-other': 'not forwarded',
+    };
 
-    const viaCall = await postJson(`${callUrl(server, 'petstore_test__getPetById')}?api_key=query-key`, { arguments: { petId: 7, 'X-Request-Id': 'req-1' } }, theirs);
+    const viaCall = await postJson(
+      `${callUrl(server, 'petstore_test__getPetById')}?api_key=query-key`,
+      { arguments: { petId: 7, 'X-Request-Id': 'req-1' } },
+      theirs,
+    );
     assert.equal(viaCall.status, 200, await viaCall.text());
     const seen = real.received.at(-1)!;
     assert.equal(seen.headers.authorization, 'Bearer real-token');
@@ -247,10 +292,18 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     assert.equal(new URL(real.received.at(-1)!.url, 'http://x').searchParams.get('api_key'), 'rest-key');
 
     // ToolEnv's key sent as Authorization is ToolEnv's: it never reaches the API.
-    const ownKey = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } }, { authorization: 'Bearer toolenv-secret' });
+    const ownKey = await postJson(
+      callUrl(server, 'petstore_test__getPetById'),
+      { arguments: { petId: 7 } },
+      { authorization: 'Bearer toolenv-secret' },
+    );
     assert.equal(ownKey.status, 200);
     assert.equal(real.received.at(-1)!.headers.authorization, undefined);
-    const batch = await postJson(`${server.url}/v1/calls`, { calls: [{ tool: 'petstore_test__getPetById', arguments: { petId: 7 } }] }, { authorization: 'Bearer toolenv-secret' });
+    const batch = await postJson(
+      `${server.url}/v1/calls`,
+      { calls: [{ tool: 'petstore_test__getPetById', arguments: { petId: 7 } }] },
+      { authorization: 'Bearer toolenv-secret' },
+    );
     assert.equal(batch.status, 200);
     assert.equal(real.received.at(-1)!.headers.authorization, undefined);
   });
@@ -261,7 +314,10 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     writeFileSync(downMap, JSON.stringify({ 'petstore.test': `http://127.0.0.1:${closed}/v1` }));
     const log = join(dir, 'down.jsonl');
     const down = await serve({ mode: 'record', map: downMap, log }, { cache: join(dir, 'down.db') });
-    const unreachable = await expectProblem(await postJson(callUrl(down, 'petstore_test__getPetById'), { arguments: { petId: 7 } }), 502);
+    const unreachable = await expectProblem(
+      await postJson(callUrl(down, 'petstore_test__getPetById'), { arguments: { petId: 7 } }),
+      502,
+    );
     assert.equal(unreachable.title, 'Upstream unreachable');
     assert.match(String(unreachable.detail), /ECONNREFUSED/);
     assert.equal(await down.simulator.cache!.count(), 0);
@@ -269,7 +325,10 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     const slowMap = join(dir, 'slow.json');
     writeFileSync(slowMap, JSON.stringify({ 'petstore.test': `${real.url}/slow` }));
     const slow = await serve({ mode: 'record', map: slowMap, timeoutMs: 200 }, { cache: join(dir, 'slow.db') });
-    const timedOut = await expectProblem(await postJson(callUrl(slow, 'petstore_test__listPets'), { arguments: {} }), 504);
+    const timedOut = await expectProblem(
+      await postJson(callUrl(slow, 'petstore_test__listPets'), { arguments: {} }),
+      504,
+    );
     assert.equal(timedOut.title, 'Upstream timeout');
     assert.match(await (await fetch(`${slow.url}/metrics`)).text(), /toolenv_upstream_failures_total 1/);
 
@@ -280,11 +339,19 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
   });
 
   it('a tool whose API has no absolute server and no map entry is answered 501 saying so', async () => {
-    const relative = petstoreTools.map((tool) => (tool.origin.format === 'openapi' ? { ...tool, origin: { ...tool.origin, server: '/v1' } } : tool));
+    const relative = petstoreTools.map((tool) =>
+      tool.origin.format === 'openapi' ? { ...tool, origin: { ...tool.origin, server: '/v1' } } : tool,
+    );
     const emptyMap = join(dir, 'empty.json');
     writeFileSync(emptyMap, '{}');
-    const server = await serve({ mode: 'passthrough', map: emptyMap }, { library: writeFixtureLibrary(relative, [keyedApi]), cache: join(dir, 'relative.db') });
-    const body = await expectProblem(await postJson(callUrl(server, 'petstore_test__listPets'), { arguments: {} }), 501);
+    const server = await serve(
+      { mode: 'passthrough', map: emptyMap },
+      { library: writeFixtureLibrary(relative, [keyedApi]), cache: join(dir, 'relative.db') },
+    );
+    const body = await expectProblem(
+      await postJson(callUrl(server, 'petstore_test__listPets'), { arguments: {} }),
+      501,
+    );
     assert.equal(body.title, 'No upstream');
     assert.match(String(body.detail), /relative server URL.*--upstream-map/);
   });
@@ -309,8 +376,15 @@ describe('upstream on a PostgreSQL cache shared by replicas', { skip: postgresSk
     const replay = await startTestServer({ library, cache, upstream: { mode: 'replay' } });
     const recorder = await startTestServer({ library, cache, upstream: { mode: 'record', map: readUpstreamMap(map) } });
     try {
-      await replay.simulator.cache!.put('petstore_test__getPetById', { petId: 7 }, { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' });
-      await expectProblem(await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } }), 501);
+      await replay.simulator.cache!.put(
+        'petstore_test__getPetById',
+        { petId: 7 },
+        { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' },
+      );
+      await expectProblem(
+        await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } }),
+        501,
+      );
 
       const recorded = await postJson(callUrl(recorder, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
       assert.equal(recorded.headers.get('x-toolenv-source'), 'real');

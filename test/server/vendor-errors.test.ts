@@ -14,7 +14,8 @@ import { tempDir } from '../fixtures/tools.js';
 import { expectProblem, postJson, startTestServer } from './helpers.js';
 
 const ajv = createAjv();
-const conforms = (schema: JsonSchema, body: unknown) => assert.ok(ajv.validate(schema as object, body), `${JSON.stringify(body)}: ${ajv.errorsText()}`);
+const conforms = (schema: JsonSchema, body: unknown) =>
+  assert.ok(ajv.validate(schema as object, body), `${JSON.stringify(body)}: ${ajv.errorsText()}`);
 
 type Json = Record<string, unknown>;
 
@@ -68,7 +69,10 @@ describe('REST surface: vendor-shaped errors', () => {
     assert.equal(response.headers.get('x-toolenv-source'), 'rule');
     await expectProblem(await fetch(`${github}/repos/octocat/hello-world/issues/1?__code=410`), 410);
     // An operation that declares no 409 at all: the problem.
-    await expectProblem(await fetch(`${github}/repos/octocat/hello-world/issues/1`, { headers: { prefer: 'code=409' } }), 409);
+    await expectProblem(
+      await fetch(`${github}/repos/octocat/hello-world/issues/1`, { headers: { prefer: 'code=409' } }),
+      409,
+    );
   });
 
   it('an operation that declares neither 400 nor 422 refuses a bad argument with the 4xx it declares', async () => {
@@ -76,14 +80,29 @@ describe('REST surface: vendor-shaped errors', () => {
     const response = await fetch(`${github}/gists/g1?per_page=many`);
     const body = await expectVendorError(response, 404, basicError);
     assert.match(String(body.message), /^\/per_page must be integer/);
-    const problem = await expectProblem(await fetch(`${github}/gists/g1?per_page=many`, { headers: { accept: 'application/problem+json' } }), 400);
+    const problem = await expectProblem(
+      await fetch(`${github}/gists/g1?per_page=many`, { headers: { accept: 'application/problem+json' } }),
+      400,
+    );
     assert.equal(problem.title, 'Invalid arguments');
   });
 
   it('Stripe: a missing required argument is its default error, typed invalid_request_error and naming the param', async () => {
-    const response = await fetch(`${stripe}/v1/charges`, { method: 'POST', body: new URLSearchParams({ currency: 'usd' }) });
+    const response = await fetch(`${stripe}/v1/charges`, {
+      method: 'POST',
+      body: new URLSearchParams({ currency: 'usd' }),
+    });
     const body = await expectVendorError(response, 400, stripeError);
-    assert.deepEqual({ ...(body.error as Json), doc_url: undefined }, { type: 'invalid_request_error', message: '/body/amount is required', code: 'parameter_missing', param: 'amount', doc_url: undefined });
+    assert.deepEqual(
+      { ...(body.error as Json), doc_url: undefined },
+      {
+        type: 'invalid_request_error',
+        message: '/body/amount is required',
+        code: 'parameter_missing',
+        param: 'amount',
+        doc_url: undefined,
+      },
+    );
   });
 
   it('Stripe: Prefer: code=402 is a card error in its default shape', async () => {
@@ -94,23 +113,40 @@ describe('REST surface: vendor-shaped errors', () => {
   });
 
   it('the same refusal on /v1 and with Accept: application/problem+json is a problem', async () => {
-    const problem = await expectProblem(await postJson(`${server.url}/v1/tools/stripe_com__PostCharges/call`, { arguments: { body: { currency: 'usd' } } }), 400);
+    const problem = await expectProblem(
+      await postJson(`${server.url}/v1/tools/stripe_com__PostCharges/call`, {
+        arguments: { body: { currency: 'usd' } },
+      }),
+      400,
+    );
     assert.equal(problem.title, 'Invalid arguments');
-    const rest = await fetch(`${stripe}/v1/charges`, { method: 'POST', headers: { accept: 'application/problem+json' }, body: new URLSearchParams({ currency: 'usd' }) });
+    const rest = await fetch(`${stripe}/v1/charges`, {
+      method: 'POST',
+      headers: { accept: 'application/problem+json' },
+      body: new URLSearchParams({ currency: 'usd' }),
+    });
     assert.deepEqual(await expectProblem(rest, 400), problem);
-    const forced = await postJson(`${server.url}/v1/tools/github_com_api_github_com__issues_get/call`, { arguments: { owner: 'o', repo: 'r', issue_number: 1 } }, { prefer: 'code=404' });
+    const forced = await postJson(
+      `${server.url}/v1/tools/github_com_api_github_com__issues_get/call`,
+      { arguments: { owner: 'o', repo: 'r', issue_number: 1 } },
+      { prefer: 'code=404' },
+    );
     await expectProblem(forced, 404);
   });
 
-  it('an episode answers a resource it deleted with the API\'s 404, and records the problem', async () => {
-    const episode = (await (await postJson(`${server.url}/v1/episodes`, { seed: 2, error_rate: 0 })).json()) as { id: string };
+  it("an episode answers a resource it deleted with the API's 404, and records the problem", async () => {
+    const episode = (await (await postJson(`${server.url}/v1/episodes`, { seed: 2, error_rate: 0 })).json()) as {
+      id: string;
+    };
     const headers = { 'x-toolenv-episode': episode.id };
     assert.equal((await fetch(`${github}/gists/g1`, { method: 'DELETE', headers })).status, 204);
     const response = await fetch(`${github}/gists/g1`, { headers });
     const body = await expectVendorError(response, 404, basicError);
     assert.equal(response.headers.get('x-toolenv-source'), 'state');
     assert.match(String(body.message), /deleted earlier in this episode/);
-    const recorded = (await (await fetch(`${server.url}/v1/episodes/${episode.id}`)).json()) as { trajectory: { actions?: { result?: { body?: Json } }[] }[] };
+    const recorded = (await (await fetch(`${server.url}/v1/episodes/${episode.id}`)).json()) as {
+      trajectory: { actions?: { result?: { body?: Json } }[] }[];
+    };
     assert.match(JSON.stringify(recorded), /"type":"https:\/\/toolenv.dev\/problems\/not-found"/);
   });
 });
@@ -119,7 +155,13 @@ describe('REST surface: injected errors in the vendor shape', () => {
   let server: RunningServer;
   before(async () => {
     const batch = await importFixtures();
-    server = await startTestServer({ tools: batch.tools, apis: batch.apis, responders: [synthResponder], errorRate: 1, seed: 7 });
+    server = await startTestServer({
+      tools: batch.tools,
+      apis: batch.apis,
+      responders: [synthResponder],
+      errorRate: 1,
+      seed: 7,
+    });
   });
   after(() => server.close());
 
@@ -138,7 +180,10 @@ describe('REST surface: injected errors in the vendor shape', () => {
     const error = limited.body.error as Json;
     // What says what went wrong, and no synthesized extras (a payment_intent, a param no argument is at fault for).
     assert.deepEqual(Object.keys(error).sort(), ['code', 'doc_url', 'message', 'type']);
-    assert.match(String(error.message), /^rate limit exceeded for stripe_com__GetCustomersCustomer; retry after [1-5] s$/);
+    assert.match(
+      String(error.message),
+      /^rate limit exceeded for stripe_com__GetCustomersCustomer; retry after [1-5] s$/,
+    );
     assert.equal(error.code, 'rate_limit');
     assert.equal(kinds.get('auth')!.status, 401);
     assert.equal(kinds.get('auth')!.headers.get('www-authenticate'), 'ApiKey');
@@ -147,19 +192,32 @@ describe('REST surface: injected errors in the vendor shape', () => {
   });
 });
 
-describe('REST surface: ToolEnv\'s own failures stay problems', () => {
-  it('an unreachable real API (--upstream passthrough) and a missing recording (replay) are not dressed as the API\'s errors', async (t) => {
+describe("REST surface: ToolEnv's own failures stay problems", () => {
+  it("an unreachable real API (--upstream passthrough) and a missing recording (replay) are not dressed as the API's errors", async (t) => {
     const batch = await importFixtures();
     const map = join(tempDir('toolenv-vendor-upstream-'), 'map.json');
     writeFileSync(map, JSON.stringify({ 'stripe.com': `http://127.0.0.1:${await freePort()}` }));
-    const passthrough = await startTestServer({ tools: batch.tools, apis: batch.apis, responders: [synthResponder], upstream: { mode: 'passthrough', map: readUpstreamMap(map) } });
+    const passthrough = await startTestServer({
+      tools: batch.tools,
+      apis: batch.apis,
+      responders: [synthResponder],
+      upstream: { mode: 'passthrough', map: readUpstreamMap(map) },
+    });
     t.after(() => passthrough.close());
     const unreachable = await fetch(`${passthrough.url}/apis/stripe.com/v1/customers/cus_1`);
     assert.equal((await expectProblem(unreachable, 502)).title, 'Upstream unreachable');
     assert.equal(unreachable.headers.get('x-toolenv-problem'), null);
 
-    const replay = await startTestServer({ tools: batch.tools, apis: batch.apis, responders: [synthResponder], upstream: { mode: 'replay' } });
+    const replay = await startTestServer({
+      tools: batch.tools,
+      apis: batch.apis,
+      responders: [synthResponder],
+      upstream: { mode: 'replay' },
+    });
     t.after(() => replay.close());
-    assert.equal((await expectProblem(await fetch(`${replay.url}/apis/stripe.com/v1/customers/cus_1`), 501)).title, 'No recording');
+    assert.equal(
+      (await expectProblem(await fetch(`${replay.url}/apis/stripe.com/v1/customers/cus_1`), 501)).title,
+      'No recording',
+    );
   });
 });

@@ -31,13 +31,23 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
     return cache;
   }
 
-  const answer = (body: unknown, source = 'model'): Produced => ({ response: { status: 200, body, source }, cacheable: true });
+  const answer = (body: unknown, source = 'model'): Produced => ({
+    response: { status: 200, body, source },
+    cacheable: true,
+  });
 
   test('entries are keyed by tool and canonical arguments, the first answer stays, and repeated hits come from memory', async () => {
     const cache = await open(await server.database());
     assert.equal(await cache.getText('t', { a: 1, b: [1, 2] }), undefined);
-    assert.equal(await cache.put('t', { b: [1, 2], a: 1 }, { status: 200, body: { ok: true }, source: 'synth' }), 'stored');
-    assert.deepEqual(await cache.getText('t', JSON.parse('{ "a": 1, "b": [ 1, 2 ] }')), { status: 200, text: '{"ok":true}', source: 'synth' });
+    assert.equal(
+      await cache.put('t', { b: [1, 2], a: 1 }, { status: 200, body: { ok: true }, source: 'synth' }),
+      'stored',
+    );
+    assert.deepEqual(await cache.getText('t', JSON.parse('{ "a": 1, "b": [ 1, 2 ] }')), {
+      status: 200,
+      text: '{"ok":true}',
+      source: 'synth',
+    });
     assert.equal(await cache.getText('t', { a: 1, b: [2, 1] }), undefined, 'array order matters');
     assert.equal(await cache.getText('u', { a: 1, b: [1, 2] }), undefined, 'the tool is part of the key');
     assert.equal(await cache.put('t', { a: 1, b: [1, 2] }, { status: 500, body: 'other', source: 'model' }), 'kept');
@@ -54,9 +64,19 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
   test('an entry over the size limit is not stored; hit counts are written in batches and exported with the entries', async () => {
     const url = await server.database();
     const cache = await open(url, { maxEntryBytes: 1000 });
-    assert.equal(await cache.put('t', { q: 'small' }, { status: 200, body: 'x'.repeat(100), source: 'synth' }), 'stored');
-    assert.equal(await cache.put('t', { q: 'big' }, { status: 200, body: 'x'.repeat(1000), source: 'synth' }), 'too_large');
-    assert.equal(await cache.put('t', { q: 'y'.repeat(1000) }, { status: 200, body: 1, source: 'synth' }), 'too_large', 'the arguments count too');
+    assert.equal(
+      await cache.put('t', { q: 'small' }, { status: 200, body: 'x'.repeat(100), source: 'synth' }),
+      'stored',
+    );
+    assert.equal(
+      await cache.put('t', { q: 'big' }, { status: 200, body: 'x'.repeat(1000), source: 'synth' }),
+      'too_large',
+    );
+    assert.equal(
+      await cache.put('t', { q: 'y'.repeat(1000) }, { status: 200, body: 1, source: 'synth' }),
+      'too_large',
+      'the arguments count too',
+    );
     for (let i = 0; i < 4; i++) await cache.getText('t', { q: 'small' });
     const stats = await cache.stats();
     assert.equal(stats.entries, 1);
@@ -69,7 +89,9 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
     for await (const entry of cache.entries()) entries.push(entry);
     assert.equal(entries.length, 1);
     assert.equal(entries[0]!.hits, 4);
-    assert.ok(entries[0]!.last_hit_at !== null && Date.parse(entries[0]!.last_hit_at) >= Date.parse(entries[0]!.created_at));
+    assert.ok(
+      entries[0]!.last_hit_at !== null && Date.parse(entries[0]!.last_hit_at) >= Date.parse(entries[0]!.created_at),
+    );
   });
 
   test('past maxBytes the table takes no new entries, from a write-back or a settled miss; hits go on', async () => {
@@ -100,7 +122,10 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
       return answer(body);
     };
     const started = Date.now();
-    const [first, second] = await Promise.all([a.settle('t', { q: 1 }, slow({ by: 'a' })), b.settle('t', { q: 1 }, slow({ by: 'b' }))]);
+    const [first, second] = await Promise.all([
+      a.settle('t', { q: 1 }, slow({ by: 'a' })),
+      b.settle('t', { q: 1 }, slow({ by: 'b' })),
+    ]);
     assert.equal(produced, 1, 'one responder call between the two');
     const kinds = [first.kind, second.kind].sort();
     assert.deepEqual(kinds, ['own', 'stored']);
@@ -137,7 +162,10 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
     const key = createHash('sha256').update('t').update('\u0000').update('{"q":3}').digest();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    await client.query("INSERT INTO toolenv_pending (key, owner, expires_at) VALUES ($1, 'gone', now() + interval '400 milliseconds')", [key]);
+    await client.query(
+      "INSERT INTO toolenv_pending (key, owner, expires_at) VALUES ($1, 'gone', now() + interval '400 milliseconds')",
+      [key],
+    );
     await client.end();
     const started = Date.now();
     const settled = await cache.settle('t', { q: 3 }, async () => answer('late'));
@@ -153,7 +181,16 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
     assert.equal((await b.getText('t', { q: 1 }))?.text, '"old"');
     const entries: ImportEntry[] = [
       { tool: 't', arguments: { q: 1 }, status: 200, body: 'new', source: 'import' },
-      { tool: 't', arguments: { q: 2 }, status: 200, body: 'two', source: 'import', created_at: '2026-01-01T00:00:00Z', hits: 3, last_hit_at: null },
+      {
+        tool: 't',
+        arguments: { q: 2 },
+        status: 200,
+        body: 'two',
+        source: 'import',
+        created_at: '2026-01-01T00:00:00Z',
+        hits: 3,
+        last_hit_at: null,
+      },
       { tool: 't', arguments: { q: 2 }, status: 200, body: 'two again', source: 'import' },
     ];
     assert.deepEqual(await a.import(entries), { inserted: 1, replaced: 0, kept: 2 });
@@ -187,7 +224,11 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
       const first = await sim.call('weather_forecast', { city: 'Oslo' });
       assert.equal(first.source, 'synth');
       const bringBack = await own.takeDown!();
-      assert.equal((await sim.call('weather_forecast', { city: 'Oslo' })).source, 'cache', 'a memoized row needs no database');
+      assert.equal(
+        (await sim.call('weather_forecast', { city: 'Oslo' })).source,
+        'cache',
+        'a memoized row needs no database',
+      );
       const missed = await sim.call('weather_forecast', { city: 'Bergen' });
       assert.equal(missed.status, 200);
       assert.equal(missed.source, 'synth', 'a miss is still answered');
@@ -195,10 +236,20 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
       assert.ok(sim.metrics.cacheWriteErrors >= 1);
       await bringBack();
       assert.equal((await sim.call('weather_forecast', { city: 'Bergen' })).source, 'synth');
-      assert.equal((await b.getText('weather_forecast', { city: 'Bergen' }))?.text, JSON.stringify(missed.body), 'stored once the database is back');
+      assert.equal(
+        (await b.getText('weather_forecast', { city: 'Bergen' }))?.text,
+        JSON.stringify(missed.body),
+        'stored once the database is back',
+      );
       // The listening connection came back: an import that replaces rows reaches this replica's memory.
-      await b.import([{ tool: 'weather_forecast', arguments: { city: 'Oslo' }, status: 200, body: 'replaced', source: 'import' }], { replace: true });
-      await waitUntil(async () => (await a.getText('weather_forecast', { city: 'Oslo' }))?.text === '"replaced"', 10_000);
+      await b.import(
+        [{ tool: 'weather_forecast', arguments: { city: 'Oslo' }, status: 200, body: 'replaced', source: 'import' }],
+        { replace: true },
+      );
+      await waitUntil(
+        async () => (await a.getText('weather_forecast', { city: 'Oslo' }))?.text === '"replaced"',
+        10_000,
+      );
     } finally {
       store.close();
       await a.close();
@@ -209,7 +260,10 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
 
   test('read-only refuses writes and an empty database; a bad or unreachable URL is a CacheError without the password', async () => {
     const empty = await server.database();
-    await assert.rejects(openResponseCache(empty, 'read-only'), /no ToolEnv response cache in postgres:\/\/toolenv@127\.0\.0\.1:\d+\/toolenv_test_\w+ \(open it read-write once/);
+    await assert.rejects(
+      openResponseCache(empty, 'read-only'),
+      /no ToolEnv response cache in postgres:\/\/toolenv@127\.0\.0\.1:\d+\/toolenv_test_\w+ \(open it read-write once/,
+    );
     const url = await server.database();
     const writer = await open(url);
     await writer.put('t', {}, { status: 200, body: 'x', source: 'synth' });
@@ -221,7 +275,12 @@ describe('PostgreSQL response cache', { skip: postgresSkip }, () => {
     const port = await freePort();
     await assert.rejects(
       PostgresCache.open(`postgres://someone:s3cret@127.0.0.1:${port}/db`, { connectTimeoutMs: 2000 }),
-      (error: Error) => error instanceof CacheError && /postgres:\/\/someone:\*\*\*@127\.0\.0\.1:\d+\/db is not a usable ToolEnv response cache: .*ECONNREFUSED/.test(error.message) && !error.message.includes('s3cret'),
+      (error: Error) =>
+        error instanceof CacheError &&
+        /postgres:\/\/someone:\*\*\*@127\.0\.0\.1:\d+\/db is not a usable ToolEnv response cache: .*ECONNREFUSED/.test(
+          error.message,
+        ) &&
+        !error.message.includes('s3cret'),
     );
   });
 });

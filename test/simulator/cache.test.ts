@@ -18,21 +18,28 @@ function cacheFile(): string {
 }
 
 test('canonical JSON sorts keys recursively, drops whitespace, keeps array order, and does not normalize Unicode', () => {
-  assert.equal(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }), '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+  assert.equal(
+    canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
+    '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+  );
   assert.equal(canonicalJson(JSON.parse('{ "b" : 1 ,\n "a":2 }')), canonicalJson(JSON.parse('{"a":2,"b":1}')));
   assert.equal(canonicalJson({ n: -0 }), '{"n":0}');
   assert.equal(canonicalJson({ n: 1e21, m: 0.1 }), '{"m":0.1,"n":1e+21}');
   assert.notEqual(canonicalJson({ s: 'caf\u00e9' }), canonicalJson({ s: 'cafe\u0301' }));
   assert.equal(canonicalJson({ a: undefined, b: [undefined] }), '{"b":[null]}');
   assert.equal(canonicalJson(JSON.parse('{"__proto__":{"x":1},"a":1}')), '{"__proto__":{"x":1},"a":1}');
-  assert.equal(canonicalJson({ 'é': 1, z: 2, Z: 3 }), '{"Z":3,"z":2,"é":1}');
+  assert.equal(canonicalJson({ é: 1, z: 2, Z: 3 }), '{"Z":3,"z":2,"é":1}');
 });
 
 test('entries are keyed by tool and canonical arguments; the first answer stays', () => {
   const cache = ResponseCache.open(cacheFile());
   assert.equal(cache.get('t', { a: 1, b: [1, 2] }), undefined);
   assert.equal(cache.put('t', { b: [1, 2], a: 1 }, { status: 200, body: { ok: true }, source: 'synth' }), 'stored');
-  assert.deepEqual(cache.get('t', JSON.parse('{ "a": 1, "b": [ 1, 2 ] }')), { status: 200, body: { ok: true }, source: 'synth' });
+  assert.deepEqual(cache.get('t', JSON.parse('{ "a": 1, "b": [ 1, 2 ] }')), {
+    status: 200,
+    body: { ok: true },
+    source: 'synth',
+  });
   assert.equal(cache.get('t', { a: 1, b: [2, 1] }), undefined, 'array order matters');
   assert.equal(cache.get('u', { a: 1, b: [1, 2] }), undefined, 'the tool is part of the key');
   assert.equal(cache.put('t', { a: 1, b: [1, 2] }, { status: 500, body: 'other', source: 'model' }), 'kept');
@@ -61,7 +68,9 @@ test('hits and last-hit times are counted in batches and written by close', () =
   assert.ok(stats.size_bytes > 0);
   const entries = [...reopened.entries()];
   assert.equal(entries[0]!.hits, 5);
-  assert.ok(entries[0]!.last_hit_at !== null && Date.parse(entries[0]!.last_hit_at) >= Date.parse(entries[0]!.created_at));
+  assert.ok(
+    entries[0]!.last_hit_at !== null && Date.parse(entries[0]!.last_hit_at) >= Date.parse(entries[0]!.created_at),
+  );
   reopened.close();
 });
 
@@ -115,14 +124,23 @@ test('read-only caches read but refuse writes; off opens nothing; a missing or f
   assert.ok(named instanceof ResponseCache);
   await named.close();
   assert.equal(await openResponseCache(file, 'off'), undefined);
-  await assert.rejects(openResponseCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
+  await assert.rejects(
+    openResponseCache(file, 'sometimes' as never),
+    /cache mode must be one of read-write, read-only, off/,
+  );
   assert.throws(() => ResponseCache.open(join(tempDir(), 'none.db'), { mode: 'read-only' }), /no response cache at/);
   const foreign = join(tempDir(), 'foreign.db');
   writeFileSync(foreign, 'this is not sqlite, just text long enough to look like a header to nobody');
-  assert.throws(() => ResponseCache.open(foreign), (e: Error) => e instanceof CacheError && e.message.includes(foreign));
+  assert.throws(
+    () => ResponseCache.open(foreign),
+    (e: Error) => e instanceof CacheError && e.message.includes(foreign),
+  );
   const other = join(tempDir(), 'other.db');
   new Database(other).exec('CREATE TABLE meta (key TEXT, value TEXT)');
-  assert.throws(() => ResponseCache.open(other, { mode: 'read-only' }), /not a usable ToolEnv response cache: schema version none/);
+  assert.throws(
+    () => ResponseCache.open(other, { mode: 'read-only' }),
+    /not a usable ToolEnv response cache: schema version none/,
+  );
 });
 
 test('an import runs in one transaction: a bad entry stores nothing and keeps what was there', () => {
@@ -165,7 +183,10 @@ function writer(file: string, prefix: string, from: number, to?: number) {
 }
 
 /** Reads the keys a writer prints as it acknowledges them, and kills it with SIGKILL once `n` have come. */
-async function killAfter(child: ReturnType<typeof spawn>, n: number): Promise<{ acknowledged: number[]; code: number | null; signal: NodeJS.Signals | null }> {
+async function killAfter(
+  child: ReturnType<typeof spawn>,
+  n: number,
+): Promise<{ acknowledged: number[]; code: number | null; signal: NodeJS.Signals | null }> {
   const acknowledged: number[] = [];
   let partial = '';
   child.stdout!.setEncoding('utf8');
@@ -204,7 +225,9 @@ test('putBatched: the write-backs of one event-loop turn commit together, each p
   const file = cacheFile();
   const cache = ResponseCache.open(file);
   const other = ResponseCache.open(file, { mode: 'read-only' });
-  const puts = Array.from({ length: 50 }, (_, i) => cache.putBatched('t', { i }, { status: 200, body: { i }, source: 'synth' }));
+  const puts = Array.from({ length: 50 }, (_, i) =>
+    cache.putBatched('t', { i }, { status: 200, body: { i }, source: 'synth' }),
+  );
   assert.equal(other.count(), 0, 'nothing is written before the turn ends');
   assert.deepEqual(new Set(await Promise.all(puts)), new Set(['stored']));
   assert.equal(other.count(), 50);
@@ -229,7 +252,9 @@ test('entries acknowledged by putBatched before a kill -9 are all there', async 
       await Promise.all(batch);
     }
   `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const { acknowledged, signal } = await killAfter(child, 2000);
   assert.equal(signal, 'SIGKILL');
   const cache = ResponseCache.open(file, { mode: 'read-only' });

@@ -29,8 +29,14 @@ test('exampleName picks that example whatever its status; an unknown name gets n
     { name: 'found', status: 200, body: { id: 1, name: 'A' } },
     { name: 'missing', status: 404, body: { message: 'Pet not found' } },
   ]);
-  assert.deepEqual(await examplesResponder.respond(tool, {}, { seed: 0, exampleName: 'missing' }), { status: 404, body: { message: 'Pet not found' } });
-  assert.deepEqual(await examplesResponder.respond(tool, {}, { seed: 0, exampleName: 'found' }), { status: 200, body: { id: 1, name: 'A' } });
+  assert.deepEqual(await examplesResponder.respond(tool, {}, { seed: 0, exampleName: 'missing' }), {
+    status: 404,
+    body: { message: 'Pet not found' },
+  });
+  assert.deepEqual(await examplesResponder.respond(tool, {}, { seed: 0, exampleName: 'found' }), {
+    status: 200,
+    body: { id: 1, name: 'A' },
+  });
   assert.equal(await examplesResponder.respond(tool, {}, { seed: 0, exampleName: 'nope' }), undefined);
   assert.equal(exampleNamed(tool, 'missing')?.status, 404);
 });
@@ -45,9 +51,15 @@ test('without a name only success examples answer, the tool success status first
     ],
     { response_status: 201 },
   );
-  assert.deepEqual(await examplesResponder.respond(created, {}, { seed: 0 }), { status: 201, body: { kind: 'created' } });
+  assert.deepEqual(await examplesResponder.respond(created, {}, { seed: 0 }), {
+    status: 201,
+    body: { kind: 'created' },
+  });
   const otherSuccess = withExamples([{ status: 202, body: { kind: 'accepted' } }]);
-  assert.deepEqual(await examplesResponder.respond(otherSuccess, {}, { seed: 0 }), { status: 202, body: { kind: 'accepted' } });
+  assert.deepEqual(await examplesResponder.respond(otherSuccess, {}, { seed: 0 }), {
+    status: 202,
+    body: { kind: 'accepted' },
+  });
 });
 
 test('among several success examples the choice is deterministic per call and varies across calls', () => {
@@ -62,9 +74,25 @@ test('among several success examples the choice is deterministic per call and va
 });
 
 test('an example the response schema refuses is repaired by taking out undeclared members, else not served', async () => {
-  const closed = { type: 'object', required: ['id'], additionalProperties: false, properties: { id: { type: 'integer' }, tags: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { name: { type: 'string' } } } } } };
-  const extra = withExamples([{ status: 200, body: { id: 1, color: 'red', tags: [{ name: 'a', colour: 'x' }] } }], { response_schema: closed });
-  assert.deepEqual(await examplesResponder.respond(extra, {}, { seed: 0 }), { status: 200, body: { id: 1, tags: [{ name: 'a' }] } });
+  const closed = {
+    type: 'object',
+    required: ['id'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'integer' },
+      tags: {
+        type: 'array',
+        items: { type: 'object', additionalProperties: false, properties: { name: { type: 'string' } } },
+      },
+    },
+  };
+  const extra = withExamples([{ status: 200, body: { id: 1, color: 'red', tags: [{ name: 'a', colour: 'x' }] } }], {
+    response_schema: closed,
+  });
+  assert.deepEqual(await examplesResponder.respond(extra, {}, { seed: 0 }), {
+    status: 200,
+    body: { id: 1, tags: [{ name: 'a' }] },
+  });
   // The record keeps the example as the document wrote it.
   assert.deepEqual(extra.examples[0]!.body, { id: 1, color: 'red', tags: [{ name: 'a', colour: 'x' }] });
   const missing = withExamples([{ status: 200, body: { tags: [] } }], { response_schema: closed });
@@ -73,5 +101,8 @@ test('an example the response schema refuses is repaired by taking out undeclare
   assert.equal(await examplesResponder.respond(wrongType, {}, { seed: 0 }), undefined);
   // Asked for by name, an example is served as the document wrote it.
   const named = withExamples([{ name: 'raw', status: 200, body: { id: 'one' } }], { response_schema: closed });
-  assert.deepEqual(await examplesResponder.respond(named, {}, { seed: 0, exampleName: 'raw' }), { status: 200, body: { id: 'one' } });
+  assert.deepEqual(await examplesResponder.respond(named, {}, { seed: 0, exampleName: 'raw' }), {
+    status: 200,
+    body: { id: 'one' },
+  });
 });

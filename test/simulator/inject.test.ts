@@ -47,7 +47,8 @@ test('a per-call rate override reads the same numbers, so later decisions do not
 });
 
 test('each kind answers its own problem shape', () => {
-  const only = (kind: InjectedErrorKind) => draws(new ErrorStream(3, { errorRate: 1, errorKinds: { [kind]: 1 }, timeoutDelayMs: 25 }), 200) as Injection[];
+  const only = (kind: InjectedErrorKind) =>
+    draws(new ErrorStream(3, { errorRate: 1, errorKinds: { [kind]: 1 }, timeoutDelayMs: 25 }), 200) as Injection[];
 
   const limits = only('rate_limit');
   for (const r of limits) {
@@ -70,7 +71,8 @@ test('each kind answers its own problem shape', () => {
 
   const network = only('network');
   assert.deepEqual(new Set(network.map((r) => r.status)), new Set([502, 503]));
-  for (const r of network) assert.equal((r.body as { title: string }).title, r.status === 502 ? 'Bad Gateway' : 'Service Unavailable');
+  for (const r of network)
+    assert.equal((r.body as { title: string }).title, r.status === 502 ? 'Bad Gateway' : 'Service Unavailable');
 
   for (const r of only('timeout')) {
     assert.equal(r.status, 504);

@@ -20,7 +20,11 @@ export function tinyModelFile(): string {
 /** A response schema with what real documents hold: $defs and $ref, allOf, an enum, a date-time, nullable, bounded arrays. */
 const order = {
   $defs: {
-    Money: { type: 'object', required: ['amount', 'currency'], properties: { amount: { type: 'number' }, currency: { type: 'string', enum: ['EUR', 'USD'] } } },
+    Money: {
+      type: 'object',
+      required: ['amount', 'currency'],
+      properties: { amount: { type: 'number' }, currency: { type: 'string', enum: ['EUR', 'USD'] } },
+    },
   },
   type: 'object',
   required: ['order_id', 'total', 'status', 'created_at'],
@@ -29,7 +33,11 @@ const order = {
     total: { $ref: '#/$defs/Money' },
     status: { enum: ['open', 'paid', 'shipped'] },
     created_at: { type: 'string', format: 'date-time' },
-    lines: { type: 'array', maxItems: 3, items: { allOf: [{ $ref: '#/$defs/Money' }, { type: 'object', properties: { sku: { type: 'string' } } }] } },
+    lines: {
+      type: 'array',
+      maxItems: 3,
+      items: { allOf: [{ $ref: '#/$defs/Money' }, { type: 'object', properties: { sku: { type: 'string' } } }] },
+    },
     note: { type: ['string', 'null'] },
   },
 };
@@ -63,4 +71,11 @@ export function assertSatisfies(schema: unknown, body: unknown, what: string): v
 }
 
 /** Small generations keep the tests quick on two cores; llama.cpp's warnings are asserted where they matter, not printed. */
-export const TEST_MODEL = { gpu: 'cpu', contextSize: 2048, maxTokens: 200, parallel: 2, threads: 1, log: (_line: string) => {} } as const;
+export const TEST_MODEL = {
+  gpu: 'cpu',
+  contextSize: 2048,
+  maxTokens: 200,
+  parallel: 2,
+  threads: 1,
+  log: (_line: string) => {},
+} as const;

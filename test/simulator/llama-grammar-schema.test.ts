@@ -3,7 +3,13 @@ import { test } from 'node:test';
 import type { JsonSchema } from '../../src/library/tool.js';
 import { grammarSchema } from '../../src/simulator/llama/grammar-schema.js';
 
-const ANY = { oneOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'object', additionalProperties: true }, { type: 'array' }] };
+const ANY = {
+  oneOf: [
+    { type: ['string', 'number', 'boolean', 'null'] },
+    { type: 'object', additionalProperties: true },
+    { type: 'array' },
+  ],
+};
 
 test('keywords the grammar cannot express are dropped, the ones it can are kept', () => {
   assert.deepEqual(
@@ -47,18 +53,25 @@ test('$refs are inlined, allOf merged, nullable and type lists become alternativ
   assert.deepEqual(grammarSchema({ type: ['array', 'null'], items: { type: 'integer' } }), {
     oneOf: [{ type: 'array', items: { type: 'integer' } }, { type: 'null' }],
   });
-  assert.deepEqual(grammarSchema({ anyOf: [{ type: 'integer' }, { type: 'string', format: 'uri' }] }), { oneOf: [{ type: 'integer' }, { type: 'string' }] });
+  assert.deepEqual(grammarSchema({ anyOf: [{ type: 'integer' }, { type: 'string', format: 'uri' }] }), {
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+  });
 });
 
 test('a recursive $ref ends in any JSON instead of looping', () => {
-  const tree = { $defs: { Node: { type: 'object', properties: { child: { $ref: '#/$defs/Node' } } } }, $ref: '#/$defs/Node' };
+  const tree = {
+    $defs: { Node: { type: 'object', properties: { child: { $ref: '#/$defs/Node' } } } },
+    $ref: '#/$defs/Node',
+  };
   assert.deepEqual(grammarSchema(tree), { type: 'object', properties: { child: ANY } });
   assert.deepEqual(grammarSchema({ $ref: '#/$defs/Missing' }), ANY);
 });
 
 test('objects keep every required property and optional ones up to the cap; depth is capped', () => {
   const properties = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`p${i}`, { type: 'integer' }]));
-  const out = grammarSchema({ type: 'object', required: ['p9', 'p8'], properties }, { maxProperties: 4 }) as { properties: object };
+  const out = grammarSchema({ type: 'object', required: ['p9', 'p8'], properties }, { maxProperties: 4 }) as {
+    properties: object;
+  };
   assert.deepEqual(Object.keys(out.properties), ['p0', 'p1', 'p8', 'p9']);
 
   let deep: JsonSchema = { type: 'string' };
@@ -85,7 +98,12 @@ test('maxStringLength caps strings the schema leaves unbounded; a declared maxLe
   };
   assert.deepEqual(grammarSchema(schema, { maxStringLength: 128 }), {
     type: 'object',
-    properties: { free: { type: 'string', maxLength: 128 }, short: { type: 'string', maxLength: 8 }, long: { type: 'string', minLength: 300, maxLength: 300 }, at: { type: 'string', format: 'date' } },
+    properties: {
+      free: { type: 'string', maxLength: 128 },
+      short: { type: 'string', maxLength: 8 },
+      long: { type: 'string', minLength: 300, maxLength: 300 },
+      at: { type: 'string', format: 'date' },
+    },
   });
   assert.deepEqual(grammarSchema({ type: 'string' }), { type: 'string' });
 });

@@ -39,10 +39,17 @@ test('few-shot examples come before the call, in order, and only as many as fit 
   const first = all.user.indexOf('{"id":1,"name":"A"}');
   const third = all.user.indexOf('{"id":3,"name":"C"}');
   assert.ok(first > 0 && third > first && third < all.user.indexOf('Call arguments: {"name":"Rex"}'));
-  assert.ok(all.user.includes(`Example call arguments: ${TOOL_RESPONSE_V1.unrecordedArguments}`), 'a spec example has no recorded arguments');
+  assert.ok(
+    all.user.includes(`Example call arguments: ${TOOL_RESPONSE_V1.unrecordedArguments}`),
+    'a spec example has no recorded arguments',
+  );
 
   const bare = renderToolPrompt(addPet, { name: 'Rex' }, { budgetTokens: 100_000, countTokens: chars });
-  const tight = renderToolPrompt(addPet, { name: 'Rex' }, { examples, budgetTokens: bare.tokens + 200, countTokens: chars });
+  const tight = renderToolPrompt(
+    addPet,
+    { name: 'Rex' },
+    { examples, budgetTokens: bare.tokens + 200, countTokens: chars },
+  );
   assert.equal(tight.examples, 2, 'the long example is skipped, the short ones still fit');
   assert.ok(!tight.user.includes('xxxx'));
   assert.ok(tight.tokens <= bare.tokens + 200);
@@ -59,6 +66,10 @@ test('long descriptions are cut', () => {
 });
 
 test('argument text that looks like a placeholder is not expanded', () => {
-  const prompt = renderToolPrompt(addPet, { name: '{{arguments}} $& $1' }, { budgetTokens: 100_000, countTokens: chars });
+  const prompt = renderToolPrompt(
+    addPet,
+    { name: '{{arguments}} $& $1' },
+    { budgetTokens: 100_000, countTokens: chars },
+  );
   assert.ok(prompt.user.includes('Call arguments: {"name":"{{arguments}} $& $1"}'));
 });

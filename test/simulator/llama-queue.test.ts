@@ -21,7 +21,8 @@ test('the queue runs up to `concurrency` tasks, queues `maxWaiting` more, and re
 
   await assert.rejects(
     queue.run(() => Promise.resolve()),
-    (error: unknown) => error instanceof ResponderBusyError && error.retryAfterSeconds >= 1 && /test model is busy/.test(error.message),
+    (error: unknown) =>
+      error instanceof ResponderBusyError && error.retryAfterSeconds >= 1 && /test model is busy/.test(error.message),
   );
 
   gates[0]!.release();
@@ -57,7 +58,10 @@ test('a waiting task whose signal aborts leaves the queue without running', asyn
 
 test('a failing task frees its slot', async () => {
   const queue = new BoundedQueue({ name: 'q', concurrency: 1, maxWaiting: 0 });
-  await assert.rejects(queue.run(() => Promise.reject(new Error('boom'))), /boom/);
+  await assert.rejects(
+    queue.run(() => Promise.reject(new Error('boom'))),
+    /boom/,
+  );
   assert.equal(queue.running, 0);
   assert.equal(await queue.run(() => Promise.resolve(1)), 1);
 });

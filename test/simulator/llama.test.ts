@@ -83,12 +83,20 @@ test('answers cached for the tool are shown to the model as few-shot examples', 
   const recording = createModelResponder({
     ...TEST_MODEL,
     fewShot: cache,
-    generator: { label: engine.label, ready: () => engine.ready(), countTokens: (t) => engine.countTokens(t), generate: (r) => (requests.push(r), engine.generate(r)) },
+    generator: {
+      label: engine.label,
+      ready: () => engine.ready(),
+      countTokens: (t) => engine.countTokens(t),
+      generate: (r) => (requests.push(r), engine.generate(r)),
+    },
   });
   const answer = await recording.respond(getPet, { petId: 9 }, { seed: 0 });
   assert.ok(answer);
   const user = requests[0]!.messages.find((m) => m.role === 'user')!.content;
-  assert.ok(user.includes('Example call arguments: {"petId":5}\nExample response body: {"id":5,"name":"Cached-Cat"}'), user);
+  assert.ok(
+    user.includes('Example call arguments: {"petId":5}\nExample response body: {"id":5,"name":"Cached-Cat"}'),
+    user,
+  );
   assert.ok(!user.includes('Not Found'), 'error answers are not examples');
   assert.ok(user.includes('{"id":7,"name":"Rex","status":"sold"}'), 'the spec example follows the cached one');
   assert.ok(user.indexOf('Cached-Cat') < user.indexOf('Call arguments: {"petId":9}'));
@@ -111,7 +119,10 @@ test('a prompt that leaves no room for the answer in the context falls back inst
   const cramped = createLlamaResponder({ ...TEST_MODEL, model: tinyModelFile(), contextSize: 512 });
   after(() => cramped.engine.close());
   assert.equal(await cramped.respond(orderTool, { order_id: 'C-3' }, { seed: 0 }), undefined);
-  assert.match(cramped.stats.lastError ?? '', /the prompt takes \d+ tokens; with 200 for the answer it exceeds the context of 512/);
+  assert.match(
+    cramped.stats.lastError ?? '',
+    /the prompt takes \d+ tokens; with 200 for the answer it exceeds the context of 512/,
+  );
   assert.equal(cramped.stats.errors, 1);
 });
 
@@ -123,12 +134,25 @@ test('a corrupt model file falls back to the synthesizer: no 5xx, the load error
   writeFileSync(corrupt, whole.subarray(0, whole.length >> 1));
   const logs: string[] = [];
   const broken = createLlamaResponder({ ...TEST_MODEL, model: corrupt, log: (line) => logs.push(line) });
-  const server = await startServer({ library: writeFixtureLibrary(tools, [petstoreApi]), responders: [broken, synthResponder], errorRate: 0, port: 0, metrics: [broken] });
+  const server = await startServer({
+    library: writeFixtureLibrary(tools, [petstoreApi]),
+    responders: [broken, synthResponder],
+    errorRate: 0,
+    port: 0,
+    metrics: [broken],
+  });
   after(() => server.close());
-  const response = await fetch(`${server.url}/v1/tools/${addPet.id}/call`, { method: 'POST', body: JSON.stringify({ arguments: { name: 'Rex' } }) });
+  const response = await fetch(`${server.url}/v1/tools/${addPet.id}/call`, {
+    method: 'POST',
+    body: JSON.stringify({ arguments: { name: 'Rex' } }),
+  });
   assert.equal(response.status, 201);
   assert.equal(response.headers.get('x-toolenv-source'), 'synth');
-  assert.match(broken.engine.loadError?.message ?? '', /cannot load model .*corrupt\.gguf: .*corrupted or incomplete/, 'the error says why');
+  assert.match(
+    broken.engine.loadError?.message ?? '',
+    /cannot load model .*corrupt\.gguf: .*corrupted or incomplete/,
+    'the error says why',
+  );
   assert.match(logs.join('\n'), /llama\.cpp: .*corrupted or incomplete/, 'llama.cpp says why');
   assert.equal(broken.stats.errors, 1);
   assert.equal(broken.stats.fallbacks, 1);
@@ -141,12 +165,21 @@ test('a full model queue answers 503 with Retry-After, and the call goes through
   const narrow = createLlamaResponder({ ...TEST_MODEL, model: tinyModelFile(), parallel: 1, maxWaiting: 0 });
   after(() => narrow.engine.close());
   await narrow.engine.load();
-  const server = await startServer({ library: writeFixtureLibrary(tools, [petstoreApi]), responders: [narrow, synthResponder], errorRate: 0, port: 0 });
+  const server = await startServer({
+    library: writeFixtureLibrary(tools, [petstoreApi]),
+    responders: [narrow, synthResponder],
+    errorRate: 0,
+    port: 0,
+  });
   after(() => server.close());
 
   let release!: () => void;
   const occupied = narrow.engine.queue.run(() => new Promise<void>((resolve) => (release = resolve)));
-  const call = () => fetch(`${server.url}/v1/tools/${getPet.id}/call`, { method: 'POST', body: JSON.stringify({ arguments: { petId: 77 } }) });
+  const call = () =>
+    fetch(`${server.url}/v1/tools/${getPet.id}/call`, {
+      method: 'POST',
+      body: JSON.stringify({ arguments: { petId: 77 } }),
+    });
   const busy = await call();
   assert.equal(busy.status, 503);
   assert.equal(busy.headers.get('content-type'), 'application/problem+json');
@@ -172,15 +205,36 @@ test('`serve` with the embedded defaults never imports node-llama-cpp', async ()
   const library = writeFixtureLibrary(tools, [petstoreApi]);
   const child = spawn(
     process.execPath,
-    ['--import', `data:text/javascript,${encodeURIComponent(register)}`, BIN, 'serve', '--library', library, '--cache-mode', 'off', '--port', '0', '--error-rate', '0', '--json'],
+    [
+      '--import',
+      `data:text/javascript,${encodeURIComponent(register)}`,
+      BIN,
+      'serve',
+      '--library',
+      library,
+      '--cache-mode',
+      'off',
+      '--port',
+      '0',
+      '--error-rate',
+      '0',
+      '--json',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   after(() => child.kill());
   const url = await firstJsonLine(child);
-  const response = await fetch(`${url}/v1/tools/${addPet.id}/call`, { method: 'POST', body: JSON.stringify({ arguments: { name: 'Rex' } }) });
+  const response = await fetch(`${url}/v1/tools/${addPet.id}/call`, {
+    method: 'POST',
+    body: JSON.stringify({ arguments: { name: 'Rex' } }),
+  });
   assert.equal(response.status, 201);
   assert.equal(response.headers.get('x-toolenv-source'), 'synth');
-  assert.equal((await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' })).status, 404, 'no model, no chat route');
+  assert.equal(
+    (await fetch(`${url}/v1/chat/completions`, { method: 'POST', body: '{}' })).status,
+    404,
+    'no model, no chat route',
+  );
   assert.equal(child.exitCode, null, 'still serving');
 });
 
@@ -188,12 +242,39 @@ test('`serve --responder llama --model FILE` answers from the model, counts it o
   const library = writeFixtureLibrary(tools, [petstoreApi]);
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', '--library', library, '--cache-mode', 'off', '--port', '0', '--error-rate', '0', '--json', '--responder', 'llama', '--model', tinyModelFile(), '--gpu', 'cpu', '--ctx', '2048', '--parallel', '1', '--max-tokens', '200'],
+    [
+      BIN,
+      'serve',
+      '--library',
+      library,
+      '--cache-mode',
+      'off',
+      '--port',
+      '0',
+      '--error-rate',
+      '0',
+      '--json',
+      '--responder',
+      'llama',
+      '--model',
+      tinyModelFile(),
+      '--gpu',
+      'cpu',
+      '--ctx',
+      '2048',
+      '--parallel',
+      '1',
+      '--max-tokens',
+      '200',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   after(() => child.kill());
   const url = await firstJsonLine(child);
-  const response = await fetch(`${url}/v1/tools/${orderTool.id}/call`, { method: 'POST', body: JSON.stringify({ arguments: { order_id: 'B-2' } }) });
+  const response = await fetch(`${url}/v1/tools/${orderTool.id}/call`, {
+    method: 'POST',
+    body: JSON.stringify({ arguments: { order_id: 'B-2' } }),
+  });
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('x-toolenv-source'), 'model');
   assertSatisfies(orderTool.response_schema, await response.json(), orderTool.id);
@@ -201,7 +282,11 @@ test('`serve --responder llama --model FILE` answers from the model, counts it o
   assert.match(metrics, /^toolenv_model_answered_total 1$/m);
   const chat = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
-    body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 50, response_format: { type: 'json_object' } }),
+    body: JSON.stringify({
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 50,
+      response_format: { type: 'json_object' },
+    }),
   });
   assert.equal(chat.status, 200);
   const completion = (await chat.json()) as { choices: { message: { content: string } }[] };
@@ -210,17 +295,58 @@ test('`serve --responder llama --model FILE` answers from the model, counts it o
 
 test('`call --responder llama` answers one call from the model', () => {
   const library = writeFixtureLibrary(tools, [petstoreApi]);
-  const args = ['call', getPet.id, '--library', library, '--args', '{"petId":3}', '--cache-mode', 'off', '--error-rate', '0', '--json'];
-  const run = spawnSync(process.execPath, [BIN, ...args, '--responder', 'llama', '--model', tinyModelFile(), '--gpu', 'cpu', '--ctx', '2048', '--max-tokens', '200'], { encoding: 'utf8' });
+  const args = [
+    'call',
+    getPet.id,
+    '--library',
+    library,
+    '--args',
+    '{"petId":3}',
+    '--cache-mode',
+    'off',
+    '--error-rate',
+    '0',
+    '--json',
+  ];
+  const run = spawnSync(
+    process.execPath,
+    [
+      BIN,
+      ...args,
+      '--responder',
+      'llama',
+      '--model',
+      tinyModelFile(),
+      '--gpu',
+      'cpu',
+      '--ctx',
+      '2048',
+      '--max-tokens',
+      '200',
+    ],
+    { encoding: 'utf8' },
+  );
   assert.equal(run.status, 0, run.stderr);
-  const result = JSON.parse(run.stdout.trimEnd().split('\n').at(-1)!) as { status: number; source: string; body: unknown };
+  const result = JSON.parse(run.stdout.trimEnd().split('\n').at(-1)!) as {
+    status: number;
+    source: string;
+    body: unknown;
+  };
   assert.equal(result.source, 'model');
   assert.equal(result.status, 200);
   assertSatisfies(getPet.response_schema, result.body, getPet.id);
 });
 
 test('benchModel measures model-backed calls at each parallelism', async () => {
-  const report = await benchModel({ model: tinyModelFile(), gpu: 'cpu', contextSize: 2048, threads: 1, parallel: [2], calls: 4, maxTokens: 64 });
+  const report = await benchModel({
+    model: tinyModelFile(),
+    gpu: 'cpu',
+    contextSize: 2048,
+    threads: 1,
+    parallel: [2],
+    calls: 4,
+    maxTokens: 64,
+  });
   assert.equal(report.prompt, 'tool-response.v1');
   assert.equal(report.gpu, false);
   assert.ok(report.load_ms > 0 && report.runtime_ms >= 0, 'a runtime already held by another engine starts in no time');
@@ -235,11 +361,15 @@ test('benchModel measures model-backed calls at each parallelism', async () => {
 
 test('bad model flags are usage errors', () => {
   const library = writeFixtureLibrary(tools, [petstoreApi]);
-  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'serve', '--library', library, '--port', '0', ...args], { encoding: 'utf8' });
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, [BIN, 'serve', '--library', library, '--port', '0', ...args], { encoding: 'utf8' });
   for (const [args, message] of [
     [['--responder', 'llama'], /--responder llama needs --model/],
     [['--responder', 'llama', '--model', join(library, 'nope.gguf')], /--model: no file at/],
-    [['--responder', 'llama', '--model', tinyModelFile(), '--parallel', '0'], /--parallel must be an integer between 1 and 256/],
+    [
+      ['--responder', 'llama', '--model', tinyModelFile(), '--parallel', '0'],
+      /--parallel must be an integer between 1 and 256/,
+    ],
     [['--responder', 'openai'], /--responder openai needs --responder-url/],
     [['--responder', 'openai', '--responder-url', 'ftp://x'], /--responder-url: .*must be http or https/],
     [['--responder', 'gpt'], /unknown responder "gpt"; known: .*synth.*llama, openai/],

@@ -20,14 +20,25 @@ let remote: RunningServer;
 
 before(async () => {
   await engine.load();
-  remote = await startServer({ library: writeFixtureLibrary(), cacheMode: 'off', responders: [synthResponder], port: 0, routes: [chatRoutes(engine)] });
+  remote = await startServer({
+    library: writeFixtureLibrary(),
+    cacheMode: 'off',
+    responders: [synthResponder],
+    port: 0,
+    routes: [chatRoutes(engine)],
+  });
 });
 after(async () => {
   await remote.close();
   await engine.close();
 });
 
-const chat = (body: unknown) => fetch(`${remote.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const chat = (body: unknown) =>
+  fetch(`${remote.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 test('the chat route lists its model and answers JSON that satisfies the requested schema', async () => {
   const models = (await (await fetch(`${remote.url}/v1/models`)).json()) as { data: { id: string }[] };
@@ -36,10 +47,27 @@ test('the chat route lists its model and answers JSON that satisfies the request
     ['tiny.gguf'],
   );
   for (const [format, extra] of [
-    ['response_format', { response_format: { type: 'json_schema', json_schema: { name: 'order', schema: orderTool.response_schema, strict: false } } }],
+    [
+      'response_format',
+      {
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'order', schema: orderTool.response_schema, strict: false },
+        },
+      },
+    ],
     ['guided_json', { guided_json: orderTool.response_schema }],
   ] as const) {
-    const response = await chat({ model: 'tiny.gguf', messages: [{ role: 'system', content: 'JSON only.' }, { role: 'user', content: [{ type: 'text', text: 'An order.' }] }], max_tokens: 200, seed: 4, ...extra });
+    const response = await chat({
+      model: 'tiny.gguf',
+      messages: [
+        { role: 'system', content: 'JSON only.' },
+        { role: 'user', content: [{ type: 'text', text: 'An order.' }] },
+      ],
+      max_tokens: 200,
+      seed: 4,
+      ...extra,
+    });
     assert.equal(response.status, 200, format);
     const completion = (await response.json()) as {
       object: string;
@@ -50,7 +78,11 @@ test('the chat route lists its model and answers JSON that satisfies the request
     assert.equal(completion.object, 'chat.completion');
     assert.equal(completion.model, 'tiny.gguf');
     assert.equal(completion.choices[0]!.message.role, 'assistant');
-    assert.equal(completion.choices[0]!.finish_reason, 'stop', `${format}: the grammar closed the JSON within max_tokens`);
+    assert.equal(
+      completion.choices[0]!.finish_reason,
+      'stop',
+      `${format}: the grammar closed the JSON within max_tokens`,
+    );
     assertSatisfies(orderTool.response_schema, JSON.parse(completion.choices[0]!.message.content), format);
     assert.ok(completion.usage.completion_tokens > 0);
     assert.equal(completion.usage.total_tokens, completion.usage.prompt_tokens + completion.usage.completion_tokens);
@@ -63,8 +95,18 @@ test('the chat route refuses what it does not offer with a problem naming it', a
     [{ model: 'm' }, /must have required property 'messages'/],
     [{ messages: [] }, /\/messages must NOT have fewer than 1 items/],
     [{ messages: [{ role: 'user', content: 'x' }], tools: [] }, /unsupported member "tools"/],
-    [{ messages: [{ role: 'user', content: 'x' }], max_tokens: 5000 }, /exceeds the context of 2048 \(raise --ctx or lower --max-tokens\)/],
-    [{ messages: [{ role: 'user', content: 'x' }], guided_json: {}, response_format: { type: 'json_schema', json_schema: { schema: {} } } }, /not both/],
+    [
+      { messages: [{ role: 'user', content: 'x' }], max_tokens: 5000 },
+      /exceeds the context of 2048 \(raise --ctx or lower --max-tokens\)/,
+    ],
+    [
+      {
+        messages: [{ role: 'user', content: 'x' }],
+        guided_json: {},
+        response_format: { type: 'json_schema', json_schema: { schema: {} } },
+      },
+      /not both/,
+    ],
   ];
   for (const [body, detail] of cases) {
     const response = await chat(body);
@@ -97,7 +139,12 @@ test('through the pipeline the remote answer is written back: source model, then
     cache.close();
     store.close();
   });
-  const responder = createOpenAIResponder({ url: `${remote.url}/v1`, model: 'tiny.gguf', maxTokens: 200, fewShot: cache });
+  const responder = createOpenAIResponder({
+    url: `${remote.url}/v1`,
+    model: 'tiny.gguf',
+    maxTokens: 200,
+    fewShot: cache,
+  });
   const simulator = createSimulator({ store, cache, responders: [responder, synthResponder], errorRate: 0 });
   const first = await simulator.call(getPet.id, { petId: 8 });
   assert.equal(first.source, 'model');
@@ -112,7 +159,10 @@ test('a busy remote (503 + Retry-After) makes the responder busy too', async () 
   const occupied = engine.queue.run(() => new Promise<void>((resolve) => (release = resolve)));
   try {
     const responder = createOpenAIResponder({ url: remote.url, model: 'tiny.gguf', maxTokens: 50 });
-    await assert.rejects(responder.respond(addPet, { name: 'Rex' }, { seed: 0 }), (error: unknown) => error instanceof ResponderBusyError && error.retryAfterSeconds >= 1);
+    await assert.rejects(
+      responder.respond(addPet, { name: 'Rex' }, { seed: 0 }),
+      (error: unknown) => error instanceof ResponderBusyError && error.retryAfterSeconds >= 1,
+    );
     assert.equal(responder.stats.busy, 1);
   } finally {
     release();
@@ -133,14 +183,20 @@ test('an unreachable or slow remote falls back (undefined), counted as an error 
   assert.equal(slow.stats.timeouts, 1);
 
   const noModel = createOpenAIResponder({ url: `http://127.0.0.1:${port}` });
-  assert.equal(await noModel.respond(addPet, { name: 'Rex' }, { seed: 0 }), undefined, 'a model list that cannot be read is an error too');
+  assert.equal(
+    await noModel.respond(addPet, { name: 'Rex' }, { seed: 0 }),
+    undefined,
+    'a model list that cannot be read is an error too',
+  );
   assert.equal(noModel.stats.errors, 1);
 });
 
 test('the endpoint is the chat-completions URL whatever form the server URL takes', () => {
   assert.equal(new OpenAIGenerator({ url: 'http://h:8000' }).endpoint, 'http://h:8000/v1/chat/completions');
   assert.equal(new OpenAIGenerator({ url: 'http://h:8000/v1/' }).endpoint, 'http://h:8000/v1/chat/completions');
-  assert.equal(new OpenAIGenerator({ url: 'https://h/proxy/v1/chat/completions' }).endpoint, 'https://h/proxy/v1/chat/completions');
+  assert.equal(
+    new OpenAIGenerator({ url: 'https://h/proxy/v1/chat/completions' }).endpoint,
+    'https://h/proxy/v1/chat/completions',
+  );
   assert.throws(() => new OpenAIGenerator({ url: 'not a url' }), /is not a URL/);
 });
-

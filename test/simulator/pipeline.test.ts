@@ -16,7 +16,11 @@ const orderTool: Tool = {
   description: 'Get an order by id',
   category: 'ecommerce',
   parameters: { type: 'object', required: ['orderId'], properties: { orderId: { type: 'string' } } },
-  response_schema: { type: 'object', required: ['id', 'total'], properties: { id: { type: 'string' }, total: { type: 'number' } } },
+  response_schema: {
+    type: 'object',
+    required: ['id', 'total'],
+    properties: { id: { type: 'string' }, total: { type: 'number' } },
+  },
   examples: [
     { name: 'paid', status: 200, body: { id: 'o-1', total: 12.5 } },
     { name: 'missing', status: 404, body: { message: 'order not found' } },
@@ -41,7 +45,13 @@ function countingResponder(name: 'model' | 'synth' = 'model') {
 }
 
 function simulator(options: Partial<SimulatorOptions> = {}) {
-  return createSimulator({ store, responders: [examplesResponder, synthResponder], errorRate: 0, timeoutDelayMs: 0, ...options });
+  return createSimulator({
+    store,
+    responders: [examplesResponder, synthResponder],
+    errorRate: 0,
+    timeoutDelayMs: 0,
+    ...options,
+  });
 }
 
 function freshCache(): ResponseCache {
@@ -94,7 +104,10 @@ test('a miss is answered by the responders in order and written back; the same c
 });
 
 test('two simulators with the same seed inject the same errors on the same call sequence', async () => {
-  const sequence = Array.from({ length: 300 }, (_, i) => ({ id: i % 2 ? 'petstore_test__listPets' : 'weather_forecast', args: i % 2 ? { limit: 1 + (i % 50) } : { city: `c${i}` } }));
+  const sequence = Array.from({ length: 300 }, (_, i) => ({
+    id: i % 2 ? 'petstore_test__listPets' : 'weather_forecast',
+    args: i % 2 ? { limit: 1 + (i % 50) } : { city: `c${i}` },
+  }));
   const run = async (seed: number) => {
     const sim = simulator({ seed, errorRate: 0.2, cache: freshCache() });
     const out: ReturnType<typeof summary>[] = [];
@@ -122,13 +135,17 @@ test('concurrent calls draw injections in call order, as if they had been made o
 
 test('errorRate 0 injects nothing; injected errors are never cached', async () => {
   const quiet = simulator({ errorRate: 0 });
-  for (let i = 0; i < 300; i++) assert.equal((await quiet.call('weather_forecast', { city: `c${i}` })).error, undefined);
+  for (let i = 0; i < 300; i++)
+    assert.equal((await quiet.call('weather_forecast', { city: `c${i}` })).error, undefined);
 
   const cache = freshCache();
   const failing = simulator({ errorRate: 1, cache });
   for (let i = 0; i < 50; i++) assert.ok((await failing.call('weather_forecast', { city: `c${i}` })).error);
   assert.equal(cache.count(), 0);
-  assert.equal(Object.values(failing.metrics.injected).reduce((a, b) => a + b), 50);
+  assert.equal(
+    Object.values(failing.metrics.injected).reduce((a, b) => a + b),
+    50,
+  );
 
   const overridden = await failing.call('weather_forecast', { city: 'x' }, { errorRate: 0 });
   assert.equal(overridden.error, undefined, 'a per-call rate overrides the simulator rate');
@@ -175,7 +192,11 @@ test('Prefer: code forces a status; example picks a named example; dynamic synth
   assert.equal(created.status, 400);
   assert.match((created.body as { detail: string }).detail, /documents no 201 response: its success status is 200/);
   const success = await sim.call('shop_getOrder', { orderId: 'o-1' }, { controls: { code: 200 } });
-  assert.deepEqual(summary(success), { status: 200, source: 'example', error: undefined }, 'the success code skips injection');
+  assert.deepEqual(
+    summary(success),
+    { status: 200, source: 'example', error: undefined },
+    'the success code skips injection',
+  );
 
   const quiet = simulator({ cache });
   const named = await quiet.call('shop_getOrder', { orderId: 'o-9' }, { controls: { example: 'missing' } });
@@ -187,7 +208,11 @@ test('Prefer: code forces a status; example picks a named example; dynamic synth
   const dynamic = await quiet.call('shop_getOrder', { orderId: 'o-1' }, { controls: { dynamic: true } });
   assert.equal(dynamic.source, 'synth', 'dynamic skips the cache and the examples responder');
   assert.equal(typeof (dynamic.body as { total: unknown }).total, 'number');
-  assert.deepEqual([...cache.entries()].map((e) => e.source), ['example'], 'only the plain success call was written back');
+  assert.deepEqual(
+    [...cache.entries()].map((e) => e.source),
+    ['example'],
+    'only the plain success call was written back',
+  );
   cache.close();
 });
 
@@ -226,7 +251,11 @@ test('an answer whose entry (arguments + body) is over the size limit is served 
   assert.equal(sim.metrics.cacheTooLarge, 2);
   assert.match(sim.metrics.toPrometheus(), /^toolenv_cache_too_large_total 2$/m);
   await sim.call('weather_forecast', { city: 'Oslo' });
-  assert.equal((await sim.call('weather_forecast', { city: 'Oslo' })).source, 'cache', 'small entries are still cached');
+  assert.equal(
+    (await sim.call('weather_forecast', { city: 'Oslo' })).source,
+    'cache',
+    'small entries are still cached',
+  );
   cache.close();
 });
 
@@ -234,7 +263,9 @@ test('500 parallel distinct calls leave 500 rows; parallel identical misses ask 
   const cache = freshCache();
   const { responder, counter } = countingResponder();
   const sim = simulator({ cache, responders: [responder] });
-  const results = await Promise.all(Array.from({ length: 500 }, (_, i) => sim.call('weather_forecast', { city: `city-${i}`, days: 1 + (i % 14) })));
+  const results = await Promise.all(
+    Array.from({ length: 500 }, (_, i) => sim.call('weather_forecast', { city: `city-${i}`, days: 1 + (i % 14) })),
+  );
   assert.ok(results.every((r) => r.status === 200 && r.source === 'model'));
   assert.equal(cache.count(), 500);
   assert.equal(counter.calls, 500);

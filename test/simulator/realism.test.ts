@@ -5,7 +5,18 @@ import { createAjv } from '../../src/library/ajv.js';
 import { examplesResponder } from '../../src/simulator/examples.js';
 import { synthesize } from '../../src/simulator/synth/index.js';
 import type { Arguments } from '../../src/simulator/types.js';
-import { createIssue, createIssueSynth, currentWeather, getCustomer, getIssue, getRepo, getUser, getUserSynth, listEvents, searchRepos } from '../fixtures/realism.js';
+import {
+  createIssue,
+  createIssueSynth,
+  currentWeather,
+  getCustomer,
+  getIssue,
+  getRepo,
+  getUser,
+  getUserSynth,
+  listEvents,
+  searchRepos,
+} from '../fixtures/realism.js';
 
 const ajv = createAjv();
 type Json = Record<string, unknown>;
@@ -51,7 +62,13 @@ test('a synthesized user has the requested login, for every seed', () => {
 });
 
 test('a created issue echoes its title, body and labels, from the example and from the synthesizer', async () => {
-  const args = { owner: 'octo-org', repo: 'widgets', title: 'Crash on start', body: 'It crashes', labels: ['crash', 'p1'] };
+  const args = {
+    owner: 'octo-org',
+    repo: 'widgets',
+    title: 'Crash on start',
+    body: 'It crashes',
+    labels: ['crash', 'p1'],
+  };
   const fromExample = await example(createIssue, args);
   assert.equal(fromExample.title, 'Crash on start');
   assert.equal(fromExample.body, 'It crashes');
@@ -97,19 +114,29 @@ test('temperatures lie in range for the scale their names state, humidity and pe
     if (body.temp_c !== undefined) within(body.temp_c, -20, 40, 'temp_c');
     if (body.temp_kelvin !== undefined) within(body.temp_kelvin, 250, 320, 'temp_kelvin');
     if (body.feels_like !== undefined) within(body.feels_like, -20, 40, 'feels_like');
-    for (const key of ['humidity', 'relative_humidity', 'rh', 'cloud_cover_percent']) if (body[key] !== undefined) within(body[key], 0, 100, key);
+    for (const key of ['humidity', 'relative_humidity', 'rh', 'cloud_cover_percent'])
+      if (body[key] !== undefined) within(body[key], 0, 100, key);
     if (body.lat !== undefined) within(body.lat, -90, 90, 'lat');
     if (body.lon !== undefined) within(body.lon, -180, 180, 'lon');
     // Interzoid's weather answers every reading as a string: numbers, a compass point, a sky.
     if (body.WindMPH !== undefined) within(body.WindMPH, 0, 30, 'WindMPH');
     if (body.VisibilityMiles !== undefined) within(body.VisibilityMiles, 1, 10, 'VisibilityMiles');
     if (body.WindDir !== undefined) assert.match(String(body.WindDir), /^[NESW]{1,3}$/);
-    if (body.Weather !== undefined) assert.match(String(body.Weather), /^(?:Clear|Sunny|(?:Partly|Mostly) Cloudy|Overcast|(?:Light )?Rain|Showers|Thunderstorms|Snow|Fog|Haze|Windy)$/);
+    if (body.Weather !== undefined)
+      assert.match(
+        String(body.Weather),
+        /^(?:Clear|Sunny|(?:Partly|Mostly) Cloudy|Overcast|(?:Light )?Rain|Showers|Thunderstorms|Snow|Fog|Haze|Windy)$/,
+      );
     if (body.weather_id !== undefined) assert.equal(typeof body.weather_id, 'number');
   }
 });
 
-const BRAND_PREFIX: Record<string, RegExp> = { Visa: /^4/, Mastercard: /^5[1-5]|^2[2-7]/, 'American Express': /^3[47]/, Discover: /^6/ };
+const BRAND_PREFIX: Record<string, RegExp> = {
+  Visa: /^4/,
+  Mastercard: /^5[1-5]|^2[2-7]/,
+  'American Express': /^3[47]/,
+  Discover: /^6/,
+};
 
 test('a customer read by id is not deleted; its card has four last digits and a real brand, country and currency', () => {
   for (const seed of SEEDS) {
@@ -120,14 +147,35 @@ test('a customer read by id is not deleted; its card has four last digits and a 
     if (!source) continue;
     assert.match(String(source.last4), /^\d{4}$/);
     assert.ok(Object.keys(BRAND_PREFIX).includes(String(source.brand)), `brand ${String(source.brand)}`);
-    if (source.exp_month !== undefined) assert.ok((source.exp_month as number) >= 1 && (source.exp_month as number) <= 12);
+    if (source.exp_month !== undefined)
+      assert.ok((source.exp_month as number) >= 1 && (source.exp_month as number) <= 12);
     if (source.exp_year !== undefined) assert.ok((source.exp_year as number) >= 2026);
-    if (source.currency !== undefined) assert.ok(Intl.supportedValuesOf('currency').includes(String(source.currency)), `currency ${String(source.currency)}`);
+    if (source.currency !== undefined)
+      assert.ok(
+        Intl.supportedValuesOf('currency').includes(String(source.currency)),
+        `currency ${String(source.currency)}`,
+      );
   }
 });
 
 test('a card number, its brand and its last4 agree', () => {
-  const tool: Tool = { ...getCustomer, id: 'cards', response_schema: { type: 'object', required: ['brand', 'number', 'last4'], properties: { brand: { type: 'string' }, number: { type: 'string' }, last4: { type: 'string' } } }, origin: { format: 'openapi', api_id: 'realism.test', method: 'get', path: '/v1/cards/{card}', operation_id: 'cards', server: null } };
+  const tool: Tool = {
+    ...getCustomer,
+    id: 'cards',
+    response_schema: {
+      type: 'object',
+      required: ['brand', 'number', 'last4'],
+      properties: { brand: { type: 'string' }, number: { type: 'string' }, last4: { type: 'string' } },
+    },
+    origin: {
+      format: 'openapi',
+      api_id: 'realism.test',
+      method: 'get',
+      path: '/v1/cards/{card}',
+      operation_id: 'cards',
+      server: null,
+    },
+  };
   for (const seed of SEEDS) {
     const body = synth({ ...tool, parameters: { type: 'object', properties: {} }, bindings: {} }, {}, seed);
     const card = body as { brand: string; number: string; last4: string };
@@ -144,8 +192,10 @@ test('a free-text search shows in every listed name; counts match their lists an
     assert.ok((body.total_count as number) >= items.length);
     for (const item of items) {
       assert.match(String(item.name), /weather/i);
-      if (item.topics_count !== undefined && item.topics !== undefined) assert.equal(item.topics_count, (item.topics as unknown[]).length);
-      if (item.created_at !== undefined && item.updated_at !== undefined) assert.ok(Date.parse(String(item.created_at)) <= Date.parse(String(item.updated_at)));
+      if (item.topics_count !== undefined && item.topics !== undefined)
+        assert.equal(item.topics_count, (item.topics as unknown[]).length);
+      if (item.created_at !== undefined && item.updated_at !== undefined)
+        assert.ok(Date.parse(String(item.created_at)) <= Date.parse(String(item.updated_at)));
     }
   }
 });
@@ -159,8 +209,10 @@ test('a page count equals its list; a numeric-string count too; created ≤ upda
       const attendees = event.attendees as unknown[] | undefined;
       if (attendees && event.attendees_count !== undefined) assert.equal(event.attendees_count, attendees.length);
       if (attendees && event.num_attendees !== undefined) assert.equal(event.num_attendees, String(attendees.length));
-      if (event.start_time !== undefined && event.end_time !== undefined) assert.ok(Date.parse(String(event.start_time)) <= Date.parse(String(event.end_time)), JSON.stringify(event));
-      if (event.created !== undefined && event.updated !== undefined) assert.ok((event.created as number) <= (event.updated as number));
+      if (event.start_time !== undefined && event.end_time !== undefined)
+        assert.ok(Date.parse(String(event.start_time)) <= Date.parse(String(event.end_time)), JSON.stringify(event));
+      if (event.created !== undefined && event.updated !== undefined)
+        assert.ok((event.created as number) <= (event.updated as number));
     }
   }
 });
@@ -168,16 +220,44 @@ test('a page count equals its list; a numeric-string count too; created ≤ upda
 test('the same call and seed give the same body', async () => {
   const args = { q: 'weather', per_page: 3 };
   assert.deepEqual(synthesize(searchRepos, args, 9), synthesize(searchRepos, args, 9));
-  assert.deepEqual(await examplesResponder.respond(getUser, { username: 'torvalds' }, { seed: 2 }), await examplesResponder.respond(getUser, { username: 'torvalds' }, { seed: 2 }));
+  assert.deepEqual(
+    await examplesResponder.respond(getUser, { username: 'torvalds' }, { seed: 2 }),
+    await examplesResponder.respond(getUser, { username: 'torvalds' }, { seed: 2 }),
+  );
 });
 
 test('an example page of search results shows the search in each result; a customer example read by id is not deleted', async () => {
-  const page: Tool = { ...searchRepos, examples: [{ status: 200, body: { total_count: 2, incomplete_results: false, items: [{ id: 1, name: 'Hello-World', description: 'My first repository on GitHub.' }, { id: 2, name: 'Spoon-Knife', description: 'This repo is for demonstration purposes only.' }] } }] };
+  const page: Tool = {
+    ...searchRepos,
+    examples: [
+      {
+        status: 200,
+        body: {
+          total_count: 2,
+          incomplete_results: false,
+          items: [
+            { id: 1, name: 'Hello-World', description: 'My first repository on GitHub.' },
+            { id: 2, name: 'Spoon-Knife', description: 'This repo is for demonstration purposes only.' },
+          ],
+        },
+      },
+    ],
+  };
   const body = await example(page, { q: 'weather', per_page: 2 });
   const items = body.items as Json[];
-  assert.deepEqual(items.map((item) => item.name), ['weather-Hello-World', 'weather-Spoon-Knife']);
-  assert.deepEqual(items.map((item) => item.id), [1, 2], 'listed results keep their own ids');
-  const deleted: Tool = { ...getCustomer, examples: [{ status: 200, body: { id: 'cus_9', object: 'customer', deleted: true, email: 'jenny@example.com' } }] };
+  assert.deepEqual(
+    items.map((item) => item.name),
+    ['weather-Hello-World', 'weather-Spoon-Knife'],
+  );
+  assert.deepEqual(
+    items.map((item) => item.id),
+    [1, 2],
+    'listed results keep their own ids',
+  );
+  const deleted: Tool = {
+    ...getCustomer,
+    examples: [{ status: 200, body: { id: 'cus_9', object: 'customer', deleted: true, email: 'jenny@example.com' } }],
+  };
   const customer = await example(deleted, { customer: 'cus_123' });
   assert.equal(customer.id, 'cus_123');
   assert.equal(customer.deleted, false);
@@ -185,6 +265,13 @@ test('an example page of search results shows the search in each result; a custo
 });
 
 test('a filter expression is no search text: names stay as they were', () => {
-  const tool: Tool = { ...searchRepos, id: 'filtered', parameters: { type: 'object', properties: { filter: { type: 'string' } } }, bindings: { filter: { in: 'query', name: 'filter' } } };
-  for (const seed of SEEDS.slice(0, 5)) for (const item of synth(tool, { filter: "name eq 'x'" }, seed).items as Json[]) assert.doesNotMatch(String(item.name), /eq 'x'/);
+  const tool: Tool = {
+    ...searchRepos,
+    id: 'filtered',
+    parameters: { type: 'object', properties: { filter: { type: 'string' } } },
+    bindings: { filter: { in: 'query', name: 'filter' } },
+  };
+  for (const seed of SEEDS.slice(0, 5))
+    for (const item of synth(tool, { filter: "name eq 'x'" }, seed).items as Json[])
+      assert.doesNotMatch(String(item.name), /eq 'x'/);
 });

@@ -5,10 +5,22 @@ import { changeName, standardize, standardizeCategory } from '../../src/simulato
 
 test('Python reprs and JSON both read as JSON values', () => {
   assert.deepEqual(parsePythonLiteral("{'q': 'London', 'n': 3, 'x': -1.5e-3, 'ok': True, 'no': False, 'none': None}"), {
-    q: 'London', n: 3, x: -0.0015, ok: true, no: false, none: null,
+    q: 'London',
+    n: 3,
+    x: -0.0015,
+    ok: true,
+    no: false,
+    none: null,
   });
-  assert.deepEqual(parsePythonLiteral('{\'q\': "O\'Hare", \'l\': [1, (2, 3)], \'d\': {}}'), { q: "O'Hare", l: [1, [2, 3]], d: {} });
-  assert.deepEqual(parsePythonLiteral('{"a": [true, false, null], "b": "\\u00e9\\n"}'), { a: [true, false, null], b: 'é\n' });
+  assert.deepEqual(parsePythonLiteral("{'q': \"O'Hare\", 'l': [1, (2, 3)], 'd': {}}"), {
+    q: "O'Hare",
+    l: [1, [2, 3]],
+    d: {},
+  });
+  assert.deepEqual(parsePythonLiteral('{"a": [true, false, null], "b": "\\u00e9\\n"}'), {
+    a: [true, false, null],
+    b: 'é\n',
+  });
   assert.equal(parsePythonLiteral("'tab\\there \\x41\\101 \\U0001F600 \\d'"), 'tab\there AA 😀 \\d');
   assert.equal(parsePythonLiteral("u'unicode'"), 'unicode');
   assert.deepEqual(parsePythonLiteral("{1: 'one', 'trailing': [1, 2,],}"), { 1: 'one', trailing: [1, 2] });

@@ -11,7 +11,11 @@ describe('storedResult', () => {
     const body = result.body as { id: number };
     assert.deepEqual(body, { id: 42, tags: ['a'] });
     assert.equal(result.body, body, 'parsed once, the same object after');
-    assert.equal(untouchedBodyText(result), undefined, 'a read body may have been changed: the text is no longer offered');
+    assert.equal(
+      untouchedBodyText(result),
+      undefined,
+      'a read body may have been changed: the text is no longer offered',
+    );
   });
 
   it('stops offering the text once the body is replaced', () => {
@@ -29,14 +33,22 @@ describe('storedResult', () => {
     assert.equal(untouchedBodyText(rest), undefined);
     assert.deepEqual(rest.body, { id: 42, tags: ['a'] });
     assert.equal(untouchedBodyText(Object.assign({}, storedResult(200, text, {}))), undefined);
-    assert.deepEqual(structuredClone(storedResult(200, text, { 'retry-after': '1' })), { status: 200, source: 'cache', headers: { 'retry-after': '1' }, body: { id: 42, tags: ['a'] } });
+    assert.deepEqual(structuredClone(storedResult(200, text, { 'retry-after': '1' })), {
+      status: 200,
+      source: 'cache',
+      headers: { 'retry-after': '1' },
+      body: { id: 42, tags: ['a'] },
+    });
   });
 
   it('reads as a plain result: the same own keys in order, prototype and JSON', () => {
     const result = storedResult(200, text, {});
     assert.deepEqual(Object.keys(result), ['status', 'source', 'headers', 'body']);
     assert.equal(Object.getPrototypeOf(result), Object.prototype);
-    assert.equal(JSON.stringify(result), JSON.stringify({ status: 200, source: 'cache', headers: {}, body: { id: 42, tags: ['a'] } }));
+    assert.equal(
+      JSON.stringify(result),
+      JSON.stringify({ status: 200, source: 'cache', headers: {}, body: { id: 42, tags: ['a'] } }),
+    );
   });
 
   it('offers nothing for results that were not stored', () => {

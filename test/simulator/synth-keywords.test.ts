@@ -31,10 +31,14 @@ function bodies(schema: JsonSchema, seeds = 60): unknown[] {
   return out;
 }
 
-const kinds = (values: unknown[]) => new Set(values.map((value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value)));
+const kinds = (values: unknown[]) =>
+  new Set(values.map((value) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value)));
 
 test('type unions, null included, produce each member type', () => {
-  assert.deepEqual(kinds(bodies({ type: ['string', 'integer', 'boolean'] }, 80)), new Set(['string', 'number', 'boolean']));
+  assert.deepEqual(
+    kinds(bodies({ type: ['string', 'integer', 'boolean'] }, 80)),
+    new Set(['string', 'number', 'boolean']),
+  );
   const nullable = bodies({ type: ['string', 'null'], minLength: 2 }, 120);
   assert.ok(nullable.includes(null) && nullable.some((value) => typeof value === 'string'));
 });
@@ -48,19 +52,47 @@ test('enum and const', () => {
 });
 
 test('object keywords: properties, required, additionalProperties, patternProperties, min/maxProperties, propertyNames', () => {
-  bodies({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' } }, required: ['b'], additionalProperties: false });
-  const maps = bodies({ type: 'object', additionalProperties: { type: 'integer', minimum: 0 }, propertyNames: { pattern: '^[a-z]{3,8}$' }, minProperties: 2, maxProperties: 4 }) as Record<string, unknown>[];
+  bodies({
+    type: 'object',
+    properties: { a: { type: 'string' }, b: { type: 'integer' } },
+    required: ['b'],
+    additionalProperties: false,
+  });
+  const maps = bodies({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 0 },
+    propertyNames: { pattern: '^[a-z]{3,8}$' },
+    minProperties: 2,
+    maxProperties: 4,
+  }) as Record<string, unknown>[];
   assert.ok(maps.every((map) => Object.keys(map).length >= 2));
-  const patterned = bodies({ type: 'object', patternProperties: { '^x-[a-z]+$': { type: 'string' }, '^n\\d+$': { type: 'number' } }, additionalProperties: false, minProperties: 1 }) as Record<string, unknown>[];
+  const patterned = bodies({
+    type: 'object',
+    patternProperties: { '^x-[a-z]+$': { type: 'string' }, '^n\\d+$': { type: 'number' } },
+    additionalProperties: false,
+    minProperties: 1,
+  }) as Record<string, unknown>[];
   assert.ok(patterned.every((map) => Object.keys(map).length >= 1));
   bodies({ type: 'object', properties: { a: {}, b: {}, c: {}, d: {} }, maxProperties: 1 });
   bodies({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'undeclared'], minProperties: 4 });
 });
 
 test('dependentRequired and dependentSchemas', () => {
-  const values = bodies({ type: 'object', properties: { card: { type: 'string' }, billing: { type: 'string' }, other: { type: 'integer' } }, dependentRequired: { card: ['billing'] } }, 80) as Record<string, unknown>[];
+  const values = bodies(
+    {
+      type: 'object',
+      properties: { card: { type: 'string' }, billing: { type: 'string' }, other: { type: 'integer' } },
+      dependentRequired: { card: ['billing'] },
+    },
+    80,
+  ) as Record<string, unknown>[];
   assert.ok(values.some((value) => 'card' in value));
-  bodies({ type: 'object', required: ['kind'], properties: { kind: { type: 'string' } }, dependentSchemas: { kind: { properties: { size: { type: 'integer', maximum: 3 } }, required: ['size'] } } });
+  bodies({
+    type: 'object',
+    required: ['kind'],
+    properties: { kind: { type: 'string' } },
+    dependentSchemas: { kind: { properties: { size: { type: 'integer', maximum: 3 } }, required: ['size'] } },
+  });
   bodies({ type: 'object', properties: { kind: { type: 'string' } }, dependentSchemas: { kind: false } });
 });
 
@@ -69,20 +101,44 @@ test('array keywords: items, prefixItems, min/maxItems, uniqueItems, contains', 
   bodies({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false, minItems: 2 });
   const unique = bodies({ type: 'array', items: { enum: [1, 2, 3, 4] }, uniqueItems: true, minItems: 4 }) as number[][];
   assert.ok(unique.every((list) => list.length === 4));
-  bodies({ type: 'array', items: { type: 'integer', minimum: 0, maximum: 100 }, contains: { minimum: 90 }, minContains: 2 });
-  bodies({ type: 'array', items: { type: 'integer', minimum: 0, maximum: 5 }, contains: { const: 5 }, maxContains: 1, minItems: 3, maxItems: 4 });
+  bodies({
+    type: 'array',
+    items: { type: 'integer', minimum: 0, maximum: 100 },
+    contains: { minimum: 90 },
+    minContains: 2,
+  });
+  bodies({
+    type: 'array',
+    items: { type: 'integer', minimum: 0, maximum: 5 },
+    contains: { const: 5 },
+    maxContains: 1,
+    minItems: 3,
+    maxItems: 4,
+  });
   bodies({ type: 'array', items: { type: 'boolean' }, uniqueItems: true, minItems: 2, maxItems: 2 });
 });
 
 test('string keywords: lengths, patterns (anchored, open, alternation, lookahead), non-ASCII length', () => {
   bodies({ type: 'string', minLength: 30, maxLength: 31 });
   bodies({ type: 'string', maxLength: 0 });
-  for (const pattern of ['^[A-Z]{3}-\\d{4}$', '^(?:red|green|blue)$', '^[a-z]', '\\d', '^(?=.*[0-9])[a-z0-9]{6,10}$', '^\\p{Lu}\\p{Ll}+$', '^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$', '^\\+?[1-9]\\d{1,14}$']) {
+  for (const pattern of [
+    '^[A-Z]{3}-\\d{4}$',
+    '^(?:red|green|blue)$',
+    '^[a-z]',
+    '\\d',
+    '^(?=.*[0-9])[a-z0-9]{6,10}$',
+    '^\\p{Lu}\\p{Ll}+$',
+    '^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$',
+    '^\\+?[1-9]\\d{1,14}$',
+  ]) {
     const values = bodies({ type: 'string', pattern, minLength: 2, maxLength: 40 }, 30) as string[];
     assert.ok(values.every((value) => new RegExp(pattern, 'u').test(value)));
   }
   // a pattern and a name that agree keep the realistic value
-  const emails = bodies({ type: 'object', required: ['email'], properties: { email: { type: 'string', pattern: '^\\S+@\\S+$' } } }, 10) as { email: string }[];
+  const emails = bodies(
+    { type: 'object', required: ['email'], properties: { email: { type: 'string', pattern: '^\\S+@\\S+$' } } },
+    10,
+  ) as { email: string }[];
   assert.ok(emails.every(({ email }) => /^[a-z]/.test(email)));
 });
 
@@ -100,16 +156,38 @@ test('number keywords: bounds, exclusive bounds, multipleOf (also fractional), i
 });
 
 test('allOf merges objects, including one closed by additionalProperties: false', () => {
-  bodies({ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer' } }, required: ['b'] }, { properties: { a: { minLength: 5 } } }] });
-  const closed = bodies({ allOf: [{ type: 'object', properties: { a: { type: 'string' }, b: {} }, additionalProperties: false }, { properties: { a: { maxLength: 3 }, c: { type: 'string' } } }] }) as object[];
+  bodies({
+    allOf: [
+      { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+      { properties: { b: { type: 'integer' } }, required: ['b'] },
+      { properties: { a: { minLength: 5 } } },
+    ],
+  });
+  const closed = bodies({
+    allOf: [
+      { type: 'object', properties: { a: { type: 'string' }, b: {} }, additionalProperties: false },
+      { properties: { a: { maxLength: 3 }, c: { type: 'string' } } },
+    ],
+  }) as object[];
   assert.ok(closed.every((value) => !('c' in value)));
   bodies({ allOf: [{ type: ['string', 'integer'] }, { type: ['integer', 'null'] }] });
 });
 
 test('anyOf and oneOf: one branch taken; oneOf values match no other branch', () => {
-  assert.deepEqual(kinds(bodies({ anyOf: [{ type: 'string' }, { type: 'integer' }] }, 60)), new Set(['string', 'number']));
+  assert.deepEqual(
+    kinds(bodies({ anyOf: [{ type: 'string' }, { type: 'integer' }] }, 60)),
+    new Set(['string', 'number']),
+  );
   bodies({ oneOf: [{ type: 'integer' }, { type: 'number' }] }, 100);
-  bodies({ oneOf: [{ type: 'string', maxLength: 5 }, { type: 'string', minLength: 3 }] }, 100);
+  bodies(
+    {
+      oneOf: [
+        { type: 'string', maxLength: 5 },
+        { type: 'string', minLength: 3 },
+      ],
+    },
+    100,
+  );
   const pets = bodies(
     {
       type: 'object',
@@ -136,7 +214,11 @@ test('not, if/then/else and boolean schemas', () => {
     {
       type: 'object',
       required: ['country'],
-      properties: { country: { enum: ['US', 'FR'] }, zip: { type: 'string', pattern: '^\\d{5}$' }, postcode: { type: 'string' } },
+      properties: {
+        country: { enum: ['US', 'FR'] },
+        zip: { type: 'string', pattern: '^\\d{5}$' },
+        postcode: { type: 'string' },
+      },
       if: { properties: { country: { const: 'US' } } },
       then: { required: ['zip'] },
       else: { required: ['postcode'] },
@@ -148,11 +230,29 @@ test('not, if/then/else and boolean schemas', () => {
   bodies({ type: 'array', items: true, minItems: 2 });
 });
 
-test('patterns prone to catastrophic backtracking are still generated and checked (the call finishes)', { timeout: 60_000 }, () => {
+test('patterns prone to catastrophic backtracking are still generated and checked (the call finishes)', {
+  timeout: 60_000,
+}, () => {
   // Natively, testing a non-matching string against this spec pattern takes minutes: it nests `*` in `*`.
   const url = '^(https?:\\/\\/)?([\\da-z\\.-]+)\\.([a-z\\.]{2,6})([\\/\\w \\.-]*)*\\/?$';
-  const values = bodies({ type: 'object', required: ['avatar_url', 'code'], properties: { avatar_url: { type: 'string', pattern: url }, code: { type: 'string', pattern: '^([a-zA-Z0-9]+\\s?)*$', minLength: 30 } } }, 20) as { avatar_url: string }[];
+  const values = bodies(
+    {
+      type: 'object',
+      required: ['avatar_url', 'code'],
+      properties: {
+        avatar_url: { type: 'string', pattern: url },
+        code: { type: 'string', pattern: '^([a-zA-Z0-9]+\\s?)*$', minLength: 30 },
+      },
+    },
+    20,
+  ) as { avatar_url: string }[];
   assert.ok(values.every(({ avatar_url }) => avatar_url.startsWith('https://')));
   // RE2 caps repeat counts at 1000: an ARN pattern with {0,1023} still gets valid values.
-  bodies({ type: 'string', pattern: '^arn:aws:[a-z0-9-]{1,63}:[a-z]{2}-[a-z]+-\\d:\\d{12}:[A-Za-z0-9/][A-Za-z0-9:_/+.-]{0,1023}$' }, 20);
+  bodies(
+    {
+      type: 'string',
+      pattern: '^arn:aws:[a-z0-9-]{1,63}:[a-z]{2}-[a-z]+-\\d:\\d{12}:[A-Za-z0-9/][A-Za-z0-9:_/+.-]{0,1023}$',
+    },
+    20,
+  );
 });

@@ -6,7 +6,8 @@ import { synthResponder } from '../../src/simulator/synth/responder.js';
 import { petstoreTools } from '../fixtures/tools.js';
 
 /** randexp is CommonJS, so the shared require cache tells whether the synthesizer's modules have been loaded. */
-const synthesizerLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(`${sep}randexp${sep}`));
+const synthesizerLoaded = () =>
+  Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(`${sep}randexp${sep}`));
 
 test('the synth responder loads the synthesizer on its first answer and answers as synthesize does', async () => {
   const tool = petstoreTools.find((candidate) => candidate.id === 'petstore_test__getPetById')!;

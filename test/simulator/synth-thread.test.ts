@@ -31,8 +31,14 @@ test('the synthesis thread answers what synthesize answers, byte for byte, with 
 test('a tool the thread cannot find fails the call, and the thread keeps answering', async () => {
   const synth = threadedSynthResponder(writeFixtureLibrary());
   try {
-    await assert.rejects(synth.respond({ ...getPet, id: 'nowhere__tool' }, {}, { seed: 0 }), /the library has no tool nowhere__tool/);
-    assert.equal(untouchedBodyText((await synth.respond(getPet, { petId: 9 }, { seed: 0 }))!), JSON.stringify(synthesize(getPet, { petId: 9 }, 0).body));
+    await assert.rejects(
+      synth.respond({ ...getPet, id: 'nowhere__tool' }, {}, { seed: 0 }),
+      /the library has no tool nowhere__tool/,
+    );
+    assert.equal(
+      untouchedBodyText((await synth.respond(getPet, { petId: 9 }, { seed: 0 }))!),
+      JSON.stringify(synthesize(getPet, { petId: 9 }, 0).body),
+    );
   } finally {
     await synth.close();
   }

@@ -65,8 +65,16 @@ test('problem bodies carry a type URI derived from the title, and the reason phr
     detail: 'no tool x',
     tool: 'x',
   });
-  assert.deepEqual(problem(503), { type: 'https://toolenv.dev/problems/service-unavailable', title: 'Service Unavailable', status: 503 });
-  assert.equal(problem(400, 'x', 'y', { status: 999, title: 'z' }).status, 400, 'extra members cannot override the standard ones');
+  assert.deepEqual(problem(503), {
+    type: 'https://toolenv.dev/problems/service-unavailable',
+    title: 'Service Unavailable',
+    status: 503,
+  });
+  assert.equal(
+    problem(400, 'x', 'y', { status: 999, title: 'z' }).status,
+    400,
+    'extra members cannot override the standard ones',
+  );
 });
 
 test('an unknown tool is a 404 problem naming the nearest ids, only those close to the asked id', () => {
@@ -134,7 +142,8 @@ test('nearest ids stay right over a library-sized id list', () => {
   const verbs = ['get', 'list', 'create', 'update', 'delete', 'search'];
   const nouns = ['user', 'order', 'invoice', 'pet', 'repo', 'issue', 'comment', 'file', 'team', 'project'];
   for (let api = 0; ids.length < 50_011; api++) {
-    for (const verb of verbs) for (const noun of nouns) ids.push(`api${api}_example_com__${verb}${noun[0]!.toUpperCase()}${noun.slice(1)}ById`);
+    for (const verb of verbs)
+      for (const noun of nouns) ids.push(`api${api}_example_com__${verb}${noun[0]!.toUpperCase()}${noun.slice(1)}ById`);
   }
   ids.length = 50_011;
   const index = new NearestIds(ids);
@@ -146,7 +155,12 @@ test('nearest ids stay right over a library-sized id list', () => {
 
 test('arguments must be a JSON object; no arguments at all counts as {}', () => {
   const rules = new Rules(memoryStore(petstoreTools));
-  for (const [args, kind] of [[null, 'null'], [[1], 'an array'], ['petId=1', 'a string'], [7, 'a number']] as const) {
+  for (const [args, kind] of [
+    [null, 'null'],
+    [[1], 'an array'],
+    ['petId=1', 'a string'],
+    [7, 'a number'],
+  ] as const) {
     const outcome = rules.check('petstore_test__listPets', args);
     assert.ok(!outcome.ok);
     assert.equal(outcome.problem.status, 400);
@@ -159,10 +173,19 @@ test('arguments must be a JSON object; no arguments at all counts as {}', () => 
 test('schema violations are reported with JSON Pointer paths and messages an agent can act on', () => {
   const rules = new Rules(memoryStore([...petstoreTools, strictTool]));
   assert.deepEqual(errorsOf(rules, 'petstore_test__getPetById', {}), [{ path: '/petId', message: 'is required' }]);
-  assert.deepEqual(errorsOf(rules, 'petstore_test__getPetById', { petId: 'seven' }), [{ path: '/petId', message: 'must be integer' }]);
-  assert.deepEqual(errorsOf(rules, 'petstore_test__listPets', { limit: 0 }), [{ path: '/limit', message: 'must be >= 1' }]);
+  assert.deepEqual(errorsOf(rules, 'petstore_test__getPetById', { petId: 'seven' }), [
+    { path: '/petId', message: 'must be integer' },
+  ]);
+  assert.deepEqual(errorsOf(rules, 'petstore_test__listPets', { limit: 0 }), [
+    { path: '/limit', message: 'must be >= 1' },
+  ]);
 
-  const errors = errorsOf(rules, 'shop_search', { query: 'x', status: 'lost', filter: { tags: [1] }, when: 'yesterday' });
+  const errors = errorsOf(rules, 'shop_search', {
+    query: 'x',
+    status: 'lost',
+    filter: { tags: [1] },
+    when: 'yesterday',
+  });
   assert.deepEqual(
     new Set(errors.map((e) => `${e.path} ${e.message}`)),
     new Set([
@@ -195,6 +218,8 @@ test('validators are compiled lazily into a bounded LRU and still validate after
   assert.equal(rules.compiled, 0);
   for (const tool of [...petstoreTools, strictTool]) rules.check(tool.id, {});
   assert.equal(rules.compiled, 2);
-  assert.deepEqual(errorsOf(rules, 'petstore_test__getPetById', { petId: 1.5 }), [{ path: '/petId', message: 'must be integer' }]);
+  assert.deepEqual(errorsOf(rules, 'petstore_test__getPetById', { petId: 1.5 }), [
+    { path: '/petId', message: 'must be integer' },
+  ]);
   assert.ok(rules.check('petstore_test__getPetById', { petId: 1 }).ok);
 });

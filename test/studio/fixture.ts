@@ -33,7 +33,9 @@ export function toolenv(args: string[]): Promise<string> {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`toolenv ${args.join(' ')} exited ${code}: ${err}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`toolenv ${args.join(' ')} exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -44,12 +46,48 @@ export async function studioFixture(): Promise<StudioFixture> {
   const tasks = writeToolbenchQueries();
   const cache = join(tempDir(), 'responses.db');
   const evalRun = (out: string, agents: string, seed: number) =>
-    toolenv(['eval', '--library', library, '--cache', cache, '--tasks', tasks, '--agent', agents, '--seed', String(seed), '--error-rate', '0.1', '--out', join(runs, out), '--json']);
+    toolenv([
+      'eval',
+      '--library',
+      library,
+      '--cache',
+      cache,
+      '--tasks',
+      tasks,
+      '--agent',
+      agents,
+      '--seed',
+      String(seed),
+      '--error-rate',
+      '0.1',
+      '--out',
+      join(runs, out),
+      '--json',
+    ]);
   await evalRun('eval-a', 'paraact,react', 1);
   await evalRun('eval-b', 'parallel', 2);
   // The training runs' rollouts: a task with an expected answer, so that R_ans, R_traj and success are scored.
   const rollouts = join(tempDir(), 'rollouts');
-  await toolenv(['eval', '--library', library, '--cache', cache, '--tasks', writeText('rex.jsonl', `${JSON.stringify(TASK)}\n`), '--agent', 'paraact,react', '--runs', '4', '--seed', '5', '--error-rate', '0.3', '--out', rollouts, '--json']);
+  await toolenv([
+    'eval',
+    '--library',
+    library,
+    '--cache',
+    cache,
+    '--tasks',
+    writeText('rex.jsonl', `${JSON.stringify(TASK)}\n`),
+    '--agent',
+    'paraact,react',
+    '--runs',
+    '4',
+    '--seed',
+    '5',
+    '--error-rate',
+    '0.3',
+    '--out',
+    rollouts,
+    '--json',
+  ]);
   const saved = savedRuns(rollouts);
   // rl-a cycles through two tasks, one a step: its 4 steps are 2 epochs.
   writeTrainRun(join(runs, 'train', 'rl-a'), saved, 2, 0.9, 2);
@@ -60,11 +98,13 @@ export async function studioFixture(): Promise<StudioFixture> {
 
 function savedRuns(dir: string): AgentRun[] {
   const root = join(dir, 'trajectories');
-  return readdirSync(root).flatMap((agent) =>
-    readdirSync(join(root, agent))
-      .sort()
-      .map((name) => JSON.parse(readFileSync(join(root, agent, name), 'utf8')) as AgentRun),
-  ).filter((run) => run.trajectory && run.rewards);
+  return readdirSync(root)
+    .flatMap((agent) =>
+      readdirSync(join(root, agent))
+        .sort()
+        .map((name) => JSON.parse(readFileSync(join(root, agent, name), 'utf8')) as AgentRun),
+    )
+    .filter((run) => run.trajectory && run.rewards);
 }
 
 /**
@@ -74,7 +114,11 @@ function savedRuns(dir: string): AgentRun[] {
 function writeTrainRun(dir: string, rollouts: AgentRun[], perStep: number, decay: number, tasks?: number): void {
   mkdirSync(join(dir, 'episodes'), { recursive: true });
   mkdirSync(join(dir, 'trajectories'), { recursive: true });
-  if (tasks !== undefined) writeFileSync(join(dir, 'tasks.jsonl'), Array.from({ length: tasks }, (_, i) => `${JSON.stringify({ ...TASK, id: `${TASK.id}-${i}` })}\n`).join(''));
+  if (tasks !== undefined)
+    writeFileSync(
+      join(dir, 'tasks.jsonl'),
+      Array.from({ length: tasks }, (_, i) => `${JSON.stringify({ ...TASK, id: `${TASK.id}-${i}` })}\n`).join(''),
+    );
   const started = Date.now() / 1000 - 600;
   const steps = Math.floor(rollouts.length / perStep);
   writeFileSync(
@@ -89,10 +133,36 @@ function writeTrainRun(dir: string, rollouts: AgentRun[], perStep: number, decay
     for (const run of rollouts.slice((step - 1) * perStep, step * perStep)) {
       const { trajectory, rewards } = run as Required<AgentRun>;
       const actions = trajectory.turns.reduce((sum, t) => sum + t.searches.length + t.calls.length, 0);
-      episodes.push(JSON.stringify({ step, episode: trajectory.id, group: null, task: trajectory.task?.id ?? null, seed: trajectory.seed, r_step: rewards.r_step, r_phase: rewards.r_phase, r_traj: rewards.r_traj, r_ans: rewards.r_ans, success: rewards.success, flagged: rewards.flagged ?? null, turns: trajectory.turns.length, actions, tokens: run.tokens.completion, time }));
+      episodes.push(
+        JSON.stringify({
+          step,
+          episode: trajectory.id,
+          group: null,
+          task: trajectory.task?.id ?? null,
+          seed: trajectory.seed,
+          r_step: rewards.r_step,
+          r_phase: rewards.r_phase,
+          r_traj: rewards.r_traj,
+          r_ans: rewards.r_ans,
+          success: rewards.success,
+          flagged: rewards.flagged ?? null,
+          turns: trajectory.turns.length,
+          actions,
+          tokens: run.tokens.completion,
+          time,
+        }),
+      );
       trajectories.push(JSON.stringify({ step, ...trajectory }));
     }
-    logs.push(JSON.stringify({ step, loss: 0.5 * decay ** step, grad_norm: 1 + step / 10, learning_rate: 1e-4, time: time + 1 }));
+    logs.push(
+      JSON.stringify({
+        step,
+        loss: 0.5 * decay ** step,
+        grad_norm: 1 + step / 10,
+        learning_rate: 1e-4,
+        time: time + 1,
+      }),
+    );
   }
   writeFileSync(join(dir, 'episodes', '1.jsonl'), `${episodes.join('\n')}\n`);
   writeFileSync(join(dir, 'trajectories', '1.jsonl'), `${trajectories.join('\n')}\n`);

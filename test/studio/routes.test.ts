@@ -19,7 +19,16 @@ let server: RunningServer;
 
 before(async () => {
   fixture = await studioFixture();
-  server = await startServer({ library: fixture.library, routes: [runRoutes(fixture.runs)], cache: join(tempDir(), 'c.db'), responders: [synthResponder], errorRate: 0, apiKey: KEY, port: 0, log: () => {} });
+  server = await startServer({
+    library: fixture.library,
+    routes: [runRoutes(fixture.runs)],
+    cache: join(tempDir(), 'c.db'),
+    responders: [synthResponder],
+    errorRate: 0,
+    apiKey: KEY,
+    port: 0,
+    log: () => {},
+  });
 });
 after(() => server?.close());
 
@@ -30,11 +39,19 @@ test('the page and its assets are served without the key, and hold no data; the 
   assert.equal(page.status, 200);
   assert.match(page.headers.get('content-type')!, /^text\/html/);
   // Only the studio's own scripts run (and the import map, by its hash); it talks to this server alone.
-  assert.match(page.headers.get('content-security-policy')!, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'; .*connect-src 'self'/);
+  assert.match(
+    page.headers.get('content-security-policy')!,
+    /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'; .*connect-src 'self'/,
+  );
   const html = await page.text();
   assert.match(html, /"uplot": "\/studio\/assets\/uplot\.js"/);
   assert.ok(!html.includes(KEY));
-  for (const [asset, type] of [['main.js', /javascript/], ['uplot.js', /javascript/], ['uplot.css', /css/], ['studio.css', /css/]] as const) {
+  for (const [asset, type] of [
+    ['main.js', /javascript/],
+    ['uplot.js', /javascript/],
+    ['uplot.css', /css/],
+    ['studio.css', /css/],
+  ] as const) {
     const response = await get(`/studio/assets/${asset}`, {});
     assert.equal(response.status, 200, asset);
     assert.match(response.headers.get('content-type')!, type);
@@ -44,14 +61,18 @@ test('the page and its assets are served without the key, and hold no data; the 
   assert.equal(zipped.headers['content-encoding'], 'gzip');
   assert.ok(Number(zipped.headers['content-length']) < 60_000, String(zipped.headers['content-length']));
   // Only the studio's own files: nothing else on disk is reachable through the asset route.
-  for (const name of ['..%2Fpackage.json', 'package.json', '.env', 'main.ts']) await expectProblem(await get(`/studio/assets/${name}`, {}), 404);
+  for (const name of ['..%2Fpackage.json', 'package.json', '.env', 'main.ts'])
+    await expectProblem(await get(`/studio/assets/${name}`, {}), 404);
   await expectProblem(await get('/v1/runs', {}), 401);
   await expectProblem(await get('/v1/library', {}), 401);
   await expectProblem(await get('/v1/episodes', {}), 401);
 });
 
 test('GET /v1/library: the counts by category the facets show', async () => {
-  const stats = (await (await get('/v1/library')).json()) as { tools: number; categories: { category: string; tools: number }[] };
+  const stats = (await (await get('/v1/library')).json()) as {
+    tools: number;
+    categories: { category: string; tools: number }[];
+  };
   assert.equal(stats.tools, 14);
   assert.deepEqual(stats.categories.map((c) => c.category).sort(), ['ecommerce', 'finance', 'news_media', 'weather']);
 });
@@ -65,17 +86,36 @@ test('GET /v1/runs lists eval, train and learner runs two levels down at most; e
     ['train/rl-a', 'train', 'trl rl'],
     ['train/rl-b', 'train', 'trl rl'],
   ]);
-  const evalRun = (await (await get('/v1/runs/eval-a')).json()) as { kind: string; report: { agents: string[]; results: unknown[] } };
+  const evalRun = (await (await get('/v1/runs/eval-a')).json()) as {
+    kind: string;
+    report: { agents: string[]; results: unknown[] };
+  };
   assert.equal(evalRun.kind, 'eval');
   assert.deepEqual(evalRun.report.agents, ['paraact', 'react']);
   // Still running (no metrics.jsonl): the rows come from the rollouts and the engine's logs, as the CLI computes them.
-  const train = (await (await get(`/v1/runs/${encodeURIComponent('train/rl-a')}`)).json()) as { finished: boolean; config: { tasks: number | null; epoch_steps: number | null }; metrics: { step: number; episodes: number; r_step: number; loss?: number }[] };
+  const train = (await (await get(`/v1/runs/${encodeURIComponent('train/rl-a')}`)).json()) as {
+    finished: boolean;
+    config: { tasks: number | null; epoch_steps: number | null };
+    metrics: { step: number; episodes: number; r_step: number; loss?: number }[];
+  };
   assert.equal(train.finished, false);
   // The tasks its prompts come from, so that the studio reads its steps as epochs; a run without a task file has none.
   assert.equal(train.config.tasks, 2);
   assert.equal(train.config.epoch_steps, 2);
-  assert.equal(((await (await get(`/v1/runs/${encodeURIComponent('train/rl-b')}`)).json()) as { config: { tasks: number | null } }).config.tasks, null);
-  assert.deepEqual(train.metrics.map((m) => [m.step, m.episodes]), [[1, 2], [2, 2], [3, 2], [4, 2]]);
+  assert.equal(
+    ((await (await get(`/v1/runs/${encodeURIComponent('train/rl-b')}`)).json()) as { config: { tasks: number | null } })
+      .config.tasks,
+    null,
+  );
+  assert.deepEqual(
+    train.metrics.map((m) => [m.step, m.episodes]),
+    [
+      [1, 2],
+      [2, 2],
+      [3, 2],
+      [4, 2],
+    ],
+  );
   assert.ok(train.metrics.every((m) => typeof m.r_step === 'number' && typeof m.loss === 'number'));
   await expectProblem(await get('/v1/runs/nope'), 404);
   await expectProblem(await get(`/v1/runs/${encodeURIComponent('../etc')}`), 404);
@@ -89,10 +129,19 @@ test('a learner run answers its report and its curve, step by step; it keeps no 
   assert.equal(run.report.learner, 'linear');
   assert.deepEqual(Object.keys(run.report.summary), ['untrained', 'trained', 'control', 'random', 'heuristic']);
   assert.equal(run.report.checks.learned.passed, true);
-  assert.deepEqual(run.metrics.map((m) => m.step), [0, 1, 2, 3, 4]);
+  assert.deepEqual(
+    run.metrics.map((m) => m.step),
+    [0, 1, 2, 3, 4],
+  );
   // Held-out points at the checkpoints only; the plot bridges the steps between.
-  assert.deepEqual(run.metrics.map((m) => m.heldout_success), [0.1, null, 0.4, null, 0.7]);
-  assert.deepEqual(run.metrics.map((m) => m.control_heldout_success), [0.1, null, 0.1, null, 0.1]);
+  assert.deepEqual(
+    run.metrics.map((m) => m.heldout_success),
+    [0.1, null, 0.4, null, 0.7],
+  );
+  assert.deepEqual(
+    run.metrics.map((m) => m.control_heldout_success),
+    [0.1, null, 0.1, null, 0.1],
+  );
   assert.deepEqual(((await (await get('/v1/runs/learner/episodes')).json()) as { episodes: unknown[] }).episodes, []);
   await expectProblem(await get('/v1/runs/learner/episodes/any'), 404);
 });
@@ -101,35 +150,76 @@ test('a finished training run answers its metrics.jsonl', async () => {
   const root = tempDir('toolenv-runs-');
   const dir = join(root, 'sft');
   mkdirSync(dir);
-  writeFileSync(join(dir, 'train.json'), JSON.stringify({ engine: 'trl', stage: 'sft', model: 'tiny', steps: 2, group: 1, prompts_per_step: 1, seed: 0, episode: {} }));
+  writeFileSync(
+    join(dir, 'train.json'),
+    JSON.stringify({
+      engine: 'trl',
+      stage: 'sft',
+      model: 'tiny',
+      steps: 2,
+      group: 1,
+      prompts_per_step: 1,
+      seed: 0,
+      episode: {},
+    }),
+  );
   writeFileSync(join(dir, 'metrics.jsonl'), '{"step":1,"loss":2.5,"wall_s":1}\n{"step":2,"loss":1.5,"wall_s":1}\n');
-  const other = await startServer({ library: fixture.library, routes: [runRoutes(dir)], responders: [synthResponder], port: 0, log: () => {} });
+  const other = await startServer({
+    library: fixture.library,
+    routes: [runRoutes(dir)],
+    responders: [synthResponder],
+    port: 0,
+    log: () => {},
+  });
   try {
     const { runs } = (await (await fetch(`${other.url}/v1/runs`)).json()) as { runs: { name: string }[] };
-    assert.deepEqual(runs.map((r) => r.name), ['sft']);
-    const run = (await (await fetch(`${other.url}/v1/runs/sft`)).json()) as { finished: boolean; metrics: { loss: number }[] };
+    assert.deepEqual(
+      runs.map((r) => r.name),
+      ['sft'],
+    );
+    const run = (await (await fetch(`${other.url}/v1/runs/sft`)).json()) as {
+      finished: boolean;
+      metrics: { loss: number }[];
+    };
     assert.equal(run.finished, true);
-    assert.deepEqual(run.metrics.map((m) => m.loss), [2.5, 1.5]);
+    assert.deepEqual(
+      run.metrics.map((m) => m.loss),
+      [2.5, 1.5],
+    );
   } finally {
     await other.close();
   }
 });
 
-test('a run\'s episodes: eval ones with the rewards they were scored with, train ones scored again from the trajectory', async () => {
-  const { episodes } = (await (await get('/v1/runs/eval-a/episodes')).json()) as { episodes: { episode: string; agent: string; r_step: number }[] };
+test("a run's episodes: eval ones with the rewards they were scored with, train ones scored again from the trajectory", async () => {
+  const { episodes } = (await (await get('/v1/runs/eval-a/episodes')).json()) as {
+    episodes: { episode: string; agent: string; r_step: number }[];
+  };
   assert.equal(episodes.length, 10);
   const first = episodes[0]!;
-  const saved = (await (await get(`/v1/runs/eval-a/episodes/${first.episode}`)).json()) as { trajectory: { id: string; turns: unknown[] }; rewards: { r_step: number }; rescored: boolean };
+  const saved = (await (await get(`/v1/runs/eval-a/episodes/${first.episode}`)).json()) as {
+    trajectory: { id: string; turns: unknown[] };
+    rewards: { r_step: number };
+    rescored: boolean;
+  };
   assert.equal(saved.trajectory.id, first.episode);
   assert.ok(saved.trajectory.turns.length > 0);
   assert.equal(saved.rewards.r_step, first.r_step);
   assert.equal(saved.rescored, false);
 
   const name = encodeURIComponent('train/rl-a');
-  const trainEpisodes = ((await (await get(`/v1/runs/${name}/episodes`)).json()) as { episodes: { episode: string; step: number; r_step: number; r_traj: number }[] }).episodes;
+  const trainEpisodes = (
+    (await (await get(`/v1/runs/${name}/episodes`)).json()) as {
+      episodes: { episode: string; step: number; r_step: number; r_traj: number }[];
+    }
+  ).episodes;
   assert.equal(trainEpisodes.length, 8);
   const one = trainEpisodes[0]!;
-  const rescored = (await (await get(`/v1/runs/${name}/episodes/${one.episode}`)).json()) as { rewards: { r_step: number; r_traj: number; phases: unknown[] }; rescored: boolean; record: { step: number } };
+  const rescored = (await (await get(`/v1/runs/${name}/episodes/${one.episode}`)).json()) as {
+    rewards: { r_step: number; r_traj: number; phases: unknown[] };
+    rescored: boolean;
+    record: { step: number };
+  };
   assert.equal(rescored.rescored, true);
   assert.equal(rescored.record.step, one.step);
   // The task has an expected answer: scored by rule, the same as the server scored it live.
@@ -139,7 +229,13 @@ test('a run\'s episodes: eval ones with the rewards they were scored with, train
 });
 
 test('without --runs the list is empty and says why', async () => {
-  const other = await startServer({ library: fixture.library, routes: [runRoutes(undefined)], responders: [synthResponder], port: 0, log: () => {} });
+  const other = await startServer({
+    library: fixture.library,
+    routes: [runRoutes(undefined)],
+    responders: [synthResponder],
+    port: 0,
+    log: () => {},
+  });
   try {
     const body = (await (await fetch(`${other.url}/v1/runs`)).json()) as { runs: unknown[]; detail: string };
     assert.deepEqual(body.runs, []);
@@ -152,12 +248,27 @@ test('without --runs the list is empty and says why', async () => {
 
 test('GET /v1/episodes: the episodes held, newest first, live and done; limit is checked', async () => {
   const a = (await (await postJson(`${server.url}/v1/episodes`, { task: TASK }, auth)).json()) as { id: string };
-  const b = (await (await postJson(`${server.url}/v1/episodes`, { task: TASK, max_turns: 2 }, auth)).json()) as { id: string };
-  for (const text of [EXPLORE, EXECUTE]) assert.equal((await postJson(`${server.url}/v1/episodes/${b.id}/turns`, { text }, auth)).status, 200);
-  const listed = (await (await get('/v1/episodes')).json()) as { episodes: { id: string; done: boolean; counts: { turns: number } }[]; total: number };
-  assert.deepEqual(listed.episodes.slice(0, 2).map((e) => [e.id, e.done, e.counts.turns]), [[b.id, true, 2], [a.id, false, 0]]);
+  const b = (await (await postJson(`${server.url}/v1/episodes`, { task: TASK, max_turns: 2 }, auth)).json()) as {
+    id: string;
+  };
+  for (const text of [EXPLORE, EXECUTE])
+    assert.equal((await postJson(`${server.url}/v1/episodes/${b.id}/turns`, { text }, auth)).status, 200);
+  const listed = (await (await get('/v1/episodes')).json()) as {
+    episodes: { id: string; done: boolean; counts: { turns: number } }[];
+    total: number;
+  };
+  assert.deepEqual(
+    listed.episodes.slice(0, 2).map((e) => [e.id, e.done, e.counts.turns]),
+    [
+      [b.id, true, 2],
+      [a.id, false, 0],
+    ],
+  );
   const one = (await (await get('/v1/episodes?limit=1')).json()) as { episodes: { id: string }[]; total: number };
-  assert.deepEqual(one.episodes.map((e) => e.id), [b.id]);
+  assert.deepEqual(
+    one.episodes.map((e) => e.id),
+    [b.id],
+  );
   assert.equal(one.total, listed.total);
   for (const limit of ['0', '1001', 'x', '-1']) await expectProblem(await get(`/v1/episodes?limit=${limit}`), 400);
   await fetch(`${server.url}/v1/episodes/${b.id}`, { method: 'DELETE', headers: auth });
@@ -166,5 +277,8 @@ test('GET /v1/episodes: the episodes held, newest first, live and done; limit is
 });
 
 test('serve --runs: a path that is not a directory is a usage error', async () => {
-  await assert.rejects(toolenv(['serve', '--library', fixture.library, '--runs', join(tempDir(), 'missing'), '--port', '0']), /exited 2: toolenv: --runs: .*missing is not a directory/);
+  await assert.rejects(
+    toolenv(['serve', '--library', fixture.library, '--runs', join(tempDir(), 'missing'), '--port', '0']),
+    /exited 2: toolenv: --runs: .*missing is not a directory/,
+  );
 });

@@ -32,7 +32,17 @@ let errors: string[];
 before(async () => {
   if (missing) return;
   const { library, runs } = await studioFixture();
-  server = await startServer({ library, routes: [runRoutes(runs)], cache: join(tempDir(), 'responses.db'), responders: [examplesResponder, synthResponder], errorRate: 0, seed: 1, apiKey: KEY, port: 0, log: () => {} });
+  server = await startServer({
+    library,
+    routes: [runRoutes(runs)],
+    cache: join(tempDir(), 'responses.db'),
+    responders: [examplesResponder, synthResponder],
+    errorRate: 0,
+    seed: 1,
+    apiKey: KEY,
+    port: 0,
+    log: () => {},
+  });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   errors = collectErrors(page);
@@ -79,7 +89,10 @@ test('library: categories as facets, and a search finds the tool', options, asyn
   assert.equal(await page.locator('.tool-hit').count(), 14);
   assert.equal(await page.locator('button.more').count(), 0);
   const facets = await page.locator('.facets .facet').allTextContents();
-  assert.ok(facets.some((f) => f.startsWith('weather')), facets.join(' | '));
+  assert.ok(
+    facets.some((f) => f.startsWith('weather')),
+    facets.join(' | '),
+  );
   await page.fill('input[name=q]', 'current weather in a city');
   await page.press('input[name=q]', 'Enter');
   await page.waitForSelector('.tool-hit');
@@ -110,7 +123,9 @@ test('tool page: schemas, REST shape, dependency edges; try it calls the simulat
   await page.click('form.try-it button[type=submit]');
   await page.locator('.answer .call-meta', { hasText: 'status 429' }).waitFor();
   // Chromium reports every non-2xx fetch on the console: the 429 asked for above is the tool's answer, not a fault.
-  assert.deepEqual(errors.splice(0), ['console: Failed to load resource: the server responded with a status of 429 (Too Many Requests)']);
+  assert.deepEqual(errors.splice(0), [
+    'console: Failed to load resource: the server responded with a status of 429 (Too Many Requests)',
+  ]);
   await shot('tool');
   // A list endpoint's response: the array, then its items' fields under it.
   await open('/tool/petstore_test__listPets');
@@ -119,55 +134,70 @@ test('tool page: schemas, REST shape, dependency edges; try it calls the simulat
   assert.deepEqual(errors, []);
 });
 
-test('a live episode: its turns, the plan DAG, world state and the reward breakdown; a turn sent from the page', options, async () => {
-  const headers = { authorization: `Bearer ${KEY}` };
-  const created = (await (await postJson(`${server.url}/v1/episodes`, { task: TASK, seed: 3 }, headers)).json()) as { id: string };
-  for (const text of [EXPLORE, EXECUTE, NEXT]) assert.equal((await postJson(`${server.url}/v1/episodes/${created.id}/turns`, { text }, headers)).status, 200);
-  await open('/episodes');
-  await page.waitForSelector(`a.episode-link[href="#/episode/${created.id}"]`);
-  await shot('episodes');
-  await page.click(`a.episode-link[href="#/episode/${created.id}"]`);
-  await page.waitForSelector('article.turn[data-turn="3"]');
-  await page.fill('.turn-form textarea', ANSWER);
-  await page.click('.turn-form button[type=submit]');
-  await page.waitForSelector('article.turn[data-turn="4"]');
-  assert.equal(await page.locator('svg.dag .dag-node').count(), 2);
-  assert.equal(await page.locator('svg.dag .dag-edge').count(), 1);
-  assert.match((await page.textContent('.rewards'))!, /R_step[\s\S]*R_phase[\s\S]*R_traj[\s\S]*R_ans/);
-  assert.match((await page.textContent('table.phases'))!, /pass/);
-  assert.match((await page.textContent('.view'))!, /World state[\s\S]*created/);
-  assert.match((await page.textContent('.view'))!, /done: answer/);
-  // What came back: the body the call answered, as the episode recorded it.
-  assert.match((await page.locator('article.turn[data-turn="2"] td details pre').textContent())!, /"name": "Rex"/);
-  await page.setViewportSize({ width: 1280, height: 1500 });
-  await shot('episode');
-  await page.setViewportSize({ width: 1280, height: 860 });
-  assert.deepEqual(errors, []);
-});
+test(
+  'a live episode: its turns, the plan DAG, world state and the reward breakdown; a turn sent from the page',
+  options,
+  async () => {
+    const headers = { authorization: `Bearer ${KEY}` };
+    const created = (await (await postJson(`${server.url}/v1/episodes`, { task: TASK, seed: 3 }, headers)).json()) as {
+      id: string;
+    };
+    for (const text of [EXPLORE, EXECUTE, NEXT])
+      assert.equal((await postJson(`${server.url}/v1/episodes/${created.id}/turns`, { text }, headers)).status, 200);
+    await open('/episodes');
+    await page.waitForSelector(`a.episode-link[href="#/episode/${created.id}"]`);
+    await shot('episodes');
+    await page.click(`a.episode-link[href="#/episode/${created.id}"]`);
+    await page.waitForSelector('article.turn[data-turn="3"]');
+    await page.fill('.turn-form textarea', ANSWER);
+    await page.click('.turn-form button[type=submit]');
+    await page.waitForSelector('article.turn[data-turn="4"]');
+    assert.equal(await page.locator('svg.dag .dag-node').count(), 2);
+    assert.equal(await page.locator('svg.dag .dag-edge').count(), 1);
+    assert.match((await page.textContent('.rewards'))!, /R_step[\s\S]*R_phase[\s\S]*R_traj[\s\S]*R_ans/);
+    assert.match((await page.textContent('table.phases'))!, /pass/);
+    assert.match((await page.textContent('.view'))!, /World state[\s\S]*created/);
+    assert.match((await page.textContent('.view'))!, /done: answer/);
+    // What came back: the body the call answered, as the episode recorded it.
+    assert.match((await page.locator('article.turn[data-turn="2"] td details pre').textContent())!, /"name": "Rex"/);
+    await page.setViewportSize({ width: 1280, height: 1500 });
+    await shot('episode');
+    await page.setViewportSize({ width: 1280, height: 860 });
+    assert.deepEqual(errors, []);
+  },
+);
 
-test('runs: a training run plots its curves, an eval run compares its agents and opens a saved episode', options, async () => {
-  await open('/runs');
-  const names = await page.locator('td a').allTextContents();
-  assert.deepEqual([...names].sort(), ['eval-a', 'eval-b', 'learner', 'train/rl-a', 'train/rl-b']);
-  await open(`/run/${encodeURIComponent('train/rl-a')}`);
-  await page.waitForSelector('.plot canvas');
-  const metrics = await page.locator('.plot').evaluateAll((plots) => plots.map((p) => p.getAttribute('data-metric')));
-  for (const m of ['r_step', 'r_traj', 'success', 'turns', 'actions_per_turn', 'loss']) assert.ok(metrics.includes(m), metrics.join(', '));
-  // Two tasks, one a step: each reward also plotted as the mean of every epoch; the loss is not a reward.
-  const rewardLegend = await page.locator('.plot[data-metric="r_traj"] .u-legend .u-series th').allTextContents();
-  assert.ok(rewardLegend.some((l) => l.includes('epoch mean (2 steps, every task once)')), rewardLegend.join(' | '));
-  const lossLegend = await page.locator('.plot[data-metric="loss"] .u-legend .u-series th').allTextContents();
-  assert.ok(!lossLegend.some((l) => l.includes('epoch mean')), lossLegend.join(' | '));
-  await open('/run/eval-a');
-  await page.waitForSelector('table.agents');
-  const agents = await page.locator('table.agents tbody tr td:nth-child(2)').allTextContents();
-  assert.deepEqual(agents, ['paraact', 'react']);
-  await shot('run-eval');
-  await page.click('a.episode-link >> nth=0');
-  await page.waitForSelector('article.turn');
-  assert.ok((await page.locator('.reward-value').count()) === 4);
-  assert.deepEqual(errors, []);
-});
+test(
+  'runs: a training run plots its curves, an eval run compares its agents and opens a saved episode',
+  options,
+  async () => {
+    await open('/runs');
+    const names = await page.locator('td a').allTextContents();
+    assert.deepEqual([...names].sort(), ['eval-a', 'eval-b', 'learner', 'train/rl-a', 'train/rl-b']);
+    await open(`/run/${encodeURIComponent('train/rl-a')}`);
+    await page.waitForSelector('.plot canvas');
+    const metrics = await page.locator('.plot').evaluateAll((plots) => plots.map((p) => p.getAttribute('data-metric')));
+    for (const m of ['r_step', 'r_traj', 'success', 'turns', 'actions_per_turn', 'loss'])
+      assert.ok(metrics.includes(m), metrics.join(', '));
+    // Two tasks, one a step: each reward also plotted as the mean of every epoch; the loss is not a reward.
+    const rewardLegend = await page.locator('.plot[data-metric="r_traj"] .u-legend .u-series th').allTextContents();
+    assert.ok(
+      rewardLegend.some((l) => l.includes('epoch mean (2 steps, every task once)')),
+      rewardLegend.join(' | '),
+    );
+    const lossLegend = await page.locator('.plot[data-metric="loss"] .u-legend .u-series th').allTextContents();
+    assert.ok(!lossLegend.some((l) => l.includes('epoch mean')), lossLegend.join(' | '));
+    await open('/run/eval-a');
+    await page.waitForSelector('table.agents');
+    const agents = await page.locator('table.agents tbody tr td:nth-child(2)').allTextContents();
+    assert.deepEqual(agents, ['paraact', 'react']);
+    await shot('run-eval');
+    await page.click('a.episode-link >> nth=0');
+    await page.waitForSelector('article.turn');
+    assert.ok((await page.locator('.reward-value').count()) === 4);
+    assert.deepEqual(errors, []);
+  },
+);
 
 test('a learner run: the held-out table over seeds, its curves with the control beside', options, async () => {
   await open('/run/learner');
@@ -178,7 +208,10 @@ test('a learner run: the held-out table over seeds, its curves with the control 
   assert.equal(plots.length, 4);
   const legend = await page.locator('.plot >> nth=0').locator('.u-legend .u-series th').allTextContents();
   for (const series of ['trained', 'control (shuffled rewards)', 'random', 'heuristic']) {
-    assert.ok(legend.some((l) => l.includes(series)), legend.join(' | '));
+    assert.ok(
+      legend.some((l) => l.includes(series)),
+      legend.join(' | '),
+    );
   }
   await shot('run-learner');
   assert.deepEqual(errors, []);
@@ -191,7 +224,10 @@ test('two runs side by side: one plot per metric, a series per run', options, as
   await page.click('text=Compare selected');
   await page.waitForSelector('.plot canvas');
   const legend = await page.locator('.plot[data-metric="r_step"] .u-legend .u-series th').allTextContents();
-  assert.ok(legend.some((l) => l.includes('train/rl-a')) && legend.some((l) => l.includes('train/rl-b')), legend.join(' | '));
+  assert.ok(
+    legend.some((l) => l.includes('train/rl-a')) && legend.some((l) => l.includes('train/rl-b')),
+    legend.join(' | '),
+  );
   await shot('runs-compare');
   assert.deepEqual(errors, []);
 });
@@ -201,7 +237,11 @@ test('server: calls by source, cache hit ratio, injected errors, refreshing', op
   await page.waitForSelector('.stats');
   const before = await page.textContent('.stats');
   assert.match(before!, /cache hit ratio/);
-  await postJson(`${server.url}/v1/tools/petstore_test__listPets/call`, { arguments: {} }, { authorization: `Bearer ${KEY}` });
+  await postJson(
+    `${server.url}/v1/tools/petstore_test__listPets/call`,
+    { arguments: {} },
+    { authorization: `Bearer ${KEY}` },
+  );
   // Polled from here: the page's CSP forbids the eval a string predicate would need.
   for (let tries = 0; (await page.textContent('.stats')) === before; tries++) {
     assert.ok(tries < 50, 'the server view did not refresh within 10 s');

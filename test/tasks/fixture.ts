@@ -21,14 +21,26 @@ export async function synthLibrary(): Promise<string> {
   const library = await episodeLibrary();
   writeGraph(library, {
     nodes: episodeTools.map((t) => ({ id: t.id, api: t.origin.format === 'openapi' ? t.origin.api_id : 'other' })),
-    edges: SYNTH_EDGES.map(([src, dst]) => ({ src, dst, kind: 'hard' as const, rule: 'creates' as const, score: 0.9, evidence: 'fixture' })),
+    edges: SYNTH_EDGES.map(([src, dst]) => ({
+      src,
+      dst,
+      kind: 'hard' as const,
+      rule: 'creates' as const,
+      score: 0.9,
+      evidence: 'fixture',
+    })),
     meta: {},
   });
   return (dir = library);
 }
 
 /** The library, its graph and a simulator as `serve` builds them (examples, then the synthesizer; seed 0, no errors). */
-export async function synthParts(): Promise<{ store: LibraryStore; simulator: ReturnType<typeof createSimulator>; close: () => void; dir: string }> {
+export async function synthParts(): Promise<{
+  store: LibraryStore;
+  simulator: ReturnType<typeof createSimulator>;
+  close: () => void;
+  dir: string;
+}> {
   const library = await synthLibrary();
   const store = LibraryStore.open(library);
   const simulator = createSimulator({ store, responders: [examplesResponder, synthResponder], seed: 0, errorRate: 0 });

@@ -68,7 +68,10 @@ test("a library's categories for ToolBench names, mapped as eval maps them", asy
 });
 
 function toolenv(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '', ...env } });
+  return spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, TOOLENV_DEBUG: '', ...env },
+  });
 }
 
 test('toolenv tasks stats: --json ends with the summary, text shows a table and charts, bad input is a one-line usage error', async () => {
@@ -78,7 +81,10 @@ test('toolenv tasks stats: --json ends with the summary, text shows a table and 
   assert.equal(json.status, 0, json.stderr);
   const lines = json.stdout.trimEnd().split('\n');
   const summary = JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
-  assert.deepEqual([summary.format, summary.tasks, summary.library, summary.unknown_references], ['toolbench', 6, library, 2]);
+  assert.deepEqual(
+    [summary.format, summary.tasks, summary.library, summary.unknown_references],
+    ['toolbench', 6, library, 2],
+  );
   assert.deepEqual(summary.sources, { toolbench: 6 });
 
   const text = toolenv(['tasks', 'stats', queries, '--library', library]);
@@ -97,7 +103,10 @@ test('toolenv tasks stats: --json ends with the summary, text shows a table and 
   const cases: [string[], RegExp][] = [
     [['tasks', 'stats', bad, '--json'], /bad\.jsonl:2: task is missing "query"/],
     [['tasks', 'stats', '/nonexistent/tasks.jsonl'], /cannot read task file \/nonexistent\/tasks\.jsonl: ENOENT/],
-    [['tasks', 'stats', queries, '--format', 'csv'], /--format must be one of own, toolbench, bfcl, apibank, mcp, got "csv"/],
+    [
+      ['tasks', 'stats', queries, '--format', 'csv'],
+      /--format must be one of own, toolbench, bfcl, apibank, mcp, got "csv"/,
+    ],
     [['tasks', 'stats', queries, '--format', 'own'], /queries\.json:2: task/],
     [['tasks', 'stats', queries, '--library', join(tempDir(), 'none')], /no library at .*none$/],
   ];

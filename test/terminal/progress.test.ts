@@ -52,5 +52,6 @@ test('a job of short stages is not silent: a line once the job has written none 
 test('TOOLENV_PROGRESS_SECONDS sets the interval; 0 writes every update; anything else keeps 10 s', () => {
   assert.equal(logInterval({ TOOLENV_PROGRESS_SECONDS: '2.5' }), 2500);
   assert.equal(logInterval({ TOOLENV_PROGRESS_SECONDS: '0' }), 0);
-  for (const text of [undefined, '', 'soon', '-1']) assert.equal(logInterval({ TOOLENV_PROGRESS_SECONDS: text }), LOG_INTERVAL_MS);
+  for (const text of [undefined, '', 'soon', '-1'])
+    assert.equal(logInterval({ TOOLENV_PROGRESS_SECONDS: text }), LOG_INTERVAL_MS);
 });

@@ -16,8 +16,18 @@ export function rankCandidates(slot: Slot, searches: readonly SearchOutcome[], s
   const ranked: string[] = [];
   for (const search of searches) {
     const fresh = search.results
-      .map((hit, rank) => ({ id: hit.id, rank, overlap: overlap(terms, toolText(state.tools.get(hit.id), hit)), action: toolAction(state.tools.get(hit.id), hit) }))
-      .filter((c) => c.overlap > 0 && !ranked.includes(c.id) && (wanted.size === 0 || c.action === undefined || wanted.has(c.action)));
+      .map((hit, rank) => ({
+        id: hit.id,
+        rank,
+        overlap: overlap(terms, toolText(state.tools.get(hit.id), hit)),
+        action: toolAction(state.tools.get(hit.id), hit),
+      }))
+      .filter(
+        (c) =>
+          c.overlap > 0 &&
+          !ranked.includes(c.id) &&
+          (wanted.size === 0 || c.action === undefined || wanted.has(c.action)),
+      );
     fresh.sort((a, b) => b.overlap - a.overlap || a.rank - b.rank);
     ranked.push(...new Set(fresh.map((c) => c.id)));
   }

@@ -14,7 +14,9 @@ export function linkPath(consumer: Tool, param: string, producer: Tool): string 
     if (output) return `body${fieldPath(output.field)}`;
   }
   const wanted = normalize(param);
-  const field = responseFields(producer.response_schema, 64).find((f) => normalize(f.split('.').pop()!.replace(/\[\]$/, '')) === wanted);
+  const field = responseFields(producer.response_schema, 64).find(
+    (f) => normalize(f.split('.').pop()!.replace(/\[\]$/, '')) === wanted,
+  );
   return field === undefined ? undefined : `body${fieldPath(field)}`;
 }
 

@@ -80,7 +80,12 @@ function planSlot(slot: Slot, state: RunState): SlotPlan {
   // The last tool tried stays on the slot so that consumers still see what they wait for (or what failed them).
   const tried = last ? { call: last } : {};
   if (searches.every((s) => s.k < researchK(state))) return { slot, status: 'research', ...tried };
-  return { slot, status: 'abandoned', ...tried, reason: ranked.length === 0 ? 'no tool found for it' : `every tool found for it failed (${ranked.join(', ')})` };
+  return {
+    slot,
+    status: 'abandoned',
+    ...tried,
+    reason: ranked.length === 0 ? 'no tool found for it' : `every tool found for it failed (${ranked.join(', ')})`,
+  };
 }
 
 function givenUp(id: string, state: RunState): boolean {
@@ -105,7 +110,10 @@ function fillArguments(plans: SlotPlan[], query: string): void {
     const unfilled: string[] = [];
     for (const param of filled.missing) {
       const others = plans.filter((p) => p !== plan && p.call !== undefined);
-      const ordered = [...others.filter((p) => p.slot.index < plan.slot.index).reverse(), ...others.filter((p) => p.slot.index > plan.slot.index)];
+      const ordered = [
+        ...others.filter((p) => p.slot.index < plan.slot.index).reverse(),
+        ...others.filter((p) => p.slot.index > plan.slot.index),
+      ];
       const link = ordered
         .map((p) => ({ producer: p.call!, path: linkPath(call.tool, param, p.call!.tool) }))
         .find((l) => l.path !== undefined && !reaches(plans, l.producer.id, call.id));

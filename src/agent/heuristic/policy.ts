@@ -3,7 +3,16 @@ import { newRunState } from '../../protocol/state.js';
 import { approximateUsage } from '../tokens.js';
 import type { ChatMessage, Policy, PolicyContext } from '../types.js';
 import { planSlots, researchK, type SlotPlan } from './plan.js';
-import { answerText, chatCalls, chatSearches, writeAnswer, writeParaActCalls, writeParallelCalls, writeReActCall, writeSearches } from './write.js';
+import {
+  answerText,
+  chatCalls,
+  chatSearches,
+  writeAnswer,
+  writeParaActCalls,
+  writeParallelCalls,
+  writeReActCall,
+  writeSearches,
+} from './write.js';
 import type { AssistantMessage } from '../../wire/episodes.js';
 
 /**
@@ -44,13 +53,19 @@ function nextChatMessage(context: PolicyContext): AssistantMessage {
   const state = context.state ?? newRunState();
   const plans = planSlots(context.task.query, state);
   const lastTurn = context.turn >= (context.maxTurns ?? DEFAULT_MAX_TURNS);
-  const answer = (capped: boolean): AssistantMessage => ({ role: 'assistant', content: answerText(plans, capped, context.task.query) });
+  const answer = (capped: boolean): AssistantMessage => ({
+    role: 'assistant',
+    content: answerText(plans, capped, context.task.query),
+  });
   if (lastTurn || state.rejected) return answer(lastTurn);
   const toSearch = plans.filter((p) => p.status === 'search');
   if (toSearch.length > 0) return chatSearches(toSearch, undefined, context.turn);
   const toWiden = plans.filter((p) => p.status === 'research');
   if (toWiden.length > 0) return chatSearches(toWiden, researchK(state), context.turn);
-  const ready = plans.filter((p) => p.status === 'call').map((p) => p.call!).filter((c) => c.producers.every((id) => state.results.get(id)?.ok === true));
+  const ready = plans
+    .filter((p) => p.status === 'call')
+    .map((p) => p.call!)
+    .filter((c) => c.producers.every((id) => state.results.get(id)?.ok === true));
   if (ready.length > 0) return chatCalls(ready.slice(0, context.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN), state);
   return answer(false);
 }
@@ -74,7 +89,9 @@ function nextMessage(context: PolicyContext): string {
 
   const cap = context.maxCallsPerTurn ?? DEFAULT_MAX_CALLS_PER_TURN;
   const remaining = plans.filter((p) => p.status === 'call').map((p) => p.call!);
-  const ready = remaining.filter((c) => agent === 'parallel' || c.producers.every((id) => state.results.get(id)?.ok === true));
+  const ready = remaining.filter(
+    (c) => agent === 'parallel' || c.producers.every((id) => state.results.get(id)?.ok === true),
+  );
   if (ready.length > 0) {
     if (agent === 'react') return writeReActCall(ready[0]!, state);
     if (agent === 'parallel') return writeParallelCalls(ready.slice(0, cap));

@@ -19,16 +19,19 @@ export interface Slot {
 const MIN_CONTENT_WORDS = 2;
 const MAX_SLOTS = 8;
 
-const CONNECTIVE = /^(?:,|;|\.|\?|!|\band then\b|\bthen\b|\band also\b|\balso\b|\badditionally\b|\bas well as\b|\bafter that\b|\bafterwards\b|\bfinally\b|\band\b)/i;
+const CONNECTIVE =
+  /^(?:,|;|\.|\?|!|\band then\b|\bthen\b|\band also\b|\balso\b|\badditionally\b|\bas well as\b|\bafter that\b|\bafterwards\b|\bfinally\b|\band\b)/i;
 
 /**
  * A clause that asks for a field of the result the request before it produces ("Tell me the \"name\" in the
  * result"): no capability of its own, so it stays with that request.
  */
-const READS_RESULT = /^\s*(?:and\s+)?(?:tell me|give me|report|show me|return|what is|what's|which is)\b.*\b(?:in|of|from)\s+(?:the|its|that|this)\s+(?:result|response|answer|output)s?\W*$/i;
+const READS_RESULT =
+  /^\s*(?:and\s+)?(?:tell me|give me|report|show me|return|what is|what's|which is)\b.*\b(?:in|of|from)\s+(?:the|its|that|this)\s+(?:result|response|answer|output)s?\W*$/i;
 
 /** Filler at the start of a clause that says nothing about the capability. */
-const LEAD = /^(?:(?:please|kindly|can you|could you|would you|i want to|i'd like to|i would like to|i need to|i need you to|help me|let me know|tell me|and|then|also|so|next|finally|afterwards|additionally)\b[\s,]*)+/i;
+const LEAD =
+  /^(?:(?:please|kindly|can you|could you|would you|i want to|i'd like to|i would like to|i need to|i need you to|help me|let me know|tell me|and|then|also|so|next|finally|afterwards|additionally)\b[\s,]*)+/i;
 
 export function querySlots(query: string): Slot[] {
   // Clauses as spans of the query, so that a fragment joined back keeps the words between (`and body "Hi"`).
@@ -82,7 +85,11 @@ export function querySlots(query: string): Slot[] {
   // Past the cap, the last slot takes the rest: one search too broad beats a request silently dropped.
   if (slots.length > MAX_SLOTS) {
     const tail = slots.splice(MAX_SLOTS - 1);
-    slots.push({ index: MAX_SLOTS - 1, text: tail.map((s) => s.text).join(' '), query: tail.map((s) => s.query).join(' ') });
+    slots.push({
+      index: MAX_SLOTS - 1,
+      text: tail.map((s) => s.text).join(' '),
+      query: tail.map((s) => s.query).join(' '),
+    });
   }
   return slots.map((s, index) => ({ ...s, index }));
 }

@@ -40,18 +40,124 @@ const PATTERNS: [Kind, RegExp][] = [
 ];
 
 /** Names whose values are free text: when nothing else fills them, the request itself does. */
-const TEXT_PARAMS = new Set(['q', 'query', 'search', 'keyword', 'keywords', 'term', 'terms', 'text', 'prompt', 'message', 'content', 'question', 'input', 'topic', 'phrase']);
+const TEXT_PARAMS = new Set([
+  'q',
+  'query',
+  'search',
+  'keyword',
+  'keywords',
+  'term',
+  'terms',
+  'text',
+  'prompt',
+  'message',
+  'content',
+  'question',
+  'input',
+  'topic',
+  'phrase',
+]);
 /** Words in a parameter's name that say which kind of value it takes (`recipient_email`, `start_date`, `ticker`). */
 const NAME_HINTS: Record<Kind, ReadonlySet<string>> = {
   // A quoted value is deliberate: any parameter whose name says it holds a name, a text or a code may take it.
-  quoted: new Set(['name', 'title', 'text', 'query', 'q', 'keyword', 'term', 'subject', 'message', 'body', 'content', 'symbol', 'ticker', 'city', 'country', 'location', 'address', 'label', 'description', 'comment', 'note', 'tag', 'category', 'username', 'user', 'owner', 'repo', 'prompt', 'input', 'search', 'phrase', 'topic']),
+  quoted: new Set([
+    'name',
+    'title',
+    'text',
+    'query',
+    'q',
+    'keyword',
+    'term',
+    'subject',
+    'message',
+    'body',
+    'content',
+    'symbol',
+    'ticker',
+    'city',
+    'country',
+    'location',
+    'address',
+    'label',
+    'description',
+    'comment',
+    'note',
+    'tag',
+    'category',
+    'username',
+    'user',
+    'owner',
+    'repo',
+    'prompt',
+    'input',
+    'search',
+    'phrase',
+    'topic',
+  ]),
   email: new Set(['email', 'mail', 'recipient', 'to', 'from', 'sender', 'address', 'cc', 'bcc']),
   url: new Set(['url', 'uri', 'link', 'website', 'href', 'site', 'domain', 'homepage']),
-  date: new Set(['date', 'day', 'time', 'since', 'until', 'start', 'end', 'from', 'to', 'when', 'datetime', 'timestamp', 'birthday', 'dob']),
+  date: new Set([
+    'date',
+    'day',
+    'time',
+    'since',
+    'until',
+    'start',
+    'end',
+    'from',
+    'to',
+    'when',
+    'datetime',
+    'timestamp',
+    'birthday',
+    'dob',
+  ]),
   id: new Set(['id', 'ids', 'key', 'code', 'number', 'sku', 'ref', 'slug', 'handle', 'token', 'no', 'uuid', 'isbn']),
   number: new Set(['zip', 'postal', 'phone', 'year', 'pin']),
-  code: new Set(['symbol', 'ticker', 'currency', 'code', 'from', 'to', 'base', 'target', 'lang', 'language', 'country', 'iso', 'unit', 'locale']),
-  proper: new Set(['city', 'name', 'country', 'location', 'address', 'place', 'title', 'author', 'query', 'q', 'region', 'destination', 'origin', 'state', 'artist', 'company', 'team', 'person', 'user', 'username', 'language', 'lang', 'keyword', 'term', 'owner', 'repo']),
+  code: new Set([
+    'symbol',
+    'ticker',
+    'currency',
+    'code',
+    'from',
+    'to',
+    'base',
+    'target',
+    'lang',
+    'language',
+    'country',
+    'iso',
+    'unit',
+    'locale',
+  ]),
+  proper: new Set([
+    'city',
+    'name',
+    'country',
+    'location',
+    'address',
+    'place',
+    'title',
+    'author',
+    'query',
+    'q',
+    'region',
+    'destination',
+    'origin',
+    'state',
+    'artist',
+    'company',
+    'team',
+    'person',
+    'user',
+    'username',
+    'language',
+    'lang',
+    'keyword',
+    'term',
+    'owner',
+    'repo',
+  ]),
 };
 /** Parameter names that identify a resource. */
 const IDENTIFIER = /(^|[^a-z])(id|ids|uuid|guid|key|sku|slug|handle|token)$|Id$|Ids$|Key$|_id$/i;
@@ -74,9 +180,17 @@ export function fillFromText(tool: Tool, within: string, also?: string): Filled 
   assign(params, within, args, false, used);
   // Elsewhere in the task a value belongs to this call only when the text names the parameter next to it, and a
   // value the clause already gave one parameter is not given a second.
-  if (also !== undefined && also !== within) assign(params.filter((p) => !(p.name in args)), also, args, true, used);
+  if (also !== undefined && also !== within)
+    assign(
+      params.filter((p) => !(p.name in args)),
+      also,
+      args,
+      true,
+      used,
+    );
   for (const p of params) {
-    if (p.required && !(p.name in args) && p.type === 'string' && TEXT_PARAMS.has(p.name.toLowerCase())) args[p.name] = within.trim();
+    if (p.required && !(p.name in args) && p.type === 'string' && TEXT_PARAMS.has(p.name.toLowerCase()))
+      args[p.name] = within.trim();
   }
   return { arguments: args, missing: params.filter((p) => p.required && !(p.name in args)).map((p) => p.name) };
 }
@@ -96,7 +210,8 @@ export function schemaDefault(tool: Tool, name: string): { value: unknown } | un
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return { value: schema.enum[0] };
   const type = typeOf(schema);
   if (IDENTIFIER.test(name)) return undefined;
-  if (type === 'integer' || type === 'number') return { value: typeof schema.minimum === 'number' ? schema.minimum : 1 };
+  if (type === 'integer' || type === 'number')
+    return { value: typeof schema.minimum === 'number' ? schema.minimum : 1 };
   if (type === 'boolean') return { value: false };
   return undefined;
 }
@@ -112,12 +227,26 @@ export function paramsOf(tool: Tool): Param[] {
       .split(/[^a-z0-9]+/)
       .filter(Boolean);
     // The whole name too: a task writes it as one word (`with accountId "…"`), and `near` reads it so.
-    return [{ name, required: required.has(name), schema, type: typeOf(schema), words: new Set([...ws, ...ws.map(stem), name.toLowerCase()]) }];
+    return [
+      {
+        name,
+        required: required.has(name),
+        schema,
+        type: typeOf(schema),
+        words: new Set([...ws, ...ws.map(stem), name.toLowerCase()]),
+      },
+    ];
   });
 }
 
 /** `used`: the texts of the values given so far, across passes; each is given to one parameter only. */
-function assign(params: Param[], text: string, args: Record<string, unknown>, tiedOnly: boolean, used: Set<string>): void {
+function assign(
+  params: Param[],
+  text: string,
+  args: Record<string, unknown>,
+  tiedOnly: boolean,
+  used: Set<string>,
+): void {
   const candidates = candidatesIn(text).filter((c) => !used.has(c.text));
   const pairs: { param: Param; candidate?: Candidate; value: unknown; score: number }[] = [];
   for (const param of params) {
@@ -132,7 +261,12 @@ function assign(params: Param[], text: string, args: Record<string, unknown>, ti
       pairs.push({ param, candidate, value: fit.value, score });
     }
   }
-  pairs.sort((a, b) => b.score - a.score || Number(b.param.required) - Number(a.param.required) || (a.candidate?.start ?? 0) - (b.candidate?.start ?? 0));
+  pairs.sort(
+    (a, b) =>
+      b.score - a.score ||
+      Number(b.param.required) - Number(a.param.required) ||
+      (a.candidate?.start ?? 0) - (b.candidate?.start ?? 0),
+  );
   const claimed = new Set<Candidate>();
   for (const pair of pairs) {
     if (pair.param.name in args || (pair.candidate && claimed.has(pair.candidate))) continue;
@@ -184,8 +318,10 @@ export function compatibility(param: Param, candidate: Candidate): { score: numb
   if (param.type === 'boolean' || param.type === 'object') return undefined;
   const format = typeof schema.format === 'string' ? schema.format : '';
   if (format === 'email') return candidate.kind === 'email' ? { score: 8, value: candidate.text } : undefined;
-  if (format === 'date' || format === 'date-time') return candidate.kind === 'date' ? { score: 8, value: candidate.text } : undefined;
-  if (format === 'uri' || format === 'url') return candidate.kind === 'url' ? { score: 8, value: candidate.text } : undefined;
+  if (format === 'date' || format === 'date-time')
+    return candidate.kind === 'date' ? { score: 8, value: candidate.text } : undefined;
+  if (format === 'uri' || format === 'url')
+    return candidate.kind === 'url' ? { score: 8, value: candidate.text } : undefined;
   const hinted = [...param.words].some((w) => NAME_HINTS[candidate.kind].has(w));
   const base: Record<Kind, [number, number]> = {
     quoted: [3, 6],
@@ -205,13 +341,31 @@ export function compatibility(param: Param, candidate: Candidate): { score: numb
 export function enumMatches(param: Param, text: string): unknown[] {
   const values = Array.isArray(param.schema.enum) ? param.schema.enum : [];
   const lower = text.toLowerCase();
-  return values.filter((v) => typeof v === 'string' && v.length > 1 && new RegExp(`(^|[^a-z0-9])${escapeRegExp(v.toLowerCase())}($|[^a-z0-9])`).test(lower));
+  return values.filter(
+    (v) =>
+      typeof v === 'string' &&
+      v.length > 1 &&
+      new RegExp(`(^|[^a-z0-9])${escapeRegExp(v.toLowerCase())}($|[^a-z0-9])`).test(lower),
+  );
 }
 
 /** Whether the parameter's name appears among the few words before the value (or right after a number: "3 days"). */
 export function near(param: Param, text: string, candidate: Candidate): boolean {
-  const before = text.slice(0, candidate.start).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).slice(-PROXIMITY_WORDS);
-  const after = candidate.kind === 'number' ? text.slice(candidate.end).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).slice(0, 1) : [];
+  const before = text
+    .slice(0, candidate.start)
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+    .slice(-PROXIMITY_WORDS);
+  const after =
+    candidate.kind === 'number'
+      ? text
+          .slice(candidate.end)
+          .toLowerCase()
+          .split(/[^a-z0-9]+/)
+          .filter(Boolean)
+          .slice(0, 1)
+      : [];
   return [...before, ...after].some((w) => w.length > 1 && (param.words.has(w) || param.words.has(stem(w))));
 }
 
@@ -225,7 +379,9 @@ function typeOf(schema: Record<string, unknown>): string {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function escapeRegExp(text: string): string {

@@ -10,7 +10,9 @@ import { openaiPolicy, type OpenAIPolicyOptions } from './openai.js';
  * Options for the model-backed policies, each read by the policy it belongs to (see OpenAIPolicyOptions and
  * GgufPolicyOptions); the heuristic takes none. The openai key defaults to `TOOLENV_POLICY_KEY`, then `OPENAI_API_KEY`.
  */
-export type PolicyOptions = Omit<OpenAIPolicyOptions, 'model' | 'url'> & Omit<GgufPolicyOptions, 'file'> & Omit<HfPolicyOptions, 'dir'>;
+export type PolicyOptions = Omit<OpenAIPolicyOptions, 'model' | 'url'> &
+  Omit<GgufPolicyOptions, 'file'> &
+  Omit<HfPolicyOptions, 'dir'>;
 
 export const POLICY_SPECS = 'heuristic, openai:MODEL@URL, gguf:FILE or hf:DIR';
 
@@ -28,9 +30,18 @@ export async function createPolicy(spec: string, options: PolicyOptions = {}): P
     const model = at === -1 ? rest : rest.slice(0, at);
     const url = at === -1 ? process.env.OPENAI_BASE_URL : rest.slice(at + 1);
     if (model === '') throw new Error(`policy ${JSON.stringify(spec)} names no model; write openai:MODEL@URL`);
-    if (!url) throw new Error(`policy ${JSON.stringify(spec)} names no server; write openai:MODEL@URL (http or https) or set OPENAI_BASE_URL`);
-    if (!/^https?:\/\//i.test(url)) throw new Error(`policy ${JSON.stringify(spec)}: the server URL ${url} must be http or https`);
-    return openaiPolicy({ ...options, model, url, apiKey: options.apiKey ?? process.env.TOOLENV_POLICY_KEY ?? process.env.OPENAI_API_KEY });
+    if (!url)
+      throw new Error(
+        `policy ${JSON.stringify(spec)} names no server; write openai:MODEL@URL (http or https) or set OPENAI_BASE_URL`,
+      );
+    if (!/^https?:\/\//i.test(url))
+      throw new Error(`policy ${JSON.stringify(spec)}: the server URL ${url} must be http or https`);
+    return openaiPolicy({
+      ...options,
+      model,
+      url,
+      apiKey: options.apiKey ?? process.env.TOOLENV_POLICY_KEY ?? process.env.OPENAI_API_KEY,
+    });
   }
   if (spec.startsWith('gguf:')) {
     const file = spec.slice('gguf:'.length);
@@ -41,7 +52,8 @@ export async function createPolicy(spec: string, options: PolicyOptions = {}): P
   if (spec.startsWith('hf:')) {
     const dir = spec.slice('hf:'.length);
     if (dir === '') throw new Error(`policy ${JSON.stringify(spec)} names no directory; write hf:DIR`);
-    if (!existsSync(resolve(dir, 'config.json'))) throw new Error(`policy ${JSON.stringify(spec)}: ${resolve(dir)} holds no Hugging Face model (config.json)`);
+    if (!existsSync(resolve(dir, 'config.json')))
+      throw new Error(`policy ${JSON.stringify(spec)}: ${resolve(dir)} holds no Hugging Face model (config.json)`);
     return hfPolicy({ ...options, dir: resolve(dir) });
   }
   throw new Error(`unknown policy ${JSON.stringify(spec)}: use ${POLICY_SPECS}`);

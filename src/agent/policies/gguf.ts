@@ -46,7 +46,9 @@ export function ggufPolicy(options: GgufPolicyOptions): Policy {
         try {
           const generation = await engine.generate({
             // Text agents only: the chat agent refuses a policy without native tool calls, so no tool message comes here.
-            messages: kept.filter((m): m is ChatMessage & { role: 'system' | 'user' | 'assistant' } => m.role !== 'tool'),
+            messages: kept.filter(
+              (m): m is ChatMessage & { role: 'system' | 'user' | 'assistant' } => m.role !== 'tool',
+            ),
             schema: undefined,
             text: true,
             maxTokens,
@@ -54,7 +56,10 @@ export function ggufPolicy(options: GgufPolicyOptions): Policy {
             seed: sampleSeed(options.seed, context.seed, context.turn),
             signal: context.signal ?? new AbortController().signal,
           });
-          return { text: generation.text, usage: { prompt: generation.promptTokens, completion: generation.completionTokens } };
+          return {
+            text: generation.text,
+            usage: { prompt: generation.promptTokens, completion: generation.completionTokens },
+          };
         } catch (error) {
           // The chat template's own tokens are not in the estimate; drop one more exchange and try again.
           if (!(error instanceof ContextOverflowError) || kept.length <= 2) throw error;

@@ -47,7 +47,16 @@ export function hfPolicy(options: HfPolicyOptions): Policy {
   };
   const start = () =>
     new Promise<ChildProcessWithoutNullStreams>((ready, refuse) => {
-      const args = ['-m', 'toolenv.generate', '--model', options.dir, '--max-seq-len', String(options.maxSeqLen ?? 4096), '--batch', String(options.batch ?? 16)];
+      const args = [
+        '-m',
+        'toolenv.generate',
+        '--model',
+        options.dir,
+        '--max-seq-len',
+        String(options.maxSeqLen ?? 4096),
+        '--batch',
+        String(options.batch ?? 16),
+      ];
       if (options.temperature !== undefined) args.push('--temperature', String(options.temperature));
       if (options.seed !== undefined) args.push('--seed', String(options.seed));
       const child = spawn(python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -85,11 +94,21 @@ export function hfPolicy(options: HfPolicyOptions): Policy {
       const reply = await new Promise<Reply>((done) => {
         waiting.set(id, done);
         const chat = context.agent === 'chat';
-        const request = { id, messages, max_tokens: options.maxTokens ?? 512, stop: chat ? [] : STOP_SEQUENCES, seed: context.seed, ...(chat ? { tools: context.functions ?? [] } : {}) };
+        const request = {
+          id,
+          messages,
+          max_tokens: options.maxTokens ?? 512,
+          stop: chat ? [] : STOP_SEQUENCES,
+          seed: context.seed,
+          ...(chat ? { tools: context.functions ?? [] } : {}),
+        };
         child.stdin.write(`${JSON.stringify(request)}\n`);
       });
       if (reply.error !== undefined) throw new Error(reply.error);
-      return { text: reply.text ?? '', usage: { prompt: reply.prompt_tokens ?? 0, completion: reply.completion_tokens ?? 0 } };
+      return {
+        text: reply.text ?? '',
+        usage: { prompt: reply.prompt_tokens ?? 0, completion: reply.completion_tokens ?? 0 },
+      };
     },
     async close() {
       if (worker === undefined) return;

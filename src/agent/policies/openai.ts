@@ -55,9 +55,16 @@ export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
     async next(messages: readonly ChatMessage[], context: PolicyContext) {
       // The chat agent: the functions go as `tools` and the model's template ends its message; the text agents' stops are tags.
       const chat = context.agent === 'chat';
-      const body: Record<string, unknown> = { model: options.model, messages, max_tokens: options.maxTokens ?? 2048, ...(chat ? { tools: context.functions ?? [] } : { stop: STOP_SEQUENCES }), stream: false };
+      const body: Record<string, unknown> = {
+        model: options.model,
+        messages,
+        max_tokens: options.maxTokens ?? 2048,
+        ...(chat ? { tools: context.functions ?? [] } : { stop: STOP_SEQUENCES }),
+        stream: false,
+      };
       if (options.temperature !== undefined) body.temperature = options.temperature;
-      if (acceptsSeed && (options.seed !== undefined || context.seed !== undefined)) body.seed = sampleSeed(options.seed, context.seed, context.turn);
+      if (acceptsSeed && (options.seed !== undefined || context.seed !== undefined))
+        body.seed = sampleSeed(options.seed, context.seed, context.turn);
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
@@ -67,14 +74,31 @@ export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
           const text = outcome.content;
           const usage: TokenUsage = outcome.usage ?? approximateUsage(messages, text);
           if (!chat) return { text, usage };
-          return { text, message: { role: 'assistant' as const, content: text, ...(outcome.toolCalls ? { tool_calls: outcome.toolCalls } : {}) }, usage };
+          return {
+            text,
+            message: {
+              role: 'assistant' as const,
+              content: text,
+              ...(outcome.toolCalls ? { tool_calls: outcome.toolCalls } : {}),
+            },
+            usage,
+          };
         }
-        if (outcome.kind === 'fatal' && outcome.status === 400 && body.seed !== undefined && /\bseed\b/i.test(outcome.message)) {
+        if (
+          outcome.kind === 'fatal' &&
+          outcome.status === 400 &&
+          body.seed !== undefined &&
+          /\bseed\b/i.test(outcome.message)
+        ) {
           delete body.seed;
           acceptsSeed = false;
           continue;
         }
-        if (outcome.kind === 'fatal' || attempt >= retries) throw new PolicyRequestError(`${endpoint}: ${outcome.message}${attempt > 0 ? ` (after ${attempt + 1} tries)` : ''}`, outcome.status);
+        if (outcome.kind === 'fatal' || attempt >= retries)
+          throw new PolicyRequestError(
+            `${endpoint}: ${outcome.message}${attempt > 0 ? ` (after ${attempt + 1} tries)` : ''}`,
+            outcome.status,
+          );
         const backoff = outcome.retryAfterMs ?? retryDelayMs * 2 ** attempt;
         await sleep(Math.min(backoff, MAX_RETRY_AFTER_MS), undefined, { signal: context.signal });
         attempt++;
@@ -88,12 +112,23 @@ type Outcome =
   | { kind: 'retry'; message: string; status?: number; retryAfterMs?: number }
   | { kind: 'fatal'; message: string; status?: number };
 
-async function post(endpoint: string, headers: Record<string, string>, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<Outcome> {
+async function post(
+  endpoint: string,
+  headers: Record<string, string>,
+  body: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<Outcome> {
   const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   let text: string;
   try {
-    response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    response = await fetch(endpoint, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
     text = await response.text();
   } catch (error) {
     if (signal?.aborted) throw error;
@@ -101,14 +136,27 @@ async function post(endpoint: string, headers: Record<string, string>, body: unk
     return { kind: 'retry', message: `request failed (${fetchFailure(error)})` };
   }
   if (response.status === 429 || response.status >= 500) {
-    return { kind: 'retry', status: response.status, message: `answered ${response.status}: ${text.slice(0, 200)}`, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
+    return {
+      kind: 'retry',
+      status: response.status,
+      message: `answered ${response.status}: ${text.slice(0, 200)}`,
+      retryAfterMs: retryAfter(response.headers.get('retry-after')),
+    };
   }
-  if (!response.ok) return { kind: 'fatal', status: response.status, message: `answered ${response.status}: ${text.slice(0, 300)}` };
-  let json: { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  if (!response.ok)
+    return { kind: 'fatal', status: response.status, message: `answered ${response.status}: ${text.slice(0, 300)}` };
+  let json: {
+    choices?: { message?: { content?: unknown; tool_calls?: unknown } }[];
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
   try {
     json = JSON.parse(text) as typeof json;
   } catch {
-    return { kind: 'fatal', status: response.status, message: `answered something that is not JSON: ${text.slice(0, 200)}` };
+    return {
+      kind: 'fatal',
+      status: response.status,
+      message: `answered something that is not JSON: ${text.slice(0, 200)}`,
+    };
   }
   const message = json.choices?.[0]?.message;
   if (!message) return { kind: 'fatal', status: response.status, message: 'answered without choices[0].message' };
@@ -118,7 +166,10 @@ async function post(endpoint: string, headers: Record<string, string>, body: unk
   const completion = json.usage?.completion_tokens;
   const usage = typeof prompt === 'number' && typeof completion === 'number' ? { prompt, completion } : undefined;
   // Native tool calls go to the episode as the server sent them: the episode checks their shape and says what is wrong.
-  const toolCalls = Array.isArray(message.tool_calls) && message.tool_calls.length > 0 ? (message.tool_calls as ChatToolCall[]) : undefined;
+  const toolCalls =
+    Array.isArray(message.tool_calls) && message.tool_calls.length > 0
+      ? (message.tool_calls as ChatToolCall[])
+      : undefined;
   return { kind: 'ok', content, ...(usage ? { usage } : {}), ...(toolCalls ? { toolCalls } : {}) };
 }
 
@@ -130,9 +181,14 @@ export function chatEndpoint(url: string): string {
   } catch {
     throw new Error(`policy URL ${JSON.stringify(url)} is not a URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`policy URL ${url} must be http or https`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`policy URL ${url} must be http or https`);
   const path = parsed.pathname.replace(/\/+$/, '');
-  parsed.pathname = path.endsWith('/chat/completions') ? path : path.endsWith('/v1') ? `${path}/chat/completions` : `${path}/v1/chat/completions`;
+  parsed.pathname = path.endsWith('/chat/completions')
+    ? path
+    : path.endsWith('/v1')
+      ? `${path}/chat/completions`
+      : `${path}/v1/chat/completions`;
   return parsed.toString();
 }
 

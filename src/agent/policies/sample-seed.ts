@@ -6,5 +6,10 @@ import { createHash } from 'node:crypto';
  * sampler and OpenAI-compatible server takes.
  */
 export function sampleSeed(policySeed: number | undefined, runSeed: number | undefined, turn: number): number {
-  return createHash('sha256').update(`${policySeed ?? ''}\u0000${runSeed ?? ''}\u0000${turn}`).digest().readUInt32BE(0) >>> 1;
+  return (
+    createHash('sha256')
+      .update(`${policySeed ?? ''}\u0000${runSeed ?? ''}\u0000${turn}`)
+      .digest()
+      .readUInt32BE(0) >>> 1
+  );
 }

@@ -7,12 +7,21 @@ import { printJson, printLine } from '../output.js';
 export function registerCacheExport(cache: Command): void {
   cache
     .command('export')
-    .description('write every entry as JSON Lines {tool, arguments, status, body, source, created_at, hits, last_hit_at} (stdout, or --out)')
-    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas', defaultCacheFile())
+    .description(
+      'write every entry as JSON Lines {tool, arguments, status, body, source, created_at, hits, last_hit_at} (stdout, or --out)',
+    )
+    .option(
+      '--cache <file|url>',
+      'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas',
+      defaultCacheFile(),
+    )
     .option('--out <file>', 'write to this file instead of stdout (a summary is then printed)')
     .option('--json', 'with --out: print the summary as one JSON object')
     .action(async (opts: { cache: string; out?: string; json?: boolean }) => {
-      const [{ openResponseCache }, { exportLine }] = await Promise.all([import('../../simulator/cache-open.js'), import('../../simulator/cache-jsonl.js')]);
+      const [{ openResponseCache }, { exportLine }] = await Promise.all([
+        import('../../simulator/cache-open.js'),
+        import('../../simulator/cache-jsonl.js'),
+      ]);
       const store = (await openResponseCache(opts.cache, 'read-only'))!;
       const out: NodeJS.WritableStream | WriteStream = opts.out ? createWriteStream(opts.out) : process.stdout;
       let exported = 0;

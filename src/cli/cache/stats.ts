@@ -7,7 +7,11 @@ export function registerCacheStats(cache: Command): void {
   cache
     .command('stats')
     .description('entries, entries by source, the tools with most entries, hits, size on disk')
-    .option('--cache <file|url>', 'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas', defaultCacheFile())
+    .option(
+      '--cache <file|url>',
+      'response cache: a SQLite file, or a postgres://user:pass@host/db URL shared by replicas',
+      defaultCacheFile(),
+    )
     .option('--top <n>', 'how many tools to list', '10')
     .option('--json', 'print one JSON object')
     .action(async (opts: { cache: string; top: string; json?: boolean }) => {
@@ -21,11 +25,18 @@ export function registerCacheStats(cache: Command): void {
         printLine(`entries    ${stats.entries} (${stats.tools} tools)`);
         printLine(`hits       ${stats.hits}`);
         printLine(`size       ${formatBytes(stats.size_bytes)}`);
-        printLine(`by source  ${Object.entries(stats.by_source).map(([s, n]) => `${s} ${n}`).join(', ') || '-'}`);
+        printLine(
+          `by source  ${
+            Object.entries(stats.by_source)
+              .map(([s, n]) => `${s} ${n}`)
+              .join(', ') || '-'
+          }`,
+        );
         if (stats.top_tools.length > 0) {
           printLine();
           printLine(`top ${stats.top_tools.length} tools by entries:`);
-          for (const line of barChart(stats.top_tools.map((t) => ({ label: t.tool, value: t.entries })))) printLine(line);
+          for (const line of barChart(stats.top_tools.map((t) => ({ label: t.tool, value: t.entries }))))
+            printLine(line);
         }
       } finally {
         await store.close();

@@ -6,11 +6,20 @@ import { printStatsTable } from './stats.js';
 export function registerGraphBuild(graph: Command): void {
   graph
     .command('build')
-    .description('build the dependency graph of a library into graph.db beside its tools.db (schema dataflow, OpenAPI links, resource creation)')
-    .option('--library <dir>', 'library directory (its graph.db is replaced only when the build succeeds)', defaultLibraryDir())
+    .description(
+      'build the dependency graph of a library into graph.db beside its tools.db (schema dataflow, OpenAPI links, resource creation)',
+    )
+    .option(
+      '--library <dir>',
+      'library directory (its graph.db is replaced only when the build succeeds)',
+      defaultLibraryDir(),
+    )
     .option('--json', 'print one JSON summary line')
     .action(async (opts: { library: string; json?: boolean }) => {
-      const [{ buildGraph }, { stagedProgress }] = await Promise.all([import('../../graph/build.js'), import('../../terminal/progress.js')]);
+      const [{ buildGraph }, { stagedProgress }] = await Promise.all([
+        import('../../graph/build.js'),
+        import('../../terminal/progress.js'),
+      ]);
       const progress = stagedProgress('items');
       let report;
       try {

@@ -7,7 +7,9 @@ import { UsageError } from '../../terminal/errors.js';
 export function registerGraphShow(graph: Command): void {
   graph
     .command('show')
-    .description('one tool\'s edges: what it depends on (in) and what depends on it (out), with rule, score and evidence')
+    .description(
+      "one tool's edges: what it depends on (in) and what depends on it (out), with rule, score and evidence",
+    )
     .argument('<tool>', 'tool id')
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--limit <n>', 'edges shown per direction', '50')
@@ -20,7 +22,13 @@ export function registerGraphShow(graph: Command): void {
         if (!g.has(tool)) throw new UsageError(`no tool ${JSON.stringify(tool)} in the graph of ${opts.library}`);
         const edges = g.edgesOf(tool);
         if (opts.json) {
-          return printJson({ tool, in_total: edges.in.length, out_total: edges.out.length, in: edges.in.slice(0, limit), out: edges.out.slice(0, limit) });
+          return printJson({
+            tool,
+            in_total: edges.in.length,
+            out_total: edges.out.length,
+            in: edges.in.slice(0, limit),
+            out: edges.out.slice(0, limit),
+          });
         }
         printLine(tool);
         section(`depends on (in, ${edges.in.length})`, edges.in.slice(0, limit), (e) => e.src);

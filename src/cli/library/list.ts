@@ -4,7 +4,9 @@ import { defaultLibraryDir } from '../../paths.js';
 export function registerList(library: Command): void {
   library
     .command('list')
-    .description('every tool; with --json, JSON Lines of {id, name, description, category, parameters, origin}, then a summary line {tools, category, library}')
+    .description(
+      'every tool; with --json, JSON Lines of {id, name, description, category, parameters, origin}, then a summary line {tools, category, library}',
+    )
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--category <name>', 'only this category')
     .option('--json', 'JSON Lines, one tool per line, then a summary line {tools, category, library}')
@@ -30,7 +32,8 @@ export function registerList(library: Command): void {
           if (out.length >= 1000 && !(await flush())) return;
         }
         // Like every --json command, a summary last: it has no `id`, which tells it from the tool lines.
-        if (opts.json) out.push(`${JSON.stringify({ tools: listed, category: opts.category ?? null, library: store.dir })}\n`);
+        if (opts.json)
+          out.push(`${JSON.stringify({ tools: listed, category: opts.category ?? null, library: store.dir })}\n`);
         await flush();
       } finally {
         store.close();

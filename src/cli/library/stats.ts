@@ -20,12 +20,17 @@ export function registerStats(library: Command): void {
         printLine(`tools        ${stats.tools}`);
         printLine(`apis         ${stats.apis}`);
         printLine(`categories   ${stats.categories.length}`);
-        printLine(`formats      ${Object.entries(stats.formats).map(([f, n]) => `${f} ${n}`).join(', ')}`);
+        printLine(
+          `formats      ${Object.entries(stats.formats)
+            .map(([f, n]) => `${f} ${n}`)
+            .join(', ')}`,
+        );
         printLine(`response schema  ${stats.with_response_schema} (${pct(stats.with_response_schema)}%)`);
         printLine(`examples         ${stats.with_examples} (${pct(stats.with_examples)}%)`);
         if (stats.build) printLine(`build        ${JSON.stringify(stats.build)}`);
         printLine();
-        for (const line of barChart(stats.categories.map((c) => ({ label: c.category, value: c.tools })))) printLine(line);
+        for (const line of barChart(stats.categories.map((c) => ({ label: c.category, value: c.tools }))))
+          printLine(line);
       } finally {
         store.close();
       }

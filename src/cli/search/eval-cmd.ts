@@ -7,21 +7,40 @@ import type { LibraryFlags } from './options.js';
 export function registerEval(search: Command): void {
   search
     .command('eval')
-    .description('retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): Recall@k, NDCG@k, MRR per retriever')
-    .option('--retrievers <list>', `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25; with --embed-model bm25,dense,hybrid-dense; use and hybrid build USE vectors, an hour or more for a full library)`)
+    .description(
+      'retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): Recall@k, NDCG@k, MRR per retriever',
+    )
+    .option(
+      '--retrievers <list>',
+      `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25; with --embed-model bm25,dense,hybrid-dense; use and hybrid build USE vectors, an hour or more for a full library)`,
+    )
     .option('--size <n>', 'queries per set', '200')
     .option('--seed <n>', 'seed of the query sample', '1')
-    .option('--tasks <file>', "score the queries of a task file instead (ToolBench, BFCL, API-Bank, MCP or ToolEnv format) against their reference tools, mapped as `toolenv eval` maps them, through the library's index files; retrievers of " + RETRIEVERS.join(', '))
+    .option(
+      '--tasks <file>',
+      "score the queries of a task file instead (ToolBench, BFCL, API-Bank, MCP or ToolEnv format) against their reference tools, mapped as `toolenv eval` maps them, through the library's index files; retrievers of " +
+        RETRIEVERS.join(', '),
+    )
     .configureHelp({ showGlobalOptions: true })
     .action(async (_opts: unknown, command: Command) => {
-      const opts = command.optsWithGlobals<LibraryFlags & { retrievers?: string; size: string; seed: string; tasks?: string; json?: boolean }>();
+      const opts = command.optsWithGlobals<
+        LibraryFlags & { retrievers?: string; size: string; seed: string; tasks?: string; json?: boolean }
+      >();
       const retrievers = opts.retrievers?.split(',').map((r) => r.trim());
       if (opts.tasks !== undefined) return evalTasks(opts, opts.tasks, retrievers);
       for (const r of retrievers ?? []) {
-        if (!(EVAL_RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers: unknown retriever ${JSON.stringify(r)}; use ${EVAL_RETRIEVERS.join(', ')}`);
+        if (!(EVAL_RETRIEVERS as readonly string[]).includes(r))
+          throw new UsageError(
+            `--retrievers: unknown retriever ${JSON.stringify(r)}; use ${EVAL_RETRIEVERS.join(', ')}`,
+          );
       }
-      if (retrievers?.some((r) => r === 'dense' || r === 'hybrid-dense') && !opts.embedModel) throw new UsageError('--retrievers dense and hybrid-dense need --embed-model DIR');
-      const [{ evaluate }, { asUsage }, { stagedProgress }] = await Promise.all([import('../../retrieval/eval.js'), import('./open.js'), import('../../terminal/progress.js')]);
+      if (retrievers?.some((r) => r === 'dense' || r === 'hybrid-dense') && !opts.embedModel)
+        throw new UsageError('--retrievers dense and hybrid-dense need --embed-model DIR');
+      const [{ evaluate }, { asUsage }, { stagedProgress }] = await Promise.all([
+        import('../../retrieval/eval.js'),
+        import('./open.js'),
+        import('../../terminal/progress.js'),
+      ]);
       const progress = stagedProgress('tools');
       try {
         const report = await asUsage(() =>
@@ -32,14 +51,23 @@ export function registerEval(search: Command): void {
             embedModel: opts.embedModel,
             pooling: opts.pooling as 'mean' | 'cls' | undefined,
             queryPrefix: opts.queryPrefix,
-            denseWeight: opts.denseWeight === undefined ? undefined : numberFlag('--dense-weight', opts.denseWeight, { min: 0, max: 100 }),
+            denseWeight:
+              opts.denseWeight === undefined
+                ? undefined
+                : numberFlag('--dense-weight', opts.denseWeight, { min: 0, max: 100 }),
             onProgress: progress.update,
           }),
         );
         progress.stop();
         if (opts.json) return printJson(report);
-        printLine(`${report.tools} tools; ${Object.entries(report.queries).map(([set, n]) => `${n} ${set}`).join(', ')} queries (seed ${report.seed})`);
-        printLine('retriever       R@1    R@3    R@10   NDCG@3 NDCG@10 MRR@10  | R@3 paraphrase heldout multi | ms/query');
+        printLine(
+          `${report.tools} tools; ${Object.entries(report.queries)
+            .map(([set, n]) => `${n} ${set}`)
+            .join(', ')} queries (seed ${report.seed})`,
+        );
+        printLine(
+          'retriever       R@1    R@3    R@10   NDCG@3 NDCG@10 MRR@10  | R@3 paraphrase heldout multi | ms/query',
+        );
         for (const r of report.results) {
           const o = r.overall;
           const f = (n: number) => n.toFixed(3).padEnd(7);
@@ -53,9 +81,16 @@ export function registerEval(search: Command): void {
     });
 }
 
-async function evalTasks(opts: LibraryFlags & { json?: boolean }, file: string, names: string[] | undefined): Promise<void> {
+async function evalTasks(
+  opts: LibraryFlags & { json?: boolean },
+  file: string,
+  names: string[] | undefined,
+): Promise<void> {
   for (const r of names ?? []) {
-    if (!(RETRIEVERS as readonly string[]).includes(r)) throw new UsageError(`--retrievers with --tasks: unknown retriever ${JSON.stringify(r)}; use ${RETRIEVERS.join(', ')}`);
+    if (!(RETRIEVERS as readonly string[]).includes(r))
+      throw new UsageError(
+        `--retrievers with --tasks: unknown retriever ${JSON.stringify(r)}; use ${RETRIEVERS.join(', ')}`,
+      );
   }
   const retrievers = (names ?? (opts.embedModel ? ['bm25', 'dense', 'hybrid'] : ['bm25'])) as RetrieverName[];
   const [{ evaluateTaskFile }, { asUsage, openSearch }, { stagedProgress }, { EvalInputError }] = await Promise.all([
@@ -77,12 +112,16 @@ async function evalTasks(opts: LibraryFlags & { json?: boolean }, file: string, 
     });
     progress.stop();
     if (opts.json) return printJson(report);
-    printLine(`${report.file} (${report.format}): ${report.scored} of ${report.tasks} tasks have a reference tool in the library`);
+    printLine(
+      `${report.file} (${report.format}): ${report.scored} of ${report.tasks} tasks have a reference tool in the library`,
+    );
     printLine('retriever       R@1    R@3    R@10   NDCG@3 NDCG@10 MRR@10  | ms/query');
     const f = (n: number) => n.toFixed(3).padEnd(7);
     for (const r of report.results) {
       const o = r.overall;
-      printLine(`${r.retriever.padEnd(14)}  ${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ${r.ms_per_query}`);
+      printLine(
+        `${r.retriever.padEnd(14)}  ${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ${r.ms_per_query}`,
+      );
     }
   } finally {
     progress.stop();

@@ -29,7 +29,12 @@ const BATCH = 64;
  * searched (top 10) through the library's real indexes, and its reference tools, mapped onto the library as
  * `toolenv eval` maps them, are the relevant ones. Tasks none of whose references map are left out.
  */
-export async function evaluateTaskFile(search: ToolSearch, file: string, retrievers: readonly RetrieverName[], format?: TaskFormat): Promise<TaskSetReport> {
+export async function evaluateTaskFile(
+  search: ToolSearch,
+  file: string,
+  retrievers: readonly RetrieverName[],
+  format?: TaskFormat,
+): Promise<TaskSetReport> {
   const loaded = loadTasks(file, format);
   const store = LibraryStore.open(search.libraryDir);
   let mapped;
@@ -47,10 +52,15 @@ export async function evaluateTaskFile(search: ToolSearch, file: string, retriev
     const started = process.hrtime.bigint();
     const ranked: string[][] = [];
     for (let i = 0; i < queries.length; i += BATCH) {
-      for (const hits of await search.search(queries.slice(i, i + BATCH), { k: 10, retriever })) ranked.push(hits.map((h) => h.id));
+      for (const hits of await search.search(queries.slice(i, i + BATCH), { k: 10, retriever }))
+        ranked.push(hits.map((h) => h.id));
     }
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    results.push({ retriever, overall: computeMetrics(ranked, relevant), ms_per_query: Math.round((ms / Math.max(1, queries.length)) * 1000) / 1000 });
+    results.push({
+      retriever,
+      overall: computeMetrics(ranked, relevant),
+      ms_per_query: Math.round((ms / Math.max(1, queries.length)) * 1000) / 1000,
+    });
   }
   return { file, format: loaded.format, tasks: loaded.tasks.length, scored: tasks.length, results };
 }

@@ -13,7 +13,8 @@ export async function asUsage<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    if (error instanceof SearchError || error instanceof ModelDirError) throw new UsageError(error.message, { cause: error });
+    if (error instanceof SearchError || error instanceof ModelDirError)
+      throw new UsageError(error.message, { cause: error });
     throw error;
   }
 }

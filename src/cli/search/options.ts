@@ -18,7 +18,12 @@ export interface LibraryFlags extends EmbedFlags {
 }
 
 /** The embedding options the flags ask for, checked. */
-export function embedOptions(flags: EmbedFlags): { embedModel?: string; pooling?: 'mean' | 'cls'; queryPrefix?: string; denseWeight?: number } {
+export function embedOptions(flags: EmbedFlags): {
+  embedModel?: string;
+  pooling?: 'mean' | 'cls';
+  queryPrefix?: string;
+  denseWeight?: number;
+} {
   if (flags.pooling !== undefined && flags.pooling !== 'mean' && flags.pooling !== 'cls') {
     throw new UsageError(`--pooling must be mean or cls, got ${JSON.stringify(flags.pooling)}`);
   }
@@ -26,7 +31,10 @@ export function embedOptions(flags: EmbedFlags): { embedModel?: string; pooling?
     embedModel: flags.embedModel,
     pooling: flags.pooling,
     queryPrefix: flags.queryPrefix,
-    denseWeight: flags.denseWeight === undefined ? undefined : numberFlag('--dense-weight', flags.denseWeight, { min: 0, max: 100 }),
+    denseWeight:
+      flags.denseWeight === undefined
+        ? undefined
+        : numberFlag('--dense-weight', flags.denseWeight, { min: 0, max: 100 }),
   };
 }
 
@@ -36,13 +44,26 @@ export function libraryOptions(command: Command): Command {
 
 export function embedFlagOptions(command: Command): Command {
   return command
-    .option('--embed-model <dir>', 'local ONNX sentence-encoder directory (transformers.js layout: models/all-minilm-l6-v2 from `npm run setup:encoder`, or e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid')
-    .option('--pooling <mean|cls>', "pooling of the --embed-model (default: the model's 1_Pooling/config.json, else mean)")
-    .option('--query-prefix <text>', 'text put before each query for --embed-model (bge: "Represent this sentence for searching relevant passages: ")')
-    .option('--dense-weight <w>', 'weight of the dense list against BM25 in hybrid search (default: 0.2 with the USE model, 1 with --embed-model; measured)');
+    .option(
+      '--embed-model <dir>',
+      'local ONNX sentence-encoder directory (transformers.js layout: models/all-minilm-l6-v2 from `npm run setup:encoder`, or e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid',
+    )
+    .option(
+      '--pooling <mean|cls>',
+      "pooling of the --embed-model (default: the model's 1_Pooling/config.json, else mean)",
+    )
+    .option(
+      '--query-prefix <text>',
+      'text put before each query for --embed-model (bge: "Represent this sentence for searching relevant passages: ")',
+    )
+    .option(
+      '--dense-weight <w>',
+      'weight of the dense list against BM25 in hybrid search (default: 0.2 with the USE model, 1 with --embed-model; measured)',
+    );
 }
 
 export function retrieverFlag(value: string): RetrieverName {
-  if (!(RETRIEVERS as readonly string[]).includes(value)) throw new UsageError(`--retriever must be one of ${RETRIEVERS.join(', ')}, got ${JSON.stringify(value)}`);
+  if (!(RETRIEVERS as readonly string[]).includes(value))
+    throw new UsageError(`--retriever must be one of ${RETRIEVERS.join(', ')}, got ${JSON.stringify(value)}`);
   return value as RetrieverName;
 }

@@ -18,22 +18,40 @@ const BATCH = 64;
 
 export function registerQuery(search: Command): void {
   libraryOptions(search)
-    .argument('[query...]', 'what the tool should do, in words; each argument is one query (quote a query of several words)')
+    .argument(
+      '[query...]',
+      'what the tool should do, in words; each argument is one query (quote a query of several words)',
+    )
     .option('-k, --k <n>', 'results per query', '3')
-    .option('--retriever <name>', 'bm25 (default, embedded), use (shipped Universal Sentence Encoder), dense (--embed-model), hybrid (bm25 + use, or + --embed-model, score fusion)', 'bm25')
+    .option(
+      '--retriever <name>',
+      'bm25 (default, embedded), use (shipped Universal Sentence Encoder), dense (--embed-model), hybrid (bm25 + use, or + --embed-model, score fusion)',
+      'bm25',
+    )
     .option('--category <name>', 'only tools of this category')
     .option('--queries <file>', 'JSON Lines of {"query": …}: one result line per query, in order')
-    .option('--json', 'JSON Lines: {"query", "results": [{id, name, score, category, origin}]} per query, then a summary line')
+    .option(
+      '--json',
+      'JSON Lines: {"query", "results": [{id, name, score, category, origin}]} per query, then a summary line',
+    )
     .action(async (words: string[], opts: QueryFlags) => {
       const k = intFlag('-k', opts.k, { min: 1, max: 1000 });
       const retriever = retrieverFlag(opts.retriever);
-      if (opts.queries !== undefined && words.length > 0) throw new UsageError('give either a QUERY or --queries FILE, not both');
-      if (opts.queries === undefined && words.length === 0) throw new UsageError('nothing to search for: give a QUERY or --queries FILE');
+      if (opts.queries !== undefined && words.length > 0)
+        throw new UsageError('give either a QUERY or --queries FILE, not both');
+      if (opts.queries === undefined && words.length === 0)
+        throw new UsageError('nothing to search for: give a QUERY or --queries FILE');
       words.forEach((query, i) => {
-        if (query.trim() === '') throw new UsageError(`query ${i + 1} is empty: give each query as one argument, e.g. toolenv search "send an sms" "get a github repository"`);
+        if (query.trim() === '')
+          throw new UsageError(
+            `query ${i + 1} is empty: give each query as one argument, e.g. toolenv search "send an sms" "get a github repository"`,
+          );
       });
       const queries = opts.queries !== undefined ? readQueries(opts.queries) : words;
-      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([import('./open.js'), import('../../terminal/progress.js')]);
+      const [{ asUsage, openSearch }, { stagedProgress }] = await Promise.all([
+        import('./open.js'),
+        import('../../terminal/progress.js'),
+      ]);
       const progress = stagedProgress('tools');
       const searcher = openSearch(opts, { onProgress: progress.update });
       try {
@@ -52,7 +70,16 @@ export function registerQuery(search: Command): void {
           });
         }
         const ms = (from: bigint) => Math.round(Number(process.hrtime.bigint() - from) / 1e4) / 100;
-        if (opts.json) printJson({ queries: queries.length, results: returned, k, retriever, category: opts.category ?? null, search_ms: ms(searchStarted), total_ms: ms(started) });
+        if (opts.json)
+          printJson({
+            queries: queries.length,
+            results: returned,
+            k,
+            retriever,
+            category: opts.category ?? null,
+            search_ms: ms(searchStarted),
+            total_ms: ms(started),
+          });
       } finally {
         progress.stop();
         await searcher.close();
@@ -87,6 +114,8 @@ function readQueries(file: string): string[] {
 function printHuman(query: string, results: SearchResult[], heading: boolean): void {
   if (heading) printLine(`# ${query}`);
   if (results.length === 0) printLine('(no tools found)');
-  results.forEach((r, i) => printLine(`${String(i + 1).padStart(2)}. ${r.score.toFixed(3).padStart(8)}  ${r.id}  [${r.category}]  ${r.name}`));
+  results.forEach((r, i) =>
+    printLine(`${String(i + 1).padStart(2)}. ${r.score.toFixed(3).padStart(8)}  ${r.id}  [${r.category}]  ${r.name}`),
+  );
   if (heading) printLine();
 }

@@ -14,10 +14,16 @@ interface StatsFlags {
 export function registerTasksStats(tasks: Command): void {
   tasks
     .command('stats')
-    .description('counts of a task file by source, tools per task and category; tasks with an expected answer, a tool set, a seed')
+    .description(
+      'counts of a task file by source, tools per task and category; tasks with an expected answer, a tool set, a seed',
+    )
     .argument('<file>', 'task file in any format eval reads')
     .option('--format <format>', `task file format: ${TASK_FORMATS.join(', ')} (default: detected)`)
-    .option('--library <dir>', 'library whose categories the reference tools are counted by (skipped when the default one is missing)', defaultLibraryDir())
+    .option(
+      '--library <dir>',
+      'library whose categories the reference tools are counted by (skipped when the default one is missing)',
+      defaultLibraryDir(),
+    )
     .option('--json', 'print the summary as one JSON object (last stdout line)')
     .action(async (path: string, flags: StatsFlags, command: Command) => {
       if (flags.format !== undefined && !(TASK_FORMATS as readonly string[]).includes(flags.format)) {
@@ -68,10 +74,12 @@ export function registerTasksStats(tasks: Command): void {
       const chart = (title: string, counts: Record<string, number>) => {
         printLine();
         printLine(`${title}:`);
-        for (const line of barChart(Object.entries(counts).map(([label, value]) => ({ label, value })))) printLine(line);
+        for (const line of barChart(Object.entries(counts).map(([label, value]) => ({ label, value }))))
+          printLine(line);
       };
       chart('by source', stats.sources);
       chart('reference tools per task', stats.tools_per_task);
-      if (stats.categories !== null && Object.keys(stats.categories).length > 0) chart('reference tools by category', stats.categories);
+      if (stats.categories !== null && Object.keys(stats.categories).length > 0)
+        chart('reference tools by category', stats.categories);
     });
 }

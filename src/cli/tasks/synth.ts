@@ -20,13 +20,21 @@ interface SynthFlags {
 export function registerTasksSynth(tasks: Command): void {
   tasks
     .command('synth')
-    .description('synthesize verifiable tasks from the library and its dependency graph: reference chains run through the simulator, answers read off their results')
+    .description(
+      'synthesize verifiable tasks from the library and its dependency graph: reference chains run through the simulator, answers read off their results',
+    )
     .option('--count <n>', 'tasks to make', '100')
     .option('--seed <n>', 'seed of the draws and the argument values', '0')
     .option('--tools <range>', 'tools per task: N or MIN-MAX (1 to 4)', '1-4')
     .option('--category <name>', 'only tools of this category')
-    .option('--hard', 'bias toward tasks with more tools: a stratum of n tools drawn with weight n² (the paper’s RL set)')
-    .option('--phrase <spec>', 'an LLM rewrites each query (openai:MODEL@URL); a rewrite that drops a value or names a tool id is not used')
+    .option(
+      '--hard',
+      'bias toward tasks with more tools: a stratum of n tools drawn with weight n² (the paper’s RL set)',
+    )
+    .option(
+      '--phrase <spec>',
+      'an LLM rewrites each query (openai:MODEL@URL); a rewrite that drops a value or names a tool id is not used',
+    )
     .option('--phrase-api-key <key>', 'key of the --phrase endpoint')
     .option('--library <dir>', 'library directory (its graph.db too: `toolenv graph build`)', defaultLibraryDir())
     .option('--server-seed <n>', 'the simulator seed the answers hold for: serve with the same --seed', '0')
@@ -40,11 +48,38 @@ export function registerTasksSynth(tasks: Command): void {
       const [minTools, maxTools] = toolsRange(flags.tools);
       if (flags.phrase !== undefined) await openaiSpecFlag('--phrase', flags.phrase);
       const { synthCommand } = await import('../../tasks/synth/command.js');
-      const summary = await synthCommand({ count, seed, serverSeed, minTools, maxTools, category: flags.category, hard: flags.hard === true, phrase: flags.phrase, phraseApiKey: flags.phraseApiKey, library: flags.library, out: flags.out });
-      const line = `made ${summary.tasks} tasks from ${summary.candidates} candidates in ${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${Object.entries(summary.strata).map(([n, c]) => `${n}: ${c}`).join(', ')}; ${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ${Object.entries(summary.dropped).filter(([, c]) => c > 0).map(([r, c]) => `${r} ${c}`).join(', ') || 'none'})${summary.out ? ` → ${summary.out}` : ''}`;
+      const summary = await synthCommand({
+        count,
+        seed,
+        serverSeed,
+        minTools,
+        maxTools,
+        category: flags.category,
+        hard: flags.hard === true,
+        phrase: flags.phrase,
+        phraseApiKey: flags.phraseApiKey,
+        library: flags.library,
+        out: flags.out,
+      });
+      const line = `made ${summary.tasks} tasks from ${summary.candidates} candidates in ${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${Object.entries(
+        summary.strata,
+      )
+        .map(([n, c]) => `${n}: ${c}`)
+        .join(', ')}; ${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ${
+        Object.entries(summary.dropped)
+          .filter(([, c]) => c > 0)
+          .map(([r, c]) => `${r} ${c}`)
+          .join(', ') || 'none'
+      })${summary.out ? ` → ${summary.out}` : ''}`;
       const write = flags.out === undefined ? (text: string) => process.stderr.write(`${text}\n`) : printLine;
-      if (summary.asked !== undefined) process.stderr.write(`toolenv: only ${summary.tasks} of the ${summary.asked} tasks asked for could be made (see the drop counts)\n`);
-      if (summary.rephrase && summary.rephrase.failed > 0) process.stderr.write(`toolenv: --phrase failed on ${summary.rephrase.failed} queries, which keep their template (last error: ${summary.rephrase.last_error})\n`);
+      if (summary.asked !== undefined)
+        process.stderr.write(
+          `toolenv: only ${summary.tasks} of the ${summary.asked} tasks asked for could be made (see the drop counts)\n`,
+        );
+      if (summary.rephrase && summary.rephrase.failed > 0)
+        process.stderr.write(
+          `toolenv: --phrase failed on ${summary.rephrase.failed} queries, which keep their template (last error: ${summary.rephrase.last_error})\n`,
+        );
       if (flags.json) {
         if (flags.out === undefined) process.stderr.write(`${JSON.stringify(summary)}\n`);
         else printJson(summary);
@@ -57,6 +92,7 @@ function toolsRange(text: string): [number, number] {
   const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(text);
   const min = match ? Number(match[1]) : NaN;
   const max = match?.[2] !== undefined ? Number(match[2]) : min;
-  if (!match || min < 1 || max > 4 || min > max) throw new UsageError(`--tools must be N or MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4, got ${JSON.stringify(text)}`);
+  if (!match || min < 1 || max > 4 || min > max)
+    throw new UsageError(`--tools must be N or MIN-MAX with 1 ≤ MIN ≤ MAX ≤ 4, got ${JSON.stringify(text)}`);
   return [min, max];
 }

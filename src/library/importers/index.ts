@@ -18,7 +18,10 @@ interface Converter {
 
 const CONVERTERS: Record<ImportFormat, Converter> = {
   // Loaded on use: the OpenAPI converter pulls in swagger2openapi, which no other command needs.
-  openapi: { extensions: ['.json', '.yaml', '.yml'], convert: async (file) => (await import('./openapi.js')).importOpenapi(file) },
+  openapi: {
+    extensions: ['.json', '.yaml', '.yml'],
+    convert: async (file) => (await import('./openapi.js')).importOpenapi(file),
+  },
   toolbench: { extensions: TOOLBENCH_EXTENSIONS, convert: importToolbenchFile },
   mcp: { extensions: MCP_EXTENSIONS, convert: importMcpFile },
   openai: { extensions: OPENAI_EXTENSIONS, convert: importOpenaiFile },
@@ -82,7 +85,8 @@ function claimApiIds(part: LibraryBatch, taken: Set<string>): void {
     taken.add(api.api_id);
     if (api.api_id === original) continue;
     for (const tool of part.tools) {
-      if (tool.origin.format === 'openapi' && tool.origin.api_id === original) tool.origin = { ...tool.origin, api_id: api.api_id };
+      if (tool.origin.format === 'openapi' && tool.origin.api_id === original)
+        tool.origin = { ...tool.origin, api_id: api.api_id };
     }
   }
 }

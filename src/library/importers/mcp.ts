@@ -14,8 +14,10 @@ export function convertMcp(doc: unknown, file: string): LibraryBatch {
   const [list, at] = toolList(doc, file);
   const functions = list.map((tool, i): NamedFunction => {
     const where = pointer(at, i);
-    if (!isObject(tool)) throw invalid(file, where, `expected an MCP tool {name, description, inputSchema}, got ${kind(tool)}`);
-    if (typeof tool.name !== 'string' || tool.name.trim() === '') throw invalid(file, pointer(where, 'name'), 'missing: every MCP tool needs a name');
+    if (!isObject(tool))
+      throw invalid(file, where, `expected an MCP tool {name, description, inputSchema}, got ${kind(tool)}`);
+    if (typeof tool.name !== 'string' || tool.name.trim() === '')
+      throw invalid(file, pointer(where, 'name'), 'missing: every MCP tool needs a name');
     const annotations = isObject(tool.annotations) ? tool.annotations : {};
     return {
       name: tool.name,
@@ -35,5 +37,9 @@ function toolList(doc: unknown, file: string): [unknown[], string] {
     if (isObject(doc.result) && Array.isArray(doc.result.tools)) return [doc.result.tools, '/result/tools'];
     if (doc.tools !== undefined) throw invalid(file, '/tools', `must be an array of tools, got ${kind(doc.tools)}`);
   }
-  throw invalid(file, '', `expected an MCP tools/list result {"tools": [...]} or an array of tools, got ${kind(doc)}${isObject(doc) ? ' without "tools"' : ''}`);
+  throw invalid(
+    file,
+    '',
+    `expected an MCP tools/list result {"tools": [...]} or an array of tools, got ${kind(doc)}${isObject(doc) ? ' without "tools"' : ''}`,
+  );
 }

@@ -22,7 +22,8 @@ export function namedFunctionsBatch(format: 'mcp' | 'openai', file: string, func
   const seen = new Map<string, string>();
   for (const fn of functions) {
     const first = seen.get(fn.name);
-    if (first !== undefined) throw invalid(file, pointer(fn.at, 'name'), `duplicate tool name ${JSON.stringify(fn.name)} (first at ${first})`);
+    if (first !== undefined)
+      throw invalid(file, pointer(fn.at, 'name'), `duplicate tool name ${JSON.stringify(fn.name)} (first at ${first})`);
     seen.set(fn.name, fn.at);
   }
   const tools = functions.map((fn): Tool => {
@@ -41,7 +42,13 @@ export function namedFunctionsBatch(format: 'mcp' | 'openai', file: string, func
   });
   if (tools.length === 0) return { apis: [], tools };
   const stem = basename(file, extname(file));
-  const api: ApiRecord = { api_id: makeId([format, stem], `${format}/${stem}`), title: stem, provider: stem, category: mostCommon(tools.map((t) => t.category)), format };
+  const api: ApiRecord = {
+    api_id: makeId([format, stem], `${format}/${stem}`),
+    title: stem,
+    provider: stem,
+    category: mostCommon(tools.map((t) => t.category)),
+    format,
+  };
   return { apis: [api], tools };
 }
 

@@ -19,7 +19,8 @@ export function importOpenaiFile(file: string): LibraryBatch {
 export function convertOpenai(doc: unknown, file: string): LibraryBatch {
   const functions = specList(doc, file).map(([item, at]): NamedFunction => {
     const [spec, where] = functionSpec(item, file, at);
-    if (typeof spec.name !== 'string' || spec.name.trim() === '') throw invalid(file, pointer(where, 'name'), 'missing: every function needs a name');
+    if (typeof spec.name !== 'string' || spec.name.trim() === '')
+      throw invalid(file, pointer(where, 'name'), 'missing: every function needs a name');
     return {
       name: spec.name,
       description: text(spec.description),
@@ -43,17 +44,27 @@ function specList(doc: unknown, file: string): [unknown, string][] {
     }
     if ('name' in doc || 'function' in doc) return [[doc, '']];
   }
-  throw invalid(file, '', `expected an array of OpenAI function specs (or {"tools": [...]} / {"functions": [...]}), got ${kind(doc)}`);
+  throw invalid(
+    file,
+    '',
+    `expected an array of OpenAI function specs (or {"tools": [...]} / {"functions": [...]}), got ${kind(doc)}`,
+  );
 }
 
 /** The spec inside one list item, and where it is. */
 function functionSpec(item: unknown, file: string, at: string): [JsonObject, string] {
-  if (!isObject(item)) throw invalid(file, at, `expected a function spec {name, description, parameters}, got ${kind(item)}`);
+  if (!isObject(item))
+    throw invalid(file, at, `expected a function spec {name, description, parameters}, got ${kind(item)}`);
   if (item.type !== undefined && item.type !== 'function') {
     throw invalid(file, pointer(at, 'type'), `only function tools can be imported, got ${JSON.stringify(item.type)}`);
   }
   if (item.function !== undefined) {
-    if (!isObject(item.function)) throw invalid(file, pointer(at, 'function'), `must be a function spec {name, description, parameters}, got ${kind(item.function)}`);
+    if (!isObject(item.function))
+      throw invalid(
+        file,
+        pointer(at, 'function'),
+        `must be a function spec {name, description, parameters}, got ${kind(item.function)}`,
+      );
     return [item.function, pointer(at, 'function')];
   }
   return [item, at];

@@ -26,12 +26,22 @@ export async function importOpenapi(path: string): Promise<LibraryBatch> {
     apiIds.add(apiId);
     let tools;
     try {
-      tools = documentTools({ document, dialect: dialectOf(document), apiId, title: identity.title, category: identity.category }, taken);
+      tools = documentTools(
+        { document, dialect: dialectOf(document), apiId, title: identity.title, category: identity.category },
+        taken,
+      );
     } catch (error) {
       throw new ImportError(`${file}: cannot convert: ${(error as Error).message}`, { cause: error });
     }
     if (tools.length === 0) continue;
-    batch.apis.push({ api_id: apiId, title: identity.title, provider: identity.provider, category: identity.category, format: 'openapi', document });
+    batch.apis.push({
+      api_id: apiId,
+      title: identity.title,
+      provider: identity.provider,
+      category: identity.category,
+      format: 'openapi',
+      document,
+    });
     batch.tools.push(...tools);
   }
   return batch;

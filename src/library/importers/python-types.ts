@@ -41,7 +41,13 @@ export function jsonSchemaTypes(value: unknown): unknown {
       continue;
     }
     if (key === 'type' && Array.isArray(member)) {
-      out.type = [...new Set(member.map((t) => (typeof t === 'string' && Object.hasOwn(PYTHON_TYPES, t) ? PYTHON_TYPES[t] : t)).filter((t) => t !== undefined))];
+      out.type = [
+        ...new Set(
+          member
+            .map((t) => (typeof t === 'string' && Object.hasOwn(PYTHON_TYPES, t) ? PYTHON_TYPES[t] : t))
+            .filter((t) => t !== undefined),
+        ),
+      ];
       continue;
     }
     // A tuple's items written as a list is JSON Schema 2020-12's prefixItems.
@@ -50,7 +56,10 @@ export function jsonSchemaTypes(value: unknown): unknown {
       continue;
     }
     // Property names are data, not schemas: a parameter called "type" keeps its schema and its name.
-    out[key] = key === 'properties' && member !== null && typeof member === 'object' && !Array.isArray(member) ? Object.fromEntries(Object.entries(member).map(([name, schema]) => [name, jsonSchemaTypes(schema)])) : jsonSchemaTypes(member);
+    out[key] =
+      key === 'properties' && member !== null && typeof member === 'object' && !Array.isArray(member)
+        ? Object.fromEntries(Object.entries(member).map(([name, schema]) => [name, jsonSchemaTypes(schema)]))
+        : jsonSchemaTypes(member);
   }
   return out;
 }

@@ -16,10 +16,15 @@ export function parametersSchema(value: unknown, file: string, at: string): Json
   const schema = detach(value);
   if (schema.type === undefined) schema.type = 'object';
   else if (schema.type !== 'object') {
-    throw invalid(file, pointer(at, 'type'), `must be "object" (a tool takes one object of arguments), got ${JSON.stringify(schema.type)}`);
+    throw invalid(
+      file,
+      pointer(at, 'type'),
+      `must be "object" (a tool takes one object of arguments), got ${JSON.stringify(schema.type)}`,
+    );
   }
   if (schema.properties === undefined) schema.properties = {};
-  else if (!isObject(schema.properties)) throw invalid(file, pointer(at, 'properties'), `must be an object, got ${kind(schema.properties)}`);
+  else if (!isObject(schema.properties))
+    throw invalid(file, pointer(at, 'properties'), `must be an object, got ${kind(schema.properties)}`);
   check(schema, file, at);
   return schema as JsonSchemaObject;
 }
@@ -48,7 +53,11 @@ function check(schema: JsonObject, file: string, at: string): void {
   ajv ??= createAjv();
   if (!ajv.validateSchema(schema)) {
     const first = ajv.errors?.[0];
-    throw invalid(file, at + (first?.instancePath ?? ''), `not a valid JSON Schema: ${first?.message ?? 'rejected by the meta-schema'}`);
+    throw invalid(
+      file,
+      at + (first?.instancePath ?? ''),
+      `not a valid JSON Schema: ${first?.message ?? 'rejected by the meta-schema'}`,
+    );
   }
   try {
     ajv.compile(schema);

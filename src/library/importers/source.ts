@@ -87,10 +87,16 @@ function parseJson(file: string, source: string): unknown {
     const message = (error as Error).message;
     const offset = jsonErrorOffset(message, source);
     // V8 quotes a raw snippet of the source (newlines and all) in some messages: keep the error one line.
-    const what = message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '').replace(/(?: in JSON)? at position \d+.*$/s, '');
+    const what = message
+      .replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
+      .replace(/(?: in JSON)? at position \d+.*$/s, '');
     const truncated = offset === undefined ? /end of JSON input/.test(message) : offset >= source.trimEnd().length;
     const where = offset === undefined ? '' : ` (${lineColumn(source, offset)})`;
-    throw invalid(file, '', `not valid JSON: ${what}${where}${truncated ? '; the file ends too early (truncated?)' : ''}`);
+    throw invalid(
+      file,
+      '',
+      `not valid JSON: ${what}${where}${truncated ? '; the file ends too early (truncated?)' : ''}`,
+    );
   }
 }
 

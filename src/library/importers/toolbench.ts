@@ -18,15 +18,28 @@ export function importToolbenchFile(file: string): LibraryBatch {
 
 /** One ToolBench tool document from the category folder `folder` → its API record and one tool per entry of `api_list`. */
 export function convertToolbench(doc: unknown, file: string, folder: string): LibraryBatch {
-  if (!isObject(doc)) throw invalid(file, '', `expected a ToolBench tool object {tool_name, tool_description, api_list}, got ${kind(doc)}`);
+  if (!isObject(doc))
+    throw invalid(
+      file,
+      '',
+      `expected a ToolBench tool object {tool_name, tool_description, api_list}, got ${kind(doc)}`,
+    );
   const toolName = text(doc.tool_name) ?? text(doc.name) ?? text(doc.title);
   if (!toolName) throw invalid(file, '/tool_name', 'missing: a ToolBench tool needs a tool_name');
   const toolDescription = text(doc.tool_description) ?? text(doc.description);
   if (!Array.isArray(doc.api_list)) {
-    throw invalid(file, '/api_list', doc.api_list === undefined ? 'missing: a ToolBench tool needs an api_list' : `must be an array, got ${kind(doc.api_list)}`);
+    throw invalid(
+      file,
+      '/api_list',
+      doc.api_list === undefined
+        ? 'missing: a ToolBench tool needs an api_list'
+        : `must be an array, got ${kind(doc.api_list)}`,
+    );
   }
   const category = normalizeCategory(folder) ?? inferCategory(`${toolName} ${toolDescription ?? ''}`);
-  const tools = doc.api_list.map((api, i) => convertApi(api, { file, at: pointer('/api_list', i), folder, category, toolName, toolDescription }));
+  const tools = doc.api_list.map((api, i) =>
+    convertApi(api, { file, at: pointer('/api_list', i), folder, category, toolName, toolDescription }),
+  );
   if (tools.length === 0) return { apis: [], tools };
   const api: ApiRecord = {
     api_id: makeId(['toolbench', folder, toolName], `${folder}/${toolName}`),
@@ -49,7 +62,12 @@ interface ApiContext {
 
 function convertApi(api: unknown, ctx: ApiContext): Tool {
   const { file, at, folder, category, toolName } = ctx;
-  if (!isObject(api)) throw invalid(file, at, `expected an API object {name, description, method, required_parameters, optional_parameters}, got ${kind(api)}`);
+  if (!isObject(api))
+    throw invalid(
+      file,
+      at,
+      `expected an API object {name, description, method, required_parameters, optional_parameters}, got ${kind(api)}`,
+    );
   const apiName = text(api.name) ?? text(api.api_name);
   if (!apiName) throw invalid(file, pointer(at, 'name'), 'missing: every API in api_list needs a name');
   // A Map, not an object: a parameter may be called "constructor" or "__proto__".
@@ -58,10 +76,12 @@ function convertApi(api: unknown, ctx: ApiContext): Tool {
   for (const list of ['required_parameters', 'optional_parameters'] as const) {
     const params = api[list];
     if (params === undefined || params === null) continue;
-    if (!Array.isArray(params)) throw invalid(file, pointer(at, list), `must be an array of parameters, got ${kind(params)}`);
+    if (!Array.isArray(params))
+      throw invalid(file, pointer(at, list), `must be an array of parameters, got ${kind(params)}`);
     params.forEach((param, i) => {
       const where = pointer(at, list, i);
-      if (!isObject(param)) throw invalid(file, where, `expected a parameter {name, type, description}, got ${kind(param)}`);
+      if (!isObject(param))
+        throw invalid(file, where, `expected a parameter {name, type, description}, got ${kind(param)}`);
       const name = typeof param.name === 'string' && param.name !== '' ? param.name : undefined;
       if (!name) throw invalid(file, pointer(where, 'name'), 'missing: every parameter needs a name');
       // A name listed twice keeps its first (required) declaration.
@@ -75,7 +95,8 @@ function convertApi(api: unknown, ctx: ApiContext): Tool {
   const tool: Tool = {
     id: makeId([toolName, apiName], `${folder}/${toolName}/${apiName}`),
     name: apiName,
-    description: text(api.description) ?? text(api.api_description) ?? ctx.toolDescription ?? `${apiName} (${toolName})`,
+    description:
+      text(api.description) ?? text(api.api_description) ?? ctx.toolDescription ?? `${apiName} (${toolName})`,
     category,
     parameters,
     examples: [],
@@ -119,7 +140,8 @@ const PARAMETER_TYPES: Record<string, SchemaObject> = {
 };
 
 function parameterSchema(param: JsonObject): SchemaObject {
-  const typeName = typeof param.type === 'string' ? (/^[A-Za-z]+/.exec(param.type.trim())?.[0] ?? '').toUpperCase() : '';
+  const typeName =
+    typeof param.type === 'string' ? (/^[A-Za-z]+/.exec(param.type.trim())?.[0] ?? '').toUpperCase() : '';
   const schema: SchemaObject = { ...(Object.hasOwn(PARAMETER_TYPES, typeName) ? PARAMETER_TYPES[typeName] : {}) };
   const description = text(param.description);
   if (description) schema.description = description;
@@ -139,7 +161,8 @@ function exampleValue(value: unknown, schema: SchemaObject): unknown {
     }
     case 'number':
     case 'integer': {
-      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
       if (!Number.isFinite(n) || (schema.type === 'integer' && !Number.isInteger(n))) return undefined;
       return n;
     }
@@ -230,7 +253,11 @@ export function templateSchema(template: unknown, depth = 0): SchemaObject {
   if (isObject(template)) {
     const keys = Object.keys(template);
     if (keys.length === 0) return { type: 'object' };
-    return { type: 'object', properties: Object.fromEntries(keys.map((key) => [key, templateSchema(template[key], depth + 1)])), required: keys };
+    return {
+      type: 'object',
+      properties: Object.fromEntries(keys.map((key) => [key, templateSchema(template[key], depth + 1)])),
+      required: keys,
+    };
   }
   return {};
 }

@@ -25,7 +25,9 @@ export interface ScannedOperation {
   quality: number;
 }
 
-export type ScannedDocument = { skipped: true } | { skipped: false; identity: ApiIdentity; operations: ScannedOperation[] };
+export type ScannedDocument =
+  | { skipped: true }
+  | { skipped: false; identity: ApiIdentity; operations: ScannedOperation[] };
 
 /** A document's identity and its operations' features, or `skipped` when the file is not OpenAPI 3 JSON. */
 export function scanDocument(job: ScanJob): ScannedDocument {
@@ -35,16 +37,23 @@ export function scanDocument(job: ScanJob): ScannedDocument {
   } catch {
     return { skipped: true };
   }
-  if (!isObject(document) || typeof document.openapi !== 'string' || !document.openapi.startsWith('3.')) return { skipped: true };
+  if (!isObject(document) || typeof document.openapi !== 'string' || !document.openapi.startsWith('3.'))
+    return { skipped: true };
   const identity = apiIdentity(document, job.name);
   const operations = listOperations(document).map(({ method, path, operation }): ScannedOperation => {
     const response = responseFeatures(document, operation);
     return {
       method,
       path,
-      described: [operation.summary, operation.description].some((text) => typeof text === 'string' && text.trim() !== ''),
+      described: [operation.summary, operation.description].some(
+        (text) => typeof text === 'string' && text.trim() !== '',
+      ),
       repeat: `${identity.provider} ${method} ${path} ${String(operation.operationId ?? '')}`,
-      quality: quality({ responseSchema: response.schema, examples: response.examples, deprecated: operation.deprecated === true }),
+      quality: quality({
+        responseSchema: response.schema,
+        examples: response.examples,
+        deprecated: operation.deprecated === true,
+      }),
     };
   });
   return { skipped: false, identity, operations };
@@ -73,7 +82,15 @@ export function convertDocument(job: ConvertJob, taken: Set<string>): ConvertedD
   const document = JSON.parse(readFileSync(job.file, 'utf8')) as JsonObject;
   const keep = new Set(job.keep);
   const stats = conversionStats();
-  const context = { document, dialect: dialectOf(document), limits: job.limits, stats, apiId: job.apiId, title: job.title, category: job.category };
+  const context = {
+    document,
+    dialect: dialectOf(document),
+    limits: job.limits,
+    stats,
+    apiId: job.apiId,
+    title: job.title,
+    category: job.category,
+  };
   const tools = listOperations(document)
     .filter(({ method, path }) => keep.has(`${method} ${path}`))
     .map((operation) => operationTool(context, operation, taken));

@@ -30,7 +30,8 @@ function parseText(file: string, text: string): unknown {
   }
   if (!json) {
     const cycle = cyclePath(value);
-    if (cycle !== undefined) throw new ImportError(`${file}: a YAML alias at ${cycle || '/'} contains itself; a document must be a tree`);
+    if (cycle !== undefined)
+      throw new ImportError(`${file}: a YAML alias at ${cycle || '/'} contains itself; a document must be a tree`);
   }
   return value;
 }
@@ -58,12 +59,18 @@ function cyclePath(root: unknown): string | undefined {
 export async function openapiDocument(value: unknown, file: string): Promise<JsonObject> {
   if (!isObject(value)) throw new ImportError(`${file}: not an OpenAPI document (the top level must be an object)`);
   if (typeof value.openapi === 'string') {
-    if (!/^3\.\d+/.test(value.openapi)) throw new ImportError(`${file}: unsupported OpenAPI version ${JSON.stringify(value.openapi)} (3.x and Swagger 2.0 are read)`);
+    if (!/^3\.\d+/.test(value.openapi))
+      throw new ImportError(
+        `${file}: unsupported OpenAPI version ${JSON.stringify(value.openapi)} (3.x and Swagger 2.0 are read)`,
+      );
     if (value.paths !== undefined && !isObject(value.paths)) throw new ImportError(`${file}: /paths must be an object`);
     return value;
   }
   if (value.swagger !== undefined) {
-    if (String(value.swagger) !== '2.0') throw new ImportError(`${file}: unsupported Swagger version ${JSON.stringify(value.swagger)} (2.0 and OpenAPI 3.x are read)`);
+    if (String(value.swagger) !== '2.0')
+      throw new ImportError(
+        `${file}: unsupported Swagger version ${JSON.stringify(value.swagger)} (2.0 and OpenAPI 3.x are read)`,
+      );
     if (!isObject(value.paths)) throw new ImportError(`${file}: /paths must be an object`);
     return upgradeSwagger(value, file);
   }
@@ -79,7 +86,8 @@ async function upgradeSwagger(document: JsonObject, file: string): Promise<JsonO
   const converter = createRequire(import.meta.url)('swagger2openapi') as Swagger2Openapi;
   try {
     // patch: repair the small mistakes real documents make; warnOnly: report the rest instead of rejecting.
-    return (await converter.convertObj(structuredClone(document), { patch: true, warnOnly: true, resolve: false })).openapi;
+    return (await converter.convertObj(structuredClone(document), { patch: true, warnOnly: true, resolve: false }))
+      .openapi;
   } catch (error) {
     throw new ImportError(`${file}: cannot convert Swagger 2.0 to OpenAPI 3: ${(error as Error).message}`);
   }
@@ -103,7 +111,11 @@ export function apiIdentity(document: JsonObject, fallbackName: string): ApiIden
   const service = typeof info['x-serviceName'] === 'string' ? info['x-serviceName'].trim() : '';
   const title = plainText(info.title) || basename(fallbackName, extname(fallbackName));
   const named = [provider, service].filter(Boolean).join(':');
-  const api_id = urlSafe(named) || slug(title).toLowerCase() || slug(basename(fallbackName, extname(fallbackName))).toLowerCase() || 'api';
+  const api_id =
+    urlSafe(named) ||
+    slug(title).toLowerCase() ||
+    slug(basename(fallbackName, extname(fallbackName))).toLowerCase() ||
+    'api';
   const text = `${title} ${title} ${plainText(info.description).slice(0, 1000)} ${tagNames(document).join(' ')}`;
   const category = apiCategory(info['x-apisguru-categories'], text);
   return { api_id, title, provider: provider || hostOf(document) || api_id, category };

@@ -33,7 +33,9 @@ export function errorResponses(context: DocumentContext, operation: JsonObject):
     const media = mediaType === undefined ? undefined : (content as JsonObject)[mediaType];
     let schema: JsonSchema | null = null;
     if (isObject(media) && media.schema !== undefined) {
-      const converted = withoutAnnotations(convert({ ...context, limits: ERROR_SCHEMA_LIMITS, stats: undefined }, media.schema, 'response'));
+      const converted = withoutAnnotations(
+        convert({ ...context, limits: ERROR_SCHEMA_LIMITS, stats: undefined }, media.schema, 'response'),
+      );
       if (JSON.stringify(converted).length <= MAX_ERROR_SCHEMA_CHARS) schema = converted;
     }
     declared[code] = schema;
@@ -42,7 +44,12 @@ export function errorResponses(context: DocumentContext, operation: JsonObject):
 }
 
 /** The operation of a tool in its API document, read again: for libraries built before tools kept `error_responses`. */
-export function documentErrorResponses(document: unknown, path: string, method: string, dialect: DocumentContext['dialect']): ErrorResponses | undefined {
+export function documentErrorResponses(
+  document: unknown,
+  path: string,
+  method: string,
+  dialect: DocumentContext['dialect'],
+): ErrorResponses | undefined {
   if (!isObject(document) || !isObject(document.paths)) return undefined;
   const item = deref(document, document.paths[path]);
   const operation = isObject(item) ? deref(document, item[method.toLowerCase()]) : undefined;
@@ -54,7 +61,8 @@ export function documentErrorResponses(document: unknown, path: string, method: 
  * Undefined when the operation declares nothing for it; null when it declares a response without a JSON body schema.
  */
 export function errorSchema(declared: ErrorResponses, status: number): JsonSchema | null | undefined {
-  for (const key of [String(status), `${String(status)[0]}XX`, 'default']) if (Object.hasOwn(declared, key)) return declared[key];
+  for (const key of [String(status), `${String(status)[0]}XX`, 'default'])
+    if (Object.hasOwn(declared, key)) return declared[key];
   return undefined;
 }
 
@@ -71,12 +79,15 @@ function withoutAnnotations(schema: JsonSchema): JsonSchema {
   const out: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(keyword)) continue;
-    if (SCHEMA_MAPS.has(keyword) && isObject(value)) out[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, subSchema(sub)]));
-    else if (Array.isArray(value) && keyword !== 'enum' && keyword !== 'required' && keyword !== 'type') out[keyword] = value.map(subSchema);
+    if (SCHEMA_MAPS.has(keyword) && isObject(value))
+      out[keyword] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, subSchema(sub)]));
+    else if (Array.isArray(value) && keyword !== 'enum' && keyword !== 'required' && keyword !== 'type')
+      out[keyword] = value.map(subSchema);
     else if (isObject(value) && keyword !== 'const' && keyword !== 'default') out[keyword] = withoutAnnotations(value);
     else out[keyword] = value;
   }
   return out;
 }
 
-const subSchema = (value: unknown): unknown => (isObject(value) || typeof value === 'boolean' ? withoutAnnotations(value as JsonSchema) : value);
+const subSchema = (value: unknown): unknown =>
+  isObject(value) || typeof value === 'boolean' ? withoutAnnotations(value as JsonSchema) : value;

@@ -44,13 +44,21 @@ export interface ApiContext extends DocumentContext {
 export const operationKey = (apiId: string, method: string, path: string) => `${apiId} ${method} ${path}`;
 
 /** One operation as a tool. `taken` holds the ids given so far, so ids stay unique across a whole library. */
-export function operationTool(api: ApiContext, { path, method, operation, pathItem }: Operation, taken: Set<string>): Tool {
-  const operationId = typeof operation.operationId === 'string' && operation.operationId.trim() ? operation.operationId.trim() : undefined;
+export function operationTool(
+  api: ApiContext,
+  { path, method, operation, pathItem }: Operation,
+  taken: Set<string>,
+): Tool {
+  const operationId =
+    typeof operation.operationId === 'string' && operation.operationId.trim()
+      ? operation.operationId.trim()
+      : undefined;
   const key = operationKey(api.apiId, method, path);
   const id = uniqueId(makeId([api.apiId, operationId ?? `${method} ${path}`], key), key, taken);
   const summary = plainText(operation.summary);
   const name = toolName(summary, operationId, method, path);
-  const description = mergeDescription(summary, plainText(operation.description)) || fallbackDescription(api, operation, name);
+  const description =
+    mergeDescription(summary, plainText(operation.description)) || fallbackDescription(api, operation, name);
   const { parameters, bindings } = requestShape(api, pathItem, operation);
   const response = successResponse(api, operation);
   const errors = errorResponses(api, operation);
@@ -65,7 +73,14 @@ export function operationTool(api: ApiContext, { path, method, operation, pathIt
     ...(response.schema !== undefined ? { response_schema: response.schema } : {}),
     examples: response.examples,
     ...(errors !== undefined ? { error_responses: errors } : {}),
-    origin: { format: 'openapi', api_id: api.apiId, method, path, operation_id: operationId ?? null, server: serverUrl(api.document, pathItem, operation) },
+    origin: {
+      format: 'openapi',
+      api_id: api.apiId,
+      method,
+      path,
+      operation_id: operationId ?? null,
+      server: serverUrl(api.document, pathItem, operation),
+    },
   };
 }
 

@@ -38,7 +38,13 @@ export function requestShape(context: DocumentContext, pathItem: JsonObject, ope
   const parameters = mergedParameters(context, pathItem, operation);
   for (const location of LOCATIONS) {
     for (const parameter of parameters.filter((p) => p.in === location)) {
-      add(parameter.name, location, parameter.name, parameterSchema(context, parameter.spec), location === 'path' || parameter.spec.required === true);
+      add(
+        parameter.name,
+        location,
+        parameter.name,
+        parameterSchema(context, parameter.spec),
+        location === 'path' || parameter.spec.required === true,
+      );
     }
   }
 
@@ -48,10 +54,14 @@ export function requestShape(context: DocumentContext, pathItem: JsonObject, ope
     const { schema, json } = bodySchema(context, body.content);
     const spread = json && typeof schema !== 'boolean' ? objectProperties(schema) : undefined;
     if (spread) {
-      for (const [name, property] of Object.entries(spread.properties)) add(name, 'body', name, property, bodyRequired && spread.required.has(name));
+      for (const [name, property] of Object.entries(spread.properties))
+        add(name, 'body', name, property, bodyRequired && spread.required.has(name));
     } else {
       const description = cut(plainText(body.description), MAX_DESCRIPTION_LENGTH);
-      const described = description && typeof schema !== 'boolean' && schema.description === undefined ? { ...schema, description } : schema;
+      const described =
+        description && typeof schema !== 'boolean' && schema.description === undefined
+          ? { ...schema, description }
+          : schema;
       add('body', 'body', '', described, bodyRequired);
     }
   }
@@ -122,18 +132,25 @@ function bodySchema(context: DocumentContext, content: unknown): { schema: JsonS
  * The properties of an object schema, looking through `allOf` (how documents compose bodies), or undefined
  * when the schema is not a plain object with properties (a map, an array, a oneOf…) and so cannot be spread.
  */
-export function objectProperties(schema: JsonSchema): { properties: Record<string, JsonSchema>; required: Set<string> } | undefined {
+export function objectProperties(
+  schema: JsonSchema,
+): { properties: Record<string, JsonSchema>; required: Set<string> } | undefined {
   const collected = { properties: {} as Record<string, JsonSchema>, required: new Set<string>() };
   if (!collectProperties(schema, collected)) return undefined;
   return Object.keys(collected.properties).length > 0 ? collected : undefined;
 }
 
-function collectProperties(schema: JsonSchema, into: { properties: Record<string, JsonSchema>; required: Set<string> }): boolean {
+function collectProperties(
+  schema: JsonSchema,
+  into: { properties: Record<string, JsonSchema>; required: Set<string> },
+): boolean {
   if (schema === true) return true;
-  if (schema === false || schema.oneOf !== undefined || schema.anyOf !== undefined || schema.not !== undefined) return false;
+  if (schema === false || schema.oneOf !== undefined || schema.anyOf !== undefined || schema.not !== undefined)
+    return false;
   const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
   if (types.length > 0 && !types.includes('object')) return false;
-  if (Array.isArray(schema.allOf) && !(schema.allOf as JsonSchema[]).every((member) => collectProperties(member, into))) return false;
+  if (Array.isArray(schema.allOf) && !(schema.allOf as JsonSchema[]).every((member) => collectProperties(member, into)))
+    return false;
   if (isObject(schema.properties)) {
     for (const [name, property] of Object.entries(schema.properties as Record<string, JsonSchema>)) {
       const existing = into.properties[name];

@@ -14,7 +14,10 @@ export function pruneDocument(document: JsonObject, keep: Set<string>): JsonObje
   for (const [path, item] of Object.entries(isObject(document.paths) ? document.paths : {})) {
     if (!isObject(item)) continue;
     const kept = Object.entries(item).filter(([key]) => !METHODS.has(key) || keep.has(`${key} ${path}`));
-    if (kept.some(([key]) => METHODS.has(key)) || (typeof item.$ref === 'string' && [...keep].some((k) => k.endsWith(` ${path}`)))) {
+    if (
+      kept.some(([key]) => METHODS.has(key)) ||
+      (typeof item.$ref === 'string' && [...keep].some((k) => k.endsWith(` ${path}`)))
+    ) {
       paths[path] = Object.fromEntries(kept);
     }
   }
@@ -53,7 +56,11 @@ function reachableComponents(document: JsonObject, components: JsonObject, paths
     }
   }
   const { securitySchemes: _schemes, ...others } = components;
-  return Object.fromEntries([...Object.keys(others), 'securitySchemes'].filter((section) => kept[section]).map((section) => [section, kept[section]]));
+  return Object.fromEntries(
+    [...Object.keys(others), 'securitySchemes']
+      .filter((section) => kept[section])
+      .map((section) => [section, kept[section]]),
+  );
 }
 
 function decodeToken(token: string): string {

@@ -19,7 +19,11 @@ export function successCode(responses: unknown): string | undefined {
   if (!isObject(responses)) return undefined;
   const codes = Object.keys(responses);
   const exact = codes.filter((code) => /^2\d\d$/.test(code)).sort();
-  return exact[0] ?? codes.find((code) => code.toUpperCase() === '2XX') ?? (codes.includes('default') ? 'default' : undefined);
+  return (
+    exact[0] ??
+    codes.find((code) => code.toUpperCase() === '2XX') ??
+    (codes.includes('default') ? 'default' : undefined)
+  );
 }
 
 export function successResponse(context: DocumentContext, operation: JsonObject): SuccessResponse {
@@ -46,7 +50,10 @@ export function successResponse(context: DocumentContext, operation: JsonObject)
   }
   const examples: ToolExample[] = [];
   const seen = new Set<string>();
-  const stringBody = schema !== undefined && typeof schema !== 'boolean' && (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string')));
+  const stringBody =
+    schema !== undefined &&
+    typeof schema !== 'boolean' &&
+    (schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string')));
   for (const { name, body: raw } of bodies) {
     const body = stringBody ? raw : decodeJsonText(raw);
     const text = JSON.stringify(body);
@@ -94,7 +101,12 @@ export function responseFeatures(document: JsonObject, operation: JsonObject): {
   const schema = isObject(media) ? deref(document, media.schema) : undefined;
   let examples = isObject(schema) && (schema.example !== undefined || Array.isArray(schema.examples));
   for (const [type, value] of Object.entries(content)) {
-    if (isJsonMediaType(type) && isObject(value) && (value.example !== undefined || (isObject(value.examples) && Object.keys(value.examples).length > 0))) examples = true;
+    if (
+      isJsonMediaType(type) &&
+      isObject(value) &&
+      (value.example !== undefined || (isObject(value.examples) && Object.keys(value.examples).length > 0))
+    )
+      examples = true;
   }
   return { schema: isObject(schema) || typeof schema === 'boolean', examples };
 }

@@ -41,7 +41,15 @@ export interface ConversionStats {
 }
 
 export function conversionStats(): ConversionStats {
-  return { schemas: 0, recursive_refs: 0, unresolved_refs: 0, depth_cuts: 0, shrunk_schemas: 0, budget_cuts: 0, dropped_keywords: 0 };
+  return {
+    schemas: 0,
+    recursive_refs: 0,
+    unresolved_refs: 0,
+    depth_cuts: 0,
+    shrunk_schemas: 0,
+    budget_cuts: 0,
+    dropped_keywords: 0,
+  };
 }
 
 export function addStats(into: ConversionStats, from: ConversionStats): void {
@@ -95,20 +103,63 @@ const capped = (text: string) => (text.length > MAX_TEXT_LENGTH ? cut(plainText(
 const JSON_TYPES = new Set(['null', 'boolean', 'object', 'array', 'number', 'string', 'integer']);
 /** Type names real documents use that JSON Schema spells differently. */
 const TYPE_ALIASES: Record<string, string> = {
-  file: 'string', int: 'integer', int32: 'integer', int64: 'integer', long: 'integer', float: 'number', double: 'number',
-  decimal: 'number', bool: 'boolean', str: 'string', text: 'string', dict: 'object', map: 'object', list: 'array',
+  file: 'string',
+  int: 'integer',
+  int32: 'integer',
+  int64: 'integer',
+  long: 'integer',
+  float: 'number',
+  double: 'number',
+  decimal: 'number',
+  bool: 'boolean',
+  str: 'string',
+  text: 'string',
+  dict: 'object',
+  map: 'object',
+  list: 'array',
 };
 
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas']);
-const SCHEMA_ONE = new Set(['additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema']);
+const SCHEMA_ONE = new Set([
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
+]);
 const SCHEMA_LISTS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 const NUMBERS = new Set(['minimum', 'maximum']);
-const COUNTS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'minContains', 'maxContains']);
+const COUNTS = new Set([
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'minContains',
+  'maxContains',
+]);
 const BOOLEANS = new Set(['uniqueItems', 'readOnly', 'writeOnly', 'deprecated']);
 const STRINGS = new Set(['title', 'description', 'format', 'contentMediaType', 'contentEncoding', '$comment']);
 const VALUES = new Set(['const', 'default']);
 /** Keywords a `$ref`'s siblings may carry without changing what validates; of these only a description is kept. */
-const ANNOTATIONS = new Set(['description', 'title', 'summary', 'deprecated', 'readOnly', 'writeOnly', 'default', 'example', 'examples', '$comment']);
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'summary',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'default',
+  'example',
+  'examples',
+  '$comment',
+]);
 
 const patternValidity = new Map<string, boolean>();
 
@@ -133,7 +184,9 @@ const MAX_SCHEMA_EXAMPLES = 3;
 const MAX_SCHEMA_EXAMPLE_CHARS = 1000;
 
 function smallExamples(values: unknown[]): unknown[] {
-  return values.filter((value) => value !== undefined && (JSON.stringify(value)?.length ?? 0) <= MAX_SCHEMA_EXAMPLE_CHARS).slice(0, MAX_SCHEMA_EXAMPLES);
+  return values
+    .filter((value) => value !== undefined && (JSON.stringify(value)?.length ?? 0) <= MAX_SCHEMA_EXAMPLE_CHARS)
+    .slice(0, MAX_SCHEMA_EXAMPLES);
 }
 
 function toNumber(value: unknown): number | undefined {
@@ -231,12 +284,15 @@ class Conversion {
     if (typeof target === 'boolean') return target;
     if (!isObject(target)) return {};
     const types = normalizeType(target.type) ?? [];
-    if (types.length === 0 && (isObject(target.properties) || isObject(target.additionalProperties))) types.push('object');
-    if (this.dialect === '3.0' && target.nullable === true && types.length > 0 && !types.includes('null')) types.push('null');
+    if (types.length === 0 && (isObject(target.properties) || isObject(target.additionalProperties)))
+      types.push('object');
+    if (this.dialect === '3.0' && target.nullable === true && types.length > 0 && !types.includes('null'))
+      types.push('null');
     const out: JsonObject = {};
     if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
     if (types.includes('array')) out.items = {};
-    if (typeof target.description === 'string' && target.description.trim()) out.description = capped(target.description);
+    if (typeof target.description === 'string' && target.description.trim())
+      out.description = capped(target.description);
     return out;
   }
 
@@ -283,7 +339,14 @@ class Conversion {
   }
 
   /** Keywords whose conversion depends on their value's shape or on the dialect. Anything not handled is dropped. */
-  private special(key: string, value: unknown, node: JsonObject, out: JsonObject, child: (v: unknown) => JsonSchema, drop: () => void): void {
+  private special(
+    key: string,
+    value: unknown,
+    node: JsonObject,
+    out: JsonObject,
+    child: (v: unknown) => JsonSchema,
+    drop: () => void,
+  ): void {
     switch (key) {
       case 'type': {
         const types = normalizeType(value);
@@ -304,7 +367,8 @@ class Conversion {
         return;
       case 'required':
         // `required: true` on a property is a Swagger-ism the parent's properties() turns into its required list.
-        if (Array.isArray(value)) out.required = [...new Set(value.filter((name): name is string => typeof name === 'string'))];
+        if (Array.isArray(value))
+          out.required = [...new Set(value.filter((name): name is string => typeof name === 'string'))];
         else if (typeof value !== 'boolean') drop();
         return;
       case 'pattern':
@@ -339,7 +403,10 @@ class Conversion {
         }
         return;
       case 'dependentRequired':
-        if (isObject(value) && Object.values(value).every((names) => Array.isArray(names) && names.every((n) => typeof n === 'string'))) {
+        if (
+          isObject(value) &&
+          Object.values(value).every((names) => Array.isArray(names) && names.every((n) => typeof n === 'string'))
+        ) {
           out.dependentRequired = value;
         } else drop();
         return;
@@ -375,7 +442,9 @@ class Conversion {
       kept[name] = child(schema);
     }
     out.properties = kept;
-    const required = [...((out.required as string[] | undefined) ?? []), ...flagged].filter((name) => !removed.has(name));
+    const required = [...((out.required as string[] | undefined) ?? []), ...flagged].filter(
+      (name) => !removed.has(name),
+    );
     if (required.length > 0) out.required = [...new Set(required)];
     else delete out.required;
   }
@@ -390,7 +459,10 @@ class Conversion {
 
   /** The 3.0 keywords whose meaning JSON Schema spells another way, and arrays without `items`. */
   private openapiSemantics(node: JsonObject, out: JsonObject): void {
-    for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    for (const [flag, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
       if (node[flag] === true && typeof out[bound] === 'number') {
         out[flag] = out[bound];
         delete out[bound];
@@ -427,7 +499,11 @@ function addNullMember(out: JsonObject): boolean {
   if (key === undefined) return false;
   const members = out[key] as JsonSchema[];
   const admitsNull = (member: JsonSchema) =>
-    typeof member === 'boolean' ? member : member.type === undefined || member.type === 'null' || (Array.isArray(member.type) && member.type.includes('null'));
+    typeof member === 'boolean'
+      ? member
+      : member.type === undefined ||
+        member.type === 'null' ||
+        (Array.isArray(member.type) && member.type.includes('null'));
   if (members.some(admitsNull)) return false;
   out[key] = [...members, { type: 'null' }];
   return true;

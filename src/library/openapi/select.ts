@@ -19,7 +19,7 @@ export const SELECTION_RULE =
   'Operations are taken in tiers: first those with a summary or description that no earlier API of the same provider already has ' +
   '(same method, path and operationId), then undescribed ones, then such repeats. Inside a tier, a per-provider cap is water-filled ' +
   '(the largest cap c with sum(min(n_p, c)) <= N, one more for the remaining providers in stable-hash order) so the total is exactly N ' +
-  'and no provider dominates; each provider fills its share round-robin across its APIs, taking each API\'s operations with a ' +
+  "and no provider dominates; each provider fills its share round-robin across its APIs, taking each API's operations with a " +
   'response schema, then examples, then not deprecated first, ties broken by a stable hash of api_id, method and path.';
 
 /** Quality inside a tier: a JSON response schema outranks examples, which outrank not being deprecated. */
@@ -76,7 +76,8 @@ export function selectCandidates<T extends Candidate>(candidates: readonly T[], 
 
 /** A provider's candidates in the order it fills its quota: round r takes every API's r-th best operation. */
 function roundRobin<T extends Candidate>(list: T[], hashes: Map<T, string>): T[] {
-  const best = (a: T, b: T) => b.quality - a.quality || compare(hashes.get(a)!, hashes.get(b)!) || compare(a.key, b.key);
+  const best = (a: T, b: T) =>
+    b.quality - a.quality || compare(hashes.get(a)!, hashes.get(b)!) || compare(a.key, b.key);
   const rank = new Map<T, number>();
   for (const apiList of groupBy(list, (c) => c.api).values()) apiList.sort(best).forEach((c, i) => rank.set(c, i));
   return [...list].sort((a, b) => rank.get(a)! - rank.get(b)! || best(a, b));

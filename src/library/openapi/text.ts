@@ -56,7 +56,11 @@ export function toolName(summary: string, operationId: string | undefined, metho
   return `${method.toUpperCase()} ${path}`;
 }
 
-const normalize = (sentence: string) => sentence.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const normalize = (sentence: string) =>
+  sentence
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 /** Summary and description as one text, without repeating the summary when the description already says it. */
 export function mergeDescription(summary: string, description: string): string {

@@ -1,10 +1,25 @@
-import { Agent, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { pipeline } from 'node:stream';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../simulator/problem.js';
 import { bodyTooLarge } from '../body-limit.js';
 
 /** Headers that describe one connection, not the message: each hop sets its own. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+]);
 
 /** Keeps the connections to the other workers' sockets open between requests. */
 export const workerAgent = new Agent({ keepAlive: true });
@@ -27,11 +42,21 @@ export interface ForwardTarget {
  */
 export function forward(incoming: IncomingMessage, outgoing: ServerResponse, target: ForwardTarget): void {
   const declared = incoming.headers['content-length'];
-  if (declared !== undefined && incoming.headers['transfer-encoding'] === undefined && Number(declared) > target.bodyLimit) {
+  if (
+    declared !== undefined &&
+    incoming.headers['transfer-encoding'] === undefined &&
+    Number(declared) > target.bodyLimit
+  ) {
     void send(outgoing, bodyTooLarge(target.bodyLimit));
     return;
   }
-  const upstream = request({ socketPath: target.socket, agent: workerAgent, method: incoming.method, path: incoming.url, headers: endToEnd(incoming.headers) });
+  const upstream = request({
+    socketPath: target.socket,
+    agent: workerAgent,
+    method: incoming.method,
+    path: incoming.url,
+    headers: endToEnd(incoming.headers),
+  });
   // Set once the body is no longer passed on: refused over the limit, the owner gone, or the client gone.
   let stopped = false;
   const stop = () => {
@@ -94,7 +119,13 @@ async function send(outgoing: ServerResponse, response: Response): Promise<void>
 /** The headers a message keeps across a hop: not the hop-by-hop ones, nor those its `Connection` header names. */
 function endToEnd(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const connection = headers.connection;
-  const named = connection === undefined ? [] : connection.toLowerCase().split(',').map((name) => name.trim());
+  const named =
+    connection === undefined
+      ? []
+      : connection
+          .toLowerCase()
+          .split(',')
+          .map((name) => name.trim());
   const kept: OutgoingHttpHeaders = {};
   for (const name in headers) if (!HOP_BY_HOP.has(name) && !named.includes(name)) kept[name] = headers[name];
   return kept;

@@ -59,12 +59,17 @@ export class ConnectionHandoff {
     }
     const id = this.sequence++;
     this.unacknowledged.get(worker)!.set(id, socket);
-    worker.send({ type: CONNECTION, id } satisfies ConnectionMessage, socket, { keepOpen: true }, (error: Error | null) => {
-      if (!error) return;
-      // Gone between the pick and the send: another worker takes it.
-      this.unacknowledged.get(worker)?.delete(id);
-      this.take(socket);
-    });
+    worker.send(
+      { type: CONNECTION, id } satisfies ConnectionMessage,
+      socket,
+      { keepOpen: true },
+      (error: Error | null) => {
+        if (!error) return;
+        // Gone between the pick and the send: another worker takes it.
+        this.unacknowledged.get(worker)?.delete(id);
+        this.take(socket);
+      },
+    );
   }
 
   /** Answers the connections no worker took yet: the cluster is stopping. */
@@ -116,7 +121,9 @@ export function takeConnections(server: HttpServer): TakenConnections {
 /** The answer for a connection whose worker died before it took it: the request was never read, so it may be retried. */
 function unavailable(socket: Socket): void {
   if (socket.destroyed) return;
-  const body = JSON.stringify(problem(503, 'Worker unavailable', 'the worker this connection was handed to died before it took it; retry'));
+  const body = JSON.stringify(
+    problem(503, 'Worker unavailable', 'the worker this connection was handed to died before it took it; retry'),
+  );
   socket.end(
     `HTTP/1.1 503 ${STATUS_CODES[503]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
   );

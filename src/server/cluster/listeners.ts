@@ -24,7 +24,11 @@ export interface ClusterListeners {
  * made them, while the primary hands connections to workers in turn: a request naming another worker's episode
  * is passed to that worker, and everything else is answered here.
  */
-export function clusterListeners(placement: WorkerPlacement, app: RequestListener, bodyLimit: number): ClusterListeners {
+export function clusterListeners(
+  placement: WorkerPlacement,
+  app: RequestListener,
+  bodyLimit: number,
+): ClusterListeners {
   const self = String(placement.index);
   const sockets = Array.from({ length: placement.count }, (_, index) => socketPath(placement.socketDir, index));
   let forwarded = 0;
@@ -73,22 +77,30 @@ interface Scrape {
  * out and counted. Each worker counts the scrape it answers (in flight, and in its GET /metrics requests) as a plain
  * server counts the scrape it is answering; the request on the shared port, answered here, is counted by none.
  */
-async function clusterMetrics(incoming: IncomingMessage, outgoing: ServerResponse, sockets: readonly string[]): Promise<void> {
+async function clusterMetrics(
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  sockets: readonly string[],
+): Promise<void> {
   const scrapes = await Promise.all(sockets.map((socket) => scrape(socket, incoming).catch(() => undefined)));
-  const answered: (Scrape & WorkerExposition)[] = scrapes.flatMap((found, worker) => (found ? [{ ...found, worker }] : []));
+  const answered: (Scrape & WorkerExposition)[] = scrapes.flatMap((found, worker) =>
+    found ? [{ ...found, worker }] : [],
+  );
   const refused = answered.find((found) => found.status !== 200);
   if (refused) {
     outgoing.writeHead(refused.status, refused.headers);
     outgoing.end(refused.text);
     return;
   }
-  const text = labelByWorker(answered) + [
-    '# HELP toolenv_cluster_workers Worker processes serving this port, and how many of them answered this scrape.',
-    '# TYPE toolenv_cluster_workers gauge',
-    `toolenv_cluster_workers{state="configured"} ${sockets.length}`,
-    `toolenv_cluster_workers{state="answered"} ${answered.length}`,
-    '',
-  ].join('\n');
+  const text =
+    labelByWorker(answered) +
+    [
+      '# HELP toolenv_cluster_workers Worker processes serving this port, and how many of them answered this scrape.',
+      '# TYPE toolenv_cluster_workers gauge',
+      `toolenv_cluster_workers{state="configured"} ${sockets.length}`,
+      `toolenv_cluster_workers{state="answered"} ${answered.length}`,
+      '',
+    ].join('\n');
   outgoing.writeHead(200, {
     'content-type': answered[0]?.headers['content-type'] ?? 'text/plain; version=0.0.4; charset=utf-8',
     'content-length': Buffer.byteLength(text),
@@ -99,21 +111,25 @@ async function clusterMetrics(incoming: IncomingMessage, outgoing: ServerRespons
 
 function scrape(socket: string, incoming: IncomingMessage): Promise<Scrape> {
   return new Promise((resolve, reject) => {
-    const headers = incoming.headers.authorization === undefined ? {} : { authorization: incoming.headers.authorization };
-    const asked = request({ socketPath: socket, agent: workerAgent, method: 'GET', path: '/metrics', headers, timeout: SCRAPE_TIMEOUT_MS }, (answer) => {
-      let text = '';
-      answer.setEncoding('utf8');
-      answer.on('data', (chunk: string) => (text += chunk));
-      answer.on('end', () => {
-        const kept: Record<string, string> = {};
-        for (const name of ['content-type', 'www-authenticate']) {
-          const value = answer.headers[name];
-          if (typeof value === 'string') kept[name] = value;
-        }
-        resolve({ status: answer.statusCode ?? 502, headers: kept, text });
-      });
-      answer.on('error', reject);
-    });
+    const headers =
+      incoming.headers.authorization === undefined ? {} : { authorization: incoming.headers.authorization };
+    const asked = request(
+      { socketPath: socket, agent: workerAgent, method: 'GET', path: '/metrics', headers, timeout: SCRAPE_TIMEOUT_MS },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8');
+        answer.on('data', (chunk: string) => (text += chunk));
+        answer.on('end', () => {
+          const kept: Record<string, string> = {};
+          for (const name of ['content-type', 'www-authenticate']) {
+            const value = answer.headers[name];
+            if (typeof value === 'string') kept[name] = value;
+          }
+          resolve({ status: answer.statusCode ?? 502, headers: kept, text });
+        });
+        answer.on('error', reject);
+      },
+    );
     asked.on('timeout', () => asked.destroy(new Error('timed out')));
     asked.on('error', reject);
     asked.end();

@@ -42,7 +42,8 @@ export function labelByWorker(expositions: readonly WorkerExposition[]): string 
       }
       const name = METRIC_NAME.exec(line)?.[0];
       if (name === undefined) continue;
-      const member = current !== '' && (name === current || SAMPLE_SUFFIXES.some((suffix) => name === current + suffix));
+      const member =
+        current !== '' && (name === current || SAMPLE_SUFFIXES.some((suffix) => name === current + suffix));
       family(member ? current : name).samples.push(withLabel(line, name.length, label));
     }
   }

@@ -53,7 +53,8 @@ export function ownerOf(request: IncomingMessage, path = routedPath(request.url 
   }
   const episode = request.headers[EPISODE_HEADER];
   if (typeof episode !== 'string') return undefined;
-  const callInEpisode = path.startsWith('/apis/') || (request.method === 'POST' && (path === '/v1/calls' || TOOL_CALL.test(path)));
+  const callInEpisode =
+    path.startsWith('/apis/') || (request.method === 'POST' && (path === '/v1/calls' || TOOL_CALL.test(path)));
   return callInEpisode ? prefixOwner(episode) : undefined;
 }
 

@@ -25,7 +25,12 @@ export function placementFromEnv(env: NodeJS.ProcessEnv = process.env): WorkerPl
   const socketDir = env[WORKER_ENV.socketDir];
   if (index === undefined || count === undefined || socketDir === undefined) return undefined;
   const port = env[WORKER_ENV.port];
-  return { index: Number(index), count: Number(count), socketDir, ...(port === undefined ? {} : { port: Number(port) }) };
+  return {
+    index: Number(index),
+    count: Number(count),
+    socketDir,
+    ...(port === undefined ? {} : { port: Number(port) }),
+  };
 }
 
 export function socketPath(socketDir: string, index: number): string {

@@ -81,7 +81,9 @@ export function startCluster(options: ClusterOptions): RunningCluster {
   process.once('exit', removeSockets);
   if (socketPath(socketDir, options.workers - 1).length > MAX_SOCKET_PATH) {
     removeSockets();
-    throw new Error(`the temporary directory ${tmpdir()} makes worker socket paths too long; set TMPDIR to a shorter path`);
+    throw new Error(
+      `the temporary directory ${tmpdir()} makes worker socket paths too long; set TMPDIR to a shorter path`,
+    );
   }
   const slots: Worker[] = [];
   const listening = new WeakSet<Worker>();
@@ -108,7 +110,8 @@ export function startCluster(options: ClusterOptions): RunningCluster {
     return new Promise((resolve, reject) => {
       let report: string | undefined;
       // 'close' rather than 'exit': it comes after every message the worker sent, its FailedMessage included.
-      const onClose = (code: number | null, signal: string | null) => reject(new WorkerStartError(index, code ?? (signal ? 1 : 0), signal, report));
+      const onClose = (code: number | null, signal: string | null) =>
+        reject(new WorkerStartError(index, code ?? (signal ? 1 : 0), signal, report));
       worker.process.once('close', onClose);
       worker.on('message', (message: Partial<ReadyMessage | FailedMessage>) => {
         if (message?.type === 'toolenv-failed') report = message.text;
@@ -129,10 +132,16 @@ export function startCluster(options: ClusterOptions): RunningCluster {
     while (restarts.length > 0 && restarts[0]! < now - RESTART_WINDOW_MS) restarts.shift();
     const how = signal ? `signal ${signal}` : `code ${code}`;
     if (restarts.length > MAX_RESTARTS) {
-      giveUp(new Error(`workers died ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s (last: worker ${index}, ${how}); stopping`));
+      giveUp(
+        new Error(
+          `workers died ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s (last: worker ${index}, ${how}); stopping`,
+        ),
+      );
       return;
     }
-    options.log(`toolenv: worker ${index} (pid ${worker.process.pid}) exited with ${how}; its episodes are lost; restarting it`);
+    options.log(
+      `toolenv: worker ${index} (pid ${worker.process.pid}) exited with ${how}; its episodes are lost; restarting it`,
+    );
     // Not unref'd: with every worker gone, this timer is what keeps the primary alive to restart them.
     const timer = setTimeout(() => {
       pending.delete(timer);

@@ -33,7 +33,13 @@ export interface StepObservation {
   answer?: string;
   rejected?: string[];
   /** Once done: the episode's rewards (null ones, and `flagged`, when R_ans could not be scored). */
-  rewards?: { r_step: number | null; r_phase: number | null; r_traj: number | null; r_ans: number | null; flagged?: string };
+  rewards?: {
+    r_step: number | null;
+    r_phase: number | null;
+    r_traj: number | null;
+    r_ans: number | null;
+    flagged?: string;
+  };
   /** Once done, when the rewards could not be computed at all. */
   reward_error?: string;
 }
@@ -69,10 +75,19 @@ export class OpenEnv {
   /** Reset data (`{task?, seed?, episode_id?, …episode options}`) → the episode config. Throws EpisodeError 400. */
   async config(data: unknown): Promise<EpisodeConfig> {
     const raw = data === undefined ? {} : data;
-    if (!isRecord(raw)) throw invalidRequest('reset', [{ path: '', message: 'must be a JSON object {"task"?, "seed"?, …episode options}' }]);
+    if (!isRecord(raw))
+      throw invalidRequest('reset', [
+        { path: '', message: 'must be a JSON object {"task"?, "seed"?, …episode options}' },
+      ]);
     const { episode_id, ...config } = raw;
-    if (episode_id !== undefined && episode_id !== null && !(typeof episode_id === 'string' && episode_id.length <= MAX_EPISODE_ID)) {
-      throw invalidRequest('reset', [{ path: '/episode_id', message: `must be a string of at most ${MAX_EPISODE_ID} characters` }]);
+    if (
+      episode_id !== undefined &&
+      episode_id !== null &&
+      !(typeof episode_id === 'string' && episode_id.length <= MAX_EPISODE_ID)
+    ) {
+      throw invalidRequest('reset', [
+        { path: '/episode_id', message: `must be a string of at most ${MAX_EPISODE_ID} characters` },
+      ]);
     }
     const parsed = parseConfig(config, (id) => this.episodes.knows(id));
     parsed.task ??= await this.defaultTask(parsed.seed);
@@ -82,7 +97,14 @@ export class OpenEnv {
   /** Starts an episode from what `config` answered. Throws EpisodeError 429 at the store's caps. */
   start(config: EpisodeConfig): OpenEnvResult<ResetObservation> {
     const created = this.episodes.start(config);
-    const observation: ResetObservation = { episode_id: created.id, turn: 0, content: created.task?.query ?? '', messages: created.messages, stop: created.stop, done: false };
+    const observation: ResetObservation = {
+      episode_id: created.id,
+      turn: 0,
+      content: created.task?.query ?? '',
+      messages: created.messages,
+      stop: created.stop,
+      done: false,
+    };
     return { observation, reward: null, done: false };
   }
 
@@ -90,7 +112,12 @@ export class OpenEnv {
   async step(id: string, action: unknown, pointer = ''): Promise<OpenEnvResult<StepObservation>> {
     const text = actionText(action, pointer);
     const turn = await this.episodes.turn(id, { text });
-    const observation: StepObservation = { episode_id: id, turn: turn.turn, content: turn.observation?.content ?? JSON.stringify(turn.messages), done: turn.done };
+    const observation: StepObservation = {
+      episode_id: id,
+      turn: turn.turn,
+      content: turn.observation?.content ?? JSON.stringify(turn.messages),
+      done: turn.done,
+    };
     if (turn.finish) observation.finish = turn.finish;
     if (turn.answer !== undefined) observation.answer = turn.answer;
     if (turn.rejected) observation.rejected = turn.rejected;
@@ -110,7 +137,12 @@ export class OpenEnv {
   state(id: string): OpenEnvState {
     const summary = this.episodes.summary(id);
     if (!summary) throw unknownEpisode(id, this.episodes.ttlMs);
-    return { episode_id: id, step_count: summary.counts.turns, done: summary.done, ...(summary.task ? { task: summary.task } : {}) };
+    return {
+      episode_id: id,
+      step_count: summary.counts.turns,
+      done: summary.done,
+      ...(summary.task ? { task: summary.task } : {}),
+    };
   }
 
   /** Ends an episode (a session's, when it resets again or closes). */
@@ -122,8 +154,11 @@ export class OpenEnv {
     const tasks = typeof this.tasks === 'function' ? await this.tasks() : this.tasks;
     const n = tasks.length;
     if (n === 0) {
-      const why = 'is required: this server has no default tasks (serve --openenv-tasks FILE, or a library with a dependency graph to synthesize them from: toolenv graph build)';
-      throw invalidRequest('reset', [{ path: '/task', message: `${why}; {"task": {"id", "query", "answer"?, "reference_tools"?}}` }]);
+      const why =
+        'is required: this server has no default tasks (serve --openenv-tasks FILE, or a library with a dependency graph to synthesize them from: toolenv graph build)';
+      throw invalidRequest('reset', [
+        { path: '/task', message: `${why}; {"task": {"id", "query", "answer"?, "reference_tools"?}}` },
+      ]);
     }
     return tasks[seed === undefined ? this.picked++ % n : ((seed % n) + n) % n]!;
   }
@@ -135,7 +170,13 @@ function actionText(action: unknown, pointer: string): string {
   if (!isRecord(action)) throw invalidRequest('action', [{ path: pointer, message: shape }]);
   const check = new Checker();
   check.members(action, pointer, ['text']);
-  if (typeof action.text !== 'string') check.add(`${pointer}/text`, action.text === undefined ? 'is required: the model message as a string' : 'must be the model message as a string');
+  if (typeof action.text !== 'string')
+    check.add(
+      `${pointer}/text`,
+      action.text === undefined
+        ? 'is required: the model message as a string'
+        : 'must be the model message as a string',
+    );
   if (check.errors.length > 0) throw invalidRequest('action', check.errors);
   return action.text as string;
 }

@@ -7,7 +7,12 @@ import { isPlainObject, parseJson } from '../json-body.js';
 import type { OpenEnv, OpenEnvResult, OpenEnvState } from './env.js';
 
 /** OpenEnv's error codes (WSErrorCode) that ToolEnv sends. */
-export type OpenEnvErrorCode = 'INVALID_JSON' | 'UNKNOWN_TYPE' | 'VALIDATION_ERROR' | 'EXECUTION_ERROR' | 'CAPACITY_REACHED';
+export type OpenEnvErrorCode =
+  | 'INVALID_JSON'
+  | 'UNKNOWN_TYPE'
+  | 'VALIDATION_ERROR'
+  | 'EXECUTION_ERROR'
+  | 'CAPACITY_REACHED';
 
 export type OpenEnvReply =
   | { type: 'observation'; data: OpenEnvResult<unknown> }
@@ -15,7 +20,12 @@ export type OpenEnvReply =
   | { type: 'error'; data: { message: string; code: OpenEnvErrorCode; errors?: FieldError[] } };
 
 /** The members each message type takes (OpenEnv's messages forbid others). */
-const MEMBERS: Record<string, readonly string[]> = { reset: ['type', 'data'], step: ['type', 'data'], state: ['type'], close: ['type'] };
+const MEMBERS: Record<string, readonly string[]> = {
+  reset: ['type', 'data'],
+  step: ['type', 'data'],
+  state: ['type'],
+  close: ['type'],
+};
 
 /** A close code the peer may act on: try again later (RFC 6455 registry). */
 const TRY_AGAIN_LATER = 1013;
@@ -55,7 +65,8 @@ export class OpenEnvSession {
     // A connection that closed meanwhile ended the episode; nobody reads the reply.
     if (this.closed) return;
     if (reply) this.socket.send(JSON.stringify(reply));
-    if (reply?.type === 'error' && reply.data.code === 'CAPACITY_REACHED') this.socket.close(TRY_AGAIN_LATER, 'live-episode cap reached');
+    if (reply?.type === 'error' && reply.data.code === 'CAPACITY_REACHED')
+      this.socket.close(TRY_AGAIN_LATER, 'live-episode cap reached');
   }
 
   /** The reply to one message; undefined for `close`, which closes the connection instead. */
@@ -66,13 +77,27 @@ export class OpenEnvSession {
     } catch (error) {
       return failure('INVALID_JSON', (error as Error).message);
     }
-    if (!isPlainObject(message)) return failure('VALIDATION_ERROR', 'a message must be a JSON object {"type": "reset" | "step" | "state" | "close", "data"?: …}');
+    if (!isPlainObject(message))
+      return failure(
+        'VALIDATION_ERROR',
+        'a message must be a JSON object {"type": "reset" | "step" | "state" | "close", "data"?: …}',
+      );
     const members = typeof message.type === 'string' ? MEMBERS[message.type] : undefined;
-    if (!members) return failure('UNKNOWN_TYPE', `Unknown message type: ${JSON.stringify(message.type) ?? 'none'} (known: ${Object.keys(MEMBERS).join(', ')})`);
+    if (!members)
+      return failure(
+        'UNKNOWN_TYPE',
+        `Unknown message type: ${JSON.stringify(message.type) ?? 'none'} (known: ${Object.keys(MEMBERS).join(', ')})`,
+      );
     const check = new Checker();
     check.members(message, '', members);
-    if (message.type === 'step' && message.data === undefined) check.add('/data', 'is required: the action, {"text": "<the model message>"}');
-    if (check.errors.length > 0) return failure('VALIDATION_ERROR', `invalid ${message.type} message: ${check.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`, check.errors);
+    if (message.type === 'step' && message.data === undefined)
+      check.add('/data', 'is required: the action, {"text": "<the model message>"}');
+    if (check.errors.length > 0)
+      return failure(
+        'VALIDATION_ERROR',
+        `invalid ${message.type} message: ${check.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`,
+        check.errors,
+      );
 
     switch (message.type) {
       case 'reset': {
@@ -83,10 +108,17 @@ export class OpenEnvSession {
         return { type: 'observation', data: result };
       }
       case 'step':
-        if (this.episode === undefined) return failure('EXECUTION_ERROR', 'this session has no episode yet: send a reset first');
+        if (this.episode === undefined)
+          return failure('EXECUTION_ERROR', 'this session has no episode yet: send a reset first');
         return { type: 'observation', data: await this.env.step(this.episode, message.data, '/data') };
       case 'state':
-        return { type: 'state', data: this.episode === undefined ? { episode_id: null, step_count: 0, done: false } : this.env.state(this.episode) };
+        return {
+          type: 'state',
+          data:
+            this.episode === undefined
+              ? { episode_id: null, step_count: 0, done: false }
+              : this.env.state(this.episode),
+        };
       default: // close
         this.end();
         this.socket.close(1000);

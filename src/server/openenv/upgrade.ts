@@ -39,8 +39,15 @@ export interface OpenEnvSockets {
 export function openEnvSockets(server: Server, env: OpenEnv, options: OpenEnvSocketOptions): OpenEnvSockets {
   const sessions = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const session = (options.admits?.(request) ?? true) && request.method === 'GET' && request.headers.upgrade?.toLowerCase() === 'websocket' && routedPath(request.url ?? '/') === OPENENV_WS_PATH;
-    if (!session || (options.accepts && !options.accepts(request.headers.authorization, headerText(request.headers[KEY_HEADER])))) {
+    const session =
+      (options.admits?.(request) ?? true) &&
+      request.method === 'GET' &&
+      request.headers.upgrade?.toLowerCase() === 'websocket' &&
+      routedPath(request.url ?? '/') === OPENENV_WS_PATH;
+    if (
+      !session ||
+      (options.accepts && !options.accepts(request.headers.authorization, headerText(request.headers[KEY_HEADER])))
+    ) {
       socket.unshift(Buffer.concat([withoutUpgrade(request), head]));
       server.emit('connection', socket);
       return;
@@ -61,7 +68,8 @@ export function openEnvSockets(server: Server, env: OpenEnv, options: OpenEnvSoc
 function withoutUpgrade(request: IncomingMessage): Buffer {
   const lines = [`${request.method} ${request.url} HTTP/${request.httpVersion}`];
   const raw = request.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() !== 'upgrade') lines.push(`${raw[i]}: ${raw[i + 1]}`);
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.toLowerCase() !== 'upgrade') lines.push(`${raw[i]}: ${raw[i + 1]}`);
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 

@@ -49,7 +49,8 @@ export function buildArguments(tool: Tool, request: RestRequest): Record<string,
         break;
       }
       case 'cookie':
-        if (Object.hasOwn(request.cookies, binding.name)) value = coerceValues([request.cookies[binding.name]!], schema);
+        if (Object.hasOwn(request.cookies, binding.name))
+          value = coerceValues([request.cookies[binding.name]!], schema);
         break;
       case 'body':
         value = binding.name === '' ? wholeBody(request.body, schema) : bodyObject?.get(binding.name, schema);
@@ -91,21 +92,33 @@ function wholeBody(body: RestBody | undefined, schema: JsonSchema | undefined): 
 }
 
 /** Reads named members of the body (`{in: "body", name: "status"}`), from a JSON object or form fields. */
-function namedBodyFields(tool: Tool, body: RestBody | undefined): { get(name: string, schema: JsonSchema | undefined): unknown } | undefined {
+function namedBodyFields(
+  tool: Tool,
+  body: RestBody | undefined,
+): { get(name: string, schema: JsonSchema | undefined): unknown } | undefined {
   if (body === undefined) return undefined;
-  const names = Object.values(tool.bindings ?? {}).filter((b) => b.in === 'body' && b.name !== '').map((b) => b.name);
+  const names = Object.values(tool.bindings ?? {})
+    .filter((b) => b.in === 'body' && b.name !== '')
+    .map((b) => b.name);
   if (names.length === 0) return undefined;
   if (body.kind === 'form') {
     const pairs = formPairs(body.fields);
-    return { get: (name, schema) => (body.fields.has(name) ? coerceValues(body.fields.get(name)!, schema) : bracketed(pairs, name, schema)) };
+    return {
+      get: (name, schema) =>
+        body.fields.has(name) ? coerceValues(body.fields.get(name)!, schema) : bracketed(pairs, name, schema),
+    };
   }
   if (body.kind === 'json' && isPlainObject(body.value)) {
     const object = body.value;
     return { get: (name) => (Object.hasOwn(object, name) ? object[name] : undefined) };
   }
-  throw httpProblem(400, `the request body must be a JSON object (or a form) with the members ${names.map((n) => JSON.stringify(n)).join(', ')}`, {
-    title: 'Invalid request body',
-  });
+  throw httpProblem(
+    400,
+    `the request body must be a JSON object (or a form) with the members ${names.map((n) => JSON.stringify(n)).join(', ')}`,
+    {
+      title: 'Invalid request body',
+    },
+  );
 }
 
 function formPairs(fields: Map<string, string[]>): [string, string][] {

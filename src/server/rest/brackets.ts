@@ -16,7 +16,12 @@ export function bracketed(pairs: Iterable<[string, string]>, name: string, schem
   const picked = new URLSearchParams();
   for (const [key, value] of pairs) if (key.startsWith(prefix)) picked.append(key, value);
   if (picked.size === 0) return undefined;
-  const parsed = qs.parse(picked.toString(), { depth: MAX_JSON_DEPTH, arrayLimit: ARRAY_LIMIT, parameterLimit: Infinity, plainObjects: true });
+  const parsed = qs.parse(picked.toString(), {
+    depth: MAX_JSON_DEPTH,
+    arrayLimit: ARRAY_LIMIT,
+    parameterLimit: Infinity,
+    plainObjects: true,
+  });
   return coerceTree(parsed[name], schema);
 }
 
@@ -29,7 +34,8 @@ function coerceTree(value: unknown, schema: JsonSchema | undefined): unknown {
   }
   if (isPlainObject(value)) {
     const object: Record<string, unknown> = {};
-    for (const [member, child] of Object.entries(value)) object[member] = coerceTree(child, propertySchema(schema, member));
+    for (const [member, child] of Object.entries(value))
+      object[member] = coerceTree(child, propertySchema(schema, member));
     return object;
   }
   return value;

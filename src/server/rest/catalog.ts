@@ -17,7 +17,10 @@ export class RestCatalog {
   private readonly known = new LRUCache<string, boolean>({ max: 8192 });
   private readonly compiled = new LRUCache<string, ApiRoutes>({ max: 512 });
   private readonly secured = new LRUCache<string, ApiSecurity>({ max: 512 });
-  private readonly documents = new LRUCache<string, string>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (text) => text.length || 1 });
+  private readonly documents = new LRUCache<string, string>({
+    maxSize: 64 * 1024 * 1024,
+    sizeCalculation: (text) => text.length || 1,
+  });
 
   constructor(store: LibraryStore) {
     this.store = store;
@@ -41,7 +44,8 @@ export class RestCatalog {
   /** Each operation's declared security (`serve --security enforce` checks it). */
   security(apiId: string): ApiSecurity {
     let security = this.secured.get(apiId);
-    if (!security) this.secured.set(apiId, (security = apiSecurity(this.store.apiDocument(apiId), this.store.apiOperations(apiId))));
+    if (!security)
+      this.secured.set(apiId, (security = apiSecurity(this.store.apiDocument(apiId), this.store.apiOperations(apiId))));
     return security;
   }
 
@@ -71,5 +75,7 @@ export function apiBaseUrl(baseUrl: string, apiId: string): string {
 
 /** Percent-encodes what a path segment cannot hold, keeping the sub-delimiters, ':' and '@' that RFC 3986 allows there. */
 function encodeSegment(segment: string): string {
-  return encodeURIComponent(segment).replace(/%(3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g, (escape) => decodeURIComponent(escape));
+  return encodeURIComponent(segment).replace(/%(3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g, (escape) =>
+    decodeURIComponent(escape),
+  );
 }

@@ -57,7 +57,11 @@ export function schemaTypes(schema: JsonSchema | undefined): Set<string> {
     } else if (record.items !== undefined) {
       types.add('array');
     }
-    for (const value of [...(Array.isArray(record.enum) ? record.enum : []), ...('const' in record ? [record.const] : [])]) types.add(jsonType(value));
+    for (const value of [
+      ...(Array.isArray(record.enum) ? record.enum : []),
+      ...('const' in record ? [record.const] : []),
+    ])
+      types.add(jsonType(value));
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const members = record[key];
       if (Array.isArray(members)) for (const member of members) visit(member, depth + 1);
@@ -86,12 +90,16 @@ export function arrayItems(schema: JsonSchema | undefined): JsonSchema | undefin
 export function subschema(schema: JsonSchema | undefined, keyword: string): JsonSchema | undefined {
   if (schema === null || typeof schema !== 'object') return undefined;
   const value = (schema as Record<string, unknown>)[keyword];
-  return value !== null && (typeof value === 'object' || typeof value === 'boolean') ? (value as JsonSchema) : undefined;
+  return value !== null && (typeof value === 'object' || typeof value === 'boolean')
+    ? (value as JsonSchema)
+    : undefined;
 }
 
 export function propertySchema(schema: JsonSchema | undefined, name: string): JsonSchema | undefined {
   const properties = subschema(schema, 'properties');
-  return properties && typeof properties === 'object' && Object.hasOwn(properties, name) ? subschema(properties, name) : undefined;
+  return properties && typeof properties === 'object' && Object.hasOwn(properties, name)
+    ? subschema(properties, name)
+    : undefined;
 }
 
 function jsonType(value: unknown): string {

@@ -15,7 +15,11 @@ const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head',
  * Path-item and operation `servers` are dropped: they would send clients to the real API. (Importers store
  * Swagger 2.0 documents upgraded to OpenAPI 3.)
  */
-export function servedDocument(document: Record<string, unknown>, operations: readonly Operation[], serverUrl: string): Record<string, unknown> {
+export function servedDocument(
+  document: Record<string, unknown>,
+  operations: readonly Operation[],
+  serverUrl: string,
+): Record<string, unknown> {
   const present = new Map<string, Set<string>>();
   for (const op of operations) {
     const methods = present.get(op.path) ?? new Set<string>();

@@ -73,7 +73,10 @@ export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch
   const onPath: { op: CompiledOperation; params: Record<string, string> }[] = [];
   // Only operations with as many segments, whose first segment is this literal or a template, can match.
   const { length } = request.segments;
-  const candidates = [...(routes.buckets.get(`${length} ${request.segments[0] ?? ''}`) ?? []), ...(length > 0 ? (routes.buckets.get(`${length} *`) ?? []) : [])];
+  const candidates = [
+    ...(routes.buckets.get(`${length} ${request.segments[0] ?? ''}`) ?? []),
+    ...(length > 0 ? (routes.buckets.get(`${length} *`) ?? []) : []),
+  ];
   for (const op of candidates) {
     const params = matchPath(op, request.segments);
     if (params) onPath.push({ op, params });
@@ -87,14 +90,17 @@ export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch
     if (methods.has('GET')) methods.add('HEAD');
     return { kind: 'method-not-allowed', allow: [...methods].sort() };
   }
-  const eligible = forMethod.filter(({ op }) => op.conditions.every((c) => c.value === undefined || request.has(c.name, c.value)));
+  const eligible = forMethod.filter(({ op }) =>
+    op.conditions.every((c) => c.value === undefined || request.has(c.name, c.value)),
+  );
   if (eligible.length === 0) {
     return { kind: 'unmet-conditions', conditions: forMethod.map(({ op }) => op.conditions.map(describe).join('&')) };
   }
   // Fixed values met (all are, by now) and presence suffixes met count for an operation, missing presence suffixes
   // against it: `/{Bucket}#list-type=2` beats `/{Bucket}` when list-type=2 is sent, `/tags/{arn}#tagKeys` needs tagKeys.
   // Templated query keys (`/current?lat={lat}&lon={lon}`) are presence suffixes too.
-  const score = (op: CompiledOperation) => op.conditions.reduce((sum, c) => sum + (c.value !== undefined || request.has(c.name) ? 1 : -1), 0);
+  const score = (op: CompiledOperation) =>
+    op.conditions.reduce((sum, c) => sum + (c.value !== undefined || request.has(c.name) ? 1 : -1), 0);
   const missing = new Map<string, number>();
   const lacks = (op: CompiledOperation) => {
     let n = missing.get(op.id);
@@ -126,7 +132,9 @@ function compileOperation(op: Operation, order: number): CompiledOperation {
     segments,
     trailingSlash,
     conditions: cut === -1 ? [] : parseConditions(op.path.slice(cut + 1)),
-    specificity: segments.map((s) => ('literal' in s ? 2 : s.names.length === 1 && s.parts.every((p) => p === '') ? 0 : 1)),
+    specificity: segments.map((s) =>
+      'literal' in s ? 2 : s.names.length === 1 && s.parts.every((p) => p === '') ? 0 : 1,
+    ),
     order,
   };
 }

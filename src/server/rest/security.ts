@@ -48,7 +48,12 @@ export function apiSecurity(document: unknown, operations: readonly Operation[])
   const schemes: Record<string, Scheme> = {};
   for (const [name, raw] of Object.entries(isObject(components.securitySchemes) ? components.securitySchemes : {})) {
     if (isObject(raw) && typeof raw.type === 'string') {
-      schemes[name] = { type: raw.type, ...stringMember(raw, 'in'), ...stringMember(raw, 'name'), ...stringMember(raw, 'scheme') };
+      schemes[name] = {
+        type: raw.type,
+        ...stringMember(raw, 'in'),
+        ...stringMember(raw, 'name'),
+        ...stringMember(raw, 'scheme'),
+      };
     }
   }
   const global = requirements(doc.security) ?? [];
@@ -68,11 +73,16 @@ export function unmetSecurity(security: ApiSecurity, toolId: string, credentials
   if (alternatives.length === 0) return undefined;
   const reasons: string[] = [];
   for (const alternative of alternatives) {
-    const missing = alternative.map((name) => schemeProblem(name, security.schemes[name], credentials)).filter((p): p is string => p !== undefined);
+    const missing = alternative
+      .map((name) => schemeProblem(name, security.schemes[name], credentials))
+      .filter((p): p is string => p !== undefined);
     if (missing.length === 0) return undefined;
     reasons.push(missing.join(' and '));
   }
-  const detail = reasons.length === 1 ? `${reasons[0]}` : `none of the operation's ${reasons.length} ways to authenticate was met: ${reasons.join('; or ')}`;
+  const detail =
+    reasons.length === 1
+      ? `${reasons[0]}`
+      : `none of the operation's ${reasons.length} ways to authenticate was met: ${reasons.join('; or ')}`;
   const challenge = challengeOf(alternatives[0]!, security.schemes);
   return { detail, ...(challenge !== undefined ? { challenge } : {}) };
 }
@@ -83,18 +93,28 @@ function schemeProblem(name: string, scheme: Scheme | undefined, credentials: Cr
   if (scheme === undefined || scheme.type === 'mutualTLS') return undefined;
   if (scheme.type === 'apiKey') {
     if (!scheme.name || (scheme.in !== 'header' && scheme.in !== 'query' && scheme.in !== 'cookie')) return undefined;
-    const value = scheme.in === 'header' ? credentials.header(scheme.name.toLowerCase()) : scheme.in === 'query' ? credentials.query(scheme.name) : credentials.cookie(scheme.name);
-    return value === undefined || value.trim() === '' ? `the API key ${JSON.stringify(scheme.name)} (${scheme.in}) is missing` : undefined;
+    const value =
+      scheme.in === 'header'
+        ? credentials.header(scheme.name.toLowerCase())
+        : scheme.in === 'query'
+          ? credentials.query(scheme.name)
+          : credentials.cookie(scheme.name);
+    return value === undefined || value.trim() === ''
+      ? `the API key ${JSON.stringify(scheme.name)} (${scheme.in}) is missing`
+      : undefined;
   }
   const authorization = credentials.header('authorization');
   const kind = scheme.type === 'http' ? (scheme.scheme ?? '').toLowerCase() : 'bearer';
   if (kind === '') return undefined;
-  if (authorization === undefined || authorization.trim() === '') return `an Authorization header (${display(kind)}) is missing`;
+  if (authorization === undefined || authorization.trim() === '')
+    return `an Authorization header (${display(kind)}) is missing`;
   const [given = '', ...rest] = authorization.trim().split(/\s+/);
   const token = rest.join(' ');
-  if (given.toLowerCase() !== kind) return `the Authorization header is ${display(given.toLowerCase())}, not ${display(kind)}`;
+  if (given.toLowerCase() !== kind)
+    return `the Authorization header is ${display(given.toLowerCase())}, not ${display(kind)}`;
   if (token === '') return `the Authorization header's ${display(kind)} credentials are empty`;
-  if (kind === 'basic' && !isBasicPair(token)) return 'the Authorization header\'s Basic credentials are not base64 of "user:password"';
+  if (kind === 'basic' && !isBasicPair(token))
+    return 'the Authorization header\'s Basic credentials are not base64 of "user:password"';
   return undefined;
 }
 
@@ -133,4 +153,5 @@ function stringMember<K extends string>(raw: Record<string, unknown>, key: K): P
   return typeof value === 'string' ? ({ [key]: value } as Partial<Record<K, string>>) : {};
 }
 
-const display = (scheme: string) => (scheme === 'bearer' ? 'Bearer' : scheme === 'basic' ? 'Basic' : scheme.charAt(0).toUpperCase() + scheme.slice(1));
+const display = (scheme: string) =>
+  scheme === 'bearer' ? 'Bearer' : scheme === 'basic' ? 'Basic' : scheme.charAt(0).toUpperCase() + scheme.slice(1);

@@ -47,24 +47,38 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   const plain = segments.findIndex((s) => s === '' || s === '.' || s === '..' || /[/\\\0]/.test(s));
   const resolved = ctx.catalog.resolve(plain === -1 ? segments : segments.slice(0, plain));
   if (!resolved) {
-    return problemResponse(404, `no API in the library matches ${JSON.stringify(url.pathname)}; GET /apis lists them`, { title: 'Unknown API' });
+    return problemResponse(404, `no API in the library matches ${JSON.stringify(url.pathname)}; GET /apis lists them`, {
+      title: 'Unknown API',
+    });
   }
   const { apiId } = resolved;
   const rest = segments.slice(apiId.split('/').length);
 
   if (rest.length === 1 && rest[0] === 'openapi.json' && (method === 'GET' || method === 'HEAD')) {
     // Through `serve --api-port` the API lives at that port's root.
-    const document = ctx.catalog.document(apiId, c.req.header(API_ROOT_HEADER) === '1' ? url.origin : apiBaseUrl(url.origin, apiId));
-    if (document === undefined) return problemResponse(404, `API ${JSON.stringify(apiId)} has no OpenAPI document in the library`, { title: 'No API document' });
+    const document = ctx.catalog.document(
+      apiId,
+      c.req.header(API_ROOT_HEADER) === '1' ? url.origin : apiBaseUrl(url.origin, apiId),
+    );
+    if (document === undefined)
+      return problemResponse(404, `API ${JSON.stringify(apiId)} has no OpenAPI document in the library`, {
+        title: 'No API document',
+      });
     return c.body(document, 200, { 'content-type': 'application/json' });
   }
 
   const routes = ctx.catalog.routes(apiId);
   if (routes.operations.length === 0) {
-    return problemResponse(404, `API ${JSON.stringify(apiId)} has no REST operations in the library; call its tools with POST /v1/tools/{id}/call`, { title: 'No REST surface' });
+    return problemResponse(
+      404,
+      `API ${JSON.stringify(apiId)} has no REST operations in the library; call its tools with POST /v1/tools/{id}/call`,
+      { title: 'No REST surface' },
+    );
   }
   const contentType = c.req.header('content-type') ?? '';
-  const form = /^application\/x-www-form-urlencoded\b/i.test(contentType) ? new URLSearchParams(await bodyText(c)) : undefined;
+  const form = /^application\/x-www-form-urlencoded\b/i.test(contentType)
+    ? new URLSearchParams(await bodyText(c))
+    : undefined;
   const path = `/${rest.join('/')}${trailingSlash && rest.length > 0 ? '/' : ''}`;
   const has = (name: string, value?: string) => {
     const values = [...url.searchParams.getAll(name), ...(form?.getAll(name) ?? [])];
@@ -77,25 +91,42 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
     segments: rest,
     trailingSlash,
     has,
-    missingRequired: (id) => missingRequired(ctx.store.get(id), (name) => has(name) || hasBracketed(url.searchParams, name) || (form !== undefined && hasBracketed(form, name))),
+    missingRequired: (id) =>
+      missingRequired(
+        ctx.store.get(id),
+        (name) => has(name) || hasBracketed(url.searchParams, name) || (form !== undefined && hasBracketed(form, name)),
+      ),
   });
   switch (match.kind) {
     case 'no-path':
-      return problemResponse(404, `API ${JSON.stringify(apiId)} has no operation at ${JSON.stringify(path)} in the library`, { title: 'Unknown operation' });
+      return problemResponse(
+        404,
+        `API ${JSON.stringify(apiId)} has no operation at ${JSON.stringify(path)} in the library`,
+        { title: 'Unknown operation' },
+      );
     case 'method-not-allowed': {
       const allow = match.allow.join(', ');
       if (method === 'OPTIONS') return c.body(null, 204, { allow: `${allow}, OPTIONS` });
-      return problemResponse(405, `${method} ${path} is not an operation of API ${JSON.stringify(apiId)}; allowed: ${allow}`, {
-        headers: { allow },
-        extra: { allow: match.allow },
-      });
+      return problemResponse(
+        405,
+        `${method} ${path} is not an operation of API ${JSON.stringify(apiId)}; allowed: ${allow}`,
+        {
+          headers: { allow },
+          extra: { allow: match.allow },
+        },
+      );
     }
     case 'unmet-conditions': {
       const listed = match.conditions.slice(0, LISTED_CONDITIONS).join('; ');
-      const more = match.conditions.length > LISTED_CONDITIONS ? ` (and ${match.conditions.length - LISTED_CONDITIONS} more)` : '';
-      return problemResponse(404, `${method} ${path} of API ${JSON.stringify(apiId)} is told apart by a query parameter or header; send one of: ${listed}${more}`, {
-        title: 'Unknown operation',
-      });
+      const more =
+        match.conditions.length > LISTED_CONDITIONS ? ` (and ${match.conditions.length - LISTED_CONDITIONS} more)` : '';
+      return problemResponse(
+        404,
+        `${method} ${path} of API ${JSON.stringify(apiId)} is told apart by a query parameter or header; send one of: ${listed}${more}`,
+        {
+          title: 'Unknown operation',
+        },
+      );
     }
     case 'operation': {
       const tool = ctx.store.get(match.id);
@@ -103,7 +134,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
       if (ctx.security === 'enforce') {
         const refused = unmetSecurity(ctx.catalog.security(apiId), tool.id, {
-          header: (name) => (name === 'authorization' && ctx.auth && !c.get('keyInHeader') ? undefined : c.req.header(name)),
+          header: (name) =>
+            name === 'authorization' && ctx.auth && !c.get('keyInHeader') ? undefined : c.req.header(name),
           query: (name) => url.searchParams.get(name) ?? undefined,
           cookie: (name) => getCookie(c, name),
         });
@@ -116,29 +148,46 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         query,
         // With an API key sent as Authorization, that header is ToolEnv's: it must never become a tool argument (or a
         // cache key). Sent as x-toolenv-key, Authorization is the API's own token and travels like any header.
-        header: (name) => (ctx.auth && !c.get('keyInHeader') && name.toLowerCase() === 'authorization' ? undefined : c.req.header(name)),
+        header: (name) =>
+          ctx.auth && !c.get('keyInHeader') && name.toLowerCase() === 'authorization' ? undefined : c.req.header(name),
         cookies: getCookie(c),
         body: await readBody(c, contentType, form),
       });
       const episode = requestHeader(c, EPISODE_HEADER);
-      const result = episode !== undefined
-        ? await episodeCallResult(ctx.episodes, episode, tool.id, args, controls)
-        : await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) });
+      const result =
+        episode !== undefined
+          ? await episodeCallResult(ctx.episodes, episode, tool.id, args, controls)
+          : await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) });
       return restError(c, tool, result, args, controls, ctx.seed);
     }
   }
 }
 
 /** An SDK reads the API's own error shape; a client that asks for problem+json gets ToolEnv's. */
-async function restError(c: Context, tool: Tool, result: CallResult, args: Arguments, controls: CallControls, seed: number): Promise<Response> {
+async function restError(
+  c: Context,
+  tool: Tool,
+  result: CallResult,
+  args: Arguments,
+  controls: CallControls,
+  seed: number,
+): Promise<Response> {
   if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return callResponse(result);
   return callResponse(await vendorError(tool, result, args, controls, seed));
 }
 
 /** The Rule layer's 401 for credentials the operation's security wants. */
 function unauthenticated(refusal: Refusal): CallResult {
-  const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE, ...(refusal.challenge !== undefined ? { 'www-authenticate': refusal.challenge } : {}) };
-  return { status: 401, body: problem(401, MISSING_CREDENTIALS, `${refusal.detail} (serve --security enforce)`), source: 'rule', headers };
+  const headers: Record<string, string> = {
+    'content-type': PROBLEM_CONTENT_TYPE,
+    ...(refusal.challenge !== undefined ? { 'www-authenticate': refusal.challenge } : {}),
+  };
+  return {
+    status: 401,
+    body: problem(401, MISSING_CREDENTIALS, `${refusal.detail} (serve --security enforce)`),
+    source: 'rule',
+    headers,
+  };
 }
 
 /** Required query and header parameters of a tool that the request does not carry (path ones matched already; bodies are not read to route). */
@@ -159,14 +208,20 @@ function hasBracketed(params: URLSearchParams, name: string): boolean {
   return false;
 }
 
-async function readBody(c: Context, contentType: string, form: URLSearchParams | undefined): Promise<RestBody | undefined> {
+async function readBody(
+  c: Context,
+  contentType: string,
+  form: URLSearchParams | undefined,
+): Promise<RestBody | undefined> {
   if (form) return { kind: 'form', fields: groupFields(form) };
   if (/^multipart\/form-data\b/i.test(contentType)) {
     let data: FormData;
     try {
       data = await c.req.formData();
     } catch (error) {
-      throw httpProblem(400, `malformed multipart/form-data body: ${(error as Error).message}`, { title: 'Invalid request body' });
+      throw httpProblem(400, `malformed multipart/form-data body: ${(error as Error).message}`, {
+        title: 'Invalid request body',
+      });
     }
     const fields = new Map<string, string[]>();
     for (const [name, value] of data) {
@@ -199,6 +254,8 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw httpProblem(400, `malformed percent-encoding in path segment ${JSON.stringify(segment)}`, { title: 'Invalid path' });
+    throw httpProblem(400, `malformed percent-encoding in path segment ${JSON.stringify(segment)}`, {
+      title: 'Invalid path',
+    });
   }
 }

@@ -22,20 +22,31 @@ export function callRoutes(ctx: AppContext): Hono {
   app.post('/v1/calls', async (c) => {
     const body = await readJsonBody(c);
     const calls = isPlainObject(body) ? body.calls : undefined;
-    if (!Array.isArray(calls)) throw invalid('the request body must be a JSON object {"calls": [{"tool": ID, "arguments": {...}}, ...]}');
+    if (!Array.isArray(calls))
+      throw invalid('the request body must be a JSON object {"calls": [{"tool": ID, "arguments": {...}}, ...]}');
     if (calls.length === 0) throw invalid('calls is empty; send at least one call');
-    if (calls.length > ctx.maxBatch) throw invalid(`a batch holds at most ${ctx.maxBatch} calls, got ${calls.length}; split it`, { max_batch: ctx.maxBatch });
+    if (calls.length > ctx.maxBatch)
+      throw invalid(`a batch holds at most ${ctx.maxBatch} calls, got ${calls.length}; split it`, {
+        max_batch: ctx.maxBatch,
+      });
     calls.forEach((call, i) => {
-      if (!isPlainObject(call) || typeof call.tool !== 'string') throw invalid(`calls[${i}] must be an object with a string "tool" and an "arguments" object`);
+      if (!isPlainObject(call) || typeof call.tool !== 'string')
+        throw invalid(`calls[${i}] must be an object with a string "tool" and an "arguments" object`);
       const extra = Object.keys(call).find((key) => key !== 'tool' && key !== 'arguments');
-      if (extra !== undefined) throw invalid(`calls[${i}] has an unknown member ${JSON.stringify(extra)}; a call takes "tool" and "arguments"`);
+      if (extra !== undefined)
+        throw invalid(
+          `calls[${i}] has an unknown member ${JSON.stringify(extra)}; a call takes "tool" and "arguments"`,
+        );
     });
     const controls = requestControls(c);
     const episode = requestHeader(c, EPISODE_HEADER);
-    if (episode !== undefined) return episodeBatch(ctx, c, episode, calls as { tool: string; arguments?: unknown }[], controls);
+    if (episode !== undefined)
+      return episodeBatch(ctx, c, episode, calls as { tool: string; arguments?: unknown }[], controls);
     const credentials = requestCredentials(ctx, c);
     const results = await Promise.all(
-      (calls as { tool: string; arguments?: unknown }[]).map((call) => ctx.simulator.call(call.tool, call.arguments ?? {}, { controls, credentials }).then(summarize)),
+      (calls as { tool: string; arguments?: unknown }[]).map((call) =>
+        ctx.simulator.call(call.tool, call.arguments ?? {}, { controls, credentials }).then(summarize),
+      ),
     );
     return c.json({ results });
   });
@@ -46,14 +57,30 @@ export function callRoutes(ctx: AppContext): Hono {
  * A batch inside an episode is one step of it: its calls run concurrently and are recorded together, and it is
  * checked as a whole, as a step is — refusals name the batch's own members (`/calls/1/arguments`).
  */
-async function episodeBatch(ctx: AppContext, c: Context, episode: string, calls: { tool: string; arguments?: unknown }[], controls: CallControls) {
+async function episodeBatch(
+  ctx: AppContext,
+  c: Context,
+  episode: string,
+  calls: { tool: string; arguments?: unknown }[],
+  controls: CallControls,
+) {
   if (!ctx.episodes) throw httpProblem(404, 'this server keeps no episodes', { title: 'Unknown episode' });
-  if (calls.length > MAX_ACTIONS) throw invalid(`a batch inside an episode is one step and holds at most ${MAX_ACTIONS} calls, got ${calls.length}; split it`, { max_batch: MAX_ACTIONS });
+  if (calls.length > MAX_ACTIONS)
+    throw invalid(
+      `a batch inside an episode is one step and holds at most ${MAX_ACTIONS} calls, got ${calls.length}; split it`,
+      { max_batch: MAX_ACTIONS },
+    );
   const hasControls = Object.keys(controls).length > 0;
-  const actions = calls.map((call) => ({ type: 'tool_call', tool: call.tool, arguments: call.arguments ?? {}, ...(hasControls ? { controls } : {}) }));
+  const actions = calls.map((call) => ({
+    type: 'tool_call',
+    tool: call.tool,
+    arguments: call.arguments ?? {},
+    ...(hasControls ? { controls } : {}),
+  }));
   const step = await ctx.episodes.step(episode, { actions }, '/calls');
   const results = step.observations.map((observation) => {
-    if (observation.type !== 'tool_call') throw new Error(`episode step answered a ${observation.type} observation to a tool call`);
+    if (observation.type !== 'tool_call')
+      throw new Error(`episode step answered a ${observation.type} observation to a tool call`);
     const { type: _type, id: _id, tool: _tool, ...result } = observation;
     return result;
   });

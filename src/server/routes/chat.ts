@@ -12,7 +12,11 @@ import { httpProblem, problemResponse } from '../../simulator/problem-response.j
 /** Tokens an answer may take when the request names no max_tokens. */
 export const DEFAULT_CHAT_MAX_TOKENS = 512;
 
-const TEXT_PART = { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } };
+const TEXT_PART = {
+  type: 'object',
+  required: ['type', 'text'],
+  properties: { type: { const: 'text' }, text: { type: 'string' } },
+};
 const POSITIVE = { type: 'integer', minimum: 1 };
 
 /** The subset of OpenAI's chat-completions request this route honours; anything else is refused by name. */
@@ -48,7 +52,15 @@ const REQUEST_SCHEMA = {
       required: ['type'],
       properties: {
         type: { enum: ['text', 'json_object', 'json_schema'] },
-        json_schema: { type: 'object', required: ['schema'], properties: { name: { type: 'string' }, schema: { type: ['object', 'boolean'] }, strict: { type: ['boolean', 'null'] } } },
+        json_schema: {
+          type: 'object',
+          required: ['schema'],
+          properties: {
+            name: { type: 'string' },
+            schema: { type: ['object', 'boolean'] },
+            strict: { type: ['boolean', 'null'] },
+          },
+        },
       },
       if: { properties: { type: { const: 'json_schema' } } },
       then: { required: ['type', 'json_schema'] },
@@ -59,7 +71,10 @@ const REQUEST_SCHEMA = {
 
 interface ChatRequest {
   model?: string;
-  messages: { role: 'system' | 'developer' | 'user' | 'assistant'; content: string | { type: 'text'; text: string }[] }[];
+  messages: {
+    role: 'system' | 'developer' | 'user' | 'assistant';
+    content: string | { type: 'text'; text: string }[];
+  }[];
   max_tokens?: number;
   max_completion_tokens?: number;
   temperature?: number;
@@ -79,12 +94,15 @@ export function chatRoutes(engine: LlamaEngine): Hono {
   const modelId = basename(engine.options.model);
   const app = new Hono();
 
-  app.get('/v1/models', (c) => c.json({ object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'toolenv' }] }));
+  app.get('/v1/models', (c) =>
+    c.json({ object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'toolenv' }] }),
+  );
 
   app.post('/v1/chat/completions', async (c) => {
     const body = await readJsonBody(c);
     if (!validate(body)) throw invalid(describe(validate.errors ?? []));
-    if (body.response_format?.type === 'json_schema' && body.guided_json !== undefined) throw invalid('give the schema once: response_format json_schema or guided_json, not both');
+    if (body.response_format?.type === 'json_schema' && body.guided_json !== undefined)
+      throw invalid('give the schema once: response_format json_schema or guided_json, not both');
 
     let info: EngineInfo;
     try {
@@ -92,7 +110,10 @@ export function chatRoutes(engine: LlamaEngine): Hono {
     } catch (error) {
       return problemResponse(500, (error as Error).message, { title: 'Model unavailable' });
     }
-    const maxTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_CHAT_MAX_TOKENS, info.contextSize);
+    const maxTokens = Math.min(
+      body.max_completion_tokens ?? body.max_tokens ?? DEFAULT_CHAT_MAX_TOKENS,
+      info.contextSize,
+    );
 
     const format = body.guided_json !== undefined ? 'json_schema' : (body.response_format?.type ?? 'text');
     const messages: ChatMessage[] = body.messages.map((m) => ({
@@ -114,16 +135,30 @@ export function chatRoutes(engine: LlamaEngine): Hono {
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model: modelId,
-        choices: [{ index: 0, message: { role: 'assistant', content: generation.text }, finish_reason: generation.truncated ? 'length' : 'stop' }],
-        usage: { prompt_tokens: generation.promptTokens, completion_tokens: generation.completionTokens, total_tokens: generation.promptTokens + generation.completionTokens },
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: generation.text },
+            finish_reason: generation.truncated ? 'length' : 'stop',
+          },
+        ],
+        usage: {
+          prompt_tokens: generation.promptTokens,
+          completion_tokens: generation.completionTokens,
+          total_tokens: generation.promptTokens + generation.completionTokens,
+        },
       });
     } catch (error) {
       if (error instanceof ResponderBusyError) {
-        return problemResponse(503, error.message, { title: 'Model busy', headers: { 'retry-after': String(error.retryAfterSeconds) } });
+        return problemResponse(503, error.message, {
+          title: 'Model busy',
+          headers: { 'retry-after': String(error.retryAfterSeconds) },
+        });
       }
       if (error instanceof ContextOverflowError) throw invalid(error.message);
       // Stopped on purpose (the client went away, the server is closing): nothing to log.
-      if (engine.closed || c.req.raw.signal.aborted) return problemResponse(503, (error as Error).message, { title: 'Model unavailable' });
+      if (engine.closed || c.req.raw.signal.aborted)
+        return problemResponse(503, (error as Error).message, { title: 'Model unavailable' });
       throw error;
     }
   });
@@ -136,7 +171,8 @@ function describe(errors: ErrorObject[]): string {
     .map((e) => {
       const where = e.instancePath || '(body)';
       if (where === '/stream') return 'stream: streaming is not offered; leave stream out or send false';
-      if (e.keyword === 'additionalProperties') return `${where} has an unsupported member ${JSON.stringify(e.params.additionalProperty)}`;
+      if (e.keyword === 'additionalProperties')
+        return `${where} has an unsupported member ${JSON.stringify(e.params.additionalProperty)}`;
       return `${where} ${e.message ?? 'is invalid'}`;
     })
     .join('; ');

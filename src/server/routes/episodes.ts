@@ -31,18 +31,27 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
   app.get('/v1/episodes', (c) => {
     const text = c.req.query('limit') ?? String(DEFAULT_LIST_LIMIT);
     const limit = Number(text);
-    if (!/^\d+$/.test(text) || limit < 1 || limit > MAX_LIST_LIMIT) throw httpProblem(400, `limit must be an integer between 1 and ${MAX_LIST_LIMIT}, got ${JSON.stringify(text)}`, { title: 'Invalid query parameter' });
+    if (!/^\d+$/.test(text) || limit < 1 || limit > MAX_LIST_LIMIT)
+      throw httpProblem(400, `limit must be an integer between 1 and ${MAX_LIST_LIMIT}, got ${JSON.stringify(text)}`, {
+        title: 'Invalid query parameter',
+      });
     return c.json(episodes.list(limit));
   });
 
-  app.post('/v1/episodes/:id/step', async (c) => c.body(stepJson(await episodes.step(c.req.param('id'), await readJsonBody(c))), 200, JSON_HEADERS));
+  app.post('/v1/episodes/:id/step', async (c) =>
+    c.body(stepJson(await episodes.step(c.req.param('id'), await readJsonBody(c))), 200, JSON_HEADERS),
+  );
 
-  app.post('/v1/episodes/:id/turns', async (c) => c.json(await episodes.turn(c.req.param('id'), await readJsonBody(c))));
+  app.post('/v1/episodes/:id/turns', async (c) =>
+    c.json(await episodes.turn(c.req.param('id'), await readJsonBody(c))),
+  );
 
   app.get('/v1/episodes/:id', (c) => {
     const format = c.req.query('format') ?? 'json';
     if (format !== 'json' && format !== 'jsonl') {
-      throw httpProblem(400, `format must be "json" or "jsonl", got ${JSON.stringify(format)}`, { title: 'Invalid query parameter' });
+      throw httpProblem(400, `format must be "json" or "jsonl", got ${JSON.stringify(format)}`, {
+        title: 'Invalid query parameter',
+      });
     }
     const trajectory = episodes.get(c.req.param('id'));
     if (!trajectory) throw unknownEpisode(c.req.param('id'), episodes.ttlMs);
@@ -61,7 +70,11 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
 export function episodeProblem(error: EpisodeError): Response {
   // A cap frees up as episodes finish or expire: a client retries after a moment, as after any 429.
   const headers = error.status === 429 ? { 'retry-after': DEFAULT_RETRY_AFTER } : undefined;
-  return problemResponse(error.status, error.message, { title: error.title, headers, extra: error.errors ? { errors: error.errors } : undefined });
+  return problemResponse(error.status, error.message, {
+    title: error.title,
+    headers,
+    extra: error.errors ? { errors: error.errors } : undefined,
+  });
 }
 
 /**
@@ -69,7 +82,13 @@ export function episodeProblem(error: EpisodeError): Response {
  * answered like any call plus `x-toolenv-step` (the step it was recorded as) and `x-toolenv-state` (what world
  * state did, when anything).
  */
-export async function episodeCallResult(episodes: EpisodeStore | undefined, episodeId: string, toolId: string, args: unknown, controls: CallControls): Promise<CallResult> {
+export async function episodeCallResult(
+  episodes: EpisodeStore | undefined,
+  episodeId: string,
+  toolId: string,
+  args: unknown,
+  controls: CallControls,
+): Promise<CallResult> {
   if (!episodes) throw new EpisodeError(404, `no episode ${JSON.stringify(episodeId)}: this server keeps no episodes`);
   const result = await episodes.call(episodeId, toolId, args, controls);
   const headers: Record<string, string> = { ...result.headers, 'x-toolenv-step': String(result.step) };

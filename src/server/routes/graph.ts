@@ -18,10 +18,14 @@ export function graphRoutes(ctx: AppContext): Hono {
     const graph = served();
     // 409, not 503: no retry helps until someone runs the command (the same rule as an unbuilt search index).
     if (!graph) {
-      throw httpProblem(409, `no dependency graph at ${ctx.store.dir} (expected ${GRAPH_FILE} there); build one with \`toolenv graph build\``, {
-        title: 'Graph not built',
-        extra: { command: 'toolenv graph build' },
-      });
+      throw httpProblem(
+        409,
+        `no dependency graph at ${ctx.store.dir} (expected ${GRAPH_FILE} there); build one with \`toolenv graph build\``,
+        {
+          title: 'Graph not built',
+          extra: { command: 'toolenv graph build' },
+        },
+      );
     }
     return graph;
   };
@@ -29,7 +33,8 @@ export function graphRoutes(ctx: AppContext): Hono {
   app.get('/v1/graph/:id', (c) => {
     const id = c.req.param('id');
     const g = open();
-    if (!g.has(id)) return problemResponse(404, `no tool ${JSON.stringify(id)} in the dependency graph`, { title: 'Unknown tool' });
+    if (!g.has(id))
+      return problemResponse(404, `no tool ${JSON.stringify(id)} in the dependency graph`, { title: 'Unknown tool' });
     return c.json({ id, ...g.edgesOf(id) });
   });
 
@@ -37,10 +42,15 @@ export function graphRoutes(ctx: AppContext): Hono {
     const body = await readJsonBody(c);
     const tools = isPlainObject(body) ? body.tools : undefined;
     if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string')) {
-      throw httpProblem(400, 'the request body must be a JSON object {"tools": [ID, ...]}', { title: 'Invalid request body' });
+      throw httpProblem(400, 'the request body must be a JSON object {"tools": [ID, ...]}', {
+        title: 'Invalid request body',
+      });
     }
     if (tools.length > MAX_SUBGRAPH_TOOLS) {
-      throw httpProblem(400, `at most ${MAX_SUBGRAPH_TOOLS} tools per subgraph, got ${tools.length}`, { title: 'Invalid request body', extra: { max_tools: MAX_SUBGRAPH_TOOLS } });
+      throw httpProblem(400, `at most ${MAX_SUBGRAPH_TOOLS} tools per subgraph, got ${tools.length}`, {
+        title: 'Invalid request body',
+        extra: { max_tools: MAX_SUBGRAPH_TOOLS },
+      });
     }
     const g = open();
     const ids = [...new Set(tools as string[])];

@@ -11,6 +11,8 @@ export function healthRoutes(ctx: AppContext, served?: () => ReadonlySet<string>
       'content-type': 'text/plain; version=0.0.4; charset=utf-8',
     }),
   );
-  app.get('/openapi.json', (c) => c.json(serverOpenApi(new URL(c.req.url).origin, { auth: ctx.auth, maxBatch: ctx.maxBatch, served: served?.() })));
+  app.get('/openapi.json', (c) =>
+    c.json(serverOpenApi(new URL(c.req.url).origin, { auth: ctx.auth, maxBatch: ctx.maxBatch, served: served?.() })),
+  );
   return app;
 }

@@ -43,7 +43,12 @@ export function mcpRoutes(ctx: AppContext, episodes: EpisodeStore, options?: Mcp
     const { sessions, isInitialize } = await load();
     const id = c.req.header('mcp-session-id');
     if (id === undefined) {
-      if (!isInitialize(message)) throw httpProblem(400, 'a request without an Mcp-Session-Id header must be an initialize request; it opens a session', { title: 'No MCP session' });
+      if (!isInitialize(message))
+        throw httpProblem(
+          400,
+          'a request without an Mcp-Session-Id header must be an initialize request; it opens a session',
+          { title: 'No MCP session' },
+        );
       return sessions.open(c.req.raw, message, readSessionParams(new URL(c.req.url).searchParams, ctx.store));
     }
     return (await sessions.handle(id, c.req.raw, message)) ?? unknownSession(id);
@@ -51,7 +56,10 @@ export function mcpRoutes(ctx: AppContext, episodes: EpisodeStore, options?: Mcp
 
   app.delete('/mcp', async (c) => {
     const id = c.req.header('mcp-session-id');
-    if (id === undefined) throw httpProblem(400, 'DELETE /mcp closes the session named by the Mcp-Session-Id header, and none was sent', { title: 'No MCP session' });
+    if (id === undefined)
+      throw httpProblem(400, 'DELETE /mcp closes the session named by the Mcp-Session-Id header, and none was sent', {
+        title: 'No MCP session',
+      });
     const { sessions } = await load();
     return (await sessions.handle(id, c.req.raw)) ?? unknownSession(id);
   });
@@ -61,5 +69,9 @@ export function mcpRoutes(ctx: AppContext, episodes: EpisodeStore, options?: Mcp
 
 /** 404 is what the transport specification asks for: a client seeing it starts a new session. */
 function unknownSession(id: string): Response {
-  return problemResponse(404, `no MCP session ${JSON.stringify(id)}: it was closed or expired; send a new initialize request`, { title: 'Unknown MCP session' });
+  return problemResponse(
+    404,
+    `no MCP session ${JSON.stringify(id)}: it was closed or expired; send a new initialize request`,
+    { title: 'Unknown MCP session' },
+  );
 }

@@ -27,7 +27,9 @@ export function openEnvRoutes(ctx: AppContext, env: OpenEnv): Hono {
   app.get('/metadata', (c) => c.json(OPENENV_METADATA));
   app.get('/schema', (c) => c.json(OPENENV_SCHEMAS));
   // What `openenv validate --url <origin>/openenv` reads: the routes below as paths of their own.
-  app.get('/openapi.json', (c) => c.json(openEnvDocument(serverOpenApi(new URL(c.req.url).origin, { auth: ctx.auth, maxBatch: ctx.maxBatch }))));
+  app.get('/openapi.json', (c) =>
+    c.json(openEnvDocument(serverOpenApi(new URL(c.req.url).origin, { auth: ctx.auth, maxBatch: ctx.maxBatch }))),
+  );
 
   app.post('/reset', async (c) => {
     const body = await readJsonBody(c);
@@ -36,20 +38,28 @@ export function openEnvRoutes(ctx: AppContext, env: OpenEnv): Hono {
 
   app.post('/step', async (c) => {
     const body = await readJsonBody(c);
-    return c.json(await unprocessable(() => {
-      const { id, action } = stepRequest(body, c.req.query('episode_id'));
-      return env.step(id, action, '/action');
-    }));
+    return c.json(
+      await unprocessable(() => {
+        const { id, action } = stepRequest(body, c.req.query('episode_id'));
+        return env.step(id, action, '/action');
+      }),
+    );
   });
 
   app.get('/state', (c) => {
     const id = c.req.query('episode_id');
-    if (!id) throw httpProblem(422, 'GET /openenv/state needs ?episode_id=: the episode POST /openenv/reset started', { title: 'Invalid episode request' });
+    if (!id)
+      throw httpProblem(422, 'GET /openenv/state needs ?episode_id=: the episode POST /openenv/reset started', {
+        title: 'Invalid episode request',
+      });
     return c.json(env.state(id));
   });
 
   app.get('/ws', () =>
-    problemResponse(426, `${OPENENV_WS_PATH} is OpenEnv's WebSocket session: connect with Upgrade: websocket`, { title: 'Upgrade required', headers: { upgrade: 'websocket', connection: 'Upgrade' } }),
+    problemResponse(426, `${OPENENV_WS_PATH} is OpenEnv's WebSocket session: connect with Upgrade: websocket`, {
+      title: 'Upgrade required',
+      headers: { upgrade: 'websocket', connection: 'Upgrade' },
+    }),
   );
 
   return app;
@@ -57,13 +67,17 @@ export function openEnvRoutes(ctx: AppContext, env: OpenEnv): Hono {
 
 /** `POST /openenv/step`'s body → the episode and the action. Throws EpisodeError 400. */
 function stepRequest(body: unknown, queried: string | undefined): { id: string; action: unknown } {
-  if (!isRecord(body)) throw invalidRequest('step', [{ path: '', message: 'must be a JSON object {"episode_id", "action": {"text"}}' }]);
+  if (!isRecord(body))
+    throw invalidRequest('step', [{ path: '', message: 'must be a JSON object {"episode_id", "action": {"text"}}' }]);
   const check = new Checker();
   check.members(body, '', STEP_MEMBERS);
   const given = body.episode_id;
-  if (given !== undefined && typeof given !== 'string') check.add('/episode_id', 'must be a string: the episode POST /openenv/reset started');
-  else if (given !== undefined && queried !== undefined && given !== queried) check.add('/episode_id', `names another episode than ?episode_id= (${JSON.stringify(queried)})`);
-  else if (given === undefined && queried === undefined) check.add('/episode_id', 'is required: the episode POST /openenv/reset started');
+  if (given !== undefined && typeof given !== 'string')
+    check.add('/episode_id', 'must be a string: the episode POST /openenv/reset started');
+  else if (given !== undefined && queried !== undefined && given !== queried)
+    check.add('/episode_id', `names another episode than ?episode_id= (${JSON.stringify(queried)})`);
+  else if (given === undefined && queried === undefined)
+    check.add('/episode_id', 'is required: the episode POST /openenv/reset started');
   if (body.action === undefined) check.add('/action', 'is required: {"text": "<the model message>"}');
   if (check.errors.length > 0) throw invalidRequest('step', check.errors);
   return { id: (given as string | undefined) ?? queried!, action: body.action };
@@ -75,13 +89,23 @@ async function unprocessable<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (!(error instanceof EpisodeError) || error.status !== 400) throw error;
-    throw httpProblem(422, error.message, { title: error.title, extra: error.errors ? { errors: error.errors } : undefined });
+    throw httpProblem(422, error.message, {
+      title: error.title,
+      extra: error.errors ? { errors: error.errors } : undefined,
+    });
   }
 }
 
 /** The server's own document cut to the routes under /openenv, their paths relative to it. */
 function openEnvDocument(document: Record<string, unknown>): Record<string, unknown> {
-  const paths = Object.entries(document.paths as Record<string, unknown>).flatMap(([path, item]) => (path.startsWith(`${OPENENV_PREFIX}/`) ? [[path.slice(OPENENV_PREFIX.length), item]] : []));
+  const paths = Object.entries(document.paths as Record<string, unknown>).flatMap(([path, item]) =>
+    path.startsWith(`${OPENENV_PREFIX}/`) ? [[path.slice(OPENENV_PREFIX.length), item]] : [],
+  );
   const [server] = document.servers as { url: string }[];
-  return { ...document, servers: [{ url: `${server!.url}${OPENENV_PREFIX}` }], tags: [{ name: 'OpenEnv' }], paths: Object.fromEntries(paths) };
+  return {
+    ...document,
+    servers: [{ url: `${server!.url}${OPENENV_PREFIX}` }],
+    tags: [{ name: 'OpenEnv' }],
+    paths: Object.fromEntries(paths),
+  };
 }

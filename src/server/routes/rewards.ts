@@ -17,7 +17,9 @@ import { httpProblem } from '../../simulator/problem-response.js';
 export function rewardRoutes(episodes: EpisodeStore, groups: GroupStore, context: RewardContext): Hono {
   const app = new Hono();
 
-  app.get('/v1/episodes/:id/rewards', async (c) => c.json(await episodeRewards(episodes, c.req.param('id'), {}, context)));
+  app.get('/v1/episodes/:id/rewards', async (c) =>
+    c.json(await episodeRewards(episodes, c.req.param('id'), {}, context)),
+  );
 
   app.post('/v1/episodes/:id/rewards', async (c) => {
     const request = parseRewardRequest(await readJsonBody(c));
@@ -45,7 +47,9 @@ export function rewardRoutes(episodes: EpisodeStore, groups: GroupStore, context
   app.get('/v1/groups/:id/advantages', async (c) => {
     const mode = c.req.query('mode') ?? 'decoupled';
     if (!ADVANTAGE_MODES.includes(mode as AdvantageMode)) {
-      throw httpProblem(400, `mode must be one of ${ADVANTAGE_MODES.join(', ')}, got ${JSON.stringify(mode)}`, { title: 'Invalid query parameter' });
+      throw httpProblem(400, `mode must be one of ${ADVANTAGE_MODES.join(', ')}, got ${JSON.stringify(mode)}`, {
+        title: 'Invalid query parameter',
+      });
     }
     const id = c.req.param('id');
     const members = groups.members(id);

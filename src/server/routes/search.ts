@@ -16,17 +16,23 @@ export function searchRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   app.post('/v1/search', async (c) => {
     const body = await readJsonBody(c);
-    if (!isPlainObject(body)) throw invalid('the request body must be a JSON object {"query": TEXT} or {"queries": [TEXT, ...]}');
+    if (!isPlainObject(body))
+      throw invalid('the request body must be a JSON object {"query": TEXT} or {"queries": [TEXT, ...]}');
     const known = new Set(['query', 'queries', 'k', 'retriever', 'category']);
     const extra = Object.keys(body).find((key) => !known.has(key));
-    if (extra !== undefined) throw invalid(`unknown member ${JSON.stringify(extra)}; search takes query or queries, k, retriever, category`);
+    if (extra !== undefined)
+      throw invalid(`unknown member ${JSON.stringify(extra)}; search takes query or queries, k, retriever, category`);
     const single = typeof body.query === 'string';
-    if (single === (body.queries !== undefined)) throw invalid('send exactly one of "query" (a string) or "queries" (an array of strings)');
+    if (single === (body.queries !== undefined))
+      throw invalid('send exactly one of "query" (a string) or "queries" (an array of strings)');
     const queries = single ? [body.query as string] : body.queries;
-    if (!Array.isArray(queries) || queries.length === 0 || !queries.every((q) => typeof q === 'string')) throw invalid('"queries" must be a non-empty array of strings');
-    if (queries.length > MAX_QUERIES) throw invalid(`at most ${MAX_QUERIES} queries per request, got ${queries.length}`, { max_queries: MAX_QUERIES });
+    if (!Array.isArray(queries) || queries.length === 0 || !queries.every((q) => typeof q === 'string'))
+      throw invalid('"queries" must be a non-empty array of strings');
+    if (queries.length > MAX_QUERIES)
+      throw invalid(`at most ${MAX_QUERIES} queries per request, got ${queries.length}`, { max_queries: MAX_QUERIES });
     if (body.k !== undefined && !Number.isInteger(body.k)) throw invalid('"k" must be an integer');
-    if (body.retriever !== undefined && typeof body.retriever !== 'string') throw invalid('"retriever" must be a string');
+    if (body.retriever !== undefined && typeof body.retriever !== 'string')
+      throw invalid('"retriever" must be a string');
     if (body.category !== undefined && typeof body.category !== 'string') throw invalid('"category" must be a string');
     const { search, SearchError, IndexMissingError, lexicalBuild } = await ctx.retrieval();
     try {
@@ -36,7 +42,9 @@ export function searchRoutes(ctx: AppContext): Hono {
         category: body.category as string | undefined,
       });
       // An agent chooses among hits by what they do: each carries its tool's description, as episode searches do.
-      const described = results.map((hits) => hits.map((hit) => ({ ...hit, description: ctx.store.get(hit.id)?.description ?? '' })));
+      const described = results.map((hits) =>
+        hits.map((hit) => ({ ...hit, description: ctx.store.get(hit.id)?.description ?? '' })),
+      );
       if (single) return c.json({ query: queries[0], results: described[0] });
       return c.json({ results: (queries as string[]).map((query, i) => ({ query, results: described[i] })) });
     } catch (error) {
@@ -60,8 +68,10 @@ const BUILD_RETRY_AFTER = 2;
  */
 export function indexMissing(missing: IndexMissingError, lexicalBuild: LexicalBuild, log: (line: string) => void) {
   const { retriever, command } = missing;
-  if (retriever !== 'bm25') return httpProblem(409, missing.message, { title: 'Index not built', extra: { retriever, command } });
-  if (!lexicalBuild.building) lexicalBuild.start().catch((error: Error) => log(`toolenv: building the bm25 index failed: ${error.message}`));
+  if (retriever !== 'bm25')
+    return httpProblem(409, missing.message, { title: 'Index not built', extra: { retriever, command } });
+  if (!lexicalBuild.building)
+    lexicalBuild.start().catch((error: Error) => log(`toolenv: building the bm25 index failed: ${error.message}`));
   return httpProblem(503, 'the bm25 index of this library is being built; retry shortly', {
     title: 'Index building',
     headers: { 'retry-after': String(BUILD_RETRY_AFTER) },

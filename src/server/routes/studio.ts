@@ -10,14 +10,26 @@ import { problemResponse } from '../../simulator/problem-response.js';
 export function studioRoutes(): Hono {
   const app = new Hono();
   const page = (c: Context) =>
-    c.html(STUDIO_PAGE, 200, { 'cache-control': 'no-cache', 'content-security-policy': STUDIO_CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    c.html(STUDIO_PAGE, 200, {
+      'cache-control': 'no-cache',
+      'content-security-policy': STUDIO_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+    });
   app.get('/studio', (c) => page(c));
   app.get('/studio/', (c) => page(c));
   app.get('/studio/assets/:file', (c) => {
     const asset = studioAsset(c.req.param('file'));
-    if (!asset) return problemResponse(404, `no studio asset ${JSON.stringify(c.req.param('file'))}`, { title: 'Unknown asset' });
-    const headers = { 'content-type': asset.type, 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff', vary: 'accept-encoding' };
-    if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? '')) return c.body(asset.gzip, 200, { ...headers, 'content-encoding': 'gzip' });
+    if (!asset)
+      return problemResponse(404, `no studio asset ${JSON.stringify(c.req.param('file'))}`, { title: 'Unknown asset' });
+    const headers = {
+      'content-type': asset.type,
+      'cache-control': 'no-cache',
+      'x-content-type-options': 'nosniff',
+      vary: 'accept-encoding',
+    };
+    if (/\bgzip\b/.test(c.req.header('accept-encoding') ?? ''))
+      return c.body(asset.gzip, 200, { ...headers, 'content-encoding': 'gzip' });
     return c.body(asset.body, 200, headers);
   });
   return app;

@@ -18,12 +18,18 @@ const RANKED_CURSOR = /^r(\d+)$/;
  * A page of the tools whose id, name or description contains `q`, best matches first (rankSubstringMatches): the
  * whole match set is read and ranked, then cut at the cursor's offset.
  */
-function rankedPage(store: LibraryStore, query: { q: string; category?: string; cursor?: string; limit?: number }): { tools: ToolSummary[]; next_cursor: string | null } {
+function rankedPage(
+  store: LibraryStore,
+  query: { q: string; category?: string; cursor?: string; limit?: number },
+): { tools: ToolSummary[]; next_cursor: string | null } {
   const limit = query.limit ?? 50;
   let offset = 0;
   if (query.cursor !== undefined) {
     const match = RANKED_CURSOR.exec(Buffer.from(query.cursor, 'base64url').toString('utf8'));
-    if (!match) throw new LibraryError(`invalid cursor ${JSON.stringify(query.cursor)}: pass the next_cursor of a page with the same q`);
+    if (!match)
+      throw new LibraryError(
+        `invalid cursor ${JSON.stringify(query.cursor)}: pass the next_cursor of a page with the same q`,
+      );
     offset = Number(match[1]);
   }
   const matches: ToolSummary[] = [];
@@ -48,13 +54,18 @@ export function toolRoutes(ctx: AppContext): Hono {
     let limit: number | undefined;
     if (limitText !== null) {
       limit = Number(limitText);
-      if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_PAGE) throw httpProblem(400, `limit must be an integer between 1 and ${MAX_PAGE}, got ${JSON.stringify(limitText)}`, { title: 'Invalid query parameter' });
+      if (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_PAGE)
+        throw httpProblem(400, `limit must be an integer between 1 and ${MAX_PAGE}, got ${JSON.stringify(limitText)}`, {
+          title: 'Invalid query parameter',
+        });
     }
     const category = url.searchParams.get('category') ?? undefined;
     const q = url.searchParams.get('q') ?? undefined;
     const cursor = url.searchParams.get('cursor') ?? undefined;
     try {
-      return c.json(q ? rankedPage(ctx.store, { q, category, cursor, limit }) : ctx.store.list({ category, cursor, limit }));
+      return c.json(
+        q ? rankedPage(ctx.store, { q, category, cursor, limit }) : ctx.store.list({ category, cursor, limit }),
+      );
     } catch (error) {
       if (error instanceof LibraryError) throw httpProblem(400, error.message, { title: 'Invalid query parameter' });
       throw error;
@@ -64,12 +75,23 @@ export function toolRoutes(ctx: AppContext): Hono {
   app.get('/v1/tools/:id', (c) => {
     const id = c.req.param('id');
     const tool = ctx.store.get(id);
-    return tool ? c.json(tool) : problemResponse(404, `no tool ${JSON.stringify(id)} in the library`, { title: 'Unknown tool' });
+    return tool
+      ? c.json(tool)
+      : problemResponse(404, `no tool ${JSON.stringify(id)} in the library`, { title: 'Unknown tool' });
   });
 
   // Under node, callListener answers these in front of hono; this route answers app.request() and other runtimes.
   app.post(CALL_ROUTE, async (c) =>
-    callResponse(await toolCall(ctx, { toolId: c.req.param('id'), body: await c.req.text(), prefer: requestHeader(c, 'prefer'), url: c.req.url, episode: requestHeader(c, EPISODE_HEADER), credentials: requestCredentials(ctx, c) })),
+    callResponse(
+      await toolCall(ctx, {
+        toolId: c.req.param('id'),
+        body: await c.req.text(),
+        prefer: requestHeader(c, 'prefer'),
+        url: c.req.url,
+        episode: requestHeader(c, EPISODE_HEADER),
+        credentials: requestCredentials(ctx, c),
+      }),
+    ),
   );
 
   return app;

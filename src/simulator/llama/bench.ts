@@ -79,7 +79,10 @@ export async function benchModel(options: ModelBenchOptions): Promise<ModelBench
 }
 
 /** One run: the model loaded with `parallel` sequences, one warm-up call, then `calls` calls from `parallel` workers. */
-async function benchRun(options: ModelBenchOptions, parallel: number): Promise<{ info: EngineInfo; row: ModelBenchRow }> {
+async function benchRun(
+  options: ModelBenchOptions,
+  parallel: number,
+): Promise<{ info: EngineInfo; row: ModelBenchRow }> {
   const workload = options.workload ?? DEFAULT_WORKLOAD;
   const calls = options.calls ?? 16;
   const responder = createLlamaResponder({
@@ -151,7 +154,12 @@ const DEFAULT_WORKLOAD: [Tool, Arguments][] = [
       response_schema: {
         type: 'object',
         required: ['id', 'name', 'email', 'active'],
-        properties: { id: { type: 'integer' }, name: { type: 'string' }, email: { type: 'string' }, active: { type: 'boolean' } },
+        properties: {
+          id: { type: 'integer' },
+          name: { type: 'string' },
+          email: { type: 'string' },
+          active: { type: 'boolean' },
+        },
       },
       examples: [],
       origin,
@@ -164,13 +172,25 @@ const DEFAULT_WORKLOAD: [Tool, Arguments][] = [
       name: 'Search products',
       description: 'Searches the product catalog; returns one page of matches.',
       category: 'bench',
-      parameters: { type: 'object', required: ['q'], properties: { q: { type: 'string' }, limit: { type: 'integer' } } },
+      parameters: {
+        type: 'object',
+        required: ['q'],
+        properties: { q: { type: 'string' }, limit: { type: 'integer' } },
+      },
       response_schema: {
         type: 'object',
         required: ['total', 'items'],
         properties: {
           total: { type: 'integer' },
-          items: { type: 'array', maxItems: 3, items: { type: 'object', required: ['sku', 'price'], properties: { sku: { type: 'string' }, price: { type: 'number' } } } },
+          items: {
+            type: 'array',
+            maxItems: 3,
+            items: {
+              type: 'object',
+              required: ['sku', 'price'],
+              properties: { sku: { type: 'string' }, price: { type: 'number' } },
+            },
+          },
         },
       },
       examples: [],

@@ -46,7 +46,9 @@ const MAX_STRING_LENGTH = 128;
 /** A prompt that leaves no room in the context for `maxTokens` of answer (llama.cpp would otherwise drop its start). */
 export class ContextOverflowError extends Error {
   constructor(promptTokens: number, maxTokens: number, contextSize: number) {
-    super(`the prompt takes ${promptTokens} tokens; with ${maxTokens} for the answer it exceeds the context of ${contextSize} (raise --ctx or lower --max-tokens)`);
+    super(
+      `the prompt takes ${promptTokens} tokens; with ${maxTokens} for the answer it exceeds the context of ${contextSize} (raise --ctx or lower --max-tokens)`,
+    );
     this.name = 'ContextOverflowError';
   }
 }
@@ -81,7 +83,11 @@ export class LlamaEngine implements TextGenerator {
     const parallel = options.parallel ?? 4;
     this.options = options;
     this.label = `llama:${options.model}`;
-    this.queue = new BoundedQueue({ name: `model ${options.model}`, concurrency: parallel, maxWaiting: options.maxWaiting ?? 16 * parallel });
+    this.queue = new BoundedQueue({
+      name: `model ${options.model}`,
+      concurrency: parallel,
+      maxWaiting: options.maxWaiting ?? 16 * parallel,
+    });
   }
 
   get closed(): boolean {
@@ -98,7 +104,9 @@ export class LlamaEngine implements TextGenerator {
     this.loading ??= this.open().then(
       (loaded) => (this.loaded = loaded),
       (error: unknown) => {
-        this.failure = new Error(`cannot load model ${this.options.model}: ${error instanceof Error ? error.message : String(error)}`);
+        this.failure = new Error(
+          `cannot load model ${this.options.model}: ${error instanceof Error ? error.message : String(error)}`,
+        );
         throw this.failure;
       },
     );
@@ -124,8 +132,11 @@ export class LlamaEngine implements TextGenerator {
       try {
         const chatHistory = history(request.messages);
         // Counted the way the chat template lays the messages out, role markers included.
-        const promptTokens = chat.chatWrapper.generateContextState({ chatHistory }).contextText.tokenize(loaded.model.tokenizer).length;
-        if (promptTokens + request.maxTokens > loaded.info.contextSize) throw new ContextOverflowError(promptTokens, request.maxTokens, loaded.info.contextSize);
+        const promptTokens = chat.chatWrapper
+          .generateContextState({ chatHistory })
+          .contextText.tokenize(loaded.model.tokenizer).length;
+        if (promptTokens + request.maxTokens > loaded.info.contextSize)
+          throw new ContextOverflowError(promptTokens, request.maxTokens, loaded.info.contextSize);
         const grammar = request.text ? undefined : await this.grammar(loaded, request.schema);
         let completionTokens = 0;
         const result = await chat.generateResponse(chatHistory, {
@@ -180,11 +191,16 @@ export class LlamaEngine implements TextGenerator {
       log(line);
     }).catch((error: Error) => {
       if (error.name !== 'NoBinaryFoundError' && error.message !== 'NoBinaryFoundError') throw error;
-      throw new Error(`no prebuilt llama.cpp binary runs here for --gpu ${gpu} (cuda needs the NVIDIA driver, vulkan a Vulkan loader); try --gpu auto or cpu`);
+      throw new Error(
+        `no prebuilt llama.cpp binary runs here for --gpu ${gpu} (cuda needs the NVIDIA driver, vulkan a Vulkan loader); try --gpu auto or cpu`,
+      );
     });
     let model: LlamaModel | undefined;
     try {
-      model = await runtime.llama.loadModel({ modelPath: this.options.model, gpuLayers: this.options.gpuLayers ?? 'auto' });
+      model = await runtime.llama.loadModel({
+        modelPath: this.options.model,
+        gpuLayers: this.options.gpuLayers ?? 'auto',
+      });
       const parallel = this.queue.concurrency;
       const contextSize = this.options.contextSize ?? Math.min(4096, model.trainContextSize);
       const context = await model.createContext({ contextSize, sequences: parallel, threads });
@@ -232,5 +248,8 @@ export class LlamaEngine implements TextGenerator {
 }
 
 function history(messages: readonly ChatMessage[]): ChatHistoryItem[] {
-  return messages.map((m): ChatHistoryItem => (m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content }));
+  return messages.map(
+    (m): ChatHistoryItem =>
+      m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
+  );
 }

@@ -64,7 +64,11 @@ class Walker {
     if (branches) {
       const { oneOf: _o, anyOf: _a, ...siblings } = node;
       const shared = Object.keys(siblings).some((k) => k === 'type' || k === 'properties' || k === 'items');
-      return oneOf(branches.map((branch: JsonSchema) => this.convert(shared && typeof branch === 'object' ? { ...siblings, ...branch } : branch, depth, refs)));
+      return oneOf(
+        branches.map((branch: JsonSchema) =>
+          this.convert(shared && typeof branch === 'object' ? { ...siblings, ...branch } : branch, depth, refs),
+        ),
+      );
     }
 
     if ('const' in node) return isScalar(node.const) ? { const: node.const } : this.any(depth);
@@ -73,7 +77,11 @@ class Walker {
       return values.length > 0 ? { enum: values } : this.any(depth);
     }
 
-    const types = Array.isArray(node.type) ? node.type.filter((t): t is string => typeof t === 'string') : typeof node.type === 'string' ? [node.type] : inferTypes(node);
+    const types = Array.isArray(node.type)
+      ? node.type.filter((t): t is string => typeof t === 'string')
+      : typeof node.type === 'string'
+        ? [node.type]
+        : inferTypes(node);
     if (types.length === 0) return this.any(depth);
     if (types.length > 1) {
       if (types.every((t) => SCALAR_TYPES.includes(t))) return { type: types };
@@ -92,7 +100,11 @@ class Walker {
     const properties = isNode(node.properties) ? Object.entries(node.properties) : [];
     if (properties.length === 0) {
       const additional = node.additionalProperties;
-      const out: GrammarSchema = { type: 'object', additionalProperties: additional === false ? false : this.convert(isNode(additional) ? additional : true, depth + 1, refs) };
+      const out: GrammarSchema = {
+        type: 'object',
+        additionalProperties:
+          additional === false ? false : this.convert(isNode(additional) ? additional : true, depth + 1, refs),
+      };
       if (typeof node.maxProperties === 'number') out.maxProperties = node.maxProperties;
       if (typeof node.minProperties === 'number') out.minProperties = node.minProperties;
       return out;
@@ -113,8 +125,10 @@ class Walker {
 
   private array(node: Node, depth: number, refs: string[]): GrammarSchema {
     const out: GrammarSchema = { type: 'array' };
-    if (Array.isArray(node.prefixItems)) out.prefixItems = node.prefixItems.map((item: JsonSchema) => this.convert(item, depth + 1, refs));
-    if (node.items !== undefined && typeof node.items !== 'boolean') out.items = this.convert(node.items as JsonSchema, depth + 1, refs);
+    if (Array.isArray(node.prefixItems))
+      out.prefixItems = node.prefixItems.map((item: JsonSchema) => this.convert(item, depth + 1, refs));
+    if (node.items !== undefined && typeof node.items !== 'boolean')
+      out.items = this.convert(node.items as JsonSchema, depth + 1, refs);
     else if (!Array.isArray(node.prefixItems)) out.items = this.any(depth + 1);
     if (typeof node.minItems === 'number') out.minItems = node.minItems;
     if (typeof node.maxItems === 'number') out.maxItems = node.maxItems;
@@ -132,14 +146,23 @@ class Walker {
     let merged: Node = rest;
     for (const member of allOf as JsonSchema[]) {
       let part = member;
-      for (let hops = 0; isNode(part) && typeof part.$ref === 'string' && hops < 8 && !refs.includes(part.$ref); hops++) part = this.resolve(part.$ref) ?? true;
+      for (let hops = 0; isNode(part) && typeof part.$ref === 'string' && hops < 8 && !refs.includes(part.$ref); hops++)
+        part = this.resolve(part.$ref) ?? true;
       if (!isNode(part)) continue;
       const inner = Array.isArray(part.allOf) ? this.mergeAllOf(part, refs) : part;
       merged = {
         ...inner,
         ...merged,
-        properties: { ...(isNode(inner.properties) ? inner.properties : {}), ...(isNode(merged.properties) ? merged.properties : {}) },
-        required: [...new Set([...(Array.isArray(inner.required) ? inner.required : []), ...(Array.isArray(merged.required) ? merged.required : [])])],
+        properties: {
+          ...(isNode(inner.properties) ? inner.properties : {}),
+          ...(isNode(merged.properties) ? merged.properties : {}),
+        },
+        required: [
+          ...new Set([
+            ...(Array.isArray(inner.required) ? inner.required : []),
+            ...(Array.isArray(merged.required) ? merged.required : []),
+          ]),
+        ],
       };
     }
     return merged;
@@ -159,7 +182,8 @@ class Walker {
 }
 
 function string(node: Node, cap: number | undefined): GrammarSchema {
-  if (typeof node.format === 'string' && GRAMMAR_FORMATS.has(node.format)) return { type: 'string', format: node.format };
+  if (typeof node.format === 'string' && GRAMMAR_FORMATS.has(node.format))
+    return { type: 'string', format: node.format };
   const out: GrammarSchema = { type: 'string' };
   if (typeof node.minLength === 'number') out.minLength = node.minLength;
   if (typeof node.maxLength === 'number') out.maxLength = node.maxLength;

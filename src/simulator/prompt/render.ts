@@ -30,7 +30,8 @@ export interface RenderedPrompt {
 export function renderToolPrompt(tool: Tool, args: Arguments, options: RenderOptions): RenderedPrompt {
   const template = options.template ?? TOOL_RESPONSE_V1;
   const maxDescription = options.maxDescriptionChars ?? 2000;
-  const description = tool.description.length > maxDescription ? `${tool.description.slice(0, maxDescription)}…` : tool.description;
+  const description =
+    tool.description.length > maxDescription ? `${tool.description.slice(0, maxDescription)}…` : tool.description;
   const fields = {
     name: tool.name,
     id: tool.id,
@@ -55,7 +56,13 @@ export function renderToolPrompt(tool: Tool, args: Arguments, options: RenderOpt
     used += cost;
     shown.push(text);
   }
-  return { version: template.version, system, user: fill(template.user, { ...fields, examples: shown.join('') }), examples: shown.length, tokens: used };
+  return {
+    version: template.version,
+    system,
+    user: fill(template.user, { ...fields, examples: shown.join('') }),
+    examples: shown.length,
+    tokens: used,
+  };
 }
 
 /** Replaces every {{name}} in `text`; a placeholder without a value is a bug in the template, so it throws. */

@@ -17,10 +17,12 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
   let length: number;
   if (exhausted(site, walk)) length = min;
   else if (sent) length = sent.length;
-  else if ((site.record || site.listRecord) && !site.inList && walk.echo.listSize !== undefined) length = walk.echo.listSize;
+  else if ((site.record || site.listRecord) && !site.inList && walk.echo.listSize !== undefined)
+    length = walk.echo.listSize;
   else length = site.depth < 3 ? rng.int(1, 5) : rng.int(1, 2);
   length = Math.max(min, Math.min(max, length));
-  const containing = flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
+  const containing =
+    flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
   if (containing.size > length) length = containing.size;
   const seen = flat.uniqueItems ? new Set<string>() : undefined;
   const item: Site = {
@@ -48,9 +50,15 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     if (containing.has(index)) schemas.push(flat.contains!);
     const required = index < min || containing.has(index);
     // Listed records repeat the request's filters, nested ones too (`account_holder[account]`); a sent list, item by item.
-    const at = sent && index < sent.length ? { ...item, mirror: sent[index] } : item.record && !sent ? { ...item, mirror: walk.echo.tree } : item;
+    const at =
+      sent && index < sent.length
+        ? { ...item, mirror: sent[index] }
+        : item.record && !sent
+          ? { ...item, mirror: walk.echo.tree }
+          : item;
     let value = generateItem(schemas, at, walk, required);
-    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++) value = generateItem(schemas, at, walk, required);
+    for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++)
+      value = generateItem(schemas, at, walk, required);
     if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {
       if (out.length >= min && !containing.has(index)) break;
       if (value === NOTHING) return NOTHING;

@@ -23,7 +23,8 @@ export function satisfies(schema: JsonSchema, value: unknown): boolean | undefin
 
 /** What in `value` breaks `schema` (empty when nothing does); undefined when the schema does not compile. */
 export function violations(schema: JsonSchema, value: unknown): ErrorObject[] | undefined {
-  if (typeof schema === 'boolean') return schema ? [] : [{ instancePath: '', schemaPath: '#', keyword: 'false schema', params: {} }];
+  if (typeof schema === 'boolean')
+    return schema ? [] : [{ instancePath: '', schemaPath: '#', keyword: 'false schema', params: {} }];
   const validate = compiled(schema);
   if (!validate) return undefined;
   return validate(value) ? [] : [...(validate.errors ?? [])];

@@ -45,9 +45,68 @@ interface Plan {
 }
 
 /** Keys whose value is the record itself (or a list of them) in an envelope: `{"data": {...}}`, `{"items": [...]}`. */
-export const WRAPPERS = new Set(['data', 'result', 'results', 'items', 'item', 'records', 'record', 'entries', 'entry', 'list', 'content', 'response', 'payload', 'value', 'values', 'objects', 'object', 'hits', 'resources', 'resource', 'rows', 'docs', 'documents', 'matches', 'nodes', 'node', 'edges', 'elements', 'collection', 'body']);
+export const WRAPPERS = new Set([
+  'data',
+  'result',
+  'results',
+  'items',
+  'item',
+  'records',
+  'record',
+  'entries',
+  'entry',
+  'list',
+  'content',
+  'response',
+  'payload',
+  'value',
+  'values',
+  'objects',
+  'object',
+  'hits',
+  'resources',
+  'resource',
+  'rows',
+  'docs',
+  'documents',
+  'matches',
+  'nodes',
+  'node',
+  'edges',
+  'elements',
+  'collection',
+  'body',
+]);
 /** Fields where a listed result shows what it matched, best first: its name or title, else its text. */
-const SEARCHED_FIELDS = ['name', 'title', 'display_name', 'full_name', 'subject', 'headline', 'label', 'caption', 'short_name', 'long_name', 'common_name', 'product_name', 'company_name', 'payee', 'merchant', 'merchant_name', 'summary', 'snippet', 'description', 'text', 'body', 'content', 'message', 'memo', 'note', 'notes', 'comment'];
+const SEARCHED_FIELDS = [
+  'name',
+  'title',
+  'display_name',
+  'full_name',
+  'subject',
+  'headline',
+  'label',
+  'caption',
+  'short_name',
+  'long_name',
+  'common_name',
+  'product_name',
+  'company_name',
+  'payee',
+  'merchant',
+  'merchant_name',
+  'summary',
+  'snippet',
+  'description',
+  'text',
+  'body',
+  'content',
+  'message',
+  'memo',
+  'note',
+  'notes',
+  'comment',
+];
 const SEARCH_RANK = new Map(SEARCHED_FIELDS.map((key, rank) => [key, rank]));
 
 /** Of a listed record's fields (as the API names them), the one that shows the search: the best ranked. */
@@ -61,11 +120,81 @@ export function searchedField(names: Iterable<string>): string | undefined {
   return best;
 }
 
-const LIST_SIZE_KEYS = new Set(['limit', 'page_size', 'pagesize', 'per_page', 'perpage', 'max_results', 'maxresults', 'num_results', 'results_per_page', 'top', 'max_items', 'max_count', 'size', 'count', 'n', 'first', 'rows', 'take', 'hits_per_page', 'items_per_page']);
+const LIST_SIZE_KEYS = new Set([
+  'limit',
+  'page_size',
+  'pagesize',
+  'per_page',
+  'perpage',
+  'max_results',
+  'maxresults',
+  'num_results',
+  'results_per_page',
+  'top',
+  'max_items',
+  'max_count',
+  'size',
+  'count',
+  'n',
+  'first',
+  'rows',
+  'take',
+  'hits_per_page',
+  'items_per_page',
+]);
 const MAX_LIST = 10;
-const VERBS = new Set(['get', 'list', 'search', 'find', 'fetch', 'retrieve', 'read', 'show', 'create', 'add', 'new', 'post', 'put', 'update', 'patch', 'edit', 'set', 'delete', 'remove', 'query', 'lookup', 'all', 'by', 'id', 'for', 'of', 'the', 'a', 'an', 'v1', 'v2', 'v3', 'api']);
+const VERBS = new Set([
+  'get',
+  'list',
+  'search',
+  'find',
+  'fetch',
+  'retrieve',
+  'read',
+  'show',
+  'create',
+  'add',
+  'new',
+  'post',
+  'put',
+  'update',
+  'patch',
+  'edit',
+  'set',
+  'delete',
+  'remove',
+  'query',
+  'lookup',
+  'all',
+  'by',
+  'id',
+  'for',
+  'of',
+  'the',
+  'a',
+  'an',
+  'v1',
+  'v2',
+  'v3',
+  'api',
+]);
 /** Free-text search parameters, by name key (`$search` and `$filter` too). */
-const SEARCH_KEYS = new Set(['q', 'query', 'search', 'search_query', 'search_term', 'search_text', 'searchterm', 'keyword', 'keywords', 'term', 'terms', 'filter', 'name_contains', 'contains']);
+const SEARCH_KEYS = new Set([
+  'q',
+  'query',
+  'search',
+  'search_query',
+  'search_term',
+  'search_text',
+  'searchterm',
+  'keyword',
+  'keywords',
+  'term',
+  'terms',
+  'filter',
+  'name_contains',
+  'contains',
+]);
 /** A filter expression (`name eq 'x'`, `status:open`) is no text to find in names: only plain words are. */
 const PLAIN_TEXT = /^[\p{L}\p{N}][\p{L}\p{N} ._-]*$/u;
 
@@ -112,7 +241,8 @@ const ADDRESSED_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 const NOUN_FIELDS = new Set(['number', 'name', 'slug', 'key', 'code', 'uuid', 'handle', 'title']);
 
 const isPrimitive = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The nouns a tool is about: its path's last literal segment for REST tools, else its name less the verbs. */
 function resourceNouns(tool: Tool): string[] {
@@ -121,7 +251,9 @@ function resourceNouns(tool: Tool): string[] {
     const noun = segments[segments.length - 1];
     if (noun) return [nameKey(noun)];
   }
-  const words = nameKey(tool.id.split('__').pop() ?? tool.name).split('_').filter((word) => word && !VERBS.has(word));
+  const words = nameKey(tool.id.split('__').pop() ?? tool.name)
+    .split('_')
+    .filter((word) => word && !VERBS.has(word));
   return words.length ? [words[words.length - 1]!] : [];
 }
 
@@ -130,7 +262,10 @@ function idProperty(tool: Tool): string | undefined {
   const match = /\{([^}]+)\}\/?$/.exec(tool.origin.path);
   if (!match) return undefined;
   const wire = match[1]!;
-  return Object.entries(tool.bindings ?? {}).find(([, binding]) => binding.in === 'path' && binding.name === wire)?.[0] ?? wire;
+  return (
+    Object.entries(tool.bindings ?? {}).find(([, binding]) => binding.in === 'path' && binding.name === wire)?.[0] ??
+    wire
+  );
 }
 
 const plans = new WeakMap<Tool, Plan>();
@@ -160,7 +295,16 @@ function planOf(tool: Tool): Plan {
     if (binding.in === 'header' || binding.in === 'cookie') transport.add(property);
   }
   const noun = resourceNouns(tool)[0];
-  plan = { resources, collections, noun: noun && singular(noun), idProperty: id, addressed: method === 'post' ? undefined : id, wholeBody, transport, reads: method === 'get' && id !== undefined };
+  plan = {
+    resources,
+    collections,
+    noun: noun && singular(noun),
+    idProperty: id,
+    addressed: method === 'post' ? undefined : id,
+    wholeBody,
+    transport,
+    reads: method === 'get' && id !== undefined,
+  };
   plans.set(tool, plan);
   return plan;
 }
@@ -213,18 +357,21 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
   for (const [key, value] of [...byKey]) {
     if (value === null) continue;
     for (const synonym of SYNONYMS[key] ?? []) if (!byKey.has(synonym)) byKey.set(synonym, value);
-    if (key === addressed) for (const synonym of ADDRESSED_SYNONYMS[key] ?? []) if (!byKey.has(synonym)) byKey.set(synonym, value);
+    if (key === addressed)
+      for (const synonym of ADDRESSED_SYNONYMS[key] ?? []) if (!byKey.has(synonym)) byKey.set(synonym, value);
     for (const path of DOTTED_SYNONYMS[key] ?? []) if (!dotted.has(path)) dotted.set(path, value);
     if (plan.noun !== undefined && key.startsWith(`${plan.noun}_`) && !SYNONYMS[key]) {
       const field = key.slice(plan.noun.length + 1);
       if (field === 'id') nounId = value;
       else if (NOUN_FIELDS.has(field) && !byKey.has(field)) byKey.set(field, value);
     }
-    if (SEARCH_KEYS.has(key) && typeof value === 'string' && value.trim().length >= 2 && PLAIN_TEXT.test(value.trim())) (search ??= []).push(value.trim());
+    if (SEARCH_KEYS.has(key) && typeof value === 'string' && value.trim().length >= 2 && PLAIN_TEXT.test(value.trim()))
+      (search ??= []).push(value.trim());
   }
   const owner = byKey.get('owner');
   const repo = byKey.get('repo') ?? byKey.get('repository');
-  if (isPrimitive(owner) && isPrimitive(repo) && owner !== null && repo !== null && !byKey.has('full_name')) byKey.set('full_name', `${owner}/${repo}`);
+  if (isPrimitive(owner) && isPrimitive(repo) && owner !== null && repo !== null && !byKey.has('full_name'))
+    byKey.set('full_name', `${owner}/${repo}`);
 
   return {
     byKey,
@@ -246,7 +393,8 @@ function indexOf(mirror: Record<string, unknown>): Map<string, unknown> {
   let index = indexes.get(mirror);
   if (!index) {
     index = new Map();
-    for (const name in mirror) if (mirror[name] !== undefined && !index.has(nameKey(name))) index.set(nameKey(name), mirror[name]);
+    for (const name in mirror)
+      if (mirror[name] !== undefined && !index.has(nameKey(name))) index.set(nameKey(name), mirror[name]);
     indexes.set(mirror, index);
   }
   return index;

@@ -68,4 +68,3 @@ export function stringFits(value: string, flat: Flat): boolean {
   for (const format of flat.formats) if (!formatOk(format, value)) return false;
   return true;
 }
-

@@ -102,7 +102,8 @@ function emptyFlat(): Flat {
   };
 }
 
-const isObject = (value: unknown): value is SchemaObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is SchemaObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
 const isCount = (value: unknown): value is number => isNumber(value) && value >= 0;
 const higher = (a: number | undefined, b: number) => (a === undefined || b > a ? b : a);
@@ -140,7 +141,8 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
   if (!isObject(schema)) return;
   let objectPart: ObjectPart | undefined;
   let arrayPart: ArrayPart | undefined;
-  const object = () => (objectPart ??= { properties: undefined, patternProperties: undefined, additionalProperties: undefined });
+  const object = () =>
+    (objectPart ??= { properties: undefined, patternProperties: undefined, additionalProperties: undefined });
   const array = () => (arrayPart ??= { prefixItems: [], items: undefined });
   for (const keyword in schema) {
     const value = schema[keyword];
@@ -164,11 +166,13 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
         break;
       case 'exclusiveMinimum':
         if (isNumber(value)) flat.exclusiveMinimum = higher(flat.exclusiveMinimum, value);
-        else if (value === true && isNumber(schema.minimum)) flat.exclusiveMinimum = higher(flat.exclusiveMinimum, schema.minimum);
+        else if (value === true && isNumber(schema.minimum))
+          flat.exclusiveMinimum = higher(flat.exclusiveMinimum, schema.minimum);
         break;
       case 'exclusiveMaximum':
         if (isNumber(value)) flat.exclusiveMaximum = lower(flat.exclusiveMaximum, value);
-        else if (value === true && isNumber(schema.maximum)) flat.exclusiveMaximum = lower(flat.exclusiveMaximum, schema.maximum);
+        else if (value === true && isNumber(schema.maximum))
+          flat.exclusiveMaximum = lower(flat.exclusiveMaximum, schema.maximum);
         break;
       case 'multipleOf':
         if (isNumber(value) && value > 0 && !flat.multipleOf.includes(value)) flat.multipleOf.push(value);
@@ -218,13 +222,18 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
       case 'dependentRequired':
         if (isObject(value)) {
           for (const [key, deps] of Object.entries(value)) {
-            if (Array.isArray(deps)) flat.dependentRequired.set(key, [...(flat.dependentRequired.get(key) ?? []), ...deps.filter((d): d is string => typeof d === 'string')]);
+            if (Array.isArray(deps))
+              flat.dependentRequired.set(key, [
+                ...(flat.dependentRequired.get(key) ?? []),
+                ...deps.filter((d): d is string => typeof d === 'string'),
+              ]);
           }
         }
         break;
       case 'dependentSchemas':
         if (isObject(value)) {
-          for (const [key, dependent] of Object.entries(value)) pending.dependentSchemas.set(key, [...(pending.dependentSchemas.get(key) ?? []), dependent as JsonSchema]);
+          for (const [key, dependent] of Object.entries(value))
+            pending.dependentSchemas.set(key, [...(pending.dependentSchemas.get(key) ?? []), dependent as JsonSchema]);
         }
         break;
       case 'items':
@@ -260,14 +269,19 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
         break;
       case 'anyOf':
       case 'oneOf':
-        if (Array.isArray(value) && value.length > 0) pending.alternatives.push({ oneOf: keyword === 'oneOf', branches: value as JsonSchema[] });
+        if (Array.isArray(value) && value.length > 0)
+          pending.alternatives.push({ oneOf: keyword === 'oneOf', branches: value as JsonSchema[] });
         else if (Array.isArray(value)) flat.impossible = true;
         break;
       case 'not':
         flat.mustNotMatch.push(value as JsonSchema);
         break;
       case 'if':
-        pending.conditionals.push({ if: value as JsonSchema, then: schema.then as JsonSchema | undefined, else: schema.else as JsonSchema | undefined });
+        pending.conditionals.push({
+          if: value as JsonSchema,
+          then: schema.then as JsonSchema | undefined,
+          else: schema.else as JsonSchema | undefined,
+        });
         break;
       case 'examples':
         if (Array.isArray(value)) flat.examples.push(...value);
@@ -296,7 +310,9 @@ function isDeletedBranch(branch: JsonSchema): boolean {
   if (!isObject(branch) || !isObject(branch.properties)) return false;
   const deleted = (branch.properties as Record<string, unknown>).deleted;
   if (!isObject(deleted)) return false;
-  return deleted.const === true || (Array.isArray(deleted.enum) && deleted.enum.length === 1 && deleted.enum[0] === true);
+  return (
+    deleted.const === true || (Array.isArray(deleted.enum) && deleted.enum.length === 1 && deleted.enum[0] === true)
+  );
 }
 
 /** A cheap look at a branch's own type, const and enum: can it hold a value of the types already settled? */
@@ -321,7 +337,11 @@ const plainFlats = new WeakMap<object, Flat>();
  * others to `mustNotMatch`; a condition is taken with its `then` (the value will match `if`) or its `else` (the value
  * must not match `if`).
  */
-export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<readonly JsonSchema[], Set<number>>): Flat {
+export function resolve(
+  schemas: readonly JsonSchema[],
+  rng: Rng,
+  tried?: Map<readonly JsonSchema[], Set<number>>,
+): Flat {
   const single = schemas.length === 1 && isObject(schemas[0]) ? schemas[0] : undefined;
   const known = single && plainFlats.get(single);
   if (known) return known;
@@ -330,7 +350,12 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<re
   for (const schema of schemas) absorb(flat, pending, schema);
   // Without branches, conditions or dependent schemas the flattening takes nothing from `rng` and ends here: the
   // same schema always flattens alike.
-  if (single && pending.alternatives.length === 0 && pending.conditionals.length === 0 && pending.dependentSchemas.size === 0) {
+  if (
+    single &&
+    pending.alternatives.length === 0 &&
+    pending.conditionals.length === 0 &&
+    pending.dependentSchemas.size === 0
+  ) {
     plainFlats.set(single, flat);
     return flat;
   }
@@ -342,8 +367,14 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<re
       const taken = tried?.get(alternative.branches);
       // A deleted object's branch (Stripe's `deleted_customer`) is the exception: other branches come first.
       let shuffled = rng.shuffle(alternative.branches.map((_, i) => i));
-      if (hasDeletedBranch(alternative.branches)) shuffled = [...shuffled.filter((i) => !isDeletedBranch(alternative.branches[i]!)), ...shuffled.filter((i) => isDeletedBranch(alternative.branches[i]!))];
-      const order = taken ? [...shuffled.filter((i) => !taken.has(i)), ...shuffled.filter((i) => taken.has(i))] : shuffled;
+      if (hasDeletedBranch(alternative.branches))
+        shuffled = [
+          ...shuffled.filter((i) => !isDeletedBranch(alternative.branches[i]!)),
+          ...shuffled.filter((i) => isDeletedBranch(alternative.branches[i]!)),
+        ];
+      const order = taken
+        ? [...shuffled.filter((i) => !taken.has(i)), ...shuffled.filter((i) => taken.has(i))]
+        : shuffled;
       const index = order.find((i) => compatible(flat, alternative.branches[i]!)) ?? order[0]!;
       if (tried) tried.set(alternative.branches, (taken ?? new Set()).add(index));
       if (alternative.oneOf) alternative.branches.forEach((branch, i) => i !== index && flat.mustNotMatch.push(branch));
@@ -372,4 +403,3 @@ export function resolve(schemas: readonly JsonSchema[], rng: Rng, tried?: Map<re
   }
   return flat;
 }
-

@@ -2,7 +2,8 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { faker, REFERENCE_DATE, rng } from './faker.js';
 
 /** Dates a field's name says lie ahead (`expires_at`), far back (`birthday`), or, by default, in the recent past. */
-const FUTURE = /(?:^|_)(?:expires?|expiry|expiration|due|deadline|ends?|until|valid_to|scheduled|next|upcoming|renewal|renews|arrival|departure|checkout|forecast|forecasts)(?:_|$)/;
+const FUTURE =
+  /(?:^|_)(?:expires?|expiry|expiration|due|deadline|ends?|until|valid_to|scheduled|next|upcoming|renewal|renews|arrival|departure|checkout|forecast|forecasts)(?:_|$)/;
 const BIRTH = /(?:^|_)(?:birthday|birthdate|birth|dob)(?:_|$)/;
 const DAY_MS = 86_400_000;
 
@@ -29,7 +30,12 @@ function timeString(): string {
 }
 
 function duration(): string {
-  return rng.pick([`PT${rng.int(1, 59)}M`, `PT${rng.int(1, 23)}H${rng.int(1, 59)}M`, `P${rng.int(1, 30)}D`, `P${rng.int(1, 6)}DT${rng.int(1, 23)}H`]);
+  return rng.pick([
+    `PT${rng.int(1, 59)}M`,
+    `PT${rng.int(1, 23)}H${rng.int(1, 59)}M`,
+    `P${rng.int(1, 30)}D`,
+    `P${rng.int(1, 6)}DT${rng.int(1, 23)}H`,
+  ]);
 }
 
 function base64(): string {

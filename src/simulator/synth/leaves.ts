@@ -6,7 +6,15 @@ import { fromPattern } from './regex.js';
 import { bestEffort, echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
 import { withTerms } from './echo.js';
 import { outOfUse } from './flags.js';
-import { formatHintString, namedNumber, namedString, namedVariants, plainString, trueChance, type NumberHint } from './values.js';
+import {
+  formatHintString,
+  namedNumber,
+  namedString,
+  namedVariants,
+  plainString,
+  trueChance,
+  type NumberHint,
+} from './values.js';
 
 /** How often a field repeats one of its schema's own examples rather than a fresh value (lists would look cloned otherwise). */
 const EXAMPLE_CHANCE = 0.3;
@@ -107,7 +115,12 @@ function drawNumber(flat: Flat, integer: boolean, hint: NumberHint): number | ty
 const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 
 /** A multiple of every `multipleOf` (as ajv tests it: the quotient must print as an integer) within the bounds. */
-function drawMultiple(flat: Flat, integer: boolean, [a, b]: [number, number], [lo, hi]: [number, number]): number | typeof NOTHING {
+function drawMultiple(
+  flat: Flat,
+  integer: boolean,
+  [a, b]: [number, number],
+  [lo, hi]: [number, number],
+): number | typeof NOTHING {
   const divisors = flat.multipleOf;
   let step = Math.max(...divisors);
   if (divisors.every(Number.isInteger)) {
@@ -167,7 +180,13 @@ function fromFormat(format: string, key: string, ok: (value: string) => boolean)
   return undefined;
 }
 
-const FALLBACK_ALPHABETS = ['abcdefghijklmnopqrstuvwxyz', 'abcdefghijklmnopqrstuvwxyz0123456789', '0123456789', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'];
+const FALLBACK_ALPHABETS = [
+  'abcdefghijklmnopqrstuvwxyz',
+  'abcdefghijklmnopqrstuvwxyz0123456789',
+  '0123456789',
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
+];
 
 /** Plain letters or digits of a fitting length: what a pattern randexp cannot draw from (lookarounds) often still takes. */
 function plainFallback(min: number, max: number, ok: (value: string) => boolean): string | undefined {

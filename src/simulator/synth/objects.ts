@@ -11,7 +11,18 @@ import { bestEffort, exhausted, NOTHING, type Site, type Walk } from './site.js'
 import { namesPerson, newPersona, type Persona } from './values.js';
 
 /** Field names a free-form object (`{type: object}`, often a cut recursion) is given. */
-const FREE_FORM_KEYS = ['id', 'name', 'type', 'value', 'status', 'description', 'created_at', 'count', 'enabled', 'url'];
+const FREE_FORM_KEYS = [
+  'id',
+  'name',
+  'type',
+  'value',
+  'status',
+  'description',
+  'created_at',
+  'count',
+  'enabled',
+  'url',
+];
 
 function childSite(site: Site, key: string, persona: () => Persona, walk: Walk): Site {
   const name = nameKey(key);
@@ -63,7 +74,14 @@ export function propertySchemas(flat: Flat, key: string): JsonSchema[] | undefin
 
 /** Whether an object may hold `key` at all: no closing keyword, propertyNames or additionalProperties: false rules it out. */
 export function keyAllowed(flat: Flat, key: string, declared: Set<string>): boolean {
-  if (flat.closed && !declared.has(key) && !flat.objects.some((part) => part.patternProperties && Object.keys(part.patternProperties).some((p) => matches(p, key)))) return false;
+  if (
+    flat.closed &&
+    !declared.has(key) &&
+    !flat.objects.some(
+      (part) => part.patternProperties && Object.keys(part.patternProperties).some((p) => matches(p, key)),
+    )
+  )
+    return false;
   for (const schema of flat.propertyNames) if (satisfies(schema, key) === false) return false;
   return propertySchemas(flat, key) !== undefined;
 }
@@ -90,7 +108,8 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   const add = (key: string, force: boolean): boolean => {
     const closure = [key];
     for (let i = 0; i < closure.length; i++) {
-      for (const dependency of flat.dependentRequired.get(closure[i]!) ?? []) if (!closure.includes(dependency) && !chosen.has(dependency)) closure.push(dependency);
+      for (const dependency of flat.dependentRequired.get(closure[i]!) ?? [])
+        if (!closure.includes(dependency) && !chosen.has(dependency)) closure.push(dependency);
     }
     const fresh = closure.filter((k) => !chosen.has(k));
     if (!force && keys.length + fresh.length > maxProperties) return false;
@@ -111,11 +130,15 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
     if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
   }
   // An object with declared fields never comes back empty by chance.
-  if (keys.length === 0 && chance > 0) for (const key of declared) if (keys.length === 0 && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);
+  if (keys.length === 0 && chance > 0)
+    for (const key of declared)
+      if (keys.length === 0 && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);
 
   const wanted = Math.max(flat.minProperties ?? 0, declared.size === 0 && site.depth < 4 ? freeFormSize(flat) : 0);
   if (keys.length < wanted) {
-    for (const key of declared) if (keys.length < wanted && !chosen.has(key) && !flat.forbidden.has(key) && keyAllowed(flat, key, declared)) add(key, false);
+    for (const key of declared)
+      if (keys.length < wanted && !chosen.has(key) && !flat.forbidden.has(key) && keyAllowed(flat, key, declared))
+        add(key, false);
     for (let tries = 0; keys.length < Math.min(wanted, maxProperties) && tries < wanted * 4 + 8; tries++) {
       const key = extraKey(flat, keys.length);
       if (key !== undefined && !chosen.has(key) && keyAllowed(flat, key, declared)) add(key, false);
@@ -134,7 +157,9 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
       // be there anyway, the key comes with whatever declares it.
       if (!flat.required.has(key)) continue;
       if (bestEffort(walk, true) === NOTHING) return NOTHING;
-      schemas = flat.objects.flatMap((part) => (part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : []));
+      schemas = flat.objects.flatMap((part) =>
+        part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : [],
+      );
     }
     const child = childSite(site, key, personaOf, walk);
     if (key === searched) child.search = walk.echo.search;
@@ -152,7 +177,9 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
 
 /** How many entries an object without declared properties gets: a map keyed by pattern or a free-form object. */
 function freeFormSize(flat: Flat): number {
-  const open = flat.objects.every((part) => part.additionalProperties !== false) || flat.objects.some((part) => part.patternProperties);
+  const open =
+    flat.objects.every((part) => part.additionalProperties !== false) ||
+    flat.objects.some((part) => part.patternProperties);
   return open ? rng.int(1, 3) : 0;
 }
 
@@ -162,14 +189,44 @@ function extraKey(flat: Flat, index: number): string | undefined {
   const closed = flat.closed || flat.objects.some((part) => part.additionalProperties === false);
   if (patterns.length && (closed || rng.chance(0.5))) return fromPattern(rng.pick(patterns), () => true, 6);
   if (flat.propertyNames.length) {
-    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), { echo: EMPTY_ECHO, nodes: 0, loose: false, lenient: false, faults: 0 });
+    const key = generate(flat.propertyNames.concat({ type: 'string' }), rootlessSite(), {
+      echo: EMPTY_ECHO,
+      nodes: 0,
+      loose: false,
+      lenient: false,
+      faults: 0,
+    });
     return typeof key === 'string' ? key : undefined;
   }
   return index < FREE_FORM_KEYS.length && rng.chance(0.7) ? rng.pick(FREE_FORM_KEYS) : faker.word.noun();
 }
 
-const EMPTY_ECHO: Echo = { byKey: new Map(), dotted: new Map(), tree: undefined, resourceId: undefined, resources: new Set(), collections: new Set(), listSize: undefined, search: undefined, reads: false };
+const EMPTY_ECHO: Echo = {
+  byKey: new Map(),
+  dotted: new Map(),
+  tree: undefined,
+  resourceId: undefined,
+  resources: new Set(),
+  collections: new Set(),
+  listSize: undefined,
+  search: undefined,
+  reads: false,
+};
 
 function rootlessSite(): Site {
-  return { key: '', parent: '', depth: 0, inList: false, record: false, inRecord: false, persona: newPersona, taken: undefined, mirror: undefined, dotted: undefined, listRecord: false, search: undefined, want: undefined };
+  return {
+    key: '',
+    parent: '',
+    depth: 0,
+    inList: false,
+    record: false,
+    inRecord: false,
+    persona: newPersona,
+    taken: undefined,
+    mirror: undefined,
+    dotted: undefined,
+    listRecord: false,
+    search: undefined,
+    want: undefined,
+  };
 }

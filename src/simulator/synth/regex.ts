@@ -35,7 +35,9 @@ const REPEAT_SPAN = 8;
 
 function generationSource(pattern: string): string {
   const plain = PROPERTY_ESCAPES.reduce((source, [from, to]) => source.replace(from, to), pattern);
-  return plain.replace(WIDE_REPEAT, (whole, min: string, max: string) => (Number(max) - Number(min) > REPEAT_SPAN ? `{${min},${Number(min) + REPEAT_SPAN}}` : whole));
+  return plain.replace(WIDE_REPEAT, (whole, min: string, max: string) =>
+    Number(max) - Number(min) > REPEAT_SPAN ? `{${min},${Number(min) + REPEAT_SPAN}}` : whole,
+  );
 }
 
 function compile(pattern: string): Compiled {
@@ -74,13 +76,25 @@ export function matches(pattern: string, value: string): boolean {
   return test !== undefined && test.test(value);
 }
 
-const REPEATS: ((repeat: number) => number)[] = [(r) => r, (r) => r, (r) => Math.min(r, 1), () => 0, (r) => r * 2, (r) => r * 4];
+const REPEATS: ((repeat: number) => number)[] = [
+  (r) => r,
+  (r) => r,
+  (r) => Math.min(r, 1),
+  () => 0,
+  (r) => r * 2,
+  (r) => r * 4,
+];
 
 /**
  * A string matching `pattern` whose length fits, drawn with randexp from the synthesizer's stream; undefined after a
  * few tries that all missed (lookarounds and back-references can defeat it). `repeat` caps open repetitions (`+`, `*`).
  */
-export function fromPattern(pattern: string, fits: (value: string) => boolean, repeat: number, minLength = 0): string | undefined {
+export function fromPattern(
+  pattern: string,
+  fits: (value: string) => boolean,
+  repeat: number,
+  minLength = 0,
+): string | undefined {
   const { gen, test } = compile(pattern);
   if (!gen || !test) return undefined;
   for (let attempt = 0; attempt < REPEATS.length; attempt++) {

@@ -9,14 +9,51 @@ type Role =
   | undefined;
 
 const STAMP = '(?:_(?:at|on|date|time|date_time|datetime|timestamp|time_utc|utc|ms))?';
-const CREATED = new RegExp(`^(?:date_created|inserted_at|create_time|creation_time|creation_date|(?:created|creation)${STAMP})$`);
-const UPDATED = new RegExp(`^(?:date_(?:updated|modified|changed)|update_time|(?:last_)?(?:updated|modified|changed|edited)${STAMP}|last_(?:update|modification|modified|updated)${STAMP})$`);
-const START = new RegExp(`^(?:(?:start|starts|started|begin|begins|began|valid_from|effective_from|opened|check_in|departure)${STAMP}|from_(?:date|time|datetime)|date_from|period_start|start_date_time)$`);
-const END = new RegExp(`^(?:(?:end|ends|ended|finish|finished|finishes|completed|valid_to|valid_until|effective_to|closed|check_out|arrival)${STAMP}|to_(?:date|time|datetime)|date_to|period_end|end_date_time)$`);
+const CREATED = new RegExp(
+  `^(?:date_created|inserted_at|create_time|creation_time|creation_date|(?:created|creation)${STAMP})$`,
+);
+const UPDATED = new RegExp(
+  `^(?:date_(?:updated|modified|changed)|update_time|(?:last_)?(?:updated|modified|changed|edited)${STAMP}|last_(?:update|modification|modified|updated)${STAMP})$`,
+);
+const START = new RegExp(
+  `^(?:(?:start|starts|started|begin|begins|began|valid_from|effective_from|opened|check_in|departure)${STAMP}|from_(?:date|time|datetime)|date_from|period_start|start_date_time)$`,
+);
+const END = new RegExp(
+  `^(?:(?:end|ends|ended|finish|finished|finishes|completed|valid_to|valid_until|effective_to|closed|check_out|arrival)${STAMP}|to_(?:date|time|datetime)|date_to|period_end|end_date_time)$`,
+);
 /** A page's count of the list beside it (exactly its length). */
-const PAGE_COUNTS = new Set(['count', 'length', 'result_count', 'results_count', 'item_count', 'items_count', 'num_results', 'returned', 'record_count', 'records_count', 'page_count_items']);
+const PAGE_COUNTS = new Set([
+  'count',
+  'length',
+  'result_count',
+  'results_count',
+  'item_count',
+  'items_count',
+  'num_results',
+  'returned',
+  'record_count',
+  'records_count',
+  'page_count_items',
+]);
 /** A count of every match, of which the page lists some (at least its length). */
-const TOTALS = new Set(['total', 'total_count', 'total_results', 'total_items', 'total_records', 'total_hits', 'total_size', 'total_elements', 'total_entries', 'total_rows', 'size', 'hits', 'found', 'total_found', 'total_matches', 'matches']);
+const TOTALS = new Set([
+  'total',
+  'total_count',
+  'total_results',
+  'total_items',
+  'total_records',
+  'total_hits',
+  'total_size',
+  'total_elements',
+  'total_entries',
+  'total_rows',
+  'size',
+  'hits',
+  'found',
+  'total_found',
+  'total_matches',
+  'matches',
+]);
 
 const roles = new Map<string, Role | null>();
 
@@ -60,8 +97,10 @@ function restyle(ms: number, like: unknown): unknown {
   return new Date(ms).toUTCString();
 }
 
-const countOf = (value: unknown) => (typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined);
-const sameAs = (value: unknown, want: unknown) => value === want || (value !== null && typeof value !== 'object' && String(value) === String(want));
+const countOf = (value: unknown) =>
+  typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined;
+const sameAs = (value: unknown, want: unknown) =>
+  value === want || (value !== null && typeof value !== 'object' && String(value) === String(want));
 
 /**
  * Makes an object's fields agree with each other: `X_count` is the length of `X`, a page's `count` the length of its
@@ -69,7 +108,12 @@ const sameAs = (value: unknown, want: unknown) => value === want || (value !== n
  * field again through its schema, asked for a value: only a redraw that gives exactly that value is kept, so the
  * body stays valid.
  */
-export function relate(out: Record<string, unknown>, site: Site, walk: Walk, regenerate: (key: string, want: unknown) => unknown): void {
+export function relate(
+  out: Record<string, unknown>,
+  site: Site,
+  walk: Walk,
+  regenerate: (key: string, want: unknown) => unknown,
+): void {
   const replace = (key: string, want: unknown) => {
     const value = regenerate(key, want);
     if (value === NOTHING || !sameAs(value, want)) return false;
@@ -85,7 +129,8 @@ export function relate(out: Record<string, unknown>, site: Site, walk: Walk, reg
       if (current === undefined) continue;
       lists ??= Object.entries(out).filter((entry): entry is [string, unknown[]] => Array.isArray(entry[1]));
       let list: unknown[] | undefined;
-      if (role.list !== undefined) list = lists.find(([other]) => nameKey(other) === role.list || nameKey(other) === `${role.list}s`)?.[1];
+      if (role.list !== undefined)
+        list = lists.find(([other]) => nameKey(other) === role.list || nameKey(other) === `${role.list}s`)?.[1];
       // A bare `count` or `total` counts the page only in the page's envelope: a product's `count` is its stock.
       else if (lists.length === 1 && site.depth <= 1) list = lists[0]![1];
       if (list === undefined) continue;

@@ -31,13 +31,18 @@ export function generate(schemas: readonly JsonSchema[], site: Site, walk: Walk)
   const tried = new Map<readonly JsonSchema[], Set<number>>();
   try {
     // Retrying a large value is costly: past a few hundred values spent on it, the last try stands.
-    for (let attempt = 0; attempt < attempts && walk.nodes - start < RETRY_SPEND && walk.nodes < RETRY_BUDGET; attempt++) {
+    for (
+      let attempt = 0;
+      attempt < attempts && walk.nodes - start < RETRY_SPEND && walk.nodes < RETRY_BUDGET;
+      attempt++
+    ) {
       walk.loose = loose || attempt >= 2;
       walk.faults = faults;
       const flat = resolve(schemas, rng, tried);
       if (flat.impossible && !flat.chose) break;
       // Without choices or checks, only a leaf's bad luck can fail (a pattern randexp missed): a few tries do.
-      if (!flat.chose && flat.mustMatch.length === 0 && flat.mustNotMatch.length === 0) attempts = Math.min(attempts, 3);
+      if (!flat.chose && flat.mustMatch.length === 0 && flat.mustNotMatch.length === 0)
+        attempts = Math.min(attempts, 3);
       const value = flat.impossible ? NOTHING : fromFlat(flat, site, walk);
       if (value === NOTHING) continue;
       const clean = walk.faults === faults;
@@ -110,10 +115,31 @@ function fromEnum(flat: Flat, site: Site, walk: Walk): unknown {
 
 function inferTypes(flat: Flat): JsonType[] | undefined {
   const types: JsonType[] = [];
-  if (flat.objects.length || flat.required.size || flat.minProperties !== undefined || flat.maxProperties !== undefined || flat.propertyNames.length) types.push('object');
-  if (flat.arrays.length || flat.minItems !== undefined || flat.maxItems !== undefined || flat.contains !== undefined) types.push('array');
-  if (flat.patterns.length || flat.minLength !== undefined || flat.maxLength !== undefined || flat.formats.some(hasFormat)) types.push('string');
-  if (flat.minimum !== undefined || flat.maximum !== undefined || flat.exclusiveMinimum !== undefined || flat.exclusiveMaximum !== undefined || flat.multipleOf.length) types.push('number');
+  if (
+    flat.objects.length ||
+    flat.required.size ||
+    flat.minProperties !== undefined ||
+    flat.maxProperties !== undefined ||
+    flat.propertyNames.length
+  )
+    types.push('object');
+  if (flat.arrays.length || flat.minItems !== undefined || flat.maxItems !== undefined || flat.contains !== undefined)
+    types.push('array');
+  if (
+    flat.patterns.length ||
+    flat.minLength !== undefined ||
+    flat.maxLength !== undefined ||
+    flat.formats.some(hasFormat)
+  )
+    types.push('string');
+  if (
+    flat.minimum !== undefined ||
+    flat.maximum !== undefined ||
+    flat.exclusiveMinimum !== undefined ||
+    flat.exclusiveMaximum !== undefined ||
+    flat.multipleOf.length
+  )
+    types.push('number');
   return types.length ? types : undefined;
 }
 
@@ -123,7 +149,11 @@ const ALL_TYPES: JsonType[] = ['string', 'integer', 'number', 'boolean', 'object
 function excludedTypes(flat: Flat): Set<string> {
   const out = new Set<string>();
   for (const schema of flat.mustNotMatch) {
-    if (typeof schema !== 'object' || Object.keys(schema).some((keyword) => keyword !== 'type' && keyword !== 'description' && keyword !== 'title')) continue;
+    if (
+      typeof schema !== 'object' ||
+      Object.keys(schema).some((keyword) => keyword !== 'type' && keyword !== 'description' && keyword !== 'title')
+    )
+      continue;
     const type = schema.type;
     for (const name of Array.isArray(type) ? type : [type]) if (typeof name === 'string') out.add(name);
   }
@@ -151,4 +181,3 @@ function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
   if (solid.length === 0 || (solid.length < types.length && site.key !== 'id' && rng.chance(0.08))) return 'null';
   return rng.pick(solid);
 }
-

@@ -84,4 +84,3 @@ export function echoFor(site: Site, walk: Walk): unknown {
 export function fieldContext(site: Site): FieldContext {
   return { key: site.key, parent: site.parent, persona: site.persona };
 }
-

@@ -15,7 +15,8 @@ const store = LibraryStore.open((workerData as { library: string }).library);
 const REPLY_EVERY = 8;
 
 parentPort!.on('message', (jobs: SynthJob[]) => {
-  for (let start = 0; start < jobs.length; start += REPLY_EVERY) parentPort!.postMessage(jobs.slice(start, start + REPLY_EVERY).map(answer));
+  for (let start = 0; start < jobs.length; start += REPLY_EVERY)
+    parentPort!.postMessage(jobs.slice(start, start + REPLY_EVERY).map(answer));
 });
 
 function answer(job: SynthJob): SynthReply {

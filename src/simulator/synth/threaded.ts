@@ -31,7 +31,11 @@ interface Waiting {
  */
 export function threadedSynthResponder(library: string): ThreadedResponder {
   const thread = new SynthThread(library);
-  return { name: 'synth', respond: (tool, args, ctx) => thread.run(tool.id, args, ctx.seed), close: () => thread.close() };
+  return {
+    name: 'synth',
+    respond: (tool, args, ctx) => thread.run(tool.id, args, ctx.seed),
+    close: () => thread.close(),
+  };
 }
 
 class SynthThread {

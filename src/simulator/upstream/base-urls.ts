@@ -20,13 +20,18 @@ export function readUpstreamMap(file: string): UpstreamMap {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UpstreamMapError(`--upstream-map ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}`);
+    throw new UpstreamMapError(
+      `--upstream-map ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UpstreamMapError(`--upstream-map ${file}: expected a JSON object mapping API ids or globs to base URLs`);
   }
   const entries = Object.entries(value).map(([pattern, url]) => {
-    if (typeof url !== 'string' || !isHttpUrl(url)) throw new UpstreamMapError(`--upstream-map ${file}: ${JSON.stringify(pattern)} must map to an http:// or https:// URL, got ${JSON.stringify(url)}`);
+    if (typeof url !== 'string' || !isHttpUrl(url))
+      throw new UpstreamMapError(
+        `--upstream-map ${file}: ${JSON.stringify(pattern)} must map to an http:// or https:// URL, got ${JSON.stringify(url)}`,
+      );
     const glob = picomatch(pattern, { dot: true });
     return { pattern, matches: (apiId: string) => pattern === apiId || glob(apiId), url };
   });
@@ -41,7 +46,8 @@ export type BaseUrl = { url: string } | { reason: string };
  * a protocol-relative one taken as https). A relative or missing server needs a map entry.
  */
 export function baseUrl(tool: Tool, map: UpstreamMap | undefined): BaseUrl {
-  if (tool.origin.format !== 'openapi') return { reason: `${tool.id} was imported from ${tool.origin.format}, which records no HTTP request to forward` };
+  if (tool.origin.format !== 'openapi')
+    return { reason: `${tool.id} was imported from ${tool.origin.format}, which records no HTTP request to forward` };
   const apiId = tool.origin.api_id;
   const mapped = map?.entries.find((entry) => entry.matches(apiId));
   if (mapped) return { url: mapped.url };
@@ -49,7 +55,9 @@ export function baseUrl(tool: Tool, map: UpstreamMap | undefined): BaseUrl {
   if (server && server.startsWith('//')) return { url: `https:${server}` };
   if (server && isHttpUrl(server)) return { url: server };
   const given = server ? `a relative server URL (${JSON.stringify(server)})` : 'no server URL';
-  return { reason: `the API document of ${apiId} declares ${given}; map ${JSON.stringify(apiId)} to a base URL in --upstream-map` };
+  return {
+    reason: `the API document of ${apiId} declares ${given}; map ${JSON.stringify(apiId)} to a base URL in --upstream-map`,
+  };
 }
 
 function isHttpUrl(text: string): boolean {

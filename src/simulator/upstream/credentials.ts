@@ -14,9 +14,14 @@ export interface CallerCredentials {
  * Bearer`, so that header is ToolEnv's; with the key in `x-toolenv-key` (or no key), Authorization is the API's own.
  * Asked only when Authorization is read: a simulated call never pays for it.
  */
-export function callerCredentials(header: (name: string) => string | undefined, query: (name: string) => string | undefined, authorizationIsKey: () => boolean): CallerCredentials {
+export function callerCredentials(
+  header: (name: string) => string | undefined,
+  query: (name: string) => string | undefined,
+  authorizationIsKey: () => boolean,
+): CallerCredentials {
   return {
-    header: (name) => (name.startsWith('x-toolenv-') || (name === 'authorization' && authorizationIsKey()) ? undefined : header(name)),
+    header: (name) =>
+      name.startsWith('x-toolenv-') || (name === 'authorization' && authorizationIsKey()) ? undefined : header(name),
     query,
   };
 }
@@ -34,13 +39,17 @@ export function apiKeySlots(document: unknown): ApiKeySlot[] {
   const slots: ApiKeySlot[] = [];
   for (const scheme of Object.values(schemes)) {
     const { type, in: where, name } = (scheme ?? {}) as { type?: unknown; in?: unknown; name?: unknown };
-    if (type === 'apiKey' && (where === 'header' || where === 'query') && typeof name === 'string' && name !== '') slots.push({ in: where, name });
+    if (type === 'apiKey' && (where === 'header' || where === 'query') && typeof name === 'string' && name !== '')
+      slots.push({ in: where, name });
   }
   return slots;
 }
 
 /** What is forwarded: Authorization (bearer, basic, OAuth tokens) and the API-key headers and query parameters the document declares. */
-export function forwardedCredentials(credentials: CallerCredentials | undefined, slots: readonly ApiKeySlot[]): { headers: Record<string, string>; query: [string, string][] } {
+export function forwardedCredentials(
+  credentials: CallerCredentials | undefined,
+  slots: readonly ApiKeySlot[],
+): { headers: Record<string, string>; query: [string, string][] } {
   const headers: Record<string, string> = {};
   const query: [string, string][] = [];
   if (!credentials) return { headers, query };

@@ -13,7 +13,10 @@ export interface AnswerDiff {
 export const MAX_LISTED = 50;
 
 /** Compares the shapes of two bodies: every path to a value, array items merged under `*`. */
-export function answerDiff(real: { status: number; body: unknown }, simulated: { status: number; body: unknown }): AnswerDiff {
+export function answerDiff(
+  real: { status: number; body: unknown },
+  simulated: { status: number; body: unknown },
+): AnswerDiff {
   const realShape = shape(real.body);
   const simulatedShape = shape(simulated.body);
   const missing: string[] = [];
@@ -27,7 +30,12 @@ export function answerDiff(real: { status: number; body: unknown }, simulated: {
     }
   }
   for (const path of simulatedShape.keys()) if (!realShape.has(path)) extra.push(path);
-  return { status_match: real.status === simulated.status, missing: missing.slice(0, MAX_LISTED), extra: extra.slice(0, MAX_LISTED), type_mismatches: type_mismatches.slice(0, MAX_LISTED) };
+  return {
+    status_match: real.status === simulated.status,
+    missing: missing.slice(0, MAX_LISTED),
+    extra: extra.slice(0, MAX_LISTED),
+    type_mismatches: type_mismatches.slice(0, MAX_LISTED),
+  };
 }
 
 /** Whether a real value's type agrees with the simulated ones: an integer and a fraction are both numbers, and null stands in for any value. */
@@ -44,7 +52,8 @@ function shape(body: unknown): Map<string, Set<string>> {
     types.add(jsonType(value));
     if (Array.isArray(value)) for (const item of value) walk(item, `${path}/*`);
     else if (typeof value === 'object' && value !== null) {
-      for (const [key, member] of Object.entries(value)) walk(member, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+      for (const [key, member] of Object.entries(value))
+        walk(member, `${path}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
     }
   };
   walk(body, '');

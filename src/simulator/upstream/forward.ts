@@ -34,7 +34,13 @@ export interface ForwardRequest {
  * `base`, the forwarded credentials added, the body encoded as the operation's request content type says (a form
  * stays a form; JSON otherwise).
  */
-export function forwardRequest(tool: Tool, args: Arguments, base: string, contentType: string | undefined, credentials: { headers: Record<string, string>; query: [string, string][] }): ForwardRequest {
+export function forwardRequest(
+  tool: Tool,
+  args: Arguments,
+  base: string,
+  contentType: string | undefined,
+  credentials: { headers: Record<string, string>; query: [string, string][] },
+): ForwardRequest {
   const shape = toHttpRequest(tool, args)!;
   const url = new URL(base.replace(/\/+$/, '') + shape.url);
   for (const [name, value] of credentials.query) url.searchParams.set(name, value);
@@ -66,12 +72,22 @@ export async function send(request: ForwardRequest, timeoutMs: number): Promise<
   let text: string;
   let response: Response;
   try {
-    response = await fetch(request.url, { method: request.method, headers: request.headers, body: request.body, signal, redirect: 'follow' });
+    response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal,
+      redirect: 'follow',
+    });
     text = await response.text();
   } catch (error) {
-    if (signal.aborted) throw new UpstreamFailure('timeout', `${request.method} ${request.url} did not answer within ${timeoutMs} ms`);
+    if (signal.aborted)
+      throw new UpstreamFailure('timeout', `${request.method} ${request.url} did not answer within ${timeoutMs} ms`);
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new UpstreamFailure('unreachable', `${request.method} ${request.url} failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    throw new UpstreamFailure(
+      'unreachable',
+      `${request.method} ${request.url} failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+    );
   }
   const ms = performance.now() - started;
   const headers: Record<string, string> = {};
@@ -93,7 +109,9 @@ export async function send(request: ForwardRequest, timeoutMs: number): Promise<
 /** A form's fields: arrays repeat their name (OpenAPI's `form` style, explode), other values as text. */
 function formFields(body: Record<string, unknown>): [string, string][] {
   const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-  return Object.entries(body).flatMap(([name, value]) => (Array.isArray(value) ? value.map((item): [string, string] => [name, text(item)]) : [[name, text(value)]]));
+  return Object.entries(body).flatMap(([name, value]) =>
+    Array.isArray(value) ? value.map((item): [string, string] => [name, text(item)]) : [[name, text(value)]],
+  );
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

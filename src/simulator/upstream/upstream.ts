@@ -31,7 +31,9 @@ export interface UpstreamOptions extends UpstreamSettings {
 }
 
 /** A forwarded call: the real answer, or the problem that stands for it (no base URL, unreachable, timed out). */
-export type Forwarded = { ok: true; answer: RealAnswer; request: string } | { ok: false; problem: Problem; request?: string };
+export type Forwarded =
+  | { ok: true; answer: RealAnswer; request: string }
+  | { ok: false; problem: Problem; request?: string };
 
 /** The real APIs behind a server (`serve --upstream`): where each API's calls go, forwarding them, the diff log. */
 export class Upstream {
@@ -72,10 +74,20 @@ export class Upstream {
   /** Sends a call that passed the Rule layer to the real API, with the caller's credentials for it. */
   async forward(tool: Tool, args: Arguments, credentials: CallerCredentials | undefined): Promise<Forwarded> {
     const base = baseUrl(tool, this.map);
-    if ('reason' in base) return { ok: false, problem: problem(501, 'No upstream', `cannot forward ${tool.id}: ${base.reason}`, { tool: tool.id }) };
+    if ('reason' in base)
+      return {
+        ok: false,
+        problem: problem(501, 'No upstream', `cannot forward ${tool.id}: ${base.reason}`, { tool: tool.id }),
+      };
     const origin = tool.origin as Extract<Tool['origin'], { format: 'openapi' }>;
     const info = this.info(origin.api_id);
-    const request = forwardRequest(tool, args, base.url, info.requestTypes.get(`${origin.method} ${origin.path}`), forwardedCredentials(credentials, info.keys));
+    const request = forwardRequest(
+      tool,
+      args,
+      base.url,
+      info.requestTypes.get(`${origin.method} ${origin.path}`),
+      forwardedCredentials(credentials, info.keys),
+    );
     const url = new URL(request.url);
     const named = `${request.method} ${url.origin}${url.pathname}`;
     try {
@@ -83,16 +95,31 @@ export class Upstream {
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
       const [status, title] = error.kind === 'timeout' ? [504, 'Upstream timeout'] : [502, 'Upstream unreachable'];
-      this.log?.write({ time: new Date().toISOString(), mode: this.mode, tool: tool.id, arguments: args, request: named, error: { kind: error.kind, message: error.message } });
+      this.log?.write({
+        time: new Date().toISOString(),
+        mode: this.mode,
+        tool: tool.id,
+        arguments: args,
+        request: named,
+        error: { kind: error.kind, message: error.message },
+      });
       return { ok: false, problem: problem(status, title, error.message, { tool: tool.id }), request: named };
     }
   }
 
   /** Logs how the simulator's answer to the same call differed from the real one. */
-  logDiff(tool: Tool, args: Arguments, request: string, real: RealAnswer, simulated: { status: number; body: unknown; source: string }, recorded: boolean): void {
+  logDiff(
+    tool: Tool,
+    args: Arguments,
+    request: string,
+    real: RealAnswer,
+    simulated: { status: number; body: unknown; source: string },
+    recorded: boolean,
+  ): void {
     if (!this.log) return;
     const success = real.status === (tool.response_status ?? 200);
-    const verdict = success && tool.response_schema !== undefined ? this.validates(tool.response_schema, real.body) : undefined;
+    const verdict =
+      success && tool.response_schema !== undefined ? this.validates(tool.response_schema, real.body) : undefined;
     this.log.write({
       time: new Date().toISOString(),
       mode: this.mode,

@@ -35,7 +35,8 @@ export async function request(path: string, init: RequestInit = {}): Promise<Res
   if (key) headers.set('authorization', `Bearer ${key}`);
   if (init.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
   const response = await fetch(path, { ...init, headers });
-  if (response.status === 401) window.dispatchEvent(new CustomEvent(AUTH_EVENT, { detail: key ? 'rejected' : 'missing' }));
+  if (response.status === 401)
+    window.dispatchEvent(new CustomEvent(AUTH_EVENT, { detail: key ? 'rejected' : 'missing' }));
   return response;
 }
 
@@ -49,7 +50,11 @@ export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
     } catch {
       problem = undefined;
     }
-    throw new ApiError(response.status, problem, `${response.status}: ${String(problem?.detail ?? (text || response.statusText))}`);
+    throw new ApiError(
+      response.status,
+      problem,
+      `${response.status}: ${String(problem?.detail ?? (text || response.statusText))}`,
+    );
   }
   return JSON.parse(text) as T;
 }

@@ -12,7 +12,9 @@ export function planDag(plan: TurnPlan): SVGElement | null {
   if (calls.length === 0) return null;
   const layers = plan.layers && plan.layers.length > 0 ? plan.layers : [calls.map((c) => c.id)];
   const at = new Map<string, { x: number; y: number }>();
-  layers.forEach((layer, i) => layer.forEach((id, j) => at.set(id, { x: i * (NODE_W + GAP_X), y: j * (NODE_H + GAP_Y) })));
+  layers.forEach((layer, i) =>
+    layer.forEach((id, j) => at.set(id, { x: i * (NODE_W + GAP_X), y: j * (NODE_H + GAP_Y) })),
+  );
   // Calls outside the layers (a plan whose flow left some out) go in a last column of their own.
   const rest = calls.filter((c) => !at.has(c.id));
   rest.forEach((c, j) => at.set(c.id, { x: layers.length * (NODE_W + GAP_X), y: j * (NODE_H + GAP_Y) }));
@@ -30,7 +32,13 @@ export function planDag(plan: TurnPlan): SVGElement | null {
       const x2 = b.x;
       const y2 = b.y + NODE_H / 2;
       const mid = (x1 + x2) / 2;
-      return [svg('path', { d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2 - 6},${y2}`, class: 'dag-edge', 'marker-end': 'url(#arrow)' })];
+      return [
+        svg('path', {
+          d: `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2 - 6},${y2}`,
+          class: 'dag-edge',
+          'marker-end': 'url(#arrow)',
+        }),
+      ];
     }),
   );
   const nodes = calls.map((call) => {
@@ -46,8 +54,31 @@ export function planDag(plan: TurnPlan): SVGElement | null {
   });
   return svg(
     'svg',
-    { class: 'dag', width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': `plan DAG in ${layers.length} layers` },
-    svg('defs', null, svg('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: 4, refY: 5, markerWidth: 8, markerHeight: 8, orient: 'auto-start-reverse' }, svg('path', { d: 'M0,0 L10,5 L0,10 z' }))),
+    {
+      class: 'dag',
+      width,
+      height,
+      viewBox: `0 0 ${width} ${height}`,
+      role: 'img',
+      'aria-label': `plan DAG in ${layers.length} layers`,
+    },
+    svg(
+      'defs',
+      null,
+      svg(
+        'marker',
+        {
+          id: 'arrow',
+          viewBox: '0 0 10 10',
+          refX: 4,
+          refY: 5,
+          markerWidth: 8,
+          markerHeight: 8,
+          orient: 'auto-start-reverse',
+        },
+        svg('path', { d: 'M0,0 L10,5 L0,10 z' }),
+      ),
+    ),
     arrows,
     nodes,
   );

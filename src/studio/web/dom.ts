@@ -3,7 +3,11 @@
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | EventListener | undefined | null>;
 
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs | null, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs | null,
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   return fill(document.createElement(tag), attrs, children);
 }
 
@@ -45,7 +49,9 @@ function append(parent: Element, children: Child[]): void {
 /** A number for reading: fixed decimals, thousands grouped, and a dash for none. */
 export function num(value: number | null | undefined, digits = 3): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  return Number.isInteger(value) ? value.toLocaleString('en') : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: Math.min(digits, 2) });
+  return Number.isInteger(value)
+    ? value.toLocaleString('en')
+    : value.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: Math.min(digits, 2) });
 }
 
 export function pct(value: number | null | undefined): string {
@@ -59,7 +65,30 @@ export function jsonBlock(value: unknown, className = 'json'): HTMLElement {
 
 /** A table from a header row and body rows. */
 export function table(head: Child[], rows: Child[][], className?: string): HTMLTableElement {
-  return h('table', { class: className }, h('thead', null, h('tr', null, head.map((cell) => h('th', null, cell)))), h('tbody', null, rows.map((row) => h('tr', null, row.map((cell) => h('td', null, cell))))));
+  return h(
+    'table',
+    { class: className },
+    h(
+      'thead',
+      null,
+      h(
+        'tr',
+        null,
+        head.map((cell) => h('th', null, cell)),
+      ),
+    ),
+    h(
+      'tbody',
+      null,
+      rows.map((row) =>
+        h(
+          'tr',
+          null,
+          row.map((cell) => h('td', null, cell)),
+        ),
+      ),
+    ),
+  );
 }
 
 export function badge(text: string, kind: string): HTMLElement {

@@ -11,8 +11,14 @@ export async function liveEpisodeView(view: HTMLElement, id: string): Promise<()
   let shown = '';
   const load = async () => {
     const trajectory = await api<Trajectory>(path);
-    const rewards = await api<Rewards>(`${path}/rewards`).catch((error: unknown) => (error instanceof ApiError ? error.message : Promise.reject(error)));
-    const key = JSON.stringify([trajectory.counts, trajectory.done, typeof rewards === 'string' ? rewards : rewards.r_step]);
+    const rewards = await api<Rewards>(`${path}/rewards`).catch((error: unknown) =>
+      error instanceof ApiError ? error.message : Promise.reject(error),
+    );
+    const key = JSON.stringify([
+      trajectory.counts,
+      trajectory.done,
+      typeof rewards === 'string' ? rewards : rewards.r_step,
+    ]);
     if (key !== shown) {
       shown = key;
       mount(body, episodeParts(trajectory, rewards, trajectory.done ? null : turnForm(path, load)));
@@ -27,12 +33,22 @@ export async function liveEpisodeView(view: HTMLElement, id: string): Promise<()
 
 /** An episode a run kept (eval's trajectory files, train's trajectories/*.jsonl), with its rewards. */
 export async function savedEpisodeView(view: HTMLElement, run: string, id: string): Promise<void> {
-  const saved = await api<{ trajectory: Trajectory; rewards: Rewards; rescored: boolean; record?: Json }>(`/v1/runs/${encodeURIComponent(run)}/episodes/${encodeURIComponent(id)}`);
+  const saved = await api<{ trajectory: Trajectory; rewards: Rewards; rescored: boolean; record?: Json }>(
+    `/v1/runs/${encodeURIComponent(run)}/episodes/${encodeURIComponent(id)}`,
+  );
   add(
     view,
     h('h1', null, 'Episode ', h('code', null, id)),
     h('p', null, link(`/run/${encodeURIComponent(run)}`, `← run ${run}`)),
-    saved.rescored ? h('p', { class: 'muted' }, 'Rewards scored again here from the saved trajectory (no judge); the run recorded ', recordLine(saved.record), '.') : null,
+    saved.rescored
+      ? h(
+          'p',
+          { class: 'muted' },
+          'Rewards scored again here from the saved trajectory (no judge); the run recorded ',
+          recordLine(saved.record),
+          '.',
+        )
+      : null,
     episodeParts(saved.trajectory, saved.rewards, null),
   );
 }
@@ -43,7 +59,11 @@ function recordLine(record: Json | undefined): string {
 }
 
 function turnForm(path: string, reload: () => Promise<void>): HTMLElement {
-  const text = h('textarea', { name: 'text', rows: 6, placeholder: '<think>…</think>\n<plan>…</plan>\n<tool_call>…</tool_call>' });
+  const text = h('textarea', {
+    name: 'text',
+    rows: 6,
+    placeholder: '<think>…</think>\n<plan>…</plan>\n<tool_call>…</tool_call>',
+  });
   const status = h('span', { class: 'muted' });
   return section(
     'Send a turn',
@@ -81,21 +101,45 @@ function episodeParts(trajectory: Trajectory, rewards: Rewards | string, form: H
       null,
       badge(trajectory.protocol, 'info'),
       ' ',
-      trajectory.done ? badge(`done: ${trajectory.finish ?? 'ended'}`, trajectory.finish === 'answer' ? 'ok' : 'bad') : badge('live', 'live'),
+      trajectory.done
+        ? badge(`done: ${trajectory.finish ?? 'ended'}`, trajectory.finish === 'answer' ? 'ok' : 'bad')
+        : badge('live', 'live'),
       ` seed ${trajectory.seed} · ${c.turns} turns · ${c.searches} searches · ${c.calls} calls (${c.failed_calls} failed, ${c.injected_errors} injected) · started ${new Date(trajectory.created_at).toLocaleString()}`,
     ),
-    trajectory.task?.reference_tools?.length ? h('p', null, 'Reference tools: ', trajectory.task.reference_tools.map((t) => [link(`/tool/${encodeURIComponent(t)}`, t), ' '])) : null,
-    trajectory.task?.answer !== undefined ? h('p', null, 'Expected answer contains: ', h('code', null, JSON.stringify(trajectory.task.answer))) : null,
+    trajectory.task?.reference_tools?.length
+      ? h(
+          'p',
+          null,
+          'Reference tools: ',
+          trajectory.task.reference_tools.map((t) => [link(`/tool/${encodeURIComponent(t)}`, t), ' ']),
+        )
+      : null,
+    trajectory.task?.answer !== undefined
+      ? h('p', null, 'Expected answer contains: ', h('code', null, JSON.stringify(trajectory.task.answer)))
+      : null,
     trajectory.answer !== undefined ? h('p', null, 'Answer: ', h('q', null, trajectory.answer)) : null,
   );
-  return [head, typeof rewards === 'string' ? section('Rewards', h('p', { class: 'error' }, rewards)) : rewardPanel(rewards), form, h('h2', null, 'Turns'), ...trajectory.turns.map((turn) => turnCard(turn, trajectory, typeof rewards === 'string' ? undefined : rewards))];
+  return [
+    head,
+    typeof rewards === 'string' ? section('Rewards', h('p', { class: 'error' }, rewards)) : rewardPanel(rewards),
+    form,
+    h('h2', null, 'Turns'),
+    ...trajectory.turns.map((turn) => turnCard(turn, trajectory, typeof rewards === 'string' ? undefined : rewards)),
+  ];
 }
 
 function rewardPanel(r: Rewards): HTMLElement {
   const k = r.coefficients;
   const stepSum = r.steps.reduce((sum, s) => sum + s.r_base + s.r_plan, 0);
   const phaseMean = r.phases.length === 0 ? 0 : r.phases.reduce((sum, p) => sum + p.score, 0) / r.phases.length;
-  const big = (name: string, value: number | null, why: Child) => h('div', { class: 'reward' }, h('div', { class: 'reward-name' }, name), h('div', { class: 'reward-value' }, num(value)), h('div', { class: 'reward-why' }, why));
+  const big = (name: string, value: number | null, why: Child) =>
+    h(
+      'div',
+      { class: 'reward' },
+      h('div', { class: 'reward-name' }, name),
+      h('div', { class: 'reward-value' }, num(value)),
+      h('div', { class: 'reward-why' }, why),
+    );
   return section(
     'Rewards',
     r.flagged ? h('p', { class: 'error' }, `Flagged: ${r.flagged}`) : null,
@@ -103,8 +147,18 @@ function rewardPanel(r: Rewards): HTMLElement {
       'div',
       { class: 'rewards' },
       big('R_step', r.r_step, r.r_step_note ?? `(Σ r_base + r_plan = ${stepSum}) ÷ (2 × ${r.steps.length} turns)`),
-      big('R_phase', r.r_phase, r.gate === null ? 'not scored: R_ans flagged' : `gate ${num(r.gate)} × mean of ${r.phases.length} phase scores ${num(phaseMean)}`),
-      big('R_traj', r.r_traj, `${k.gamma_e} × search recall ${num(r.recall.search)} + ${k.gamma_o} × call recall ${num(r.recall.call)} + ${k.gamma_ans} × R_ans`),
+      big(
+        'R_phase',
+        r.r_phase,
+        r.gate === null
+          ? 'not scored: R_ans flagged'
+          : `gate ${num(r.gate)} × mean of ${r.phases.length} phase scores ${num(phaseMean)}`,
+      ),
+      big(
+        'R_traj',
+        r.r_traj,
+        `${k.gamma_e} × search recall ${num(r.recall.search)} + ${k.gamma_o} × call recall ${num(r.recall.call)} + ${k.gamma_ans} × R_ans`,
+      ),
       big('R_ans', r.r_ans, `from ${r.answer_source}${r.pattern ? ` (Q/F/U ${r.pattern})` : ''}`),
     ),
     h(
@@ -112,7 +166,16 @@ function rewardPanel(r: Rewards): HTMLElement {
       null,
       'Success: ',
       r.success === null ? badge('unscored', 'soft') : badge(r.success ? 'yes' : 'no', r.success ? 'ok' : 'bad'),
-      r.verdicts ? [' · verdicts: quality ', verdict(r.verdicts.quality), ' faithfulness ', verdict(r.verdicts.faithfulness), ' utility ', verdict(r.verdicts.utility)] : null,
+      r.verdicts
+        ? [
+            ' · verdicts: quality ',
+            verdict(r.verdicts.quality),
+            ' faithfulness ',
+            verdict(r.verdicts.faithfulness),
+            ' utility ',
+            verdict(r.verdicts.utility),
+          ]
+        : null,
       r.graph ? null : h('span', { class: 'muted' }, ' · no dependency graph: L2 and L3 not scored'),
     ),
     r.judge ? details('The judge', jsonBlock(r.judge)) : null,
@@ -120,10 +183,22 @@ function rewardPanel(r: Rewards): HTMLElement {
       ? h('p', { class: 'muted' }, 'No execution phase: R_phase counts none.')
       : table(
           ['phase', 'turns', 'L1 tools declared', 'L2 edges in G_dep', 'L3 order', 'L4 calls succeeded', 'score'],
-          r.phases.map((p, i) => [String(i + 1), p.turns.join(', '), check(p.l1), check(p.l2), check(p.l3), num(p.l4_ratio), num(p.score)]),
+          r.phases.map((p, i) => [
+            String(i + 1),
+            p.turns.join(', '),
+            check(p.l1),
+            check(p.l2),
+            check(p.l3),
+            num(p.l4_ratio),
+            num(p.score),
+          ]),
           'phases',
         ),
-    h('p', { class: 'muted' }, `Weights: L1–L4 ${k.w1}, ${k.w2}, ${k.w3}, ${k.w4}; advantages λ traj ${k.lambda_traj}, phase ${k.lambda_phase}, step ${k.lambda_step}.`),
+    h(
+      'p',
+      { class: 'muted' },
+      `Weights: L1–L4 ${k.w1}, ${k.w2}, ${k.w3}, ${k.w4}; advantages λ traj ${k.lambda_traj}, phase ${k.lambda_phase}, step ${k.lambda_step}.`,
+    ),
   );
 }
 
@@ -152,19 +227,50 @@ function turnCard(turn: TurnRecord, trajectory: Trajectory, rewards: Rewards | u
       score ? h('span', { class: 'muted' }, ` r_base ${score.r_base} · r_plan ${score.r_plan}`) : null,
       turn.step !== undefined ? h('span', { class: 'muted' }, ` · step ${turn.step}`) : null,
     ),
-    turn.rejected?.length ? h('ul', { class: 'error' }, turn.rejected.map((r) => h('li', null, r))) : null,
+    turn.rejected?.length
+      ? h(
+          'ul',
+          { class: 'error' },
+          turn.rejected.map((r) => h('li', null, r)),
+        )
+      : null,
     details('Model text', h('pre', { class: 'raw' }, turn.text)),
     plan
       ? h(
           'div',
           { class: 'plan' },
-          h('h4', null, `Plan: ${plan.phase ?? 'unreadable'} `, badge(plan.valid ? 'valid' : 'invalid', plan.valid ? 'ok' : 'bad'), plan.repeated ? badge('repeated', 'soft') : null, plan.accepted ? badge('accepted', 'ok') : null),
-          plan.slots?.length ? h('ul', null, plan.slots.map((s) => h('li', null, 'slot: ', h('q', null, s)))) : null,
+          h(
+            'h4',
+            null,
+            `Plan: ${plan.phase ?? 'unreadable'} `,
+            badge(plan.valid ? 'valid' : 'invalid', plan.valid ? 'ok' : 'bad'),
+            plan.repeated ? badge('repeated', 'soft') : null,
+            plan.accepted ? badge('accepted', 'ok') : null,
+          ),
+          plan.slots?.length
+            ? h(
+                'ul',
+                null,
+                plan.slots.map((s) => h('li', null, 'slot: ', h('q', null, s))),
+              )
+            : null,
           planDag(plan),
         )
       : null,
     turn.searches.length
-      ? h('div', null, h('h4', null, 'Searches'), table(['id', 'query', 'results'], turn.searches.map((s) => [s.id, s.query, s.results.map((id) => [link(`/tool/${encodeURIComponent(id)}`, id), ' '])])))
+      ? h(
+          'div',
+          null,
+          h('h4', null, 'Searches'),
+          table(
+            ['id', 'query', 'results'],
+            turn.searches.map((s) => [
+              s.id,
+              s.query,
+              s.results.map((id) => [link(`/tool/${encodeURIComponent(id)}`, id), ' ']),
+            ]),
+          ),
+        )
       : null,
     turn.calls.length
       ? h(
@@ -174,7 +280,9 @@ function turnCard(turn: TurnRecord, trajectory: Trajectory, rewards: Rewards | u
           table(
             ['id', 'tool', 'status', 'source', 'injected', 'what came back'],
             turn.calls.map((call) => {
-              const observation = step?.observations.find((o) => o.type === 'tool_call' && o.id === call.id) ?? step?.observations.find((o) => o.type === 'tool_call' && o.tool === call.tool);
+              const observation =
+                step?.observations.find((o) => o.type === 'tool_call' && o.id === call.id) ??
+                step?.observations.find((o) => o.type === 'tool_call' && o.tool === call.tool);
               return [
                 call.id,
                 link(`/tool/${encodeURIComponent(call.tool)}`, call.tool),
@@ -187,8 +295,28 @@ function turnCard(turn: TurnRecord, trajectory: Trajectory, rewards: Rewards | u
           ),
         )
       : null,
-    turn.not_run.length ? h('div', null, h('h4', null, 'Held back'), table(['id', 'tool', 'kind', 'reason'], turn.not_run.map((n) => [n.id, n.tool, n.kind, n.reason]))) : null,
-    changes.length ? h('div', null, h('h4', null, 'World state'), table(['call', 'tool', 'effect'], changes.map((o) => [o.id ?? '', o.tool ?? '', badge(o.state!, 'info')]))) : null,
+    turn.not_run.length
+      ? h(
+          'div',
+          null,
+          h('h4', null, 'Held back'),
+          table(
+            ['id', 'tool', 'kind', 'reason'],
+            turn.not_run.map((n) => [n.id, n.tool, n.kind, n.reason]),
+          ),
+        )
+      : null,
+    changes.length
+      ? h(
+          'div',
+          null,
+          h('h4', null, 'World state'),
+          table(
+            ['call', 'tool', 'effect'],
+            changes.map((o) => [o.id ?? '', o.tool ?? '', badge(o.state!, 'info')]),
+          ),
+        )
+      : null,
     turn.answer !== undefined ? h('p', null, h('strong', null, 'Answer: '), turn.answer) : null,
     details('Observation sent back', h('pre', { class: 'raw' }, turn.observation)),
   );

@@ -22,7 +22,10 @@ function heldOut(metric: string): [string, string][] {
 }
 
 function rollouts(metric: string): [string, string][] {
-  return [['trained', `rollout_${metric}`], [CONTROL, `control_rollout_${metric}`]];
+  return [
+    ['trained', `rollout_${metric}`],
+    [CONTROL, `control_rollout_${metric}`],
+  ];
 }
 
 type Check = { difference: number; threshold: number; passed: boolean };

@@ -23,33 +23,86 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
     if (c) search.set('category', c);
     location.hash = `#/library${search.size ? `?${search}` : ''}`;
   };
-  const input = h('input', { type: 'search', name: 'q', value: query, placeholder: 'What should the tool do? e.g. "find a pet by id"', 'aria-label': 'search tools', autofocus: true });
-  const form = h('form', { class: 'search', onsubmit: (event: Event) => (event.preventDefault(), go({ q: input.value.trim() })) }, input, h('button', { type: 'submit' }, 'Search'));
+  const input = h('input', {
+    type: 'search',
+    name: 'q',
+    value: query,
+    placeholder: 'What should the tool do? e.g. "find a pet by id"',
+    'aria-label': 'search tools',
+    autofocus: true,
+  });
+  const form = h(
+    'form',
+    { class: 'search', onsubmit: (event: Event) => (event.preventDefault(), go({ q: input.value.trim() })) },
+    input,
+    h('button', { type: 'submit' }, 'Search'),
+  );
   const facets = h(
     'aside',
     { class: 'facets' },
     h('h3', null, 'Categories'),
-    h('button', { class: `facet${category ? '' : ' active'}`, onclick: () => go({ category: '' }) }, 'all', h('span', { class: 'count' }, num(stats.tools))),
-    stats.categories.map((c) => h('button', { class: `facet${c.category === category ? ' active' : ''}`, 'data-category': c.category, onclick: () => go({ category: c.category }) }, c.category, h('span', { class: 'count' }, num(c.tools)))),
+    h(
+      'button',
+      { class: `facet${category ? '' : ' active'}`, onclick: () => go({ category: '' }) },
+      'all',
+      h('span', { class: 'count' }, num(stats.tools)),
+    ),
+    stats.categories.map((c) =>
+      h(
+        'button',
+        {
+          class: `facet${c.category === category ? ' active' : ''}`,
+          'data-category': c.category,
+          onclick: () => go({ category: c.category }),
+        },
+        c.category,
+        h('span', { class: 'count' }, num(c.tools)),
+      ),
+    ),
   );
   const results = h('div', { class: 'results' });
   view.append(
     h('h1', null, 'Library'),
-    h('p', { class: 'muted' }, `${num(stats.tools)} tools from ${num(stats.apis)} APIs in ${stats.categories.length} categories; ${num(stats.with_response_schema)} with a response schema, ${num(stats.with_examples)} with examples.`),
+    h(
+      'p',
+      { class: 'muted' },
+      `${num(stats.tools)} tools from ${num(stats.apis)} APIs in ${stats.categories.length} categories; ${num(stats.with_response_schema)} with a response schema, ${num(stats.with_examples)} with examples.`,
+    ),
     form,
     h('div', { class: 'library' }, facets, results),
   );
   const list = h('ol', { class: 'tool-list' });
   if (query) {
-    const found = await postJson<{ results: ToolSummary[] }>('/v1/search', { query, k: 25, ...(category ? { category } : {}) });
-    add(results, h('h3', null, `${found.results.length} best matches for “${query}”${category ? ` in ${category}` : ''}`), found.results.length === 0 ? h('p', { class: 'muted' }, 'Nothing found.') : null, list);
+    const found = await postJson<{ results: ToolSummary[] }>('/v1/search', {
+      query,
+      k: 25,
+      ...(category ? { category } : {}),
+    });
+    add(
+      results,
+      h('h3', null, `${found.results.length} best matches for “${query}”${category ? ` in ${category}` : ''}`),
+      found.results.length === 0 ? h('p', { class: 'muted' }, 'Nothing found.') : null,
+      list,
+    );
     add(list, found.results.map(hit));
     return;
   }
-  add(results, h('h3', null, category ? `Tools in ${category}, in library order` : 'Every tool, in library order; search to find one by what it does'), list);
+  add(
+    results,
+    h(
+      'h3',
+      null,
+      category
+        ? `Tools in ${category}, in library order`
+        : 'Every tool, in library order; search to find one by what it does',
+    ),
+    list,
+  );
   const more = h('button', { type: 'button', class: 'more' }, 'Show 50 more');
   const page = async (cursor: string | null) => {
-    const next = await api<{ tools: ToolSummary[]; next_cursor: string | null }>(`/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const next = await api<{ tools: ToolSummary[]; next_cursor: string | null }>(
+      `/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     add(list, next.tools.map(hit));
     if (next.next_cursor === null) more.remove();
     else more.onclick = () => void page(next.next_cursor);
@@ -75,6 +128,10 @@ function description(tool: ToolSummary): HTMLElement {
   const box = h('div', { class: 'description' });
   const show = (text: string) => (box.textContent = text.length > 240 ? `${text.slice(0, 240)}…` : text);
   if (tool.description !== undefined) show(tool.description);
-  else void api<{ description: string }>(`/v1/tools/${encodeURIComponent(tool.id)}`).then((record) => show(record.description), () => undefined);
+  else
+    void api<{ description: string }>(`/v1/tools/${encodeURIComponent(tool.id)}`).then(
+      (record) => show(record.description),
+      () => undefined,
+    );
   return box;
 }

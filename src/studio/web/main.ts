@@ -37,8 +37,12 @@ async function render(): Promise<void> {
     return;
   }
   const [pattern, nav, view] = route;
-  for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a')) a.classList.toggle('active', a.dataset.view === nav);
-  const parts = pattern.exec(path)!.slice(1).map((p) => decodeURIComponent(p));
+  for (const a of document.querySelectorAll<HTMLAnchorElement>('nav a'))
+    a.classList.toggle('active', a.dataset.view === nav);
+  const parts = pattern
+    .exec(path)!
+    .slice(1)
+    .map((p) => decodeURIComponent(p));
   const target = h('div', { class: 'view' });
   main.replaceChildren(target);
   main.setAttribute('aria-busy', 'true');
@@ -48,7 +52,20 @@ async function render(): Promise<void> {
     else cleanup?.();
   } catch (error) {
     if (mine !== rendering) return;
-    target.append(h('div', { class: 'problem', role: 'alert' }, h('strong', null, error instanceof ApiError && error.status === 401 ? 'This server needs its API key: enter it above. ' : 'Could not load this view. '), (error as Error).message));
+    target.append(
+      h(
+        'div',
+        { class: 'problem', role: 'alert' },
+        h(
+          'strong',
+          null,
+          error instanceof ApiError && error.status === 401
+            ? 'This server needs its API key: enter it above. '
+            : 'Could not load this view. ',
+        ),
+        (error as Error).message,
+      ),
+    );
   } finally {
     if (mine === rendering) main.removeAttribute('aria-busy');
   }

@@ -21,7 +21,13 @@ export interface LinePlot {
  * A line plot of one metric over x, one series per label; missing points are gaps the line bridges. It is drawn
  * once the box is in the page and has a width, and follows the box's width after that.
  */
-export function linePlot(title: string, xs: number[], series: Series[], xLabel = 'step', yRange?: [number, number]): LinePlot {
+export function linePlot(
+  title: string,
+  xs: number[],
+  series: Series[],
+  xLabel = 'step',
+  yRange?: [number, number],
+): LinePlot {
   const element = h('div', { class: 'plot', 'data-metric': title });
   let data = aligned(xs, series);
   let chart: uPlot | undefined;
@@ -30,7 +36,16 @@ export function linePlot(title: string, xs: number[], series: Series[], xLabel =
     width,
     height: HEIGHT,
     scales: { x: { time: false }, ...(yRange ? { y: { range: yRange } } : {}) },
-    series: [{ label: xLabel }, ...series.map((s, i) => ({ label: s.label, stroke: COLORS[i % COLORS.length], width: 2, spanGaps: true, points: { size: 5 } }))],
+    series: [
+      { label: xLabel },
+      ...series.map((s, i) => ({
+        label: s.label,
+        stroke: COLORS[i % COLORS.length],
+        width: 2,
+        spanGaps: true,
+        points: { size: 5 },
+      })),
+    ],
     axes: [{ label: xLabel, ...(xLabel === 'step' ? { incrs: STEP_INCREMENTS } : {}) }, { size: 64 }],
   });
   new ResizeObserver(([entry]) => {

@@ -4,8 +4,34 @@ import { linePlot } from './plot.js';
 import { learnerView } from './learner.js';
 import type { AgentResult, RunEpisode, RunListing, RunView, StepRow } from './types.js';
 
-const TRAIN_METRICS = ['r_step', 'r_phase', 'r_traj', 'r_ans', 'success', 'turns', 'actions_per_turn', 'loss', 'grad_norm', 'learning_rate', 'frac_reward_zero_std', 'tokens', 'wall_s'];
-const AGENT_METRICS = ['success', 'path', 'coverage', 'turns', 'actions_per_turn', 'failed_calls', 'tokens', 'r_step', 'r_phase', 'r_traj', 'r_ans'];
+const TRAIN_METRICS = [
+  'r_step',
+  'r_phase',
+  'r_traj',
+  'r_ans',
+  'success',
+  'turns',
+  'actions_per_turn',
+  'loss',
+  'grad_norm',
+  'learning_rate',
+  'frac_reward_zero_std',
+  'tokens',
+  'wall_s',
+];
+const AGENT_METRICS = [
+  'success',
+  'path',
+  'coverage',
+  'turns',
+  'actions_per_turn',
+  'failed_calls',
+  'tokens',
+  'r_step',
+  'r_phase',
+  'r_traj',
+  'r_ans',
+];
 const RATIOS = new Set(['success', 'path', 'coverage']);
 /** Shares, plotted on their whole range so that a flat 1 reads as 1. */
 const SHARES = new Set(['success', 'frac_reward_zero_std']);
@@ -20,13 +46,31 @@ export async function runsView(view: HTMLElement): Promise<void> {
     view.append(h('p', { class: 'empty' }, detail ?? 'No eval or train run directories under --runs yet.'));
     return;
   }
-  const boxes = runs.map((r) => h('input', { type: 'checkbox', name: 'run', value: r.name, 'aria-label': `compare ${r.name}` }));
-  const compare = h('button', { type: 'button', class: 'primary', onclick: () => {
-    const names = boxes.filter((b) => b.checked).map((b) => b.value);
-    if (names.length > 0) location.hash = `#/compare?runs=${names.map(encodeURIComponent).join(',')}`;
-  } }, 'Compare selected');
+  const boxes = runs.map((r) =>
+    h('input', { type: 'checkbox', name: 'run', value: r.name, 'aria-label': `compare ${r.name}` }),
+  );
+  const compare = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      onclick: () => {
+        const names = boxes.filter((b) => b.checked).map((b) => b.value);
+        if (names.length > 0) location.hash = `#/compare?runs=${names.map(encodeURIComponent).join(',')}`;
+      },
+    },
+    'Compare selected',
+  );
   view.append(
-    table(['', 'run', 'kind', 'modified'], runs.map((r, i) => [boxes[i]!, link(`/run/${encodeURIComponent(r.name)}`, r.name), r.label, new Date(r.modified_at).toLocaleString()])),
+    table(
+      ['', 'run', 'kind', 'modified'],
+      runs.map((r, i) => [
+        boxes[i]!,
+        link(`/run/${encodeURIComponent(r.name)}`, r.name),
+        r.label,
+        new Date(r.modified_at).toLocaleString(),
+      ]),
+    ),
     h('div', { class: 'actions' }, compare),
   );
 }
@@ -37,16 +81,35 @@ export async function runView(view: HTMLElement, name: string): Promise<void> {
   view.append(h('h1', null, 'Run ', h('code', null, name)), h('p', null, link('/runs', '← all runs')));
   if (run.kind === 'train') {
     view.append(
-      h('p', null, badge(`${run.config.engine} ${run.config.stage}`, 'info'), ` model ${run.config.model} · ${run.metrics.length} of ${run.config.steps} steps `, run.finished ? badge('finished', 'ok') : badge('running', 'live')),
+      h(
+        'p',
+        null,
+        badge(`${run.config.engine} ${run.config.stage}`, 'info'),
+        ` model ${run.config.model} · ${run.metrics.length} of ${run.config.steps} steps `,
+        run.finished ? badge('finished', 'ok') : badge('running', 'live'),
+      ),
       // An epoch of one step is already plotted: its steps are its epochs.
-      section('Curves', curves([{ label: name, rows: run.metrics }], run.config.epoch_steps !== null && run.config.epoch_steps > 1 ? run.config.epoch_steps : undefined)),
+      section(
+        'Curves',
+        curves(
+          [{ label: name, rows: run.metrics }],
+          run.config.epoch_steps !== null && run.config.epoch_steps > 1 ? run.config.epoch_steps : undefined,
+        ),
+      ),
     );
   } else if (run.kind === 'learner') {
     // Its episodes were rollouts deleted as the run went: it keeps none to list.
     view.append(...learnerView(run.report, run.metrics));
     return;
   } else {
-    view.append(h('p', { class: 'muted' }, `${run.report.tasks.scored} tasks × ${run.report.runs} runs, policy ${run.report.policy}, ${run.report.created_at}`), section('Agents compared', agentTable([{ run: name, results: run.report.results }])));
+    view.append(
+      h(
+        'p',
+        { class: 'muted' },
+        `${run.report.tasks.scored} tasks × ${run.report.runs} runs, policy ${run.report.policy}, ${run.report.created_at}`,
+      ),
+      section('Agents compared', agentTable([{ run: name, results: run.report.results }])),
+    );
   }
   const { episodes } = await api<{ episodes: RunEpisode[] }>(`/v1/runs/${encodeURIComponent(name)}/episodes`);
   view.append(section(`Episodes (${episodes.length})`, episodeTable(name, episodes)));
@@ -82,24 +145,31 @@ function curves(runs: { label: string; rows: StepRow[] }[], epoch?: number): HTM
     metrics.map(
       (metric) =>
         linePlot(
-        metric,
-        steps,
-        runs.flatMap((r) => {
-          const byStep = new Map(r.rows.map((row) => [row.step, row[metric]]));
-          const values = steps.map((s) => (typeof byStep.get(s) === 'number' ? (byStep.get(s) as number) : null));
-          const perStep = { label: r.label, values };
-          return epoch !== undefined && REWARDS.has(metric) ? [perStep, { label: `epoch mean (${epoch} steps, every task once)`, values: epochMeans(steps, values, epoch) }] : [perStep];
-        }),
-        'step',
-        SHARES.has(metric) ? [0, 1] : undefined,
-      ).element,
+          metric,
+          steps,
+          runs.flatMap((r) => {
+            const byStep = new Map(r.rows.map((row) => [row.step, row[metric]]));
+            const values = steps.map((s) => (typeof byStep.get(s) === 'number' ? (byStep.get(s) as number) : null));
+            const perStep = { label: r.label, values };
+            return epoch !== undefined && REWARDS.has(metric)
+              ? [
+                  perStep,
+                  { label: `epoch mean (${epoch} steps, every task once)`, values: epochMeans(steps, values, epoch) },
+                ]
+              : [perStep];
+          }),
+          'step',
+          SHARES.has(metric) ? [0, 1] : undefined,
+        ).element,
     ),
   );
 }
 
 function agentTable(runs: { run: string; results: AgentResult[] }[]): HTMLElement {
   const rows = runs.flatMap(({ run, results }) => results.map((r) => ({ run, summary: r.summary })));
-  const best = new Map(AGENT_METRICS.map((m) => [m, Math.max(...rows.map((r) => r.summary.stats[m]?.mean ?? -Infinity))]));
+  const best = new Map(
+    AGENT_METRICS.map((m) => [m, Math.max(...rows.map((r) => r.summary.stats[m]?.mean ?? -Infinity))]),
+  );
   return table(
     ['run', 'agent', ...AGENT_METRICS.map((m) => m.replaceAll('_', ' '))],
     rows.map(({ run, summary }) => [
@@ -109,8 +179,17 @@ function agentTable(runs: { run: string; results: AgentResult[] }[]): HTMLElemen
         const stat = summary.stats[m];
         const value = stat?.mean ?? null;
         const text = RATIOS.has(m) ? pct(value) : num(value, 2);
-        const bar = RATIOS.has(m) || m.startsWith('r_') ? h('span', { class: 'bar', style: `width: ${Math.max(0, Math.min(1, Math.abs(value ?? 0))) * 100}%` }) : null;
-        return h('span', { class: `metric${value !== null && value === best.get(m) && rows.length > 1 ? ' best' : ''}` }, bar, text, stat?.std !== null && stat?.std !== undefined ? h('span', { class: 'muted' }, ` ±${num(stat.std, 2)}`) : null);
+        const bar =
+          RATIOS.has(m) || m.startsWith('r_')
+            ? h('span', { class: 'bar', style: `width: ${Math.max(0, Math.min(1, Math.abs(value ?? 0))) * 100}%` })
+            : null;
+        return h(
+          'span',
+          { class: `metric${value !== null && value === best.get(m) && rows.length > 1 ? ' best' : ''}` },
+          bar,
+          text,
+          stat?.std !== null && stat?.std !== undefined ? h('span', { class: 'muted' }, ` ±${num(stat.std, 2)}`) : null,
+        );
       }),
     ]),
     'agents',
@@ -121,16 +200,22 @@ function episodeTable(run: string, episodes: RunEpisode[]): HTMLElement {
   if (episodes.length === 0) return h('p', { class: 'empty' }, 'This run kept no episodes.');
   return table(
     ['episode', 'task', 'agent / step', 'success', 'turns', 'R_step', 'R_phase', 'R_traj', 'R_ans'],
-    episodes.slice(0, 500).map((e) => [
-      link(`/run/${encodeURIComponent(run)}/episode/${encodeURIComponent(e.episode)}`, e.episode.slice(0, 13), 'episode-link'),
-      e.task ?? '',
-      e.agent ? `${e.agent} #${e.run}` : `step ${e.step}`,
-      e.success === null ? badge('unscored', 'soft') : badge(e.success ? 'yes' : 'no', e.success ? 'ok' : 'bad'),
-      String(e.turns),
-      num(e.r_step),
-      num(e.r_phase),
-      num(e.r_traj),
-      num(e.r_ans),
-    ]),
+    episodes
+      .slice(0, 500)
+      .map((e) => [
+        link(
+          `/run/${encodeURIComponent(run)}/episode/${encodeURIComponent(e.episode)}`,
+          e.episode.slice(0, 13),
+          'episode-link',
+        ),
+        e.task ?? '',
+        e.agent ? `${e.agent} #${e.run}` : `step ${e.step}`,
+        e.success === null ? badge('unscored', 'soft') : badge(e.success ? 'yes' : 'no', e.success ? 'ok' : 'bad'),
+        String(e.turns),
+        num(e.r_step),
+        num(e.r_phase),
+        num(e.r_traj),
+        num(e.r_ans),
+      ]),
   );
 }

@@ -16,7 +16,10 @@ export async function serverView(view: HTMLElement): Promise<() => void> {
   // Kept across refreshes (its data replaced), and made again only when a new response source shows up.
   let rate: { sources: string; plot: LinePlot } | undefined;
   const load = async () => {
-    const [health, text] = await Promise.all([api<{ tools: number; seed: number }>('/healthz'), request('/metrics').then((r) => (r.ok ? r.text() : Promise.reject(new Error(`metrics: ${r.status}`))))]);
+    const [health, text] = await Promise.all([
+      api<{ tools: number; seed: number }>('/healthz'),
+      request('/metrics').then((r) => (r.ok ? r.text() : Promise.reject(new Error(`metrics: ${r.status}`)))),
+    ]);
     const samples = parsePrometheus(text);
     const calls = sumBy(samples, 'toolenv_calls_total', 'source');
     history.push({ t: Date.now() / 1000, calls });
@@ -24,7 +27,12 @@ export async function serverView(view: HTMLElement): Promise<() => void> {
     const sources = [...new Set(history.flatMap((p) => [...p.calls.keys()]))].sort();
     if (history.length >= 3 && sources.length > 0) {
       const xs = history.slice(1).map((p) => Math.round(p.t - history[0]!.t));
-      const series = sources.map((source) => ({ label: source, values: history.slice(1).map((p, i) => ((p.calls.get(source) ?? 0) - (history[i]!.calls.get(source) ?? 0)) / (p.t - history[i]!.t)) }));
+      const series = sources.map((source) => ({
+        label: source,
+        values: history
+          .slice(1)
+          .map((p, i) => ((p.calls.get(source) ?? 0) - (history[i]!.calls.get(source) ?? 0)) / (p.t - history[i]!.t)),
+      }));
       if (rate?.sources === sources.join()) rate.plot.update(xs, series);
       else {
         rate = { sources: sources.join(), plot: linePlot('calls per second', xs, series, 'seconds') };
@@ -38,7 +46,12 @@ export async function serverView(view: HTMLElement): Promise<() => void> {
   return () => window.clearInterval(timer);
 }
 
-function parts(health: { tools: number; seed: number }, samples: Sample[], calls: Map<string, number>, rateBox: HTMLElement): Child[] {
+function parts(
+  health: { tools: number; seed: number },
+  samples: Sample[],
+  calls: Map<string, number>,
+  rateBox: HTMLElement,
+): Child[] {
   const hits = total(samples, 'toolenv_cache_hits_total');
   const misses = total(samples, 'toolenv_cache_misses_total');
   const injected = sumBy(samples, 'toolenv_injected_errors_total', 'kind');
@@ -46,27 +59,64 @@ function parts(health: { tools: number; seed: number }, samples: Sample[], calls
   const byStatus = sumBy(samples, 'toolenv_calls_total', 'status');
   const failed = [...byStatus].filter(([status]) => Number(status) >= 400).reduce((sum, [, n]) => sum + n, 0);
   const model = samples.filter((s) => s.name.startsWith('toolenv_model_'));
-  const stat = (label: string, value: string, note?: string) => h('div', { class: 'stat' }, h('div', { class: 'stat-value' }, value), h('div', { class: 'stat-label' }, label), note ? h('div', { class: 'muted' }, note) : null);
+  const stat = (label: string, value: string, note?: string) =>
+    h(
+      'div',
+      { class: 'stat' },
+      h('div', { class: 'stat-value' }, value),
+      h('div', { class: 'stat-label' }, label),
+      note ? h('div', { class: 'muted' }, note) : null,
+    );
   return [
     h(
       'div',
       { class: 'stats' },
       stat('tools', num(health.tools)),
       stat('calls', num(allCalls), `${num(failed)} answered ≥ 400`),
-      stat('cache hit ratio', hits + misses === 0 ? '—' : pct(hits / (hits + misses)), `${num(hits)} hits · ${num(misses)} misses`),
+      stat(
+        'cache hit ratio',
+        hits + misses === 0 ? '—' : pct(hits / (hits + misses)),
+        `${num(hits)} hits · ${num(misses)} misses`,
+      ),
       stat('injected errors', num([...injected.values()].reduce((a, b) => a + b, 0))),
       stat('requests in flight', num(total(samples, 'toolenv_http_requests_in_flight')), 'this page’s own included'),
       stat('seed', String(health.seed)),
     ),
-    section('Calls by source', table(['source', 'calls', 'share'], [...calls].sort(([, a], [, b]) => b - a).map(([source, n]) => [source, num(n), pct(allCalls === 0 ? null : n / allCalls)])), rateBox),
-    section('Injected errors', table(['kind', 'count'], [...injected].map(([kind, n]) => [kind, num(n)]))),
+    section(
+      'Calls by source',
+      table(
+        ['source', 'calls', 'share'],
+        [...calls]
+          .sort(([, a], [, b]) => b - a)
+          .map(([source, n]) => [source, num(n), pct(allCalls === 0 ? null : n / allCalls)]),
+      ),
+      rateBox,
+    ),
+    section(
+      'Injected errors',
+      table(
+        ['kind', 'count'],
+        [...injected].map(([kind, n]) => [kind, num(n)]),
+      ),
+    ),
     section(
       'Model responder',
       model.length === 0
         ? h('p', { class: 'muted' }, 'No model responder (serve --responder llama or openai).')
         : [
             queue(samples),
-            table(['counter', 'value'], model.filter((s) => !s.name.startsWith('toolenv_model_queue_')).map((s) => [s.name.replace(/^toolenv_model_/, '').replace(/_total$/, '').replaceAll('_', ' '), num(s.value, 1)])),
+            table(
+              ['counter', 'value'],
+              model
+                .filter((s) => !s.name.startsWith('toolenv_model_queue_'))
+                .map((s) => [
+                  s.name
+                    .replace(/^toolenv_model_/, '')
+                    .replace(/_total$/, '')
+                    .replaceAll('_', ' '),
+                  num(s.value, 1),
+                ]),
+            ),
           ],
     ),
   ];
@@ -77,5 +127,10 @@ function queue(samples: Sample[]): Child {
   const gauge = (name: string) => samples.find((s) => s.name === `toolenv_model_queue_${name}`)?.value;
   const running = gauge('running');
   if (running === undefined) return null;
-  return h('p', { class: 'queue' }, h('strong', null, 'Queue: '), `${num(running)} of ${num(gauge('concurrency'))} generating, ${num(gauge('waiting'))} waiting (at most ${num(gauge('max_waiting'))}, then calls are refused as busy)`);
+  return h(
+    'p',
+    { class: 'queue' },
+    h('strong', null, 'Queue: '),
+    `${num(running)} of ${num(gauge('concurrency'))} generating, ${num(gauge('waiting'))} waiting (at most ${num(gauge('max_waiting'))}, then calls are refused as busy)`,
+  );
 }

@@ -15,7 +15,9 @@ export async function toolView(view: HTMLElement, id: string): Promise<void> {
     section(`Response ${tool.response_status ?? 200}`, schemaTable(tool.response_schema)),
     section(
       `Examples (${tool.examples.length})`,
-      tool.examples.length === 0 ? h('p', { class: 'muted' }, 'The spec gives none: answers come from the synthesizer or a model.') : tool.examples.map((e) => details(`${e.name ?? 'example'} · ${e.status}`, jsonBlock(e.body))),
+      tool.examples.length === 0
+        ? h('p', { class: 'muted' }, 'The spec gives none: answers come from the synthesizer or a model.')
+        : tool.examples.map((e) => details(`${e.name ?? 'example'} · ${e.status}`, jsonBlock(e.body))),
     ),
     await edges(tool.id),
     section('Origin', jsonBlock(tool.origin)),
@@ -25,7 +27,11 @@ export async function toolView(view: HTMLElement, id: string): Promise<void> {
 function restShape(tool: Tool): HTMLElement | null {
   const origin = tool.origin;
   if (origin.format !== 'openapi') return h('span', { class: 'muted' }, `imported from ${origin.format}`);
-  return h('code', { class: 'rest' }, `${String(origin.method).toUpperCase()} /apis/${String(origin.api_id)}${String(origin.path)}`);
+  return h(
+    'code',
+    { class: 'rest' },
+    `${String(origin.method).toUpperCase()} /apis/${String(origin.api_id)}${String(origin.path)}`,
+  );
 }
 
 async function edges(id: string): Promise<HTMLElement> {
@@ -33,14 +39,35 @@ async function edges(id: string): Promise<HTMLElement> {
   try {
     graph = await api(`/v1/graph/${encodeURIComponent(id)}`);
   } catch (error) {
-    if (error instanceof ApiError && (error.status === 404 || error.status === 503)) return section('Dependencies', h('p', { class: 'muted' }, error.message));
+    if (error instanceof ApiError && (error.status === 404 || error.status === 503))
+      return section('Dependencies', h('p', { class: 'muted' }, error.message));
     throw error;
   }
   const rows = (list: Edge[], other: (e: Edge) => string) =>
-    list.map((e) => [link(`/tool/${encodeURIComponent(other(e))}`, other(e)), badge(e.kind, e.kind === 'hard' ? 'ok' : 'soft'), e.rule, num(e.score, 2)]);
+    list.map((e) => [
+      link(`/tool/${encodeURIComponent(other(e))}`, other(e)),
+      badge(e.kind, e.kind === 'hard' ? 'ok' : 'soft'),
+      e.rule,
+      num(e.score, 2),
+    ]);
   const part = (title: string, list: Edge[], other: (e: Edge) => string) =>
-    h('div', null, h('h3', null, `${title} (${list.length})`), list.length === 0 ? h('p', { class: 'muted' }, 'none') : table(['tool', 'kind', 'rule', 'score'], rows(list, other)));
-  return section('Dependencies', h('div', { class: 'columns' }, part('Needs results of', graph.in, (e) => e.src), part('Feeds', graph.out, (e) => e.dst)));
+    h(
+      'div',
+      null,
+      h('h3', null, `${title} (${list.length})`),
+      list.length === 0
+        ? h('p', { class: 'muted' }, 'none')
+        : table(['tool', 'kind', 'rule', 'score'], rows(list, other)),
+    );
+  return section(
+    'Dependencies',
+    h(
+      'div',
+      { class: 'columns' },
+      part('Needs results of', graph.in, (e) => e.src),
+      part('Feeds', graph.out, (e) => e.dst),
+    ),
+  );
 }
 
 /** Fields for the top-level parameters (JSON for objects and arrays), the Prefer controls, and the answer with its headers. */
@@ -48,7 +75,13 @@ function tryIt(tool: Tool): HTMLElement {
   const props = Object.entries(tool.parameters.properties ?? {});
   const required = new Set(tool.parameters.required ?? []);
   const fields = props.map(([name, schema]) => field(name, asObject(schema) ?? {}, required.has(name)));
-  const prefer = h('select', { name: 'prefer', 'aria-label': 'Prefer' }, ['', 'dynamic=true', 'code=429', 'code=500', ...examplesOf(tool)].map((v) => h('option', { value: v }, v || 'no Prefer header')));
+  const prefer = h(
+    'select',
+    { name: 'prefer', 'aria-label': 'Prefer' },
+    ['', 'dynamic=true', 'code=429', 'code=500', ...examplesOf(tool)].map((v) =>
+      h('option', { value: v }, v || 'no Prefer header'),
+    ),
+  );
   const answer = h('div', { class: 'answer' });
   const form = h(
     'form',
@@ -93,10 +126,25 @@ function tryIt(tool: Tool): HTMLElement {
         );
       },
     },
-    fields.length === 0 ? h('p', { class: 'muted' }, 'This tool takes no arguments.') : h('div', { class: 'fields' }, fields.map((f) => f.element)),
+    fields.length === 0
+      ? h('p', { class: 'muted' }, 'This tool takes no arguments.')
+      : h(
+          'div',
+          { class: 'fields' },
+          fields.map((f) => f.element),
+        ),
     h('div', { class: 'actions' }, prefer, h('button', { type: 'submit', class: 'primary' }, 'Call')),
   );
-  return section('Try it', h('p', { class: 'muted' }, 'Calls the tool through the simulator (rules, error injection, cache, responders) as POST /v1/tools/{id}/call.'), form, answer);
+  return section(
+    'Try it',
+    h(
+      'p',
+      { class: 'muted' },
+      'Calls the tool through the simulator (rules, error injection, cache, responders) as POST /v1/tools/{id}/call.',
+    ),
+    form,
+    answer,
+  );
 }
 
 function examplesOf(tool: Tool): string[] {
@@ -112,25 +160,61 @@ interface Field {
 function field(name: string, schema: Json, required: boolean): Field {
   const type = typeOf(schema);
   const sample = sampleValue(schema);
-  const label = h('label', { for: `arg-${name}` }, h('code', null, name), required ? h('span', { class: 'required' }, ' *') : null, h('span', { class: 'muted' }, ` ${type}`));
+  const label = h(
+    'label',
+    { for: `arg-${name}` },
+    h('code', null, name),
+    required ? h('span', { class: 'required' }, ' *') : null,
+    h('span', { class: 'muted' }, ` ${type}`),
+  );
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
   let read: () => unknown;
   const enumValues = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : undefined;
   if (enumValues) {
-    input = h('select', { id: `arg-${name}`, name }, h('option', { value: '' }, '—'), enumValues.map((v, i) => h('option', { value: String(i), selected: v === sample }, JSON.stringify(v))));
+    input = h(
+      'select',
+      { id: `arg-${name}`, name },
+      h('option', { value: '' }, '—'),
+      enumValues.map((v, i) => h('option', { value: String(i), selected: v === sample }, JSON.stringify(v))),
+    );
     read = () => (input.value === '' ? undefined : enumValues[Number(input.value)]);
   } else if (schema.type === 'boolean') {
-    input = h('select', { id: `arg-${name}`, name }, h('option', { value: '' }, '—'), h('option', { value: 'true' }, 'true'), h('option', { value: 'false' }, 'false'));
+    input = h(
+      'select',
+      { id: `arg-${name}`, name },
+      h('option', { value: '' }, '—'),
+      h('option', { value: 'true' }, 'true'),
+      h('option', { value: 'false' }, 'false'),
+    );
     if (typeof sample === 'boolean') input.value = String(sample);
     read = () => (input.value === '' ? undefined : input.value === 'true');
   } else if (schema.type === 'integer' || schema.type === 'number') {
-    input = h('input', { id: `arg-${name}`, name, type: 'number', step: schema.type === 'integer' ? '1' : 'any', value: typeof sample === 'number' ? sample : undefined });
+    input = h('input', {
+      id: `arg-${name}`,
+      name,
+      type: 'number',
+      step: schema.type === 'integer' ? '1' : 'any',
+      value: typeof sample === 'number' ? sample : undefined,
+    });
     read = () => (input.value === '' ? undefined : Number(input.value));
-  } else if (schema.type === 'string' || (schema.type === undefined && schema.properties === undefined && schema.items === undefined)) {
-    input = h('input', { id: `arg-${name}`, name, type: 'text', value: typeof sample === 'string' ? sample : undefined, placeholder: typeof schema.format === 'string' ? schema.format : '' });
+  } else if (
+    schema.type === 'string' ||
+    (schema.type === undefined && schema.properties === undefined && schema.items === undefined)
+  ) {
+    input = h('input', {
+      id: `arg-${name}`,
+      name,
+      type: 'text',
+      value: typeof sample === 'string' ? sample : undefined,
+      placeholder: typeof schema.format === 'string' ? schema.format : '',
+    });
     read = () => (input.value === '' ? undefined : input.value);
   } else {
-    input = h('textarea', { id: `arg-${name}`, name, rows: 3, placeholder: 'JSON' }, sample === undefined ? '' : JSON.stringify(sample, null, 2));
+    input = h(
+      'textarea',
+      { id: `arg-${name}`, name, rows: 3, placeholder: 'JSON' },
+      sample === undefined ? '' : JSON.stringify(sample, null, 2),
+    );
     read = () => {
       if (input.value.trim() === '') return undefined;
       try {
@@ -148,4 +232,3 @@ function field(name: string, schema: Json, required: boolean): Field {
     },
   };
 }
-

@@ -43,7 +43,15 @@ export interface EpisodeSummary {
   created_at: string;
   done: boolean;
   working_set: string[];
-  counts: { turns: number; steps: number; actions: number; searches: number; calls: number; failed_calls: number; injected_errors: number };
+  counts: {
+    turns: number;
+    steps: number;
+    actions: number;
+    searches: number;
+    calls: number;
+    failed_calls: number;
+    injected_errors: number;
+  };
 }
 
 export interface TurnPlan {
@@ -143,8 +151,32 @@ export interface AgentResult {
 }
 
 export type RunView =
-  | { name: string; kind: 'eval'; report: { created_at: string; policy: string; agents: string[]; runs: number; tasks: { total: number; scored: number }; results: AgentResult[] } }
-  | { name: string; kind: 'train'; config: Json & { engine: string; stage: string; model: string; steps: number; tasks: number | null; epoch_steps: number | null }; metrics: StepRow[]; finished: boolean }
+  | {
+      name: string;
+      kind: 'eval';
+      report: {
+        created_at: string;
+        policy: string;
+        agents: string[];
+        runs: number;
+        tasks: { total: number; scored: number };
+        results: AgentResult[];
+      };
+    }
+  | {
+      name: string;
+      kind: 'train';
+      config: Json & {
+        engine: string;
+        stage: string;
+        model: string;
+        steps: number;
+        tasks: number | null;
+        epoch_steps: number | null;
+      };
+      metrics: StepRow[];
+      finished: boolean;
+    }
   | { name: string; kind: 'learner'; report: LearnerReport; metrics: StepRow[] };
 
 /** A policy's held-out numbers in a learner run (src/learner/run-file.ts). */

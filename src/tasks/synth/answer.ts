@@ -33,7 +33,11 @@ interface Leaf {
  * space, or ten characters at least. Ids, names and titles near the top come first; a field whose name is no plain
  * word (`$ref`, `@odata.type`, `0`) is never asked for. Comparisons ignore case, as the answer check does.
  */
-export function chooseAnswer(observation: ToolCallObservation, stated: readonly string[], earlier: readonly ToolCallObservation[] = []): AnswerField | undefined {
+export function chooseAnswer(
+  observation: ToolCallObservation,
+  stated: readonly string[],
+  earlier: readonly ToolCallObservation[] = [],
+): AnswerField | undefined {
   const seen = renderCall(observation);
   const before = earlier.map((o) => renderCall(o).toLowerCase());
   const said = stated.map((s) => s.toLowerCase());
@@ -53,7 +57,11 @@ export function chooseAnswer(observation: ToolCallObservation, stated: readonly 
   if (!best) return undefined;
   const ambiguous = (keyCount.get(best.leaf.key) ?? 0) > 1;
   if (ambiguous && !best.leaf.steps.every((s) => IDENTIFIER.test(s) || /^\d+$/.test(s))) return undefined;
-  return { path: referenceSteps(best.leaf.steps), key: ambiguous ? best.leaf.steps.filter((s) => !/^\d+$/.test(s)).join('.') : best.leaf.key, value: best.text };
+  return {
+    path: referenceSteps(best.leaf.steps),
+    key: ambiguous ? best.leaf.steps.filter((s) => !/^\d+$/.test(s)).join('.') : best.leaf.key,
+    value: best.text,
+  };
 }
 
 /** Every scalar leaf down to MAX_DEPTH, arrays read at their first item. */
@@ -81,5 +89,7 @@ function statable(value: unknown): string | undefined {
 
 /** Steps as a reference path reads them: `.name`, `[0]`, `["odd key"]`. */
 function referenceSteps(steps: readonly string[]): string {
-  return steps.map((s) => (/^\d+$/.test(s) ? `[${s}]` : IDENTIFIER.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`)).join('');
+  return steps
+    .map((s) => (/^\d+$/.test(s) ? `[${s}]` : IDENTIFIER.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`))
+    .join('');
 }

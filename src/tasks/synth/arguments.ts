@@ -15,13 +15,25 @@ export const MAX_VALUE_CHARS = 60;
  * the same tool and seed always give the same values. Undefined when a value is not a short scalar a query can
  * state (an object, an array, a paragraph) or there are too many to state.
  */
-export function synthArguments(tool: Tool, skip: ReadonlySet<string>, seed: number): Record<string, Scalar> | undefined {
+export function synthArguments(
+  tool: Tool,
+  skip: ReadonlySet<string>,
+  seed: number,
+): Record<string, Scalar> | undefined {
   const names = (tool.parameters.required ?? []).filter((name) => !skip.has(name));
   if (names.length > MAX_GIVEN_ARGUMENTS) return undefined;
   if (names.length === 0) return {};
-  const schema: JsonSchemaObject = { type: 'object', required: names, properties: Object.fromEntries(names.map((name) => [name, tool.parameters.properties[name] ?? {}])) };
+  const schema: JsonSchemaObject = {
+    type: 'object',
+    required: names,
+    properties: Object.fromEntries(names.map((name) => [name, tool.parameters.properties[name] ?? {}])),
+  };
   // The response synthesizer, asked for an object shaped like these parameters, under an id of its own.
-  const { body } = synthesize({ ...tool, id: `${tool.id}#arguments`, response_status: 200, response_schema: schema, examples: [] }, {}, seed);
+  const { body } = synthesize(
+    { ...tool, id: `${tool.id}#arguments`, response_status: 200, response_schema: schema, examples: [] },
+    {},
+    seed,
+  );
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const values = body as Record<string, unknown>;
   const out: Record<string, Scalar> = {};
@@ -37,5 +49,10 @@ function isStatable(value: unknown): value is Scalar {
   if (typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   // `{{…}}` would read as a template reference in a ParaAct call; a quote or a line break breaks the sentence.
-  return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_VALUE_CHARS && !/[\n\r"]|\{\{|\}\}/.test(value);
+  return (
+    typeof value === 'string' &&
+    value.trim() !== '' &&
+    value.length <= MAX_VALUE_CHARS &&
+    !/[\n\r"]|\{\{|\}\}/.test(value)
+  );
 }

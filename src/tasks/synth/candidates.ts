@@ -38,7 +38,9 @@ export class CandidatePool {
     this.ids = category === undefined ? store.ids() : categoryIds(store, category);
     const inCategory = category === undefined ? undefined : new Set(this.ids);
     // With a category, chains stay inside it: both ends of every edge walked are of the category.
-    this.hard = graph.edgesOfKind('hard').filter((e) => e.src !== e.dst && (!inCategory || (inCategory.has(e.src) && inCategory.has(e.dst))));
+    this.hard = graph
+      .edgesOfKind('hard')
+      .filter((e) => e.src !== e.dst && (!inCategory || (inCategory.has(e.src) && inCategory.has(e.dst))));
     for (const { src, dst } of this.hard) {
       const list = this.out.get(src);
       if (list) list.push(dst);

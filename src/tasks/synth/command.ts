@@ -58,12 +58,22 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
     if (error instanceof GraphError) throw new UsageError(error.message);
     throw error;
   }
-  const simulator = createSimulator({ store, responders: [examplesResponder, synthResponder], seed: options.serverSeed, errorRate: 0 });
+  const simulator = createSimulator({
+    store,
+    responders: [examplesResponder, synthResponder],
+    seed: options.serverSeed,
+    errorRate: 0,
+  });
   const progress = stagedProgress('tasks');
   let out: WriteStream | undefined;
   try {
     if (options.category !== undefined && !store.stats().categories.some((c) => c.category === options.category)) {
-      throw new UsageError(`--category: no category ${JSON.stringify(options.category)} in ${options.library}; it has ${store.stats().categories.map((c) => c.category).join(', ')}`);
+      throw new UsageError(
+        `--category: no category ${JSON.stringify(options.category)} in ${options.library}; it has ${store
+          .stats()
+          .categories.map((c) => c.category)
+          .join(', ')}`,
+      );
     }
     // Opened before the work, so that a path it cannot write is said at once.
     if (options.out !== undefined) out = await openOut(options.out);
@@ -82,7 +92,14 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
       onProgress: (made, total) => progress.update('synth', made, total),
     });
     progress.stop();
-    if (report.tasks.length === 0) throw new UsageError(`no task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ${options.minTools}-${options.maxTools} tools (dropped: ${DROP_REASONS.filter((r) => report.dropped[r] > 0).map((r) => `${r} ${report.dropped[r]}`).join(', ')})`);
+    if (report.tasks.length === 0)
+      throw new UsageError(
+        `no task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ${options.minTools}-${options.maxTools} tools (dropped: ${DROP_REASONS.filter(
+          (r) => report.dropped[r] > 0,
+        )
+          .map((r) => `${r} ${report.dropped[r]}`)
+          .join(', ')})`,
+      );
     const text = report.tasks.map((task) => `${JSON.stringify(task)}\n`).join('');
     if (out) {
       out.end(text);
@@ -119,7 +136,9 @@ function openOut(file: string): Promise<WriteStream> {
     }
     const stream = createWriteStream(file);
     stream.once('open', () => resolve(stream));
-    stream.once('error', (error: NodeJS.ErrnoException) => reject(new UsageError(`--out ${file}: cannot write it (${error.code ?? error.message})`)));
+    stream.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new UsageError(`--out ${file}: cannot write it (${error.code ?? error.message})`)),
+    );
   });
 }
 

@@ -28,7 +28,12 @@ export function synthesizedTasks(libraryDir: string): () => Promise<readonly Epi
     try {
       // Loaded on the first reset that needs it: serving starts without the synthesizer's code.
       const { synthesizeTasks } = await import('./run.js');
-      const simulator = createSimulator({ store, responders: [examplesResponder, synthResponder], seed: DEFAULT_TASKS.seed, errorRate: 0 });
+      const simulator = createSimulator({
+        store,
+        responders: [examplesResponder, synthResponder],
+        seed: DEFAULT_TASKS.seed,
+        errorRate: 0,
+      });
       const report = await synthesizeTasks({ store, graph, simulator, ...DEFAULT_TASKS });
       return report.tasks.map(episodeTask);
     } finally {

@@ -15,15 +15,23 @@ export interface StatedCall {
  * which result feeds which parameter, and which fields the answer must report. It names no tool id: the agent
  * has to find the tools by searching.
  */
-export function templateQuery(kind: TaskKind, calls: readonly StatedCall[], answers: readonly { call: number; field: AnswerField }[]): string {
+export function templateQuery(
+  kind: TaskKind,
+  calls: readonly StatedCall[],
+  answers: readonly { call: number; field: AnswerField }[],
+): string {
   const steps = calls.map((call, i) => {
-    const fed = call.link ? `, using the ${call.link.key} from ${calls.length > 2 ? `step ${call.link.from + 1}` : 'that result'} as ${call.link.param}` : '';
+    const fed = call.link
+      ? `, using the ${call.link.key} from ${calls.length > 2 ? `step ${call.link.from + 1}` : 'that result'} as ${call.link.param}`
+      : '';
     return `${action(call.tool)}${fed}${given(call.given)}`;
   });
-  const from = (call: number) => (calls.length === 1 ? 'in the result' : kind === 'parallel' ? `from (${call + 1})` : `from step ${call + 1}`);
+  const from = (call: number) =>
+    calls.length === 1 ? 'in the result' : kind === 'parallel' ? `from (${call + 1})` : `from step ${call + 1}`;
   const report = answers.map(({ call, field }) => `the "${field.key}" ${from(call)}`);
   if (kind === 'single') return `${capital(steps[0]!)}. Tell me ${report[0]}.`;
-  if (kind === 'parallel') return `Do these independently: ${steps.map((s, i) => `(${i + 1}) ${s}`).join('; ')}. Tell me ${list(report)}.`;
+  if (kind === 'parallel')
+    return `Do these independently: ${steps.map((s, i) => `(${i + 1}) ${s}`).join('; ')}. Tell me ${list(report)}.`;
   const numbered = steps.map((s, i) => `${i + 1}. ${capital(s)}.`).join(' ');
   return `${numbered} Tell me ${list(report)}.`;
 }
@@ -31,9 +39,19 @@ export function templateQuery(kind: TaskKind, calls: readonly StatedCall[], answ
 /** What a tool does, as an instruction: its summary when it reads like one, else the first sentence of its description. */
 export function action(tool: Tool): string {
   const name = tool.name.trim();
-  if (/^[A-Za-z][A-Za-z'-]*\s/.test(name) && !/^(GET|PUT|POST|PATCH|DELETE|HEAD|OPTIONS)\s/i.test(name) && !name.includes(tool.id)) return lower(name.replace(/[.\s]+$/, ''));
-  const sentence = tool.description.split(/(?<=[.!?])\s/)[0]?.trim().replace(/[.\s]+$/, '') ?? '';
-  if (sentence.length >= 8 && sentence.length <= 120 && !sentence.includes(tool.id)) return `use the API that does this: ${lower(sentence)}`;
+  if (
+    /^[A-Za-z][A-Za-z'-]*\s/.test(name) &&
+    !/^(GET|PUT|POST|PATCH|DELETE|HEAD|OPTIONS)\s/i.test(name) &&
+    !name.includes(tool.id)
+  )
+    return lower(name.replace(/[.\s]+$/, ''));
+  const sentence =
+    tool.description
+      .split(/(?<=[.!?])\s/)[0]
+      ?.trim()
+      .replace(/[.\s]+$/, '') ?? '';
+  if (sentence.length >= 8 && sentence.length <= 120 && !sentence.includes(tool.id))
+    return `use the API that does this: ${lower(sentence)}`;
   return `call the ${tool.origin.format === 'openapi' ? `${tool.origin.method.toUpperCase()} ${tool.origin.path} operation of ${tool.origin.api_id}` : 'matching operation'}`;
 }
 

@@ -35,7 +35,17 @@ export interface SynthTask {
 }
 
 /** Why a candidate was dropped: each check of issue #16, counted in the report. */
-export const DROP_REASONS = ['no_candidate', 'arguments', 'unbound', 'not_2xx', 'duplicate', 'no_answer', 'not_reproducible', 'value_missing', 'leaks_tool_id'] as const;
+export const DROP_REASONS = [
+  'no_candidate',
+  'arguments',
+  'unbound',
+  'not_2xx',
+  'duplicate',
+  'no_answer',
+  'not_reproducible',
+  'value_missing',
+  'leaks_tool_id',
+] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
 export interface SynthOptions {
@@ -110,7 +120,9 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
   try {
     for (const [n, target] of stratumTargets(options)) {
       let made = 0;
-      const balance = new KindBalance(n === 1 ? ['single'] : n >= 3 ? ['chain', 'parallel', 'mix'] : ['chain', 'parallel']);
+      const balance = new KindBalance(
+        n === 1 ? ['single'] : n >= 3 ? ['chain', 'parallel', 'mix'] : ['chain', 'parallel'],
+      );
       for (let draws = 0; made < target && draws < target * MAX_DRAWS_PER_TASK; draws++) {
         candidates++;
         const kind = balance.next();
@@ -129,7 +141,10 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
         }
         // Values the query states: an answer must not be one of them (short ones would rule out too much).
         const values = built.calls.flatMap((c) => Object.values(c.given).map(String)).filter((v) => v.length >= 4);
-        const answers = answerCalls(kind, n).map((call) => ({ call, field: chooseAnswer(built.results[call]!, values, built.results.slice(0, call)) }));
+        const answers = answerCalls(kind, n).map((call) => ({
+          call,
+          field: chooseAnswer(built.results[call]!, values, built.results.slice(0, call)),
+        }));
         if (answers.some((a) => a.field === undefined)) {
           dropped.no_answer++;
           continue;
@@ -137,7 +152,10 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
         const fields = answers as { call: number; field: AnswerField }[];
         verified++;
         const again = await replay(episodes, built.calls, seed);
-        if (typeof again === 'string' || fields.some(({ call, field }) => !renderCall(again[call]!).includes(field.value))) {
+        if (
+          typeof again === 'string' ||
+          fields.some(({ call, field }) => !renderCall(again[call]!).includes(field.value))
+        ) {
           dropped.not_reproducible++;
           continue;
         }
@@ -171,7 +189,15 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
   } finally {
     episodes.close();
   }
-  return { tasks, candidates, dropped, strata, kinds, executed_share: verified === 0 ? 0 : reproduced / verified, rephrase };
+  return {
+    tasks,
+    candidates,
+    dropped,
+    strata,
+    kinds,
+    executed_share: verified === 0 ? 0 : reproduced / verified,
+    rephrase,
+  };
 }
 
 /**
@@ -209,12 +235,24 @@ function stratumTargets(options: SynthOptions): [number, number][] {
   const total = weights.reduce((a, b) => a + b, 0);
   const targets = strata.map((n, i): [number, number] => [n, Math.floor((options.count * weights[i]!) / total)]);
   // What rounding left goes to the largest strata first.
-  for (let left = options.count - targets.reduce((a, [, t]) => a + t, 0), i = targets.length - 1; left > 0; left--, i = (i - 1 + targets.length) % targets.length) targets[i]![1]++;
+  for (
+    let left = options.count - targets.reduce((a, [, t]) => a + t, 0), i = targets.length - 1;
+    left > 0;
+    left--, i = (i - 1 + targets.length) % targets.length
+  )
+    targets[i]![1]++;
   return targets;
 }
 
 /** One task's calls built and run in an episode; the calls with their results, or why none could be built. */
-async function build(episodes: EpisodeStore, pool: CandidatePool, kind: TaskKind, n: number, seed: number, rng: Rng): Promise<{ calls: Built[]; results: ToolCallObservation[] } | DropReason> {
+async function build(
+  episodes: EpisodeStore,
+  pool: CandidatePool,
+  kind: TaskKind,
+  n: number,
+  seed: number,
+  rng: Rng,
+): Promise<{ calls: Built[]; results: ToolCallObservation[] } | DropReason> {
   const episode = episodes.create({ seed, error_rate: 0, max_steps: 1000 });
   const calls: Built[] = [];
   const results: ToolCallObservation[] = [];
@@ -239,14 +277,22 @@ async function build(episodes: EpisodeStore, pool: CandidatePool, kind: TaskKind
         let reason: DropReason = 'no_candidate';
         let grown = false;
         let tried = 0;
-        for (const link of pool.successors(producer.tool, calls.map((c) => c.tool.id), rng)) {
+        for (const link of pool.successors(
+          producer.tool,
+          calls.map((c) => c.tool.id),
+          rng,
+        )) {
           if (++tried > MAX_SUCCESSORS) break;
           const args = synthArguments(link.tool, new Set([link.param]), seed + calls.length);
           if (!args) {
             reason = 'arguments';
             continue;
           }
-          const failed = await run({ tool: link.tool, given: args, link: { from: calls.length - 1, param: link.param, key: fieldName(link.path, link.param), path: link.path } });
+          const failed = await run({
+            tool: link.tool,
+            given: args,
+            link: { from: calls.length - 1, param: link.param, key: fieldName(link.path, link.param), path: link.path },
+          });
           if (!failed) {
             grown = true;
             break;
@@ -258,7 +304,13 @@ async function build(episodes: EpisodeStore, pool: CandidatePool, kind: TaskKind
     }
     const independent = kind === 'single' || kind === 'parallel' ? n : kind === 'mix' ? 1 : 0;
     for (let i = 0; i < independent; i++) {
-      const tool = i === 0 && kind === 'single' ? pool.single(rng) : pool.independent(calls.map((c) => c.tool.id), rng);
+      const tool =
+        i === 0 && kind === 'single'
+          ? pool.single(rng)
+          : pool.independent(
+              calls.map((c) => c.tool.id),
+              rng,
+            );
       if (!tool) return 'no_candidate';
       const given = synthArguments(tool, new Set(), seed + calls.length);
       if (!given) return 'arguments';
@@ -273,25 +325,42 @@ async function build(episodes: EpisodeStore, pool: CandidatePool, kind: TaskKind
 
 /** A call's arguments as the task records them: the stated values, and the link as a reference to the producer's result. */
 function referenceArguments(call: Built): Record<string, unknown> {
-  return call.link ? { ...call.given, [call.link.param]: { $ref: `c${call.link.from + 1}.${call.link.path}` } } : { ...call.given };
+  return call.link
+    ? { ...call.given, [call.link.param]: { $ref: `c${call.link.from + 1}.${call.link.path}` } }
+    : { ...call.given };
 }
 
 /** One call run as a step of the episode, its link bound to the producer's result; the observation, or why it failed. */
-async function runCall(episodes: EpisodeStore, episodeId: string, index: number, call: Built, results: readonly ToolCallObservation[]): Promise<ToolCallObservation | DropReason> {
+async function runCall(
+  episodes: EpisodeStore,
+  episodeId: string,
+  index: number,
+  call: Built,
+  results: readonly ToolCallObservation[],
+): Promise<ToolCallObservation | DropReason> {
   let args: Record<string, unknown>;
   try {
-    args = bindRefs(referenceArguments(call), (id) => output(results[Number(id.slice(1)) - 1])) as Record<string, unknown>;
+    args = bindRefs(referenceArguments(call), (id) => output(results[Number(id.slice(1)) - 1])) as Record<
+      string,
+      unknown
+    >;
   } catch (error) {
     if (error instanceof RefError) return 'unbound';
     throw error;
   }
-  const step = await episodes.step(episodeId, { actions: [{ type: 'tool_call', id: `c${index + 1}`, tool: call.tool.id, arguments: args }] });
+  const step = await episodes.step(episodeId, {
+    actions: [{ type: 'tool_call', id: `c${index + 1}`, tool: call.tool.id, arguments: args }],
+  });
   const observation = step.observations[0] as ToolCallObservation;
   return observation.status >= 200 && observation.status < 300 ? observation : 'not_2xx';
 }
 
 /** The chain run again in a fresh episode, as an agent following the task would: its results, or why it no longer ran. */
-async function replay(episodes: EpisodeStore, calls: readonly Built[], seed: number): Promise<ToolCallObservation[] | DropReason> {
+async function replay(
+  episodes: EpisodeStore,
+  calls: readonly Built[],
+  seed: number,
+): Promise<ToolCallObservation[] | DropReason> {
   const episode = episodes.create({ seed, error_rate: 0, max_steps: calls.length });
   try {
     const results: ToolCallObservation[] = [];
@@ -307,12 +376,23 @@ async function replay(episodes: EpisodeStore, calls: readonly Built[], seed: num
 }
 
 function output(observation: ToolCallObservation | undefined): CallOutput | undefined {
-  return observation && { status: observation.status, body: observation.body, ...(observation.headers ? { headers: observation.headers } : {}) };
+  return (
+    observation && {
+      status: observation.status,
+      body: observation.body,
+      ...(observation.headers ? { headers: observation.headers } : {}),
+    }
+  );
 }
 
 /** The field a link reads, for the query (`body[0].id` → `id`). */
 function fieldName(path: string, fallback: string): string {
-  return path.split(/[.[\]]/).filter((s) => s && !/^\d+$/.test(s) && s !== 'body').pop() ?? fallback;
+  return (
+    path
+      .split(/[.[\]]/)
+      .filter((s) => s && !/^\d+$/.test(s) && s !== 'body')
+      .pop() ?? fallback
+  );
 }
 
 /** The calls whose results the answer reports: the last of a chain, every call of an independent set, the chain's end and the extra call of a mix. */
@@ -323,20 +403,36 @@ function answerCalls(kind: TaskKind, n: number): number[] {
 }
 
 /** A query that misses a value the chain needs, states an answer, or names a tool id, fails its check. */
-export function queryProblem(query: string, calls: readonly Built[], answers: readonly { call: number; field: AnswerField }[]): DropReason | undefined {
+export function queryProblem(
+  query: string,
+  calls: readonly Built[],
+  answers: readonly { call: number; field: AnswerField }[],
+): DropReason | undefined {
   const lower = query.toLowerCase();
   if (calls.some((c) => lower.includes(c.tool.id.toLowerCase()))) return 'leaks_tool_id';
   const needed = calls.flatMap((c) => Object.values(c.given).map(String));
   if (needed.some((v) => !query.includes(v))) return 'value_missing';
   // The answer's values must stay unsaid (the answer check ignores case), and the fields it reports said.
-  if (answers.some(({ field }) => lower.includes(field.value.toLowerCase()) || !query.includes(`"${field.key}"`))) return 'value_missing';
+  if (answers.some(({ field }) => lower.includes(field.value.toLowerCase()) || !query.includes(`"${field.key}"`)))
+    return 'value_missing';
   // Which result feeds which parameter, and which step each field comes from: a rewrite must keep them.
   if (calls.some((c) => c.link && !query.includes(c.link.param))) return 'value_missing';
-  if (calls.length > 1 && answers.some(({ call }) => !query.includes(`step ${call + 1}`) && !query.includes(`(${call + 1})`))) return 'value_missing';
+  if (
+    calls.length > 1 &&
+    answers.some(({ call }) => !query.includes(`step ${call + 1}`) && !query.includes(`(${call + 1})`))
+  )
+    return 'value_missing';
   return undefined;
 }
 
-function toTask(kind: TaskKind, built: readonly Built[], answers: readonly { call: number; field: AnswerField }[], query: string, seed: number, options: SynthOptions): SynthTask {
+function toTask(
+  kind: TaskKind,
+  built: readonly Built[],
+  answers: readonly { call: number; field: AnswerField }[],
+  query: string,
+  seed: number,
+  options: SynthOptions,
+): SynthTask {
   const calls = built.map((call) => ({ tool: call.tool.id, arguments: referenceArguments(call) }));
   return {
     // The calls' hash: unique across files made with other flags, stable for the same task.
