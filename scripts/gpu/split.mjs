@@ -93,10 +93,10 @@ for (const [name, rows] of Object.entries(files)) {
   // The task line as `tasks synth` wrote it, its API and split in meta (the runner reports held-out results by API).
   const line = ({ task, apis }) =>
     JSON.stringify({ ...task, meta: { ...task.meta, api: apis.join(','), split: name } });
-  writeFileSync(join(out, `${name}.jsonl`), rows.map(line).join('\n') + '\n');
+  writeFileSync(join(out, `${name}.jsonl`), `${rows.map(line).join('\n')}\n`);
 }
 const apis = [...new Set(Object.values(files).flatMap((rows) => rows.flatMap((r) => r.apis)))].sort();
-writeFileSync(join(out, 'apis.txt'), apis.join('\n') + '\n');
+writeFileSync(join(out, 'apis.txt'), `${apis.join('\n')}\n`);
 const apisOf = (rows) => new Set(rows.flatMap((r) => r.apis));
 const train = apisOf([...files.sft, ...files.ei]);
 for (const name of ['dev', 'heldout']) {

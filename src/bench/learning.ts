@@ -182,7 +182,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
       .map((r) => `seed ${r.seed} ${r.protocol} ${r.stage}: ${r.error}`),
     out,
   };
-  writeFileSync(join(out, 'learning.json'), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(out, 'learning.json'), `${JSON.stringify(report, null, 2)}\n`);
   return report;
 }
 
@@ -348,7 +348,7 @@ function firstTasks(file: string, count: number, out: string): string {
     .filter((l) => l.trim() !== '');
   if (lines.length < count)
     throw new Error(`--rl-tasks ${count}: ${file} holds ${lines.length} training tasks: pass more --train-tasks`);
-  writeFileSync(out, lines.slice(0, count).join('\n') + '\n');
+  writeFileSync(out, `${lines.slice(0, count).join('\n')}\n`);
   return out;
 }
 
@@ -410,8 +410,8 @@ async function splitTasks(
     );
   const trainFile = join(dir, 'tasks-train.jsonl');
   const heldOutFile = join(dir, 'tasks-heldout.jsonl');
-  writeFileSync(trainFile, train.join('\n') + '\n');
-  writeFileSync(heldOutFile, heldOut.join('\n') + '\n');
+  writeFileSync(trainFile, `${train.join('\n')}\n`);
+  writeFileSync(heldOutFile, `${heldOut.join('\n')}\n`);
   return { trainFile, heldOutFile, heldOut: heldOut.length };
 }
 

@@ -131,7 +131,7 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
         accepted.push(run);
         const row = options.chatRows && run.chat && !('skipped' in run.chat) ? run.chat : { messages: run.messages };
         sft.write(
-          JSON.stringify({
+          `${JSON.stringify({
             ...row,
             task_id: run.task_id,
             task,
@@ -139,13 +139,13 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
             source: 'coldstart',
             exit: run.exit,
             rounds: run.rounds.length,
-          }) + '\n',
+          })}\n`,
         );
       } else {
         summary.rejected++;
         const kind = problems[0]!.replace(/^round \d+: /, '').split(':')[0]!;
         summary.rejected_by[kind] = (summary.rejected_by[kind] ?? 0) + 1;
-        rejected.write(JSON.stringify({ ...record, reasons: problems }) + '\n');
+        rejected.write(`${JSON.stringify({ ...record, reasons: problems })}\n`);
       }
       options.onProgress?.(++done, options.tasks.length);
     }
@@ -158,7 +158,7 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
     await Promise.all([finished(sft), finished(rejected)]);
   }
   summary.stats = coldStartStats(accepted);
-  writeFileSync(files.stats, JSON.stringify(summary.stats, null, 2) + '\n');
+  writeFileSync(files.stats, `${JSON.stringify(summary.stats, null, 2)}\n`);
   return summary;
 }
 

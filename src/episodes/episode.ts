@@ -29,8 +29,10 @@ import { WorldState, type ItemParamLookup } from './world.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 
 /** Control characters other than the line feed: JSON escapes them in two bytes (\t, \r, \b, \f) or six (\u00XX). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these classes name the control characters JSON escapes
 const RARE_ESCAPED = /[\u0000-\u0009\u000b-\u001f]/;
 const ESCAPED_IN_TWO = /[\t\r\b\f]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
 const ESCAPED_IN_SIX = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
 
 /**

@@ -48,7 +48,7 @@ export class Checker {
   members(value: Json, path: string, known: readonly string[]): void {
     for (const key of Object.keys(value))
       if (!known.includes(key))
-        this.add(`${path}/${escape(key)}`, `is not a known member (known: ${known.join(', ')})`);
+        this.add(`${path}/${pointerToken(key)}`, `is not a known member (known: ${known.join(', ')})`);
   }
 
   text(value: unknown, path: string, { empty = false } = {}): value is string {
@@ -67,7 +67,7 @@ export class Checker {
 }
 
 /** A JSON pointer token (RFC 6901). */
-function escape(key: string): string {
+function pointerToken(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 

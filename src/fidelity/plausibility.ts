@@ -451,7 +451,7 @@ export const url: PlausibilityCheck = {
     // Relative references (`/v1/pets/7`, `rest/gadgets/x.xml`) and scp-style git remotes (`git@github.com:o/r.git`) are URLs too.
     if (
       !/^[a-z][a-z0-9+.-]*:/i.test(field.value) &&
-      /^[\w.~%!$&'()*+,;=:@\/?#[\]{}-]+$/.test(field.value) &&
+      /^[\w.~%!$&'()*+,;=:@/?#[\]{}-]+$/.test(field.value) &&
       field.value.includes('/')
     )
       return true;

@@ -99,8 +99,7 @@ function hostRefusal(host: string, allowed: AllowedHosts): Refusal | null {
     parsed = undefined;
   }
   if (
-    !parsed ||
-    parsed.username !== '' ||
+    parsed?.username !== '' ||
     parsed.password !== '' ||
     parsed.pathname !== '/' ||
     parsed.search !== '' ||

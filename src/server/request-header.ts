@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
-import { EPISODE_HEADER } from '../episodes/header.js';
+import type { EPISODE_HEADER } from '../episodes/header.js';
 
 /**
  * Headers the hot path reads whose value in node's own `incoming.headers` is exactly what `c.req.header` gives:

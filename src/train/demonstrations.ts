@@ -64,7 +64,7 @@ export async function writeDemonstrations(options: DemonstrationOptions): Promis
         summary.kept++;
         const { r_step, r_phase, r_traj } = run.rewards;
         out.write(
-          JSON.stringify({ messages: run.messages, task_id: task.id, seed: run.seed, r_step, r_phase, r_traj }) + '\n',
+          `${JSON.stringify({ messages: run.messages, task_id: task.id, seed: run.seed, r_step, r_phase, r_traj })}\n`,
         );
       }
       options.onProgress?.(summary.runs, options.tasks.length);

@@ -173,7 +173,7 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       trainer: options.trainer,
     };
     const pythonPath = python ?? join('.venv', 'bin', 'python');
-    writeFileSync(join(run, 'train.json'), JSON.stringify(config, null, 2) + '\n');
+    writeFileSync(join(run, 'train.json'), `${JSON.stringify(config, null, 2)}\n`);
     const launch = join(run, 'launch.sh');
     writeFileSync(launch, launchScript(config, pythonPath));
     chmodSync(launch, 0o755);

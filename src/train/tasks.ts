@@ -37,5 +37,5 @@ export function readTrainTasks(file: string): TrainTask[] {
 }
 
 export function writeTrainTasks(file: string, tasks: readonly TrainTask[]): void {
-  writeFileSync(file, tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
+  writeFileSync(file, `${tasks.map((t) => JSON.stringify(t)).join('\n')}\n`);
 }

@@ -545,7 +545,7 @@ test('call prints status, source, error kind and body; bad flags are usage error
 
   const text = toolenv(['call', 'weather_forecast', '--args', '{"city": "Oslo"}', ...args, '--code', '503']);
   assert.equal(text.status, 0);
-  assert.match(text.stdout, /^status  503\nsource  rule\nerror   network\n/);
+  assert.match(text.stdout, /^status {2}503\nsource {2}rule\nerror {3}network\n/);
   assert.match(text.stdout, /"title": "Service Unavailable"/);
 
   const refused = toolenv(['call', 'weather_forcast', ...args, '--json']);

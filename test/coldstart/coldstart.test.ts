@@ -521,10 +521,10 @@ test('toolenv sft generate: files, the statistics table, and its output straight
   const taskFile = join(dir, 'tasks.jsonl');
   writeFileSync(
     taskFile,
-    tasks
+    `${tasks
       .slice(0, 3)
       .map((t) => JSON.stringify(t))
-      .join('\n') + '\n',
+      .join('\n')}\n`,
   );
   const run = await toolenvAsync([
     'sft',

@@ -67,7 +67,7 @@ describe('chat episodes (native tool calling)', () => {
     assert.deepEqual(names(created.functions), ['search_tool', 'call_tool']);
     assert.equal(created.functions[0].type, 'function');
 
-    const { episode, searched, answered } = await runTask((id, n, calls, callIds) =>
+    const { episode, searched, answered } = await runTask((id, _n, calls, callIds) =>
       turn(url, id, {
         message:
           calls.length > 0

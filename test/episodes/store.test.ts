@@ -99,7 +99,7 @@ describe('EpisodeStore in process', () => {
     const simulator: EpisodeSimulator = {
       errors: new ErrorStream(0, { errorRate: 0 }),
       errorStream: (seed) => new ErrorStream(seed, { errorRate: 0 }),
-      call: async (toolId, args): Promise<CallResult> => ({
+      call: async (_toolId, args): Promise<CallResult> => ({
         status: 200,
         body: answers[(args as { size: string }).size],
         source: 'synth',
@@ -171,7 +171,10 @@ describe('EpisodeStore in process', () => {
   it('checks the tool ids of a config against the library ids without parsing their records', (t) => {
     const parsed: string[] = [];
     const counting = {
-      get: (toolId: string) => (parsed.push(toolId), library.get(toolId)),
+      get: (toolId: string) => {
+        parsed.push(toolId);
+        return library.get(toolId);
+      },
       ids: () => library.ids(),
       apiOperations: (api: string) => library.apiOperations(api),
     };

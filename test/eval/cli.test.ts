@@ -145,7 +145,7 @@ test('toolenv eval --json: the last stdout line is the summary; one object per a
   assert.equal(text.status, 0, text.stderr);
   assert.match(
     text.stdout,
-    /^react {5}success [\d.]+%  path [\d.]+% \(mapped [\d.]+%\)  coverage [\d.]+% \(mapped [\d.]+%\)  turns [\d.]+  actions\/turn [\d.]+/m,
+    /^react {5}success [\d.]+% {2}path [\d.]+% \(mapped [\d.]+%\) {2}coverage [\d.]+% \(mapped [\d.]+%\) {2}turns [\d.]+ {2}actions\/turn [\d.]+/m,
   );
 
   // Tasks nothing can score are said so on stderr and counted in the summary.

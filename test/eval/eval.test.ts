@@ -239,7 +239,7 @@ test('with --judge, the server judges each answer (Table 9 verdicts in the rewar
         res.statusCode = 500;
         return res.end('judge down');
       }
-      const paris = /# Final answer[^]*Paris/.test(user);
+      const paris = /# Final answer[\s\S]*Paris/.test(user);
       res.setHeader('content-type', 'application/json');
       res.end(
         JSON.stringify({

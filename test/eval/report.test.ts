@@ -124,8 +124,8 @@ test('report.md: setup, one metrics row per agent (mean ± SD with several runs)
   assert.match(md, /Each cell: mean ± sample SD over 2 runs\./);
   // Bar charts: react's 5 turns is the longest bar.
   const turns = md.slice(md.indexOf('Turns per task:'));
-  assert.match(turns, /paraact  2 █{16}\n/);
-  assert.match(turns, /react    5 █{40}\n/);
+  assert.match(turns, /paraact {2}2 █{16}\n/);
+  assert.match(turns, /react {4}5 █{40}\n/);
   assert.match(md, /\| react \| 4 \| 2 \| 0 \| 0 \| 0 \/ 0 \/ 4 \/ 2 \|/);
   assert.match(md, /\| u \| react \| unscored \| – \| – \| 5\.00 \| 5\.00 \| answer \|/);
   assert.match(md, /## Unscored tasks\n\n.*\n\n- u \(line 7\)\n/);
@@ -223,7 +223,7 @@ test('means that stand on fewer task-runs than ran say how many, in JSON, text a
   });
   const [head, rewards] = headline(summary, false);
   assert.doesNotMatch(head!, /R_traj/, 'a mean over 1 of 13 is not in the headline');
-  assert.match(head!, /success 92\.3%  path/);
+  assert.match(head!, /success 92\.3% {2}path/);
   assert.match(rewards!, /rewards on 1 of 13 task-runs .*R_traj -0\.40/);
   assert.match(
     renderMarkdown({ ...base, results: [{ ...base.results[0]!, summary }] }),

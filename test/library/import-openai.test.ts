@@ -56,7 +56,7 @@ test('every accepted wrapper reads the same specs', () => {
 });
 
 test('a name over 64 characters gets a cut id with a hash of the name, the same on every import', () => {
-  const long = 'fetch_' + 'very_'.repeat(15) + 'long_report';
+  const long = `fetch_${'very_'.repeat(15)}long_report`;
   const other = long.replace('report', 'record');
   const ids = convertOpenai([{ name: long }, { name: other }], 'f.json').tools.map((t) => t.id);
   for (const id of ids) assert.ok(isValidId(id) && id.length <= 64, id);

@@ -314,7 +314,7 @@ test('execution plans are rejected for unknown tools, dangling edges and referen
       /layers: layer 1 names x9, which is not a call of the plan/,
     ],
     [
-      plan([{ id: 'c1', tool: 'geo' }]) + '<tool_call>{"id": "c1", "tool": "mail"}</tool_call>',
+      `${plan([{ id: 'c1', tool: 'geo' }])}<tool_call>{"id": "c1", "tool": "mail"}</tool_call>`,
       /c1 is planned as geo, not mail; a different call needs a new id/,
     ],
   ];

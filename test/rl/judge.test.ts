@@ -158,7 +158,7 @@ test('readVerdicts reads plain, fenced, prose-wrapped, lower-case and cut-off re
   const expected = { quality: 'YES', faithfulness: 'PARTIAL', utility: 'NO' };
   const json = '{"quality":"YES","faithfulness":"PARTIAL","utility":"NO","reason":"r"}';
   assert.deepEqual(readVerdicts(json), expected);
-  assert.deepEqual(readVerdicts('```json\n' + json + '\n```'), expected);
+  assert.deepEqual(readVerdicts(`\`\`\`json\n${json}\n\`\`\``), expected);
   assert.deepEqual(readVerdicts(`Here are my verdicts: ${json} Hope that helps.`), expected);
   assert.deepEqual(readVerdicts('{"quality": "yes", "faithfulness": " Partial ", "utility": "no"}'), expected);
   assert.deepEqual(

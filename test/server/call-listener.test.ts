@@ -275,7 +275,7 @@ describe('requests the app would refuse or rewrite are left to it', () => {
   test('dot segments, backslashes and fragments in the target are routed as the app routes them', async () => {
     const host = new URL(server.url).host;
     assert.match(await call('/v1/tools/%2e/call', host), /^HTTP\/1\.1 405 /);
-    assert.match(await call('/v1/tools/../call', host), /^HTTP\/1\.1 404 [^]*no route POST \/v1\/call/);
+    assert.match(await call('/v1/tools/../call', host), /^HTTP\/1\.1 404 [\s\S]*no route POST \/v1\/call/);
     assert.match(await call('/v1/tools/a\\b/call', host), /^HTTP\/1\.1 400 /);
     assert.match(await call('/v1/tools/x#y/call', host), /^HTTP\/1\.1 405 /);
   });

@@ -94,7 +94,7 @@ describe('serve --workers 2: a worker killed with requests in flight', () => {
     assert.ok(statuses.includes(503) && statuses.includes(200), JSON.stringify(statuses));
     for (const connection of waiting.filter((c) => c.text.startsWith('HTTP/1.1 503'))) {
       assert.match(connection.text, /retry-after: 1/i);
-      assert.match(connection.text, /application\/problem\+json[^]*"title":"Worker unavailable"/);
+      assert.match(connection.text, /application\/problem\+json[\s\S]*"title":"Worker unavailable"/);
     }
     // A request the dead worker was reading: its connection closes with the worker, at once.
     await waitFor(() => held.closed || other.closed, 10_000);

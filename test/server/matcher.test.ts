@@ -24,7 +24,7 @@ function request(method: string, path: string, has: Record<string, string> = {})
   const segments = (trailingSlash ? path.slice(0, -1) : path)
     .split('/')
     .slice(1)
-    .filter((s, i, all) => !(all.length === 1 && s === ''));
+    .filter((s, _i, all) => !(all.length === 1 && s === ''));
   return {
     method,
     segments,

@@ -351,7 +351,7 @@ describe('OpenEnv over WebSocket', () => {
     const answers = async (bytes: string) => (await rawSocket(url, bytes + closing)).split(/(?=HTTP\/1\.1 \d{3} )/);
 
     const [health, last] = await answers(`GET /healthz HTTP/1.1\r\nHost: localhost\r\n${h2c}\r\n`);
-    assert.match(health!, /^HTTP\/1\.1 200 OK\r\n[^]*"status":"ok"/);
+    assert.match(health!, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"status":"ok"/);
     assert.match(last!, /^HTTP\/1\.1 200 OK\r\n/);
     const body = JSON.stringify({ task: TASK });
     const [reset] = await answers(

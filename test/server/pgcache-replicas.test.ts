@@ -36,7 +36,13 @@ function serve(args: string[]): Promise<Replica> {
       const newline = stdout.indexOf('\n');
       if (newline < 0) return;
       const { url } = JSON.parse(stdout.slice(0, newline)) as { url: string };
-      resolve({ url, stop: () => (child.kill('SIGTERM'), exited) });
+      resolve({
+        url,
+        stop: () => {
+          child.kill('SIGTERM');
+          return exited;
+        },
+      });
     });
     exited.then((code) => reject(new Error(`serve exited ${code} before listening: ${stderr}`)));
   });

@@ -13,7 +13,12 @@ test('the queue runs up to `concurrency` tasks, queues `maxWaiting` more, and re
   const queue = new BoundedQueue({ name: 'test model', concurrency: 2, maxWaiting: 1 });
   const gates = [gate(), gate(), gate()];
   const started: number[] = [];
-  const runs = gates.map((g, i) => queue.run(() => (started.push(i), g.task())));
+  const runs = gates.map((g, i) =>
+    queue.run(() => {
+      started.push(i);
+      return g.task();
+    }),
+  );
   await Promise.resolve();
   assert.deepEqual(started, [0, 1]);
   assert.equal(queue.running, 2);

@@ -87,7 +87,10 @@ test('answers cached for the tool are shown to the model as few-shot examples', 
       label: engine.label,
       ready: () => engine.ready(),
       countTokens: (t) => engine.countTokens(t),
-      generate: (r) => (requests.push(r), engine.generate(r)),
+      generate: (r) => {
+        requests.push(r);
+        return engine.generate(r);
+      },
     },
   });
   const answer = await recording.respond(getPet, { petId: 9 }, { seed: 0 });

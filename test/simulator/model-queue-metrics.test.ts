@@ -20,7 +20,11 @@ test("the model's queue is on /metrics: what generates, what waits, and the boun
       queue,
       ready: async () => {},
       countTokens: (text) => text.length,
-      generate: () => queue.run(async () => (await held, generation)),
+      generate: () =>
+        queue.run(async () => {
+          await held;
+          return generation;
+        }),
     },
   });
   const tool = petstoreTools.find((t) => t.id === 'petstore_test__getPetById')!;

@@ -268,9 +268,7 @@ function hostOf(apiList: unknown[]): string | undefined {
     if (!url) continue;
     try {
       return new URL(url).host;
-    } catch {
-      continue;
-    }
+    } catch {}
   }
   return undefined;
 }

@@ -81,7 +81,7 @@ export class ConnectionHandoff {
     for (let tried = 0; tried < this.workers.length; tried++) {
       const index = (this.next + tried) % this.workers.length;
       const worker = this.workers[index];
-      if (worker && worker.isConnected()) {
+      if (worker?.isConnected()) {
         this.next = index + 1;
         return worker;
       }

@@ -75,7 +75,7 @@ export function apiBaseUrl(baseUrl: string, apiId: string): string {
 
 /** Percent-encodes what a path segment cannot hold, keeping the sub-delimiters, ':' and '@' that RFC 3986 allows there. */
 function encodeSegment(segment: string): string {
-  return encodeURIComponent(segment).replace(/%(3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g, (escape) =>
-    decodeURIComponent(escape),
+  return encodeURIComponent(segment).replace(/%(3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g, (kept) =>
+    decodeURIComponent(kept),
   );
 }

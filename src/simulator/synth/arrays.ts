@@ -59,7 +59,7 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     let value = generateItem(schemas, at, walk, required);
     for (let retry = 0; seen && value !== NOTHING && seen.has(canonicalJson(value)) && retry < 8; retry++)
       value = generateItem(schemas, at, walk, required);
-    if (value === NOTHING || (seen && seen.has(canonicalJson(value)))) {
+    if (value === NOTHING || seen?.has(canonicalJson(value))) {
       if (out.length >= min && !containing.has(index)) break;
       if (value === NOTHING) return NOTHING;
     }

@@ -73,7 +73,7 @@ function compile(pattern: string): Compiled {
 /** Whether `value` matches `pattern` as ajv checks it; a pattern that does not compile matches nothing. */
 export function matches(pattern: string, value: string): boolean {
   const test = compile(pattern).test;
-  return test !== undefined && test.test(value);
+  return test?.test(value) ?? false;
 }
 
 const REPEATS: ((repeat: number) => number)[] = [

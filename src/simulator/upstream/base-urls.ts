@@ -52,7 +52,7 @@ export function baseUrl(tool: Tool, map: UpstreamMap | undefined): BaseUrl {
   const mapped = map?.entries.find((entry) => entry.matches(apiId));
   if (mapped) return { url: mapped.url };
   const server = tool.origin.server;
-  if (server && server.startsWith('//')) return { url: `https:${server}` };
+  if (server?.startsWith('//')) return { url: `https:${server}` };
   if (server && isHttpUrl(server)) return { url: server };
   const given = server ? `a relative server URL (${JSON.stringify(server)})` : 'no server URL';
   return {

@@ -33,7 +33,13 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
   });
   const form = h(
     'form',
-    { class: 'search', onsubmit: (event: Event) => (event.preventDefault(), go({ q: input.value.trim() })) },
+    {
+      class: 'search',
+      onsubmit: (event: Event) => {
+        event.preventDefault();
+        go({ q: input.value.trim() });
+      },
+    },
     input,
     h('button', { type: 'submit' }, 'Search'),
   );

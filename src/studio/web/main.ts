@@ -8,6 +8,7 @@ import { serverView } from './server.js';
 import { toolView } from './tool.js';
 
 /** A view renders into the page's main element; one that refreshes returns how to stop. */
+// biome-ignore lint/suspicious/noConfusingVoidType: an async view that returns nothing is a Promise<void>
 type View = (view: HTMLElement, params: URLSearchParams, ...parts: string[]) => Promise<void | (() => void)>;
 
 const ROUTES: [RegExp, string, View][] = [

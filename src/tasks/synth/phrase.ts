@@ -20,7 +20,7 @@ export function templateQuery(
   calls: readonly StatedCall[],
   answers: readonly { call: number; field: AnswerField }[],
 ): string {
-  const steps = calls.map((call, i) => {
+  const steps = calls.map((call) => {
     const fed = call.link
       ? `, using the ${call.link.key} from ${calls.length > 2 ? `step ${call.link.from + 1}` : 'that result'} as ${call.link.param}`
       : '';
