@@ -1,6 +1,6 @@
 import type { EpisodeConfig } from '../wire/episodes.js';
 import type { LibraryStore } from '../library/store.js';
-import { httpProblem } from '../simulator/problem-response.js';
+import { httpProblem } from '../http/problem-response.js';
 
 /** What `tools/list` offers a session: the two meta tools, or library tools as native MCP tools. */
 export type Listing =

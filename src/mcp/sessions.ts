@@ -3,7 +3,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { EPISODE_HEADER } from '../episodes/header.js';
-import { DEFAULT_RETRY_AFTER, httpProblem } from '../simulator/problem-response.js';
+import { DEFAULT_RETRY_AFTER, httpProblem } from '../http/problem-response.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type McpSessionOptions } from './limits.js';
 import { createSessionServer } from './session-server.js';
 import type { Served, ToolsDeps } from './tools-service.js';

@@ -15,7 +15,7 @@ import {
 } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
 import { openApiPaths } from './openapi.js';
-import { problemResponse } from '../simulator/problem-response.js';
+import { problemResponse } from '../http/problem-response.js';
 import { RestCatalog } from './rest/catalog.js';
 import type { SecurityMode } from './rest/security.js';
 import { apiRoutes } from './routes/apis.js';

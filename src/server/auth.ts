@@ -1,6 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { problemResponse } from '../simulator/problem-response.js';
+import { problemResponse } from '../http/problem-response.js';
 
 /** Paths served without a key, so that load balancers and supervisors can probe the server. */
 export const OPEN_PATHS: ReadonlySet<string> = new Set(['/healthz']);

@@ -1,7 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
-import { problemResponse } from '../simulator/problem-response.js';
+import { problemResponse } from '../http/problem-response.js';
 import { requestHeader } from './request-header.js';
 
 /**

@@ -1,6 +1,6 @@
 import { untouchedBodyText } from '../simulator/stored-result.js';
 import type { CallResult } from '../simulator/types.js';
-import { DEFAULT_RETRY_AFTER } from '../simulator/problem-response.js';
+import { DEFAULT_RETRY_AFTER } from '../http/problem-response.js';
 
 /** Statuses whose responses carry no body (RFC 9110). */
 const BODYLESS = new Set([204, 205, 304]);

@@ -5,7 +5,7 @@ import type { GroupStore } from '../episodes/groups.js';
 import type { RewardContext } from '../episodes/rewards.js';
 import type { EpisodeStore } from '../episodes/store.js';
 import { GRAPH_FILE, GraphError, openGraph, type Graph } from '../graph/store.js';
-import { httpProblem } from '../simulator/problem-response.js';
+import { httpProblem } from '../http/problem-response.js';
 import { createAnswerJudge, type AnswerJudge } from '../rl/judge.js';
 import type { LibraryStore } from '../library/store.js';
 import type { IndexMissingError, SearchError, ToolSearch, ToolSearchOptions } from '../retrieval/searcher.js';

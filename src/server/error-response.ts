@@ -1,8 +1,8 @@
 import { HTTPException } from 'hono/http-exception';
 import { EpisodeError } from '../episodes/errors.js';
 import { ResponderBusyError } from '../simulator/queue.js';
-import { problemResponse } from '../simulator/problem-response.js';
-import { episodeProblem } from './routes/episodes.js';
+import { problemResponse } from '../http/problem-response.js';
+import { episodeProblem } from './episode-problem.js';
 
 /** The status a request is counted under when its client went away before it was read (nginx's "client closed request"). */
 export const CLIENT_CLOSED = 499;

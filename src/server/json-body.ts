@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { httpProblem } from '../simulator/problem-response.js';
+import { httpProblem } from '../http/problem-response.js';
 
 /**
  * The deepest JSON a request may carry. Real tool arguments nest a handful of levels; a cap keeps recursive code

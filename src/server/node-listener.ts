@@ -7,7 +7,7 @@ import { callListener } from './call-listener.js';
 import { DEFAULT_BODY_LIMIT } from './defaults.js';
 import { errorResponse } from './error-response.js';
 import type { OpenEnv } from './openenv/env.js';
-import { problemResponse } from '../simulator/problem-response.js';
+import { problemResponse } from '../http/problem-response.js';
 
 /**
  * The app as node's request listener: the hono app through @hono/node-server, with single tool calls answered in

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { CallControls } from '../simulator/types.js';
-import { httpProblem } from '../simulator/problem-response.js';
+import { httpProblem } from '../http/problem-response.js';
 import { requestHeader } from './request-header.js';
 
 /** Query parameters carrying the same controls as `Prefer`, for clients that cannot set headers; stripped before arguments are built. */

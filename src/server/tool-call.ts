@@ -3,8 +3,8 @@ import type { CallResult, Simulator } from '../simulator/types.js';
 import type { CallerCredentials } from '../simulator/upstream/credentials.js';
 import { isPlainObject, parseJsonBody } from './json-body.js';
 import { controlsOf } from './prefer.js';
-import { httpProblem } from '../simulator/problem-response.js';
-import { episodeCallResult } from './routes/episodes.js';
+import { httpProblem } from '../http/problem-response.js';
+import { episodeCallResult } from './episode-call.js';
 
 /** The route pattern of a single tool call, as hono routes it and as /metrics labels it. */
 export const CALL_ROUTE = '/v1/tools/:id/call';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { RewardContext } from '../episodes/rewards.js';
 import { answerOutcome, scoreTrajectory } from '../rl/rewards.js';
 import { listRuns, readRun, runDir, runEpisode, runEpisodes } from './runs.js';
-import { problemResponse } from '../simulator/problem-response.js';
+import { problemResponse } from '../http/problem-response.js';
 
 /**
  * The run directories of `serve --runs DIR`, read-only: `GET /v1/runs` lists them, `GET /v1/runs/{name}` is one

@@ -94,3 +94,27 @@ test('the learner reads episodes through the agent client and eval, the server b
   }
   for (const user of ['bench', 'studio']) assert.ok(arrows.get(user)?.has('learner'), `${user} → learner`);
 });
+
+test('below the server and its faces no file imports a web framework', () => {
+  const faces = ['server', 'mcp', 'studio', 'http', 'cli', 'bench'];
+  const framework = /(?:from|import)\s*\(?\s*'(?:hono|@hono\/[^']+)(?:\/[^']*)?'/;
+  const offenders = sources(SRC).filter(
+    (file) => !faces.includes(roomOf(file)) && framework.test(readFileSync(file, 'utf8')),
+  );
+  assert.deepEqual(
+    offenders.map((file) => relative(SRC, file)),
+    [],
+  );
+});
+
+test('nothing in the server imports from a route but the app that mounts them', () => {
+  const routes = join(SRC, 'server', 'routes');
+  const offenders = sources(join(SRC, 'server'))
+    .filter((file) => dirname(file) !== routes && file !== join(SRC, 'server', 'app.ts'))
+    .flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(SPECIFIER)]
+        .filter(([, specifier]) => dirname(resolve(dirname(file), specifier!)) === routes)
+        .map(([, specifier]) => `${relative(SRC, file)} → ${specifier}`),
+    );
+  assert.deepEqual(offenders, []);
+});

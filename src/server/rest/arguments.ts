@@ -1,6 +1,6 @@
 import type { JsonSchema, Tool } from '../../library/tool.js';
 import { isPlainObject } from '../json-body.js';
-import { httpProblem } from '../../simulator/problem-response.js';
+import { httpProblem } from '../../http/problem-response.js';
 import { bracketed } from './brackets.js';
 import { coerceValues, propertySchema } from './coerce.js';
 

@@ -7,7 +7,7 @@ import { requestCredentials } from '../credentials.js';
 import { parseJson } from '../json-body.js';
 import { CONTROL_QUERY_PARAMS, readControls } from '../prefer.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../simulator/problem.js';
-import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
+import { httpProblem, problemResponse } from '../../http/problem-response.js';
 import { requestHeader } from '../request-header.js';
 import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { apiBaseUrl } from '../rest/catalog.js';
@@ -17,7 +17,7 @@ import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
 import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.js';
-import { episodeCallResult } from './episodes.js';
+import { episodeCallResult } from '../episode-call.js';
 
 const PREFIX = '/apis/';
 const PROBLEM_ACCEPTED = /\bapplication\/problem\+json\b/i;

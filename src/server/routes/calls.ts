@@ -5,7 +5,7 @@ import { requestCredentials } from '../credentials.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
 import { requestHeader } from '../request-header.js';
-import { httpProblem } from '../../simulator/problem-response.js';
+import { httpProblem } from '../../http/problem-response.js';
 import { MAX_ACTIONS } from '../../episodes/limits.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 

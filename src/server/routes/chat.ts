@@ -7,7 +7,7 @@ import { ContextOverflowError, type EngineInfo, type LlamaEngine } from '../../s
 import type { ChatMessage } from '../../simulator/model-responder.js';
 import { ResponderBusyError } from '../../simulator/queue.js';
 import { readJsonBody } from '../json-body.js';
-import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
+import { httpProblem, problemResponse } from '../../http/problem-response.js';
 
 /** Tokens an answer may take when the request names no max_tokens. */
 export const DEFAULT_CHAT_MAX_TOKENS = 512;

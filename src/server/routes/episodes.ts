@@ -1,11 +1,10 @@
 import { Hono } from 'hono';
-import { EpisodeError, unknownEpisode } from '../../episodes/errors.js';
+import { unknownEpisode } from '../../episodes/errors.js';
 import type { EpisodeStore } from '../../episodes/store.js';
 import { stepJson } from '../../episodes/step-json.js';
 import { createdEpisodeJson } from '../../episodes/created-json.js';
-import type { CallControls, CallResult } from '../../simulator/types.js';
 import { readJsonBody } from '../json-body.js';
-import { DEFAULT_RETRY_AFTER, httpProblem, problemResponse } from '../../simulator/problem-response.js';
+import { httpProblem } from '../../http/problem-response.js';
 
 const JSONL_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 const DEFAULT_LIST_LIMIT = 100;
@@ -64,34 +63,4 @@ export function episodeRoutes(episodes: EpisodeStore): Hono {
   app.delete('/v1/episodes/:id', (c) => c.json(episodes.end(c.req.param('id'))));
 
   return app;
-}
-
-/** An EpisodeError as problem+json: its status and title, and `errors` when it lists wrong members. */
-export function episodeProblem(error: EpisodeError): Response {
-  // A cap frees up as episodes finish or expire: a client retries after a moment, as after any 429.
-  const headers = error.status === 429 ? { 'retry-after': DEFAULT_RETRY_AFTER } : undefined;
-  return problemResponse(error.status, error.message, {
-    title: error.title,
-    headers,
-    extra: error.errors ? { errors: error.errors } : undefined,
-  });
-}
-
-/**
- * A tool call made inside an episode (`x-toolenv-episode` on `POST /v1/tools/{id}/call` or the REST surface),
- * answered like any call plus `x-toolenv-step` (the step it was recorded as) and `x-toolenv-state` (what world
- * state did, when anything).
- */
-export async function episodeCallResult(
-  episodes: EpisodeStore | undefined,
-  episodeId: string,
-  toolId: string,
-  args: unknown,
-  controls: CallControls,
-): Promise<CallResult> {
-  if (!episodes) throw new EpisodeError(404, `no episode ${JSON.stringify(episodeId)}: this server keeps no episodes`);
-  const result = await episodes.call(episodeId, toolId, args, controls);
-  const headers: Record<string, string> = { ...result.headers, 'x-toolenv-step': String(result.step) };
-  if (result.state) headers['x-toolenv-state'] = result.state;
-  return { status: result.status, body: result.body, source: result.source, headers, error: result.error };
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { servedGraph, type AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
-import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
+import { httpProblem, problemResponse } from '../../http/problem-response.js';
 import { GRAPH_FILE, type Graph } from '../../graph/store.js';
 
 /** Most tools in one subgraph query: an execution plan's tool set, with room to spare. */

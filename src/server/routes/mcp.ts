@@ -8,7 +8,7 @@ import { readSessionParams } from '../../mcp/session-params.js';
 import type { McpSessions } from '../../mcp/sessions.js';
 import type { AppContext } from '../context.js';
 import { parseJson } from '../json-body.js';
-import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
+import { httpProblem, problemResponse } from '../../http/problem-response.js';
 
 /**
  * `/mcp`: the library over MCP's Streamable HTTP transport, in both eras. A 2026-07-28 `POST` stands alone: it names

@@ -8,7 +8,7 @@ import { serverOpenApi } from '../openapi.js';
 import type { OpenEnv } from '../openenv/env.js';
 import { OPENENV_METADATA, OPENENV_SCHEMAS } from '../openenv/schema.js';
 import { OPENENV_WS_PATH } from '../openenv/upgrade.js';
-import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
+import { httpProblem, problemResponse } from '../../http/problem-response.js';
 
 export const OPENENV_PREFIX = '/openenv';
 

@@ -6,7 +6,7 @@ import { parseAdvantages, parseRewardRequest } from '../../episodes/validate.js'
 import { ADVANTAGE_MODES, groupAdvantages, type AdvantageMode } from '../../rl/advantages.js';
 import { DEFAULT_COEFFICIENTS } from '../../wire/rewards.js';
 import { readJsonBody } from '../json-body.js';
-import { httpProblem } from '../../simulator/problem-response.js';
+import { httpProblem } from '../../http/problem-response.js';
 
 /**
  * The trainer's side of episodes (paper §3.3, Appendix C): an episode's hierarchical rewards

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
-import { httpProblem } from '../../simulator/problem-response.js';
+import { httpProblem } from '../../http/problem-response.js';
 import type { IndexMissingError, RetrieverName } from '../../retrieval/searcher.js';
 import type { LexicalBuild } from '../index-build.js';
 

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { STUDIO_CSP, STUDIO_PAGE, studioAsset } from '../studio-assets.js';
-import { problemResponse } from '../../simulator/problem-response.js';
+import { problemResponse } from '../../http/problem-response.js';
 
 /**
  * The studio's page and assets (`GET /studio`, `GET /studio/assets/{file}`). They hold no data, so they are served

@@ -5,7 +5,7 @@ import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
 import { requestCredentials } from '../credentials.js';
 import { requestHeader } from '../request-header.js';
-import { httpProblem, problemResponse } from '../../simulator/problem-response.js';
+import { httpProblem, problemResponse } from '../../http/problem-response.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import { CALL_ROUTE, toolCall } from '../tool-call.js';
 

@@ -1,6 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { PROBLEM_CONTENT_TYPE, problem } from './problem.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 
 /** Seconds of Retry-After on a 429 that has no better estimate: caps free up as clients finish, so soon. */
 export const DEFAULT_RETRY_AFTER = '1';
