@@ -11,13 +11,24 @@ export interface PoolTask extends EvalTask {
   apis: string[];
 }
 
-/** One seed's split of the pool: held-out tasks on APIs no training task touches. */
+/** One seed's split of the pool: the evaluated tasks on APIs no training task touches. */
 export interface Split {
   train: PoolTask[];
+  /** The tasks evaluated: on held-out (test) APIs, or on the dev APIs when the split was asked for `dev`. */
   heldOut: PoolTask[];
   heldOutApis: number;
-  /** Held-out APIs some training task uses: 0 by construction, counted to show it. */
+  /** Evaluated APIs some training task uses: 0 by construction, counted to show it. */
   heldOutApisSeenInTraining: number;
+}
+
+/** Which side a benchmark reads: `dev` while tuning it, `test` (the held-out APIs) once per change. */
+export type SplitPart = 'dev' | 'test';
+
+export interface SplitOptions {
+  /** Share of APIs set aside for tuning, neither trained on nor tested (default 0: no dev side). */
+  devShare?: number;
+  /** The side whose tasks are returned as `heldOut` (default `test`). */
+  on?: SplitPart;
 }
 
 /** Share of APIs a seed holds out. */
@@ -51,19 +62,31 @@ function apiOf(tool: Tool | undefined, id: string): string {
 }
 
 /**
- * Half the pool's APIs held out by a hash of (seed, API): the first `heldOut` tasks whose APIs are all held out are
- * the held-out set; every task touching none of them trains, in an order drawn from the seed; a task that mixes
- * both is left out. So no held-out task shares an API (let alone a tool) with training.
+ * APIs drawn by a hash of (seed, API): half are the test side, the next `devShare` the dev side, the rest train. The
+ * first `heldOut` tasks whose APIs all lie on the side asked for are evaluated; every task touching neither held-out
+ * side trains, in an order drawn from the seed; a task that mixes sides is left out. So no evaluated task shares an
+ * API (let alone a tool) with training, and tuning on dev leaves the test side unseen.
  */
-export function splitByApi(pool: readonly PoolTask[], seed: number, heldOut: number): Split {
+export function splitByApi(
+  pool: readonly PoolTask[],
+  seed: number,
+  heldOut: number,
+  { devShare = 0, on = 'test' }: SplitOptions = {},
+): Split {
   const drawn = (key: string) => hash32(`${seed}\u0000${key}`);
-  const held = (api: string) => drawn(api) / 2 ** 32 < HELD_OUT_SHARE;
-  const heldOutTasks = pool.filter((t) => t.apis.every(held)).slice(0, heldOut);
-  const train = pool.filter((t) => !t.apis.some(held)).sort((a, b) => drawn(a.task.id) - drawn(b.task.id));
+  const sideOf = (api: string): SplitPart | 'train' => {
+    const u = drawn(api) / 2 ** 32;
+    return u < HELD_OUT_SHARE ? 'test' : u < HELD_OUT_SHARE + devShare ? 'dev' : 'train';
+  };
+  const heldOutTasks = pool.filter((t) => t.apis.every((api) => sideOf(api) === on)).slice(0, heldOut);
+  const train = pool
+    .filter((t) => t.apis.every((api) => sideOf(api) === 'train'))
+    .sort((a, b) => drawn(a.task.id) - drawn(b.task.id));
   if (heldOutTasks.length < heldOut || train.length === 0) {
     throw new Error(
-      `seed ${seed}: a pool of ${pool.length} tasks gave ${heldOutTasks.length} held-out tasks (of ${heldOut} ` +
-        `asked) and ${train.length} training tasks on disjoint APIs: pass a larger --pool`,
+      `seed ${seed}: a pool of ${pool.length} tasks gave ${heldOutTasks.length} ${on} tasks (of ${heldOut} ` +
+        `asked) and ${train.length} training tasks on disjoint APIs: synthesize a larger pool (--pool; with the ` +
+        'language model, more --train-tasks)',
     );
   }
   const heldOutApis = new Set(heldOutTasks.flatMap((t) => t.apis));

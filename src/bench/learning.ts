@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Protocol, SystemPromptStyle } from '../wire/episodes.js';
@@ -24,6 +23,8 @@ export interface LearningOptions {
   /** Training tasks synthesized per seed (demonstrations are the solved ones). */
   trainTasks: number;
   heldOut: number;
+  /** The side evaluated: `dev` APIs while tuning, `test` APIs (held out) once per change. */
+  evaluateOn: 'dev' | 'test';
   /** Tools per task, `N` or `MIN-MAX`. */
   tools: { min: number; max: number };
   protocols: readonly Protocol[];
@@ -112,7 +113,11 @@ export interface StageSummary extends Omit<StageResult, 'seed'> {
 export interface LearningReport {
   wall_s: number;
   seeds: number[];
+  /** The side the stages were evaluated on: `dev` (for tuning) or `test` (held-out APIs, read once per change). */
+  evaluated_on: 'dev' | 'test';
   held_out: number;
+  /** Evaluated APIs that some training task of the same seed uses, over all seeds: 0 by construction. */
+  heldout_apis_seen_in_training: number;
   train_tasks: number;
   demonstrations: number[];
   /** The policy: a from-scratch `size` model, or `base`, a pretrained one; `lora` the adapters' rank (0: full). */
@@ -149,6 +154,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
   const runs: StageResult[] = [];
   const demonstrations: number[] = [];
   let parameters = 0;
+  let seen = 0;
   try {
     for (const seed of options.seeds) {
       for (const protocol of options.protocols) {
@@ -157,6 +163,7 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
         runs.push(...recipe.stages);
         demonstrations.push(recipe.demonstrations);
         parameters = recipe.parameters;
+        seen += recipe.seen;
       }
     }
   } finally {
@@ -165,7 +172,9 @@ export async function runLearningBench(options: LearningOptions): Promise<Learni
   const report: LearningReport = {
     wall_s: Math.round((Date.now() - started) / 100) / 10,
     seeds: [...options.seeds],
+    evaluated_on: options.evaluateOn,
     held_out: options.heldOut,
+    heldout_apis_seen_in_training: seen,
     train_tasks: options.trainTasks,
     demonstrations,
     model: {
@@ -190,6 +199,8 @@ interface Recipe {
   stages: StageResult[];
   demonstrations: number;
   parameters: number;
+  /** Evaluated APIs some training task uses (0). */
+  seen: number;
 }
 
 async function runRecipe(
@@ -202,8 +213,8 @@ async function runRecipe(
   mkdirSync(dir, { recursive: true });
   const log = (line: string) =>
     options.log(`toolenv: seed ${seed}${options.protocols.length > 1 ? ` ${protocol}` : ''}: ${line}`);
-  const { trainFile, heldOutFile, heldOut } = await splitTasks(options, dir, seed);
-  log(`${heldOut} held-out tasks on tools no training task uses`);
+  const { trainFile, heldOutFile, heldOut, apis, seen } = await splitTasks(options, dir, seed);
+  log(`${heldOut} ${options.evaluateOn} tasks on ${apis} APIs no training task uses`);
 
   const { generateColdStart } = await import('../coldstart/generate.js');
   const { readGenerationTasks } = await import('../coldstart/tasks.js');
@@ -307,6 +318,8 @@ async function runRecipe(
     trainer: { learning_rate: options.sft.lr },
   });
   stages.push(await evaluateStage('sft', sft.checkpoint!, trainThroughput(sft.run, 'sft', sft.wall_s ?? 0)));
+  // `--rl-steps 0`: base and SFT only, the language model's measure where GRPO cannot be afforded (a CPU).
+  if (options.rl.steps === 0) return { stages, demonstrations: demos.accepted, parameters: base.parameters, seen };
 
   const { TrainError } = await import('../train/run.js');
   const rlTasks =
@@ -338,7 +351,7 @@ async function runRecipe(
     log(`rl: failed: ${error.message}`);
     stages.push({ ...emptyStage('rl', protocol, seed), error: error.message });
   }
-  return { stages, demonstrations: demos.accepted, parameters: base.parameters };
+  return { stages, demonstrations: demos.accepted, parameters: base.parameters, seen };
 }
 
 /** The first `count` tasks of a task file, written to `out`: the fixed set GRPO cycles through. */
@@ -372,20 +385,28 @@ async function baseModel(
   };
 }
 
+/** Shares of the pool's APIs (`splitByApi`): half tested, a fifth for tuning (dev), the rest trained on. */
+const TEST_SHARE = 0.5;
+const DEV_SHARE = 0.2;
+
 /**
- * One pool of tasks, its tools split in two by a seeded hash (about one in five held out): the held-out tasks use
- * held-out tools only, the training tasks training tools only, a task that mixes them is left out. The held-out score
- * measures the protocol learned, not tools remembered.
+ * One pool of tasks, its APIs split three ways by a seeded hash (`splitByApi`): the evaluated tasks lie on the test
+ * APIs (or, with `evaluateOn: 'dev'`, on the dev APIs, which tuning reads so that the test side is looked at once per
+ * change), the training tasks on the rest, a task that mixes sides is left out. The score measures the protocol
+ * learned, not APIs remembered.
  */
 async function splitTasks(
   options: LearningOptions,
   dir: string,
   seed: number,
-): Promise<{ trainFile: string; heldOutFile: string; heldOut: number }> {
+): Promise<{ trainFile: string; heldOutFile: string; heldOut: number; apis: number; seen: number }> {
   const { synthCommand } = await import('../tasks/synth/command.js');
+  const { readPool, splitByApi } = await import('./learner-tasks.js');
   const poolFile = join(dir, 'tasks-pool.jsonl');
+  const side = options.evaluateOn === 'test' ? TEST_SHARE : DEV_SHARE;
   await synthCommand({
-    count: options.trainTasks + options.heldOut * 3,
+    // Room for both ends with a quarter to spare: tasks on more than one API fall between sides more often.
+    count: Math.ceil(1.25 * (options.trainTasks / (1 - TEST_SHARE - DEV_SHARE) + options.heldOut / side)),
     seed,
     serverSeed: 0,
     minTools: options.tools.min,
@@ -394,25 +415,25 @@ async function splitTasks(
     library: options.library,
     out: poolFile,
   });
-  const pool = readFileSync(poolFile, 'utf8')
+  const lines = readFileSync(poolFile, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '');
-  const toolsOf = (line: string) => (JSON.parse(line) as { reference_tools?: string[] }).reference_tools ?? [];
-  const heldOutTool = (id: string) =>
-    createHash('sha256').update(`${seed}\u0000${id}`).digest().readUInt32BE(0) % 5 === 0;
-  const heldOut = pool
-    .filter((line) => toolsOf(line).length > 0 && toolsOf(line).every(heldOutTool))
-    .slice(0, options.heldOut);
-  const train = pool.filter((line) => !toolsOf(line).some(heldOutTool)).slice(0, options.trainTasks);
-  if (heldOut.length === 0 || train.length === 0)
-    throw new Error(
-      `seed ${seed}: ${pool.length} tasks gave ${train.length} training and ${heldOut.length} held-out tasks on disjoint tools: pass more --train-tasks`,
-    );
+  const split = splitByApi(readPool(poolFile, options.library), seed, options.heldOut, {
+    devShare: DEV_SHARE,
+    on: options.evaluateOn,
+  });
+  const lineOf = (task: { line: number }) => lines[task.line - 1]!;
   const trainFile = join(dir, 'tasks-train.jsonl');
   const heldOutFile = join(dir, 'tasks-heldout.jsonl');
-  writeFileSync(trainFile, `${train.join('\n')}\n`);
-  writeFileSync(heldOutFile, `${heldOut.join('\n')}\n`);
-  return { trainFile, heldOutFile, heldOut: heldOut.length };
+  writeFileSync(trainFile, `${split.train.slice(0, options.trainTasks).map(lineOf).join('\n')}\n`);
+  writeFileSync(heldOutFile, `${split.heldOut.map(lineOf).join('\n')}\n`);
+  return {
+    trainFile,
+    heldOutFile,
+    heldOut: split.heldOut.length,
+    apis: split.heldOutApis,
+    seen: split.heldOutApisSeenInTraining,
+  };
 }
 
 async function evaluateHeldOut(

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCacheFile, defaultLibraryDir } from '../paths.js';
-import { intFlag, numberFlag, observationFlag, printJson, printLine, systemPromptFlag } from './output.js';
+import { choiceFlag, intFlag, numberFlag, observationFlag, printJson, printLine, systemPromptFlag } from './output.js';
 import { ReportedFailure, UsageError } from '../terminal/errors.js';
 import { workersFlag } from './workers.js';
 
@@ -28,6 +28,7 @@ interface BenchFlags {
   seeds?: string;
   trainTasks: string;
   heldOut?: string;
+  evaluateOn?: string;
   tools?: string;
   pool: string;
   k: string;
@@ -121,8 +122,12 @@ export function registerBench(program: Command): void {
     .option('--train-tasks <n>', 'with --learning: training tasks synthesized per seed', '600')
     .option(
       '--held-out <n>',
-      'with --learning: held-out tasks per seed, on tools no training task uses (default 24; linear 200, on APIs ' +
-        'no training task uses)',
+      'with --learning: evaluated tasks per seed, on APIs no training task uses (default 24; linear 200)',
+    )
+    .option(
+      '--evaluate-on <side>',
+      'with --learner lm: dev (APIs set aside for tuning) or test (the held-out APIs: read once per change, for the ' +
+        'figure you report; default dev)',
     )
     .option('--tools <range>', 'with --learning: tools per task, N or MIN-MAX (default 1; linear 1-2)')
     .option('--pool <n>', 'with --learner linear: tasks synthesized once, split by API for every seed', '600')
@@ -153,7 +158,10 @@ export function registerBench(program: Command): void {
       'with --learning: SFT learning rate (default 1.5e-3 from scratch, far above the paper’s 1e-5; 2e-4 for adapters on --base)',
     )
     .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
-    .option('--rl-steps <n>', 'with --learning: GRPO steps (default 10; linear: policy-gradient steps, 16)')
+    .option(
+      '--rl-steps <n>',
+      'with --learning: GRPO steps, 0 for base and SFT only (default 10; linear: policy-gradient steps, 16)',
+    )
     .option('--rl-group <n>', 'with --learning: rollouts per prompt (default 4; linear too)')
     .option('--rl-batch <n>', 'with --learning: prompts per GRPO step (default 2; linear: groups per step, 8)')
     .option(
@@ -355,6 +363,7 @@ async function learning(opts: BenchFlags): Promise<void> {
     seeds,
     trainTasks: intFlag('--train-tasks', opts.trainTasks, { min: 1, max: 100_000 }),
     heldOut: intFlag('--held-out', opts.heldOut ?? '24', { min: 1, max: 10_000 }),
+    evaluateOn: choiceFlag('--evaluate-on', opts.evaluateOn ?? 'dev', ['dev', 'test'] as const),
     tools,
     protocols: protocols as ('paraact' | 'react')[],
     size: opts.size,
@@ -367,7 +376,7 @@ async function learning(opts: BenchFlags): Promise<void> {
       batch: intFlag('--sft-batch', opts.sftBatch, { min: 1, max: 1024 }),
     },
     rl: {
-      steps: intFlag('--rl-steps', opts.rlSteps ?? '10', { min: 1, max: 100_000 }),
+      steps: intFlag('--rl-steps', opts.rlSteps ?? '10', { min: 0, max: 100_000 }),
       group: intFlag('--rl-group', opts.rlGroup ?? '4', { min: 2, max: 64 }),
       batch: rlBatch,
       lr: numberFlag('--rl-lr', opts.rlLr ?? (lora > 0 ? '2e-5' : '1e-4'), { min: 0, max: 1 }),
@@ -394,7 +403,7 @@ async function learning(opts: BenchFlags): Promise<void> {
   const m = report.model;
   const policy = m.base !== null ? m.base : `Qwen2 ${m.size}`;
   printLine(
-    `${report.seeds.length} seed(s), ${report.held_out} held-out tasks each, policy ${policy} (${m.parameters} parameters${m.copy_circuit ? ', copy circuit wired' : ''}${m.lora > 0 ? `, LoRA rank ${m.lora}` : ''}); ${Math.round(report.wall_s)} s; runs in ${report.out}`,
+    `${report.seeds.length} seed(s), ${report.held_out} ${report.evaluated_on === 'test' ? 'held-out (test)' : 'dev'} tasks each on APIs no training task uses, policy ${policy} (${m.parameters} parameters${m.copy_circuit ? ', copy circuit wired' : ''}${m.lora > 0 ? `, LoRA rank ${m.lora}` : ''}); ${Math.round(report.wall_s)} s; runs in ${report.out}`,
   );
   printLine(
     '| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ±sd | copies | others | wall s | tokens/s |',
@@ -438,6 +447,11 @@ function toolRange(text: string): { min: number; max: number } {
 
 /** `bench --learning --learner linear`: the log-linear reference learner, its control and baselines over seeds. */
 async function linearLearning(opts: BenchFlags): Promise<void> {
+  if (opts.evaluateOn !== undefined) {
+    throw new UsageError(
+      '--evaluate-on is for --learner lm: the linear learner has no dev side (its settings are fixed)',
+    );
+  }
   const steps = intFlag('--rl-steps', opts.rlSteps ?? '16', { min: 1, max: 10_000 });
   const { runLinearLearning } = await import('../bench/learner.js');
   const report = await runLinearLearning({

@@ -93,3 +93,12 @@ test('--learner takes lm or linear: anything else is one usage line and exit 2',
   assert.equal(code, 2);
   assert.match(stderr, /^toolenv: --learner must be lm or linear, got "forest"\n$/);
 });
+
+test('--evaluate-on takes dev or test, and is the language model’s: the linear learner has no dev side', async () => {
+  const linear = await toolenv(['bench', '--learning', '--learner', 'linear', '--evaluate-on', 'test']);
+  assert.equal(linear.code, 2);
+  assert.match(linear.stderr, /^toolenv: --evaluate-on is for --learner lm/);
+  const wrong = await toolenv(['bench', '--learning', '--evaluate-on', 'holdout', '--library', 'nowhere']);
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /--evaluate-on must be one of dev, test, got "holdout"/);
+});
