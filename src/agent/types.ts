@@ -128,23 +128,12 @@ export interface AgentRun {
   rewards_error?: string;
 }
 
-export interface RunAgentOptions {
-  /** ToolEnv server base URL (`http://127.0.0.1:8080`). */
-  server: string;
-  apiKey?: string;
-  agent: AgentName;
-  policy: Policy;
-  task: AgentTask;
-  /** Restricts the episode to these tool ids (the task's tool set): search finds only them, calls to others are refused. */
-  tools?: string[];
+/** The episode's budgets a run is given: `runAgent`'s, and `runEval`'s for each of its runs. */
+export interface EpisodeBudgets {
   /** Default 15 (the paper's cap). */
   maxTurns?: number;
-  /** Most tool calls dispatched in one turn; default 3 (the paper's). */
-  maxCallsPerTurn?: number;
   /** Search results per query; default 3 (the paper's top-3). */
   k?: number;
-  /** Episode seed (error-injection stream): eval passes the task's own seed when it has one. */
-  seed?: number;
   /** Episode error rate; default the server's. */
   errorRate?: number;
   /** Characters of one observation (the episode's `max_observation_chars`); default whole. */
@@ -153,6 +142,21 @@ export interface RunAgentOptions {
   systemPrompt?: SystemPromptStyle;
   /** The chat agent: how its episode reads the policy's raw text (`tool_parser`); default hermes. */
   toolParser?: ToolParser;
+}
+
+export interface RunAgentOptions extends EpisodeBudgets {
+  /** ToolEnv server base URL (`http://127.0.0.1:8080`). */
+  server: string;
+  apiKey?: string;
+  agent: AgentName;
+  policy: Policy;
+  task: AgentTask;
+  /** Restricts the episode to these tool ids (the task's tool set): search finds only them, calls to others are refused. */
+  tools?: string[];
+  /** Most tool calls dispatched in one turn; default 3 (the paper's). */
+  maxCallsPerTurn?: number;
+  /** Episode seed (error-injection stream): eval passes the task's own seed when it has one. */
+  seed?: number;
   /** The judge the rewards are scored with (`openai:MODEL@URL`); default the server's. */
   judge?: string;
   /**

@@ -1,12 +1,12 @@
-import type { AgentName, AgentRun, Policy, RunAgentOptions } from '../agent/types.js';
-import type { SystemPromptStyle, ToolParser } from '../wire/episodes.js';
+import type { AgentName, AgentRun, EpisodeBudgets, Policy, RunAgentOptions } from '../agent/types.js';
 import { summarize, type AgentSummary } from './aggregate.js';
 import type { EvalTask } from './map-references.js';
 import { mapLimit } from './pool.js';
 import { failedScore, scoreRun, type TaskScore, type Verdict } from './score.js';
 import { episodeSeed } from './seed.js';
 
-export interface RunEvalOptions {
+/** What `toolenv eval` runs; the budgets are each episode's (the chat agent's alone read `toolParser`). */
+export interface RunEvalOptions extends EpisodeBudgets {
   server: string;
   apiKey?: string;
   agents: readonly AgentName[];
@@ -18,16 +18,8 @@ export interface RunEvalOptions {
   runs?: number;
   /** Task-runs in flight at once; default 4. */
   concurrency?: number;
-  maxTurns?: number;
-  k?: number;
   /** Each task-run's episode seed is derived from (seed, task, run), unless the task has its own; without either the server picks fresh ones. */
   seed?: number;
-  errorRate?: number;
-  /** Characters of one observation; default whole. */
-  maxObservationChars?: number;
-  systemPrompt?: SystemPromptStyle;
-  /** The chat agent's episodes: how they read a policy's raw text (hf: checkpoints); default hermes. */
-  toolParser?: ToolParser;
   /** The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own (`serve --judge`). */
   judge?: string | true;
   /** Called with each finished task-run and its score (trajectory files are written here). */
