@@ -1,21 +1,9 @@
 import type { RewardCoefficients } from '../wire/rewards.js';
+import type { Advantage, AdvantageMode, ComponentRewards } from '../wire/schema-types.js';
 
-/** One rollout's three rewards; a null one (a flagged rollout) is left out of its group's statistics. */
-export interface ComponentRewards {
-  r_step: number | null;
-  r_phase: number | null;
-  r_traj: number | null;
-}
+// The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
+export type { Advantage, AdvantageMode, ComponentRewards };
 
-export interface Advantage {
-  a_step: number | null;
-  a_phase: number | null;
-  a_traj: number | null;
-  advantage: number | null;
-}
-
-/** `decoupled`: Eq. 7, each component standardized in the group, then weighted; `aggregated`: GRPO's weighted sum, then standardized (the ablation). */
-export type AdvantageMode = 'decoupled' | 'aggregated';
 export const ADVANTAGE_MODES: readonly AdvantageMode[] = ['decoupled', 'aggregated'];
 
 /** The stabilizer of the denominator, as verl's GRPO uses: a zero-variance component then contributes 0. */

@@ -9,22 +9,16 @@ import { OpenAIGenerator } from '../simulator/openai.js';
 import { BoundedQueue, ResponderBusyError } from '../simulator/queue.js';
 import { JUDGE_PROMPT_V1, type JudgePromptResult } from './judge-prompt.v1.js';
 import { VERDICTS, verdictOf, type Verdict, type Verdicts } from '../wire/rewards.js';
+import type { JudgeOutcome } from '../wire/schema-types.js';
+
+// The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
+export type { JudgeOutcome };
 
 export interface JudgeInput {
   query: string;
   answer: string;
   /** The tool results visible in the trajectory, in order. */
   results: { tool: string; status: number; body: unknown }[];
-}
-
-export interface JudgeOutcome {
-  verdicts: Verdicts;
-  reason: string;
-  /** The model that judged (the server's first one when the spec named none). */
-  model: string;
-  prompt_version: string;
-  /** Requests it took, 1 when the first one answered. */
-  attempts: number;
 }
 
 /** A judge that failed after its retries: the reward is flagged, not scored. */

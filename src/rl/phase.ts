@@ -1,34 +1,14 @@
 import type { TurnPlan, TurnRecord } from '../wire/episodes.js';
 import type { Edge } from '../graph/edge.js';
 import type { RewardCoefficients } from '../wire/rewards.js';
+import type { PhaseScore, WindowScore } from '../wire/schema-types.js';
+
+// The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
+export type { PhaseScore, WindowScore };
 
 /** What the phase reward needs of G_dep: the edges induced by a set of tools. `Graph` (graph/store.ts) is one. */
 export interface SubgraphSource {
   subgraph(ids: Iterable<string>): Pick<Edge, 'src' | 'dst' | 'kind'>[];
-}
-
-/** One plan window of a phase: the plan in force from `turn` on, scored against G_sub. */
-export interface WindowScore {
-  turn: number;
-  /** Calls it schedules that had not already succeeded: the window's weight. */
-  scheduled: number;
-  l1: boolean;
-  /** Null without a dependency graph: L2 and L3 are then not scored, never guessed. */
-  l2: boolean | null;
-  l3: boolean | null;
-  l4_ratio: number;
-  score: number;
-}
-
-/** One execution phase (C.2): its turns and the scores of its plan windows combined by weight. */
-export interface PhaseScore {
-  turns: number[];
-  l1: boolean;
-  l2: boolean | null;
-  l3: boolean | null;
-  l4_ratio: number;
-  score: number;
-  windows: WindowScore[];
 }
 
 type Weights = Pick<RewardCoefficients, 'w1' | 'w2' | 'w3' | 'w4'>;

@@ -6,6 +6,10 @@ import { JudgeError } from './judge.js';
 import { phaseScores, type PhaseScore, type SubgraphSource } from './phase.js';
 import { stepReward, type StepScore } from './step.js';
 import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';
+import type { AnswerSource } from '../wire/schema-types.js';
+
+// The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
+export type { AnswerSource };
 
 /** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
 export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> &
@@ -14,13 +18,6 @@ export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 's
 /** Why a chat trajectory has no R_step. */
 export const CHAT_STEP_NOTE =
   'not defined for the chat protocol: R_step scores plans against the controller (Table 8), and chat turns carry no plan';
-
-/**
- * Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an
- * information-seeking task answered with no successful call, `rule` the task's expected answer, `judge` the LLM
- * judge; `unscored` none of these could score it (then `flagged` says why).
- */
-export type AnswerSource = 'verdicts' | 'missing' | 'no_evidence' | 'rule' | 'judge' | 'unscored';
 
 export interface AnswerOutcome {
   source: AnswerSource;

@@ -1,12 +1,8 @@
-import type { ControllerState, TurnRecord } from '../wire/episodes.js';
+import type { TurnRecord } from '../wire/episodes.js';
+import type { StepScore } from '../wire/schema-types.js';
 
-/** One step's two binary scores (Eq. 4, Table 8). */
-export interface StepScore {
-  turn: number;
-  state: ControllerState;
-  r_base: 0 | 1;
-  r_plan: 0 | 1;
-}
+// The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
+export type { StepScore };
 
 /**
  * R_step (Eq. 4): the mean of r_base + r_plan over every turn, halved, rejected turns included. r_base is the

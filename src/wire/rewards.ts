@@ -3,20 +3,16 @@
  * what `GET /v1/episodes/{id}/rewards` answers.
  */
 
-/** One judge verdict; only YES counts as 1 (Table 9). */
-export type Verdict = 'YES' | 'PARTIAL' | 'NO';
+import type { Verdict, Verdicts } from './schema-types.js';
+
+// The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
+export type { Verdict, Verdicts };
+
 export const VERDICTS: readonly Verdict[] = ['YES', 'PARTIAL', 'NO'];
 
 /** A verdict word in any ASCII case (toUpperCase alone would also read "yeſ" as YES). */
 export function verdictOf(value: unknown): Verdict | undefined {
   return typeof value === 'string' && /^(yes|partial|no)$/i.test(value) ? (value.toUpperCase() as Verdict) : undefined;
-}
-
-/** Quality, Faithfulness, Utility (C.3). */
-export interface Verdicts {
-  quality: Verdict;
-  faithfulness: Verdict;
-  utility: Verdict;
 }
 
 /** Table 7's coefficients. Each may be overridden per episode (`reward` in the episode config). */

@@ -1,7 +1,7 @@
 import { api, ApiError, postJson } from './api.js';
 import { planDag } from './dag.js';
 import { add, badge, details, h, jsonBlock, link, mount, num, section, table, type Child } from './dom.js';
-import type { Json, Rewards, Trajectory, TurnRecord } from './types.js';
+import type { Json, Rewards, ToolCallObservation, Trajectory, TurnRecord } from './types.js';
 
 /** A live episode (`GET /v1/episodes/{id}` and its rewards), refreshed while it runs; a form sends it a raw turn. */
 export async function liveEpisodeView(view: HTMLElement, id: string): Promise<() => void> {
@@ -213,7 +213,9 @@ function check(value: boolean | null): HTMLElement {
 function turnCard(turn: TurnRecord, trajectory: Trajectory, rewards: Rewards | undefined): HTMLElement {
   const score = rewards?.steps.find((s) => s.turn === turn.turn);
   const step = turn.step === undefined ? undefined : trajectory.steps.find((s) => s.step === turn.step);
-  const changes = (step?.observations ?? []).filter((o) => o.state);
+  const changes = (step?.observations ?? []).filter(
+    (o): o is ToolCallObservation => o.type === 'tool_call' && o.state !== undefined,
+  );
   const plan = turn.plan;
   return h(
     'article',
@@ -280,9 +282,8 @@ function turnCard(turn: TurnRecord, trajectory: Trajectory, rewards: Rewards | u
           table(
             ['id', 'tool', 'status', 'source', 'injected', 'what came back'],
             turn.calls.map((call) => {
-              const observation =
-                step?.observations.find((o) => o.type === 'tool_call' && o.id === call.id) ??
-                step?.observations.find((o) => o.type === 'tool_call' && o.tool === call.tool);
+              const calls = (step?.observations ?? []).filter((o) => o.type === 'tool_call');
+              const observation = calls.find((o) => o.id === call.id) ?? calls.find((o) => o.tool === call.tool);
               return [
                 call.id,
                 link(`/tool/${encodeURIComponent(call.tool)}`, call.tool),
@@ -313,7 +314,7 @@ function turnCard(turn: TurnRecord, trajectory: Trajectory, rewards: Rewards | u
           h('h4', null, 'World state'),
           table(
             ['call', 'tool', 'effect'],
-            changes.map((o) => [o.id ?? '', o.tool ?? '', badge(o.state!, 'info')]),
+            changes.map((o) => [o.id ?? '', o.tool, badge(o.state!, 'info')]),
           ),
         )
       : null,

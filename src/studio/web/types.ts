@@ -1,4 +1,29 @@
-/** The shapes the studio reads from the API (a subset of src/wire/episodes.ts, src/rl, src/eval, src/train). */
+/** The shapes the studio reads: the wire's from schemas/ (type-only imports), the rest a subset of eval's, train's. */
+
+import type {
+  EpisodeSummary,
+  Observation,
+  PhaseScore,
+  Rewards,
+  ToolCallObservation,
+  Trajectory,
+  TrajectoryStep,
+  TurnPlan,
+  TurnRecord,
+} from '../../wire/schema-types.js';
+
+// The wire shapes, from the published schemas (scripts/wire-types.mjs): the studio reads what the server sends.
+export type {
+  EpisodeSummary,
+  Observation,
+  PhaseScore,
+  Rewards,
+  ToolCallObservation,
+  Trajectory,
+  TrajectoryStep,
+  TurnPlan,
+  TurnRecord,
+};
 
 export type Json = Record<string, unknown>;
 export type Schema = Json | boolean;
@@ -29,106 +54,6 @@ export interface Edge {
   rule: string;
   score: number;
   evidence: unknown;
-}
-
-export interface EpisodeSummary {
-  id: string;
-  seed: number;
-  protocol: string;
-  max_turns: number;
-  finish?: string;
-  answer?: string;
-  group?: string;
-  task?: { id: string; query: string; reference_tools?: string[]; answer?: string | string[] };
-  created_at: string;
-  done: boolean;
-  working_set: string[];
-  counts: {
-    turns: number;
-    steps: number;
-    actions: number;
-    searches: number;
-    calls: number;
-    failed_calls: number;
-    injected_errors: number;
-  };
-}
-
-export interface TurnPlan {
-  phase?: 'exploration' | 'execution';
-  valid: boolean;
-  repeated: boolean;
-  accepted: boolean;
-  tools?: string[];
-  calls?: { id: string; tool: string; depends_on: string[] }[];
-  layers?: string[][];
-  slots?: string[];
-}
-
-export interface TurnRecord {
-  turn: number;
-  text: string;
-  well_formed: boolean;
-  controller: string;
-  plan?: TurnPlan;
-  rejected?: string[];
-  step?: number;
-  searches: { id: string; query: string; results: string[] }[];
-  calls: { id: string; tool: string; status: number; ok: boolean; injected?: string }[];
-  not_run: { id: string; tool: string; kind: string; reason: string }[];
-  answer?: string;
-  observation: string;
-}
-
-export interface Observation {
-  type: 'tool_call' | 'search_tool';
-  id?: string;
-  tool?: string;
-  status?: number;
-  source?: string;
-  error?: string;
-  state?: string;
-  body?: unknown;
-}
-
-export interface TrajectoryStep {
-  step: number;
-  actions: (Json & { type: string; tool?: string; arguments?: Json })[];
-  observations: Observation[];
-}
-
-export interface Trajectory extends EpisodeSummary {
-  steps: TrajectoryStep[];
-  turns: TurnRecord[];
-}
-
-export interface PhaseScore {
-  turns: number[];
-  l1: boolean;
-  l2: boolean | null;
-  l3: boolean | null;
-  l4_ratio: number;
-  score: number;
-}
-
-export interface Rewards {
-  r_step: number | null;
-  r_step_note?: string;
-  r_phase: number | null;
-  r_traj: number | null;
-  r_ans: number | null;
-  gate: number | null;
-  flagged?: string;
-  answer_source: string;
-  verdicts?: { quality: string; faithfulness: string; utility: string };
-  pattern?: string;
-  success: boolean | null;
-  steps: { turn: number; state: string; r_base: number; r_plan: number }[];
-  phases: PhaseScore[];
-  recall: { search: number | null; call: number | null };
-  graph: boolean;
-  judge?: Json;
-  coefficients: Record<string, number>;
 }
 
 export interface RunListing {
