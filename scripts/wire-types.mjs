@@ -34,6 +34,24 @@ function typeable(node) {
   if (typeof node.$ref === 'string' && Object.keys(node).every((key) => key === '$ref' || REF_NOTES.has(key))) {
     return { $ref: node.$ref };
   }
+  // `allOf: [{ $ref: X }, { required: [...] }]`: X with those members required, which the generator cannot say.
+  if (Array.isArray(node.allOf)) {
+    const target = node.allOf
+      .find((branch) => typeof branch.$ref === 'string')
+      ?.$ref.split('/')
+      .pop();
+    const onlyRequired = (branch) => Object.keys(branch).every((k) => k === 'required');
+    if (target) {
+      node = {
+        ...node,
+        allOf: node.allOf.map((branch) =>
+          onlyRequired(branch)
+            ? { tsType: `Required<Pick<${target}, ${branch.required.map((k) => `'${k}'`).join(' | ')}>>` }
+            : branch,
+        ),
+      };
+    }
+  }
   const out = {};
   for (const [key, value] of Object.entries(node)) {
     const onlyRequires = (branch) => Object.keys(branch).every((k) => k === 'required');

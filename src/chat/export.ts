@@ -80,7 +80,7 @@ export function chatRow(
     }
     const step = turn.step === undefined ? undefined : steps.get(turn.step);
     if (turn.rejected || !step) continue;
-    if (step.actions.some((a) => a.type === 'tool_call' && a.truncated !== undefined))
+    if (step.actions.some((a) => a.type === 'tool_call' && 'truncated' in a))
       return { skipped: `turn ${turn.turn}: a call's arguments were too large to keep in the trajectory` };
     const calls = step.actions.map((action, i) => {
       const id = `call_${turn.turn}_${i + 1}`;

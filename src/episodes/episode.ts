@@ -19,10 +19,12 @@ import type {
   EpisodeSummary,
   EpisodeTask,
   Observation,
+  StoredAction,
   SystemPromptStyle,
   ToolCallObservation,
   ToolParser,
   TrajectoryStep,
+  TruncatedToolCallAction,
   TurnRecord,
 } from '../wire/episodes.js';
 import { WorldState, type ItemParamLookup } from './world.js';
@@ -270,11 +272,16 @@ export class Episode {
     this.steps.push(stored);
   }
 
-  private storedAction(action: Action): Stored<Action> {
+  private storedAction(action: Action): Stored<StoredAction> {
     if (action.type !== 'tool_call') return { value: action, skeleton: action, bytes: 0 };
     const kept = this.keep(JSON.stringify(action.arguments));
     if (kept.whole) return { value: action, skeleton: { ...action, arguments: SKELETON }, bytes: kept.bytes - 1 };
-    const value = { ...action, arguments: {}, truncated: kept.bytes, arguments_preview: kept.preview };
+    const value: TruncatedToolCallAction = {
+      ...action,
+      arguments: {},
+      truncated: kept.bytes,
+      arguments_preview: kept.preview,
+    };
     return { value, skeleton: value, bytes: 0 };
   }
 
@@ -295,8 +302,8 @@ export class Episode {
     const skeleton: Record<string, unknown> = {};
     for (const key in observation)
       skeleton[key] = key === 'body' ? SKELETON : observation[key as keyof typeof observation];
-    if (kept.whole) return { value: observation, skeleton: skeleton as Observation, bytes: kept.bytes - 1 };
-    const value = { ...(skeleton as ToolCallObservation), body: kept.preview, truncated: kept.bytes };
+    if (kept.whole) return { value: observation, skeleton: skeleton as unknown as Observation, bytes: kept.bytes - 1 };
+    const value = { ...(skeleton as unknown as ToolCallObservation), body: kept.preview, truncated: kept.bytes };
     return { value, skeleton: value, bytes: 0 };
   }
 

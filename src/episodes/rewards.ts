@@ -3,14 +3,14 @@ import type { SubgraphSource } from '../rl/phase.js';
 import { answerOutcome, scoreTrajectory, type Rewards } from '../rl/rewards.js';
 import { unknownEpisode } from './errors.js';
 import type { EpisodeStore } from './store.js';
-import type { RewardRequest } from '../wire/episodes.js';
+import type { ParsedRewardRequest } from '../wire/episodes.js';
 
 /** What scoring an episode needs beyond it: the served library's dependency graph, and the judge a request gets. */
 export interface RewardContext {
   /** G_dep of the served library, undefined when none was built (L2 and L3 are then not scored). */
   graph(): SubgraphSource | undefined;
   /** The judge for a request: the one it names, the server's (`serve --judge`), or none (`"judge": false`). */
-  judge(requested: RewardRequest['judge']): AnswerJudge | undefined;
+  judge(requested: ParsedRewardRequest['judge']): AnswerJudge | undefined;
 }
 
 /**
@@ -21,7 +21,7 @@ export interface RewardContext {
 export async function episodeRewards(
   episodes: EpisodeStore,
   id: string,
-  request: RewardRequest,
+  request: ParsedRewardRequest,
   context: RewardContext,
 ): Promise<Rewards> {
   const episode = episodes.episode(id);

@@ -30,9 +30,9 @@ import {
   type EpisodeConfig,
   type EpisodeProtocol,
   type EpisodeTask,
-  type RewardRequest,
+  type ParsedRewardRequest,
   type ToolParser,
-  type TurnRequest,
+  type ParsedTurn,
 } from '../wire/episodes.js';
 
 const kind = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
@@ -366,7 +366,7 @@ function parseControls(value: unknown, path: string, check: Checker): CallContro
 }
 
 /** `POST /v1/episodes/{id}/turns` body. */
-export function parseTurn(body: unknown): TurnRequest {
+export function parseTurn(body: unknown): ParsedTurn {
   const check = new Checker();
   if (!isRecord(body))
     throw invalidRequest('turn', [
@@ -376,7 +376,7 @@ export function parseTurn(body: unknown): TurnRequest {
       },
     ]);
   check.members(body, '', ['text', 'message', 'state']);
-  const request: TurnRequest = {};
+  const request: ParsedTurn = {};
   if (body.text === undefined && body.message === undefined)
     check.add('/text', 'is required: the assistant message as a string (a chat episode takes {"message": …} instead)');
   else if (body.text !== undefined && body.message !== undefined)
@@ -489,7 +489,7 @@ function parseToolCall(value: unknown, path: string, check: Checker): ChatToolCa
 }
 
 /** `POST /v1/episodes/{id}/rewards` body (empty: as GET). */
-export function parseRewardRequest(body: unknown): RewardRequest {
+export function parseRewardRequest(body: unknown): ParsedRewardRequest {
   const check = new Checker();
   const raw = body === undefined ? {} : body;
   if (!isRecord(raw))
@@ -497,7 +497,7 @@ export function parseRewardRequest(body: unknown): RewardRequest {
       { path: '', message: `must be a JSON object {"verdicts"?, "judge"?}, got ${kind(raw)}` },
     ]);
   check.members(raw, '', ['verdicts', 'judge']);
-  const request: RewardRequest = {};
+  const request: ParsedRewardRequest = {};
   if (raw.verdicts !== undefined) {
     const verdicts = parseVerdicts(raw.verdicts, '/verdicts', check);
     if (verdicts) request.verdicts = verdicts;

@@ -10,7 +10,10 @@ export function pattern(verdicts: Verdicts): string {
   return [verdicts.quality, verdicts.faithfulness, verdicts.utility].map((v) => (v === 'YES' ? '1' : '0')).join('');
 }
 
-const TABLE_9: Record<string, number> = {
+/** The values R_ans takes (Table 9), as the rewards schema lists them. */
+export type AnswerReward = -0.5 | 0 | 0.5 | 1.5;
+
+const TABLE_9: Record<string, AnswerReward> = {
   '000': -0.5,
   '010': -0.5,
   '100': -0.5,
@@ -22,12 +25,12 @@ const TABLE_9: Record<string, number> = {
 };
 
 /** Table 9: only 111 earns the full 1.5, any failed axis caps at 0.5, unsupported claims (F = 0) cap at 0. */
-export function answerReward(verdicts: Verdicts): number {
+export function answerReward(verdicts: Verdicts): AnswerReward {
   return TABLE_9[pattern(verdicts)]!;
 }
 
 /** R_ans of a run that gave no final answer (the turn cap included), or answered an information-seeking task with no tool evidence. */
-export const NO_ANSWER_REWARD = -0.5;
+export const NO_ANSWER_REWARD: AnswerReward = -0.5;
 
 const yes = (bit: boolean): Verdict => (bit ? 'YES' : 'NO');
 

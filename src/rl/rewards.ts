@@ -1,15 +1,15 @@
 import { renderCall } from '../protocol/render.js';
 import { MAX_NATIVE_TOOLS, type Observation, type Trajectory, type TurnRecord } from '../wire/episodes.js';
-import { answerReward, NO_ANSWER_REWARD, pattern, ruleVerdicts } from './answer.js';
+import { type AnswerReward, answerReward, NO_ANSWER_REWARD, pattern, ruleVerdicts } from './answer.js';
 import type { AnswerJudge, JudgeInput, JudgeOutcome } from './judge.js';
 import { JudgeError } from './judge.js';
-import { phaseScores, type PhaseScore, type SubgraphSource } from './phase.js';
-import { stepReward, type StepScore } from './step.js';
+import { phaseScores, type SubgraphSource } from './phase.js';
+import { stepReward } from './step.js';
 import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';
-import type { AnswerSource } from '../wire/schema-types.js';
+import type { AnswerSource, Rewards } from '../wire/schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
-export type { AnswerSource };
+export type { AnswerSource, Rewards };
 
 /** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
 export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> &
@@ -21,36 +21,10 @@ export const CHAT_STEP_NOTE =
 
 export interface AnswerOutcome {
   source: AnswerSource;
-  r_ans: number | null;
+  r_ans: AnswerReward | null;
   verdicts?: Verdicts;
   judge?: JudgedOutcome;
   flagged?: string;
-}
-
-/** `GET /v1/episodes/{id}/rewards`. Null rewards (and `flagged`) when R_ans could not be scored: a trainer drops such a rollout. */
-export interface Rewards {
-  /** Null for the chat protocol (`r_step_note` says why). */
-  r_step: number | null;
-  r_step_note?: string;
-  r_phase: number | null;
-  r_traj: number | null;
-  r_ans: number | null;
-  gate: number | null;
-  flagged?: string;
-  answer_source: AnswerSource;
-  verdicts?: Verdicts;
-  /** The Q/F/U bits of Table 9. */
-  pattern?: string;
-  /** The task solved: the Quality verdict is YES (false with no answer or no evidence, null when flagged). */
-  success: boolean | null;
-  steps: StepScore[];
-  phases: PhaseScore[];
-  /** Reference tools returned by searches and invoked successfully, as fractions; null without reference tools. */
-  recall: { search: number | null; call: number | null };
-  /** Whether L2 and L3 were scored against a dependency graph. */
-  graph: boolean;
-  judge?: AnswerOutcome['judge'];
-  coefficients: RewardCoefficients;
 }
 
 export interface AnswerOptions {

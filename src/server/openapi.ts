@@ -1049,17 +1049,6 @@ export function serverOpenApi(
       schemas: {
         ...episodeComponentSchemas(),
         ...rewardComponentSchemas(),
-        Problem: {
-          type: 'object',
-          description: 'RFC 7807 problem details.',
-          required: ['type', 'title', 'status'],
-          properties: {
-            type: { type: 'string', format: 'uri' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            detail: { type: 'string' },
-          },
-        },
         Health: {
           type: 'object',
           required: ['status', 'tools', 'seed'],

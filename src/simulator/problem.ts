@@ -29,9 +29,14 @@ export function problemType(title: string): string {
  * A problem body. `title` defaults to the HTTP reason phrase of `status`; `extra` adds members (errors, suggestions…)
  * but cannot override the standard ones.
  */
-export function problem(status: number, title?: string, detail?: string, extra: Record<string, unknown> = {}): Problem {
+export function problem<S extends number>(
+  status: S,
+  title?: string,
+  detail?: string,
+  extra: Record<string, unknown> = {},
+): Problem & { status: S } {
   const heading = title ?? STATUS_CODES[status] ?? `HTTP ${status}`;
-  const body: Problem = { type: problemType(heading), title: heading, status };
+  const body: Problem & { status: S } = { type: problemType(heading), title: heading, status };
   if (detail !== undefined) body.detail = detail;
   for (const [member, value] of Object.entries(extra))
     if (!(member in body) && !STANDARD.has(member)) body[member] = value;

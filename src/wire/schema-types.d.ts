@@ -24,9 +24,10 @@ export type ToolParser = 'hermes' | 'llama3' | 'mistral';
  */
 export type Finish = 'answer' | 'turn_cap' | 'episode_done';
 /**
- * An action as a stored trajectory keeps it: as sent, or a tool call whose arguments were too large to keep.
+ * An action as a stored trajectory keeps it: as sent (a tool call with its arguments, `{}` when none were sent), or a tool call whose arguments were too large to keep.
  */
-export type StoredAction = SearchAction | ToolCallAction | TruncatedToolCallAction;
+export type StoredAction =
+  SearchAction | (ToolCallAction & Required<Pick<ToolCallAction, 'arguments'>>) | TruncatedToolCallAction;
 export type Observation = SearchObservation | ToolCallObservation;
 /**
  * What the step reward reads of the controller before a turn (Table 8): `need` no plan in force or its DAG exhausted; `may` the last turn brought observations; `no` it brought nothing; `answer` the turn is the final answer.
@@ -90,9 +91,13 @@ export type VerdictInput = string;
 /**
  * Table 7's coefficients in force for an episode: the defaults (w1 0.1, w2 0.2, w3 0.2, w4 0.5, gamma_e 0.1, gamma_o 0.4, gamma_ans 1, lambda_traj 1, lambda_phase 0.5, lambda_step 0.25) with its `reward` overrides applied.
  */
-export type RewardCoefficients = RewardCoefficientOverrides & {
-  [k: string]: unknown;
-};
+export type RewardCoefficients = RewardCoefficientOverrides &
+  Required<
+    Pick<
+      RewardCoefficientOverrides,
+      'w1' | 'w2' | 'w3' | 'w4' | 'gamma_e' | 'gamma_o' | 'gamma_ans' | 'lambda_traj' | 'lambda_phase' | 'lambda_step'
+    >
+  >;
 /**
  * Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an information-seeking task answered with no successful call, `rule` the task's expected answer, `judge` the LLM judge; `unscored` none of these could score it (then `flagged` says why).
  */
@@ -331,8 +336,8 @@ export interface SearchObservation {
   /**
    * Set when the search failed unexpectedly: an RFC 7807 problem (status 500) naming why.
    */
-  problem?: {
-    status: 500;
+  problem?: Problem & {
+    status?: 500;
   };
   /**
    * Stored trajectories only: the results were too large to keep (over 64 KiB of JSON, or past the episode's budget); their full JSON size in bytes.
@@ -349,6 +354,16 @@ export interface EpisodeSearchHit {
   description: string;
   category: string;
   score: number;
+}
+/**
+ * An RFC 7807 problem (application/problem+json): its type URI, title and status, a detail, and any extension members (`errors`, `allow`, `limit`…).
+ */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  [k: string]: unknown;
 }
 export interface ToolCallObservation {
   type: 'tool_call';
@@ -955,9 +970,7 @@ export interface GroupSummary {
   /**
    * The members' config, the seed filled in.
    */
-  config: EpisodeConfig & {
-    [k: string]: unknown;
-  };
+  config: EpisodeConfig & Required<Pick<EpisodeConfig, 'seed' | 'task'>>;
   /**
    * The members still live, in the order they were made.
    *

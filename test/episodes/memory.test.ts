@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { EpisodeError } from '../../src/episodes/errors.js';
 import { EPISODE_BODY_BUDGET } from '../../src/episodes/limits.js';
 import { EpisodeStore, type EpisodeSimulator, type EpisodeStoreOptions } from '../../src/episodes/store.js';
-import type { ToolCallAction } from '../../src/wire/episodes.js';
+import type { ToolCallAction, TruncatedToolCallAction } from '../../src/wire/episodes.js';
 import { LibraryStore } from '../../src/library/store.js';
 import { schemasDir } from '../../src/paths.js';
 import { ToolSearch } from '../../src/retrieval/searcher.js';
@@ -70,7 +70,10 @@ describe('episode memory', () => {
     );
     assert.ok(validTrajectory(trajectory), JSON.stringify(validTrajectory.errors));
 
-    const actions = trajectory.steps.slice(0, 20).flatMap((s) => s.actions as ToolCallAction[]);
+    // A call as kept: whole, or cut (then `truncated` and `arguments_preview` say so).
+    const actions = trajectory.steps
+      .slice(0, 20)
+      .flatMap((s) => s.actions as (ToolCallAction & Partial<TruncatedToolCallAction>)[]);
     const arguments_ = sent.flatMap((request) => request.actions.map((action) => action.arguments));
     assert.deepEqual(
       actions.slice(0, 64).map((a) => a.arguments),
