@@ -3,7 +3,8 @@
  * Writes src/wire/schema-types.d.ts, the TypeScript types of every shape in schemas/trajectory.schema.json and
  * schemas/rewards.schema.json, with json-schema-to-typescript: the schemas are the contract, the types follow them.
  * `node scripts/wire-types.mjs` rewrites the file; `--check` exits 1 when it is not what the schemas give (npm test
- * runs that through test/wire/schema-types.test.ts). A declaration file, so the studio's own build imports it too.
+ * runs that through test/wire/schema-types.test.ts); `--combined` prints the one document both files make, for
+ * Python's generator. A declaration file, so the studio's own build imports it too.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -61,14 +62,18 @@ function typeable(node) {
   return out;
 }
 
-/** Both files' definitions as one document: the cross-file refs made local (no definition name is in both). */
-function combined() {
+/**
+ * Both files' definitions as one document, the cross-file refs made local (no definition name is in both), so that
+ * no generator reaches for the schemas' URLs. `typed` applies `typeable` (TypeScript's generator).
+ */
+export function combined(typed = true) {
   const definitions = {};
   for (const name of SOURCES) {
     const text = readFileSync(join(ROOT, 'schemas', name), 'utf8')
       .replaceAll('https://toolenv.dev/schemas/trajectory.schema.json#/$defs/', '#/definitions/')
       .replaceAll('"#/$defs/', '"#/definitions/');
-    Object.assign(definitions, typeable(JSON.parse(text).$defs));
+    const defs = JSON.parse(text).$defs;
+    Object.assign(definitions, typed ? typeable(defs) : defs);
   }
   return { title: 'WireShapes', type: 'object', additionalProperties: false, definitions };
 }
@@ -96,7 +101,10 @@ export async function wireTypes() {
     );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--combined')) {
+  // The document Python's generator reads (scripts/wire-types-python).
+  process.stdout.write(`${JSON.stringify(combined(false), null, 2)}\n`);
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = await wireTypes();
   if (process.argv.includes('--check')) {
     if (readFileSync(TYPES_FILE, 'utf8') !== text) {

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    from toolenv import wire
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT = 120.0
@@ -47,7 +50,7 @@ def _headers(api_key: str | None) -> dict[str, str]:
     return {"authorization": f"Bearer {key}"} if key else {}
 
 
-def _answer(response: httpx.Response) -> Json:
+def _answer(response: httpx.Response) -> Any:
     if response.is_success:
         return response.json()
     try:
@@ -88,50 +91,56 @@ class ToolEnvClient:
     def health(self) -> Json:
         return _answer(self._http.get("/healthz"))
 
-    def create_episode(self, task: Json | None = None, *, seed: int | None = None, **options: Any) -> Json:
+    def create_episode(
+        self, task: Json | None = None, *, seed: int | None = None, **options: Any
+    ) -> wire.CreatedEpisode:
         """`POST /v1/episodes`: the summary with `messages` (system prompt, task query) and `stop`; a `chat` episode
         (`protocol="chat"`) also answers its `functions`, OpenAI `tools` to hand the model."""
         return _answer(self._http.post("/v1/episodes", json=_without_none({"task": task, "seed": seed, **options})))
 
     def turn(
         self, episode_id: str, text: str | None = None, *, message: Json | None = None, state: bool = False
-    ) -> Json:
+    ) -> wire.TurnResult:
         """`POST /v1/episodes/{id}/turns`: the assistant message in (the raw `text`, or in a `chat` episode an OpenAI
         assistant `message` with its `tool_calls`), the next observation out."""
         return _answer(self._http.post(f"/v1/episodes/{episode_id}/turns", json=_turn_body(text, message, state)))
 
-    def step(self, episode_id: str, actions: list[Json]) -> Json:
+    def step(self, episode_id: str, actions: list[Json]) -> wire.StepResult:
         return _answer(self._http.post(f"/v1/episodes/{episode_id}/step", json={"actions": actions}))
 
-    def trajectory(self, episode_id: str) -> Json:
+    def trajectory(self, episode_id: str) -> wire.Trajectory:
         return _answer(self._http.get(f"/v1/episodes/{episode_id}"))
 
-    def delete_episode(self, episode_id: str) -> Json:
+    def delete_episode(self, episode_id: str) -> wire.EpisodeSummary:
         return _answer(self._http.delete(f"/v1/episodes/{episode_id}"))
 
-    def rewards(self, episode_id: str, *, verdicts: Json | None = None, judge: str | bool | None = None) -> Json:
+    def rewards(
+        self, episode_id: str, *, verdicts: Json | None = None, judge: str | bool | None = None
+    ) -> wire.Rewards:
         """The episode's R_step, R_phase, R_traj, R_ans and their parts, as the server computes them."""
         body = _without_none({"verdicts": verdicts, "judge": judge})
         if not body:
             return _answer(self._http.get(f"/v1/episodes/{episode_id}/rewards"))
         return _answer(self._http.post(f"/v1/episodes/{episode_id}/rewards", json=body))
 
-    def create_group(self, task: Json, n: int, *, seed: int | None = None, **options: Any) -> Json:
+    def create_group(self, task: Json, n: int, *, seed: int | None = None, **options: Any) -> wire.GroupSummary:
         """`POST /v1/groups`: n episodes of one task and one seed (one GRPO group)."""
         body = _without_none({"task": task, "n": n, "seed": seed, **options})
         return _answer(self._http.post("/v1/groups", json=body))
 
-    def group(self, group_id: str) -> Json:
+    def group(self, group_id: str) -> wire.GroupSummary:
         return _answer(self._http.get(f"/v1/groups/{group_id}"))
 
-    def delete_group(self, group_id: str) -> Json:
+    def delete_group(self, group_id: str) -> wire.GroupSummary:
         return _answer(self._http.delete(f"/v1/groups/{group_id}"))
 
-    def group_advantages(self, group_id: str, *, mode: str | None = None) -> Json:
+    def group_advantages(self, group_id: str, *, mode: str | None = None) -> wire.GroupAdvantages:
         params = {"mode": mode} if mode else None
         return _answer(self._http.get(f"/v1/groups/{group_id}/advantages", params=params))
 
-    def advantages(self, groups: list[list[Json]], *, mode: str | None = None, weights: Json | None = None) -> Json:
+    def advantages(
+        self, groups: list[list[Json]], *, mode: str | None = None, weights: Json | None = None
+    ) -> wire.AdvantagesResult:
         """`POST /v1/advantages`: groups of `{r_step, r_phase, r_traj}` in, their advantages (Eq. 7) out."""
         body = _without_none({"groups": groups, "mode": mode, "lambda": weights})
         return _answer(self._http.post("/v1/advantages", json=body))
@@ -156,7 +165,7 @@ class AsyncToolEnvClient:
         # whenever a connection frees (1,024 episode creations took 27.5 s through it, 6.5 s this way; 4,096 timed out).
         self._slots = asyncio.Semaphore(max_connections)
 
-    async def _send(self, method: str, path: str, **options: Any) -> Json:
+    async def _send(self, method: str, path: str, **options: Any) -> Any:
         async with self._slots:
             response = await self._http.request(method, path, **options)
         return _answer(response)
@@ -173,46 +182,50 @@ class AsyncToolEnvClient:
     async def health(self) -> Json:
         return await self._send("GET", "/healthz")
 
-    async def create_episode(self, task: Json | None = None, *, seed: int | None = None, **options: Any) -> Json:
+    async def create_episode(
+        self, task: Json | None = None, *, seed: int | None = None, **options: Any
+    ) -> wire.CreatedEpisode:
         body = _without_none({"task": task, "seed": seed, **options})
         return await self._send("POST", "/v1/episodes", json=body)
 
     async def turn(
         self, episode_id: str, text: str | None = None, *, message: Json | None = None, state: bool = False
-    ) -> Json:
+    ) -> wire.TurnResult:
         return await self._send("POST", f"/v1/episodes/{episode_id}/turns", json=_turn_body(text, message, state))
 
-    async def step(self, episode_id: str, actions: list[Json]) -> Json:
+    async def step(self, episode_id: str, actions: list[Json]) -> wire.StepResult:
         return await self._send("POST", f"/v1/episodes/{episode_id}/step", json={"actions": actions})
 
-    async def trajectory(self, episode_id: str) -> Json:
+    async def trajectory(self, episode_id: str) -> wire.Trajectory:
         return await self._send("GET", f"/v1/episodes/{episode_id}")
 
-    async def delete_episode(self, episode_id: str) -> Json:
+    async def delete_episode(self, episode_id: str) -> wire.EpisodeSummary:
         return await self._send("DELETE", f"/v1/episodes/{episode_id}")
 
-    async def rewards(self, episode_id: str, *, verdicts: Json | None = None, judge: str | bool | None = None) -> Json:
+    async def rewards(
+        self, episode_id: str, *, verdicts: Json | None = None, judge: str | bool | None = None
+    ) -> wire.Rewards:
         body = _without_none({"verdicts": verdicts, "judge": judge})
         if not body:
             return await self._send("GET", f"/v1/episodes/{episode_id}/rewards")
         return await self._send("POST", f"/v1/episodes/{episode_id}/rewards", json=body)
 
-    async def create_group(self, task: Json, n: int, *, seed: int | None = None, **options: Any) -> Json:
+    async def create_group(self, task: Json, n: int, *, seed: int | None = None, **options: Any) -> wire.GroupSummary:
         body = _without_none({"task": task, "n": n, "seed": seed, **options})
         return await self._send("POST", "/v1/groups", json=body)
 
-    async def group(self, group_id: str) -> Json:
+    async def group(self, group_id: str) -> wire.GroupSummary:
         return await self._send("GET", f"/v1/groups/{group_id}")
 
-    async def delete_group(self, group_id: str) -> Json:
+    async def delete_group(self, group_id: str) -> wire.GroupSummary:
         return await self._send("DELETE", f"/v1/groups/{group_id}")
 
-    async def group_advantages(self, group_id: str, *, mode: str | None = None) -> Json:
+    async def group_advantages(self, group_id: str, *, mode: str | None = None) -> wire.GroupAdvantages:
         params = {"mode": mode} if mode else None
         return await self._send("GET", f"/v1/groups/{group_id}/advantages", params=params)
 
     async def advantages(
         self, groups: list[list[Json]], *, mode: str | None = None, weights: Json | None = None
-    ) -> Json:
+    ) -> wire.AdvantagesResult:
         body = _without_none({"groups": groups, "mode": mode, "lambda": weights})
         return await self._send("POST", "/v1/advantages", json=body)
