@@ -23,6 +23,16 @@ const REF_NOTES = new Set(['description', 'unevaluatedProperties', 'default', 'd
  * `oneOf`/`anyOf` whose branches only require members (a rule between members, such as "text or message", is the
  * validator's; the type keeps both optional).
  */
+/** A `$ref` without its notes, everywhere: what any generator needs to name the target instead of copying it. */
+function bareRefs(node) {
+  if (Array.isArray(node)) return node.map(bareRefs);
+  if (node === null || typeof node !== 'object') return node;
+  if (typeof node.$ref === 'string' && Object.keys(node).every((key) => key === '$ref' || REF_NOTES.has(key))) {
+    return { $ref: node.$ref };
+  }
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, bareRefs(value)]));
+}
+
 function typeable(node) {
   if (Array.isArray(node)) return node.map(typeable);
   if (node === null || typeof node !== 'object') return node;
@@ -65,7 +75,7 @@ function typeable(node) {
 
 /**
  * Both files' definitions as one document, the cross-file refs made local (no definition name is in both), so that
- * no generator reaches for the schemas' URLs. `typed` applies `typeable` (TypeScript's generator).
+ * no generator reaches for the schemas' URLs. `typed` applies `typeable` (TypeScript's generator), else `bareRefs`.
  */
 export function combined(typed = true) {
   const definitions = {};
@@ -74,7 +84,7 @@ export function combined(typed = true) {
       .replaceAll('https://toolenv.dev/schemas/trajectory.schema.json#/$defs/', '#/definitions/')
       .replaceAll('"#/$defs/', '"#/definitions/');
     const defs = JSON.parse(text).$defs;
-    Object.assign(definitions, typed ? typeable(defs) : defs);
+    Object.assign(definitions, typed ? typeable(defs) : bareRefs(defs));
   }
   return { title: 'WireShapes', type: 'object', additionalProperties: false, definitions };
 }

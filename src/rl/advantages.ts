@@ -2,7 +2,7 @@ import type { RewardCoefficients } from '../wire/rewards.js';
 import type { Advantage, AdvantageMode, ComponentRewards } from '../wire/schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
-export type { Advantage, AdvantageMode, ComponentRewards };
+export type { Advantage, AdvantageMode, ComponentRewards } from '../wire/schema-types.js';
 
 export const ADVANTAGE_MODES: readonly AdvantageMode[] = ['decoupled', 'aggregated'];
 

@@ -12,7 +12,7 @@ import { VERDICTS, verdictOf, type Verdict, type Verdicts } from '../wire/reward
 import type { JudgeOutcome } from '../wire/schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
-export type { JudgeOutcome };
+export type { JudgeOutcome } from '../wire/schema-types.js';
 
 export interface JudgeInput {
   query: string;

@@ -4,7 +4,7 @@ import type { RewardCoefficients } from '../wire/rewards.js';
 import type { PhaseScore, WindowScore } from '../wire/schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
-export type { PhaseScore, WindowScore };
+export type { PhaseScore, WindowScore } from '../wire/schema-types.js';
 
 /** What the phase reward needs of G_dep: the edges induced by a set of tools. `Graph` (graph/store.ts) is one. */
 export interface SubgraphSource {

@@ -9,7 +9,7 @@ import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '..
 import type { AnswerSource, Rewards } from '../wire/schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
-export type { AnswerSource, Rewards };
+export type { AnswerSource, Rewards } from '../wire/schema-types.js';
 
 /** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
 export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> &

@@ -2,7 +2,7 @@ import type { TurnRecord } from '../wire/episodes.js';
 import type { StepScore } from '../wire/schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
-export type { StepScore };
+export type { StepScore } from '../wire/schema-types.js';
 
 /**
  * R_step (Eq. 4): the mean of r_base + r_plan over every turn, halved, rejected turns included. r_base is the

@@ -7,34 +7,13 @@
 import type { Verdicts } from './rewards.js';
 import type {
   AssistantMessage as AssistantMessageRequest,
-  ChatObservation,
-  ChatToolCall,
-  ControllerState,
-  CreatedEpisode,
-  EpisodeConfig,
-  EpisodeCounts,
   EpisodeSearchHit,
-  EpisodeSummary,
   EpisodeTask,
-  Finish,
-  FunctionSpec,
-  Observation,
   RewardRequest,
   SearchAction,
-  SearchObservation,
-  StepRequest,
-  StepResult,
-  StoredAction,
   ToolCallAction as ToolCallRequest,
-  ToolCallObservation,
   ToolParser,
-  Trajectory,
-  TrajectoryStep,
-  TruncatedToolCallAction,
-  TurnPlan,
-  TurnRecord,
   TurnRequest,
-  TurnResult,
 } from './schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
@@ -65,7 +44,7 @@ export type {
   TurnRecord,
   TurnRequest,
   TurnResult,
-};
+} from './schema-types.js';
 
 /** An assistant message as an episode reads it: `parseTurn` joins OpenAI's text parts into one string. */
 export type AssistantMessage = Omit<AssistantMessageRequest, 'content'> & { content?: string | null };

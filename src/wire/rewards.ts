@@ -3,10 +3,10 @@
  * what `GET /v1/episodes/{id}/rewards` answers.
  */
 
-import type { RewardCoefficients, Verdict, Verdicts } from './schema-types.js';
+import type { RewardCoefficients, Verdict } from './schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
-export type { RewardCoefficients, Verdict, Verdicts };
+export type { RewardCoefficients, Verdict, Verdicts } from './schema-types.js';
 
 export const VERDICTS: readonly Verdict[] = ['YES', 'PARTIAL', 'NO'];
 

@@ -305,60 +305,6 @@ class ToolCallObservation(TypedDict, closed=True):
 Tool: TypeAlias = str
 
 
-class EpisodeConfig(TypedDict):
-    """
-    `POST /v1/episodes` body; every member optional.
-    """
-
-    seed: NotRequired[int]
-    error_rate: NotRequired[float]
-    """
-    The episode's injected-error rate; default the server's.
-    """
-    task: NotRequired[EpisodeTask]
-    tools: NotRequired[list[Tool]]
-    """
-    Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
-    """
-    max_steps: NotRequired[int]
-    protocol: NotRequired[Protocol]
-    """
-    The protocol its turns speak.
-    """
-    tool_parser: NotRequired[ToolParser]
-    """
-    `chat` only: how a turn given as raw text is read.
-    """
-    native_tools: NotRequired[bool]
-    """
-    `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
-    """
-    k: NotRequired[int]
-    """
-    Search results per query in text turns (the paper's top-3).
-    """
-    max_calls_per_turn: NotRequired[int]
-    """
-    Tool calls one text turn may dispatch.
-    """
-    max_turns: NotRequired[int]
-    """
-    Text turns after which the episode is done (the paper's cap).
-    """
-    max_observation_chars: NotRequired[int]
-    """
-    Characters of one text-turn observation: past it the observation is shrunk structurally (results and fields past its share become `…N more`) and ends with a line saying how much was cut. A trainer sets it so the policy reads what its token budget holds; default whole.
-    """
-    system_prompt: NotRequired[Literal["full", "brief"]]
-    """
-    `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
-    """
-    reward: NotRequired[RewardCoefficientOverrides]
-    """
-    Overrides of Table 7's reward coefficients.
-    """
-
-
 class EpisodeConfigFields(TypedDict):
     """
     The members of an episode config (`POST /v1/groups` takes them too, beside its own).
@@ -376,13 +322,7 @@ class EpisodeConfigFields(TypedDict):
     """
     max_steps: NotRequired[int]
     protocol: NotRequired[Protocol]
-    """
-    The protocol its turns speak.
-    """
     tool_parser: NotRequired[ToolParser]
-    """
-    `chat` only: how a turn given as raw text is read.
-    """
     native_tools: NotRequired[bool]
     """
     `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
@@ -408,9 +348,6 @@ class EpisodeConfigFields(TypedDict):
     `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
     """
     reward: NotRequired[RewardCoefficientOverrides]
-    """
-    Overrides of Table 7's reward coefficients.
-    """
 
 
 class Call(TypedDict, closed=True):
@@ -565,31 +502,6 @@ class NotRunItem1(TypedDict, closed=True):
     reason: str
 
 
-class Call3(TypedDict):
-    """
-    One node of an execution plan's DAG: a call to an available tool (a plan node adds its edges and status).
-    """
-
-    id: str
-    tool: str
-    arguments: dict[str, Any]
-    """
-    May hold references to upstream outputs.
-    """
-    depends_on: list[str]
-
-
-class Plan1(TypedDict, closed=True):
-    """
-    The execution plan as parsed (plan.schema.json, execution).
-    """
-
-    phase: Literal["execution"]
-    tools: list[str]
-    calls: list[Call3]
-    layers: NotRequired[list[list[str]]]
-
-
 class PlannedCallFields(TypedDict):
     """
     One node of an execution plan's DAG: a call to an available tool (a plan node adds its edges and status).
@@ -689,9 +601,6 @@ class RewardRequest(TypedDict, closed=True):
     """
 
     verdicts: NotRequired[VerdictsInput]
-    """
-    Verdicts to score R_ans with, as given (replays, tests).
-    """
     judge: NotRequired[str | Literal[False]]
     """
     A judge for this request (`openai:MODEL@URL`), or false to call none.
@@ -815,13 +724,7 @@ class GroupRequest(TypedDict, closed=True):
     """
     max_steps: NotRequired[int]
     protocol: NotRequired[Protocol]
-    """
-    The protocol its turns speak.
-    """
     tool_parser: NotRequired[ToolParser]
-    """
-    `chat` only: how a turn given as raw text is read.
-    """
     native_tools: NotRequired[bool]
     """
     `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
@@ -847,9 +750,6 @@ class GroupRequest(TypedDict, closed=True):
     `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
     """
     reward: NotRequired[RewardCoefficientOverrides]
-    """
-    Overrides of Table 7's reward coefficients.
-    """
     n: int
     """
     Episodes in the group (the paper's N is 8).
@@ -944,77 +844,6 @@ class AdvantagesResult(TypedDict, closed=True):
     groups: list[Group1]
 
 
-class EpisodeSummary(TypedDict):
-    """
-    `DELETE /v1/episodes/{id}` answer, the first JSONL line, and a member of a group (`GET /v1/groups/{id}`).
-    """
-
-    id: str
-    seed: int
-    """
-    Seeds the episode's error-injection stream: given in the config, or derived from the server's seed and reported here so the episode can be replayed.
-    """
-    error_rate: float
-    max_steps: int
-    protocol: Protocol
-    tool_parser: NotRequired[ToolParser]
-    """
-    `chat` episodes.
-    """
-    native_tools: NotRequired[Literal[False]]
-    """
-    `chat` episodes that offer found tools through `call_tool` alone.
-    """
-    k: int
-    """
-    Search results per query in text turns.
-    """
-    max_calls_per_turn: int
-    """
-    Tool calls one text turn may dispatch.
-    """
-    max_turns: int
-    """
-    Text turns after which the episode is done.
-    """
-    max_observation_chars: NotRequired[int]
-    """
-    Characters of one text-turn observation, when the episode set a budget.
-    """
-    system_prompt: NotRequired[Literal["full", "brief"]]
-    """
-    The system prompt's length, when the episode set `brief`.
-    """
-    finish: NotRequired[Finish]
-    answer: NotRequired[str]
-    """
-    The final answer of a text-turn episode, once it gave one.
-    """
-    reward: NotRequired[RewardCoefficientOverrides]
-    """
-    The episode's overrides of Table 7's reward coefficients, when it has any.
-    """
-    group: NotRequired[str]
-    """
-    The group the episode was made for (`POST /v1/groups`).
-    """
-    task: NotRequired[EpisodeTask]
-    tools: NotRequired[list[str]]
-    """
-    The tool ids the episode is restricted to, when it is.
-    """
-    created_at: str
-    done: bool
-    """
-    Every step has been taken (or the episode was deleted).
-    """
-    working_set: list[str]
-    """
-    Every tool surfaced by search so far, in first-seen order.
-    """
-    counts: EpisodeCounts
-
-
 class EpisodeSummaryFields(TypedDict):
     id: str
     seed: int
@@ -1025,9 +854,6 @@ class EpisodeSummaryFields(TypedDict):
     max_steps: int
     protocol: Protocol
     tool_parser: NotRequired[ToolParser]
-    """
-    `chat` episodes.
-    """
     native_tools: NotRequired[Literal[False]]
     """
     `chat` episodes that offer found tools through `call_tool` alone.
@@ -1058,9 +884,6 @@ class EpisodeSummaryFields(TypedDict):
     The final answer of a text-turn episode, once it gave one.
     """
     reward: NotRequired[RewardCoefficientOverrides]
-    """
-    The episode's overrides of Table 7's reward coefficients, when it has any.
-    """
     group: NotRequired[str]
     """
     The group the episode was made for (`POST /v1/groups`).
@@ -1135,6 +958,9 @@ class SearchObservation(TypedDict, closed=True):
     """
 
 
+EpisodeConfig: TypeAlias = EpisodeConfigFields
+
+
 class Call1(TypedDict, closed=True):
     id: str
     tool: str
@@ -1144,9 +970,6 @@ class Call1(TypedDict, closed=True):
     The status is 2xx.
     """
     injected: NotRequired[InjectedError]
-    """
-    Set when the failure was injected.
-    """
 
 
 class NotRunItem(TypedDict, closed=True):
@@ -1205,6 +1028,17 @@ class TurnRecord(TypedDict, closed=True):
     """
     As `text_truncated`, for the observation.
     """
+
+
+class Plan1(TypedDict, closed=True):
+    """
+    The execution plan as parsed (plan.schema.json, execution).
+    """
+
+    phase: Literal["execution"]
+    tools: list[str]
+    calls: list[PlannedCallFields]
+    layers: NotRequired[list[list[str]]]
 
 
 class Node(PlannedCallFields, closed=True):
@@ -1319,10 +1153,10 @@ class Rewards(TypedDict, closed=True):
     Whether L2 and L3 were scored against a dependency graph.
     """
     judge: NotRequired[JudgeOutcome]
-    """
-    The judge's outcome, when the judge scored R_ans.
-    """
     coefficients: RewardCoefficients
+
+
+EpisodeSummary: TypeAlias = EpisodeSummaryFields
 
 
 class CreatedEpisode(EpisodeSummaryFields, closed=True):

@@ -1,17 +1,5 @@
 /** The shapes the studio reads: the wire's from schemas/ (type-only imports), the rest a subset of eval's, train's. */
 
-import type {
-  EpisodeSummary,
-  Observation,
-  PhaseScore,
-  Rewards,
-  ToolCallObservation,
-  Trajectory,
-  TrajectoryStep,
-  TurnPlan,
-  TurnRecord,
-} from '../../wire/schema-types.js';
-
 // The wire shapes, from the published schemas (scripts/wire-types.mjs): the studio reads what the server sends.
 export type {
   EpisodeSummary,
@@ -23,7 +11,7 @@ export type {
   TrajectoryStep,
   TurnPlan,
   TurnRecord,
-};
+} from '../../wire/schema-types.js';
 
 export type Json = Record<string, unknown>;
 export type Schema = Json | boolean;
