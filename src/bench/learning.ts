@@ -9,8 +9,8 @@ import { epochSteps, linesOf, type SftStepMetrics, type StepMetrics } from '../t
 
 /**
  * `toolenv bench --learning`: one seeded recipe, end to end, that shows whether a policy learns on ToolEnv. Per seed:
- * training tasks and evaluated tasks (dev or test) on APIs the training tasks never use; cold-start demonstrations (`sft
- * generate`, offline roles) on the training tasks; a small model whose tokenizer is trained on them; the held-out
+ * training tasks and evaluated tasks (dev or test) on APIs the training tasks never use; cold-start demonstrations
+ * (`sft generate`, offline roles) on the training tasks; a small model whose tokenizer is trained on them; the held-out
  * evaluation of the base, of the SFT checkpoint and of the GRPO checkpoint (TRL, ToolEnv's decoupled rewards). Every
  * stage leaves a run directory under `out` (the studio shows them: `serve --runs OUT`).
  */
