@@ -19,7 +19,7 @@ export const TYPES_FILE = join(ROOT, 'src', 'wire', 'schema-types.d.ts');
 const REF_NOTES = new Set(['description', 'unevaluatedProperties', 'default', 'deprecated']);
 
 /**
- * What a type can say of a schema: a `$ref` without its notes, `{}` as `unknown`, an open object as one, and no
+ * What a type can say of a schema (its refs already bare): `{}` as `unknown`, an open object as one, and no
  * `oneOf`/`anyOf` whose branches only require members (a rule between members, such as "text or message", is the
  * validator's; the type keeps both optional).
  */
@@ -42,9 +42,6 @@ function typeable(node) {
   const open = !('properties' in node || 'additionalProperties' in node || 'patternProperties' in node);
   if (node.type === 'object' && open && !('allOf' in node || 'oneOf' in node || 'anyOf' in node || '$ref' in node)) {
     return { ...node, additionalProperties: { tsType: 'unknown' } };
-  }
-  if (typeof node.$ref === 'string' && Object.keys(node).every((key) => key === '$ref' || REF_NOTES.has(key))) {
-    return { $ref: node.$ref };
   }
   // `allOf: [{ $ref: X }, { required: [...] }]`: X with those members required, which the generator cannot say.
   if (Array.isArray(node.allOf)) {
@@ -75,7 +72,8 @@ function typeable(node) {
 
 /**
  * Both files' definitions as one document, the cross-file refs made local (no definition name is in both), so that
- * no generator reaches for the schemas' URLs. `typed` applies `typeable` (TypeScript's generator), else `bareRefs`.
+ * no generator reaches for the schemas' URLs. Refs lose their notes (`bareRefs`); `typed` also applies `typeable`
+ * (TypeScript's generator).
  */
 export function combined(typed = true) {
   const definitions = {};
@@ -84,7 +82,7 @@ export function combined(typed = true) {
       .replaceAll('https://toolenv.dev/schemas/trajectory.schema.json#/$defs/', '#/definitions/')
       .replaceAll('"#/$defs/', '"#/definitions/');
     const defs = JSON.parse(text).$defs;
-    Object.assign(definitions, typed ? typeable(defs) : bareRefs(defs));
+    Object.assign(definitions, typed ? typeable(bareRefs(defs)) : bareRefs(defs));
   }
   return { title: 'WireShapes', type: 'object', additionalProperties: false, definitions };
 }
