@@ -19,19 +19,28 @@ export const TYPES_FILE = join(ROOT, 'src', 'wire', 'schema-types.d.ts');
 const REF_NOTES = new Set(['description', 'unevaluatedProperties', 'default', 'deprecated']);
 
 /**
- * What a type can say of a schema (its refs already bare): `{}` as `unknown`, an open object as one, and no
- * `oneOf`/`anyOf` whose branches only require members (a rule between members, such as "text or message", is the
- * validator's; the type keeps both optional).
+ * A `$ref` without its notes, everywhere: what any generator needs to name the target instead of copying it. Rules
+ * between members (`if`/`then`: `tool_parser` only with `protocol: "chat"`) go too: they are the validator's, and no
+ * generated type can say them.
  */
-/** A `$ref` without its notes, everywhere: what any generator needs to name the target instead of copying it. */
 function bareRefs(node) {
   if (Array.isArray(node)) return node.map(bareRefs);
   if (node === null || typeof node !== 'object') return node;
   if (typeof node.$ref === 'string' && Object.keys(node).every((key) => key === '$ref' || REF_NOTES.has(key))) {
     return { $ref: node.$ref };
   }
-  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, bareRefs(value)]));
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => key !== 'allOf' || !node.allOf.every((rule) => 'if' in rule))
+      .map(([key, value]) => [key, bareRefs(value)]),
+  );
 }
+
+/**
+ * What a type can say of a schema (its refs already bare): `{}` as `unknown`, an open object as one, and no
+ * `oneOf`/`anyOf` whose branches only require members (a rule between members, such as "text or message", is the
+ * validator's; the type keeps both optional).
+ */
 
 function typeable(node) {
   if (Array.isArray(node)) return node.map(typeable);

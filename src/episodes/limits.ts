@@ -1,14 +1,23 @@
+/**
+ * The episode API's limits. Those a request can meet are stated once, in schemas/ (where the validators and the served
+ * document read them), and read from there; the rest are the server's own budgets.
+ */
+import { schemaNumber } from '../wire/schemas.js';
+
+const trajectory = (pointer: string) => schemaNumber('trajectory', `/$defs/${pointer}`);
+const config = (pointer: string) => trajectory(`EpisodeConfigFields/properties/${pointer}`);
+
 /** Steps an episode runs when its config names no max_steps. */
-export const DEFAULT_MAX_STEPS = 50;
+export const DEFAULT_MAX_STEPS = config('max_steps/default');
 /** The most steps one episode may ask for: with MAX_ACTIONS it bounds what one trajectory holds. */
-export const MAX_STEPS = 1000;
+export const MAX_STEPS = config('max_steps/maximum');
 /** Actions in one step: a ParaAct layer is a handful of calls or capability slots. */
-export const MAX_ACTIONS = 64;
+export const MAX_ACTIONS = trajectory('StepRequest/properties/actions/maxItems');
 /** Default and largest k of a search_tool action (the paper retrieves the top 3). */
-export const DEFAULT_SEARCH_K = 3;
-export const MAX_SEARCH_K = 100;
+export const DEFAULT_SEARCH_K = trajectory('SearchAction/properties/k/default');
+export const MAX_SEARCH_K = trajectory('SearchAction/properties/k/maximum');
 /** The most tool ids an episode may be restricted to. */
-export const MAX_EPISODE_TOOLS = 10_000;
+export const MAX_EPISODE_TOOLS = config('tools/maxItems');
 /** Live episodes kept at once; creating one more is refused (429). */
 export const DEFAULT_MAX_EPISODES = 10_000;
 /** An episode untouched this long is dropped. */
@@ -31,21 +40,21 @@ export const WORLD_BUDGET = 1024 * 1024;
 /** Characters of a truncated body's JSON kept as its preview. */
 export const TRUNCATED_PREVIEW_CHARS = 512;
 /** Longest string accepted for ids, task ids and queries. */
-export const MAX_TEXT = 10_000;
+export const MAX_TEXT = trajectory('EpisodeTask/properties/id/maxLength');
 
 /** The most text turns one episode may ask for (as MAX_STEPS bounds its steps). */
-export const MAX_TURNS = 1000;
+export const MAX_TURNS = config('max_turns/maximum');
 /** Characters of one assistant message a text turn takes: room for a long plan, bounded so a runaway generation is refused. */
-export const MAX_TURN_TEXT = 200_000;
+export const MAX_TURN_TEXT = trajectory('TurnRequest/properties/text/maxLength');
 /** The smallest observation budget: room for the tags, the status lines and a few characters of each result. */
-export const MIN_OBSERVATION_CHARS = 256;
+export const MIN_OBSERVATION_CHARS = config('max_observation_chars/minimum');
 /** The largest per-turn call cap an episode may ask for. */
-export const MAX_CALLS_PER_TURN = 64;
+export const MAX_CALLS_PER_TURN = config('max_calls_per_turn/maximum');
 /** The most episodes one group may hold (the paper's N is 8). */
-export const MAX_GROUP_SIZE = 256;
+export const MAX_GROUP_SIZE = schemaNumber('rewards', '/$defs/GroupRequest/allOf/1/properties/n/maximum');
 /** Characters of turn texts and observations one episode's record keeps whole (past it, previews): 15 turns of long plans fit many times over. */
 export const TURN_TEXT_BUDGET = 4 * 1024 * 1024;
 /** The largest reward coefficient an episode may set: past any sensible weight, short of overflowing a reward to Infinity. */
-export const MAX_COEFFICIENT = 1000;
+export const MAX_COEFFICIENT = trajectory('RewardCoefficientOverrides/properties/w1/maximum');
 /** The largest |reward| `POST /v1/advantages` takes, for the same reason. */
-export const MAX_REWARD_MAGNITUDE = 1_000_000;
+export const MAX_REWARD_MAGNITUDE = schemaNumber('rewards', '/$defs/ComponentRewards/properties/r_step/maximum');

@@ -1,3 +1,4 @@
+import type { Options } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { SafePattern } from './safe-pattern.js';
@@ -20,10 +21,12 @@ const safeRegExp = Object.assign((pattern: string) => new SafePattern(pattern), 
 /**
  * The one ajv configuration the project validates with: JSON Schema 2020-12 (converted OpenAPI schemas target it),
  * every error reported, standard formats checked, patterns run without catastrophic backtracking, and unknown
- * keywords and formats tolerated because real documents are full of vendor extensions.
+ * keywords and formats tolerated because real documents are full of vendor extensions. `extra`: ajv's `verbose`
+ * (errors carry their schema and data, for messages that say what was expected) and `discriminator`.
  */
-export function createAjv(): Ajv2020 {
+export function createAjv(extra: Pick<Options, 'verbose' | 'discriminator'> = {}): Ajv2020 {
   const ajv = new Ajv2020({
+    ...extra,
     allErrors: true,
     strict: false,
     validateFormats: true,

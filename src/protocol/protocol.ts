@@ -5,19 +5,25 @@
  * schemas/tool-call.schema.json).
  */
 
+import { schemaNumber } from '../wire/schemas.js';
+
+/** The episode options' defaults and bounds are stated once, in schemas/trajectory.schema.json. */
+const episodeOption = (pointer: string) =>
+  schemaNumber('trajectory', `/$defs/EpisodeConfigFields/properties/${pointer}`);
+
 export const TAGS = ['think', 'plan', 'search_tool', 'tool_call', 'answer'] as const;
 export type TagName = (typeof TAGS)[number];
 
 /** The paper's turn cap (Appendix D: rollouts are capped at 15 reasoning–action turns). */
-export const DEFAULT_MAX_TURNS = 15;
+export const DEFAULT_MAX_TURNS = episodeOption('max_turns/default');
 /** Up to 3 parallel tool calls per turn under the DAG schedule (Appendix D). */
-export const DEFAULT_MAX_CALLS_PER_TURN = 3;
+export const DEFAULT_MAX_CALLS_PER_TURN = episodeOption('max_calls_per_turn/default');
 /** Top-3 candidates per query (§4). */
-export const DEFAULT_K = 3;
+export const DEFAULT_K = episodeOption('k/default');
 /** Searches in one turn: enough capability slots for any task the benchmarks hold, few enough to keep a turn readable. */
 export const MAX_SEARCHES_PER_TURN = 8;
 /** The largest `k` a search may ask for. */
-export const MAX_K = 10;
+export const MAX_K = episodeOption('k/maximum');
 /** How deep a block's JSON may nest: far past any real API's arguments, short of what recursive binding could overflow on. */
 export const MAX_JSON_DEPTH = 64;
 

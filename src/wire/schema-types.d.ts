@@ -816,6 +816,9 @@ export interface RewardRequest {
    */
   judge?: string | false;
 }
+/**
+ * `GET|POST /v1/episodes/{id}/rewards`: the hierarchical rewards (Eqs. 4–6). When R_ans could not be scored, r_ans, gate, r_phase and r_traj are null and `flagged` says why: a trainer drops such a rollout.
+ */
 export interface Rewards {
   /**
    * R_step (Eq. 4): the mean of r_base + r_plan over every turn, halved; 0 without turns. Null for the chat protocol (`r_step_note` says why).

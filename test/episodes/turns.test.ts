@@ -393,7 +393,7 @@ describe('text turns', () => {
     await refused(
       await post(`${url}/v1/advantages`, { groups: [[{ r_step: 1.7e308, r_phase: 0, r_traj: 0 }]] }),
       400,
-      /magnitude at most/,
+      /must be a number from -1000000 to 1000000, or null/,
     );
     await refused(
       await post(`${url}/v1/advantages`, { groups: [[{ r_step: 0, r_phase: 0, r_traj: 0 }]], mode: null }),

@@ -83,7 +83,10 @@ test('toolenv reward: a file it cannot score, or bad verdicts, is a one-line err
     [[join(dir, 'missing.json')], /missing\.json: cannot read it \(ENOENT\)/],
     [[badTurn], /bad-turn\.json: \/turns\/0 must have required property/],
     [[badReward], /bad-reward\.json: \/reward\/w1 must be number/],
-    [[noTurns, '--verdicts', '{"quality": "MAYBE"}'], /--verdicts: quality must be one of YES, PARTIAL, NO/],
+    [
+      [noTurns, '--verdicts', '{"quality": "MAYBE"}'],
+      /--verdicts: .*quality must be one of YES, PARTIAL, NO \(in any case\), got "MAYBE"/,
+    ],
     [[noTurns, '--judge', 'gpt-4'], /--judge: expected openai:MODEL@URL/],
   ];
   for (const [args, message] of cases) {
