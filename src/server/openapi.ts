@@ -5,13 +5,7 @@ import { MAX_GROUP_SIZE } from '../episodes/limits.js';
 import { schemasDir } from '../paths.js';
 import { OPENENV_SCHEMAS } from './openenv/schema.js';
 import { CONTROL_QUERY_PARAMS } from './prefer.js';
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const problemResponse = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: ref('Problem') } },
-});
-const json = (description: string, schema: unknown) => ({ description, content: { 'application/json': { schema } } });
+import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, problemDoc, ref, SIMULATED } from './openapi-parts.js';
 
 const RUN_NAME = {
   name: 'name',
@@ -21,44 +15,6 @@ const RUN_NAME = {
   schema: { type: 'string' },
 };
 
-const PROBLEMS = {
-  '400': { $ref: '#/components/responses/BadRequest' },
-  '401': { $ref: '#/components/responses/Unauthorized' },
-  '404': { $ref: '#/components/responses/NotFound' },
-  '405': { $ref: '#/components/responses/MethodNotAllowed' },
-  '413': { $ref: '#/components/responses/PayloadTooLarge' },
-  '500': { $ref: '#/components/responses/ServerError' },
-};
-const CONTROLS = [
-  { $ref: '#/components/parameters/Prefer' },
-  { $ref: '#/components/parameters/ControlCode' },
-  { $ref: '#/components/parameters/ControlExample' },
-  { $ref: '#/components/parameters/ControlDynamic' },
-];
-const EPISODE_HEADER = { $ref: '#/components/parameters/EpisodeHeader' };
-const SIMULATED = {
-  description: "The simulated tool's own status and body (a JSON value, or an RFC 7807 problem for 4xx/5xx answers).",
-  headers: {
-    'x-toolenv-source': {
-      description:
-        "Where the answer came from (`state`: an episode's world state; `real`: the real API, under serve --upstream).",
-      schema: { type: 'string', enum: ['cache', 'example', 'model', 'synth', 'rule', 'state', 'real'] },
-    },
-    'x-toolenv-error': {
-      description: 'The kind of injected error, when one was injected.',
-      schema: { type: 'string', enum: ['rate_limit', 'network', 'timeout', 'auth'] },
-    },
-    'x-toolenv-step': {
-      description: 'Inside an episode: the step the call was recorded as.',
-      schema: { type: 'integer' },
-    },
-    'x-toolenv-state': {
-      description: 'Inside an episode: what world state did.',
-      schema: { type: 'string', enum: ['created', 'read', 'updated', 'deleted', 'listed', 'missing'] },
-    },
-  },
-  content: { 'application/json': { schema: {} }, 'application/problem+json': { schema: ref('Problem') } },
-};
 const REST_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 const TRAJECTORY_SCHEMA_ID = 'https://toolenv.dev/schemas/trajectory.schema.json';
@@ -122,7 +78,7 @@ export function serverOpenApi(
         schema: { type: 'string' },
       },
       ...CONTROLS,
-      EPISODE_HEADER,
+      EPISODE_HEADER_PARAM,
     ],
     ...(method === 'get' || method === 'delete'
       ? {}
@@ -241,7 +197,7 @@ export function serverOpenApi(
           operationId: 'callTool',
           tags: ['Tools'],
           summary: 'Call a tool: the answer is the simulated tool’s own status and body',
-          parameters: [{ $ref: '#/components/parameters/ToolId' }, ...CONTROLS, EPISODE_HEADER],
+          parameters: [{ $ref: '#/components/parameters/ToolId' }, ...CONTROLS, EPISODE_HEADER_PARAM],
           requestBody: { required: false, content: { 'application/json': { schema: ref('CallRequest') } } },
           responses: { default: SIMULATED, ...PROBLEMS },
         },
@@ -254,7 +210,7 @@ export function serverOpenApi(
           description:
             'Prefer controls (header or query) apply to every call of the batch. With `x-toolenv-episode` the batch is one step of that ' +
             'episode (world state and its error stream apply); the answer then also carries `step` and `done`.',
-          parameters: [...CONTROLS, EPISODE_HEADER],
+          parameters: [...CONTROLS, EPISODE_HEADER_PARAM],
           requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
           responses: { '200': json('One result per call, in order.', ref('BatchResponse')), ...PROBLEMS },
         },
@@ -361,9 +317,9 @@ export function serverOpenApi(
             '200': json('The observations.', ref('StepResult')),
             '400': PROBLEMS['400'],
             '401': PROBLEMS['401'],
-            '403': problemResponse("A tool_call names a tool outside the episode's `tools`; `errors` lists them."),
+            '403': problemDoc("A tool_call names a tool outside the episode's `tools`; `errors` lists them."),
             '404': { $ref: '#/components/responses/UnknownEpisode' },
-            '409': problemResponse(
+            '409': problemDoc(
               'The episode is done, or it speaks text turns (`/turns`): an episode takes turns or JSON steps, never both.',
             ),
           },
@@ -391,7 +347,7 @@ export function serverOpenApi(
             '400': PROBLEMS['400'],
             '401': PROBLEMS['401'],
             '404': { $ref: '#/components/responses/UnknownEpisode' },
-            '409': problemResponse(
+            '409': problemDoc(
               'The episode is done, or it already took JSON steps or calls: an episode takes turns or JSON steps, never both.',
             ),
             '413': PROBLEMS['413'],
@@ -501,7 +457,7 @@ export function serverOpenApi(
             '400': PROBLEMS['400'],
             '401': PROBLEMS['401'],
             '404': { $ref: '#/components/responses/UnknownGroup' },
-            '409': problemResponse('A member is gone (deleted or expired), its rewards with it.'),
+            '409': problemDoc('A member is gone (deleted or expired), its rewards with it.'),
           },
         },
       },
@@ -689,7 +645,7 @@ export function serverOpenApi(
               description: 'The Accept header lacks application/json or text/event-stream (a JSON-RPC error body).',
             },
             '413': PROBLEMS['413'],
-            '429': problemResponse('The live-session cap (or the live-episode cap) is reached.'),
+            '429': problemDoc('The live-session cap (or the live-episode cap) is reached.'),
           },
         },
         delete: {
@@ -709,7 +665,7 @@ export function serverOpenApi(
             '200': { description: 'Closed.' },
             '400': PROBLEMS['400'],
             '401': PROBLEMS['401'],
-            '404': problemResponse('No such session.'),
+            '404': problemDoc('No such session.'),
           },
         },
       },
@@ -770,7 +726,7 @@ export function serverOpenApi(
             '400': PROBLEMS['400'],
             '401': PROBLEMS['401'],
             '413': PROBLEMS['413'],
-            '422': problemResponse('An invalid reset (with `errors`).'),
+            '422': problemDoc('An invalid reset (with `errors`).'),
             '429': { $ref: '#/components/responses/TooManyEpisodes' },
           },
         },
@@ -798,9 +754,9 @@ export function serverOpenApi(
             '400': PROBLEMS['400'],
             '401': PROBLEMS['401'],
             '404': { $ref: '#/components/responses/UnknownEpisode' },
-            '409': problemResponse('The episode is done, or it took JSON steps.'),
+            '409': problemDoc('The episode is done, or it took JSON steps.'),
             '413': PROBLEMS['413'],
-            '422': problemResponse(
+            '422': problemDoc(
               'An invalid step: no `episode_id`, or an action other than `{"text": string}` (with `errors`).',
             ),
           },
@@ -824,7 +780,7 @@ export function serverOpenApi(
             '200': json('The state.', ref('OpenEnvState')),
             '401': PROBLEMS['401'],
             '404': { $ref: '#/components/responses/UnknownEpisode' },
-            '422': problemResponse('No `episode_id`.'),
+            '422': problemDoc('No `episode_id`.'),
           },
         },
       },
@@ -842,7 +798,7 @@ export function serverOpenApi(
           responses: {
             '101': { description: 'Switching to the WebSocket session.' },
             '401': PROBLEMS['401'],
-            '426': problemResponse('Not a WebSocket upgrade.'),
+            '426': problemDoc('Not a WebSocket upgrade.'),
           },
         },
       },
@@ -1023,26 +979,26 @@ export function serverOpenApi(
         },
       },
       responses: {
-        BadRequest: problemResponse(
+        BadRequest: problemDoc(
           'Malformed JSON, JSON nested too deep, an invalid body or query parameter, or invalid arguments.',
         ),
         Unauthorized: {
-          ...problemResponse('Missing or wrong API key.'),
+          ...problemDoc('Missing or wrong API key.'),
           headers: { 'WWW-Authenticate': { schema: { type: 'string' } } },
         },
-        NotFound: problemResponse('Unknown route, tool, API or operation.'),
+        NotFound: problemDoc('Unknown route, tool, API or operation.'),
         MethodNotAllowed: {
-          ...problemResponse('The path exists but not with this method.'),
+          ...problemDoc('The path exists but not with this method.'),
           headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } },
         },
-        PayloadTooLarge: problemResponse('The request body is larger than the server’s body limit.'),
-        ServerError: problemResponse('An unexpected server error (logged).'),
-        GraphUnavailable: problemResponse(
+        PayloadTooLarge: problemDoc('The request body is larger than the server’s body limit.'),
+        ServerError: problemDoc('An unexpected server error (logged).'),
+        GraphUnavailable: problemDoc(
           'The dependency graph of this library has not been built, or was built by another version: `command` names the build (`toolenv graph build`).',
         ),
-        UnknownEpisode: problemResponse('No such episode: it never existed, was deleted, or expired.'),
-        UnknownGroup: problemResponse('No such group: it never existed, or all its episodes were deleted or expired.'),
-        TooManyEpisodes: problemResponse(
+        UnknownEpisode: problemDoc('No such episode: it never existed, was deleted, or expired.'),
+        UnknownGroup: problemDoc('No such group: it never existed, or all its episodes were deleted or expired.'),
+        TooManyEpisodes: problemDoc(
           'The live-episode cap is reached, or the live episodes hold their byte budget (the detail says which).',
         ),
       },
