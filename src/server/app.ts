@@ -14,29 +14,29 @@ import {
   type RetrievalLoader,
 } from './context.js';
 import { HttpMetrics } from './http-metrics.js';
-import { openApiPaths } from './openapi.js';
+import type { Operations } from './openapi-parts.js';
 import { problemResponse } from '../http/problem-response.js';
 import { RestCatalog } from './rest/catalog.js';
 import type { SecurityMode } from './rest/security.js';
-import { apiRoutes } from './routes/apis.js';
-import { callRoutes, DEFAULT_MAX_BATCH } from './routes/calls.js';
-import { healthRoutes } from './routes/health.js';
-import { toolRoutes } from './routes/tools.js';
-import { searchRoutes } from './routes/search.js';
-import { graphRoutes } from './routes/graph.js';
-import { episodeRoutes } from './routes/episodes.js';
+import { apiOperations, apiRoutes } from './routes/apis.js';
+import { callOperations, callRoutes, DEFAULT_MAX_BATCH } from './routes/calls.js';
+import { healthOperations, healthRoutes } from './routes/health.js';
+import { toolOperations, toolRoutes } from './routes/tools.js';
+import { searchOperations, searchRoutes } from './routes/search.js';
+import { graphOperations, graphRoutes } from './routes/graph.js';
+import { episodeOperations, episodeRoutes } from './routes/episodes.js';
 import { errorResponse } from './error-response.js';
 import type { EpisodeStore } from '../episodes/store.js';
 import { GroupStore } from '../episodes/groups.js';
 import type { AnswerJudge } from '../rl/judge.js';
-import { rewardRoutes } from './routes/rewards.js';
-import { mcpRoutes } from './routes/mcp.js';
+import { rewardOperations, rewardRoutes } from './routes/rewards.js';
+import { mcpOperations, mcpRoutes } from './routes/mcp.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import type { EpisodeTask } from '../wire/episodes.js';
 import { OpenEnv } from './openenv/env.js';
-import { openEnvRoutes } from './routes/openenv.js';
-import { studioRoutes } from './routes/studio.js';
-import { libraryRoutes } from './routes/library.js';
+import { openEnvOperations, openEnvRoutes } from './routes/openenv.js';
+import { studioOperations, studioRoutes } from './routes/studio.js';
+import { libraryOperations, libraryRoutes } from './routes/library.js';
 
 export { DEFAULT_BODY_LIMIT };
 
@@ -73,8 +73,12 @@ export interface AppOptions {
   log?: (line: string) => void;
 }
 
-/** Routes mounted beside the server's own: as they are, or built over the app's context (the studio's runs read its rewards). */
-export type AppRoutes = Hono | ((ctx: AppContext) => Hono);
+/**
+ * Routes mounted beside the server's own: as they are, or built over the app's context (the studio's runs read its
+ * rewards); with the operations they declare, documented on /openapi.json.
+ */
+export type AppRoutes = BareRoutes | { routes: BareRoutes; operations: Operations };
+type BareRoutes = Hono | ((ctx: AppContext) => Hono);
 
 /** The ToolEnv HTTP app: routes only, each delegating to the library store or the simulator. */
 export function createApp(options: AppOptions): Hono {
@@ -115,12 +119,22 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   app.route('/', studioRoutes());
   if (options.apiKey !== undefined) app.use('*', bearerAuth(options.apiKey));
   app.use('*', bodyLimit(options.bodyLimit ?? DEFAULT_BODY_LIMIT));
-  // The document lists what this app mounts, read once every route is in.
-  let served: ReadonlySet<string> | undefined;
-  app.route(
-    '/',
-    healthRoutes(ctx, () => (served ??= openApiPaths(app.routes))),
-  );
+  const extra = (options.routes ?? []).map((routes) => ('operations' in routes ? routes : { routes, operations: {} }));
+  // /openapi.json declares the operations of the routes mounted here: the server's own, those mounted beside them
+  // (in the order given), the studio's and the APIs'.
+  const operations = [
+    healthOperations(ctx.auth),
+    toolOperations,
+    callOperations(ctx.maxBatch),
+    searchOperations,
+    graphOperations,
+    ...(ctx.episodes ? [episodeOperations, rewardOperations, mcpOperations, openEnvOperations] : []),
+    libraryOperations,
+    ...extra.map((routes) => routes.operations),
+    studioOperations(ctx.auth),
+    apiOperations,
+  ];
+  app.route('/', healthRoutes(ctx, operations));
   app.route('/', toolRoutes(ctx));
   app.route('/', callRoutes(ctx));
   app.route('/', apiRoutes(ctx));
@@ -133,7 +147,7 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
     app.route('/', mcpRoutes(ctx, ctx.episodes, options.mcp));
     app.route('/', openEnvRoutes(ctx, ctx.openenv!));
   }
-  for (const routes of options.routes ?? []) app.route('/', typeof routes === 'function' ? routes(ctx) : routes);
+  for (const { routes } of extra) app.route('/', typeof routes === 'function' ? routes(ctx) : routes);
 
   // Told apart from a 404 only once no route answered: a middleware would cost every request an extra async hop.
   const allowMethods = methodNotAllowed({

@@ -3,15 +3,19 @@ import type { RewardContext } from '../episodes/rewards.js';
 import { answerOutcome, scoreTrajectory } from '../rl/rewards.js';
 import { listRuns, readRun, runDir, runEpisode, runEpisodes } from './runs.js';
 import { problemResponse } from '../http/problem-response.js';
+import { json, PROBLEMS, type Operations } from '../server/openapi-parts.js';
 
 /**
  * The run directories of `serve --runs DIR`, read-only: `GET /v1/runs` lists them, `GET /v1/runs/{name}` is one
  * run (an eval report, or a training run's per-step metrics), `GET /v1/runs/{name}/episodes` its episodes and
  * `GET /v1/runs/{name}/episodes/{id}` one of them with its rewards. A name with slashes travels URL-encoded.
- * Without `--runs` the list is empty and says why.
+ * Without `--runs` the list is empty and says why. They come with their operations, for the server's /openapi.json.
  */
-export function runRoutes(root: string | undefined): (ctx: { rewards: RewardContext }) => Hono {
-  return ({ rewards }) => runApp(root, rewards);
+export function runRoutes(root: string | undefined): {
+  routes: (ctx: { rewards: RewardContext }) => Hono;
+  operations: Operations;
+} {
+  return { routes: ({ rewards }) => runApp(root, rewards), operations: runOperations };
 }
 
 function runApp(root: string | undefined, rewards: RewardContext): Hono {
@@ -61,3 +65,67 @@ function runApp(root: string | undefined, rewards: RewardContext): Hono {
 
   return app;
 }
+
+const RUN_NAME = {
+  name: 'name',
+  in: 'path',
+  required: true,
+  description: "The run's path below --runs, URL-encoded (`train%2Frl`).",
+  schema: { type: 'string' },
+};
+
+/** The operations of runRoutes. */
+export const runOperations: Operations = {
+  '/v1/runs': {
+    get: {
+      operationId: 'listRuns',
+      tags: ['Runs'],
+      summary: 'The eval and train run directories under `serve --runs DIR`, newest first',
+      responses: {
+        '200': json('The runs (empty, with `detail`, without --runs).', { type: 'object', required: ['runs'] }),
+        '401': PROBLEMS['401'],
+      },
+    },
+  },
+  '/v1/runs/{name}': {
+    get: {
+      operationId: 'getRun',
+      tags: ['Runs'],
+      summary:
+        "One run: an eval report, or a training run's per-step metrics (computed from its rollouts while it runs)",
+      parameters: [RUN_NAME],
+      responses: {
+        '200': json('The run.', { type: 'object', required: ['name', 'kind'] }),
+        '401': PROBLEMS['401'],
+        '404': PROBLEMS['404'],
+      },
+    },
+  },
+  '/v1/runs/{name}/episodes': {
+    get: {
+      operationId: 'listRunEpisodes',
+      tags: ['Runs'],
+      summary: 'The episodes a run kept, with their reward totals',
+      parameters: [RUN_NAME],
+      responses: {
+        '200': json('The episodes.', { type: 'object', required: ['episodes'] }),
+        '401': PROBLEMS['401'],
+        '404': PROBLEMS['404'],
+      },
+    },
+  },
+  '/v1/runs/{name}/episodes/{episode}': {
+    get: {
+      operationId: 'getRunEpisode',
+      tags: ['Runs'],
+      summary:
+        "One saved episode: its trajectory and its rewards (a training run's scored again from the trajectory, `rescored`)",
+      parameters: [RUN_NAME, { name: 'episode', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '200': json('The episode.', { type: 'object', required: ['trajectory', 'rewards', 'rescored'] }),
+        '401': PROBLEMS['401'],
+        '404': PROBLEMS['404'],
+      },
+    },
+  },
+};

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { serve } from '@hono/node-server';
 import { createAjv } from '../../src/library/ajv.js';
+import { LibraryStore } from '../../src/library/store.js';
+import { createApp } from '../../src/server/app.js';
+import { chatRoutes } from '../../src/server/routes/chat.js';
 import type { RunningServer } from '../../src/server/serve.js';
+import { LlamaEngine } from '../../src/simulator/llama/engine.js';
+import { runRoutes } from '../../src/studio/routes.js';
+import { writeFixtureLibrary } from '../fixtures/tools.js';
 import { postJson, startTestServer } from './helpers.js';
 
 type Json = Record<string, any>;
@@ -92,6 +100,76 @@ describe('GET /openapi.json', () => {
       assert.deepEqual(securedDoc.paths['/healthz'].get.security, []);
     } finally {
       await secured.close();
+    }
+  });
+});
+
+/** `METHOD /path` of every route an app mounts, its path as the document writes it. */
+function mountedOperations(routes: readonly { method: string; path: string }[]): string[] {
+  return routes.flatMap(({ method, path }) => {
+    // app.use('*'): the metrics, key and body-limit middleware.
+    if (path === '/*') return [];
+    // One hono route answers for every method: each API's document, and its REST surface.
+    if (path === '/apis/*') {
+      return [
+        'GET /apis/{api_id}/openapi.json',
+        ...['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((rest) => `${rest} /apis/{api_id}/{path}`),
+      ];
+    }
+    return [`${method} ${path.replace(/:([A-Za-z_]+)/g, '{$1}')}`];
+  });
+}
+
+const declaredOperations = (doc: Json): string[] =>
+  Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+
+/** Mounted routes no operation declares, and declared operations no route serves. */
+function mismatches(mounted: readonly string[], declared: readonly string[]) {
+  return {
+    undeclared: mounted.filter((operation) => !declared.includes(operation)),
+    unrouted: declared.filter((operation) => !mounted.includes(operation)),
+  };
+}
+
+describe('the declared operations and the mounted routes', () => {
+  // `serve --model`'s OpenAI-compatible routes, which the document has never listed.
+  const UNDECLARED = ['GET /v1/models', 'POST /v1/chat/completions'];
+
+  it('match, method by method, on a server that mounts every route', async () => {
+    // Never loaded: chatRoutes only reads the model's file name until a request comes.
+    const engine = new LlamaEngine({ model: 'unloaded.gguf' });
+    const server = await startTestServer({ routes: [chatRoutes(engine), runRoutes(undefined)] });
+    try {
+      const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as Json;
+      const mounted = mountedOperations(server.app.routes);
+      for (const operation of UNDECLARED) assert.ok(mounted.includes(operation), operation);
+      const served = mounted.filter((operation) => !UNDECLARED.includes(operation));
+      assert.deepEqual(mismatches(served, declaredOperations(doc)), { undeclared: [], unrouted: [] });
+      assert.ok(declaredOperations(doc).includes('GET /v1/runs/{name}'), 'the runs mounted beside are declared');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('match on an app without episodes, which mounts neither their routes nor MCP nor OpenEnv', async () => {
+    const store = LibraryStore.open(writeFixtureLibrary());
+    const app = createApp({ store, simulator: { call: async () => assert.fail('no call is made') } });
+    const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    });
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const doc = (await (await fetch(`${url}/openapi.json`)).json()) as Json;
+      assert.deepEqual(mismatches(mountedOperations(app.routes), declaredOperations(doc)), {
+        undeclared: [],
+        unrouted: [],
+      });
+      assert.equal(doc.paths['/v1/episodes'], undefined);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+      store.close();
     }
   });
 });

@@ -18,6 +18,7 @@ import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
 import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.js';
 import { episodeCallResult } from '../episode-call.js';
+import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Operations } from '../openapi-parts.js';
 
 const PREFIX = '/apis/';
 const PROBLEM_ACCEPTED = /\bapplication\/problem\+json\b/i;
@@ -36,6 +37,77 @@ export function apiRoutes(ctx: AppContext): Hono {
   app.all('/apis/*', (c) => restCall(ctx, c));
   return app;
 }
+
+/** The methods the REST surface's path documents: `app.all` passes every method on to the API's operations. */
+const REST_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** One method of the REST surface. */
+const restOperation = (method: string) => ({
+  operationId: `rest${method[0]!.toUpperCase()}${method.slice(1)}`,
+  tags: ['REST surface'],
+  summary: `${method.toUpperCase()} an operation of an API, in its own HTTP shape`,
+  description:
+    'Routed by method and path template among the operations of the API that the library holds; the arguments are rebuilt from path, ' +
+    'query (typed by the parameter schema), headers, cookies and the body. `api_id` may contain slashes (`amazonaws.com/acm`): the ' +
+    'longest known api_id prefix of the path wins, and `path` is the rest of it, slashes included. A path with no operation is 404, ' +
+    "a path whose operations take other methods is 405 with `Allow`. The simulated API's errors (refused arguments, injected and forced " +
+    "errors, an episode's deleted resources) come in the operation's declared error shape where it declares a body for the status, " +
+    '`x-toolenv-problem` naming the problem they stand for; `Accept: application/problem+json` asks for the problem itself.',
+  parameters: [
+    { $ref: '#/components/parameters/ApiId' },
+    {
+      name: 'path',
+      in: 'path',
+      required: true,
+      description: 'The operation path, as in the API document.',
+      schema: { type: 'string' },
+    },
+    ...CONTROLS,
+    EPISODE_HEADER_PARAM,
+  ],
+  ...(method === 'get' || method === 'delete'
+    ? {}
+    : {
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': { schema: {} },
+            'application/x-www-form-urlencoded': { schema: { type: 'object' } },
+            'multipart/form-data': { schema: { type: 'object' } },
+          },
+        },
+      }),
+  responses: { default: SIMULATED, ...PROBLEMS },
+});
+
+/** The operations of apiRoutes: `/apis/*` routes both the API documents and the REST surface. */
+export const apiOperations: Operations = {
+  '/apis': {
+    get: {
+      operationId: 'listApis',
+      tags: ['APIs'],
+      summary: 'Every API of the library',
+      responses: { '200': json('The APIs.', ref('ApiList')), '401': PROBLEMS['401'] },
+    },
+  },
+  '/apis/{api_id}/openapi.json': {
+    get: {
+      operationId: 'getApiDocument',
+      tags: ['APIs'],
+      summary: "An API's OpenAPI document, pointed at this server",
+      description:
+        '`servers` is rewritten to `{origin}/apis/{api_id}` and `paths` keeps only the operations the library holds.',
+      parameters: [{ $ref: '#/components/parameters/ApiId' }],
+      responses: {
+        '200': json('The document.', { type: 'object' }),
+        '400': PROBLEMS['400'],
+        '401': PROBLEMS['401'],
+        '404': PROBLEMS['404'],
+      },
+    },
+  },
+  '/apis/{api_id}/{path}': Object.fromEntries(REST_METHODS.map((method) => [method, restOperation(method)])),
+};
 
 async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   const url = new URL(c.req.url);

@@ -8,6 +8,7 @@ import { requestHeader } from '../request-header.js';
 import { httpProblem } from '../../http/problem-response.js';
 import { MAX_ACTIONS } from '../../episodes/limits.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
+import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
 
 /** The default cap on calls per batch: enough for any plan step, small enough that one request cannot hog the server. */
 export const DEFAULT_MAX_BATCH = 100;
@@ -51,6 +52,25 @@ export function callRoutes(ctx: AppContext): Hono {
     return c.json({ results });
   });
   return app;
+}
+
+/** The operations of callRoutes, for batches of at most `maxBatch` calls. */
+export function callOperations(maxBatch: number): Operations {
+  return {
+    '/v1/calls': {
+      post: {
+        operationId: 'callBatch',
+        tags: ['Tools'],
+        summary: `Up to ${maxBatch} calls, run concurrently; results in request order`,
+        description:
+          'Prefer controls (header or query) apply to every call of the batch. With `x-toolenv-episode` the batch is one step of that ' +
+          'episode (world state and its error stream apply); the answer then also carries `step` and `done`.',
+        parameters: [...CONTROLS, EPISODE_HEADER_PARAM],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
+        responses: { '200': json('One result per call, in order.', ref('BatchResponse')), ...PROBLEMS },
+      },
+    },
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import { servedGraph, type AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem, problemResponse } from '../../http/problem-response.js';
 import { GRAPH_FILE, type Graph } from '../../graph/store.js';
+import { json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
 
 /** Most tools in one subgraph query: an execution plan's tool set, with room to spare. */
 export const MAX_SUBGRAPH_TOOLS = 1000;
@@ -58,3 +59,35 @@ export function graphRoutes(ctx: AppContext): Hono {
   });
   return app;
 }
+
+/** The operations of graphRoutes. */
+export const graphOperations: Operations = {
+  '/v1/graph/{id}': {
+    get: {
+      operationId: 'getToolEdges',
+      tags: ['Graph'],
+      summary: 'A tool’s dependency edges: in (tools it depends on) and out (tools that depend on it)',
+      parameters: [{ $ref: '#/components/parameters/ToolId' }],
+      responses: {
+        '200': json('The edges, hard first.', ref('ToolEdges')),
+        '401': PROBLEMS['401'],
+        '404': PROBLEMS['404'],
+        '409': { $ref: '#/components/responses/GraphUnavailable' },
+      },
+    },
+  },
+  '/v1/graph/subgraph': {
+    post: {
+      operationId: 'getSubgraph',
+      tags: ['Graph'],
+      summary: 'The dependency edges induced by a set of tools',
+      requestBody: { required: true, content: { 'application/json': { schema: ref('SubgraphRequest') } } },
+      responses: {
+        '200': json('The induced edges.', ref('Subgraph')),
+        '400': PROBLEMS['400'],
+        '401': PROBLEMS['401'],
+        '409': { $ref: '#/components/responses/GraphUnavailable' },
+      },
+    },
+  },
+};

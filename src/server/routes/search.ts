@@ -4,6 +4,7 @@ import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem } from '../../http/problem-response.js';
 import type { IndexMissingError, RetrieverName } from '../../retrieval/searcher.js';
 import type { LexicalBuild } from '../index-build.js';
+import { json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
 
 /** Most queries in one request: a ParaAct exploration step fans out over a handful of capability slots. */
 export const MAX_QUERIES = 64;
@@ -55,6 +56,25 @@ export function searchRoutes(ctx: AppContext): Hono {
   });
   return app;
 }
+
+/** The operations of searchRoutes. */
+export const searchOperations: Operations = {
+  '/v1/search': {
+    post: {
+      operationId: 'searchTools',
+      tags: ['Retrieval'],
+      summary: 'Top-k tools for one query or many (ParaAct’s parallel search_tool actions)',
+      description:
+        'Send exactly one of `query` or `queries` (at most 64). The retrieval index loads on the first search.',
+      requestBody: { required: true, content: { 'application/json': { schema: ref('SearchRequest') } } },
+      responses: {
+        '200': json('Results, best first; for `queries`, one entry per query in order.', ref('SearchResponse')),
+        '400': PROBLEMS['400'],
+        '401': PROBLEMS['401'],
+      },
+    },
+  },
+};
 
 /** Seconds a client waits before asking again while the lexical index builds. */
 const BUILD_RETRY_AFTER = 2;

@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { STUDIO_CSP, STUDIO_PAGE, studioAsset } from '../studio-assets.js';
 import { problemResponse } from '../../http/problem-response.js';
+import { PROBLEMS, type Operations } from '../openapi-parts.js';
 
 /**
  * The studio's page and assets (`GET /studio`, `GET /studio/assets/{file}`). They hold no data, so they are served
@@ -33,4 +34,33 @@ export function studioRoutes(): Hono {
     return c.body(asset.body, 200, headers);
   });
   return app;
+}
+
+/** The operations of studioRoutes; with `auth` they say the page and assets need no key. */
+export function studioOperations(auth: boolean): Operations {
+  const studioPage = (operationId: string) => ({
+    get: {
+      operationId,
+      tags: ['Studio'],
+      summary: 'The studio: the library, episodes, runs and server metrics in the browser',
+      description:
+        'The page and its assets hold no data and are served without the key; the API calls it makes send the key the user enters (kept in sessionStorage).',
+      ...(auth ? { security: [] } : {}),
+      responses: { '200': { description: 'The HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  });
+  return {
+    '/studio': studioPage('studio'),
+    '/studio/': studioPage('studioSlash'),
+    '/studio/assets/{file}': {
+      get: {
+        operationId: 'studioAsset',
+        tags: ['Studio'],
+        summary: "The studio's scripts and stylesheets (its own, and uPlot's from npm)",
+        ...(auth ? { security: [] } : {}),
+        parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '200': { description: 'The file.' }, '404': PROBLEMS['404'] },
+      },
+    },
+  };
 }

@@ -8,6 +8,7 @@ import { requestHeader } from '../request-header.js';
 import { httpProblem, problemResponse } from '../../http/problem-response.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import { CALL_ROUTE, toolCall } from '../tool-call.js';
+import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Operations } from '../openapi-parts.js';
 
 export const MAX_PAGE = 1000;
 
@@ -96,3 +97,56 @@ export function toolRoutes(ctx: AppContext): Hono {
 
   return app;
 }
+
+/** The operations of toolRoutes. */
+export const toolOperations: Operations = {
+  '/v1/tools': {
+    get: {
+      operationId: 'listTools',
+      tags: ['Tools'],
+      summary: 'A page of tool summaries: in library order, or best match first with q',
+      parameters: [
+        { name: 'category', in: 'query', description: 'Only tools of this category.', schema: { type: 'string' } },
+        {
+          name: 'q',
+          in: 'query',
+          description:
+            'Case-insensitive substring of id, name or description; matches come best first (the name is the text, starts with it or holds it as words, then the id, then the description; shorter names first).',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Page size.',
+          schema: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
+        },
+        {
+          name: 'cursor',
+          in: 'query',
+          description: 'The `next_cursor` of the previous page.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: { '200': json('A page.', ref('ToolPage')), '400': PROBLEMS['400'], '401': PROBLEMS['401'] },
+    },
+  },
+  '/v1/tools/{id}': {
+    get: {
+      operationId: 'getTool',
+      tags: ['Tools'],
+      summary: 'The full tool record',
+      parameters: [{ $ref: '#/components/parameters/ToolId' }],
+      responses: { '200': json('The record.', ref('Tool')), '401': PROBLEMS['401'], '404': PROBLEMS['404'] },
+    },
+  },
+  '/v1/tools/{id}/call': {
+    post: {
+      operationId: 'callTool',
+      tags: ['Tools'],
+      summary: 'Call a tool: the answer is the simulated tool’s own status and body',
+      parameters: [{ $ref: '#/components/parameters/ToolId' }, ...CONTROLS, EPISODE_HEADER_PARAM],
+      requestBody: { required: false, content: { 'application/json': { schema: ref('CallRequest') } } },
+      responses: { default: SIMULATED, ...PROBLEMS },
+    },
+  },
+};
