@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import type { Hono } from 'hono';
+import type { AppRoutes } from '../server/app.js';
 import type { GpuChoice, LlamaEngine } from '../simulator/llama/engine.js';
 import type { ModelResponder } from '../simulator/model-responder.js';
 import type { FewShotSource } from '../simulator/prompt/few-shot.js';
@@ -246,7 +246,7 @@ function llamaEngines(responders: readonly Responder[]): LlamaEngine[] {
 /** What `startServer` adds for the model responders: their counters on /metrics, and the first local model's chat route. */
 export async function modelServeOptions(
   responders: readonly Responder[],
-): Promise<{ metrics: ModelResponder[]; routes: Hono[] }> {
+): Promise<{ metrics: ModelResponder[]; routes: AppRoutes[] }> {
   const metrics = responders.filter(isModelResponder);
   const engine = llamaEngines(responders)[0];
   if (!engine) return { metrics, routes: [] };

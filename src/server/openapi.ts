@@ -61,6 +61,7 @@ export function serverOpenApi(
       { name: 'Rewards' },
       { name: 'MCP' },
       { name: 'OpenEnv' },
+      { name: 'Model' },
     ],
     paths: mergedPaths(operations),
     components: {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { createAjv } from '../../src/library/ajv.js';
 import { LibraryStore } from '../../src/library/store.js';
 import { chatRoutes } from '../../src/server/routes/chat.js';
 import { startServer, type RunningServer } from '../../src/server/serve.js';
@@ -41,7 +42,19 @@ const chat = (body: unknown) =>
   });
 
 test('the chat route lists its model and answers JSON that satisfies the requested schema', async () => {
+  // The served document declares both routes; what they answer is valid against it.
+  const doc = (await (await fetch(`${remote.url}/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content: Record<string, { schema: object }> }> }>
+    >;
+  };
+  const declared = (path: string, method: string) =>
+    createAjv().compile(doc.paths[path]![method]!.responses['200']!.content['application/json']!.schema);
+  const listing = declared('/v1/models', 'get');
+  const completed = declared('/v1/chat/completions', 'post');
   const models = (await (await fetch(`${remote.url}/v1/models`)).json()) as { data: { id: string }[] };
+  assert.ok(listing(models), JSON.stringify(listing.errors));
   assert.deepEqual(
     models.data.map((m) => m.id),
     ['tiny.gguf'],
@@ -75,6 +88,7 @@ test('the chat route lists its model and answers JSON that satisfies the request
       choices: { message: { role: string; content: string }; finish_reason: string }[];
       usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
     };
+    assert.ok(completed(completion), JSON.stringify(completed.errors));
     assert.equal(completion.object, 'chat.completion');
     assert.equal(completion.model, 'tiny.gguf');
     assert.equal(completion.choices[0]!.message.role, 'assistant');

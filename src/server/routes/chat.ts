@@ -8,6 +8,7 @@ import type { ChatMessage } from '../../simulator/model-responder.js';
 import { ResponderBusyError } from '../../simulator/queue.js';
 import { readJsonBody } from '../json-body.js';
 import { httpProblem, problemResponse } from '../../http/problem-response.js';
+import { json, PROBLEMS, problemDoc, type Operations } from '../openapi-parts.js';
 
 /** Tokens an answer may take when the request names no max_tokens. */
 export const DEFAULT_CHAT_MAX_TOKENS = 512;
@@ -83,13 +84,101 @@ interface ChatRequest {
   guided_json?: JsonSchema;
 }
 
+const COMPLETION = {
+  type: 'object',
+  required: ['id', 'object', 'created', 'model', 'choices', 'usage'],
+  properties: {
+    id: { type: 'string' },
+    object: { const: 'chat.completion' },
+    created: { type: 'integer' },
+    model: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'message', 'finish_reason'],
+        properties: {
+          index: { type: 'integer' },
+          message: {
+            type: 'object',
+            required: ['role', 'content'],
+            properties: { role: { const: 'assistant' }, content: { type: 'string' } },
+          },
+          finish_reason: { enum: ['stop', 'length'] },
+        },
+      },
+    },
+    usage: {
+      type: 'object',
+      required: ['prompt_tokens', 'completion_tokens', 'total_tokens'],
+      properties: {
+        prompt_tokens: { type: 'integer' },
+        completion_tokens: { type: 'integer' },
+        total_tokens: { type: 'integer' },
+      },
+    },
+  },
+};
+
+const MODEL_LIST = {
+  type: 'object',
+  required: ['object', 'data'],
+  properties: {
+    object: { const: 'list' },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'object', 'created', 'owned_by'],
+        properties: {
+          id: { type: 'string' },
+          object: { const: 'model' },
+          created: { type: 'integer' },
+          owned_by: { type: 'string' },
+        },
+      },
+    },
+  },
+};
+
+/** The two routes as the served document declares them (`serve --model`). */
+export const chatOperations: Operations = {
+  '/v1/models': {
+    get: {
+      operationId: 'listModels',
+      tags: ['Model'],
+      summary: 'The loaded GGUF model, as OpenAI lists models',
+      responses: { '200': json('The one model.', MODEL_LIST), '401': PROBLEMS['401'] },
+    },
+  },
+  '/v1/chat/completions': {
+    post: {
+      operationId: 'createChatCompletion',
+      tags: ['Model'],
+      summary: 'A chat completion from the loaded model; JSON output constrained to a schema when one is given',
+      description:
+        "The subset of OpenAI's request this route honours (no streaming, n = 1); any other member is refused by name. " +
+        "`response_format` json_schema or json_object, or vLLM's `guided_json`, constrain the output by grammar.",
+      requestBody: { required: true, content: { 'application/json': { schema: REQUEST_SCHEMA } } },
+      responses: {
+        '200': json('The completion.', COMPLETION),
+        '400': PROBLEMS['400'],
+        '401': PROBLEMS['401'],
+        '413': PROBLEMS['413'],
+        '500': problemDoc('The model could not be loaded, or generation failed.'),
+        '503': problemDoc('The model is busy (Retry-After says when to come back) or closing.'),
+      },
+    },
+  },
+};
+
 /**
  * `POST /v1/chat/completions` and `GET /v1/models` backed by a local GGUF model: the OpenAI-compatible face of the
  * engine the llama responder uses, so that another ToolEnv (or any OpenAI client) can use this one as its remote
  * responder. JSON output is grammar-constrained (`response_format` json_schema or json_object, or vLLM's
  * `guided_json`); streaming is not offered. A full queue answers 503 with Retry-After.
  */
-export function chatRoutes(engine: LlamaEngine): Hono {
+export function chatRoutes(engine: LlamaEngine): { routes: Hono; operations: Operations } {
   const validate = createAjv().compile<ChatRequest>(REQUEST_SCHEMA);
   const modelId = basename(engine.options.model);
   const app = new Hono();
@@ -162,7 +251,7 @@ export function chatRoutes(engine: LlamaEngine): Hono {
       throw error;
     }
   });
-  return app;
+  return { routes: app, operations: chatOperations };
 }
 
 function describe(errors: ErrorObject[]): string {
