@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { trajectorySchema } from './schema.js';
+import { schemaFile } from '../wire/schemas.js';
 import { createAjv } from '../library/ajv.js';
 import type { ScoredTrajectory } from '../rl/rewards.js';
 
@@ -66,7 +66,7 @@ let compiled:
 function validators(): NonNullable<typeof compiled> {
   if (compiled) return compiled;
   const ajv = createAjv();
-  const schema = trajectorySchema() as { $id?: string; $defs: Record<string, unknown> };
+  const schema = schemaFile('trajectory');
   ajv.addSchema(schema);
   const ref = (name: string) => ({ $ref: `${schema.$id}#/$defs/${name}` });
   compiled = {

@@ -27,11 +27,14 @@ export interface ToolExample {
   body: unknown;
 }
 
+/** The methods an OpenAPI path item may hold an operation under. */
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'options' | 'head' | 'trace';
+
 export type Origin =
   | {
       format: 'openapi';
       api_id: string;
-      method: string;
+      method: HttpMethod;
       path: string;
       operation_id: string | null;
       server: string | null;

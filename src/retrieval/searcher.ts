@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { schemaNumber } from '../wire/schemas.js';
 import { LibraryStore } from '../library/store.js';
 import type { Origin } from '../library/tool.js';
 import { DEFAULT_BM25_PARAMS, queryTerms, type Bm25Index } from './bm25.js';
@@ -73,7 +74,8 @@ export class IndexMissingError extends SearchError {
   }
 }
 
-export const MAX_K = 1000;
+/** The largest k a search takes, as `POST /v1/search` states it. */
+export const MAX_K = schemaNumber('server', '/$defs/SearchRequest/properties/k/maximum');
 
 interface Lexical {
   catalog: Catalog;

@@ -10,7 +10,7 @@ export interface SchemaFile {
   $defs: Record<string, JsonSchema>;
 }
 
-export type SchemaName = 'trajectory' | 'rewards';
+export type SchemaName = 'trajectory' | 'rewards' | 'server' | 'tool';
 
 const files = new Map<SchemaName, SchemaFile>();
 
@@ -24,9 +24,32 @@ export function schemaFile(name: SchemaName): SchemaFile {
   return file;
 }
 
-/** A definition by its name, in whichever file holds it (no name is defined in both). */
+/** The files whose definitions are wire shapes; no name is defined in two of them. */
+const SHAPE_FILES = ['trajectory', 'rewards', 'server'] as const;
+
+/** A definition by its name, in whichever file holds it. */
 export function schemaDefinition(name: string): JsonSchema | undefined {
-  return schemaFile('trajectory').$defs[name] ?? schemaFile('rewards').$defs[name];
+  for (const file of SHAPE_FILES) {
+    const found = schemaFile(file).$defs[name];
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Every wire shape as an OpenAPI component schema, for the server's own document: the files' definitions, and the
+ * tool record (tool.schema.json) as `Tool` beside its `JsonSchema`. Refs within a file (`#/$defs/X`) and across files
+ * (`https://toolenv.dev/schemas/F.schema.json#/$defs/X`, or a whole file) become `#/components/schemas/X`.
+ */
+export function componentSchemas(): Record<string, JsonSchema> {
+  const { $defs, $schema: _s, $id: _i, title: _t, ...tool } = schemaFile('tool') as SchemaFile & JsonSchema;
+  const merged: Record<string, unknown> = { Tool: tool, ...$defs };
+  for (const file of SHAPE_FILES) Object.assign(merged, schemaFile(file).$defs);
+  return JSON.parse(
+    JSON.stringify(merged)
+      .replaceAll(`"${schemaFile('tool').$id}"`, '"#/components/schemas/Tool"')
+      .replace(/"(?:https:\/\/toolenv\.dev\/schemas\/[a-z-]+\.schema\.json)?#\/\$defs\//g, '"#/components/schemas/'),
+  ) as Record<string, JsonSchema>;
 }
 
 /**

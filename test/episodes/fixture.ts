@@ -1,4 +1,4 @@
-import type { ApiRecord, JsonSchemaObject, Tool } from '../../src/library/tool.js';
+import type { ApiRecord, JsonSchemaObject, Tool, HttpMethod } from '../../src/library/tool.js';
 import { ToolSearch } from '../../src/retrieval/searcher.js';
 import { startServer, type RunningServer, type ServeOptions } from '../../src/server/serve.js';
 import { synthResponder } from '../../src/simulator/synth/index.js';
@@ -26,7 +26,7 @@ const comment = {
   properties: { id: { type: 'integer', minimum: 1 }, text: { type: 'string' } },
 };
 
-const origin = (method: string, path: string, operation_id: string) =>
+const origin = (method: HttpMethod, path: string, operation_id: string) =>
   ({ format: 'openapi', api_id: 'notes.test', method, path, operation_id, server: 'https://notes.test' }) as const;
 const noteId = { noteId: { in: 'path', name: 'noteId' } } as const;
 const bodyOf = (names: string[]) => Object.fromEntries(names.map((n) => [n, { in: 'body' as const, name: n }]));

@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import { consistencyChecks } from '../../src/fidelity/consistency.js';
 import { requestScalars } from '../../src/fidelity/fields.js';
 import { sampleIds } from '../../src/fidelity/sample.js';
-import type { ParamBinding, Tool } from '../../src/library/tool.js';
+import type { ParamBinding, Tool, HttpMethod } from '../../src/library/tool.js';
 
-function restTool(method: string, path: string, bindings: Record<string, ParamBinding>): Tool {
+function restTool(method: HttpMethod, path: string, bindings: Record<string, ParamBinding>): Tool {
   return {
     id: `t__${method}${path.replace(/\W/g, '_')}`,
     name: path,

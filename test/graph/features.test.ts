@@ -4,7 +4,7 @@ import { keyMatches } from '../../src/graph/candidates.js';
 import { toolFeatures } from '../../src/graph/features.js';
 import { nounOf, singular, words } from '../../src/graph/names.js';
 import { parsePath, pathNoun } from '../../src/graph/paths.js';
-import type { JsonSchema, Tool } from '../../src/library/tool.js';
+import type { JsonSchema, Tool, HttpMethod } from '../../src/library/tool.js';
 import { petstoreTools } from '../fixtures/tools.js';
 
 test('names split into words and nouns become singular', () => {
@@ -30,7 +30,7 @@ test('a path says what it is about, skipping versions and actions', () => {
   assert.equal(pathNoun(parsePath('/v1beta1/projects/{p}/Users/AuthenticateByName')), 'user');
 });
 
-const rest = (path: string, method: string, extra: Partial<Tool>): Tool => ({
+const rest = (path: string, method: HttpMethod, extra: Partial<Tool>): Tool => ({
   id: `t_${method}_${path.replace(/\W+/g, '_')}`,
   name: `${method} ${path}`,
   description: '',
@@ -180,7 +180,7 @@ test("wrappers keep their owner, named objects add a hop, and an order's items a
 });
 
 test('collections under different owners do not match; across APIs only owned fields under the same owner travel', () => {
-  const tool = (api: string, method: string, path: string, extra: Partial<Tool>) =>
+  const tool = (api: string, method: HttpMethod, path: string, extra: Partial<Tool>) =>
     toolFeatures(
       {
         ...rest(path, method, extra),
@@ -207,7 +207,7 @@ test('collections under different owners do not match; across APIs only owned fi
 });
 
 /** Tools of one API, each `[method, path, parameters (name → [type, where]), response]`. */
-function api(tools: [string, string, Record<string, [string, 'path' | 'query' | 'body']>, JsonSchema?][]) {
+function api(tools: [HttpMethod, string, Record<string, [string, 'path' | 'query' | 'body']>, JsonSchema?][]) {
   return tools.map(([method, path, params, response]) =>
     toolFeatures({
       ...rest(path, method, {

@@ -4,10 +4,10 @@ import { keyMatches, pathIndex } from '../../src/graph/candidates.js';
 import { toolFeatures } from '../../src/graph/features.js';
 import { createEdges, dataflowEdges } from '../../src/graph/hard-rules.js';
 import { sharedReferenceEdges } from '../../src/graph/soft-rules.js';
-import type { JsonSchema, Tool } from '../../src/library/tool.js';
+import type { HttpMethod, JsonSchema, Tool } from '../../src/library/tool.js';
 
 /** One API's tools from `[method, path, response]`; path parameters are required strings. */
-function api(tools: [string, string, JsonSchema?][]) {
+function api(tools: [HttpMethod, string, JsonSchema?][]) {
   return tools.map(([method, path, response]) => {
     const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     return toolFeatures({
@@ -45,7 +45,7 @@ test('collections of one noun under different namespaces stay apart', () => {
 });
 
 test('the context most of an API works under is no hard dependency when a call merely mentions it', () => {
-  const scoped = Array.from({ length: 6 }, (_, i) => ['get', `/orgs/{org_id}/things${i}`] as [string, string]);
+  const scoped = Array.from({ length: 6 }, (_, i) => ['get', `/orgs/{org_id}/things${i}`] as [HttpMethod, string]);
   const tools = api([
     ...scoped,
     ['get', '/sites/{site_id}/wlans', list({ org_id: 'string' })],

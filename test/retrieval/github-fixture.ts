@@ -1,4 +1,4 @@
-import type { ApiRecord, Tool } from '../../src/library/tool.js';
+import type { ApiRecord, HttpMethod, Tool } from '../../src/library/tool.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
 
 /**
@@ -24,7 +24,7 @@ export const gitApis: ApiRecord[] = [
 const op = (
   apiId: string,
   operationId: string,
-  method: string,
+  method: HttpMethod,
   path: string,
   name: string,
   description: string,
@@ -46,7 +46,7 @@ const op = (
   };
 };
 
-const gh = (operationId: string, method: string, path: string, name: string, description: string) =>
+const gh = (operationId: string, method: HttpMethod, path: string, name: string, description: string) =>
   op('github.com:api.github.com', operationId, method, path, name, description, 'collaboration');
 
 export const gitTools: Tool[] = [

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { toHttpRequest } from '../../src/library/http-request.js';
 import { importOpenapi } from '../../src/library/importers/openapi.js';
-import type { ApiRecord, Tool } from '../../src/library/tool.js';
+import type { ApiRecord, HttpMethod, Tool } from '../../src/library/tool.js';
 import type { RunningServer } from '../../src/server/serve.js';
 import { petstoreApi, petstoreTools, tempDir } from '../fixtures/tools.js';
 import { expectProblem, startTestServer } from './helpers.js';
@@ -182,7 +182,7 @@ describe('REST surface: a library holding part of an API', () => {
   });
 });
 
-const tool = (apiId: string, id: string, method: string, path: string, extra: Partial<Tool> = {}): Tool => ({
+const tool = (apiId: string, id: string, method: HttpMethod, path: string, extra: Partial<Tool> = {}): Tool => ({
   id,
   name: id,
   description: id,

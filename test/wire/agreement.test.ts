@@ -8,8 +8,14 @@ import type { Problem } from '../../src/simulator/problem.js';
 import type { EpisodeProtocol, SystemPromptStyle, ToolParser } from '../../src/wire/episodes.js';
 import { EPISODE_PROTOCOLS, SYSTEM_PROMPTS, TOOL_PARSERS } from '../../src/wire/episodes.js';
 import type * as Schema from '../../src/wire/schema-types.js';
+import type { Edge } from '../../src/graph/edge.js';
+import type { ToolSummary } from '../../src/library/store.js';
+import type { Tool } from '../../src/library/tool.js';
+import { OPENENV_SCHEMAS } from '../../src/server/openenv/schema.js';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : 'the schema allows more') : 'the code allows more';
+/** What the code holds and serves as a shape is one the schema accepts (the code may be narrower). */
+type Fits<A, B> = [A] extends [B] ? true : 'the code makes what the schema refuses';
 
 test('the code’s own copies of wire shapes are the schemas’ shapes', () => {
   const agreements: true[] = [
@@ -29,4 +35,21 @@ test('the constants list every value the schemas allow', () => {
   );
   assert.deepEqual([...SYSTEM_PROMPTS].sort(), all<SystemPromptStyle>({ full: true, brief: true }));
   assert.deepEqual([...TOOL_PARSERS].sort(), all<ToolParser>({ hermes: true, llama3: true, mistral: true }));
+});
+
+test('what the server holds and serves fits the shapes its document declares', () => {
+  const fits: true[] = [
+    true satisfies Fits<Tool, Schema.Tool>,
+    true satisfies Fits<Edge, Schema.Edge>,
+    true satisfies Fits<ToolSummary, Schema.ToolSummary>,
+  ];
+  assert.equal(fits.length, 3);
+});
+
+test("OpenEnv's observation names the episode finishes the trajectory schema does", () => {
+  const finishes = (OPENENV_SCHEMAS.observation as { properties: { finish: { enum: string[] } } }).properties.finish;
+  assert.deepEqual(
+    [...finishes.enum].sort(),
+    Object.keys({ answer: true, turn_cap: true, episode_done: true } satisfies Record<Schema.Finish, true>).sort(),
+  );
 });

@@ -13,7 +13,7 @@ export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options',
 export interface Operation {
   path: string;
   /** Lowercase, one of HTTP_METHODS. */
-  method: string;
+  method: (typeof HTTP_METHODS)[number];
   operation: JsonObject;
   pathItem: JsonObject;
 }

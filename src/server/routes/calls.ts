@@ -1,3 +1,4 @@
+import { schemaNumber } from '../../wire/schemas.js';
 import { Hono, type Context } from 'hono';
 import type { CallControls, CallResult } from '../../simulator/types.js';
 import type { AppContext } from '../context.js';
@@ -11,7 +12,7 @@ import { EPISODE_HEADER } from '../../episodes/header.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
 
 /** The default cap on calls per batch: enough for any plan step, small enough that one request cannot hog the server. */
-export const DEFAULT_MAX_BATCH = 100;
+export const DEFAULT_MAX_BATCH = schemaNumber('server', '/$defs/BatchRequest/properties/calls/maxItems');
 
 /**
  * `POST /v1/calls` `{"calls": [{"tool", "arguments"}…]}`: every call runs concurrently and the results come back in

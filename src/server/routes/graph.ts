@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { schemaNumber } from '../../wire/schemas.js';
 import { servedGraph, type AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem, problemResponse } from '../../http/problem-response.js';
@@ -6,7 +7,7 @@ import { GRAPH_FILE, type Graph } from '../../graph/store.js';
 import { json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
 
 /** Most tools in one subgraph query: an execution plan's tool set, with room to spare. */
-export const MAX_SUBGRAPH_TOOLS = 1000;
+export const MAX_SUBGRAPH_TOOLS = schemaNumber('server', '/$defs/SubgraphRequest/properties/tools/maxItems');
 
 /**
  * The tool-dependency graph: `GET /v1/graph/{id}` (in and out edges) and `POST /v1/graph/subgraph {"tools": […]}`

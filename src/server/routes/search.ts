@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { schemaNumber } from '../../wire/schemas.js';
 import type { AppContext } from '../context.js';
 import { isPlainObject, readJsonBody } from '../json-body.js';
 import { httpProblem } from '../../http/problem-response.js';
@@ -7,7 +8,7 @@ import type { LexicalBuild } from '../index-build.js';
 import { json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
 
 /** Most queries in one request: a ParaAct exploration step fans out over a handful of capability slots. */
-export const MAX_QUERIES = 64;
+export const MAX_QUERIES = schemaNumber('server', '/$defs/SearchRequest/properties/queries/maxItems');
 
 /**
  * `POST /v1/search` `{"query"} | {"queries": […]}, k?, retriever?, category?`: ParaAct's parallel `search_tool`

@@ -1,6 +1,6 @@
 import { api, postJson } from './api.js';
 import { add, h, link, num } from './dom.js';
-import type { ToolSummary } from './types.js';
+import type { SearchHit, ToolPage, ToolSummary } from './types.js';
 
 interface LibraryStats {
   tools: number;
@@ -79,7 +79,7 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
   );
   const list = h('ol', { class: 'tool-list' });
   if (query) {
-    const found = await postJson<{ results: ToolSummary[] }>('/v1/search', {
+    const found = await postJson<{ results: SearchHit[] }>('/v1/search', {
       query,
       k: 25,
       ...(category ? { category } : {}),
@@ -106,7 +106,7 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
   );
   const more = h('button', { type: 'button', class: 'more' }, 'Show 50 more');
   const page = async (cursor: string | null) => {
-    const next = await api<{ tools: ToolSummary[]; next_cursor: string | null }>(
+    const next = await api<ToolPage>(
       `/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
     add(list, next.tools.map(hit));
@@ -117,27 +117,20 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
   await page(null);
 }
 
-function hit(t: ToolSummary): HTMLElement {
+function hit(t: ToolSummary | SearchHit): HTMLElement {
   return h(
     'li',
     { class: 'tool-hit' },
     link(`/tool/${encodeURIComponent(t.id)}`, t.name || t.id, 'tool-name'),
     h('span', { class: 'muted' }, ` ${t.id}`),
     h('span', { class: 'chip' }, t.category),
-    t.score !== undefined ? h('span', { class: 'score', title: 'retrieval score' }, num(t.score, 2)) : null,
+    'score' in t ? h('span', { class: 'score', title: 'retrieval score' }, num(t.score, 2)) : null,
     description(t),
   );
 }
 
-/** A hit's description: the listing has it; a search hit does not, so it is read from the tool's record once the list shows. */
-function description(tool: ToolSummary): HTMLElement {
-  const box = h('div', { class: 'description' });
-  const show = (text: string) => (box.textContent = text.length > 240 ? `${text.slice(0, 240)}…` : text);
-  if (tool.description !== undefined) show(tool.description);
-  else
-    void api<{ description: string }>(`/v1/tools/${encodeURIComponent(tool.id)}`).then(
-      (record) => show(record.description),
-      () => undefined,
-    );
-  return box;
+/** A hit's description, cut to a few lines (listings and search hits both carry it). */
+function description(tool: ToolSummary | SearchHit): HTMLElement {
+  const text = tool.description;
+  return h('div', { class: 'description' }, text.length > 240 ? `${text.slice(0, 240)}…` : text);
 }

@@ -2,11 +2,16 @@
 
 // The wire shapes, from the published schemas (scripts/wire-types.mjs): the studio reads what the server sends.
 export type {
+  Edge,
   EpisodeSummary,
   Observation,
   PhaseScore,
   Rewards,
+  SearchHit,
+  Tool,
   ToolCallObservation,
+  ToolPage,
+  ToolSummary,
   Trajectory,
   TrajectoryStep,
   TurnPlan,
@@ -15,34 +20,6 @@ export type {
 
 export type Json = Record<string, unknown>;
 export type Schema = Json | boolean;
-
-export interface ToolSummary {
-  id: string;
-  name: string;
-  /** Absent in search hits. */
-  description?: string;
-  category: string;
-  score?: number;
-}
-
-export interface Tool extends ToolSummary {
-  description: string;
-  parameters: Json & { properties?: Record<string, Schema>; required?: string[] };
-  bindings?: Record<string, { in: string; name: string }>;
-  response_status?: number;
-  response_schema?: Schema;
-  examples: { name?: string; status: number; body: unknown }[];
-  origin: Json & { format: string };
-}
-
-export interface Edge {
-  src: string;
-  dst: string;
-  kind: string;
-  rule: string;
-  score: number;
-  evidence: unknown;
-}
 
 export interface RunListing {
   name: string;
