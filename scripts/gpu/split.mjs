@@ -7,10 +7,10 @@
 //
 // POOL: `toolenv tasks synth` output; LIST: `toolenv library list --json` of the library it was drawn from (each tool's
 // origin.api_id). An API is held out when its hash falls in the first 20% of the range, dev in the next 10%, training
-// otherwise. Held-out and dev take at most --per-api tasks of an API (so an API's tasks, which succeed or fail together,
-// weigh little in the intervals), training at most --train-per-api. Training tasks go first to the SFT demonstrations
-// (--sft), the next ones to expert iteration (--ei): a set the policy has not been fine-tuned on. Writes sft.jsonl,
-// ei.jsonl, dev.jsonl, heldout.jsonl, apis.txt (every API a task uses: the library subset) and split.json.
+// otherwise. Held-out and dev take at most --per-api tasks of an API (so an API's tasks, which succeed or fail
+// together, weigh little in the intervals), training at most --train-per-api. Training tasks go first to the SFT
+// demonstrations (--sft), the next ones to expert iteration (--ei): a set the policy has not been fine-tuned on. Writes
+// sft.jsonl, ei.jsonl, dev.jsonl, heldout.jsonl, apis.txt (every API a task uses: the library subset) and split.json.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -59,7 +59,10 @@ export class EpisodeClient {
     return this.request('POST', '/v1/episodes', config);
   }
 
-  /** One turn: the assistant message in (text, or a chat episode's OpenAI message), the next observation (and, asked for, the run state) out. */
+  /**
+   * One turn: the assistant message in (text, or a chat episode's OpenAI message), the next observation (and, asked
+   * for, the run state) out.
+   */
   turn(
     id: string,
     turn: string | { text: string } | { message: AssistantMessage },

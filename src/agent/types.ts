@@ -16,11 +16,17 @@ import type { InjectedErrorKind } from '../simulator/types.js';
 import type { RunState } from '../protocol/state.js';
 import type { Tool } from '../library/tool.js';
 
-/** The agent loops the client runs: one per protocol an episode's turns speak (the paper's ParaAct, its two baselines, and native tool calling). */
+/**
+ * The agent loops the client runs: one per protocol an episode's turns speak (the paper's ParaAct, its two baselines,
+ * and native tool calling).
+ */
 export const AGENTS = EPISODE_PROTOCOLS;
 export type AgentName = EpisodeProtocol;
 
-/** A task an agent is given: the episode's task (its `answer`, when it has one, is what a rule compares the final answer with). */
+/**
+ * A task an agent is given: the episode's task (its `answer`, when it has one, is what a rule compares the final answer
+ * with).
+ */
 export type AgentTask = EpisodeTask;
 
 export interface ChatMessage {
@@ -41,7 +47,9 @@ export interface TokenUsage {
 export interface Policy {
   /** `heuristic`, `openai:MODEL@URL`, `gguf:FILE`. */
   readonly name: string;
-  /** It can drive the chat agent: it writes native tool calls (the heuristic; an OpenAI-compatible model given `tools`). */
+  /**
+   * It can drive the chat agent: it writes native tool calls (the heuristic; an OpenAI-compatible model given `tools`).
+   */
   readonly nativeTools?: boolean;
   /**
    * The next assistant message (tagged text: <think>, <plan>, <search_tool>, <tool_call>, <answer>) and its token
@@ -121,9 +129,15 @@ export interface AgentRun {
   seed?: number;
   /** The episode as the server recorded it; absent when it could not be fetched (then `trajectory_error` says why). */
   trajectory?: Trajectory;
-  /** Why the trajectory is missing: the run itself is complete (its calls, answer, tokens), only the server's record is not. */
+  /**
+   * Why the trajectory is missing: the run itself is complete (its calls, answer, tokens), only the server's record is
+   * not.
+   */
   trajectory_error?: string;
-  /** The episode's hierarchical rewards as the server scored them; absent when they could not be fetched (`rewards_error`). */
+  /**
+   * The episode's hierarchical rewards as the server scored them; absent when they could not be fetched
+   * (`rewards_error`).
+   */
   rewards?: Rewards;
   rewards_error?: string;
 }
@@ -151,7 +165,9 @@ export interface RunAgentOptions extends EpisodeBudgets {
   agent: AgentName;
   policy: Policy;
   task: AgentTask;
-  /** Restricts the episode to these tool ids (the task's tool set): search finds only them, calls to others are refused. */
+  /**
+   * Restricts the episode to these tool ids (the task's tool set): search finds only them, calls to others are refused.
+   */
   tools?: string[];
   /** Most tool calls dispatched in one turn; default 3 (the paper's). */
   maxCallsPerTurn?: number;

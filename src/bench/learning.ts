@@ -38,8 +38,9 @@ export interface LearningOptions {
   sft: { epochs: number; lr: number; batch: number };
   /**
    * `tasks`: GRPO cycles through the first this-many training tasks (0: all of them), so its curve compares epochs of
-   * the same tasks. `loraLayers`: GRPO's adapters on the last this-many decoder blocks only (0: all), where its backward
-   * pass then stops; SFT adapts every block, its one forward pass a conversation being cheap beside GRPO's rollouts.
+   * the same tasks. `loraLayers`: GRPO's adapters on the last this-many decoder blocks only (0: all), where its
+   * backward pass then stops; SFT adapts every block, its one forward pass a conversation being cheap beside GRPO's
+   * rollouts.
    */
   rl: {
     steps: number;
@@ -73,13 +74,22 @@ export interface StageResult {
   r_traj: number | null;
   /** Seconds of the stage: its training (none for the base) and its held-out evaluation. */
   wall_s: number;
-  /** Training tokens per second (SFT: tokens trained on; RL: tokens the policy sampled), else evaluation's generated tokens. */
+  /**
+   * Training tokens per second (SFT: tokens trained on; RL: tokens the policy sampled), else evaluation's generated
+   * tokens.
+   */
   tokens_per_s: number | null;
-  /** Teacher-forced on held-out demonstrations (`toolenv.probe`): assistant tokens an induction head could copy, predicted right. */
+  /**
+   * Teacher-forced on held-out demonstrations (`toolenv.probe`): assistant tokens an induction head could copy,
+   * predicted right.
+   */
   copy_accuracy: number | null;
   /** …and the other assistant tokens (templates, chosen words). */
   other_accuracy: number | null;
-  /** Why the stage has no numbers: its training failed (GRPO from a checkpoint that writes no turn the protocol accepts). */
+  /**
+   * Why the stage has no numbers: its training failed (GRPO from a checkpoint that writes no turn the protocol
+   * accepts).
+   */
   error?: string;
   /** RL: the training rollouts' rewards over the GRPO steps, the first quarter of the steps against the last. */
   curve?: RewardCurve;
@@ -88,15 +98,24 @@ export interface StageResult {
 /** The reward curve an RL user reads first, in two numbers per reward: early steps against late ones. */
 export interface RewardCurve {
   steps: number;
-  /** Steps averaged at each end: one epoch over the tasks when GRPO cycled through a fixed set, else a quarter of the steps, at least one. */
+  /**
+   * Steps averaged at each end: one epoch over the tasks when GRPO cycled through a fixed set, else a quarter of the
+   * steps, at least one.
+   */
   window: number;
-  /** Prompts (tasks) each end averages over: the window times the prompts per step. Few, and the ends differ by which tasks were drawn. */
+  /**
+   * Prompts (tasks) each end averages over: the window times the prompts per step. Few, and the ends differ by which
+   * tasks were drawn.
+   */
   prompts: number;
   /** Both ends are an epoch over the same tasks: the difference is training's, not the draw's. */
   same_tasks: boolean;
   first: CurvePoint;
   last: CurvePoint;
-  /** The whole curve: the mean of every window of steps in turn (every epoch, with the same tasks), a last partial one left out. */
+  /**
+   * The whole curve: the mean of every window of steps in turn (every epoch, with the same tasks), a last partial one
+   * left out.
+   */
   points: CurvePoint[];
 }
 
@@ -601,7 +620,10 @@ function generatedPerSecond(report: EvalReport, seconds: number): number | null 
   return seconds > 0 ? Math.round(tokens / seconds) : null;
 }
 
-/** A training run's throughput from its metrics.jsonl: SFT's tokens trained on, RL's tokens sampled, per second of the run. */
+/**
+ * A training run's throughput from its metrics.jsonl: SFT's tokens trained on, RL's tokens sampled, per second of the
+ * run.
+ */
 function trainThroughput(
   run: string,
   stage: 'sft' | 'rl',
@@ -612,7 +634,9 @@ function trainThroughput(
   return { wall_s, tokens_per_s: wall_s > 0 && tokens > 0 ? Math.round(tokens / wall_s) : null };
 }
 
-/** Per stage (and protocol): each metric's mean over seeds; the spread is the sample standard deviation across seeds. */
+/**
+ * Per stage (and protocol): each metric's mean over seeds; the spread is the sample standard deviation across seeds.
+ */
 export function summarizeStages(runs: readonly StageResult[]): StageSummary[] {
   const keys = [...new Set(runs.map((r) => `${r.protocol}\u0000${r.stage}`))];
   return keys.map((key) => {

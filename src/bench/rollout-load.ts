@@ -50,9 +50,15 @@ export interface RolloutLoadResult {
   window_s: number;
   /** This process's CPU time per request inside the window, microseconds. */
   generator_us_per_request: number;
-  /** The server's CPU time (user and system, every thread) inside the window, per action answered, microseconds: the cost that decides rates on a busy machine. */
+  /**
+   * The server's CPU time (user and system, every thread) inside the window, per action answered, microseconds: the
+   * cost that decides rates on a busy machine.
+   */
   server_us_per_action?: number;
-  /** Of it, the main thread's (the event loop's; synthesis runs on a thread of its own): what decides rates while a core is free. */
+  /**
+   * Of it, the main thread's (the event loop's; synthesis runs on a thread of its own): what decides rates while a core
+   * is free.
+   */
   server_loop_us_per_action?: number;
   /** Episodes live when the server's RSS was read. */
   live_episodes: number;
@@ -229,7 +235,10 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   return result;
 }
 
-/** User and system CPU time of a process (or of one of its threads) so far, microseconds, from /proc (Linux; clock ticks of 10 ms). */
+/**
+ * User and system CPU time of a process (or of one of its threads) so far, microseconds, from /proc (Linux; clock ticks
+ * of 10 ms).
+ */
 function cpuMicros(pid: number, thread?: number): number {
   const fields = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8')
     .replace(/^.*\) /s, '')
@@ -237,14 +246,19 @@ function cpuMicros(pid: number, thread?: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** Whether a step answered one observation per action, each a 200; counts their sources. Read off the text: the generator parses nothing it need not. */
+/**
+ * Whether a step answered one observation per action, each a 200; counts their sources. Read off the text: the
+ * generator parses nothing it need not.
+ */
 function stepCalls(body: string, actions: number, count: (source: string) => void): boolean {
   if (occurrences(body, '"status":200,"body":') !== actions) return false;
   for (const [, source] of body.matchAll(/"source":"([a-z]+)"/g)) count(source!);
   return true;
 }
 
-/** Whether a call turn ran as a step and every call in its observation (JSON inside the content string) answered 200. */
+/**
+ * Whether a call turn ran as a step and every call in its observation (JSON inside the content string) answered 200.
+ */
 function turnCalls(body: string, actions: number): boolean {
   return (
     !body.includes('"rejected":') &&

@@ -57,7 +57,10 @@ export interface RolloutScale {
   /** Median step latency with fresh arguments over cached ones (target ≤ 2). */
   fresh_step_vs_cached: number;
   fresh_turn_vs_cached: number;
-  /** The server's RSS with every episode of the scale live, after its steps (the larger of the JSON-step and text-turn runs). */
+  /**
+   * The server's RSS with every episode of the scale live, after its steps (the larger of the JSON-step and text-turn
+   * runs).
+   */
   rss_live_mb: number;
   /** Actions per second of every round, per workload (the best is reported). */
   rounds_actions_per_s: Record<Workload, number[]>;
@@ -171,7 +174,9 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
   }
 }
 
-/** `toolenv serve` as the rollout benches load it: a fresh cache, no injected errors, the synthesizer as the responder. */
+/**
+ * `toolenv serve` as the rollout benches load it: a fresh cache, no injected errors, the synthesizer as the responder.
+ */
 export function startRolloutServer(library: string, cache: string, maxEpisodes: number): Promise<Running> {
   return startProcess(
     process.execPath,

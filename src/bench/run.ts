@@ -47,7 +47,9 @@ export interface BenchReport {
   rss_after_load_mb: number;
   /** The bare endpoint answering GET: the ceiling. */
   ceiling_rps: number;
-  /** The bare endpoint answering a POST with the call's own JSON body: what reading a body costs before any simulation. */
+  /**
+   * The bare endpoint answering a POST with the call's own JSON body: what reading a body costs before any simulation.
+   */
   ceiling_post_rps: number;
   call_rps: number;
   rest_rps: number;
@@ -307,7 +309,9 @@ export interface Target {
   request: HttpRequestShape;
 }
 
-/** The first GET tool in library order with a path parameter and a response schema: a typical read, routed by template. */
+/**
+ * The first GET tool in library order with a path parameter and a response schema: a typical read, routed by template.
+ */
 export function pickTarget(store: LibraryStore): Target {
   for (const tool of store.iterate()) {
     if (tool.origin.format !== 'openapi' || tool.origin.method !== 'get' || !tool.response_schema) continue;

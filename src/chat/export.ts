@@ -13,7 +13,10 @@ export type ExportedTrajectory = ScoredTrajectory &
     Pick<EpisodeSummary, 'seed' | 'k' | 'max_turns' | 'max_calls_per_turn' | 'max_observation_chars' | 'system_prompt'>
   >;
 
-/** `string`: each call's arguments as a JSON string (OpenAI's form, one Arrow type whatever the tool); `object`: as objects (for chat templates that `tojson` them). */
+/**
+ * `string`: each call's arguments as a JSON string (OpenAI's form, one Arrow type whatever the tool); `object`: as
+ * objects (for chat templates that `tojson` them).
+ */
 export type ArgumentsForm = 'string' | 'object';
 
 export type RowMessage =

@@ -44,10 +44,15 @@ const CALL_SPEC: FunctionSpec = {
   },
 };
 
-/** Specs of the records the library holds (its LRU hands out the same record while cached): every turn re-sends them. */
+/**
+ * Specs of the records the library holds (its LRU hands out the same record while cached): every turn re-sends them.
+ */
 const specs = new WeakMap<Tool, FunctionSpec>();
 
-/** A library tool as a native function: named by its id (ids are valid OpenAI function names), its parameters schema as is. */
+/**
+ * A library tool as a native function: named by its id (ids are valid OpenAI function names), its parameters schema as
+ * is.
+ */
 export function toolFunction(tool: Tool): FunctionSpec {
   let spec = specs.get(tool);
   if (!spec) {

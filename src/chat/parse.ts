@@ -9,7 +9,10 @@ export interface ChatCall {
   problem?: string;
 }
 
-/** An assistant message, read: its text (tool-call markup removed), its calls in order, and what could not be read at all. */
+/**
+ * An assistant message, read: its text (tool-call markup removed), its calls in order, and what could not be read at
+ * all.
+ */
 export interface ReadMessage {
   content: string;
   calls: ChatCall[];
@@ -18,7 +21,9 @@ export interface ReadMessage {
 
 const THINK = /<think>[\s\S]*?(<\/think>|$)/g;
 
-/** The part of a message's text that answers the user: its reasoning (`<think>…</think>`, as Qwen3 writes it) left out. */
+/**
+ * The part of a message's text that answers the user: its reasoning (`<think>…</think>`, as Qwen3 writes it) left out.
+ */
 export function answerText(content: string): string {
   return content.replace(THINK, '').trim();
 }

@@ -193,7 +193,9 @@ export class ChatSession {
     return this.close(record, messages, capped(result.done ? 'episode_done' : undefined));
   }
 
-  /** What one call asks for: a search, a call of a library tool (natively or through call_tool), or why it cannot run. */
+  /**
+   * What one call asks for: a search, a call of a library tool (natively or through call_tool), or why it cannot run.
+   */
   private request(call: ChatCall): Request {
     if (call.problem !== undefined) return { call, problem: call.problem };
     const args = call.arguments ?? {};

@@ -243,7 +243,9 @@ function llamaEngines(responders: readonly Responder[]): LlamaEngine[] {
   );
 }
 
-/** What `startServer` adds for the model responders: their counters on /metrics, and the first local model's chat route. */
+/**
+ * What `startServer` adds for the model responders: their counters on /metrics, and the first local model's chat route.
+ */
 export async function modelServeOptions(
   responders: readonly Responder[],
 ): Promise<{ metrics: ModelResponder[]; routes: AppRoutes[] }> {

@@ -32,12 +32,18 @@ export function numberFlag(name: string, value: string, { min = -Infinity, max =
   return n;
 }
 
-/** An integer with comma groups (50011 → "50,011"), as toLocaleString('en-US') writes it without first loading ICU (tens of ms). */
+/**
+ * An integer with comma groups (50011 → "50,011"), as toLocaleString('en-US') writes it without first loading ICU (tens
+ * of ms).
+ */
 export function thousands(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** Checks an `openai:MODEL@URL` flag (`--judge`, `--phrase`) before anything starts; a bad one is a usage error naming the flag. */
+/**
+ * Checks an `openai:MODEL@URL` flag (`--judge`, `--phrase`) before anything starts; a bad one is a usage error naming
+ * the flag.
+ */
 export async function openaiSpecFlag(flag: string, spec: string): Promise<string> {
   const { parseJudgeSpec } = await import('../rl/judge.js');
   try {

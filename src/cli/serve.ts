@@ -266,7 +266,8 @@ export function registerServe(program: Command): void {
         const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth });
 
         // The memory budget is the machine's, so each worker holds its share. The count caps hold per worker: clients
-        // that pool a few connections put most of their episodes on a few workers, which a split cap would refuse early.
+        // that pool a few connections put most of their episodes on a few workers, which a split cap would refuse
+        // early.
         const share = placement?.count ?? 1;
         const models = await modelServeOptions(responders);
         const server = await startServer({
@@ -421,7 +422,10 @@ async function toldPrimary(error: unknown): Promise<unknown> {
   return sent ? new ReportedFailure(exitCode) : error;
 }
 
-/** Resolves once SIGINT or SIGTERM has closed what `close` closes; a second signal while closing ends the process at once. */
+/**
+ * Resolves once SIGINT or SIGTERM has closed what `close` closes; a second signal while closing ends the process at
+ * once.
+ */
 function untilSignal(close: () => Promise<void>): Promise<void> {
   return new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals) => {

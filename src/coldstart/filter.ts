@@ -3,7 +3,8 @@ import type { ColdStartRun, RoundRecord } from './types.js';
 /**
  * The quality filter (B.2): schema validity (every role answered in its schema, the server accepted every turn),
  * mode sequencing, DAG acyclicity, and complete reasoning in every round; and the trajectory must end in an
- * accepted answer, the task's expected one when it has one (a demonstration of a wrong answer teaches it). Answers the reasons a trajectory is rejected, none for one that passes.
+ * accepted answer, the task's expected one when it has one (a demonstration of a wrong answer teaches it). Answers the
+ * reasons a trajectory is rejected, none for one that passes.
  */
 export function qualityProblems(run: ColdStartRun): string[] {
   const problems: string[] = [];

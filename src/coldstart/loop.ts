@@ -39,7 +39,10 @@ export interface LoopOptions {
   /** The episode's system prompt, as the policy will meet it in RL. */
   systemPrompt?: SystemPromptStyle;
   seed?: number;
-  /** Also keep the run as a Hugging Face chat row (native tool calls), made from the episode's trajectory before it is deleted. */
+  /**
+   * Also keep the run as a Hugging Face chat row (native tool calls), made from the episode's trajectory before it is
+   * deleted.
+   */
   chatRows?: boolean;
 }
 

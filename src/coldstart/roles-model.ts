@@ -91,7 +91,9 @@ const EXECUTOR_PROMPT = `You are the Executor. For each call of the current leve
 const CRITIC_PROMPT = `You are the Critic. Label every item you are given "relevant" or "irrelevant" to the task: a retrieved tool is relevant when it can serve one of the capabilities; an observation is relevant when it succeeded and gives what its call was for. "uncertain" is not allowed. Answer with JSON only: {"reasoning", "labels": [{"id", "label"}]}.`;
 const ANSWER_PROMPT = `You are the Answerer. Write the final answer for the user from the known facts and the relevant observations only; say plainly what could not be done. Answer with JSON only: {"reasoning", "answer"}.`;
 
-/** The roles as calls to language models: any OpenAI-compatible endpoint or a local GGUF, one per role or one for all. */
+/**
+ * The roles as calls to language models: any OpenAI-compatible endpoint or a local GGUF, one per role or one for all.
+ */
 export function modelRoles(generators: RoleGenerators, options: ModelRoleOptions): Roles {
   let calls = 0;
   const ask = async (

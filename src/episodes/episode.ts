@@ -58,7 +58,10 @@ function occurrences(text: string, char: string): number {
 /** A member kept whole, as the step's size skeleton writes it: one byte of JSON. */
 const SKELETON = 0 as never;
 
-/** What the trajectory keeps of an action or observation, its copy in the size skeleton, and the bytes the skeleton leaves out. */
+/**
+ * What the trajectory keeps of an action or observation, its copy in the size skeleton, and the bytes the skeleton
+ * leaves out.
+ */
 interface Stored<T> {
   value: T;
   skeleton: T;
@@ -130,7 +133,10 @@ export class Episode {
   private turnQueue: Promise<unknown> = Promise.resolve();
   /** Steps queued or running. */
   private pending = 0;
-  /** Bytes of arguments, bodies and search results (whole or previews) the trajectory keeps: EPISODE_BODY_BUDGET bounds it. */
+  /**
+   * Bytes of arguments, bodies and search results (whole or previews) the trajectory keeps: EPISODE_BODY_BUDGET bounds
+   * it.
+   */
   private keptBytes = 0;
   /** Bytes of JSON of the recorded steps and turns and the working set. */
   private heldBytes = 0;
@@ -184,7 +190,9 @@ export class Episode {
     return run;
   }
 
-  /** What the record keeps of a turn: its text and observation whole while they fit TURN_TEXT_BUDGET, previews past it. */
+  /**
+   * What the record keeps of a turn: its text and observation whole while they fit TURN_TEXT_BUDGET, previews past it.
+   */
   keepTurn(record: TurnRecord): TurnRecord {
     const stored = { ...record };
     for (const member of ['text', 'observation'] as const) {
@@ -232,7 +240,10 @@ export class Episode {
     return run;
   }
 
-  /** What the episode holds, in bytes of JSON: its recorded steps, working set and world. The store's budget adds these up. */
+  /**
+   * What the episode holds, in bytes of JSON: its recorded steps, working set and world. The store's budget adds these
+   * up.
+   */
   get bytes(): number {
     return this.heldBytes + this.world.bytes;
   }

@@ -44,7 +44,10 @@ export const MAX_TEXT = trajectory('EpisodeTask/properties/id/maxLength');
 
 /** The most text turns one episode may ask for (as MAX_STEPS bounds its steps). */
 export const MAX_TURNS = config('max_turns/maximum');
-/** Characters of one assistant message a text turn takes: room for a long plan, bounded so a runaway generation is refused. */
+/**
+ * Characters of one assistant message a text turn takes: room for a long plan, bounded so a runaway generation is
+ * refused.
+ */
 export const MAX_TURN_TEXT = trajectory('TurnRequest/properties/text/maxLength');
 /** The smallest observation budget: room for the tags, the status lines and a few characters of each result. */
 export const MIN_OBSERVATION_CHARS = config('max_observation_chars/minimum');
@@ -52,9 +55,15 @@ export const MIN_OBSERVATION_CHARS = config('max_observation_chars/minimum');
 export const MAX_CALLS_PER_TURN = config('max_calls_per_turn/maximum');
 /** The most episodes one group may hold (the paper's N is 8). */
 export const MAX_GROUP_SIZE = schemaNumber('rewards', '/$defs/GroupRequest/allOf/1/properties/n/maximum');
-/** Characters of turn texts and observations one episode's record keeps whole (past it, previews): 15 turns of long plans fit many times over. */
+/**
+ * Characters of turn texts and observations one episode's record keeps whole (past it, previews): 15 turns of long
+ * plans fit many times over.
+ */
 export const TURN_TEXT_BUDGET = 4 * 1024 * 1024;
-/** The largest reward coefficient an episode may set: past any sensible weight, short of overflowing a reward to Infinity. */
+/**
+ * The largest reward coefficient an episode may set: past any sensible weight, short of overflowing a reward to
+ * Infinity.
+ */
 export const MAX_COEFFICIENT = trajectory('RewardCoefficientOverrides/properties/w1/maximum');
 /** The largest |reward| `POST /v1/advantages` takes, for the same reason. */
 export const MAX_REWARD_MAGNITUDE = schemaNumber('rewards', '/$defs/ComponentRewards/properties/r_step/maximum');

@@ -34,7 +34,10 @@ export function replaceAt(body: unknown, path: BodyPath, value: unknown): unknow
   return path.length === 0 ? value : { ...(body as Json), [path[0]]: value };
 }
 
-/** The id field of a resource object: the item parameter's name (`petId`), `id`, `{noun}_id`, `uuid` or `key`, compared as name keys. */
+/**
+ * The id field of a resource object: the item parameter's name (`petId`), `id`, `{noun}_id`, `uuid` or `key`, compared
+ * as name keys.
+ */
 export function idField(record: Json, noun: string, preferred?: string): string | undefined {
   const wanted = [preferred && nameKey(preferred), 'id', noun && `${noun}_id`, 'uuid', 'key'].filter(
     (k): k is string => !!k,
@@ -50,7 +53,10 @@ export function idField(record: Json, noun: string, preferred?: string): string 
 const isId = (value: unknown): value is string | number =>
   (typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value));
 
-/** Where the resource object of a single-resource body is: the body when it carries an id, else a wrapper member holding an object. */
+/**
+ * Where the resource object of a single-resource body is: the body when it carries an id, else a wrapper member holding
+ * an object.
+ */
 export function recordPath(body: unknown, noun: string, preferred?: string): BodyPath | undefined {
   if (!isRecord(body)) return undefined;
   if (idField(body, noun, preferred) !== undefined) return [];
@@ -60,7 +66,10 @@ export function recordPath(body: unknown, noun: string, preferred?: string): Bod
   return member === undefined ? [] : [member];
 }
 
-/** Where the array of a list body is: the body itself, a list member (`items`, `data`, the collection's plural…), else the one array of objects. */
+/**
+ * Where the array of a list body is: the body itself, a list member (`items`, `data`, the collection's plural…), else
+ * the one array of objects.
+ */
 export function listPath(body: unknown, noun: string): BodyPath | undefined {
   if (Array.isArray(body)) return [];
   if (!isRecord(body)) return undefined;

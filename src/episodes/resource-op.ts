@@ -68,7 +68,10 @@ export function resourceOp(tool: Tool, args: Arguments): ResourceOp | undefined 
   }
 }
 
-/** What a tool's REST shape says once, whatever the arguments: read per call, it was most of a cached step's world-state cost. */
+/**
+ * What a tool's REST shape says once, whatever the arguments: read per call, it was most of a cached step's world-state
+ * cost.
+ */
 interface RouteShape {
   method: string;
   /** The path parameter naming an item, when the path ends in one. */
@@ -126,7 +129,10 @@ interface WireFields {
   query: Record<string, unknown>;
 }
 
-/** The arguments by where they travel on the wire, under their wire names. Without bindings a name in the path template is a path parameter and the rest body members. */
+/**
+ * The arguments by where they travel on the wire, under their wire names. Without bindings a name in the path template
+ * is a path parameter and the rest body members.
+ */
 export function wireFields(tool: Tool, args: Arguments): WireFields {
   const fields: WireFields = { path: {}, body: {}, query: {} };
   const inPath = shapeOf(tool)?.inPath ?? NO_NAMES;

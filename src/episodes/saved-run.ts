@@ -62,7 +62,10 @@ let compiled:
   | { turns: ValidateFunction; task: ValidateFunction; reward: ValidateFunction; any: ValidateFunction }
   | undefined;
 
-/** The published schema's turn records, task and coefficients: what the rewards read of a saved run is checked as the server wrote it. */
+/**
+ * The published schema's turn records, task and coefficients: what the rewards read of a saved run is checked as the
+ * server wrote it.
+ */
 function validators(): NonNullable<typeof compiled> {
   if (compiled) return compiled;
   const ajv = createAjv();

@@ -58,7 +58,10 @@ export interface EpisodeStoreOptions {
   search: SearchLoader;
   /** Live episodes at most (default 10,000); creating one more is a 429. */
   maxEpisodes?: number;
-  /** Bytes of JSON all live episodes may hold together, trajectories and world states (default 1 GiB); past it creating one more is a 429. */
+  /**
+   * Bytes of JSON all live episodes may hold together, trajectories and world states (default 1 GiB); past it creating
+   * one more is a 429.
+   */
   maxBytes?: number;
   /** Idle time after which an episode is dropped (default 30 min). */
   ttlMs?: number;
@@ -71,7 +74,10 @@ export interface EpisodeStoreOptions {
 /** `call`'s answer: the call's result as the episode saw it, what world state did, and the step it was recorded as. */
 export type EpisodeCallResult = CallResult & { state?: WorldEffect; step: number; done: boolean };
 
-/** Bounds of the gap between expiry sweeps (the TTL, within these); an expired episode is also dropped when next asked for. */
+/**
+ * Bounds of the gap between expiry sweeps (the TTL, within these); an expired episode is also dropped when next asked
+ * for.
+ */
 const MIN_SWEEP_INTERVAL_MS = 1000;
 const MAX_SWEEP_INTERVAL_MS = 60_000;
 
@@ -272,7 +278,10 @@ export class EpisodeStore {
     return result;
   }
 
-  /** The tools a chat episode offers as native functions from the start: its own `tools`, when few enough to list in a prompt. */
+  /**
+   * The tools a chat episode offers as native functions from the start: its own `tools`, when few enough to list in a
+   * prompt.
+   */
   private nativeTools(episode: Episode): Tool[] {
     if (!episode.nativeTools || !episode.tools || episode.tools.size > MAX_NATIVE_TOOLS) return [];
     return [...episode.tools].map((id) => this.library.get(id)).filter((tool): tool is Tool => tool !== undefined);
@@ -296,7 +305,9 @@ export class EpisodeStore {
     return { observations: observations.map((o) => o.observation), step, done };
   }
 
-  /** One tool call inside an episode (MCP, the REST surface), recorded as a one-action step; the same errors as `step`. */
+  /**
+   * One tool call inside an episode (MCP, the REST surface), recorded as a one-action step; the same errors as `step`.
+   */
   async call(id: string, toolId: string, args: unknown, controls?: CallControls): Promise<EpisodeCallResult> {
     const episode = this.live(id);
     if (episode.session) throw mixedError(episode, 'speaks text turns', 'tool calls outside them');
@@ -326,7 +337,10 @@ export class EpisodeStore {
     return this.find(id)?.summary();
   }
 
-  /** The newest `limit` episodes held (live or done, not yet deleted or expired), newest first, without touching any; and how many are held. */
+  /**
+   * The newest `limit` episodes held (live or done, not yet deleted or expired), newest first, without touching any;
+   * and how many are held.
+   */
   list(limit: number): { episodes: EpisodeSummary[]; total: number } {
     const now = this.now();
     const held = [...this.episodes.values()].filter((e) => !this.expired(e, now));
@@ -345,7 +359,10 @@ export class EpisodeStore {
     return episode !== undefined && !this.expired(episode, this.now());
   }
 
-  /** `DELETE /v1/episodes/{id}`: ends the episode and answers its final summary; throws EpisodeError 404 for an unknown or expired one. */
+  /**
+   * `DELETE /v1/episodes/{id}`: ends the episode and answers its final summary; throws EpisodeError 404 for an unknown
+   * or expired one.
+   */
   end(id: string): EpisodeSummary {
     const summary = this.summary(id);
     if (!summary || !this.delete(id)) throw unknownEpisode(id, this.ttlMs);
@@ -392,7 +409,10 @@ export class EpisodeStore {
     return this.known.set.has(id);
   }
 
-  /** Brings `heldBytes` up to date with what a live episode holds now (a step still running after a delete changes nothing). */
+  /**
+   * Brings `heldBytes` up to date with what a live episode holds now (a step still running after a delete changes
+   * nothing).
+   */
   private recount(episode: Episode): void {
     if (this.episodes.get(episode.id) !== episode) return;
     const bytes = episode.bytes;
@@ -642,7 +662,10 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-/** A seed for the n-th episode of a server, from the seed of its injection stream (the server's --seed, or a worker's own): reported in the summary, so any episode can be replayed. */
+/**
+ * A seed for the n-th episode of a server, from the seed of its injection stream (the server's --seed, or a worker's
+ * own): reported in the summary, so any episode can be replayed.
+ */
 function derivedSeed(serverSeed: number, n: number): number {
   let z =
     (Math.imul(serverSeed >>> 0, 0x9e3779b9) ^ Math.imul(Math.floor(serverSeed / 2 ** 32) >>> 0, 0x85ebca6b)) +

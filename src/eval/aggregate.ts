@@ -1,7 +1,9 @@
 import type { AgentName, Finish } from '../agent/types.js';
 import type { TaskScore } from './score.js';
 
-/** A metric over the task-runs: the mean of the per-run values and, with several runs, their sample standard deviation. */
+/**
+ * A metric over the task-runs: the mean of the per-run values and, with several runs, their sample standard deviation.
+ */
 export interface Stat {
   mean: number | null;
   std: number | null;
@@ -51,14 +53,18 @@ export interface AgentSummary {
   /** Task-runs whose success the answer checker, the judge or the fallback rule decided, and those left unscored. */
   success_by: Record<TaskScore['success_by'], number>;
   injected_errors_total: number;
-  /** Success, path and turns by the number of reference tools a task names (the strata of synthesized tasks), over all runs. */
+  /**
+   * Success, path and turns by the number of reference tools a task names (the strata of synthesized tasks), over all
+   * runs.
+   */
   by_tools: Record<string, { task_runs: number; success: number | null; path: number | null; turns: number }>;
 }
 
 /**
  * Per run: success, path, coverage, hit rate are means over the tasks that have a value (success needs a way to
- * decide it, path and coverage need reference tools); turns, actions, tokens, wall time, errors are means per task; actions per turn is the run's
- * actions over its turns. Then the mean over runs, and the sample standard deviation when there are several.
+ * decide it, path and coverage need reference tools); turns, actions, tokens, wall time, errors are means per task;
+ * actions per turn is the run's actions over its turns. Then the mean over runs, and the sample standard deviation when
+ * there are several.
  */
 export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: number): AgentSummary {
   const byRun = Array.from({ length: runs }, (_, i) => scores.filter((s) => s.run === i + 1));

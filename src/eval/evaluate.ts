@@ -157,7 +157,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
   }
 }
 
-/** Tool-set entries (api_list, offered functions) missing from the library are no reason to skip a task: counted, then left out of its episode. */
+/**
+ * Tool-set entries (api_list, offered functions) missing from the library are no reason to skip a task: counted, then
+ * left out of its episode.
+ */
 function logUnmappedTools(tasks: readonly EvalTask[], log: ((line: string) => void) | undefined): void {
   const short = tasks.filter((t) => t.unmappedTools !== undefined);
   if (short.length === 0) return;

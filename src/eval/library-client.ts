@@ -17,7 +17,10 @@ const PAGE = 1000;
 /** Enough pages for the whole default library: a word as common as "get" still finds every tool. */
 const MAX_PAGES = 60;
 
-/** The library a ToolEnv server serves, read through `GET /v1/tools/{id}`, `GET /v1/tools?q=` and `GET /apis`; answers are kept. */
+/**
+ * The library a ToolEnv server serves, read through `GET /v1/tools/{id}`, `GET /v1/tools?q=` and `GET /apis`; answers
+ * are kept.
+ */
 export function serverLibrary(server: string, apiKey?: string): LibraryClient {
   const base = server.replace(/\/+$/, '');
   const headers: Record<string, string> = { accept: 'application/json' };

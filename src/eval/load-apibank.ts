@@ -6,7 +6,10 @@ import { compileSchema, describeErrors } from './validate.js';
 /** API-Bank's tool-retrieval API: a call to it is a search for a tool, not a tool the task needs. */
 const TOOL_SEARCHER = 'ToolSearcher';
 
-/** A dialog turn (levels 1–3 `.jsonl`): `{role: "User" | "AI", text}`, or an API call `{role: "API", api_name, param_dict, result}`. */
+/**
+ * A dialog turn (levels 1–3 `.jsonl`): `{role: "User" | "AI", text}`, or an API call `{role: "API", api_name,
+ * param_dict, result}`.
+ */
 const TEXT_TURN = {
   type: 'object',
   required: ['role'],

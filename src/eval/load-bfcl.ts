@@ -19,7 +19,9 @@ const GROUND_TRUTH = {
   },
 };
 
-/** A chat message; `required` and `properties` hold for objects only, `items` for arrays only: a turn is a list of them. */
+/**
+ * A chat message; `required` and `properties` hold for objects only, `items` for arrays only: a turn is a list of them.
+ */
 const MESSAGE = {
   type: 'object',
   required: ['role'],

@@ -29,7 +29,8 @@ export function readOwnTasks(entries: Located[], file: string): LoadedTask[] {
       );
     const task = value as OwnTask;
     claim(task.id, line);
-    // A reference outside the episode's tools could never be called: the run would be scored against a tool it is refused.
+    // A reference outside the episode's tools could never be called: the run would be scored against a tool it is
+    // refused.
     const outside = task.tools && task.reference_tools?.find((id) => !task.tools!.includes(id));
     if (outside)
       throw new TaskFileError(

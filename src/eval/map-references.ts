@@ -5,7 +5,10 @@ import type { LibraryClient } from './library-client.js';
 import { mapLimit } from './pool.js';
 import type { FunctionReference, LoadedTask, NamedReference, ToolReference } from './tasks.js';
 
-/** How a reference found its tool: by id (own format, or a function name that is a tool's id), by identical origin names, or by normalized ones. */
+/**
+ * How a reference found its tool: by id (own format, or a function name that is a tool's id), by identical origin
+ * names, or by normalized ones.
+ */
 export type MatchKind = 'id' | 'exact' | 'normalized';
 
 export interface ReferenceMapping {
@@ -85,7 +88,8 @@ export async function mapReferences(
         loaded.tools.map(async (reference) => ({ reference, ...(await resolve(reference)) })),
       );
       const toolIds = [...new Set(offered.flatMap((m) => (m.id === undefined ? [] : [m.id])))];
-      // None mapped: the episode runs on the whole library rather than on no tool at all (the server refuses an empty set).
+      // None mapped: the episode runs on the whole library rather than on no tool at all (the server refuses an empty
+      // set).
       if (toolIds.length > 0) out.tools = toolIds;
       const unmapped = offered.filter((m) => m.id === undefined).map((m) => m.reference);
       if (unmapped.length > 0) out.unmappedTools = unmapped;

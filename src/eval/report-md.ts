@@ -3,7 +3,10 @@ import type { Stat } from './aggregate.js';
 import type { EvalReport } from './report.js';
 import type { TaskScore } from './score.js';
 
-/** report.md: the setup, the metrics table (mean ± sample SD over runs), charts, finish reasons, per-task rows, unmapped tasks. */
+/**
+ * report.md: the setup, the metrics table (mean ± sample SD over runs), charts, finish reasons, per-task rows, unmapped
+ * tasks.
+ */
 export function renderMarkdown(report: EvalReport): string {
   const lines: string[] = ['# ToolEnv eval', ''];
   lines.push(

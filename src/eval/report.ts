@@ -32,9 +32,15 @@ export interface EvalReport {
     scored: number;
     /** Tasks that name reference tools none of which is in the library: not run. */
     unmappable: { id: string; line: number; references: string[] }[];
-    /** Tasks run with some of their reference tools missing from the library: path and coverage count those as misses, path_mapped and coverage_mapped leave them out. */
+    /**
+     * Tasks run with some of their reference tools missing from the library: path and coverage count those as misses,
+     * path_mapped and coverage_mapped leave them out.
+     */
     partially_mapped: { id: string; line: number; unmapped: string[] }[];
-    /** Tasks run whose success nothing decides (no expected answer, no judge, no reference tool): left out of the success means. */
+    /**
+     * Tasks run whose success nothing decides (no expected answer, no judge, no reference tool): left out of the
+     * success means.
+     */
     unscored: { id: string; line: number }[];
     /** Each task's `meta` from the task file, by task id, when any task has one. */
     meta?: Record<string, Record<string, unknown>>;
@@ -48,7 +54,10 @@ export interface MappingCounts {
   by_id: number;
   exact: number;
   normalized: number;
-  /** Mapped references whose names matched more than one tool (the one in the named category, else the first, was taken). */
+  /**
+   * Mapped references whose names matched more than one tool (the one in the named category, else the first, was
+   * taken).
+   */
   ambiguous: number;
   unmapped: number;
 }
@@ -65,7 +74,9 @@ export function mappingCounts(tasks: readonly EvalTask[]): MappingCounts {
   };
 }
 
-/** The task section of the report: which tasks were not run, which ran without all their references, which are unscored. */
+/**
+ * The task section of the report: which tasks were not run, which ran without all their references, which are unscored.
+ */
 export function taskCounts(tasks: readonly EvalTask[], judged: boolean): EvalReport['tasks'] {
   const unmappable = tasks.filter(isUnmappable);
   const partial = tasks.filter((t) => !isUnmappable(t) && t.mapping.some((m) => m.id === undefined));

@@ -18,9 +18,15 @@ export interface RunEvalOptions extends EpisodeBudgets {
   runs?: number;
   /** Task-runs in flight at once; default 4. */
   concurrency?: number;
-  /** Each task-run's episode seed is derived from (seed, task, run), unless the task has its own; without either the server picks fresh ones. */
+  /**
+   * Each task-run's episode seed is derived from (seed, task, run), unless the task has its own; without either the
+   * server picks fresh ones.
+   */
   seed?: number;
-  /** The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own (`serve --judge`). */
+  /**
+   * The judge the server scores answers with: a spec it is asked to use per request, or true for the server's own
+   * (`serve --judge`).
+   */
   judge?: string | true;
   /** Called with each finished task-run and its score (trajectory files are written here). */
   onRun?: (run: AgentRun | undefined, score: TaskScore) => void | Promise<void>;

@@ -45,7 +45,9 @@ export interface TaskScore {
   turns: number;
   actions: number;
   actions_per_turn: number | null;
-  /** Turns the server found well-formed (its trajectory's `well_formed`): the protocol's tags, closed, a think first. */
+  /**
+   * Turns the server found well-formed (its trajectory's `well_formed`): the protocol's tags, closed, a think first.
+   */
   well_formed_turns: number;
   searches: number;
   calls: number;
@@ -59,7 +61,9 @@ export interface TaskScore {
   error?: string;
   /** The run finished but its trajectory could not be fetched: scored from the calls the agent client saw. */
   trajectory_error?: string;
-  /** The episode's rewards (Appendix C) as the server scored them; null when they could not be had or R_ans was flagged. */
+  /**
+   * The episode's rewards (Appendix C) as the server scored them; null when they could not be had or R_ans was flagged.
+   */
   r_step: number | null;
   r_phase: number | null;
   r_traj: number | null;
@@ -83,7 +87,10 @@ function references(eval_: EvalTask): { mapped: string[]; unmapped: number; tota
   return { mapped, unmapped, total: mapped.length + unmapped };
 }
 
-/** What decides a task's success: its expected answer, else the judge (when one is asked), else the fallback rule when there are reference tools to check. */
+/**
+ * What decides a task's success: its expected answer, else the judge (when one is asked), else the fallback rule when
+ * there are reference tools to check.
+ */
 export function successSource(eval_: EvalTask, judged: boolean): SuccessSource {
   if (eval_.task.answer !== undefined) return 'answer';
   if (judged) return 'judge';

@@ -26,7 +26,10 @@ export interface LoadedTask {
   query: string;
   answer?: string | string[];
   references: ToolReference[];
-  /** The tools the episode is restricted to (ToolBench's api_list, BFCL's functions, an MCP tools/list), as the file names them. */
+  /**
+   * The tools the episode is restricted to (ToolBench's api_list, BFCL's functions, an MCP tools/list), as the file
+   * names them.
+   */
   tools?: ToolReference[];
   /** The episode seed the task carries. */
   seed?: number;

@@ -40,7 +40,10 @@ export const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   postal_code: ['zip', 'zip_code', 'postcode'],
 };
 
-/** Synonyms that hold only for the parameter naming the addressed resource: `{repo}` of `/repos/{owner}/{repo}` is the repository's `name`, not a release's. */
+/**
+ * Synonyms that hold only for the parameter naming the addressed resource: `{repo}` of `/repos/{owner}/{repo}` is the
+ * repository's `name`, not a release's.
+ */
 const ADDRESSED_SYNONYMS: Readonly<Record<string, readonly string[]>> = { repo: ['name'], repository: ['name'] };
 
 /** Free-text search parameters: every item of a result list should contain the text. */
@@ -188,7 +191,8 @@ export function consistencyChecks(tool: Tool, args: Arguments, body: unknown): C
     if (request.in === 'path' && !isAddressed && key === 'id') continue;
     const byName: { record: Record<string, unknown>; name: string; value: unknown }[] = [];
     if (request.path.includes('/')) {
-      // A field of a body object repeats at the same place in the record (`{owner: {login}}`), not anywhere by its name.
+      // A field of a body object repeats at the same place in the record (`{owner: {login}}`), not anywhere by its
+      // name.
       const path = request.path.split('/').map(nameKey).join('.');
       for (const record of records) {
         const value = dotted(record, path);

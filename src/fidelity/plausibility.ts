@@ -127,7 +127,10 @@ export const last4: PlausibilityCheck = {
 let currencies: Set<string> | undefined;
 let regions: Intl.DisplayNames | undefined;
 
-/** ISO 4217 codes ICU leaves out: fund codes, precious metals, bond units, the 2023 bolívar. The no-currency and testing codes stay out. */
+/**
+ * ISO 4217 codes ICU leaves out: fund codes, precious metals, bond units, the 2023 bolívar. The no-currency and testing
+ * codes stay out.
+ */
 const ICU_MISSING = [
   'CLF',
   'BOV',
@@ -448,7 +451,8 @@ export const url: PlausibilityCheck = {
       )
     )
       return undefined;
-    // Relative references (`/v1/pets/7`, `rest/gadgets/x.xml`) and scp-style git remotes (`git@github.com:o/r.git`) are URLs too.
+    // Relative references (`/v1/pets/7`, `rest/gadgets/x.xml`) and scp-style git remotes (`git@github.com:o/r.git`) are
+    // URLs too.
     if (
       !/^[a-z][a-z0-9+.-]*:/i.test(field.value) &&
       /^[\w.~%!$&'()*+,;=:@/?#[\]{}-]+$/.test(field.value) &&

@@ -133,7 +133,10 @@ export interface FidelityReport {
   };
   overall: SuccessSummary;
   by_source: Record<SuccessSource, SuccessSummary>;
-  /** Wall time of each 2xx answer through the pipeline, by its source; an answer after a model fallback includes the model's attempts. */
+  /**
+   * Wall time of each 2xx answer through the pipeline, by its source; an answer after a model fallback includes the
+   * model's attempts.
+   */
   latency: Record<SuccessSource, LatencySummary>;
   /** Present when the responder list has a model. */
   model?: ModelSummary;
@@ -228,7 +231,8 @@ export async function runFidelity(options: FidelityOptions): Promise<FidelityRep
   const seed = options.seed ?? 1;
   const simulator = createSimulator({ store, responders: options.responders, seed, errorRate: 0 });
   const models = options.responders.filter(isModelResponder);
-  // What the models did for the scored calls only: the refusal calls below may reach them too (a tool that takes any argument).
+  // What the models did for the scored calls only: the refusal calls below may reach them too (a tool that takes any
+  // argument).
   const modelTotals = Object.fromEntries(MODEL_COUNTERS.map((key) => [key, 0])) as ModelCounts;
   const baseline =
     options.baseline && models.length > 0

@@ -22,7 +22,10 @@ export interface SuccessTally {
 
 export interface ErrorTally {
   calls: number;
-  /** Calls whose body carries the Rule layer's reason (the problem's `detail`) in any member: the agent is still told what was wrong. */
+  /**
+   * Calls whose body carries the Rule layer's reason (the problem's `detail`) in any member: the agent is still told
+   * what was wrong.
+   */
   reason_carried: number;
   /** Calls whose status the operation declares a response for (its code, 4XX or default). */
   declared: number;

@@ -46,7 +46,8 @@ export async function buildGraph(libraryDir: string, options: BuildOptions = {})
     const { features, routes } = readFeatures(store, (done) => progress('tools', done, total));
 
     const apis = [...routes.keys()];
-    // Lists of candidates, one per rule (and per API for links): a single spread of 10^5 edges would overflow the stack.
+    // Lists of candidates, one per rule (and per API for links): a single spread of 10^5 edges would overflow the
+    // stack.
     const candidates: Edge[][] = [];
     apis.forEach((apiId, i) => {
       const ops = routes.get(apiId)!;

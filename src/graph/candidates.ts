@@ -155,7 +155,10 @@ function nounsByScope(
 export interface PathIndex {
   /** `group \0 shape` → the tools on that exact path shape. */
   byShape: Map<string, ToolFeatures[]>;
-  /** `group \0 prefix` → the tools whose path continues `prefix/{}…`: members (and their sub-resources) of that collection. */
+  /**
+   * `group \0 prefix` → the tools whose path continues `prefix/{}…`: members (and their sub-resources) of that
+   * collection.
+   */
   byCollection: Map<string, ToolFeatures[]>;
 }
 

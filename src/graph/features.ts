@@ -34,7 +34,10 @@ export interface Input extends ScalarType {
   param: string;
   required: boolean;
   location: ParamLocation | 'unknown';
-  /** For a path parameter, the resource owning the collection it indexes (`webinar` in /webinars/{w}/registrants/{r}); else ''. */
+  /**
+   * For a path parameter, the resource owning the collection it indexes (`webinar` in /webinars/{w}/registrants/{r});
+   * else ''.
+   */
   owner: string;
   /**
    * A bare noun outside the path (`customer` in a request body, Stripe style). It means `customer.id` only when
@@ -47,9 +50,15 @@ export interface Output extends ScalarType {
   key: string;
   /** Where in the response the field sits: `data[].company_id`. */
   field: string;
-  /** The field belongs to the tool's own resource (a pet's `id` from GET /pets), not a reference to another (an order's `petId`). */
+  /**
+   * The field belongs to the tool's own resource (a pet's `id` from GET /pets), not a reference to another (an order's
+   * `petId`).
+   */
   owned: boolean;
-  /** Named objects between the response root and the field: 0 for `petId`, 1 for `owner.id`, 2 for `hits[].entity.tags[].id`. */
+  /**
+   * Named objects between the response root and the field: 0 for `petId`, 1 for `owner.id`, 2 for
+   * `hits[].entity.tags[].id`.
+   */
   hops: number;
   /**
    * The resource owning the collection the field's resource belongs to (see Input.owner): for an owned field the
@@ -73,7 +82,10 @@ export interface ToolFeatures {
   creates: boolean;
   /** Only reads (GET, or a name like `get_weather`). */
   reads: boolean;
-  /** Deletes what it addresses (DELETE, `/schedules/deleteRange`): what it returns no longer exists, so it feeds nothing. */
+  /**
+   * Deletes what it addresses (DELETE, `/schedules/deleteRange`): what it returns no longer exists, so it feeds
+   * nothing.
+   */
   deletes: boolean;
   inputs: Input[];
   outputs: Output[];
@@ -85,7 +97,10 @@ export interface ToolFeatures {
 
 const MAX_OUTPUTS = 400;
 const MAX_DEPTH = 8;
-/** Schema nodes visited per response: deep, wide schemas (cloud provider specs) stop here, well past any field that matters. */
+/**
+ * Schema nodes visited per response: deep, wide schemas (cloud provider specs) stop here, well past any field that
+ * matters.
+ */
 const MAX_VISITS = 4000;
 
 /** `provider` groups APIs of one vendor (OpenAPI); without one, the tool's API is its own provider. */

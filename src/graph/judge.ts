@@ -93,7 +93,10 @@ export function tallyVotes(votes: readonly (Vote | undefined)[]): { kind: EdgeKi
   return { kind: hard > soft ? 'hard' : soft > hard ? 'soft' : 'tie', score };
 }
 
-/** Reads `{"relation": "HARD", "confidence": 0.9}`, or failing that the first HARD/SOFT/NONE word; undefined when neither is there. */
+/**
+ * Reads `{"relation": "HARD", "confidence": 0.9}`, or failing that the first HARD/SOFT/NONE word; undefined when
+ * neither is there.
+ */
 export function parseVote(text: string): Vote | undefined {
   const json = /\{[^{}]*\}/.exec(text);
   if (json) {

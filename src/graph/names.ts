@@ -303,7 +303,9 @@ export function isAmbientWord(name: string): boolean {
   return AMBIENT_WORDS.has(snake(name));
 }
 
-/** Property names that only wrap a payload (`{data: [...]}`, JSON:API `relationships`): what is inside keeps its owner. */
+/**
+ * Property names that only wrap a payload (`{data: [...]}`, JSON:API `relationships`): what is inside keeps its owner.
+ */
 const WRAPPERS = new Set([
   'data',
   'result',

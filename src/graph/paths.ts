@@ -53,7 +53,8 @@ function resourceIndex(segments: Segment[]): number {
  *   `app` for `/apps/{owner}/{app}/groups`, against `user` for `/users/{u}/pipelines_config/variables`;
  * - else the static segment right before it, as `/mysql` for `/databases/mysql/instances`, against `/mongodb`;
  * - else '' (a top-level collection).
- * Only owners of the same form are compared (see ownersFit): `/vision/models` and `/datasets/{d}/models` may hold the same models.
+ * Only owners of the same form are compared (see ownersFit): `/vision/models` and `/datasets/{d}/models` may hold the
+ * same models.
  */
 function ownerAt(segments: Segment[], index: number): string {
   for (let at = index - 1; at > 0; at--) {

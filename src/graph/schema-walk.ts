@@ -16,7 +16,10 @@ export function asNode(schema: unknown): SchemaNode | undefined {
   return schema !== null && typeof schema === 'object' && !Array.isArray(schema) ? (schema as SchemaNode) : undefined;
 }
 
-/** Follows a local `$ref` (`#/$defs/Pet`, `#/components/schemas/Pet`) inside `root`; a ref that does not resolve stays as it is. */
+/**
+ * Follows a local `$ref` (`#/$defs/Pet`, `#/components/schemas/Pet`) inside `root`; a ref that does not resolve stays
+ * as it is.
+ */
 export function deref(schema: JsonSchema | unknown, root: unknown, hops = 8): SchemaNode | undefined {
   let node = asNode(schema);
   while (node && typeof node.$ref === 'string' && hops-- > 0) {

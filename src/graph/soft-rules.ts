@@ -21,7 +21,9 @@ export function optionalInputEdges(matches: readonly KeyMatch[]): Edge[] {
   return edges;
 }
 
-/** A passes on a reference B also takes as a reference (an order's `petId` → POST /visits {petId}): related, not needed. */
+/**
+ * A passes on a reference B also takes as a reference (an order's `petId` → POST /visits {petId}): related, not needed.
+ */
 export function sharedReferenceEdges(matches: readonly KeyMatch[]): Edge[] {
   const edges: Edge[] = [];
   for (const match of matches) {
@@ -38,7 +40,10 @@ export function sharedReferenceEdges(matches: readonly KeyMatch[]): Edge[] {
   return edges;
 }
 
-/** A field of A's own resource, or of an object right under it: deeper references relate A and B too loosely to order them. */
+/**
+ * A field of A's own resource, or of an object right under it: deeper references relate A and B too loosely to order
+ * them.
+ */
 function near({ output }: KeyMatch): boolean {
   return output.owned || output.hops <= 1;
 }

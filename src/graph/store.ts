@@ -52,7 +52,8 @@ export function writeGraph(libraryDir: string, data: GraphData): string {
       for (const edge of data.edges) putEdge.run(edge);
     })();
     db.exec('CREATE INDEX edges_in ON edges (dst, src)');
-    // A rollback journal, not WAL: the file is replaced whole by the next build, and a stale -wal beside a new file would be wrong.
+    // A rollback journal, not WAL: the file is replaced whole by the next build, and a stale -wal beside a new file
+    // would be wrong.
     db.pragma('journal_mode = DELETE');
     db.close();
   } catch (error) {
@@ -130,7 +131,9 @@ export class Graph {
   }
 }
 
-/** Opens the graph built for a library directory; a GraphError (exit 2 on the CLI) says how to build one when missing. */
+/**
+ * Opens the graph built for a library directory; a GraphError (exit 2 on the CLI) says how to build one when missing.
+ */
 export function openGraph(libraryDir: string): Graph {
   const file = join(libraryDir, GRAPH_FILE);
   if (!existsSync(file))

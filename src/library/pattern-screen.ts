@@ -8,7 +8,9 @@ const SMALL_REPEAT = 16;
 /** Most combinations of bounded choices (alternatives, `?`, `{1,3}`) a match attempt may backtrack through. */
 const MAX_BRANCHING = 64;
 
-/** What a part of a pattern costs a backtracking engine: its bounded choices multiplied, and its unbounded repetitions. */
+/**
+ * What a part of a pattern costs a backtracking engine: its bounded choices multiplied, and its unbounded repetitions.
+ */
 interface Cost {
   branching: number;
   unbounded: number;

@@ -9,7 +9,10 @@ import { linearNatively } from './pattern-screen.js';
 const MAX_BOUND = 64;
 const BOUNDED_REPEAT = /\{(\d+),(\d+)\}/g;
 
-/** A pattern RE2 cannot read is run natively, exactly, on strings up to this long: backtracking stays in the millions of steps. */
+/**
+ * A pattern RE2 cannot read is run natively, exactly, on strings up to this long: backtracking stays in the millions of
+ * steps.
+ */
 const RISKY_LENGTH = 20;
 
 /** Which engine a pattern runs on; see SafePattern. */

@@ -8,7 +8,10 @@ export type JsonSchemaObject = {
   [keyword: string]: unknown;
 };
 
-/** Where one property of `parameters` goes in the real HTTP request. `name` is the wire name; '' with `in: "body"` means the whole body. */
+/**
+ * Where one property of `parameters` goes in the real HTTP request. `name` is the wire name; '' with `in: "body"` means
+ * the whole body.
+ */
 export type ParamLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
 export interface ParamBinding {
   in: ParamLocation;
@@ -17,7 +20,8 @@ export interface ParamBinding {
 
 /**
  * An operation's declared error responses: response key (`404`, `422`, `4XX`, `5XX`, `default`) → the JSON schema of
- * its body, or null when it declares none. The REST surface answers errors in this shape (src/simulator/vendor-error.ts).
+ * its body, or null when it declares none. The REST surface answers errors in this shape
+ * (src/simulator/vendor-error.ts).
  */
 export type ErrorResponses = Record<string, JsonSchema | null>;
 
@@ -59,7 +63,10 @@ export interface Tool {
   response_status?: number;
   response_schema?: JsonSchema;
   examples: ToolExample[];
-  /** OpenAPI tools of libraries built since the REST surface answers vendor-shaped errors; absent before, and when nothing is declared. */
+  /**
+   * OpenAPI tools of libraries built since the REST surface answers vendor-shaped errors; absent before, and when
+   * nothing is declared.
+   */
   error_responses?: ErrorResponses;
   origin: Origin;
 }

@@ -1,4 +1,7 @@
-/** JSON-RPC errors and answers as MCP 2026-07-28 sends them over HTTP, apart from the SDK so that the stateless era never loads it. */
+/**
+ * JSON-RPC errors and answers as MCP 2026-07-28 sends them over HTTP, apart from the SDK so that the stateless era
+ * never loads it.
+ */
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;

@@ -19,7 +19,8 @@ type Method = (
 const METHODS: Record<string, Method> = {
   'server/discover': (_deps, served) => ({
     supportedVersions: MODERN_VERSIONS,
-    // No listChanged: a working set's growth would be announced on a subscriptions/listen stream, which ToolEnv does not keep.
+    // No listChanged: a working set's growth would be announced on a subscriptions/listen stream, which ToolEnv does
+    // not keep.
     capabilities: { tools: {} },
     instructions: instructions(served.listing, recording(served.episode), false),
     // The instructions name the episode, which the next request may change.

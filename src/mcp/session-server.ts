@@ -6,7 +6,10 @@ import { problem } from '../simulator/problem.js';
 import { problemResult } from './results.js';
 import { SERVER_INFO, callTool, instructions, listTools, type Served, type ToolsDeps } from './tools-service.js';
 
-/** One validator for every session's server: the SDK builds an ajv per server otherwise (~20 KB a session), for elicitation, which ToolEnv never asks for. */
+/**
+ * One validator for every session's server: the SDK builds an ajv per server otherwise (~20 KB a session), for
+ * elicitation, which ToolEnv never asks for.
+ */
 const VALIDATOR = new AjvJsonSchemaValidator(createAjv());
 
 /**

@@ -117,7 +117,10 @@ export class McpSessions {
     }
   }
 
-  /** Answers a request of a live session (`message` is the parsed body of a POST); undefined when there is no such session. */
+  /**
+   * Answers a request of a live session (`message` is the parsed body of a POST); undefined when there is no such
+   * session.
+   */
   async handle(id: string, request: Request, message?: unknown): Promise<Response | undefined> {
     this.sweep();
     const session = this.live.get(id);

@@ -8,7 +8,10 @@ import type { Listing } from './session-params.js';
 /** Tools per `tools/list` page; clients follow `nextCursor` for the rest. */
 export const LIST_PAGE_SIZE = 100;
 
-/** A library tool as a native MCP tool: its id is the name (ids are valid MCP names), its parameter schema the input schema. */
+/**
+ * A library tool as a native MCP tool: its id is the name (ids are valid MCP names), its parameter schema the input
+ * schema.
+ */
 export function nativeTool(tool: Tool): McpTool {
   const method = tool.origin.format === 'openapi' ? tool.origin.method.toLowerCase() : undefined;
   return {

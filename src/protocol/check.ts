@@ -14,9 +14,14 @@ export interface CheckedPlan {
 export interface Checked {
   /** Every reason to reject the message; empty means it runs. */
   problems: string[];
-  /** Of those, the ones about the turn's shape (one phase per turn, an answer alone, an action at all): structure, not state. */
+  /**
+   * Of those, the ones about the turn's shape (one phase per turn, an answer alone, an action at all): structure, not
+   * state.
+   */
   shape: string[];
-  /** The message carries a plan that parsed and, for an execution plan, passed the DAG checks, whatever else was wrong. */
+  /**
+   * The message carries a plan that parsed and, for an execution plan, passed the DAG checks, whatever else was wrong.
+   */
   planValid: boolean;
   /** The message's execution plan, when it has a valid one and the message runs. */
   plan?: CheckedPlan;
@@ -154,7 +159,10 @@ function checkPlan(
   return { plan, deps, layers: plan.layers ?? layering.layers };
 }
 
-/** The reference problems of one call's arguments; `scope` (the call ids they may name) is asked for only when there are references. */
+/**
+ * The reference problems of one call's arguments; `scope` (the call ids they may name) is asked for only when there are
+ * references.
+ */
 function refProblems(args: Record<string, unknown>, scope: () => ReadonlySet<string>, label: string): string[] {
   const { refs, problems } = findRefs(args);
   const out = problems.map((p) => `${label}: ${p}`);

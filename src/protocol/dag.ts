@@ -12,7 +12,10 @@ export interface DagNode {
 
 export type Layering = { ok: true; layers: string[][] } | { ok: false; cycle: string[] };
 
-/** Kahn's algorithm by layers. Inside a layer nodes keep the order they were given in. Unknown deps are ignored (check them first). */
+/**
+ * Kahn's algorithm by layers. Inside a layer nodes keep the order they were given in. Unknown deps are ignored (check
+ * them first).
+ */
 export function kahnLayers(nodes: readonly DagNode[]): Layering {
   const ids = new Set(nodes.map((n) => n.id));
   const indegree = new Map<string, number>();

@@ -108,7 +108,9 @@ function dropTrailingCommas(text: string): string {
 
 const ESCAPES: Record<string, string> = { '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
-/** Raw control characters inside strings (which JSON forbids there) written as escapes; outside strings nothing changes. */
+/**
+ * Raw control characters inside strings (which JSON forbids there) written as escapes; outside strings nothing changes.
+ */
 export function escapeControlCharacters(text: string): string {
   let out = '';
   let inString = false;

@@ -20,11 +20,16 @@ export const DEFAULT_MAX_TURNS = episodeOption('max_turns/default');
 export const DEFAULT_MAX_CALLS_PER_TURN = episodeOption('max_calls_per_turn/default');
 /** Top-3 candidates per query (§4). */
 export const DEFAULT_K = episodeOption('k/default');
-/** Searches in one turn: enough capability slots for any task the benchmarks hold, few enough to keep a turn readable. */
+/**
+ * Searches in one turn: enough capability slots for any task the benchmarks hold, few enough to keep a turn readable.
+ */
 export const MAX_SEARCHES_PER_TURN = 8;
 /** The largest `k` a search may ask for. */
 export const MAX_K = episodeOption('k/maximum');
-/** How deep a block's JSON may nest: far past any real API's arguments, short of what recursive binding could overflow on. */
+/**
+ * How deep a block's JSON may nest: far past any real API's arguments, short of what recursive binding could overflow
+ * on.
+ */
 export const MAX_JSON_DEPTH = 64;
 
 export interface CapabilitySlot {
@@ -81,6 +86,9 @@ export interface ParsedMessage {
   calls: CallRequest[];
   answer?: string;
   problems: string[];
-  /** What the step rewards read: a closed, non-empty <think>, the tags left unclosed, whether a <plan> block was written at all. */
+  /**
+   * What the step rewards read: a closed, non-empty <think>, the tags left unclosed, whether a <plan> block was written
+   * at all.
+   */
   form: { think: boolean; unclosed: TagName[]; plan: boolean };
 }

@@ -128,7 +128,10 @@ export function fitSearch(search: SearchLine, maxChars: number): string {
   return compactJson({ ...search, results: brief.slice(0, 1), more: brief.length - 1 }, maxChars);
 }
 
-/** A tool summary at its shortest useful size: id and name whole, a short description, parameter types and requiredness, four response fields. */
+/**
+ * A tool summary at its shortest useful size: id and name whole, a short description, parameter types and requiredness,
+ * four response fields.
+ */
 function briefSummary(result: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...result };
   if (typeof out.description === 'string' && out.description.length > 80)
@@ -142,7 +145,10 @@ function briefSummary(result: Record<string, unknown>): Record<string, unknown> 
   return out;
 }
 
-/** One call's line of `<tool_response>`: what the model sees of it, bounded (the rule-based answer check reads the same). */
+/**
+ * One call's line of `<tool_response>`: what the model sees of it, bounded (the rule-based answer check reads the
+ * same).
+ */
 export function renderCall(observation: ToolCallObservation): string {
   return renderCallWithin(observation, MAX_RESULT_CHARS);
 }

@@ -1,7 +1,9 @@
 import type { JsonSchema, Tool } from '../library/tool.js';
 import { deref } from '../graph/schema-walk.js';
 
-/** How a tool is shown to the agent after a search: its parameters in one line each and the fields its response carries. */
+/**
+ * How a tool is shown to the agent after a search: its parameters in one line each and the fields its response carries.
+ */
 
 const MAX_DESCRIPTION = 240;
 const MAX_PARAM_NOTE = 80;

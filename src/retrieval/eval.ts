@@ -112,7 +112,9 @@ export function makeBenchmark(
   return { queries, withheld };
 }
 
-/** Runs the benchmark against each retriever; the indexes are built in memory with the held-out descriptions removed. */
+/**
+ * Runs the benchmark against each retriever; the indexes are built in memory with the held-out descriptions removed.
+ */
 export async function evaluate(libraryDir: string, options: EvalOptions = {}): Promise<EvalReport> {
   const seed = options.seed ?? 1;
   const retrievers = options.retrievers ?? (options.embedModel ? ['bm25', 'dense', 'hybrid-dense'] : ['bm25']);

@@ -6,7 +6,9 @@ import type { LibraryVersion } from './fingerprint.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
 import { VectorIndex } from './vectors.js';
 
-/** Bumped whenever tokenization, the text given to encoders or a file layout changes, so that old files read as stale. */
+/**
+ * Bumped whenever tokenization, the text given to encoders or a file layout changes, so that old files read as stale.
+ */
 export const INDEX_FORMAT = 2;
 
 interface BaseHeader {

@@ -29,7 +29,10 @@ export function answerReward(verdicts: Verdicts): AnswerReward {
   return TABLE_9[pattern(verdicts)]!;
 }
 
-/** R_ans of a run that gave no final answer (the turn cap included), or answered an information-seeking task with no tool evidence. */
+/**
+ * R_ans of a run that gave no final answer (the turn cap included), or answered an information-seeking task with no
+ * tool evidence.
+ */
 export const NO_ANSWER_REWARD: AnswerReward = -0.5;
 
 const yes = (bit: boolean): Verdict => (bit ? 'YES' : 'NO');

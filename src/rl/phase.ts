@@ -66,7 +66,10 @@ export function callPhases(turns: readonly TurnRecord[]): { turns: number[]; win
     });
 }
 
-/** How a trajectory's phases are read: from plans (ParaAct), or from each turn's calls (`chat`), grounded also in the tools given up front. */
+/**
+ * How a trajectory's phases are read: from plans (ParaAct), or from each turn's calls (`chat`), grounded also in the
+ * tools given up front.
+ */
 export interface PhaseOptions {
   perTurnCalls?: boolean;
   /** Tools the policy could call before any search (a chat episode's native tools): L1 counts them as retrieved. */
@@ -136,7 +139,10 @@ function windowScore(
   return { turn: window.turn, scheduled: scheduled.length, l1, l2, l3, l4_ratio: l4, score: l1 ? levels : 0 };
 }
 
-/** L2: the declared dependencies, as tool pairs, hold every hard edge of G_sub and none G_sub lacks (soft ones are optional). */
+/**
+ * L2: the declared dependencies, as tool pairs, hold every hard edge of G_sub and none G_sub lacks (soft ones are
+ * optional).
+ */
 function dependenciesMatch(
   plan: Window['plan'],
   edges: readonly Pick<Edge, 'src' | 'dst'>[],
@@ -155,7 +161,10 @@ function dependenciesMatch(
   return hard.every((e) => declared.has(pair(e.src, e.dst))) && [...declared].every((p) => supported.has(p));
 }
 
-/** L3: the execution flow covers every declared tool, and each call of a hard edge's downstream runs in a later layer than a call of its upstream. */
+/**
+ * L3: the execution flow covers every declared tool, and each call of a hard edge's downstream runs in a later layer
+ * than a call of its upstream.
+ */
 function layersOrdered(
   plan: Window['plan'],
   declared: ReadonlySet<string>,

@@ -11,7 +11,9 @@ import type { AnswerSource, Rewards } from '../wire/schema-types.js';
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
 export type { AnswerSource, Rewards } from '../wire/schema-types.js';
 
-/** What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers. */
+/**
+ * What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers.
+ */
 export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> &
   Partial<Pick<Trajectory, 'protocol' | 'tools' | 'native_tools'>>;
 
@@ -31,7 +33,10 @@ export interface AnswerOptions {
   /** Verdicts the caller gives (replays, tests): scored as given. */
   verdicts?: Verdicts;
   judge?: AnswerJudge;
-  /** Judgements kept per judge name, in flight or done, so that a finished episode is judged once and always scores the same. */
+  /**
+   * Judgements kept per judge name, in flight or done, so that a finished episode is judged once and always scores the
+   * same.
+   */
   memo?: Map<string, Promise<JudgedOutcome>>;
 }
 

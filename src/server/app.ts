@@ -61,7 +61,10 @@ export interface AppOptions {
   mcp?: McpSessionOptions;
   /** The tool search loader, when the caller shares it (with the episode store); default one of the app's own. */
   retrieval?: RetrievalLoader;
-  /** Tasks an OpenEnv reset without one gets (`tasks[seed mod n]`, else in turn); without them a reset must name its task. */
+  /**
+   * Tasks an OpenEnv reset without one gets (`tasks[seed mod n]`, else in turn); without them a reset must name its
+   * task.
+   */
   openenvTasks?: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>);
   /** The answer judge of R_ans (`serve --judge`); requests may name another. */
   judge?: AnswerJudge;

@@ -58,7 +58,10 @@ export function keyCheck(apiKey: string): KeyCheck {
   };
 }
 
-/** Equal-length digests, so that timingSafeEqual neither throws nor leaks the key's length (one-shot: cheaper than createHash per request). */
+/**
+ * Equal-length digests, so that timingSafeEqual neither throws nor leaks the key's length (one-shot: cheaper than
+ * createHash per request).
+ */
 function digest(text: string): Buffer {
   return hash('sha256', text, 'buffer');
 }

@@ -7,8 +7,8 @@ import { requestHeader } from './request-header.js';
 /**
  * 413 for bodies over `limit` bytes. A request that declares its Content-Length is judged by the header alone:
  * hono's own middleware touches `c.req.raw.body`, which makes @hono/node-server build a full web Request and stream
- * for every call — the most expensive part of a cached call. Chunked bodies still go through it, counted as they stream;
- * a request node parsed with neither header has no body.
+ * for every call — the most expensive part of a cached call. Chunked bodies still go through it, counted as they
+ * stream; a request node parsed with neither header has no body.
  */
 export function bodyLimit(limit: number): MiddlewareHandler {
   const tooLarge = () => bodyTooLarge(limit);

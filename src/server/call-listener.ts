@@ -51,7 +51,10 @@ const EPISODE_ROUTE = '/v1/episodes/:id';
 /** What `application/json` answers carry. */
 const JSON_TYPE = 'application/json';
 
-/** A request this path answers: its method and route (for /metrics), its line (for the error log), and the answer to its body. */
+/**
+ * A request this path answers: its method and route (for /metrics), its line (for the error log), and the answer to its
+ * body.
+ */
 interface FrontRequest {
   method: 'POST' | 'DELETE';
   route: string;
@@ -63,12 +66,12 @@ interface FrontRequest {
 /**
  * The requests a rollout makes most, answered from node's own request and response in front of the app: `POST
  * /v1/tools/{id}/call`, and an episode's whole life: `POST /v1/episodes`, `POST /v1/episodes/{id}/step` and
- * `/turns`, `DELETE /v1/episodes/{id}` (an episode of eight turns is created and deleted once). Through @hono/node-server and
- * hono the same request costs about half as much CPU again (a web Request around node's, the body read through it,
- * the middleware chain's promises, a web Response written back), as much as a cached call itself. They run what the
- * hono routes run (`toolCall`, the episode store). Everything else goes to `app`: other routes, and requests this
- * path would have to refuse or rewrite (an odd Host or request target, a body without Content-Length or over the
- * limit, a missing or wrong API key), which the app answers as always.
+ * `/turns`, `DELETE /v1/episodes/{id}` (an episode of eight turns is created and deleted once). Through
+ * @hono/node-server and hono the same request costs about half as much CPU again (a web Request around node's, the body
+ * read through it, the middleware chain's promises, a web Response written back), as much as a cached call itself. They
+ * run what the hono routes run (`toolCall`, the episode store). Everything else goes to `app`: other routes, and
+ * requests this path would have to refuse or rewrite (an odd Host or request target, a body without Content-Length or
+ * over the limit, a missing or wrong API key), which the app answers as always.
  */
 export function callListener(options: CallListenerOptions, app: RequestListener): RequestListener {
   const decoder = new TextDecoder();
@@ -281,7 +284,10 @@ function bodiless(incoming: IncomingMessage): boolean {
   return incomingHeader(incoming, 'transfer-encoding') === undefined && (declared === undefined || declared === '0');
 }
 
-/** Whether the body's length is declared up front and within the limit (a chunked body is left to the app, which counts it). */
+/**
+ * Whether the body's length is declared up front and within the limit (a chunked body is left to the app, which counts
+ * it).
+ */
 function bodyWithin(incoming: IncomingMessage, limit: number): boolean {
   const declared = incomingHeader(incoming, 'content-length');
   return (
@@ -289,7 +295,10 @@ function bodyWithin(incoming: IncomingMessage, limit: number): boolean {
   );
 }
 
-/** A header sent exactly once, or undefined: node keeps only the first of repeated Authorization headers, the app sees them all. */
+/**
+ * A header sent exactly once, or undefined: node keeps only the first of repeated Authorization headers, the app sees
+ * them all.
+ */
 function onlyHeader(incoming: IncomingMessage, name: string): string | undefined {
   let found: string | undefined;
   const raw = incoming.rawHeaders;

@@ -50,7 +50,10 @@ export interface AppContext {
 
 export type GraphLoader = () => Graph | undefined;
 
-/** Opens `graph.db` on the first call that finds it; a graph built while serving is picked up. A file of another version throws GraphError. */
+/**
+ * Opens `graph.db` on the first call that finds it; a graph built while serving is picked up. A file of another version
+ * throws GraphError.
+ */
 export function graphLoader(libraryDir: string): GraphLoader {
   let graph: Graph | undefined;
   return () => (graph ??= existsSync(join(libraryDir, GRAPH_FILE)) ? openGraph(libraryDir) : undefined);

@@ -4,7 +4,9 @@ import { ResponderBusyError } from '../simulator/queue.js';
 import { problemResponse } from '../http/problem-response.js';
 import { episodeProblem } from './episode-problem.js';
 
-/** The status a request is counted under when its client went away before it was read (nginx's "client closed request"). */
+/**
+ * The status a request is counted under when its client went away before it was read (nginx's "client closed request").
+ */
 export const CLIENT_CLOSED = 499;
 
 export const INTERNAL_ERROR_DETAIL = 'the server failed to answer this request; the error is in its log';

@@ -1,7 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 
-/** Upper bounds (seconds) of the request-duration histogram: a simulated call takes from microseconds (cache) to seconds (injected timeouts). */
+/**
+ * Upper bounds (seconds) of the request-duration histogram: a simulated call takes from microseconds (cache) to seconds
+ * (injected timeouts).
+ */
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 

@@ -34,7 +34,9 @@ export function parseJsonBody(text: string): unknown {
   return text.trim() === '' ? undefined : parseJson(text, 'request body');
 }
 
-/** Whether a parsed JSON value nests deeper than `max`: iterative, so that the check itself cannot overflow the stack. */
+/**
+ * Whether a parsed JSON value nests deeper than `max`: iterative, so that the check itself cannot overflow the stack.
+ */
 export function depthExceeds(value: unknown, max: number): boolean {
   const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
   while (stack.length > 0) {

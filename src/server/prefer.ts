@@ -3,7 +3,10 @@ import type { CallControls } from '../simulator/types.js';
 import { httpProblem } from '../http/problem-response.js';
 import { requestHeader } from './request-header.js';
 
-/** Query parameters carrying the same controls as `Prefer`, for clients that cannot set headers; stripped before arguments are built. */
+/**
+ * Query parameters carrying the same controls as `Prefer`, for clients that cannot set headers; stripped before
+ * arguments are built.
+ */
 export const CONTROL_QUERY_PARAMS = { code: '__code', example: '__example', dynamic: '__dynamic' } as const;
 
 /** The controls of a request (its Prefer header and control query parameters); most requests carry neither. */
@@ -93,7 +96,10 @@ function skipSpace(text: string, i: number): number {
   return i;
 }
 
-/** The unescaped content of the quoted string opening at `start` and the index after it, or undefined when it never closes. */
+/**
+ * The unescaped content of the quoted string opening at `start` and the index after it, or undefined when it never
+ * closes.
+ */
 function quotedString(text: string, start: number): { value: string; end: number } | undefined {
   let value = '';
   for (let i = start + 1; i < text.length; i++) {

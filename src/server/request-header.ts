@@ -20,7 +20,10 @@ export function requestHeader(c: Context, name: JoinedHeader): string | undefine
   return incoming ? incomingHeader(incoming, name) : c.req.header(name);
 }
 
-/** A request header as node parsed it (see JoinedHeader); its types allow a list, which is joined as a Headers object would. */
+/**
+ * A request header as node parsed it (see JoinedHeader); its types allow a list, which is joined as a Headers object
+ * would.
+ */
 export function incomingHeader(incoming: IncomingMessage, name: JoinedHeader): string | undefined {
   const value = incoming.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;

@@ -73,7 +73,10 @@ export interface ServeOptions {
   mcp?: McpSessionOptions;
   /** Tasks an OpenEnv reset without one gets (AppOptions.openenvTasks). */
   openenvTasks?: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>);
-  /** The local sentence encoder `POST /v1/search` uses for `retriever: dense` (and in `hybrid`); without it, dense is a 400. */
+  /**
+   * The local sentence encoder `POST /v1/search` uses for `retriever: dense` (and in `hybrid`); without it, dense is a
+   * 400.
+   */
   retrieval?: RetrievalOptions;
   /** The answer judge of R_ans: `openai:MODEL@URL`. */
   judge?: string;
@@ -122,7 +125,9 @@ export interface RunningServer {
   app: Hono;
   simulator: ToolSimulator;
   episodes: EpisodeStore;
-  /** Stops accepting, lets requests in flight finish (cut after CLOSE_GRACE_MS), then closes the cache and the library. */
+  /**
+   * Stops accepting, lets requests in flight finish (cut after CLOSE_GRACE_MS), then closes the cache and the library.
+   */
   close(): Promise<void>;
 }
 
@@ -359,7 +364,9 @@ function admitted(refusal: ReturnType<typeof requestRefusal>): (request: Incomin
   return (request) => refusal(request.headers) === undefined;
 }
 
-/** Requests node's parser rejects (oversized headers, garbage) still get a problem+json answer before the socket closes. */
+/**
+ * Requests node's parser rejects (oversized headers, garbage) still get a problem+json answer before the socket closes.
+ */
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   // Bytes after an answer that said `Connection: close` (the unread body of a refused request): that answer stands.
   if (!socket.writable || error.code === 'HPE_CLOSED_CONNECTION') {

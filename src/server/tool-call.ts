@@ -25,8 +25,8 @@ export interface ToolCallRequest {
 }
 
 /**
- * Runs a tool call request: the body must be `{"arguments": {...}}` (or empty), and an episode header makes it a step of
- * that episode. A request that is wrong as a whole throws a 400 problem; the tool's own refusals (unknown tool, bad
+ * Runs a tool call request: the body must be `{"arguments": {...}}` (or empty), and an episode header makes it a step
+ * of that episode. A request that is wrong as a whole throws a 400 problem; the tool's own refusals (unknown tool, bad
  * arguments) are its result.
  */
 export function toolCall(

@@ -47,7 +47,10 @@ export interface PostgresCacheOptions extends CacheOptions {
 
 const HOT_BYTES = 64 * 1024 * 1024;
 const MAX_PENDING_HITS = 65_536;
-/** How often a waiting miss looks again without being told: a claim that ran out, a notification lost with its connection. */
+/**
+ * How often a waiting miss looks again without being told: a claim that ran out, a notification lost with its
+ * connection.
+ */
 const POLL_MS = 500;
 const IMPORT_BATCH = 500;
 

@@ -2,7 +2,10 @@ import type { CacheMode } from './cache-mode.js';
 import type { FewShotExample } from './prompt/few-shot.js';
 import type { Arguments } from './types.js';
 
-/** A stored answer. `source` is its provenance (example, model, synth, stabletoolbench, …); a hit is served as source `cache`. */
+/**
+ * A stored answer. `source` is its provenance (example, model, synth, stabletoolbench, …); a hit is served as source
+ * `cache`.
+ */
 export interface CachedResponse {
   status: number;
   body: unknown;
@@ -96,7 +99,9 @@ export interface CacheBackend {
    * its answer while the others wait (bounded) and read it. Absent where the cache is one process's own file.
    */
   settle?(toolId: string, args: Arguments, produce: () => Promise<Produced>): Promise<Settled>;
-  /** Up to `limit` answers below status 400 stored for one tool, newest first: the model responders' few-shot examples. */
+  /**
+   * Up to `limit` answers below status 400 stored for one tool, newest first: the model responders' few-shot examples.
+   */
   examples(toolId: string, limit: number): FewShotExample[] | Promise<FewShotExample[]>;
   /** Imports entries all at once or not at all; existing entries are kept unless `replace`. */
   import(entries: Iterable<ImportEntry>, options?: { replace?: boolean }): ImportCounts | Promise<ImportCounts>;

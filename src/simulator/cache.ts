@@ -189,7 +189,9 @@ export class ResponseCache implements CacheBackend {
     return { status: row.status, text: row.body, source: row.source };
   }
 
-  /** Up to `limit` answers below status 400 stored for one tool, newest first: the model responders' few-shot examples. */
+  /**
+   * Up to `limit` answers below status 400 stored for one tool, newest first: the model responders' few-shot examples.
+   */
   examples(toolId: string, limit: number): { arguments: Arguments; status: number; body: unknown }[] {
     const rows = this.db
       .prepare<[string, number], { args: string; status: number; body: string }>(
@@ -203,7 +205,10 @@ export class ResponseCache implements CacheBackend {
     }));
   }
 
-  /** Stores an answer unless the call already has one (the first answer stays), it is over `maxEntryBytes` or the file is full. */
+  /**
+   * Stores an answer unless the call already has one (the first answer stays), it is over `maxEntryBytes` or the file
+   * is full.
+   */
   put(toolId: string, args: Arguments, response: CachedResponse): PutOutcome {
     if (!this.insert) throw new CacheError(`${this.file} is open read-only`);
     if (this.full) return 'full';
@@ -395,7 +400,10 @@ export class ResponseCache implements CacheBackend {
   }
 }
 
-/** Opens a cache file in a mode: undefined for `off`, so callers simply have no cache. A --cache that may be a URL: `openResponseCache`. */
+/**
+ * Opens a cache file in a mode: undefined for `off`, so callers simply have no cache. A --cache that may be a URL:
+ * `openResponseCache`.
+ */
 export function openCache(
   file: string,
   mode: CacheMode = 'read-write',

@@ -85,7 +85,10 @@ class Pass {
         if (isObject(item)) this.record(item, Array.isArray(mirror) ? mirror[index] : this.echo.tree, true);
   }
 
-  /** An object a record holds (`owner`, `user`): its fields take what the request sent there and the dotted echoes (`owner.login`). */
+  /**
+   * An object a record holds (`owner`, `user`): its fields take what the request sent there and the dotted echoes
+   * (`owner.login`).
+   */
   held(object: Json, holder: string | undefined, mirror: unknown): void {
     for (const name of Object.keys(object)) {
       const key = nameKey(name);

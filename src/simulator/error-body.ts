@@ -156,7 +156,10 @@ const TYPE_SLUGS: Record<ErrorKind, string> = {
 
 type Path = (string | number)[];
 type Edit = { path: Path; value: unknown };
-/** What one fill shares: the reason, where its documentation is, the synthesizer for members the synthesized body left out, the edits so far. */
+/**
+ * What one fill shares: the reason, where its documentation is, the synthesizer for members the synthesized body left
+ * out, the edits so far.
+ */
 interface Fill {
   reason: ErrorReason;
   docs: Docs;
@@ -187,7 +190,8 @@ export function errorBody(tool: Tool, schema: JsonSchema, reason: ErrorReason, a
       seed,
     ).body;
   const base = synth([schema]);
-  // An object schema that names no member (`{type: object}`): the synthesizer's made-up members say nothing; a message does.
+  // An object schema that names no member (`{type: object}`): the synthesizer's made-up members say nothing; a message
+  // does.
   const edits: Edit[] = [];
   if (isRecord(base) && declaredNames([schema]).length === 0)
     edits.push({ path: [], value: { message: reason.message } });
@@ -224,7 +228,8 @@ function walk(
     const names = new Set([...Object.keys(value), ...members].map(norm));
     const required = depth > 0 ? requiredNames(schemas) : undefined;
     for (const name of Object.keys(value)) {
-      // Inside the envelope, what a synthesizer adds beyond the reason is noise no vendor sends (a rate limit's `payment_intent`).
+      // Inside the envelope, what a synthesizer adds beyond the reason is noise no vendor sends (a rate limit's
+      // `payment_intent`).
       if (required && !required.has(name) && !carriesReason(norm(name), fill.reason))
         fill.edits.push({ path: [...path, name], value: undefined });
       else walk(value[name], memberSchemas(schemas, name), name, names, [...path, name], depth + 1, fill);
@@ -354,7 +359,10 @@ function bestWords(values: unknown[], words: string[]): unknown {
   return best;
 }
 
-/** Where the API lives (its provider's site) and what the operation's resource is called, for documentation URLs and `resource` fields. */
+/**
+ * Where the API lives (its provider's site) and what the operation's resource is called, for documentation URLs and
+ * `resource` fields.
+ */
 interface Docs {
   home: string;
   resource: string;

@@ -12,7 +12,10 @@ export const DEFAULT_ERROR_KINDS: Readonly<Record<InjectedErrorKind, number>> = 
   auth: 0.1,
 };
 
-/** How long an injected timeout waits before answering 504, by default: long enough to be felt, short enough for training. */
+/**
+ * How long an injected timeout waits before answering 504, by default: long enough to be felt, short enough for
+ * training.
+ */
 export const DEFAULT_TIMEOUT_DELAY_MS = 200;
 
 export const ERROR_KINDS: readonly InjectedErrorKind[] = ['rate_limit', 'network', 'timeout', 'auth'];
@@ -63,7 +66,10 @@ export class ErrorStream {
     return this.drawn;
   }
 
-  /** Decides the next call: an injection, or undefined to let it through. `rate` overrides the stream's rate for this call. */
+  /**
+   * Decides the next call: an injection, or undefined to let it through. `rate` overrides the stream's rate for this
+   * call.
+   */
   next(toolId: string, rate = this.errorRate): Injection | undefined {
     const u1 = this.uniform();
     const u2 = this.uniform();
@@ -101,7 +107,10 @@ export interface InjectedErrorOptions {
   delayMs?: number;
 }
 
-/** The response of one error kind: a problem body titled by the HTTP reason phrase, and the headers a real API of that failure sends. */
+/**
+ * The response of one error kind: a problem body titled by the HTTP reason phrase, and the headers a real API of that
+ * failure sends.
+ */
 export function injectedError(kind: InjectedErrorKind, toolId: string, options: InjectedErrorOptions = {}): Injection {
   const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE };
   const delayMs = options.delayMs ?? 0;

@@ -17,7 +17,10 @@ export interface Coercion {
   to: string;
 }
 
-/** The header a coerced call's answer carries: `/latitude string->number, /tags string->array` (paths percent-encoded past ASCII). */
+/**
+ * The header a coerced call's answer carries: `/latitude string->number, /tags string->array` (paths percent-encoded
+ * past ASCII).
+ */
 export const COERCED_HEADER = 'x-toolenv-coerced';
 
 /** Enough for a value nested in one-element arrays to reach its type, never unbounded. */

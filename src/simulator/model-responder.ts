@@ -16,7 +16,9 @@ export interface ChatMessage {
 
 export interface GenerationRequest {
   messages: ChatMessage[];
-  /** The tool's real response schema; the generator constrains its output by it as far as it can. Undefined: any JSON. */
+  /**
+   * The tool's real response schema; the generator constrains its output by it as far as it can. Undefined: any JSON.
+   */
   schema: JsonSchema | undefined;
   /** Unconstrained text instead of JSON (the chat route's `response_format: text`); `schema` is then ignored. */
   text?: boolean;
@@ -40,7 +42,9 @@ export interface TextGenerator {
   readonly label: string;
   /** Throws ResponderBusyError when its queue is full. */
   generate(request: GenerationRequest): Promise<Generation>;
-  /** Resolves once `countTokens` works (the local engine loads its model on the first call); rejects if it never will. */
+  /**
+   * Resolves once `countTokens` works (the local engine loads its model on the first call); rejects if it never will.
+   */
   ready(): Promise<void>;
   /** Tokens of `text` for the prompt budget: exact where the tokenizer is at hand, else an estimate. */
   countTokens(text: string): number;

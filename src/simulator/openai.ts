@@ -8,7 +8,10 @@ import {
 } from './model-responder.js';
 import { BoundedQueue, ResponderBusyError } from './queue.js';
 
-/** How the response schema travels: OpenAI's `response_format` (vLLM, SGLang, llama-server, OpenAI) or vLLM's older `guided_json`. */
+/**
+ * How the response schema travels: OpenAI's `response_format` (vLLM, SGLang, llama-server, OpenAI) or vLLM's older
+ * `guided_json`.
+ */
 export type SchemaField = 'response_format' | 'guided_json';
 
 export interface OpenAIGeneratorOptions {
@@ -119,7 +122,10 @@ export class OpenAIGenerator implements TextGenerator {
     return headers;
   }
 
-  /** The configured model name, else the first model the server lists (asked once; a failed ask is asked again next call). */
+  /**
+   * The configured model name, else the first model the server lists (asked once; a failed ask is asked again next
+   * call).
+   */
   modelName(): Promise<string> {
     if (this.options.model !== undefined) return Promise.resolve(this.options.model);
     this.model ??= this.listModels().catch((error: unknown) => {

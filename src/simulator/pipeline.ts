@@ -46,11 +46,20 @@ export interface SimulatorOptions {
   metrics?: SimulatorMetrics;
   /** Compiled argument validators kept at once; default 2048. */
   maxValidators?: number;
-  /** Undeclared top-level arguments: `reject` (default, a 400 naming them) or `ignore` (dropped, said in x-toolenv-ignored). */
+  /**
+   * Undeclared top-level arguments: `reject` (default, a 400 naming them) or `ignore` (dropped, said in
+   * x-toolenv-ignored).
+   */
   unknownArguments?: UnknownArgumentsMode;
-  /** Wrongly typed values: `strict` (default, a 400) or `lax` (numeric and boolean strings, one-element arrays coerced, said in x-toolenv-coerced). */
+  /**
+   * Wrongly typed values: `strict` (default, a 400) or `lax` (numeric and boolean strings, one-element arrays coerced,
+   * said in x-toolenv-coerced).
+   */
   coercion?: CoercionMode;
-  /** The real APIs (`serve --upstream`): valid calls are forwarded (record, passthrough) or answered from recordings (replay). */
+  /**
+   * The real APIs (`serve --upstream`): valid calls are forwarded (record, passthrough) or answered from recordings
+   * (replay).
+   */
   upstream?: Upstream;
 }
 
@@ -158,7 +167,10 @@ class PipelineSimulator implements ToolSimulator {
     return checked.coerced || checked.ignored ? withRuleNotes(result, checked) : result;
   }
 
-  /** A call the rules let through, with the arguments they hand on (coerced, or without ignored names: the cache key too). */
+  /**
+   * A call the rules let through, with the arguments they hand on (coerced, or without ignored names: the cache key
+   * too).
+   */
   private async accepted({ tool, args: given }: RuleAccepted, options: PipelineCallOptions): Promise<CallResult> {
     const controls = options.controls ?? {};
     const badControl = checkControls(controls);
@@ -231,7 +243,9 @@ class PipelineSimulator implements ToolSimulator {
     );
   }
 
-  /** The call sent to the real API: its answer recorded (record mode), compared with the simulator's in the diff log. */
+  /**
+   * The call sent to the real API: its answer recorded (record mode), compared with the simulator's in the diff log.
+   */
   private async forwarded(
     upstream: Upstream,
     tool: Tool,
@@ -357,7 +371,10 @@ class PipelineSimulator implements ToolSimulator {
     return { status: body.status, body, source: 'rule' };
   }
 
-  /** A write-back counted; it never fails the call (a lock held by another process past busy_timeout costs only this entry). */
+  /**
+   * A write-back counted; it never fails the call (a lock held by another process past busy_timeout costs only this
+   * entry).
+   */
   private countPut(put: () => PutOutcome | Promise<PutOutcome>): Promise<void> | undefined {
     let outcome: PutOutcome | Promise<PutOutcome>;
     try {
@@ -418,7 +435,10 @@ function problemResult(body: Problem): CallResult {
   return { status: body.status, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
 }
 
-/** An answer as a CallResult: error answers shaped as problems (a responder's, or a cached one) say so in their content type. */
+/**
+ * An answer as a CallResult: error answers shaped as problems (a responder's, or a cached one) say so in their content
+ * type.
+ */
 function withHeaders(answer: Answer): CallResult {
   const headers: Record<string, string> =
     answer.status >= 400 && isProblem(answer.body) ? { 'content-type': PROBLEM_CONTENT_TYPE } : {};

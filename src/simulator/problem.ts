@@ -3,7 +3,9 @@ import { STATUS_CODES } from 'node:http';
 /** RFC 7807 problem details: the body of every error ToolEnv answers, simulated or its own. */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** Every problem type is a URI under this base; the last segment is the title as a slug ("Unknown tool" → unknown-tool). */
+/**
+ * Every problem type is a URI under this base; the last segment is the title as a slug ("Unknown tool" → unknown-tool).
+ */
 export const PROBLEM_TYPE_BASE = 'https://toolenv.dev/problems/';
 
 export interface Problem {

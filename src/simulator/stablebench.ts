@@ -14,7 +14,10 @@ import { isJsonObject } from './validate.js';
 
 export const STABLEBENCH_SOURCE = 'stabletoolbench';
 
-/** ToolBench's `standardize`: anything but letters, digits, `_`, `^` and CJK becomes `_`, runs collapse, ends trim, lower case; a leading digit gets `get_`. */
+/**
+ * ToolBench's `standardize`: anything but letters, digits, `_`, `^` and CJK becomes `_`, runs collapse, ends trim,
+ * lower case; a leading digit gets `get_`.
+ */
 export function standardize(name: string): string {
   const cleaned = name
     .replace(/[^\u4e00-\u9fa5a-zA-Z0-9_^]/g, '_')
@@ -167,7 +170,10 @@ function readArguments(key: string): Record<string, unknown> | undefined {
   return isJsonObject(value) ? value : undefined;
 }
 
-/** Recorded responses are mostly strings holding JSON or a Python repr; those become structured bodies, the rest stay strings. */
+/**
+ * Recorded responses are mostly strings holding JSON or a Python repr; those become structured bodies, the rest stay
+ * strings.
+ */
 export function readBody(response: unknown): unknown {
   if (typeof response !== 'string') return response;
   const trimmed = response.trim();

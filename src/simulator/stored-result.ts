@@ -1,6 +1,9 @@
 import type { CallResult } from './types.js';
 
-/** A stored result's state: its JSON text until the body is read or replaced, then the body itself (boxed: a body may be a string). */
+/**
+ * A stored result's state: its JSON text until the body is read or replaced, then the body itself (boxed: a body may be
+ * a string).
+ */
 const state = Symbol('stored result');
 
 type Stored = { body?: unknown; [state]: string | { body: unknown } };
@@ -46,7 +49,10 @@ export function withStoredBody<T extends object>(target: T, text: string): T & {
   return Object.defineProperty(target, 'body', bodyProperty) as T & { body: unknown };
 }
 
-/** The body's JSON text when `result` is a cache hit (or carries one's body) that nobody has read or replaced; otherwise undefined. */
+/**
+ * The body's JSON text when `result` is a cache hit (or carries one's body) that nobody has read or replaced; otherwise
+ * undefined.
+ */
 export function untouchedBodyText(result: object): string | undefined {
   const held = (result as Partial<Stored>)[state];
   return typeof held === 'string' ? held : undefined;

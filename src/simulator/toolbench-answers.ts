@@ -23,7 +23,10 @@ export function toolbenchFunctionName(toolName: string, apiName: string): string
   return `${changeName(standardize(apiName))}_for_${standardize(toolName)}`.slice(-FUNCTION_NAME_LENGTH);
 }
 
-/** Library tools by the function names a trajectory may call them by: ToolBench's name of a ToolBench-imported tool, else a tool id. */
+/**
+ * Library tools by the function names a trajectory may call them by: ToolBench's name of a ToolBench-imported tool,
+ * else a tool id.
+ */
 export class FunctionIndex {
   private readonly byName = new Map<string, string>();
 
@@ -162,7 +165,9 @@ export function* readToolbenchAnswers(
   }
 }
 
-/** The calls of one file's conversations, each once: `train_messages` repeats a conversation's prefix for every step. */
+/**
+ * The calls of one file's conversations, each once: `train_messages` repeats a conversation's prefix for every step.
+ */
 function observations(file: string): Observed[] {
   let value: unknown;
   try {

@@ -56,13 +56,18 @@ export interface CallOptions {
   controls?: CallControls;
   /** Overrides the server's error rate for this call (0 turns injection off). */
   errorRate?: number;
-  /** The caller's own credentials for the real API, forwarded with the call under `serve --upstream record|passthrough`. */
+  /**
+   * The caller's own credentials for the real API, forwarded with the call under `serve --upstream record|passthrough`.
+   */
   credentials?: CallerCredentials;
 }
 
 /** The pipeline Rule → Cache → Response → write-back, as the server, the CLI and episodes see it. */
 export interface Simulator {
   call(toolId: string, args: unknown, options?: CallOptions): Promise<CallResult>;
-  /** Whether calls go to a real API with the caller's credentials (`serve --upstream record|passthrough`); only then are they read. */
+  /**
+   * Whether calls go to a real API with the caller's credentials (`serve --upstream record|passthrough`); only then are
+   * they read.
+   */
   readonly forwards?: boolean;
 }

@@ -14,7 +14,10 @@ export const UNKNOWN_ARGUMENTS_MODES: readonly UnknownArgumentsMode[] = ['reject
 /** The header an answer carries when `ignore` dropped arguments: their names, percent-encoded, comma-separated. */
 export const IGNORED_HEADER = 'x-toolenv-ignored';
 
-/** The top-level names of `args` the tool does not declare; none when its schema admits any (no properties, additionalProperties, patternProperties). */
+/**
+ * The top-level names of `args` the tool does not declare; none when its schema admits any (no properties,
+ * additionalProperties, patternProperties).
+ */
 export function unknownArguments(tool: Tool, args: Arguments): readonly string[] {
   const parameters = tool.parameters;
   const properties: unknown = parameters.properties;
@@ -34,7 +37,10 @@ function isEmpty(object: Record<string, unknown>): boolean {
   return true;
 }
 
-/** Where an unknown name probably belongs: a member of an object parameter (`body.balance`), or a declared name it misspells. */
+/**
+ * Where an unknown name probably belongs: a member of an object parameter (`body.balance`), or a declared name it
+ * misspells.
+ */
 export function argumentHint(tool: Tool, name: string): string | undefined {
   const properties = tool.parameters.properties ?? {};
   for (const [parent, schema] of Object.entries(properties)) {

@@ -36,7 +36,10 @@ export type RuleOutcome = RuleAccepted | { ok: false; problem: Problem };
 export interface RulesOptions {
   /** Compiled validators kept at once (least recently used are dropped); default 2048. */
   maxValidators?: number;
-  /** Called when a tool's parameter schema does not compile; the tool's calls are then checked for required parameters only. */
+  /**
+   * Called when a tool's parameter schema does not compile; the tool's calls are then checked for required parameters
+   * only.
+   */
   onCompileFailure?: (toolId: string, error: Error) => void;
   /** Top-level arguments the tool does not declare: refused (default) or dropped. */
   unknownArguments?: UnknownArgumentsMode;
@@ -81,7 +84,9 @@ export class Rules {
     return this.validators.size;
   }
 
-  /** Checks one call. `args` undefined counts as `{}` (a call without arguments); anything else must be a JSON object. */
+  /**
+   * Checks one call. `args` undefined counts as `{}` (a call without arguments); anything else must be a JSON object.
+   */
   check(toolId: string, args: unknown): RuleOutcome {
     const tool = this.store.get(toolId);
     if (!tool) return { ok: false, problem: this.unknownTool(toolId) };
@@ -122,7 +127,10 @@ export class Rules {
     return { ok: false, problem: invalidArguments(tool.id, summarize(errors), errors) };
   }
 
-  /** Names the undeclared arguments, where each probably belongs, and what the tool takes; declared ones are checked too, so one answer says everything. */
+  /**
+   * Names the undeclared arguments, where each probably belongs, and what the tool takes; declared ones are checked
+   * too, so one answer says everything.
+   */
   private unknownProblem(tool: Tool, args: Arguments, unknown: readonly string[]): Problem {
     const allowed = Object.keys(tool.parameters.properties ?? {});
     const errors: ArgumentError[] = unknown.map((name) => {
@@ -140,7 +148,10 @@ export class Rules {
     return problem(400, 'Unknown arguments', detail, { tool: tool.id, unknown, allowed, errors });
   }
 
-  /** The `n` library ids nearest to `toolId`; the index is built on first use and rebuilt when the library's id list changes. */
+  /**
+   * The `n` library ids nearest to `toolId`; the index is built on first use and rebuilt when the library's id list
+   * changes.
+   */
   suggestions(toolId: string, n = 3): string[] {
     const ids = this.store.ids();
     if (this.nearest?.ids !== ids) this.nearest = new NearestIds(ids);
@@ -165,7 +176,8 @@ export class Rules {
     try {
       compiled = { schema, validate: this.ajv.compile(schema) };
     } catch (error) {
-      // A schema ajv rejects (invalid keywords, unresolvable $ref…) leaves the tool callable: only `required` is enforced.
+      // A schema ajv rejects (invalid keywords, unresolvable $ref…) leaves the tool callable: only `required` is
+      // enforced.
       if (typeof schema === 'object') this.ajv.removeSchema(schema);
       compiled = { schema, validate: undefined };
       this.onCompileFailure?.(tool.id, error instanceof Error ? error : new Error(String(error)));

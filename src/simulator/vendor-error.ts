@@ -119,7 +119,8 @@ function reasonOf(
           : 'parameter_invalid';
     return reason(refusalStatus(declared), 'validation', code, fields);
   }
-  // Prefer: code=NNN answered by a problem of that status (its title is the status's reason phrase; Invalid Prefer's is not).
+  // Prefer: code=NNN answered by a problem of that status (its title is the status's reason phrase; Invalid Prefer's is
+  // not).
   if (controls.code === result.status && problem.title === STATUS_CODES[result.status]) {
     const kind = statusKind(result.status);
     return reason(result.status, kind, kindCode(kind, result.status));

@@ -87,7 +87,10 @@ export interface RunEpisode {
   turns: number;
 }
 
-/** A saved episode: its trajectory, and its rewards as the run recorded them (eval) or unscored (train: the caller rescores). */
+/**
+ * A saved episode: its trajectory, and its rewards as the run recorded them (eval) or unscored (train: the caller
+ * rescores).
+ */
 export interface SavedEpisode {
   trajectory: Trajectory;
   rewards?: Rewards;

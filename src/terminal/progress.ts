@@ -5,7 +5,10 @@ export interface StagedProgress {
   stop: () => void;
 }
 
-/** How often progress is written as a line when stderr is not a terminal (a log file, CI), unless TOOLENV_PROGRESS_SECONDS says. */
+/**
+ * How often progress is written as a line when stderr is not a terminal (a log file, CI), unless
+ * TOOLENV_PROGRESS_SECONDS says.
+ */
 export const LOG_INTERVAL_MS = 10_000;
 
 /** The line interval: TOOLENV_PROGRESS_SECONDS (0 writes every update), else LOG_INTERVAL_MS. */

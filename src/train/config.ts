@@ -34,7 +34,9 @@ export interface TrainJson {
   max_turn_tokens: number;
   max_completion_length: number;
   max_seq_len: number;
-  /** Rank of the low-rank adapters trained instead of every weight (peft on TRL, verl's lora_rank); 0: full fine-tuning. */
+  /**
+   * Rank of the low-rank adapters trained instead of every weight (peft on TRL, verl's lora_rank); 0: full fine-tuning.
+   */
   lora_rank: number;
   /** Adapters on the last this-many decoder blocks only (0: every block): the backward pass stops there. TRL only. */
   lora_layers: number;
@@ -55,7 +57,8 @@ export const PAPER_DEFAULTS = {
 
 /**
  * TRL's RL defaults, one machine's: the paper's 256 prompts a step are a 16-GPU cluster's batch (2,048 rollouts), which
- * on one machine makes a first step look like a hang. 8 prompts × N = 8 is 64 rollouts, generated 16 at a time (a 4,096-token prefill of 16 holds ~1.6 GB).
+ * on one machine makes a first step look like a hang. 8 prompts × N = 8 is 64 rollouts, generated 16 at a time (a
+ * 4,096-token prefill of 16 holds ~1.6 GB).
  */
 export const ONE_MACHINE_DEFAULTS = { promptsPerStep: 8, generationBatch: 16 } as const;
 

@@ -66,8 +66,8 @@ export function parameterCount(m: ModelShape): number {
  * The peak a GRPO run on TRL reaches on a CPU, term by term (float32): the weights with their gradients and Adam's
  * state; a chunk of rollouts' prefill, whose masked attention materializes L × L scores,
  * beside its KV cache; and one group's update, recomputing activations as GRPO does by default: one layer's scores,
- * the logits over the vocabulary with their log-softmax and gradient. Generation and the update take turns, so the larger of the two counts. An estimate to refuse
- * a run that cannot fit, not a measurement.
+ * the logits over the vocabulary with their log-softmax and gradient. Generation and the update take turns, so the
+ * larger of the two counts. An estimate to refuse a run that cannot fit, not a measurement.
  */
 export function rlMemoryTerms(plan: RlMemoryPlan): MemoryTerm[] {
   const { model: m, maxSeqLen: L } = plan;

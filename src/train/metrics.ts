@@ -165,7 +165,9 @@ export function linesOf<T>(file: string): T[] {
     });
 }
 
-/** The engine's step logs of a run: TRL's trainer.jsonl, or verl's file logger (`{step, data}`) with its names mapped. */
+/**
+ * The engine's step logs of a run: TRL's trainer.jsonl, or verl's file logger (`{step, data}`) with its names mapped.
+ */
 export function trainerLogs(runDir: string): TrainerLog[] {
   const trl = linesOf<TrainerLog>(join(runDir, 'trainer.jsonl'));
   const verl = linesOf<{ step: number; data: Record<string, unknown> }>(join(runDir, 'verl.jsonl')).map(

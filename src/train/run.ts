@@ -209,7 +209,10 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
   }
 }
 
-/** A TRL run whose projected peak exceeds this machine's memory is refused before anything loads, naming the flag to lower. */
+/**
+ * A TRL run whose projected peak exceeds this machine's memory is refused before anything loads, naming the flag to
+ * lower.
+ */
 function checkMemory(options: TrainOptions): void {
   const model = readModelShape(options.model);
   if (model === undefined) return;
@@ -311,7 +314,9 @@ async function synthesizeTasks(options: TrainOptions, file: string): Promise<Tra
   return readTrainTasks(file);
 }
 
-/** `--data`: a chat-messages JSON Lines file, or a directory holding one as sft.jsonl (`toolenv sft generate --out`). */
+/**
+ * `--data`: a chat-messages JSON Lines file, or a directory holding one as sft.jsonl (`toolenv sft generate --out`).
+ */
 function checkSftData(given: string): string {
   const file = existsSync(given) && statSync(given).isDirectory() ? join(given, 'sft.jsonl') : given;
   if (!existsSync(file)) throw new TrainInputError(`--data ${file}: no such file`);

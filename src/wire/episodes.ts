@@ -1,8 +1,8 @@
 /**
- * The episode API's wire shapes (`POST /v1/episodes`, `POST /v1/episodes/{id}/step`, `GET /v1/episodes/{id}`), shared by
- * the server, the MCP bridge and the agent client. They are schemas/trajectory.schema.json's, derived by
- * scripts/wire-types.mjs; written here are only the forms the code holds after parsing a request (defaults filled,
- * text parts joined) and the constants the schemas list.
+ * The episode API's wire shapes (`POST /v1/episodes`, `POST /v1/episodes/{id}/step`, `GET /v1/episodes/{id}`), shared
+ * by the server, the MCP bridge and the agent client. They are schemas/trajectory.schema.json's, derived by
+ * scripts/wire-types.mjs; written here are only the forms the code holds after parsing a request (defaults filled, text
+ * parts joined) and the constants the schemas list.
  */
 import type { Verdicts } from './rewards.js';
 import type {
@@ -58,7 +58,10 @@ export type ToolCallAction = ToolCallRequest & Required<Pick<ToolCallRequest, 'a
 /** An action as an episode runs it, its defaults filled (a StepRequest's actions are the schema's `Action`). */
 export type Action = SearchAction | ToolCallAction;
 
-/** A task line's members that are the episode's task (a line's `tools`, `seed` and the like are the episode's options, not its task). */
+/**
+ * A task line's members that are the episode's task (a line's `tools`, `seed` and the like are the episode's options,
+ * not its task).
+ */
 export function episodeTask(task: EpisodeTask): EpisodeTask {
   return {
     id: task.id,
@@ -71,7 +74,10 @@ export function episodeTask(task: EpisodeTask): EpisodeTask {
 /** The loops an episode's text turns speak: the paper's ParaAct and its two baselines (§4). */
 export const PROTOCOLS = ['paraact', 'react', 'parallel'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
-/** What an episode's turns speak: a tagged-text protocol, or `chat`, native tool calling (OpenAI `tool_calls`, or a model's own template). */
+/**
+ * What an episode's turns speak: a tagged-text protocol, or `chat`, native tool calling (OpenAI `tool_calls`, or a
+ * model's own template).
+ */
 export const EPISODE_PROTOCOLS = [...PROTOCOLS, 'chat'] as const;
 export type EpisodeProtocol = (typeof EPISODE_PROTOCOLS)[number];
 /**
@@ -80,7 +86,10 @@ export type EpisodeProtocol = (typeof EPISODE_PROTOCOLS)[number];
  * `[TOOL_CALLS][{"name", "arguments"}, …]`.
  */
 export const TOOL_PARSERS = ['hermes', 'llama3', 'mistral'] as const satisfies readonly ToolParser[];
-/** A chat episode's own `tools` are offered as native functions from the start up to this many; past it search finds them (a prompt listing more would crowd out the task). */
+/**
+ * A chat episode's own `tools` are offered as native functions from the start up to this many; past it search finds
+ * them (a prompt listing more would crowd out the task).
+ */
 export const MAX_NATIVE_TOOLS = 64;
 /** The system prompt's length: `full` teaches the protocol, `brief` restates its grammar for a policy trained on it. */
 export const SYSTEM_PROMPTS = ['full', 'brief'] as const;

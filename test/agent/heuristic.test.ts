@@ -96,7 +96,8 @@ test('arguments from the text: quoted values, emails, dates, enums, numbers, cod
       city: 'Berlin',
     },
   );
-  // A number out of a parameter's range does not go there; an optional parameter never takes a value nothing ties to it.
+  // A number out of a parameter's range does not go there; an optional parameter never takes a value nothing ties to
+  // it.
   assert.deepEqual(fillFromText(events, 'show 900 events').arguments, {});
   const quote = tool(
     'quote',

@@ -1,4 +1,7 @@
-/** An HTTP proxy in front of a real ToolEnv server: forwards every request, except those a test makes fail, and records them all. */
+/**
+ * An HTTP proxy in front of a real ToolEnv server: forwards every request, except those a test makes fail, and records
+ * them all.
+ */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

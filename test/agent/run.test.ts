@@ -11,7 +11,10 @@ import { startTestServer } from '../server/helpers.js';
 import { faultyProxy } from './proxy.js';
 import { freePort } from '../../src/server/free-port.js';
 
-/** A real ToolEnv server over the retrieval fixture library (petstore, weather, email, finance, text tools), answering with examples and the synthesizer. */
+/**
+ * A real ToolEnv server over the retrieval fixture library (petstore, weather, email, finance, text tools), answering
+ * with examples and the synthesizer.
+ */
 let server: RunningServer;
 let heuristic: Policy;
 before(async () => {

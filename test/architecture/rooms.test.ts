@@ -42,7 +42,9 @@ function roomGraph(): Map<string, Map<string, string>> {
   return arrows;
 }
 
-/** A chain of rooms that comes back to its start, with the import behind each arrow; none when the rooms are layered. */
+/**
+ * A chain of rooms that comes back to its start, with the import behind each arrow; none when the rooms are layered.
+ */
 function findCircle(arrows: Map<string, Map<string, string>>): string[] | undefined {
   const state = new Map<string, 'open' | 'done'>();
   const path: string[] = [];

@@ -1,4 +1,7 @@
-/** `toolenv cache stats|export|import` and `toolenv call` as a user runs them: the real bin/toolenv, spawned on fixture files. */
+/**
+ * `toolenv cache stats|export|import` and `toolenv call` as a user runs them: the real bin/toolenv, spawned on fixture
+ * files.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -352,7 +355,10 @@ test('a broken StableToolBench file names the file, exits 2 and stores nothing',
   );
 });
 
-/** ToolBench answer trajectories: nested train_messages (each step repeats the conversation so far), OpenAI tool_calls too. */
+/**
+ * ToolBench answer trajectories: nested train_messages (each step repeats the conversation so far), OpenAI tool_calls
+ * too.
+ */
 function writeToolbenchAnswers(): string {
   const root = tempDir('toolenv-tb-answers-');
   const observation = (response: string, error = '') => JSON.stringify({ error, response });

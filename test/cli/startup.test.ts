@@ -1,6 +1,7 @@
 /**
  * Declaring the commands loads no implementation: `--version` and `--help` read only commander and the small
- * declaration modules, so every command starts without paying for the server, SQLite, the synthesizer or the retrievers.
+ * declaration modules, so every command starts without paying for the server, SQLite, the synthesizer or the
+ * retrievers.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -6,7 +6,10 @@ import { call, createEpisode, json, search, startEpisodeServer, step } from './f
 type Json = Record<string, any>;
 const EPISODES = 100;
 
-/** One rollout: four steps of parallel actions, each step built from what the earlier ones observed. Even episodes inject errors, odd ones none. */
+/**
+ * One rollout: four steps of parallel actions, each step built from what the earlier ones observed. Even episodes
+ * inject errors, odd ones none.
+ */
 async function rollout(url: string, n: number): Promise<{ id: string; steps: Json[]; mine: Json[] }> {
   const { id } = await createEpisode(url, { seed: 1000 + n, error_rate: n % 2 === 0 ? 0.2 : 0 });
   const steps: Json[] = [];
@@ -44,7 +47,10 @@ async function rollout(url: string, n: number): Promise<{ id: string; steps: Jso
   return { id, steps, mine };
 }
 
-/** Observations without where a simulated body came from: a first run answers from the synthesizer, a second from the cache it filled. */
+/**
+ * Observations without where a simulated body came from: a first run answers from the synthesizer, a second from the
+ * cache it filled.
+ */
 const comparable = (steps: Json[]) =>
   steps.map((s) => ({
     ...s,

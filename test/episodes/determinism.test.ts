@@ -5,7 +5,10 @@ import { call, createEpisode, startEpisodeServer, step } from './fixture.js';
 
 type Json = Record<string, any>;
 
-/** Twelve calls in three steps of four parallel actions; what each observed, less where a simulated body came from (a first run fills the cache). */
+/**
+ * Twelve calls in three steps of four parallel actions; what each observed, less where a simulated body came from (a
+ * first run fills the cache).
+ */
 async function run(url: string, config: Json): Promise<{ seed: number; observed: unknown[] }> {
   const { id, seed } = await createEpisode(url, config);
   const observed: unknown[] = [];

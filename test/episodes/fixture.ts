@@ -31,7 +31,10 @@ const origin = (method: HttpMethod, path: string, operation_id: string) =>
 const noteId = { noteId: { in: 'path', name: 'noteId' } } as const;
 const bodyOf = (names: string[]) => Object.fromEntries(names.map((n) => [n, { in: 'body' as const, name: n }]));
 
-/** A notes API with every REST verb: string ids, a wrapped list (`{"items": [...]}`), PUT and PATCH, and comments nested under notes. */
+/**
+ * A notes API with every REST verb: string ids, a wrapped list (`{"items": [...]}`), PUT and PATCH, and comments nested
+ * under notes.
+ */
 export const notesTools: Tool[] = [
   {
     id: 'notes_test__listNotes',
@@ -151,7 +154,10 @@ const notesApi: ApiRecord = {
 
 export const episodeTools: Tool[] = [...petstoreTools, ...notesTools, ...extraTools];
 
-/** The notes API where a create may name its own id, as APIs with client-chosen keys allow (an undeclared `id` is refused). */
+/**
+ * The notes API where a create may name its own id, as APIs with client-chosen keys allow (an undeclared `id` is
+ * refused).
+ */
 export const notesToolsWithClientIds: Tool[] = notesTools.map((tool) =>
   tool.id === 'notes_test__createNote'
     ? {
@@ -164,7 +170,10 @@ export const notesToolsWithClientIds: Tool[] = notesTools.map((tool) =>
 
 const libraries = new Map<readonly Tool[], string>();
 
-/** A fixture library (by default petstore, notes, the retrieval extras) with its BM25 index built, written once per test process. */
+/**
+ * A fixture library (by default petstore, notes, the retrieval extras) with its BM25 index built, written once per test
+ * process.
+ */
 export async function episodeLibrary(tools: readonly Tool[] = episodeTools): Promise<string> {
   const written = libraries.get(tools);
   if (written) return written;

@@ -25,7 +25,10 @@ export const NEXT = '<think>c1 is done; now c2.</think>\n<tool_call>{"id": "c2"}
 export const ANSWER =
   '<think>Both calls succeeded.</think>\n<answer>Rex was added to the store and read back.</answer>';
 
-/** The fixture library with G_dep written beside it: addPet creates what getPetById reads. Returns the library directory. */
+/**
+ * The fixture library with G_dep written beside it: addPet creates what getPetById reads. Returns the library
+ * directory.
+ */
 export async function withGraph(): Promise<string> {
   const library = await episodeLibrary();
   writeGraph(library, {
@@ -38,7 +41,10 @@ export async function withGraph(): Promise<string> {
   return library;
 }
 
-/** A describe block's episode server over the fixture library with its graph: started before its tests, closed after them. */
+/**
+ * A describe block's episode server over the fixture library with its graph: started before its tests, closed after
+ * them.
+ */
 export function graphServer(): { readonly url: string } {
   let server: RunningServer | undefined;
   before(async () => {

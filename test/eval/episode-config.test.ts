@@ -1,4 +1,7 @@
-/** What a task file says about its episode reaches the server: the tool set (ToolBench api_list, BFCL functions) and the seed. */
+/**
+ * What a task file says about its episode reaches the server: the tool set (ToolBench api_list, BFCL functions) and the
+ * seed.
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -56,7 +56,8 @@ test('eval runs ToolBench queries against a served library for every agent and s
     assert.ok(summary.stats.success.mean! > 0, `${agent} success`);
     assert.ok(summary.stats.tokens.mean! > 0, agent);
     for (const s of scores) {
-      // 105's third reference is missing from the library: a miss in path and coverage, left out of their mapped variants.
+      // 105's third reference is missing from the library: a miss in path and coverage, left out of their mapped
+      // variants.
       assert.equal(s.references, s.task_id === '101' ? 1 : s.task_id === '105' ? 3 : 2, `${agent} ${s.task_id}`);
       assert.equal(s.unmapped_references, s.task_id === '105' ? 1 : 0, `${agent} ${s.task_id}`);
       if (s.task_id === '105') {

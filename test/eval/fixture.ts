@@ -98,7 +98,9 @@ const api = (category_name: string, tool_name: string, api_name: string) => ({
   method: 'GET',
 });
 
-/** ToolBench queries (G1/G2 style) over the fixture library: single- and multi-tool, one unmappable, one partly mapped. */
+/**
+ * ToolBench queries (G1/G2 style) over the fixture library: single- and multi-tool, one unmappable, one partly mapped.
+ */
 export const toolbenchQueries = [
   {
     query: 'What is the current weather in London right now?',

@@ -42,7 +42,10 @@ export const weatherServerTools = {
   ],
 };
 
-/** The eval library (petstore, ToolBench tools) plus the BFCL functions (openai import) and the weather server (MCP import). */
+/**
+ * The eval library (petstore, ToolBench tools) plus the BFCL functions (openai import) and the weather server (MCP
+ * import).
+ */
 export async function writeFunctionLibrary(): Promise<string> {
   const dir = await writeEvalLibrary();
   const root = writeSources({ 'bfcl/functions.json': bfclFunctions, 'mcp/weather.json': weatherServerTools });
@@ -57,7 +60,10 @@ export const jsonl = (...lines: unknown[]): string =>
 
 const user = (content: string) => ({ role: 'user', content });
 
-/** BFCL_v3-style entries: v3 turns, a system message first, v2 flat messages, an older string question, a multi-turn entry without functions. */
+/**
+ * BFCL_v3-style entries: v3 turns, a system message first, v2 flat messages, an older string question, a multi-turn
+ * entry without functions.
+ */
 export const bfclEntries = [
   {
     id: 'simple_0',
@@ -78,7 +84,9 @@ export const bfclEntries = [
   },
 ];
 
-/** possible_answer/ for the entries above: AST objects (parallel calls of one function), and multi-turn call strings. */
+/**
+ * possible_answer/ for the entries above: AST objects (parallel calls of one function), and multi-turn call strings.
+ */
 export const bfclAnswers = [
   { id: 'simple_0', ground_truth: [{ calculate_triangle_area: { base: [10], height: [5], unit: ['units', ''] } }] },
   { id: 'multiple_0', ground_truth: [{ 'math.factorial': { number: [5] } }] },

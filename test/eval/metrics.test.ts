@@ -6,7 +6,10 @@ import type { EvalTask } from '../../src/eval/map-references.js';
 import { answerContains, failedScore, scoreRun } from '../../src/eval/score.js';
 import { episodeSeed } from '../../src/eval/seed.js';
 
-/** A task as reference mapping leaves it: `reference_tools` are the mapped ids; `unmapped` more references matched no tool. */
+/**
+ * A task as reference mapping leaves it: `reference_tools` are the mapped ids; `unmapped` more references matched no
+ * tool.
+ */
 const evalTask = (reference_tools?: string[], answer?: string | string[], unmapped: string[] = []): EvalTask => ({
   task: {
     id: 't1',
@@ -127,7 +130,8 @@ test('reference tools the library lacks count as misses in path and coverage (an
   assert.equal(score.coverage_mapped, 1);
   assert.equal(score.hit_rate, 2 / 3);
 
-  // Every mapped tool invoked: the mapped path is complete, the task's is not, so the fallback does not count it solved.
+  // Every mapped tool invoked: the mapped path is complete, the task's is not, so the fallback does not count it
+  // solved.
   const full = scoreRun(
     evalTask(['a'], undefined, ['gone']),
     agentRun({ calls: [call('a', true)], surfaced: ['a'] }),

@@ -1,4 +1,7 @@
-/** `toolenv fidelity` on a small fixture library: in process for the numbers, and as the user runs it (the real bin/toolenv). */
+/**
+ * `toolenv fidelity` on a small fixture library: in process for the numbers, and as the user runs it (the real
+ * bin/toolenv).
+ */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -143,7 +146,8 @@ test('fidelity: a contradicting example is inconsistent, an impossible humidity 
     assert.deepEqual(report.by_source.model.plausibility, { applicable: 0, passed: 0, rate: null });
     assert.equal(report.by_source.real.answers, 0);
 
-    // On /v1 the forced 404 is a ToolEnv problem, not GitHub's {message, documentation_url}; the forced and refused 400s match the declared problem shape.
+    // On /v1 the forced 404 is a ToolEnv problem, not GitHub's {message, documentation_url}; the forced and refused
+    // 400s match the declared problem shape.
     const { by_source: forcedBySource, ...forced } = report.errors.v1.forced;
     // GitHub's two fields are missing from the problem; the problem shape's two are there.
     assert.deepEqual(forced, {
@@ -228,7 +232,8 @@ test('fidelity: where tool records keep their error responses, the REST surface 
     const { errors } = await runFidelity({ store, responders: [examplesResponder, synthResponder], seed: 1 });
     assert.equal(errors.v1.forced.fields_rate, 0.5);
     const { by_source: _forcedBySource, ...forced } = errors.rest.forced;
-    // The problem shape's `title` gets the problem's title, not its detail: one of the two forced bodies says why only in its status.
+    // The problem shape's `title` gets the problem's title, not its detail: one of the two forced bodies says why only
+    // in its status.
     assert.deepEqual(forced, {
       calls: 2,
       reason_carried: 1,

@@ -53,7 +53,10 @@ async function fidelity(model: string, ...flags: string[]): Promise<FidelityRepo
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as FidelityReport;
 }
 
-/** What holds whatever the model writes: every call asked of it is answered by it or by the synthesizer, and each answer is scored by its source. */
+/**
+ * What holds whatever the model writes: every call asked of it is answered by it or by the synthesizer, and each answer
+ * is scored by its source.
+ */
 function assertModelScored(report: FidelityReport): void {
   assert.deepEqual(report.responders, ['model', 'synth']);
   const model = report.model!;

@@ -1,4 +1,7 @@
-/** `toolenv fidelity --recorded`: the real answers a cache holds are scored under `real`, on their own recorded arguments. */
+/**
+ * `toolenv fidelity --recorded`: the real answers a cache holds are scored under `real`, on their own recorded
+ * arguments.
+ */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,7 +17,10 @@ import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 const run = promisify(execFile);
 const BIN = join(packageRoot, 'bin', 'toolenv');
 
-/** Recorded answers: two real 2xx ones (one off its schema), a real 404, a simulated one, one of a tool the library lacks. */
+/**
+ * Recorded answers: two real 2xx ones (one off its schema), a real 404, a simulated one, one of a tool the library
+ * lacks.
+ */
 function recordedCache(): string {
   const file = join(tempDir('toolenv-fidelity-recorded-'), 'responses.db');
   const cache = ResponseCache.open(file);

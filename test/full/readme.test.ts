@@ -10,9 +10,9 @@ import { tempDir } from '../fixtures/tools.js';
 /**
  * The examples of the README and of the docs/ pages, run as written against `toolenv serve` on the default library
  * (shell, TypeScript, and Python on the project's .venv), in page order, so that one may use what another wrote:
- * every code block after a `<!-- run by test/full/readme.test.ts … -->` line. Only the address changes (the server takes a free port, not
- * 8080). A block passes when it exits 0 and nothing it printed is an HTTP error: no problem+json body, no 4xx/5xx
- * status line.
+ * every code block after a `<!-- run by test/full/readme.test.ts … -->` line. Only the address changes (the server
+ * takes a free port, not 8080). A block passes when it exits 0 and nothing it printed is an HTTP error: no problem+json
+ * body, no 4xx/5xx status line.
  */
 const LIBRARY = process.env.TOOLENV_FULL_LIBRARY;
 const MARKER = '<!-- run by test/full/readme.test.ts';

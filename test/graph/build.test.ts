@@ -120,7 +120,8 @@ test('no edge where nothing flows: echoed ids, generic fields, other providers',
   // getPetById takes the pet id it returns, so it feeds nothing that needs a pet id.
   assert.equal(edge(P('getPetById'), P('deletePet')), undefined);
   assert.equal(edge(P('getPetById'), P('placeOrder')), undefined);
-  // The catalog's `id`, `name`, `status` and `type` are generic: they reach neither the label, nor the shipments, nor the pets.
+  // The catalog's `id`, `name`, `status` and `type` are generic: they reach neither the label, nor the shipments, nor
+  // the pets.
   assert.deepEqual(graph.edgesOf(C('listProducts')).out, []);
   assert.deepEqual(graph.edgesOf(C('listShipments')).in, []);
   assert.deepEqual(graph.edgesOf(C('getLabel')).in, []);

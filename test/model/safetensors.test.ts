@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { safetensorsParameters } from '../../src/model/safetensors.js';
 
-/** A safetensors file as the format lays it out: the header's length (u64, little-endian), the JSON header, the data. */
+/**
+ * A safetensors file as the format lays it out: the header's length (u64, little-endian), the JSON header, the data.
+ */
 function writeSafetensors(file: string, shapes: Record<string, number[]>): void {
   const header: Record<string, unknown> = { __metadata__: { format: 'pt' } };
   let offset = 0;

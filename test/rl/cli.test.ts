@@ -1,4 +1,6 @@
-/** `toolenv reward` as a user runs it: saved runs re-scored offline by the real bin/toolenv, against the live rewards. */
+/**
+ * `toolenv reward` as a user runs it: saved runs re-scored offline by the real bin/toolenv, against the live rewards.
+ */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';

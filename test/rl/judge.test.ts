@@ -37,7 +37,9 @@ interface Seen {
 /** What the fake answers a chat request: a status and JSON (or text), or nothing at all. */
 type Reply = { status?: number; json?: unknown; text?: string; headers?: Record<string, string> } | 'hang';
 
-/** A local server playing the OpenAI API: `GET /v1/models` lists `fake-model`, chat requests get `reply(n)`, n from 1. */
+/**
+ * A local server playing the OpenAI API: `GET /v1/models` lists `fake-model`, chat requests get `reply(n)`, n from 1.
+ */
 async function fakeOpenAI(reply: (n: number) => Reply) {
   const requests: Seen[] = [];
   const server = createServer(async (req, res) => {

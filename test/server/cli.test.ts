@@ -7,7 +7,9 @@ import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 
 const bin = join(packageRoot, 'bin/toolenv');
 
-/** Starts `toolenv serve`, resolves with the first stdout line and the child, so the test can talk to it and stop it. */
+/**
+ * Starts `toolenv serve`, resolves with the first stdout line and the child, so the test can talk to it and stop it.
+ */
 function serve(
   args: string[],
   env: Record<string, string> = {},

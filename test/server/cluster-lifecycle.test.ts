@@ -20,7 +20,10 @@ interface Started {
   stderr: () => string;
 }
 
-/** `serve --workers 2` in a process group of its own, so that a test can signal the group as a terminal or systemd would. */
+/**
+ * `serve --workers 2` in a process group of its own, so that a test can signal the group as a terminal or systemd
+ * would.
+ */
 function startCluster(args: string[]): Started {
   const child = spawn(process.execPath, [bin, 'serve', '--workers', '2', '--cache-mode', 'off', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -58,7 +58,10 @@ function serveFailing(args: string[]): Promise<{ code: number | null; stderr: st
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
-/** An OpenAI-compatible model that takes 1.5 s per answer (every caller of a test arrives within it) and numbers its answers, so a second call would show. */
+/**
+ * An OpenAI-compatible model that takes 1.5 s per answer (every caller of a test arrives within it) and numbers its
+ * answers, so a second call would show.
+ */
 function countingModel(): { server: Server; calls: () => number } {
   let calls = 0;
   const server = createServer((request, response) => {

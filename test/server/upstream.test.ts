@@ -22,7 +22,10 @@ interface Received {
   body: string;
 }
 
-/** A real HTTP API on 127.0.0.1 standing in for petstore.test: it keeps every request and answers like the real one would. */
+/**
+ * A real HTTP API on 127.0.0.1 standing in for petstore.test: it keeps every request and answers like the real one
+ * would.
+ */
 async function startRealApi(): Promise<{ url: string; received: Received[]; close: () => Promise<void> }> {
   const received: Received[] = [];
   const server: Server = createServer((request, response) => {

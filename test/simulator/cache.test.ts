@@ -166,7 +166,10 @@ test('an import runs in one transaction: a bad entry stores nothing and keeps wh
   cache.close();
 });
 
-/** A child process that opens the cache and writes entries `from`..`to` (forever when `to` is absent), printing each acknowledged key. */
+/**
+ * A child process that opens the cache and writes entries `from`..`to` (forever when `to` is absent), printing each
+ * acknowledged key.
+ */
 function writer(file: string, prefix: string, from: number, to?: number) {
   const script = `
     import { ResponseCache } from ${JSON.stringify(cacheModule)};

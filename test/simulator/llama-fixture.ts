@@ -17,7 +17,10 @@ export function tinyModelFile(): string {
   return modelFile;
 }
 
-/** A response schema with what real documents hold: $defs and $ref, allOf, an enum, a date-time, nullable, bounded arrays. */
+/**
+ * A response schema with what real documents hold: $defs and $ref, allOf, an enum, a date-time, nullable, bounded
+ * arrays.
+ */
 const order = {
   $defs: {
     Money: {
@@ -70,7 +73,10 @@ export function assertSatisfies(schema: unknown, body: unknown, what: string): v
   assert.ok(validate(body), `${what}: ${JSON.stringify(body)} fails its schema: ${ajv.errorsText(validate.errors)}`);
 }
 
-/** Small generations keep the tests quick on two cores; llama.cpp's warnings are asserted where they matter, not printed. */
+/**
+ * Small generations keep the tests quick on two cores; llama.cpp's warnings are asserted where they matter, not
+ * printed.
+ */
 export const TEST_MODEL = {
   gpu: 'cpu',
   contextSize: 2048,

@@ -19,7 +19,8 @@ export async function launchChromium(): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
-    // A fresh profile each launch (playwright's default). The closed network refuses the background connections Chromium makes on its own; without these flags it stalls on them.
+    // A fresh profile each launch (playwright's default). The closed network refuses the background connections
+    // Chromium makes on its own; without these flags it stalls on them.
     args: [
       '--headless',
       '--no-sandbox',

@@ -1,4 +1,6 @@
-/** The studio's routes over HTTP: its page and assets without the key, the runs of `serve --runs`, the episode listing. */
+/**
+ * The studio's routes over HTTP: its page and assets without the key, the runs of `serve --runs`, the episode listing.
+ */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -2,7 +2,8 @@
  * The studio in a real browser against a real server on the fixture library (with --api-key and --runs): every view
  * loads without console errors, a search finds a tool, "try it" gets an answer, an episode shows its turns and
  * rewards, a run shows a plot, two runs compare. With TOOLENV_STUDIO_SCREENSHOTS=DIR each view is saved there as PNG
- * (docs/studio/ holds the committed ones: `npm run build && TOOLENV_STUDIO_SCREENSHOTS=docs/studio node --test dist/test/studio/`).
+ * (docs/studio/ holds the committed ones: `npm run build && TOOLENV_STUDIO_SCREENSHOTS=docs/studio node --test
+ * dist/test/studio/`).
  */
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';

@@ -34,7 +34,9 @@ export async function synthLibrary(): Promise<string> {
   return (dir = library);
 }
 
-/** The library, its graph and a simulator as `serve` builds them (examples, then the synthesizer; seed 0, no errors). */
+/**
+ * The library, its graph and a simulator as `serve` builds them (examples, then the synthesizer; seed 0, no errors).
+ */
 export async function synthParts(): Promise<{
   store: LibraryStore;
   simulator: ReturnType<typeof createSimulator>;

@@ -240,7 +240,8 @@ describe('task synthesis', () => {
       chooseAnswer(observation({ $ref: '#/components/schemas/X/example', '@odata.type': '#microsoft.graph.user' }), []),
       undefined,
     );
-    // Past what the observation shows (it keeps the first members of a wide object), a value is not one the model could read.
+    // Past what the observation shows (it keeps the first members of a wide object), a value is not one the model could
+    // read.
     const wide = {
       ...Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}`, 'abc'])),
       late: 'visible-only-in-full',

@@ -29,7 +29,10 @@ function featuresOf(tool: Tool): ReturnType<typeof toolFeatures> {
   return found;
 }
 
-/** A field as graph features and tool views write it (`data[].items[].id`, `[].id`) → reference steps (`.data[0].items[0].id`, `[0].id`). */
+/**
+ * A field as graph features and tool views write it (`data[].items[].id`, `[].id`) → reference steps
+ * (`.data[0].items[0].id`, `[0].id`).
+ */
 export function fieldPath(field: string): string {
   return field
     .split('.')

@@ -48,7 +48,10 @@ export function heuristicPolicy(): Policy {
   };
 }
 
-/** The same decisions as nextMessage, as native tool calls: the searches of every open slot, then the ready calls together, then the answer. */
+/**
+ * The same decisions as nextMessage, as native tool calls: the searches of every open slot, then the ready calls
+ * together, then the answer.
+ */
 function nextChatMessage(context: PolicyContext): AssistantMessage {
   const state = context.state ?? newRunState();
   const plans = planSlots(context.task.query, state);

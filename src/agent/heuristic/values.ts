@@ -172,7 +172,9 @@ export interface Filled {
   missing: string[];
 }
 
-/** Fills what the text says; `within` is filled first and `also` (the whole task) only with values tied to a parameter. */
+/**
+ * Fills what the text says; `within` is filled first and `also` (the whole task) only with values tied to a parameter.
+ */
 export function fillFromText(tool: Tool, within: string, also?: string): Filled {
   const params = paramsOf(tool);
   const args: Record<string, unknown> = {};

@@ -21,7 +21,9 @@ export interface GgufPolicyOptions {
   maxTokens?: number;
   /** Default 0.7 (the paper's decoding temperature). */
   temperature?: number;
-  /** Mixed with each run's seed and the turn (sampleSeed): runs sample differently, reruns with the same seeds alike. */
+  /**
+   * Mixed with each run's seed and the turn (sampleSeed): runs sample differently, reruns with the same seeds alike.
+   */
   seed?: number;
   log?: (line: string) => void;
 }
@@ -45,7 +47,8 @@ export function ggufPolicy(options: GgufPolicyOptions): Policy {
       for (;;) {
         try {
           const generation = await engine.generate({
-            // Text agents only: the chat agent refuses a policy without native tool calls, so no tool message comes here.
+            // Text agents only: the chat agent refuses a policy without native tool calls, so no tool message comes
+            // here.
             messages: kept.filter(
               (m): m is ChatMessage & { role: 'system' | 'user' | 'assistant' } => m.role !== 'tool',
             ),

@@ -85,7 +85,8 @@ export function hfPolicy(options: HfPolicyOptions): Policy {
     });
   return {
     name: `hf:${options.dir}`,
-    // The chat agent: the model's chat template renders the functions, and its raw text goes to the episode's tool parser.
+    // The chat agent: the model's chat template renders the functions, and its raw text goes to the episode's tool
+    // parser.
     nativeTools: true,
     async next(messages: readonly ChatMessage[], context: PolicyContext) {
       const child = await (worker ??= start());

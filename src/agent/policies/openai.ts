@@ -53,7 +53,8 @@ export function openaiPolicy(options: OpenAIPolicyOptions): Policy {
     name: `openai:${options.model}@${options.url}`,
     nativeTools: true,
     async next(messages: readonly ChatMessage[], context: PolicyContext) {
-      // The chat agent: the functions go as `tools` and the model's template ends its message; the text agents' stops are tags.
+      // The chat agent: the functions go as `tools` and the model's template ends its message; the text agents' stops
+      // are tags.
       const chat = context.agent === 'chat';
       const body: Record<string, unknown> = {
         model: options.model,
@@ -160,7 +161,8 @@ async function post(
   }
   const message = json.choices?.[0]?.message;
   if (!message) return { kind: 'fatal', status: response.status, message: 'answered without choices[0].message' };
-  // A null content (a model that answered with native tool calls only) is an empty message: the loop rejects it and says why.
+  // A null content (a model that answered with native tool calls only) is an empty message: the loop rejects it and
+  // says why.
   const content = typeof message.content === 'string' ? message.content : '';
   const prompt = json.usage?.prompt_tokens;
   const completion = json.usage?.completion_tokens;

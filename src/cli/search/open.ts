@@ -1,4 +1,6 @@
-/** What the search actions run with: loaded by them only, so that declaring the commands does not load the retrievers. */
+/**
+ * What the search actions run with: loaded by them only, so that declaring the commands does not load the retrievers.
+ */
 import { ModelDirError } from '../../retrieval/onnx-embedder.js';
 import { SearchError, ToolSearch, type ToolSearchOptions } from '../../retrieval/searcher.js';
 import { UsageError } from '../../terminal/errors.js';

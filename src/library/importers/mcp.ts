@@ -1,4 +1,7 @@
-/** MCP: the result of `tools/list` ({tools: [{name, description, inputSchema, outputSchema?}]}), a bare array of such tools, or the whole JSON-RPC response. */
+/**
+ * MCP: the result of `tools/list` ({tools: [{name, description, inputSchema, outputSchema?}]}), a bare array of such
+ * tools, or the whole JSON-RPC response.
+ */
 import type { LibraryBatch } from '../tool.js';
 import { namedFunctionsBatch, type NamedFunction } from './named.js';
 import { parametersSchema, responseSchema } from './schema.js';

@@ -1,4 +1,6 @@
-/** Importing OpenAPI 3.x and Swagger 2.0 documents (JSON or YAML, one file or a folder of them): every operation a tool. */
+/**
+ * Importing OpenAPI 3.x and Swagger 2.0 documents (JSON or YAML, one file or a folder of them): every operation a tool.
+ */
 import { basename } from 'node:path';
 import { apiIdentity, loadDocument } from '../openapi/document.js';
 import { documentTools } from '../openapi/operations.js';

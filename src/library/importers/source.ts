@@ -42,7 +42,8 @@ export function humanize(name: string): string {
 
 /**
  * The files to import: PATH itself when it is a file, else every file under it with one of `extensions`,
- * in a stable (sorted) order so that ids assigned on collision are the same on every import. Hidden entries are skipped.
+ * in a stable (sorted) order so that ids assigned on collision are the same on every import. Hidden entries are
+ * skipped.
  */
 export function listFiles(path: string, extensions: readonly string[]): string[] {
   let stats;

@@ -16,7 +16,9 @@ export function importToolbenchFile(file: string): LibraryBatch {
   return convertToolbench(readDocument(file), file, basename(dirname(resolve(file))));
 }
 
-/** One ToolBench tool document from the category folder `folder` → its API record and one tool per entry of `api_list`. */
+/**
+ * One ToolBench tool document from the category folder `folder` → its API record and one tool per entry of `api_list`.
+ */
 export function convertToolbench(doc: unknown, file: string, folder: string): LibraryBatch {
   if (!isObject(doc))
     throw invalid(
@@ -109,7 +111,10 @@ function convertApi(api: unknown, ctx: ApiContext): Tool {
 
 type SchemaObject = Exclude<JsonSchema, boolean>;
 
-/** ToolBench's parameter types (upper-case, some with a note: "DATE (YYYY-MM-DD)") as JSON Schema; unknown ones accept anything. */
+/**
+ * ToolBench's parameter types (upper-case, some with a note: "DATE (YYYY-MM-DD)") as JSON Schema; unknown ones accept
+ * anything.
+ */
 const PARAMETER_TYPES: Record<string, SchemaObject> = {
   STRING: { type: 'string' },
   STR: { type: 'string' },

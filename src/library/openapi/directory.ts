@@ -1,4 +1,7 @@
-/** The two things the default build does to one document of the directory: rank its operations on cheap features, and convert the ones kept. */
+/**
+ * The two things the default build does to one document of the directory: rank its operations on cheap features, and
+ * convert the ones kept.
+ */
 import { readFileSync } from 'node:fs';
 import type { Tool } from '../tool.js';
 import { apiIdentity, type ApiIdentity } from './document.js';

@@ -9,7 +9,9 @@ import { successCode } from './responses.js';
 
 /** Error schemas are filled in, never shown to an agent: shallower and smaller than a tool's own schemas. */
 const ERROR_SCHEMA_LIMITS = { maxDepth: 6, maxNodes: 80 };
-/** A converted error schema longer than this (as JSON) is not kept: its response stays declared, without a body schema. */
+/**
+ * A converted error schema longer than this (as JSON) is not kept: its response stays declared, without a body schema.
+ */
 export const MAX_ERROR_SCHEMA_CHARS = 8000;
 /** Keywords that only annotate: dropped, since the record holds one copy of an API's error schema per operation. */
 const ANNOTATIONS = new Set(['description', 'title', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);

@@ -15,7 +15,10 @@ export type SchemaDialect = '3.0' | '3.1';
 export type SchemaUsage = 'request' | 'response';
 
 export interface SchemaLimits {
-  /** Deepest nesting of sub-schemas kept (0: only the top schema's own keywords); deeper ones become placeholders that keep only their type. */
+  /**
+   * Deepest nesting of sub-schemas kept (0: only the top schema's own keywords); deeper ones become placeholders that
+   * keep only their type.
+   */
   maxDepth: number;
   /** Most schema objects one converted schema may hold; a bigger one is rebuilt shallower until it fits. */
   maxNodes: number;

@@ -118,7 +118,9 @@ export function takeConnections(server: HttpServer): TakenConnections {
   };
 }
 
-/** The answer for a connection whose worker died before it took it: the request was never read, so it may be retried. */
+/**
+ * The answer for a connection whose worker died before it took it: the request was never read, so it may be retried.
+ */
 function unavailable(socket: Socket): void {
   if (socket.destroyed) return;
   const body = JSON.stringify(

@@ -6,7 +6,10 @@ const PREFIXED_ID = /^w(\d+)-/;
 const EPISODES = '/v1/episodes/';
 const GROUPS = '/v1/groups/';
 const TOOL_CALL = /^\/v1\/tools\/[^/]+\/call$/;
-/** OpenEnv's HTTP routes that name an episode, by `?episode_id=` (a step may name it in its body only, which no worker reads here). */
+/**
+ * OpenEnv's HTTP routes that name an episode, by `?episode_id=` (a step may name it in its body only, which no worker
+ * reads here).
+ */
 const OPENENV_EPISODE_ROUTES = new Set(['/openenv/step', '/openenv/state']);
 
 /**
@@ -30,9 +33,10 @@ export function routedPath(target: string): string | undefined {
  * The worker that holds the episode a request is about, read from the worker prefix of its id where the app reads
  * that id on the route the request takes: the `/v1/episodes/{id}` and `/v1/groups/{id}` paths (a group's episodes
  * live with it); for `/mcp` the `Mcp-Session-Id` header (a session lives where it was opened), else the episode an
- * initialize joins or a stateless request records into (`?episode=`, else `x-toolenv-episode`); the `?episode_id=` of `/openenv/step` and `/openenv/state`; the `x-toolenv-episode` header of a
- * call inside an episode (`POST /v1/tools/{id}/call`, `POST /v1/calls`, the REST surface under `/apis/`), and
- * nowhere else. Undefined when the request names no episode (any worker answers it).
+ * initialize joins or a stateless request records into (`?episode=`, else `x-toolenv-episode`); the `?episode_id=` of
+ * `/openenv/step` and `/openenv/state`; the `x-toolenv-episode` header of a call inside an episode (`POST
+ * /v1/tools/{id}/call`, `POST /v1/calls`, the REST surface under `/apis/`), and nowhere else. Undefined when the
+ * request names no episode (any worker answers it).
  */
 export function ownerOf(request: IncomingMessage, path = routedPath(request.url ?? '/')): number | undefined {
   if (path === undefined) return undefined;

@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 
-/** Where one worker of a `serve --workers N` cluster stands: its index, how many there are, where their private sockets live. */
+/**
+ * Where one worker of a `serve --workers N` cluster stands: its index, how many there are, where their private sockets
+ * live.
+ */
 export interface WorkerPlacement {
   index: number;
   count: number;

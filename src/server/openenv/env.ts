@@ -68,7 +68,10 @@ export class OpenEnv {
   constructor(
     private readonly episodes: EpisodeStore,
     private readonly rewards: RewardContext,
-    /** Tasks a reset without one gets (`tasks[seed mod n]`, else in turn), or what loads them; without any a reset must name its task. */
+    /**
+     * Tasks a reset without one gets (`tasks[seed mod n]`, else in turn), or what loads them; without any a reset must
+     * name its task.
+     */
     private readonly tasks: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>) = [],
   ) {}
 
@@ -164,7 +167,9 @@ export class OpenEnv {
   }
 }
 
-/** A step's action: exactly `{"text": "<the model message>"}`. Throws EpisodeError 400 with pointers under `pointer`. */
+/**
+ * A step's action: exactly `{"text": "<the model message>"}`. Throws EpisodeError 400 with pointers under `pointer`.
+ */
 function actionText(action: unknown, pointer: string): string {
   const shape = 'must be a JSON object {"text": "<the model message>"}';
   if (!isRecord(action)) throw invalidRequest('action', [{ path: pointer, message: shape }]);

@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module';
 import { schemaDefinition } from '../../wire/schemas.js';
 
-/** `GET /openenv/schema`: JSON Schemas of what a step takes and what reset, step and state answer (schemas/server's). */
+/**
+ * `GET /openenv/schema`: JSON Schemas of what a step takes and what reset, step and state answer (schemas/server's).
+ */
 export const OPENENV_SCHEMAS = {
   action: schemaDefinition('OpenEnvAction'),
   observation: schemaDefinition('OpenEnvObservation'),

@@ -141,7 +141,10 @@ function failure(code: OpenEnvErrorCode, message: string, errors?: FieldError[])
   return { type: 'error', data: { message, code, ...(errors ? { errors } : {}) } };
 }
 
-/** A refusal as OpenEnv's error codes: a bad body is VALIDATION_ERROR, the cap CAPACITY_REACHED, the rest EXECUTION_ERROR. */
+/**
+ * A refusal as OpenEnv's error codes: a bad body is VALIDATION_ERROR, the cap CAPACITY_REACHED, the rest
+ * EXECUTION_ERROR.
+ */
 function errorReply(error: unknown, log: (line: string) => void): OpenEnvReply {
   if (error instanceof EpisodeError) {
     if (error.status === 400) return failure('VALIDATION_ERROR', error.message, error.errors);

@@ -15,7 +15,9 @@ const GOING_AWAY = 1001;
 export interface OpenEnvSocketOptions {
   /** Whether the request's Authorization or x-toolenv-key carries the API key; absent when the server needs none. */
   accepts?: KeyCheck;
-  /** Whether the request passes the server's Host and Origin checks; one that does not is answered as a plain request. */
+  /**
+   * Whether the request passes the server's Host and Origin checks; one that does not is answered as a plain request.
+   */
   admits?: (request: IncomingMessage) => boolean;
   /** Largest message in bytes (the server's body limit): a larger frame closes the connection (1009). */
   maxPayload: number;

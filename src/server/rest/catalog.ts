@@ -49,7 +49,10 @@ export class RestCatalog {
     return security;
   }
 
-  /** The API's document with `serverUrl` as its server (apiBaseUrl's, or a port's root), or undefined when the API has none. */
+  /**
+   * The API's document with `serverUrl` as its server (apiBaseUrl's, or a port's root), or undefined when the API has
+   * none.
+   */
   document(apiId: string, serverUrl: string): string | undefined {
     const key = `${serverUrl}\n${apiId}`;
     const cached = this.documents.get(key);
@@ -73,7 +76,9 @@ export function apiBaseUrl(baseUrl: string, apiId: string): string {
   return `${baseUrl}/apis/${apiId.split('/').map(encodeSegment).join('/')}`;
 }
 
-/** Percent-encodes what a path segment cannot hold, keeping the sub-delimiters, ':' and '@' that RFC 3986 allows there. */
+/**
+ * Percent-encodes what a path segment cannot hold, keeping the sub-delimiters, ':' and '@' that RFC 3986 allows there.
+ */
 function encodeSegment(segment: string): string {
   return encodeURIComponent(segment).replace(/%(3A|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g, (kept) =>
     decodeURIComponent(kept),

@@ -3,7 +3,9 @@
 export interface Operation {
   id: string;
   method: string;
-  /** The OpenAPI path key: `/pets/{petId}`, possibly with a disambiguating suffix (`/#X-Amz-Target=…`, `/jobs?op=LIST`). */
+  /**
+   * The OpenAPI path key: `/pets/{petId}`, possibly with a disambiguating suffix (`/#X-Amz-Target=…`, `/jobs?op=LIST`).
+   */
   path: string;
 }
 
@@ -26,14 +28,20 @@ interface CompiledOperation {
   segments: Segment[];
   trailingSlash: boolean;
   conditions: Condition[];
-  /** Per segment: 2 literal, 1 literal text around parameters, 0 a bare parameter. Concrete paths win (`/pets/mine` over `/pets/{id}`). */
+  /**
+   * Per segment: 2 literal, 1 literal text around parameters, 0 a bare parameter. Concrete paths win (`/pets/mine` over
+   * `/pets/{id}`).
+   */
   specificity: number[];
   order: number;
 }
 
 export interface ApiRoutes {
   operations: CompiledOperation[];
-  /** Operations by segment count and first segment (`3 repos`), or segment count alone (`3 *`) when that segment is templated. */
+  /**
+   * Operations by segment count and first segment (`3 repos`), or segment count alone (`3 *`) when that segment is
+   * templated.
+   */
   buckets: Map<string, CompiledOperation[]>;
 }
 
@@ -97,8 +105,8 @@ export function matchRoute(routes: ApiRoutes, request: RouteRequest): RouteMatch
     return { kind: 'unmet-conditions', conditions: forMethod.map(({ op }) => op.conditions.map(describe).join('&')) };
   }
   // Fixed values met (all are, by now) and presence suffixes met count for an operation, missing presence suffixes
-  // against it: `/{Bucket}#list-type=2` beats `/{Bucket}` when list-type=2 is sent, `/tags/{arn}#tagKeys` needs tagKeys.
-  // Templated query keys (`/current?lat={lat}&lon={lon}`) are presence suffixes too.
+  // against it: `/{Bucket}#list-type=2` beats `/{Bucket}` when list-type=2 is sent, `/tags/{arn}#tagKeys` needs
+  // tagKeys. Templated query keys (`/current?lat={lat}&lon={lon}`) are presence suffixes too.
   const score = (op: CompiledOperation) =>
     op.conditions.reduce((sum, c) => sum + (c.value !== undefined || request.has(c.name) ? 1 : -1), 0);
   const missing = new Map<string, number>();

@@ -89,7 +89,8 @@ export function unmetSecurity(security: ApiSecurity, toolId: string, credentials
 
 /** What is wrong with the request's credentials for one scheme; undefined when they are there and well-formed. */
 function schemeProblem(_name: string, scheme: Scheme | undefined, credentials: Credentials): string | undefined {
-  // A requirement naming a scheme the document does not define, or one no request can show (mutual TLS), is not checked.
+  // A requirement naming a scheme the document does not define, or one no request can show (mutual TLS), is not
+  // checked.
   if (scheme === undefined || scheme.type === 'mutualTLS') return undefined;
   if (scheme.type === 'apiKey') {
     if (!scheme.name || (scheme.in !== 'header' && scheme.in !== 'query' && scheme.in !== 'cookie')) return undefined;

@@ -262,7 +262,10 @@ function unauthenticated(refusal: Refusal): CallResult {
   };
 }
 
-/** Required query and header parameters of a tool that the request does not carry (path ones matched already; bodies are not read to route). */
+/**
+ * Required query and header parameters of a tool that the request does not carry (path ones matched already; bodies are
+ * not read to route).
+ */
 function missingRequired(tool: Tool | undefined, carries: (name: string) => boolean): number {
   if (!tool) return 0;
   let missing = 0;

@@ -11,7 +11,9 @@ import { MAX_ACTIONS } from '../../episodes/limits.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
 
-/** The default cap on calls per batch: enough for any plan step, small enough that one request cannot hog the server. */
+/**
+ * The default cap on calls per batch: enough for any plan step, small enough that one request cannot hog the server.
+ */
 export const DEFAULT_MAX_BATCH = schemaNumber('server', '/$defs/BatchRequest/properties/calls/maxItems');
 
 /**

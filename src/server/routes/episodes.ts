@@ -15,9 +15,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /**
  * The episode API (issue #6): `POST /v1/episodes` starts one, `POST /v1/episodes/{id}/step` runs a step of parallel
- * actions, `GET /v1/episodes/{id}` is its trajectory (`?format=jsonl`: the summary line, then one line per step, then one per text turn),
- * `DELETE /v1/episodes/{id}` ends it and answers its final summary. The store's refusals travel as EpisodeError,
- * answered by the app's error handler (episodeProblem).
+ * actions, `GET /v1/episodes/{id}` is its trajectory (`?format=jsonl`: the summary line, then one line per step, then
+ * one per text turn), `DELETE /v1/episodes/{id}` ends it and answers its final summary. The store's refusals travel as
+ * EpisodeError, answered by the app's error handler (episodeProblem).
  */
 export function episodeRoutes(episodes: EpisodeStore): Hono {
   const app = new Hono();

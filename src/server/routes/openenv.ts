@@ -13,7 +13,10 @@ import { json, PROBLEMS, problemDoc, ref, type Operations } from '../openapi-par
 
 export const OPENENV_PREFIX = '/openenv';
 
-/** What `POST /openenv/step` takes: the action, its episode, and OpenEnv's `timeout_s` and `request_id` (taken, ignored). */
+/**
+ * What `POST /openenv/step` takes: the action, its episode, and OpenEnv's `timeout_s` and `request_id` (taken,
+ * ignored).
+ */
 const STEP_MEMBERS = ['action', 'episode_id', 'timeout_s', 'request_id'];
 
 /**

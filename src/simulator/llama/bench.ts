@@ -78,7 +78,9 @@ export async function benchModel(options: ModelBenchOptions): Promise<ModelBench
   };
 }
 
-/** One run: the model loaded with `parallel` sequences, one warm-up call, then `calls` calls from `parallel` workers. */
+/**
+ * One run: the model loaded with `parallel` sequences, one warm-up call, then `calls` calls from `parallel` workers.
+ */
 async function benchRun(
   options: ModelBenchOptions,
   parallel: number,

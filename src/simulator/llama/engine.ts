@@ -22,7 +22,9 @@ export interface LlamaEngineOptions {
   parallel?: number;
   /** Calls that may wait for a free sequence before more are refused as busy; default 16 × parallel. */
   maxWaiting?: number;
-  /** CPU threads; default half the cores (at least 1). More threads than free cores make llama.cpp spin, not speed up. */
+  /**
+   * CPU threads; default half the cores (at least 1). More threads than free cores make llama.cpp spin, not speed up.
+   */
   threads?: number;
   /** Where llama.cpp's warnings and errors go; default stderr. */
   log?: (line: string) => void;
@@ -237,7 +239,8 @@ export class LlamaEngine implements TextGenerator {
         simplified === undefined
           ? llama.getGrammarFor('json')
           : // The simplified schema is plain JSON Schema; its static type is node-llama-cpp's narrower one. Should the
-            // grammar builder still refuse it, any JSON will do: the answer is validated against the real schema anyway.
+            // grammar builder still refuse it, any JSON will do: the answer is validated against the real schema
+            // anyway.
             llama
               .createGrammarForJsonSchema(simplified as Parameters<Llama['createGrammarForJsonSchema']>[0])
               .catch(() => llama.getGrammarFor('json'));

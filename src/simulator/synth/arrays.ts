@@ -7,7 +7,10 @@ import { generate, generateRequired } from './schema.js';
 import { exhausted, NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
 
-/** A list within the length bounds (a page size the request asked for, else 1–5 near the top), with unique and `contains` items as asked. */
+/**
+ * A list within the length bounds (a page size the request asked for, else 1–5 near the top), with unique and
+ * `contains` items as asked.
+ */
 export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
   const min = flat.minItems ?? 0;
   let max = flat.maxItems ?? Infinity;
@@ -49,7 +52,8 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     }
     if (containing.has(index)) schemas.push(flat.contains!);
     const required = index < min || containing.has(index);
-    // Listed records repeat the request's filters, nested ones too (`account_holder[account]`); a sent list, item by item.
+    // Listed records repeat the request's filters, nested ones too (`account_holder[account]`); a sent list, item by
+    // item.
     const at =
       sent && index < sent.length
         ? { ...item, mirror: sent[index] }

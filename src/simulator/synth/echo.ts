@@ -2,16 +2,21 @@ import type { Tool } from '../../library/tool.js';
 import type { Arguments } from '../types.js';
 import { lastWord, nameKey, singular } from './names.js';
 
-/** What a response repeats from its request: asking for pet 42 returns pet 42, filtering by status returns that status. */
+/**
+ * What a response repeats from its request: asking for pet 42 returns pet 42, filtering by status returns that status.
+ */
 export interface Echo {
   /**
    * Primitive argument values by name key (`userId` and `user_id` alike), body fields one level down, and the
-   * fields that mean the same thing: `username` as `login`, `issue_number` as `number`, `{owner}/{repo}` as `full_name`.
+   * fields that mean the same thing: `username` as `login`, `issue_number` as `number`, `{owner}/{repo}` as
+   * `full_name`.
    */
   byKey: Map<string, unknown>;
   /** Values for a field of an object held by the record (`owner.login` for `{owner}`), by `holder.field` name keys. */
   dotted: Map<string, unknown>;
-  /** The request's fields as sent (path, query and body in one object): a created record repeats them where they sit. */
+  /**
+   * The request's fields as sent (path, query and body in one object): a created record repeats them where they sit.
+   */
   tree: Record<string, unknown> | undefined;
   /** The id the request names its resource by (`petId` of `GET /pets/{petId}`): becomes the record's `id`. */
   resourceId: unknown;
@@ -35,7 +40,10 @@ interface Plan {
   noun: string | undefined;
   /** The property naming the addressed resource (the template ending the path), for reads and writes alike. */
   idProperty: string | undefined;
-  /** The same, except for a POST, which creates something under it: `{repo}` of `GET /repos/{owner}/{repo}` is the repository's `name`. */
+  /**
+   * The same, except for a POST, which creates something under it: `{repo}` of `GET /repos/{owner}/{repo}` is the
+   * repository's `name`.
+   */
   addressed: string | undefined;
   /** Properties bound to the whole request body: their fields are top-level names on the wire. */
   wholeBody: Set<string>;
@@ -228,7 +236,10 @@ const DOTTED_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   user: ['user.login', 'user.username'],
 };
 
-/** Synonyms that hold only for the parameter naming the addressed resource: `{org}` of `GET /orgs/{org}` is the org's `login`. */
+/**
+ * Synonyms that hold only for the parameter naming the addressed resource: `{org}` of `GET /orgs/{org}` is the org's
+ * `login`.
+ */
 const ADDRESSED_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   org: ['login'],
   organization: ['login'],
@@ -237,7 +248,10 @@ const ADDRESSED_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   repo_slug: ['slug', 'name'],
 };
 
-/** Fields a resource-prefixed request name stands for: `issue_number` of an issue is its `number`, `pet_name` of a pet its `name`. */
+/**
+ * Fields a resource-prefixed request name stands for: `issue_number` of an issue is its `number`, `pet_name` of a pet
+ * its `name`.
+ */
 const NOUN_FIELDS = new Set(['number', 'name', 'slug', 'key', 'code', 'uuid', 'handle', 'title']);
 
 const isPrimitive = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
@@ -328,7 +342,10 @@ function listSize(args: Arguments): number | undefined {
   return undefined;
 }
 
-/** The request as the API receives it: path, query and body fields in one object, a whole-body property's fields at the top. */
+/**
+ * The request as the API receives it: path, query and body fields in one object, a whole-body property's fields at the
+ * top.
+ */
 function wireTree(plan: Plan, args: Arguments): Record<string, unknown> {
   const tree: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args)) {

@@ -61,7 +61,8 @@ const SPOILERS: unknown[] = [null, '', 0, false, [], {}];
 /**
  * OpenAPI's oneOf branches are often objects that declare different fields but require none of them, so one
  * value matches several. For each branch not taken that the object still matches, this sets a field that
- * branch declares (and the taken one leaves open) to a value of a type that branch refuses. Says whether it changed anything.
+ * branch declares (and the taken one leaves open) to a value of a type that branch refuses. Says whether it changed
+ * anything.
  */
 export function spoil(flat: Flat, value: unknown): boolean {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || flat.mustNotMatch.length === 0)

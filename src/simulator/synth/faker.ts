@@ -12,7 +12,9 @@ export const rng = new Rng();
 const FakerClass = englishFaker.constructor as typeof Faker;
 export const faker: Faker = new FakerClass({ locale: englishFaker.rawDefinitions, randomizer: rng });
 
-/** Dates are drawn around this fixed day, never around the wall clock, so bodies do not change from one day to the next. */
+/**
+ * Dates are drawn around this fixed day, never around the wall clock, so bodies do not change from one day to the next.
+ */
 export const REFERENCE_DATE = new Date('2025-06-01T12:00:00Z');
 faker.setDefaultRefDate(REFERENCE_DATE);
 

@@ -8,7 +8,10 @@ const JSON_TYPES = new Set<string>(['null', 'boolean', 'object', 'array', 'numbe
 
 type SchemaObject = Record<string, unknown>;
 
-/** The object keywords of one schema of an allOf: `additionalProperties` speaks only of the keys its own siblings declare. */
+/**
+ * The object keywords of one schema of an allOf: `additionalProperties` speaks only of the keys its own siblings
+ * declare.
+ */
 export interface ObjectPart {
   properties: Record<string, JsonSchema> | undefined;
   patternProperties: Record<string, JsonSchema> | undefined;
@@ -296,7 +299,10 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
   if (arrayPart) flat.arrays.push(arrayPart);
 }
 
-/** Whether some branch of an alternative describes a deleted object, by branch list (schemas are long-lived, calls many). */
+/**
+ * Whether some branch of an alternative describes a deleted object, by branch list (schemas are long-lived, calls
+ * many).
+ */
 const deletedBranchLists = new WeakMap<readonly JsonSchema[], boolean>();
 
 function hasDeletedBranch(branches: readonly JsonSchema[]): boolean {

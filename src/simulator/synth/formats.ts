@@ -96,7 +96,9 @@ export function hasFormat(format: string): boolean {
   return Object.hasOwn(GENERATORS, format);
 }
 
-/** A string in `format`, or undefined for formats that do not constrain (password, binary) or that ajv does not know. */
+/**
+ * A string in `format`, or undefined for formats that do not constrain (password, binary) or that ajv does not know.
+ */
 export function formatString(format: string, key: string): string | undefined {
   return hasFormat(format) ? GENERATORS[format]!(key) : undefined;
 }

@@ -16,7 +16,10 @@ import {
   type NumberHint,
 } from './values.js';
 
-/** How often a field repeats one of its schema's own examples rather than a fresh value (lists would look cloned otherwise). */
+/**
+ * How often a field repeats one of its schema's own examples rather than a fresh value (lists would look cloned
+ * otherwise).
+ */
 const EXAMPLE_CHANCE = 0.3;
 const DEFAULT_INTEGER: NumberHint = { min: 1, max: 1000, decimals: 0 };
 const DEFAULT_NUMBER: NumberHint = { min: 0, max: 1000, decimals: 2 };
@@ -188,7 +191,9 @@ const FALLBACK_ALPHABETS = [
   'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789',
 ];
 
-/** Plain letters or digits of a fitting length: what a pattern randexp cannot draw from (lookarounds) often still takes. */
+/**
+ * Plain letters or digits of a fitting length: what a pattern randexp cannot draw from (lookarounds) often still takes.
+ */
 function plainFallback(min: number, max: number, ok: (value: string) => boolean): string | undefined {
   const length = Math.min(Math.max(min, 8), max);
   for (const alphabet of FALLBACK_ALPHABETS) {

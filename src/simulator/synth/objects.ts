@@ -46,7 +46,10 @@ function childSite(site: Site, key: string, persona: () => Persona, walk: Walk):
   };
 }
 
-/** The schemas a property's value must satisfy: its declarations, the patterns its name matches, or each part's additionalProperties. */
+/**
+ * The schemas a property's value must satisfy: its declarations, the patterns its name matches, or each part's
+ * additionalProperties.
+ */
 export function propertySchemas(flat: Flat, key: string): JsonSchema[] | undefined {
   const schemas: JsonSchema[] = [];
   for (const part of flat.objects) {
@@ -72,7 +75,10 @@ export function propertySchemas(flat: Flat, key: string): JsonSchema[] | undefin
   return schemas;
 }
 
-/** Whether an object may hold `key` at all: no closing keyword, propertyNames or additionalProperties: false rules it out. */
+/**
+ * Whether an object may hold `key` at all: no closing keyword, propertyNames or additionalProperties: false rules it
+ * out.
+ */
 export function keyAllowed(flat: Flat, key: string, declared: Set<string>): boolean {
   if (
     flat.closed &&
@@ -86,7 +92,10 @@ export function keyAllowed(flat: Flat, key: string, declared: Set<string>): bool
   return propertySchemas(flat, key) !== undefined;
 }
 
-/** How likely an optional field is present: most near the top (real responses carry most of their fields), fewer deeper down. */
+/**
+ * How likely an optional field is present: most near the top (real responses carry most of their fields), fewer deeper
+ * down.
+ */
 function optionalChance(site: Site, walk: Walk): number {
   if (exhausted(site, walk)) return 0;
   return site.depth < 2 ? 0.9 : site.depth < 4 ? 0.8 : 0.6;

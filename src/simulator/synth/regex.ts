@@ -17,7 +17,8 @@ interface Compiled {
 const compiled = new Map<string, Compiled>();
 const MAX_PATTERNS = 20_000;
 
-// randexp does not know Unicode property escapes; for generating (never for checking) a letter or digit class stands in.
+// randexp does not know Unicode property escapes; for generating (never for checking) a letter or digit class stands
+// in.
 const PROPERTY_ESCAPES: [RegExp, string][] = [
   [/\\p\{(?:Lu|Uppercase_Letter|Uppercase)\}/g, '[A-Z]'],
   [/\\p\{(?:Ll|Lowercase_Letter|Lowercase)\}/g, '[a-z]'],

@@ -185,7 +185,10 @@ const CONTROLS = new Set([
   'top',
 ]);
 
-/** The request's primitive arguments as response fields (with their parameter schemas), minus paging controls and secrets. */
+/**
+ * The request's primitive arguments as response fields (with their parameter schemas), minus paging controls and
+ * secrets.
+ */
 function echoProperties(tool: Tool, args: Arguments): Properties {
   const out: Properties = {};
   for (const [key, value] of Object.entries(args)) {

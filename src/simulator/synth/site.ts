@@ -26,7 +26,10 @@ export interface Site {
   dotted: string | undefined;
   /** A free-text search this field of a listed result shows (`q=weather` → `"Weather Station"`). */
   search: string[] | undefined;
-  /** A list here holds records of the tool's resource (`groups` of `/groups/picker`), though the place is no record itself. */
+  /**
+   * A list here holds records of the tool's resource (`groups` of `/groups/picker`), though the place is no record
+   * itself.
+   */
   listRecord: boolean;
   /** A value its siblings ask for (a count equal to its list's length): taken first when it fits. */
   want: unknown;
@@ -38,10 +41,14 @@ export interface Walk {
   nodes: number;
   /**
    * Set on the later tries of a value that keeps failing its checks (an integer for `oneOf: [integer, number]`, a
-   * 5-letter word for two overlapping string lengths): leaves then skip names, echoes and examples for plain random values.
+   * 5-letter word for two overlapping string lengths): leaves then skip names, echoes and examples for plain random
+   * values.
    */
   loose: boolean;
-  /** Set while generating a value that must be there (a required field, a list minimum, the root): leaves that find no valid value return their best try rather than NOTHING. */
+  /**
+   * Set while generating a value that must be there (a required field, a list minimum, the root): leaves that find no
+   * valid value return their best try rather than NOTHING.
+   */
   lenient: boolean;
   /** Best-effort values placed so far (see `bestEffort`): a try that needed one is not valid, and another is made. */
   faults: number;
@@ -57,7 +64,10 @@ export function exhausted(site: Site, walk: Walk): boolean {
   return site.depth >= MAX_DEPTH || walk.nodes > NODE_BUDGET;
 }
 
-/** A value known not to satisfy its schema: NOTHING unless the value must be there (`walk.lenient`), then counted as a fault. */
+/**
+ * A value known not to satisfy its schema: NOTHING unless the value must be there (`walk.lenient`), then counted as a
+ * fault.
+ */
 export function bestEffort<T>(walk: Walk, value: T): T | typeof NOTHING {
   if (!walk.lenient) return NOTHING;
   walk.faults++;

@@ -2,7 +2,10 @@ import { Worker } from 'node:worker_threads';
 import { withStoredBody } from '../stored-result.js';
 import type { Arguments, Responded, Responder } from '../types.js';
 
-/** One call for the synthesis thread: the tool by id (the thread reads it from the same library), the arguments, the seed. */
+/**
+ * One call for the synthesis thread: the tool by id (the thread reads it from the same library), the arguments, the
+ * seed.
+ */
 export interface SynthJob {
   n: number;
   tool: string;

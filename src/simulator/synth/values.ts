@@ -16,7 +16,10 @@ export interface Card {
   number: string;
 }
 
-/** Where a value goes: its field's name key (see `nameKey`), the key of the object or list holding it, and that object's persona. */
+/**
+ * Where a value goes: its field's name key (see `nameKey`), the key of the object or list holding it, and that object's
+ * persona.
+ */
 export interface FieldContext {
   key: string;
   parent: string;
@@ -195,7 +198,10 @@ const SKY = [
 /** Where a `description` or `main` is the sky's (OpenWeather's `weather: [{main, description}]`), not prose. */
 const WEATHER_PARENT = /(?:^|_)(?:weather|current|currently|conditions|observation|forecast|hourly|daily)(?:_|$)/;
 
-/** Field name → value, the first match giving one wins; the order settles overlaps (`email_address` is an email, not an address). */
+/**
+ * Field name → value, the first match giving one wins; the order settles overlaps (`email_address` is an email, not an
+ * address).
+ */
 const STRING_RULES: StringRule[] = [
   [any('uuid', 'guid'), () => faker.string.uuid()],
   [any('card_brand', 'card_network', 'card_scheme', 'card_type'), (ctx) => cardOf(ctx).brand],
@@ -536,7 +542,10 @@ function stringRulesFor(key: string): StringRule[1][] {
   return rules;
 }
 
-/** Other spellings of a named value, for a field whose schema takes only a short form: codes for countries, states and languages. */
+/**
+ * Other spellings of a named value, for a field whose schema takes only a short form: codes for countries, states and
+ * languages.
+ */
 export function namedVariants(ctx: FieldContext): string[] {
   if (/(?:^|_)country(?:_|$)/.test(ctx.key))
     return [faker.location.countryCode('alpha-2'), faker.location.countryCode('alpha-3')];
@@ -721,7 +730,10 @@ const TEMPERATURE_WORDS = new Set([
 ]);
 const TEMPERATURE_PHRASES = /(?:^|_)(?:feels_like|dew_point|wind_chill|heat_index|apparent_temperature)(?:_|$)/;
 const SCALES: Record<'C' | 'F' | 'K', NumberHint> = { C: hint(-10, 35, 1), F: hint(14, 95, 1), K: hint(263, 308, 1) };
-/** What `temp` means in names that are not temperatures (`temp_password`, `temp_dir`): the word must end the name or stand before a unit or a statistic. */
+/**
+ * What `temp` means in names that are not temperatures (`temp_password`, `temp_dir`): the word must end the name or
+ * stand before a unit or a statistic.
+ */
 const TEMP_FOLLOWERS = new Set([
   'f',
   'c',
@@ -738,7 +750,10 @@ const TEMP_FOLLOWERS = new Set([
   'kelvin',
 ]);
 
-/** A temperature's typical range in the scale its name states (`TempF`, `temp_c`, `temperature_kelvin`; Celsius unstated). */
+/**
+ * A temperature's typical range in the scale its name states (`TempF`, `temp_c`, `temperature_kelvin`; Celsius
+ * unstated).
+ */
 export function temperatureHint(key: string): NumberHint | undefined {
   const words = key.split('_');
   const tempAt = words.lastIndexOf('temp');

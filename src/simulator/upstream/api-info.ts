@@ -3,7 +3,9 @@ import { apiKeySlots, type ApiKeySlot } from './credentials.js';
 /** What forwarding needs of an API document: where its API keys go, and each operation's request content type. */
 export interface ApiInfo {
   keys: ApiKeySlot[];
-  /** `METHOD path` (method lower-case, path as the document keys it) → the first content type its request body declares. */
+  /**
+   * `METHOD path` (method lower-case, path as the document keys it) → the first content type its request body declares.
+   */
   requestTypes: Map<string, string>;
 }
 

@@ -13,7 +13,8 @@ export interface UpstreamMap {
 
 /**
  * Reads a JSON object mapping API ids or globs (picomatch's: `*` within a `/`-separated segment of the id, `**`
- * across them, `{a,b}` either) to absolute http(s) base URLs: `{"github.com:api.github.com": "http://127.0.0.1:9000", "googleapis.com:*": "https://…"}`.
+ * across them, `{a,b}` either) to absolute http(s) base URLs: `{"github.com:api.github.com": "http://127.0.0.1:9000",
+ * "googleapis.com:*": "https://…"}`.
  */
 export function readUpstreamMap(file: string): UpstreamMap {
   let value: unknown;

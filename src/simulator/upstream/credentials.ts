@@ -45,7 +45,10 @@ export function apiKeySlots(document: unknown): ApiKeySlot[] {
   return slots;
 }
 
-/** What is forwarded: Authorization (bearer, basic, OAuth tokens) and the API-key headers and query parameters the document declares. */
+/**
+ * What is forwarded: Authorization (bearer, basic, OAuth tokens) and the API-key headers and query parameters the
+ * document declares.
+ */
 export function forwardedCredentials(
   credentials: CallerCredentials | undefined,
   slots: readonly ApiKeySlot[],

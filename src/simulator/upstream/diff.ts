@@ -38,7 +38,10 @@ export function answerDiff(
   };
 }
 
-/** Whether a real value's type agrees with the simulated ones: an integer and a fraction are both numbers, and null stands in for any value. */
+/**
+ * Whether a real value's type agrees with the simulated ones: an integer and a fraction are both numbers, and null
+ * stands in for any value.
+ */
 function agree(type: string, simulated: Set<string>): boolean {
   if (simulated.has(type) || type === 'null' || simulated.has('null')) return true;
   return (type === 'integer' || type === 'number') && (simulated.has('integer') || simulated.has('number'));

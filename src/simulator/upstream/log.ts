@@ -2,7 +2,10 @@ import { closeSync, createWriteStream, openSync, type WriteStream } from 'node:f
 import type { AnswerDiff } from './diff.js';
 import type { UpstreamMode } from './mode.js';
 
-/** One line of `--upstream-log`: a forwarded call, how the simulated answer differed from the real one, or why there was no real one. */
+/**
+ * One line of `--upstream-log`: a forwarded call, how the simulated answer differed from the real one, or why there was
+ * no real one.
+ */
 export type UpstreamLogLine = {
   time: string;
   mode: UpstreamMode;

@@ -2,7 +2,9 @@ import { api, postJson } from './api.js';
 import { badge, h, link, section, table } from './dom.js';
 import type { EpisodeSummary } from './types.js';
 
-/** The episodes the server holds (live and finished, until deleted or expired), refreshed; and a form that starts one. */
+/**
+ * The episodes the server holds (live and finished, until deleted or expired), refreshed; and a form that starts one.
+ */
 export async function episodesView(view: HTMLElement): Promise<() => void> {
   const list = h('div');
   const load = async () => {

@@ -10,7 +10,10 @@ interface LibraryStats {
   with_examples: number;
 }
 
-/** Search (the server's retrieval, `POST /v1/search`) over the library, narrowed by a category facet; with no query, the category's tools in order. */
+/**
+ * Search (the server's retrieval, `POST /v1/search`) over the library, narrowed by a category facet; with no query, the
+ * category's tools in order.
+ */
 export async function libraryView(view: HTMLElement, params: URLSearchParams): Promise<void> {
   const query = params.get('q') ?? '';
   const category = params.get('category') ?? '';

@@ -70,7 +70,10 @@ async function edges(id: string): Promise<HTMLElement> {
   );
 }
 
-/** Fields for the top-level parameters (JSON for objects and arrays), the Prefer controls, and the answer with its headers. */
+/**
+ * Fields for the top-level parameters (JSON for objects and arrays), the Prefer controls, and the answer with its
+ * headers.
+ */
 function tryIt(tool: Tool): HTMLElement {
   const props = Object.entries(tool.parameters.properties ?? {});
   const required = new Set(tool.parameters.required ?? []);

@@ -5,11 +5,16 @@ import type { Tool } from '../../library/tool.js';
 import type { Rng } from '../../simulator/synth/random.js';
 import { MAX_GIVEN_ARGUMENTS } from './arguments.js';
 
-/** How the calls of a task relate: one call, a chain along hard edges, independent calls, or a chain beside an independent call. */
+/**
+ * How the calls of a task relate: one call, a chain along hard edges, independent calls, or a chain beside an
+ * independent call.
+ */
 export const TASK_KINDS = ['single', 'chain', 'parallel', 'mix'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
 
-/** A consumer of a producer's result: the tool, the required parameter the result fills, and where in it (`body.id`). */
+/**
+ * A consumer of a producer's result: the tool, the required parameter the result fills, and where in it (`body.id`).
+ */
 export interface Link {
   tool: Tool;
   param: string;
@@ -20,9 +25,10 @@ export interface Link {
 const WALK_ATTEMPTS = 50;
 
 /**
- * The tools reference chains are drawn from, and G_dep's hard edges between them. A tool takes part when a task can be stated for it:
- * a REST tool with a response schema, a 2xx answer with a body, and few enough required parameters. Tools are
- * checked as they are drawn (parsing all 50,011 records up front would cost more than making a thousand tasks).
+ * The tools reference chains are drawn from, and G_dep's hard edges between them. A tool takes part when a task can be
+ * stated for it: a REST tool with a response schema, a 2xx answer with a body, and few enough required parameters.
+ * Tools are checked as they are drawn (parsing all 50,011 records up front would cost more than making a thousand
+ * tasks).
  */
 export class CandidatePool {
   private readonly usable = new Map<string, Tool | null>();

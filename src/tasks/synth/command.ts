@@ -45,7 +45,10 @@ const PHRASE_PROMPT = `You rewrite a task request so that it reads like a person
 Keep every quoted value, number, parameter name and field name exactly as written. Add no facts, no tool or API names.
 Reply with one JSON object: {"query": "<the rewritten request>"}.`;
 
-/** `toolenv tasks synth`: the library, its graph and a simulator as `serve` builds it (examples, then the synthesizer), and the tasks written as JSON Lines. */
+/**
+ * `toolenv tasks synth`: the library, its graph and a simulator as `serve` builds it (examples, then the synthesizer),
+ * and the tasks written as JSON Lines.
+ */
 export async function synthCommand(options: SynthCommandOptions): Promise<SynthSummary> {
   const started = performance.now();
   if (!LibraryStore.exists(options.library)) throw missingLibrary(options.library, `${options.library}/tools.db`);

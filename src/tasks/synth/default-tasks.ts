@@ -5,7 +5,10 @@ import { createSimulator } from '../../simulator/pipeline.js';
 import { synthResponder } from '../../simulator/synth/responder.js';
 import { episodeTask, type EpisodeTask } from '../../wire/episodes.js';
 
-/** What `toolenv tasks synth --count 64 --seed 0 --tools 1-2` would make of the served library: enough variety for a smoke run. */
+/**
+ * What `toolenv tasks synth --count 64 --seed 0 --tools 1-2` would make of the served library: enough variety for a
+ * smoke run.
+ */
 export const DEFAULT_TASKS = { count: 64, seed: 0, minTools: 1, maxTools: 2 } as const;
 
 /**

@@ -36,7 +36,9 @@ export function templateQuery(
   return `${numbered} Tell me ${list(report)}.`;
 }
 
-/** What a tool does, as an instruction: its summary when it reads like one, else the first sentence of its description. */
+/**
+ * What a tool does, as an instruction: its summary when it reads like one, else the first sentence of its description.
+ */
 export function action(tool: Tool): string {
   const name = tool.name.trim();
   if (

@@ -74,13 +74,21 @@ export interface SynthReport {
   /** Tasks by stratum (tools per task) and by kind. */
   strata: Record<string, number>;
   kinds: Record<TaskKind, number>;
-  /** Of the finished reference chains, the share that executed again with 2xx answers and the same answer in a fresh episode. */
+  /**
+   * Of the finished reference chains, the share that executed again with 2xx answers and the same answer in a fresh
+   * episode.
+   */
   executed_share: number;
-  /** With a rewriter: queries rewritten, rewrites refused by the checks (the template stays), rewriter failures (likewise). */
+  /**
+   * With a rewriter: queries rewritten, rewrites refused by the checks (the template stays), rewriter failures
+   * (likewise).
+   */
   rephrase: { rewritten: number; rejected: number; failed: number; last_error?: string };
 }
 
-/** Draws per task before a stratum gives up: a library whose graph has no chains of that length ends rather than loops. */
+/**
+ * Draws per task before a stratum gives up: a library whose graph has no chains of that length ends rather than loops.
+ */
 const MAX_DRAWS_PER_TASK = 40;
 /** Successors tried for each link of a chain before the chain is given up. */
 const MAX_SUCCESSORS = 8;
@@ -228,7 +236,10 @@ class KindBalance {
 /** Failed draws in a row after which a kind steps aside in its stratum. */
 const MAX_FAILURE_STREAK = 40;
 
-/** How many tasks each stratum gets: even shares, or with `hard` shares weighted by n² like the paper's tool-intensive RL set. */
+/**
+ * How many tasks each stratum gets: even shares, or with `hard` shares weighted by n² like the paper's tool-intensive
+ * RL set.
+ */
 function stratumTargets(options: SynthOptions): [number, number][] {
   const strata = Array.from({ length: options.maxTools - options.minTools + 1 }, (_, i) => options.minTools + i);
   const weights = strata.map((n) => (options.hard ? n * n : 1));
@@ -323,14 +334,18 @@ async function build(
   }
 }
 
-/** A call's arguments as the task records them: the stated values, and the link as a reference to the producer's result. */
+/**
+ * A call's arguments as the task records them: the stated values, and the link as a reference to the producer's result.
+ */
 function referenceArguments(call: Built): Record<string, unknown> {
   return call.link
     ? { ...call.given, [call.link.param]: { $ref: `c${call.link.from + 1}.${call.link.path}` } }
     : { ...call.given };
 }
 
-/** One call run as a step of the episode, its link bound to the producer's result; the observation, or why it failed. */
+/**
+ * One call run as a step of the episode, its link bound to the producer's result; the observation, or why it failed.
+ */
 async function runCall(
   episodes: EpisodeStore,
   episodeId: string,
@@ -355,7 +370,9 @@ async function runCall(
   return observation.status >= 200 && observation.status < 300 ? observation : 'not_2xx';
 }
 
-/** The chain run again in a fresh episode, as an agent following the task would: its results, or why it no longer ran. */
+/**
+ * The chain run again in a fresh episode, as an agent following the task would: its results, or why it no longer ran.
+ */
 async function replay(
   episodes: EpisodeStore,
   calls: readonly Built[],
@@ -395,7 +412,10 @@ function fieldName(path: string, fallback: string): string {
   );
 }
 
-/** The calls whose results the answer reports: the last of a chain, every call of an independent set, the chain's end and the extra call of a mix. */
+/**
+ * The calls whose results the answer reports: the last of a chain, every call of an independent set, the chain's end
+ * and the extra call of a mix.
+ */
 function answerCalls(kind: TaskKind, n: number): number[] {
   if (kind === 'parallel') return Array.from({ length: n }, (_, i) => i);
   if (kind === 'mix') return [n - 2, n - 1];
