@@ -8,7 +8,7 @@ import type { CacheMode } from '../simulator/cache-mode.js';
 import { openResponseCache } from '../simulator/cache-open.js';
 import type { CacheBackend } from '../simulator/cache-types.js';
 import { createSimulator, type ToolSimulator } from '../simulator/pipeline.js';
-import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
+import { PROBLEM_CONTENT_TYPE, problem, type Problem } from '../simulator/problem.js';
 import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
 import type { EpisodeTask } from '../wire/episodes.js';
@@ -222,6 +222,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     // Host is checked by the guard, which answers its absence with a problem rather than node's bare 400.
     server = createServer({ requireHostHeader: false }, guardedListener(allowedHosts, cluster?.front ?? listener));
     server.on('clientError', answerClientError);
+    server.on('connect', refuseConnect);
     // OpenEnv's sessions live on the connection the primary handed to this worker, with their episodes.
     const sockets = openEnvSockets(server, openenv!, {
       accepts: options.apiKey === undefined ? undefined : keyCheck(options.apiKey),
@@ -242,6 +243,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         guardedListener(allowedHosts, apiRootListener(root, listener)),
       );
       apiServer.on('clientError', answerClientError);
+      apiServer.on('connect', refuseConnect);
       apiServers.push(apiServer);
       apiUrls[apiId] = hostUrl(host, await listen(apiServer, host, apiPort));
     }
@@ -374,10 +376,35 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-  const body = JSON.stringify(
+  endWithProblem(
+    socket,
     problem(status, undefined, `the request could not be parsed (${error.code ?? error.message})`),
   );
+}
+
+/** The methods any route takes; CONNECT is none of them. */
+const ROUTE_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+
+/**
+ * CONNECT, which node hands to a `connect` listener rather than to the request listener: ToolEnv is no proxy, so it
+ * is answered 405 like any other method no route takes (without a listener node would drop the connection unanswered).
+ */
+function refuseConnect(request: IncomingMessage, socket: Socket): void {
+  const detail = `CONNECT ${request.url ?? ''}: this server is no proxy; GET /openapi.json describes it`;
+  endWithProblem(socket, problem(405, undefined, detail, { allow: ROUTE_METHODS.split(', ') }), {
+    allow: ROUTE_METHODS,
+  });
+}
+
+/** Answers a problem on a raw socket and closes it: for what never reaches the request listener. */
+function endWithProblem(socket: Socket, answer: Problem, headers: Record<string, string> = {}): void {
+  const { status } = answer;
+  const body = JSON.stringify(answer);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n${extra}connection: close\r\n\r\n${body}`,
   );
 }
