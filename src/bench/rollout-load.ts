@@ -6,9 +6,9 @@ import { rssMb } from './processes.js';
 /**
  * The rollout bench's load generator, run as its own process (argv[2]: a RolloutLoadConfig as JSON; its last stdout
  * line: a RolloutLoadResult). `connections` keep-alive connections each drive one thing at a time: plain tool
- * calls, or episodes one after another, each created, stepped `steps` times and deleted. Only what answers before
- * the deadline counts; then every connection finishes its episode's remaining steps and leaves it live, the
- * server's RSS is read with all of them live, and they are deleted.
+ * calls, or rounds of episodes (`episodes` spread over the connections), each created, stepped `steps` times and
+ * deleted. Only what answers before the deadline counts; then every connection finishes its round's remaining steps
+ * and leaves its episodes live, the server's RSS is read with all of them live, and they are deleted.
  */
 export interface RolloutLoadConfig {
   url: string;
@@ -22,6 +22,11 @@ export interface RolloutLoadConfig {
   /** Search query that finds the tool (text turns start with one search turn, as an agent explores first). */
   query: string;
   connections: number;
+  /**
+   * Concurrent episodes, spread over the connections (default one per connection): a connection with several drives
+   * them turn by turn in rotation, as a trainer's client pool interleaves its rollouts.
+   */
+  episodes?: number;
   steps: number;
   actionsPerStep: number;
   durationSeconds: number;
@@ -63,6 +68,24 @@ export interface RolloutLoadResult {
   /** Episodes live when the server's RSS was read. */
   live_episodes: number;
   rss_mb?: number;
+  /** The server's V8 heap in use with the episodes live (`nodejs_heap_used_bytes`), MB. */
+  heap_mb?: number;
+  /** Share of the window the server spent in garbage-collection pauses (`nodejs_gc_seconds_total`). */
+  gc_share?: number;
+}
+
+/**
+ * A gauge or counter of the server's /metrics, over a connection of its own (one kept idle through the window would be
+ * closed by the server's keep-alive timeout).
+ */
+async function serverMetric(url: string, name: string): Promise<number> {
+  const connection = await HttpConnection.open(url);
+  try {
+    const { body } = await connection.request('GET', '/metrics');
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1] ?? Number.NaN);
+  } finally {
+    connection.close();
+  }
 }
 
 const SOURCE_HEADER = /\r\nx-toolenv-source:\s*([a-z]+)/i;
@@ -92,6 +115,8 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   const cpuStart = process.cpuUsage();
   const serverStart = config.serverPid === undefined ? 0 : cpuMicros(config.serverPid);
   const loopStart = config.serverPid === undefined ? 0 : cpuMicros(config.serverPid, config.serverPid);
+  const gcStart = await serverMetric(config.url, 'nodejs_gc_seconds_total');
+  let gcAtDeadline: Promise<number> | undefined;
   let cpuAtDeadline: NodeJS.CpuUsage | undefined;
   let serverAtDeadline = 0;
   let loopAtDeadline = 0;
@@ -99,6 +124,7 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
     if (performance.now() < deadline) return true;
     if (!cpuAtDeadline) {
       cpuAtDeadline = process.cpuUsage(cpuStart);
+      gcAtDeadline = serverMetric(config.url, 'nodejs_gc_seconds_total');
       if (config.serverPid !== undefined) {
         serverAtDeadline = cpuMicros(config.serverPid) - serverStart;
         loopAtDeadline = cpuMicros(config.serverPid, config.serverPid) - loopStart;
@@ -166,49 +192,67 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   const createBody = JSON.stringify(
     config.mode === 'turns' ? { max_turns: config.steps + 1 } : { max_steps: config.steps },
   );
-  // Episodes one after another until one is stepped to its end after the window: that one stays live.
-  const episodeLoop = async (connection: HttpConnection) => {
+  // Rounds of episodes, each created, stepped in rotation to its end and deleted, until a round ends after the
+  // window: that round's episodes stay live.
+  const episodeLoop = async (connection: HttpConnection, driven: number) => {
+    const stepPath = (id: string) => `/v1/episodes/${id}/${config.mode === 'turns' ? 'turns' : 'step'}`;
     for (;;) {
-      const created = await send(connection, 'POST', '/v1/episodes', createBody, false);
-      if (created.answer.status !== 201) {
-        fail('create', created.answer);
-        return;
+      const round: string[] = [];
+      for (let i = 0; i < driven; i++) {
+        const created = await send(connection, 'POST', '/v1/episodes', createBody, false);
+        if (created.answer.status !== 201) {
+          fail('create', created.answer);
+          live.push(...round);
+          return;
+        }
+        // The summary's first member is the episode's id.
+        round.push(/^\{"id":"([^"]+)"/.exec(created.answer.body)![1]!);
       }
-      // The summary's first member is the episode's id.
-      const id = /^\{"id":"([^"]+)"/.exec(created.answer.body)![1]!;
-      const path = `/v1/episodes/${id}/${config.mode === 'turns' ? 'turns' : 'step'}`;
       if (config.mode === 'turns') {
         const text = `<think>Find the tool first.</think>\n<search_tool>${config.query}</search_tool>`;
-        const { answer, counted } = await send(connection, 'POST', path, JSON.stringify({ text }), false);
-        const turn =
-          answer.status === 200
-            ? (JSON.parse(answer.body) as { rejected?: string[]; observation: { content: string } })
-            : undefined;
-        if (!turn || turn.rejected || !turn.observation.content.includes(config.tool)) fail('search turn', answer);
-        else if (counted) result.searches++;
+        for (const id of round) {
+          const { answer, counted } = await send(connection, 'POST', stepPath(id), JSON.stringify({ text }), false);
+          const turn =
+            answer.status === 200
+              ? (JSON.parse(answer.body) as { rejected?: string[]; observation: { content: string } })
+              : undefined;
+          if (!turn || turn.rejected || !turn.observation.content.includes(config.tool)) fail('search turn', answer);
+          else if (counted) result.searches++;
+        }
       }
       for (let step = 1; step <= config.steps; step++) {
-        const { answer, counted } = await send(connection, 'POST', path, stepBody(), true);
-        if (
-          answer.status !== 200 ||
-          !(config.mode === 'turns'
-            ? turnCalls(answer.body, config.actionsPerStep)
-            : stepCalls(answer.body, config.actionsPerStep, count))
-        )
-          fail(config.mode, answer);
-        else if (counted) result.calls += config.actionsPerStep;
+        for (const id of round) {
+          const { answer, counted } = await send(connection, 'POST', stepPath(id), stepBody(), true);
+          if (
+            answer.status !== 200 ||
+            !(config.mode === 'turns'
+              ? turnCalls(answer.body, config.actionsPerStep)
+              : stepCalls(answer.body, config.actionsPerStep, count))
+          )
+            fail(config.mode, answer);
+          else if (counted) result.calls += config.actionsPerStep;
+        }
       }
       if (!inWindow()) {
-        live.push(id);
+        live.push(...round);
         return;
       }
-      const deleted = await send(connection, 'DELETE', `/v1/episodes/${id}`, undefined, false);
-      if (deleted.answer.status !== 200) fail('delete', deleted.answer);
-      result.episodes++;
+      for (const id of round) {
+        const deleted = await send(connection, 'DELETE', `/v1/episodes/${id}`, undefined, false);
+        if (deleted.answer.status !== 200) fail('delete', deleted.answer);
+        result.episodes++;
+      }
     }
   };
 
-  await Promise.all(connections.map(config.mode === 'call' ? callLoop : episodeLoop));
+  const episodes = config.episodes ?? config.connections;
+  // Connection i drives ⌊episodes / connections⌋ episodes, one more for the first (episodes mod connections).
+  const share = (i: number) => Math.floor(episodes / config.connections) + (i < episodes % config.connections ? 1 : 0);
+  await Promise.all(
+    connections.map((connection, i) =>
+      config.mode === 'call' ? callLoop(connection) : episodeLoop(connection, share(i)),
+    ),
+  );
   const cpu = cpuAtDeadline ?? process.cpuUsage(cpuStart);
   result.generator_us_per_request =
     result.requests > 0 ? Math.round(((cpu.user + cpu.system) / result.requests) * 10) / 10 : 0;
@@ -218,7 +262,12 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
     result.server_loop_us_per_action = Math.round((loopAtDeadline / actions) * 10) / 10;
   }
   result.live_episodes = live.length;
-  if (config.serverPid !== undefined && config.rss) result.rss_mb = rssMb(config.serverPid);
+  if (gcAtDeadline)
+    result.gc_share = Math.round((((await gcAtDeadline) - gcStart) / config.durationSeconds) * 1000) / 1000;
+  if (config.serverPid !== undefined && config.rss) {
+    result.rss_mb = rssMb(config.serverPid);
+    result.heap_mb = Math.round((await serverMetric(config.url, 'nodejs_heap_used_bytes')) / 2 ** 20);
+  }
   // Every live episode deleted over new connections: the server may have closed ones idle past its keep-alive
   // timeout while the others finished.
   for (const connection of connections) connection.close();

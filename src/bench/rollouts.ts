@@ -10,8 +10,13 @@ import { pickTarget } from './run.js';
 
 export interface RolloutBenchOptions {
   library: string;
-  /** Concurrent episodes (and connections) of each scale measured: the paper's step is 256 prompts × 8 rollouts. */
+  /** Concurrent episodes of each scale measured: the paper's step is 256 prompts × 8 rollouts. */
   episodes: number[];
+  /**
+   * Most keep-alive connections the load generator opens: a scale past it spreads its episodes over them (each
+   * connection interleaving its episodes' turns), as a trainer's client pool does.
+   */
+  connections: number;
   /** Steps (or call turns) per episode. */
   steps: number;
   /** Tool calls per step: a ParaAct layer of up to three parallel calls. */
@@ -46,6 +51,9 @@ export interface WorkloadResult {
   server_loop_us_per_action?: number;
   live_episodes: number;
   rss_mb?: number;
+  heap_mb?: number;
+  /** Share of the window the server spent in garbage-collection pauses. */
+  gc_share?: number;
 }
 
 export interface RolloutScale {
@@ -62,6 +70,11 @@ export interface RolloutScale {
    * runs).
    */
   rss_live_mb: number;
+  /** (RSS with the episodes live − idle RSS) / episodes: what one live episode costs the server, KiB. */
+  rss_per_episode_kib: number;
+  /** The V8 heap in use with the episodes live, at most over the workloads, MB. */
+  heap_live_mb: number;
+  connections: number;
   /** Actions per second of every round, per workload (the best is reported). */
   rounds_actions_per_s: Record<Workload, number[]>;
 }
@@ -118,7 +131,8 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
         // Run n counts its fresh arguments from n × 2^32: no run meets another's, nor the warm-up's.
         freshOffset: ++runs * 2 ** 32,
         query: target.tool.name,
-        connections: episodes,
+        connections: Math.min(episodes, options.connections),
+        episodes,
         steps: options.steps,
         actionsPerStep: options.actionsPerStep,
         durationSeconds: options.durationSeconds,
@@ -147,6 +161,7 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
         perRound[workload] = rounds[workload].map((r) => r.actions_per_s);
       }
       const call = workloads.call.actions_per_s;
+      const rssLive = Math.max(...WORKLOADS.map((w) => workloads[w].rss_mb ?? 0));
       scales.push({
         episodes,
         workloads,
@@ -154,7 +169,10 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
         turns_vs_call: ratio(workloads.turns.actions_per_s, call),
         fresh_step_vs_cached: ratio(workloads.step_fresh.step_p50_ms, workloads.step.step_p50_ms),
         fresh_turn_vs_cached: ratio(workloads.turns_fresh.step_p50_ms, workloads.turns.step_p50_ms),
-        rss_live_mb: Math.max(...WORKLOADS.map((w) => workloads[w].rss_mb ?? 0)),
+        rss_live_mb: rssLive,
+        rss_per_episode_kib: Math.round((((rssLive - idleRss) * 1024) / episodes) * 10) / 10,
+        heap_live_mb: Math.max(...WORKLOADS.map((w) => workloads[w].heap_mb ?? 0)),
+        connections: Math.min(episodes, options.connections),
         rounds_actions_per_s: perRound,
       });
     }
@@ -195,6 +213,9 @@ export function startRolloutServer(library: string, cache: string, maxEpisodes: 
       'synth',
       '--max-episodes',
       String(maxEpisodes),
+      // The bench measures what the episodes cost, not the admission budget that refuses them.
+      '--episode-memory',
+      String(2 ** 20),
       '--json',
     ],
     SERVE_READY,
@@ -272,6 +293,8 @@ function summarize(result: RolloutLoadResult): WorkloadResult {
       : { server_loop_us_per_action: result.server_loop_us_per_action }),
     live_episodes: result.live_episodes,
     ...(result.rss_mb === undefined ? {} : { rss_mb: result.rss_mb }),
+    ...(result.heap_mb === undefined ? {} : { heap_mb: result.heap_mb }),
+    ...(result.gc_share === undefined ? {} : { gc_share: result.gc_share }),
   };
 }
 

@@ -10,6 +10,7 @@ interface BenchFlags {
   library: string;
   duration: string;
   connections: string;
+  rolloutConnections: string;
   prism: boolean;
   build?: boolean;
   model?: string;
@@ -96,6 +97,11 @@ export function registerBench(program: Command): void {
       'with --rollouts or --client: concurrent episodes of each scale, comma-separated (default 256,2048; --client 1024,4096)',
     )
     .option('--steps <n>', 'with --rollouts: steps (call turns) per episode, each of three calls', '8')
+    .option(
+      '--rollout-connections <n>',
+      'with --rollouts: most connections the load generator opens; past it a scale interleaves its episodes over them',
+      '2048',
+    )
     .option(
       '--client',
       'instead: the Python client (AsyncToolEnvClient) driving --episodes concurrent episodes’ text turns against a served library',
@@ -271,6 +277,7 @@ async function rollouts(opts: BenchFlags): Promise<void> {
     library: opts.library,
     episodes,
     steps: intFlag('--steps', opts.steps, { min: 1, max: 100 }),
+    connections: intFlag('--rollout-connections', opts.rolloutConnections, { min: 1, max: 10_000 }),
     actionsPerStep: 3,
     durationSeconds: intFlag('--duration', opts.duration, { min: 1, max: 600 }),
     rounds: intFlag('--rounds', opts.rounds, { min: 1, max: 20 }),
@@ -283,21 +290,27 @@ async function rollouts(opts: BenchFlags): Promise<void> {
   for (const scale of report.scales) {
     printLine();
     printLine(
-      `${scale.episodes} concurrent episodes: steps ${scale.step_vs_call} × the plain call, turns ${scale.turns_vs_call} ×; fresh/cached step latency ${scale.fresh_step_vs_cached} (steps), ${scale.fresh_turn_vs_cached} (turns); RSS ${scale.rss_live_mb} MB live`,
+      `${scale.episodes} concurrent episodes over ${scale.connections} connections: steps ${scale.step_vs_call} × ` +
+        `the plain call, turns ${scale.turns_vs_call} ×; fresh/cached step latency ${scale.fresh_step_vs_cached} ` +
+        `(steps), ${scale.fresh_turn_vs_cached} (turns); RSS ${scale.rss_live_mb} MB live ` +
+        `(${scale.rss_per_episode_kib} KiB an episode), heap ${scale.heap_live_mb} MB`,
     );
     printLine(
-      `${'workload'.padEnd(14)}${'actions/s'.padStart(11)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}${'server µs/action'.padStart(18)}`,
+      `${'workload'.padEnd(14)}${'actions/s'.padStart(11)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}` +
+        `${'server µs/action'.padStart(18)}${'GC share'.padStart(10)}`,
     );
     for (const [name, row] of Object.entries(scale.workloads)) {
       printLine(
-        `${name.padEnd(14)}${String(row.actions_per_s).padStart(11)}${String(row.step_p50_ms).padStart(10)}${String(row.step_p99_ms).padStart(10)}${String(row.server_us_per_action ?? '').padStart(18)}`,
+        `${name.padEnd(14)}${String(row.actions_per_s).padStart(11)}${String(row.step_p50_ms).padStart(10)}` +
+          `${String(row.step_p99_ms).padStart(10)}${String(row.server_us_per_action ?? '').padStart(18)}` +
+          `${String(row.gc_share ?? '').padStart(10)}`,
       );
     }
   }
 }
 
 function episodeScales(list: string): number[] {
-  return list.split(',').map((part) => intFlag('--episodes', part, { min: 1, max: 10_000 }));
+  return list.split(',').map((part) => intFlag('--episodes', part, { min: 1, max: 100_000 }));
 }
 
 /** `bench --client`: the Python client at trainer scale and its table. */

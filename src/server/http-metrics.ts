@@ -1,3 +1,4 @@
+import { PerformanceObserver } from 'node:perf_hooks';
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 
@@ -33,6 +34,10 @@ export class HttpMetrics {
   private readonly series: Series[] = [];
   private readonly routes = new Map<string, RouteStats>();
   private inFlight = 0;
+
+  constructor() {
+    watchGc();
+  }
 
   middleware(): MiddlewareHandler {
     return async (c, next) => {
@@ -103,6 +108,18 @@ export class HttpMetrics {
   }
 }
 
+/** Garbage-collection pauses since the first HttpMetrics was made, seconds. */
+let gcSeconds = 0;
+let gcObserver: PerformanceObserver | undefined;
+
+function watchGc(): void {
+  if (gcObserver) return;
+  gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcSeconds += entry.duration / 1000;
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+}
+
 function processMetrics(): string {
   const cpu = process.cpuUsage();
   const memory = process.memoryUsage();
@@ -119,6 +136,9 @@ function processMetrics(): string {
     '# HELP nodejs_heap_used_bytes V8 heap in use, in bytes.',
     '# TYPE nodejs_heap_used_bytes gauge',
     `nodejs_heap_used_bytes ${memory.heapUsed}`,
+    '# HELP nodejs_gc_seconds_total Time spent in garbage-collection pauses, in seconds.',
+    '# TYPE nodejs_gc_seconds_total counter',
+    `nodejs_gc_seconds_total ${gcSeconds}`,
     '',
   ].join('\n');
 }

@@ -11,7 +11,8 @@ test('toolenv bench --rollouts runs JSON steps, text turns and the plain call, c
   const lines: string[] = [];
   const report = await runRolloutBench({
     library: writeFixtureLibrary(),
-    episodes: [4],
+    episodes: [4, 5],
+    connections: 4,
     steps: 2,
     actionsPerStep: 3,
     durationSeconds: 1,
@@ -21,9 +22,10 @@ test('toolenv bench --rollouts runs JSON steps, text turns and the plain call, c
   assert.equal(report.tool, 'petstore_test__getPetById');
   assert.deepEqual([report.steps, report.actions_per_step, report.rounds], [2, 3, 2]);
   assert.ok(report.idle_rss_mb > 0);
-  const [scale] = report.scales;
-  assert.equal(report.scales.length, 1);
+  const [scale, interleaved] = report.scales;
+  assert.equal(report.scales.length, 2);
   assert.equal(scale!.episodes, 4);
+  assert.equal(scale!.connections, 4);
   assert.deepEqual(Object.keys(scale!.workloads), [...WORKLOADS]);
   for (const name of WORKLOADS) {
     const row = scale!.workloads[name];
@@ -53,6 +55,15 @@ test('toolenv bench --rollouts runs JSON steps, text turns and the plain call, c
   );
   assert.ok(scale!.fresh_step_vs_cached > 0 && scale!.rss_live_mb > 0);
   assert.match(lines.join('\n'), /4 episodes, round 2 of 2: turns_fresh/);
+  // Five episodes over four connections: one connection interleaves two, and all five are live at the end.
+  assert.equal(interleaved!.connections, 4);
+  for (const name of WORKLOADS) {
+    const row = interleaved!.workloads[name];
+    assert.equal(row.failures, 0, `${name}: ${row.failure_samples.join('; ')}`);
+    if (!name.startsWith('call')) assert.equal(row.live_episodes, 5, name);
+    assert.ok(row.gc_share !== undefined && row.gc_share >= 0 && row.gc_share < 1, name);
+  }
+  assert.ok(interleaved!.heap_live_mb > 0 && interleaved!.rss_per_episode_kib !== 0);
 });
 
 test('fresh arguments differ for every number and keep each character in its class', () => {
