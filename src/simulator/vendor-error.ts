@@ -155,8 +155,8 @@ function wrongFields(
 /**
  * The status of a refused request: 422 where the operation declares it (GitHub's "Validation failed"), else 400 where
  * it declares that or a `4XX`/`default` response; an operation that lists other 4xx only (404 and 409, say) refuses
- * with the one nearest 400, so every status it answers is one its document declares. Auth and rate-limit statuses
- * never stand for a bad argument.
+ * with the one nearest 400, so every status it answers is one its document declares. Auth, rate-limit and timeout
+ * statuses never stand for a bad argument: a client retries a 408 or a 429 as it is, and re-authenticates on a 401.
  */
 function refusalStatus(declared: ErrorResponses): number {
   if (Object.hasOwn(declared, '422')) return 422;
@@ -164,7 +164,7 @@ function refusalStatus(declared: ErrorResponses): number {
   return declaredStatuses(declared).find((status) => status > 400 && status < 500 && !NOT_REFUSALS.has(status)) ?? 400;
 }
 
-const NOT_REFUSALS = new Set([401, 403, 407, 429]);
+const NOT_REFUSALS = new Set([401, 403, 407, 408, 429]);
 
 const isSchema = (schema: JsonSchema | null | undefined): schema is JsonSchema =>
   schema !== undefined && schema !== null;
