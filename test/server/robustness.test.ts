@@ -124,6 +124,7 @@ describe('robustness', () => {
       ['GET', '/v1/calls', 'POST'],
       ['PUT', '/v1/tools', 'GET, HEAD'],
       ['POST', '/healthz', 'GET, HEAD'],
+      ['DELETE', '/apis', 'GET, HEAD'],
     ];
     for (const [method, path, allow] of cases) {
       const response = await fetch(`${server.url}${path}`, { method });
@@ -131,6 +132,10 @@ describe('robustness', () => {
       assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
       assert.deepEqual(problem.allow, allow.split(', '));
     }
+    // TRACE, which fetch refuses to send.
+    const trace = await rawSocket(server.url, 'TRACE /apis HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    assert.match(trace, /^HTTP\/1\.1 405 /);
+    assert.match(trace, /\r\nallow: GET, HEAD\r\n/i);
   });
 
   it('404 problems for unknown routes and unicode ids', async () => {

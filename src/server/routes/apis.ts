@@ -34,7 +34,8 @@ const LISTED_CONDITIONS = 20;
 export function apiRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   app.get('/apis', (c) => c.json({ apis: ctx.store.apis() }));
-  app.all('/apis/*', (c) => restCall(ctx, c));
+  // hono's `/apis/*` matches `/apis` itself too: that path is the listing's, so another method there is a 405.
+  app.all('/apis/*', (c) => (c.req.path === '/apis' ? c.notFound() : restCall(ctx, c)));
   return app;
 }
 
