@@ -483,6 +483,9 @@ describe('rewards.schema.json', () => {
       [{ judge: true }, false],
       [{ judge: '' }, false],
       [{ judge: '   ' }, false],
+      [{ judge: ' openai:@https://judge.example/v1 ' }, true],
+      [{ judge: 'qwen@http://localhost:8000/v1' }, false],
+      [{ judge: 'openai:qwen' }, false],
       [{ verdict: {} }, false],
       [[], false],
     ];
