@@ -10,7 +10,7 @@ import {
   startModels,
   type ModelFlags,
 } from './model.js';
-import { intFlag, printJson, printLine } from './output.js';
+import { intFlag, numberFlag, printJson, printLine } from './output.js';
 import { UsageError } from '../terminal/errors.js';
 
 interface FidelityFlags extends ModelFlags {
@@ -20,7 +20,17 @@ interface FidelityFlags extends ModelFlags {
   responder: string;
   recorded?: string;
   json?: boolean;
+  examples?: boolean;
+  splitSeed: string;
+  holdoutShare: string;
+  holdout?: string;
+  writeHoldout?: string;
+  side: string;
 }
+
+/** Operations `--examples` measures unless --sample says otherwise. */
+const EXAMPLES_SAMPLE = 600;
+const SIDES = ['held-out', 'kept'] as const;
 
 export function registerFidelity(program: Command): void {
   const fidelity = program
@@ -40,10 +50,29 @@ export function registerFidelity(program: Command): void {
       '--recorded <file|url>',
       'also score the real answers stored in this response cache (source real: recorded with serve --upstream record, or imported with cache import --format toolbench) under real',
     )
+    .option(
+      '--examples',
+      `compare answers with the vendors' documented 2xx examples (withheld from the answering library), on one side of a seeded API-level split (default --sample ${EXAMPLES_SAMPLE})`,
+    )
+    .option('--split-seed <n>', 'with --examples: seed of the API-level split', '1')
+    .option('--holdout-share <x>', 'with --examples: share of the APIs held out', '0.2')
+    .option(
+      '--holdout <file>',
+      'with --examples: the held-out API ids, one a line (instead of --split-seed and --holdout-share)',
+    )
+    .option('--write-holdout <file>', 'with --examples: write the held-out API ids there, one a line')
+    .option('--side <side>', `with --examples: the side measured, ${SIDES.join(' or ')} (tune on kept)`, 'held-out')
     .option('--json', 'print the report as one JSON object (last stdout line)');
   addModelOptions(fidelity).action(async (flags: FidelityFlags) => {
-    const sample = intFlag('--sample', flags.sample, { min: 1, max: 1_000_000 });
     const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
+    if (flags.examples) {
+      const sampleDefault = fidelity.getOptionValueSource('sample') === 'default';
+      const sample = sampleDefault ? EXAMPLES_SAMPLE : intFlag('--sample', flags.sample, { min: 1, max: 1_000_000 });
+      return examplesCommand(flags, sample, seed);
+    }
+    for (const flag of ['holdout', 'writeHoldout'] as const)
+      if (flags[flag] !== undefined) throw new UsageError('--holdout and --write-holdout go with --examples');
+    const sample = intFlag('--sample', flags.sample, { min: 1, max: 1_000_000 });
     const [
       { LibraryStore },
       { examplesResponder },
@@ -107,5 +136,74 @@ async function openRecorded(location: string): Promise<CacheBackend> {
   } catch (error) {
     if (error instanceof CacheError) throw new UsageError(`--recorded: ${error.message}`);
     throw error;
+  }
+}
+
+/** `fidelity --examples`: the split, the measurement on one side of it, the report. */
+async function examplesCommand(flags: FidelityFlags, sample: number, seed: number): Promise<void> {
+  if (flags.recorded !== undefined) throw new UsageError('--recorded does not go with --examples');
+  if (!(SIDES as readonly string[]).includes(flags.side))
+    throw new UsageError(`--side must be ${SIDES.join(' or ')}, got ${JSON.stringify(flags.side)}`);
+  const splitSeed = intFlag('--split-seed', flags.splitSeed, { min: 0, max: 0xffffffff });
+  const share = numberFlag('--holdout-share', flags.holdoutShare, { min: 0, max: 1 });
+  const [
+    { LibraryStore },
+    { examplesResponder },
+    { synthResponder },
+    { heldOutApis, readApiList, writeApiList },
+    { runExamplesFidelity },
+    { examplesReportLines },
+    { stagedProgress },
+  ] = await Promise.all([
+    import('../library/store.js'),
+    import('../simulator/examples.js'),
+    import('../simulator/synth/responder.js'),
+    import('../fidelity/split.js'),
+    import('../fidelity/examples-run.js'),
+    import('../fidelity/examples-text.js'),
+    import('../terminal/progress.js'),
+  ]);
+  if (!LibraryStore.exists(flags.library)) throw new UsageError(`no library at ${flags.library}`);
+  let heldOut: Set<string>;
+  try {
+    heldOut = flags.holdout !== undefined ? readApiList(flags.holdout) : new Set();
+  } catch (error) {
+    throw new UsageError(`--holdout: ${(error as Error).message}`);
+  }
+  const store = LibraryStore.open(flags.library);
+  let responders: Responder[] = [];
+  const progress = stagedProgress('operations');
+  try {
+    if (flags.holdout === undefined)
+      heldOut = heldOutApis(
+        store.apis().map((a) => a.api_id),
+        splitSeed,
+        share,
+      );
+    if (flags.writeHoldout !== undefined) writeApiList(flags.writeHoldout, heldOut);
+    // The examples responder is skipped (dynamic): listed or not, nothing is answered from an example.
+    responders = await respondersFromFlags(flags.responder, flags, {
+      example: examplesResponder,
+      synth: synthResponder,
+    });
+    startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
+    const started = performance.now();
+    const report = await runExamplesFidelity({
+      store,
+      responders,
+      heldOut,
+      side: flags.side as (typeof SIDES)[number],
+      sample,
+      seed,
+      onProgress: (done, total) => progress.update('comparing', done, total),
+    });
+    progress.stop();
+    const wallSeconds = (performance.now() - started) / 1000;
+    if (flags.json) return printJson({ library: flags.library, wall_s: Math.round(wallSeconds * 10) / 10, ...report });
+    for (const line of examplesReportLines(report, wallSeconds)) printLine(line);
+  } finally {
+    progress.stop();
+    await closeModels(responders);
+    store.close();
   }
 }
