@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CacheBackend } from '../simulator/cache-types.js';
+import type { ValuePrior } from '../simulator/prior/prior.js';
 import type { Responder } from '../simulator/types.js';
 import { defaultLibraryDir } from '../paths.js';
 import {
@@ -26,6 +27,8 @@ interface FidelityFlags extends ModelFlags {
   holdout?: string;
   writeHoldout?: string;
   side: string;
+  /** A prior file, false for none (`--no-prior`), undefined for the library's own. */
+  prior?: string | false;
 }
 
 /** Operations `--examples` measures unless --sample says otherwise. */
@@ -62,6 +65,8 @@ export function registerFidelity(program: Command): void {
     )
     .option('--write-holdout <file>', 'with --examples: write the held-out API ids there, one a line')
     .option('--side <side>', `with --examples: the side measured, ${SIDES.join(' or ')} (tune on kept)`, 'held-out')
+    .option('--prior <file>', "the value prior the synthesizer draws from (default the library's prior.json, if any)")
+    .option('--no-prior', 'synthesize without a value prior')
     .option('--json', 'print the report as one JSON object (last stdout line)');
   addModelOptions(fidelity).action(async (flags: FidelityFlags) => {
     const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
@@ -76,7 +81,7 @@ export function registerFidelity(program: Command): void {
     const [
       { LibraryStore },
       { examplesResponder },
-      { synthResponder },
+      { synthResponderWith },
       { runFidelity },
       { reportLines },
       { stagedProgress },
@@ -93,6 +98,7 @@ export function registerFidelity(program: Command): void {
     let recorded: CacheBackend | undefined;
     let responders: Responder[] = [];
     const progress = stagedProgress('tools');
+    const synthResponder = synthResponderWith((await priorFromFlags(flags))?.prior);
     try {
       responders = await respondersFromFlags(flags.responder, flags, {
         example: examplesResponder,
@@ -149,7 +155,7 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
   const [
     { LibraryStore },
     { examplesResponder },
-    { synthResponder },
+    { synthResponderWith },
     { heldOutApis, readApiList, writeApiList },
     { runExamplesFidelity },
     { examplesReportLines },
@@ -181,10 +187,17 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
         share,
       );
     if (flags.writeHoldout !== undefined) writeApiList(flags.writeHoldout, heldOut);
+    const prior = await priorFromFlags(flags);
+    // A prior that read a held-out API's examples would be measured on what it learnt: the figures would flatter.
+    const seen = prior && flags.side === 'held-out' ? [...heldOut].filter((api) => !prior.leftOut.has(api)) : [];
+    if (seen.length > 0)
+      throw new UsageError(
+        `the value prior ${prior!.file} read the examples of ${seen.length} held-out APIs (${seen[0]}…): mine it with toolenv library prior --leave-out FILE (fidelity --write-holdout FILE), or pass --no-prior`,
+      );
     // The examples responder is skipped (dynamic): listed or not, nothing is answered from an example.
     responders = await respondersFromFlags(flags.responder, flags, {
       example: examplesResponder,
-      synth: synthResponder,
+      synth: synthResponderWith(prior?.prior),
     });
     startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
     const started = performance.now();
@@ -199,11 +212,41 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
     });
     progress.stop();
     const wallSeconds = (performance.now() - started) / 1000;
-    if (flags.json) return printJson({ library: flags.library, wall_s: Math.round(wallSeconds * 10) / 10, ...report });
+    const priorField = prior ? { file: prior.file, apis: prior.prior.apis, left_out: prior.leftOut.size } : null;
+    if (flags.json)
+      return printJson({
+        library: flags.library,
+        wall_s: Math.round(wallSeconds * 10) / 10,
+        prior: priorField,
+        ...report,
+      });
+    printLine(
+      priorField
+        ? `value prior: ${priorField.file} (${priorField.apis} APIs read, ${priorField.left_out} left out)`
+        : 'value prior: none',
+    );
     for (const line of examplesReportLines(report, wallSeconds)) printLine(line);
   } finally {
     progress.stop();
     await closeModels(responders);
     store.close();
   }
+}
+
+/** The value prior of `--prior FILE`, else the library's prior.json; none with `--no-prior` or when there is none. */
+async function priorFromFlags(
+  flags: FidelityFlags,
+): Promise<{ file: string; prior: ValuePrior; leftOut: Set<string> } | undefined> {
+  if (flags.prior === false) return undefined;
+  const { readPrior, PRIOR_FILE } = await import('../simulator/prior/prior.js');
+  const { join } = await import('node:path');
+  const file = flags.prior ?? join(flags.library, PRIOR_FILE);
+  let prior: ValuePrior | undefined;
+  try {
+    prior = readPrior(file);
+  } catch (error) {
+    throw new UsageError(`--prior: ${(error as Error).message}`);
+  }
+  if (prior === undefined && flags.prior !== undefined) throw new UsageError(`--prior: no file ${flags.prior}`);
+  return prior && { file, prior, leftOut: new Set(prior.left_out) };
 }

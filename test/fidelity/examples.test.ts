@@ -233,6 +233,7 @@ test('the split is seeded by API id alone, and the command writes it, measures w
   assert.deepEqual(written, [...heldOutApis(['pay.a', 'pay.b'], 1, 0.5)].sort());
   assert.equal(report.sample.operations, written.length);
   assert.deepEqual(report.responders, ['example', 'synth']);
+  assert.equal(report.prior, null, 'the fixture library has no prior.json');
   // The synthesizer's answer is scored whatever it is: every leaf either agrees or not.
   if (written.length > 0) assert.equal(report.value_class_all_leaves.n, 7);
 
