@@ -82,7 +82,7 @@ export function sameMagnitude(a: number, b: number): boolean {
   return large <= small * 10;
 }
 
-/** A vendor id answered with the same prefix (`account_…` for `account_…`); undefined where the example has none. */
+/** A vendor id answered with the same prefix; undefined where the example has none. */
 export function prefixAgrees(leaf: LeafComparison): boolean | undefined {
   const prefix = idPrefix(leaf.expected);
   if (prefix === undefined || !leaf.present) return undefined;

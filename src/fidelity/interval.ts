@@ -1,4 +1,4 @@
-/** A proportion with its 95% Wilson score interval and its sample size; the bounds are null when nothing was counted. */
+/** A proportion with its 95% Wilson interval and its sample size; the bounds are null when nothing was counted. */
 export interface Proportion {
   n: number;
   hits: number;

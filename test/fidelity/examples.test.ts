@@ -1,4 +1,4 @@
-/** `toolenv fidelity --examples`: answers compared with documented examples, on a hand-made case whose figures are known. */
+/** `toolenv fidelity --examples`: answers against documented examples, on a hand-made case whose figures are known. */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';

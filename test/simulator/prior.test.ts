@@ -1,4 +1,7 @@
-/** The value prior: mined from a fixture library's documents (a real SQLite file), drawn from by the synthesizer, and as the CLI writes and checks it. */
+/**
+ * The value prior: mined from a fixture library's documents (a real SQLite file), drawn from by the synthesizer, and
+ * as the CLI writes and checks it.
+ */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';

@@ -77,7 +77,7 @@ function addValue(entry: PriorEntry, cls: string, value: unknown): void {
 
 type Emit = (value: unknown, key: string, parent: string) => void;
 
-/** A documented value walked down to its scalars, each named as the synthesizer names its place (synth/objects.ts, arrays.ts). */
+/** A documented value walked to its scalars, each named as the synthesizer names its place (objects.ts, arrays.ts). */
 function walkValue(value: unknown, key: string, parent: string, depth: number, count: Emit): void {
   if (depth > MAX_DEPTH) return;
   if (Array.isArray(value)) {
