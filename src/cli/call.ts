@@ -84,7 +84,7 @@ export function registerCall(program: Command): void {
       { LibraryStore },
       { openResponseCache },
       { examplesResponder },
-      { synthResponder },
+      { librarySynthResponder },
       { createSimulator },
       { Upstream },
     ] = await Promise.all([
@@ -102,7 +102,7 @@ export function registerCall(program: Command): void {
     try {
       responders = await respondersFromFlags(flags.responder, flags, {
         example: examplesResponder,
-        synth: synthResponder,
+        synth: librarySynthResponder(flags.library),
       });
       startModels(responders, cache, (line) => process.stderr.write(`${line}\n`));
       const simulator = createSimulator({ store, cache, responders, seed, errorRate, ...rules, upstream: real });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CacheBackend } from '../simulator/cache-types.js';
+import type { ValuePrior } from '../simulator/prior/prior.js';
 import type { Responder } from '../simulator/types.js';
 import { defaultLibraryDir } from '../paths.js';
 import {
@@ -10,7 +11,7 @@ import {
   startModels,
   type ModelFlags,
 } from './model.js';
-import { intFlag, printJson, printLine } from './output.js';
+import { intFlag, numberFlag, printJson, printLine } from './output.js';
 import { UsageError } from '../terminal/errors.js';
 
 interface FidelityFlags extends ModelFlags {
@@ -20,7 +21,19 @@ interface FidelityFlags extends ModelFlags {
   responder: string;
   recorded?: string;
   json?: boolean;
+  examples?: boolean;
+  splitSeed: string;
+  holdoutShare: string;
+  holdout?: string;
+  writeHoldout?: string;
+  side: string;
+  /** A prior file, false for none (`--no-prior`), undefined for the library's own. */
+  prior?: string | false;
 }
+
+/** Operations `--examples` measures unless --sample says otherwise. */
+const EXAMPLES_SAMPLE = 600;
+const SIDES = ['held-out', 'kept'] as const;
 
 export function registerFidelity(program: Command): void {
   const fidelity = program
@@ -40,14 +53,35 @@ export function registerFidelity(program: Command): void {
       '--recorded <file|url>',
       'also score the real answers stored in this response cache (source real: recorded with serve --upstream record, or imported with cache import --format toolbench) under real',
     )
+    .option(
+      '--examples',
+      `compare answers with the vendors' documented 2xx examples (withheld from the answering library), on one side of a seeded API-level split (default --sample ${EXAMPLES_SAMPLE})`,
+    )
+    .option('--split-seed <n>', 'with --examples: seed of the API-level split', '1')
+    .option('--holdout-share <x>', 'with --examples: share of the APIs held out', '0.2')
+    .option(
+      '--holdout <file>',
+      'with --examples: the held-out API ids, one a line (instead of --split-seed and --holdout-share)',
+    )
+    .option('--write-holdout <file>', 'with --examples: write the held-out API ids there, one a line')
+    .option('--side <side>', `with --examples: the side measured, ${SIDES.join(' or ')} (tune on kept)`, 'held-out')
+    .option('--prior <file>', "the value prior the synthesizer draws from (default the library's prior.json, if any)")
+    .option('--no-prior', 'synthesize without a value prior')
     .option('--json', 'print the report as one JSON object (last stdout line)');
   addModelOptions(fidelity).action(async (flags: FidelityFlags) => {
-    const sample = intFlag('--sample', flags.sample, { min: 1, max: 1_000_000 });
     const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
+    if (flags.examples) {
+      const sampleDefault = fidelity.getOptionValueSource('sample') === 'default';
+      const sample = sampleDefault ? EXAMPLES_SAMPLE : intFlag('--sample', flags.sample, { min: 1, max: 1_000_000 });
+      return examplesCommand(flags, sample, seed);
+    }
+    for (const flag of ['holdout', 'writeHoldout'] as const)
+      if (flags[flag] !== undefined) throw new UsageError('--holdout and --write-holdout go with --examples');
+    const sample = intFlag('--sample', flags.sample, { min: 1, max: 1_000_000 });
     const [
       { LibraryStore },
       { examplesResponder },
-      { synthResponder },
+      { synthResponderWith },
       { runFidelity },
       { reportLines },
       { stagedProgress },
@@ -64,6 +98,7 @@ export function registerFidelity(program: Command): void {
     let recorded: CacheBackend | undefined;
     let responders: Responder[] = [];
     const progress = stagedProgress('tools');
+    const synthResponder = synthResponderWith((await priorFromFlags(flags))?.prior);
     try {
       responders = await respondersFromFlags(flags.responder, flags, {
         example: examplesResponder,
@@ -108,4 +143,110 @@ async function openRecorded(location: string): Promise<CacheBackend> {
     if (error instanceof CacheError) throw new UsageError(`--recorded: ${error.message}`);
     throw error;
   }
+}
+
+/** `fidelity --examples`: the split, the measurement on one side of it, the report. */
+async function examplesCommand(flags: FidelityFlags, sample: number, seed: number): Promise<void> {
+  if (flags.recorded !== undefined) throw new UsageError('--recorded does not go with --examples');
+  if (!(SIDES as readonly string[]).includes(flags.side))
+    throw new UsageError(`--side must be ${SIDES.join(' or ')}, got ${JSON.stringify(flags.side)}`);
+  const splitSeed = intFlag('--split-seed', flags.splitSeed, { min: 0, max: 0xffffffff });
+  const share = numberFlag('--holdout-share', flags.holdoutShare, { min: 0, max: 1 });
+  const [
+    { LibraryStore },
+    { examplesResponder },
+    { synthResponderWith },
+    { heldOutApis, readApiList, writeApiList },
+    { runExamplesFidelity },
+    { examplesReportLines },
+    { stagedProgress },
+  ] = await Promise.all([
+    import('../library/store.js'),
+    import('../simulator/examples.js'),
+    import('../simulator/synth/responder.js'),
+    import('../fidelity/split.js'),
+    import('../fidelity/examples-run.js'),
+    import('../fidelity/examples-text.js'),
+    import('../terminal/progress.js'),
+  ]);
+  if (!LibraryStore.exists(flags.library)) throw new UsageError(`no library at ${flags.library}`);
+  let heldOut: Set<string>;
+  try {
+    heldOut = flags.holdout !== undefined ? readApiList(flags.holdout) : new Set();
+  } catch (error) {
+    throw new UsageError(`--holdout: ${(error as Error).message}`);
+  }
+  const store = LibraryStore.open(flags.library);
+  let responders: Responder[] = [];
+  const progress = stagedProgress('operations');
+  try {
+    if (flags.holdout === undefined)
+      heldOut = heldOutApis(
+        store.apis().map((a) => a.api_id),
+        splitSeed,
+        share,
+      );
+    if (flags.writeHoldout !== undefined) writeApiList(flags.writeHoldout, heldOut);
+    const prior = await priorFromFlags(flags);
+    // A prior that read a held-out API's examples would be measured on what it learnt: the figures would flatter.
+    const seen = prior && flags.side === 'held-out' ? [...heldOut].filter((api) => !prior.leftOut.has(api)) : [];
+    if (seen.length > 0)
+      throw new UsageError(
+        `the value prior ${prior!.file} read the examples of ${seen.length} held-out APIs (${seen[0]}…): mine it with toolenv library prior --leave-out FILE (fidelity --write-holdout FILE), or pass --no-prior`,
+      );
+    // The examples responder is skipped (dynamic): listed or not, nothing is answered from an example.
+    responders = await respondersFromFlags(flags.responder, flags, {
+      example: examplesResponder,
+      synth: synthResponderWith(prior?.prior),
+    });
+    startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
+    const started = performance.now();
+    const report = await runExamplesFidelity({
+      store,
+      responders,
+      heldOut,
+      side: flags.side as (typeof SIDES)[number],
+      sample,
+      seed,
+      onProgress: (done, total) => progress.update('comparing', done, total),
+    });
+    progress.stop();
+    const wallSeconds = (performance.now() - started) / 1000;
+    const priorField = prior ? { file: prior.file, apis: prior.prior.apis, left_out: prior.leftOut.size } : null;
+    if (flags.json)
+      return printJson({
+        library: flags.library,
+        wall_s: Math.round(wallSeconds * 10) / 10,
+        prior: priorField,
+        ...report,
+      });
+    printLine(
+      priorField
+        ? `value prior: ${priorField.file} (${priorField.apis} APIs read, ${priorField.left_out} left out)`
+        : 'value prior: none',
+    );
+    for (const line of examplesReportLines(report, wallSeconds)) printLine(line);
+  } finally {
+    progress.stop();
+    await closeModels(responders);
+    store.close();
+  }
+}
+
+/** The value prior of `--prior FILE`, else the library's prior.json; none with `--no-prior` or when there is none. */
+async function priorFromFlags(
+  flags: FidelityFlags,
+): Promise<{ file: string; prior: ValuePrior; leftOut: Set<string> } | undefined> {
+  if (flags.prior === false) return undefined;
+  const { readPrior, PRIOR_FILE } = await import('../simulator/prior/prior.js');
+  const { join } = await import('node:path');
+  const file = flags.prior ?? join(flags.library, PRIOR_FILE);
+  let prior: ValuePrior | undefined;
+  try {
+    prior = readPrior(file);
+  } catch (error) {
+    throw new UsageError(`--prior: ${(error as Error).message}`);
+  }
+  if (prior === undefined && flags.prior !== undefined) throw new UsageError(`--prior: no file ${flags.prior}`);
+  return prior && { file, prior, leftOut: new Set(prior.left_out) };
 }

@@ -288,6 +288,15 @@ export class LibraryStore {
     for (const row of rows) yield JSON.parse(row.record) as Tool;
   }
 
+  /** The OpenAPI tools whose records keep examples, with their API, in library order: no record is read. */
+  exampleTools(): { id: string; api_id: string }[] {
+    return this.db
+      .prepare<[], { id: string; api_id: string }>(
+        "SELECT id, api_id FROM tools WHERE has_examples = 1 AND format = 'openapi' ORDER BY seq",
+      )
+      .all();
+  }
+
   api(apiId: string): Omit<ApiRecord, 'document'> | undefined {
     return this.db
       .prepare<[string], Omit<ApiRecord, 'document'>>(

@@ -22,7 +22,7 @@ export async function serveInProcess(options: InProcessOptions): Promise<Running
       `no library at ${options.library}: pass --server URL, or --library DIR, or build the default library once with \`toolenv library build\``,
     );
   }
-  const [{ startServer }, { examplesResponder }, { synthResponder }] = await Promise.all([
+  const [{ startServer }, { examplesResponder }, { librarySynthResponder }] = await Promise.all([
     import('./serve.js'),
     import('../simulator/examples.js'),
     import('../simulator/synth/responder.js'),
@@ -30,7 +30,7 @@ export async function serveInProcess(options: InProcessOptions): Promise<Running
   return startServer({
     library: options.library,
     cache: options.cache,
-    responders: [examplesResponder, synthResponder],
+    responders: [examplesResponder, librarySynthResponder(options.library)],
     apiKey: options.apiKey,
     judge: options.judge,
     judgeApiKey: options.judgeApiKey,

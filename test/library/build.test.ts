@@ -264,8 +264,11 @@ test('toolenv library build: --json ends with the summary line; bad flags exit 2
     duration_ms: number;
     peak_rss_mb: number;
     index_ms: number;
+    prior: { file: string; apis: number; ms: number };
   };
   assert.equal(summary.tools, 9);
+  assert.equal(summary.prior.file, join(dir, 'prior.json'), 'the value prior is mined beside tools.db');
+  assert.ok(existsSync(summary.prior.file) && summary.prior.apis === summary.apis);
   assert.equal(typeof summary.index_ms, 'number', 'the BM25 index is part of the default library');
   assert.ok(
     existsSync(join(dir, 'index', 'bm25.idx')),
@@ -286,13 +289,14 @@ test('toolenv library build: --json ends with the summary line; bad flags exit 2
     ['--size', '0'],
     ['--size', 'many'],
     ['--size', '500'],
+    ['--leave-out', join(dir, 'missing.txt')],
   ]) {
     const bad = spawnSync(process.execPath, [BIN, 'library', 'build', '--source', source, '--library', dir, ...args], {
       encoding: 'utf8',
     });
     assert.equal(bad.status, 2, `${args.join(' ')}: ${bad.stderr}`);
     assert.equal(bad.stderr.trim().split('\n').length, 1);
-    assert.match(bad.stderr, /^toolenv: .*(--size|size 500)/);
+    assert.match(bad.stderr, /^toolenv: .*(--size|size 500|--leave-out)/);
   }
   const help = spawnSync(process.execPath, [BIN, 'library', 'build', '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0);

@@ -3,6 +3,7 @@ import { registerStats } from './stats.js';
 import { registerList } from './list.js';
 import { registerImport } from './import.js';
 import { registerBuild } from './build.js';
+import { registerPrior } from './prior.js';
 
 export function registerLibrary(program: Command): void {
   const library = program.command('library').description('build, import and inspect tool libraries');
@@ -10,4 +11,5 @@ export function registerLibrary(program: Command): void {
   registerStats(library);
   registerList(library);
   registerImport(library);
+  registerPrior(library);
 }

@@ -7,6 +7,8 @@ import { generateRequired } from './schema.js';
 import { shapeSchema } from './shape.js';
 import { NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
+import type { ValuePrior } from '../prior/prior.js';
+import { priorView } from './prior-values.js';
 
 export { synthResponder } from './responder.js';
 
@@ -15,8 +17,8 @@ export { synthResponder } from './responder.js';
  * `tool.response_schema` (or, without one, a shape read from the tool's name and description). The same tool,
  * canonical arguments and seed always give the same body; a 204 has a null body.
  */
-export function synthesize(tool: Tool, args: Arguments, seed: number): Responded {
-  const { status, body } = synthesizeChecked(tool, args, seed);
+export function synthesize(tool: Tool, args: Arguments, seed: number, prior?: ValuePrior): Responded {
+  const { status, body } = synthesizeChecked(tool, args, seed, prior);
   return { status, body };
 }
 
@@ -25,7 +27,12 @@ export function synthesize(tool: Tool, args: Arguments, seed: number): Responded
  * that admit no value (an allOf of two closed objects requiring different keys, a oneOf of identical branches…),
  * where the body is a best effort: the shape, with the impossible parts as close as they come.
  */
-export function synthesizeChecked(tool: Tool, args: Arguments, seed: number): Responded & { satisfied: boolean } {
+export function synthesizeChecked(
+  tool: Tool,
+  args: Arguments,
+  seed: number,
+  prior?: ValuePrior,
+): Responded & { satisfied: boolean } {
   const status = tool.response_status ?? 200;
   if (status === 204) return { status, body: null, satisfied: true };
   reseed(callSeed(tool.id, args, seed));
@@ -46,7 +53,15 @@ export function synthesizeChecked(tool: Tool, args: Arguments, seed: number): Re
     search: undefined,
     want: undefined,
   };
-  const walk: Walk = { echo, nodes: 0, loose: false, lenient: false, faults: 0 };
+  const api = tool.origin.format === 'openapi' ? tool.origin.api_id : '';
+  const walk: Walk = {
+    echo,
+    nodes: 0,
+    loose: false,
+    lenient: false,
+    faults: 0,
+    prior: prior && priorView(prior, api, tool.category),
+  };
   const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, walk);
   return { status, body: body === NOTHING ? null : body, satisfied: walk.faults === 0 && body !== NOTHING };
 }

@@ -6,6 +6,7 @@ import { fromPattern } from './regex.js';
 import { bestEffort, echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
 import { withTerms } from './echo.js';
 import { outOfUse } from './flags.js';
+import { priorEntry, priorNumber, priorString } from './prior-values.js';
 import {
   formatHintString,
   namedNumber,
@@ -69,7 +70,12 @@ export function numberFor(flat: Flat, integer: boolean, site: Site, walk: Walk):
     if (ok(echoNumber)) return echoNumber;
     const sample = example(flat);
     if (ok(sample)) return sample;
-    hint = namedNumber(site.key) ?? (integer ? DEFAULT_INTEGER : DEFAULT_NUMBER);
+    const named = namedNumber(site.key);
+    const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
+    const sane = (n: number) => numberFits(n, flat, integer) && (!named || (n >= named.min && n <= named.max));
+    const documented = entry && priorNumber(entry, integer, sane);
+    if (documented !== undefined) return documented;
+    hint = named ?? (integer ? DEFAULT_INTEGER : DEFAULT_NUMBER);
   }
   const value = drawNumber(flat, integer, hint);
   // Bounds that cross (minimum above maximum) admit nothing; a required number still comes, at the minimum.
@@ -218,6 +224,9 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     const sample = example(flat);
     if (ok(sample)) return sample;
     named = namedString(context);
+    const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
+    const documented = entry && priorString(entry, site.key, named, ok);
+    if (documented !== undefined) return documented;
     if (named !== undefined && ok(named)) return named;
     // A name that does not fit (a country's name where two letters are asked for) may fit in another spelling.
     if (named !== undefined) for (const variant of namedVariants(context)) if (ok(variant)) return variant;

@@ -9,6 +9,7 @@ import { generate, generateRequired } from './schema.js';
 import { relate } from './relations.js';
 import { bestEffort, exhausted, NOTHING, type Site, type Walk } from './site.js';
 import { namesPerson, newPersona, type Persona } from './values.js';
+import { DOCUMENTED_CHANCE, documentedKey } from './prior-values.js';
 
 /** Field names a free-form object (`{type: object}`, often a cut recursion) is given. */
 const FREE_FORM_KEYS = [
@@ -102,6 +103,17 @@ function optionalChance(site: Site, walk: Walk): number {
 }
 
 /**
+ * Values in a body past which optional fields keep the usual chances, documented or not: large schemas filled in
+ * to the last optional branch would cost several times the synthesis time for keys an example rarely shows.
+ */
+const DOCUMENTED_NODES = 100;
+
+/** Whether the vendors' examples show a field of this name. */
+function documented(key: string, walk: Walk): boolean {
+  return walk.prior !== undefined && documentedKey(walk.prior, nameKey(key));
+}
+
+/**
  * An object: its required keys (with those they depend on), most optional ones, extra keys up to minProperties (from
  * patternProperties, propertyNames or plausible field names), each valued by its own schemas. NOTHING when a required
  * key is shut out and the object need not be there.
@@ -135,7 +147,13 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   const searched = walk.echo.search !== undefined && site.inList && site.record ? searchedField(declared) : undefined;
   for (const key of declared) {
     // An `id` is always there: records without one look broken, and echoes of the requested id land on it.
-    const wanted = key === 'id' || key === searched || sent?.has(nameKey(key)) ? chance > 0 : rng.chance(chance);
+    // One draw either way: the prior is asked only when the usual chance would leave the field out.
+    const roll = rng.next();
+    const wanted =
+      key === 'id' || key === searched || sent?.has(nameKey(key))
+        ? chance > 0
+        : roll < chance ||
+          (walk.nodes < DOCUMENTED_NODES && chance > 0 && roll < DOCUMENTED_CHANCE && documented(key, walk));
     if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
   }
   // An object with declared fields never comes back empty by chance.
@@ -204,6 +222,7 @@ function extraKey(flat: Flat, index: number): string | undefined {
       loose: false,
       lenient: false,
       faults: 0,
+      prior: undefined,
     });
     return typeof key === 'string' ? key : undefined;
   }

@@ -8,6 +8,7 @@ import { resolve, type Flat, type JsonType } from './flat.js';
 import { hasFormat } from './formats.js';
 import { booleanFor, guessType, numberFor, stringFor } from './leaves.js';
 import { objectFor } from './objects.js';
+import { priorEntry } from './prior-values.js';
 import { bestEffort, echoFor, NOTHING, type Site, type Walk } from './site.js';
 
 const ATTEMPTS = 12;
@@ -161,6 +162,11 @@ function excludedTypes(flat: Flat): Set<string> {
   return out;
 }
 
+function nullChance(site: Site, walk: Walk): number {
+  const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
+  return entry ? (entry.classes.null ?? 0) / entry.n : 0.08;
+}
+
 function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
   const excluded = flat.mustNotMatch.length ? excludedTypes(flat) : undefined;
   let types = flat.types ? [...flat.types] : inferTypes(flat);
@@ -177,7 +183,9 @@ function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
     return type === 'integer' && !types.includes('integer') ? 'number' : type;
   }
   const solid = types.filter((type) => type !== 'null');
-  // Nullable fields are null now and then, ids never: a record without its id looks broken.
-  if (solid.length === 0 || (solid.length < types.length && site.key !== 'id' && rng.chance(0.08))) return 'null';
+  // Nullable fields are null now and then (as often as the vendors' examples show them null), ids never: a record
+  // without its id looks broken.
+  if (solid.length === 0 || (solid.length < types.length && site.key !== 'id' && rng.chance(nullChance(site, walk))))
+    return 'null';
   return rng.pick(solid);
 }

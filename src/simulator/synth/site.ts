@@ -1,4 +1,5 @@
 import type { Echo } from './echo.js';
+import type { PriorView } from './prior-values.js';
 import type { FieldContext, Persona } from './values.js';
 
 /** What a schema that admits no value generates; the holder leaves the field out (or, at the root, answers null). */
@@ -52,6 +53,8 @@ export interface Walk {
   lenient: boolean;
   /** Best-effort values placed so far (see `bestEffort`): a try that needed one is not valid, and another is made. */
   faults: number;
+  /** The value prior mined from the library's examples, when the library has one. */
+  prior: PriorView | undefined;
 }
 
 /** Nesting past which objects get only their required fields and lists their minimum length. */

@@ -1,0 +1,220 @@
+import { idPrefix, valueClass } from '../../library/value-class.js';
+import { contextKeys, type PriorEntry, type ValuePrior } from '../prior/prior.js';
+import { faker, rng } from './faker.js';
+import { dateFor, dateString, dateTimeString } from './formats.js';
+
+/** Found entries (or null) by holder and field name, for one API and category. */
+type Found = Map<string, Map<string, PriorEntry | null>>;
+
+/** The prior as one call reads it: the tool's API and category fill in the contexts. */
+export interface PriorView {
+  prior: ValuePrior;
+  api: string;
+  category: string;
+  found: Found;
+}
+
+/** Values a context needs before it speaks for a field outside its own API (one API's one example is its own word). */
+const MIN_SHARED = 2;
+/** How often a field the vendors document is there: most fields a document shows in its examples come back. */
+export const DOCUMENTED_CHANCE = 0.97;
+/** Counts are raised to this power before a class is drawn: the usual class, with the others now and then. */
+const SHARPEN = 3;
+const UNIX_2000 = 946_684_800;
+const STRING_CLASSES_SKIPPED = new Set(['null', 'boolean', 'integer', 'float']);
+/** Classes whose samples are redrawn character by character (same shape, new value); the rest are repeated. */
+const RESHAPED = new Set([
+  'hash',
+  'vendor_id',
+  'opaque_id',
+  'numeric_string',
+  'alphanumeric',
+  'phone',
+  'unix_timestamp',
+]);
+/** Lookups kept per prior before the memo starts over: a long-running server meets every field of the library. */
+const MEMO_LIMIT = 500_000;
+const memos = new WeakMap<ValuePrior, { scopes: Map<string, Found>; size: number }>();
+
+/**
+ * The view of one call. Lookups are memoized per API and category, since building six context strings and finding
+ * them among 200,000 for every field of every body would cost more than the body itself.
+ */
+export function priorView(prior: ValuePrior, api: string, category: string): PriorView {
+  let memo = memos.get(prior);
+  if (!memo || memo.size > MEMO_LIMIT) memos.set(prior, (memo = { scopes: new Map(), size: 0 }));
+  const scope = `${api}\u0000${category}`;
+  let found = memo.scopes.get(scope);
+  if (!found) memo.scopes.set(scope, (found = new Map()));
+  return { prior, api, category, found };
+}
+
+/** A prior's contexts as a Map, and the field names documented anywhere: made once per prior, on first use. */
+interface Indexed {
+  fields: Map<string, PriorEntry>;
+  keys: Set<string>;
+}
+const indexes = new WeakMap<ValuePrior, Indexed>();
+
+// A Map: looking keys up in an object of 200,000 properties parsed from JSON costs microseconds each.
+function indexed(prior: ValuePrior): Indexed {
+  let index = indexes.get(prior);
+  if (!index) {
+    index = { fields: new Map(Object.entries(prior.fields)), keys: new Set() };
+    for (const context of index.fields.keys()) if (context.startsWith('k\u0000')) index.keys.add(context.slice(2));
+    indexes.set(prior, index);
+  }
+  return index;
+}
+
+/**
+ * Whether any vendor documents a field of this name (in two values or more): what decides an optional field's
+ * presence. One set lookup, since it is asked for every declared field of every object, most never generated.
+ */
+export function documentedKey(view: PriorView, key: string): boolean {
+  return indexed(view.prior).keys.has(key);
+}
+
+/** The most specific context of the field with enough values, if any. */
+export function priorEntry(view: PriorView, parent: string, key: string): PriorEntry | undefined {
+  let byKey = view.found.get(parent);
+  if (!byKey) view.found.set(parent, (byKey = new Map()));
+  let entry = byKey.get(key);
+  if (entry === undefined) {
+    entry = lookup(view, parent, key) ?? null;
+    byKey.set(key, entry);
+    memos.get(view.prior)!.size++;
+  }
+  return entry ?? undefined;
+}
+
+function lookup(view: PriorView, parent: string, key: string): PriorEntry | undefined {
+  const { fields } = indexed(view.prior);
+  const contexts = contextKeys({ api: view.api, category: view.category, parent, key });
+  for (const [i, context] of contexts.entries()) {
+    const entry = fields.get(context);
+    if (entry && entry.n >= (i < 2 ? 1 : MIN_SHARED)) return entry;
+  }
+  return undefined;
+}
+
+/** An entry's string classes with their sharpened weights, and the most frequent: made once per entry. */
+interface StringChoice {
+  classes: [string, number][];
+  total: number;
+  mode: string | undefined;
+}
+const choices = new WeakMap<PriorEntry, StringChoice>();
+
+function stringChoice(entry: PriorEntry): StringChoice {
+  let choice = choices.get(entry);
+  if (choice) return choice;
+  const classes = Object.entries(entry.classes)
+    .filter(([c]) => !STRING_CLASSES_SKIPPED.has(c) && (c !== 'unix_timestamp' || !!entry.samples[c]))
+    .map(([c, count]): [string, number] => [c, count ** SHARPEN]);
+  const mode = classes.reduce<[string, number] | undefined>((a, b) => (a && a[1] >= b[1] ? a : b), undefined);
+  choice = { classes, total: classes.reduce((n, [, w]) => n + w, 0), mode: mode?.[0] };
+  choices.set(entry, choice);
+  return choice;
+}
+
+/** A string class drawn in proportion to its sharpened count; the most frequent with `mode`. */
+function drawClass(entry: PriorEntry, mode: boolean): string | undefined {
+  const choice = stringChoice(entry);
+  if (mode) return choice.mode;
+  let roll = rng.next() * choice.total;
+  for (const [cls, weight] of choice.classes) if ((roll -= weight) < 0) return cls;
+  return undefined;
+}
+
+const agreements = new WeakMap<PriorEntry, Map<string, boolean>>();
+
+/**
+ * Whether the synthesizer's values for this name are of the class: decided on its first value and kept, since a
+ * name rule makes one kind of value and classifying every string would cost as much as making it.
+ */
+function namedAgrees(entry: PriorEntry, key: string, named: string, cls: string): boolean {
+  let byKey = agreements.get(entry);
+  if (!byKey) agreements.set(entry, (byKey = new Map()));
+  let agrees = byKey.get(key);
+  if (agrees === undefined) byKey.set(key, (agrees = valueClass(named, key) === cls));
+  return agrees;
+}
+
+/**
+ * A string of the class the vendors' examples show for this field. Where the synthesizer has a value of its own for
+ * the name (`named`: an email agreeing with the person, a country code), it stands unless most vendors' values are of
+ * another class; otherwise a class is drawn. A value of that class is made from the samples: the same shape with new
+ * characters for ids and numbers, repeated for words and text. Undefined when `ok` refuses it.
+ */
+export function priorString(
+  entry: PriorEntry,
+  key: string,
+  named: string | undefined,
+  ok: (value: string) => boolean,
+): string | undefined {
+  const cls = drawClass(entry, named !== undefined);
+  if (cls === undefined) return undefined;
+  if (named !== undefined && namedAgrees(entry, key, named, cls) && ok(named)) return named;
+  const value = made(cls, entry.samples[cls], key);
+  return value !== undefined && ok(value) ? value : undefined;
+}
+
+function made(cls: string, samples: string[] | undefined, key: string): string | undefined {
+  switch (cls) {
+    case 'empty':
+      return '';
+    case 'uuid':
+      return faker.string.uuid();
+    case 'datetime':
+      return dateTimeString(dateFor(key));
+    case 'date':
+      return dateString(dateFor(key));
+  }
+  if (!samples?.length) return undefined;
+  const sample = rng.pick(samples);
+  if (cls === 'ip' && /^\d+\.\d+\.\d+\.\d+$/.test(sample))
+    return [rng.int(1, 223), rng.int(0, 255), rng.int(0, 255), rng.int(1, 254)].join('.');
+  return RESHAPED.has(cls) ? reshaped(sample, cls) : sample;
+}
+
+/** The sample with its letters and digits redrawn in kind and case; a vendor id keeps its prefix, a time its era. */
+function reshaped(sample: string, cls: string): string {
+  const kept = cls === 'vendor_id' ? (idPrefix(sample)?.length ?? 0) : cls === 'unix_timestamp' ? 3 : 0;
+  let out = sample.slice(0, kept);
+  for (let i = kept; i < sample.length; i++) {
+    const c = sample[i]!;
+    if (c >= '0' && c <= '9') out += String(i === 0 && c !== '0' ? rng.int(1, 9) : rng.int(0, 9));
+    else if (c >= 'a' && c <= 'z') out += String.fromCharCode(97 + rng.int(0, 25));
+    else if (c >= 'A' && c <= 'Z') out += String.fromCharCode(65 + rng.int(0, 25));
+    else out += c;
+  }
+  return out;
+}
+
+/**
+ * A number near one the vendors' examples show for this field (half to one and a half times it), whole where most
+ * of theirs are (a `number` field documented with whole values stays whole), else within their range. Undefined
+ * where the examples hold no numbers or `fits` refuses the draw: the caller's `fits` keeps it inside what the
+ * field's name says is sane (a latitude, a percentage), since documents carry placeholders too.
+ */
+export function priorNumber(entry: PriorEntry, integer: boolean, fits: (n: number) => boolean): number | undefined {
+  const ints = entry.ints ?? 0;
+  const floats = entry.floats ?? 0;
+  if (ints + floats === 0 || entry.lo === undefined || entry.hi === undefined) return undefined;
+  const whole = integer || ints >= floats;
+  const samples = [
+    ...(entry.samples.integer ?? []),
+    ...(entry.samples.float ?? []),
+    ...(entry.samples.unix_timestamp ?? []),
+  ]
+    .map(Number)
+    .filter(Number.isFinite);
+  const near = samples.length > 0 ? rng.pick(samples) : undefined;
+  // Times in seconds or milliseconds since 1970 move by days, not years.
+  const spread = near !== undefined && Math.abs(near) >= UNIX_2000 ? 0.02 : 0.5;
+  const value =
+    near !== undefined ? near * (1 - spread + 2 * spread * rng.next()) : entry.lo + rng.next() * (entry.hi - entry.lo);
+  const rounded = whole ? Math.round(value) : Math.round(value * 100) / 100;
+  return fits(rounded) ? rounded : undefined;
+}

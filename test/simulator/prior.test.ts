@@ -1,0 +1,159 @@
+/**
+ * The value prior: mined from a fixture library's documents (a real SQLite file), drawn from by the synthesizer, and
+ * as the CLI writes and checks it.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { LibraryStore } from '../../src/library/store.js';
+import type { ApiRecord, Tool } from '../../src/library/tool.js';
+import { packageRoot } from '../../src/paths.js';
+import { minePrior } from '../../src/simulator/prior/mine.js';
+import { contextKeys, PRIOR_FILE, readPrior } from '../../src/simulator/prior/prior.js';
+import { synthesize } from '../../src/simulator/synth/index.js';
+import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
+
+const run = promisify(execFile);
+const BIN = join(packageRoot, 'bin', 'toolenv');
+
+/** A document whose examples give accounts `account_…` ids, whole loyalty tallies and a currency, in three places. */
+const bank = (id: string): ApiRecord => ({
+  api_id: id,
+  title: id,
+  provider: id,
+  category: 'financial',
+  format: 'openapi',
+  document: {
+    openapi: '3.0.3',
+    info: { title: id, version: '1' },
+    paths: {
+      '/accounts/{account_id}': {
+        get: {
+          parameters: [{ name: 'account_id', in: 'path', example: 'account_in71c4amph0vgo2qllky' }],
+          responses: {
+            '200': {
+              description: 'ok',
+              content: {
+                'application/json': {
+                  examples: {
+                    one: { value: { account: { id: 'account_8c2kq0vw1x9z', tally: 1200, currency: 'USD' } } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Account: {
+          properties: {
+            id: { type: 'string', example: 'account_x4pl2m7bb0de' },
+            tally: { type: 'number', example: 98_000 },
+            // A placeholder no latitude can be: the synthesizer keeps latitudes where they can be.
+            latitude: { type: 'number', example: 4_000 },
+            // A property called `example` is a field, not an example.
+            example: { type: 'string', example: 'placeholder' },
+          },
+        },
+      },
+    },
+  },
+});
+
+const account: Tool = {
+  id: 'unseen__get_account',
+  name: 'Get an account',
+  description: 'Retrieve an account',
+  category: 'financial',
+  parameters: { type: 'object', properties: {} },
+  response_schema: {
+    type: 'object',
+    required: ['account'],
+    properties: {
+      account: {
+        type: 'object',
+        required: ['id', 'tally', 'latitude'],
+        properties: {
+          id: { type: 'string' },
+          tally: { type: 'number' },
+          latitude: { type: 'number' },
+          currency: { type: 'string' },
+        },
+      },
+    },
+  },
+  examples: [],
+  origin: { format: 'openapi', api_id: 'unseen.bank', method: 'get', path: '/x', operation_id: null, server: null },
+};
+
+test('the prior: every documented example counted under its field, a left-out API never read', () => {
+  const dir = writeFixtureLibrary([], [bank('a.bank'), bank('b.bank'), bank('secret.bank')]);
+  const store = LibraryStore.open(dir);
+  try {
+    const { prior, summary } = minePrior(store, new Set(['secret.bank']));
+    assert.deepEqual(summary, { apis: 2, left_out: 1, values: 16, contexts: summary.contexts });
+    assert.deepEqual(prior.left_out, ['secret.bank']);
+    assert.ok(!Object.keys(prior.fields).some((context) => context.includes('secret.bank')));
+    // The ids of the body example (under `account`) and of the schema (under `account`, the component's name).
+    const id = prior.fields[contextKeys({ api: '', category: 'financial', parent: 'account', key: 'id' })[3]!]!;
+    assert.deepEqual(id.classes, { vendor_id: 4 });
+    assert.deepEqual(id.samples.vendor_id, ['account_8c2kq0vw1x9z', 'account_x4pl2m7bb0de']);
+    const tally = prior.fields[contextKeys({ api: '', category: '', parent: '', key: 'tally' })[5]!]!;
+    assert.deepEqual([tally.lo, tally.hi, tally.ints, tally.floats], [1200, 98_000, 4, undefined]);
+    assert.deepEqual(
+      prior.fields[contextKeys({ api: 'a.bank', category: '', parent: '', key: 'account_id' })[1]!]!.classes,
+      { vendor_id: 1 },
+    );
+    assert.equal(prior.fields[contextKeys({ api: '', category: '', parent: '', key: 'example' })[5]!]!.n, 2);
+
+    // An API the prior never saw: its ids take the vendors' prefix, its tallies stay whole, near the documented ones.
+    for (let seed = 0; seed < 20; seed++) {
+      const body = synthesize(account, {}, seed, prior).body as {
+        account: { id: string; tally: number; latitude: number };
+      };
+      assert.match(body.account.id, /^account_[a-z0-9]{12}$/);
+      const { tally, latitude } = body.account;
+      assert.ok(Number.isInteger(tally) && tally >= 600 && tally <= 147_000, String(tally));
+      assert.ok(Math.abs(latitude) <= 90, String(latitude));
+    }
+    // Without it, as before.
+    assert.doesNotMatch((synthesize(account, {}, 1).body as { account: { id: string } }).account.id, /^account_/);
+  } finally {
+    store.close();
+  }
+});
+
+test('library prior writes prior.json leaving out a file of APIs; fidelity --examples refuses a prior that read a held-out API', async () => {
+  const dir = writeFixtureLibrary([], [bank('a.bank'), bank('b.bank')]);
+  const list = join(tempDir(), 'held-out.txt');
+  writeFileSync(list, 'b.bank\n');
+  const { stdout } = await run(BIN, ['library', 'prior', '--library', dir, '--leave-out', list, '--json']);
+  const summary = JSON.parse(stdout.trim());
+  assert.equal(summary.apis, 1);
+  assert.equal(summary.left_out, 1);
+  assert.ok(existsSync(join(dir, PRIOR_FILE)));
+  assert.deepEqual(readPrior(join(dir, PRIOR_FILE))!.left_out, ['b.bank']);
+
+  const fidelity = ['fidelity', '--examples', '--library', dir, '--json'];
+  await run(BIN, [...fidelity, '--holdout', list]);
+  writeFileSync(list, 'a.bank\n');
+  for (const args of [
+    [...fidelity, '--holdout', list],
+    ['library', 'prior', '--library', dir, '--split-seed', '1'],
+    ['library', 'prior', '--library', dir, '--leave-out', join(dir, 'missing.txt')],
+  ]) {
+    const failed = await run(BIN, args).then(
+      () => assert.fail(`${args.join(' ')} was accepted`),
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal(failed.code, 2);
+    assert.equal(failed.stderr.trim().split('\n').length, 1);
+  }
+  // Without the prior, the same measurement runs.
+  await run(BIN, [...fidelity, '--holdout', list, '--no-prior']);
+});
