@@ -57,13 +57,15 @@ describe('server routes', () => {
     );
   });
 
-  it('GET /v1/tools rejects a bad limit or cursor', async () => {
+  it('GET /v1/tools rejects a bad limit or cursor; an empty cursor is the first page', async () => {
     assert.match(String((await expectProblem(await fetch(`${server.url}/v1/tools?limit=0`), 400)).detail), /limit/);
     assert.match(String((await expectProblem(await fetch(`${server.url}/v1/tools?limit=abc`), 400)).detail), /limit/);
     assert.match(
       String((await expectProblem(await fetch(`${server.url}/v1/tools?cursor=%21%21`), 400)).detail),
       /cursor/,
     );
+    const first = await (await fetch(`${server.url}/v1/tools?limit=2`)).json();
+    assert.deepEqual(await (await fetch(`${server.url}/v1/tools?limit=2&cursor=`)).json(), first);
   });
 
   it('GET /v1/tools/{id} answers the full record, 404 otherwise', async () => {

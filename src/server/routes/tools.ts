@@ -62,7 +62,8 @@ export function toolRoutes(ctx: AppContext): Hono {
     }
     const category = url.searchParams.get('category') ?? undefined;
     const q = url.searchParams.get('q') ?? undefined;
-    const cursor = url.searchParams.get('cursor') ?? undefined;
+    // An empty `cursor=` is the first page, as an absent one (clients that template the query send it so).
+    const cursor = url.searchParams.get('cursor') || undefined;
     try {
       return c.json(
         q ? rankedPage(ctx.store, { q, category, cursor, limit }) : ctx.store.list({ category, cursor, limit }),
@@ -123,7 +124,7 @@ export const toolOperations: Operations = {
         {
           name: 'cursor',
           in: 'query',
-          description: 'The `next_cursor` of the previous page.',
+          description: 'The `next_cursor` of the previous page; absent or empty: the first page.',
           schema: { type: 'string' },
         },
       ],
