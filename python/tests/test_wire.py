@@ -6,6 +6,7 @@ refuses missing, mistyped and unknown members, so every answer of a real run bel
 
 import subprocess
 
+import httpx
 import pytest
 from conftest import ROOT
 from pydantic import TypeAdapter, ValidationError
@@ -63,3 +64,16 @@ def test_the_records_refuse_what_the_schemas_refuse():
     for wrong in ({**task, "query": 3}, {**task, "unknown": 1}, {"id": "t"}, {**task, "answer": [1]}):
         with pytest.raises(ValidationError):
             check(wire.EpisodeTask, wrong)
+
+
+def test_the_server_s_own_bodies_fit_their_records(server):
+    page = httpx.get(f"{server.url}/v1/tools", params={"limit": 2}).json()
+    check(wire.ToolPage, page)
+    check(wire.Tool, httpx.get(f"{server.url}/v1/tools/{page['tools'][0]['id']}").json())
+    check(wire.Health, httpx.get(f"{server.url}/healthz").json())
+
+
+def test_the_tool_record_keeps_its_name():
+    # A shape that takes a definition's name (an anonymous item named after its member) would make it Tool2.
+    assert {"id", "parameters", "examples", "origin"} <= set(wire.Tool.__annotations__)
+    assert not hasattr(wire, "Tool2")

@@ -81,6 +81,10 @@ export type ChatObservation =
     };
 export type Action = SearchAction | ToolCallAction;
 /**
+ * A tool of the library, by its id (GET /v1/tools).
+ */
+export type ToolId = string;
+/**
  * One judge verdict; only YES counts as 1 (Table 9).
  */
 export type Verdict = 'YES' | 'PARTIAL' | 'NO';
@@ -595,7 +599,7 @@ export interface EpisodeConfig {
    * @minItems 1
    * @maxItems 10000
    */
-  tools?: string[];
+  tools?: ToolId[];
   max_steps?: number;
   protocol?: Protocol;
   tool_parser?: ToolParser;
@@ -1279,7 +1283,7 @@ export interface EpisodeConfigFields {
    * @minItems 1
    * @maxItems 10000
    */
-  tools?: string[];
+  tools?: ToolId[];
   max_steps?: number;
   protocol?: Protocol;
   tool_parser?: ToolParser;

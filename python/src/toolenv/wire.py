@@ -302,7 +302,10 @@ class ToolCallObservation(TypedDict, closed=True):
     """
 
 
-Tool: TypeAlias = str
+ToolId: TypeAlias = str
+"""
+A tool of the library, by its id (GET /v1/tools).
+"""
 
 
 class EpisodeConfigFields(TypedDict):
@@ -316,7 +319,7 @@ class EpisodeConfigFields(TypedDict):
     The episode's injected-error rate; default the server's.
     """
     task: NotRequired[EpisodeTask]
-    tools: NotRequired[list[Tool]]
+    tools: NotRequired[list[ToolId]]
     """
     Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
     """
@@ -718,7 +721,7 @@ class GroupRequest(TypedDict, closed=True):
     The episode's injected-error rate; default the server's.
     """
     task: EpisodeTask
-    tools: NotRequired[list[Tool]]
+    tools: NotRequired[list[ToolId]]
     """
     Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
     """
@@ -1094,7 +1097,7 @@ class OpenEnvResetRequest(TypedDict):
     The episode's injected-error rate; default the server's.
     """
     task: NotRequired[EpisodeTask]
-    tools: NotRequired[list[Tool]]
+    tools: NotRequired[list[ToolId]]
     """
     Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
     """
@@ -1522,7 +1525,7 @@ class Parameters(TypedDict):
     required: NotRequired[list[str]]
 
 
-class Tool2(TypedDict, closed=True):
+class Tool(TypedDict, closed=True):
     """
     One tool of a ToolEnv library (src/library/tool.ts): what an agent sees (name, description, category, one object of arguments) and what the simulator needs to answer a call (where each argument goes on the wire, the success response's status, schema and examples, and the source it came from).
     """
