@@ -1,8 +1,6 @@
-/** One wrong member of a request: a JSON pointer into it and what is wrong there. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+import type { FieldError } from '../wire/schema-errors.js';
+
+export type { FieldError } from '../wire/schema-errors.js';
 
 export type EpisodeErrorStatus = 400 | 403 | 404 | 409 | 429;
 

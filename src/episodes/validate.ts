@@ -12,7 +12,7 @@ import type {
 import type { Action, AssistantMessage, EpisodeConfig, ParsedRewardRequest, ParsedTurn } from '../wire/episodes.js';
 import { invalidRequest, type FieldError } from './errors.js';
 import { DEFAULT_SEARCH_K, MAX_TURN_TEXT } from './limits.js';
-import { requestErrors, type RequestShape } from './request-schema.js';
+import { requestErrors, type RequestShape } from '../wire/request-errors.js';
 import type { Json } from './resource-body.js';
 
 /**
@@ -40,7 +40,7 @@ export class Checker {
 }
 
 /** What a body of each shape looks like, for the refusal of one that is not a JSON object at all. */
-const OUTLINES: Record<RequestShape, string> = {
+const OUTLINES = {
   EpisodeConfig: '{"task"?, "tools"?, "seed"?, …}',
   GroupRequest: '{"task", "n", …episode options}',
   StepRequest: '{"actions": [...]}',
@@ -48,10 +48,10 @@ const OUTLINES: Record<RequestShape, string> = {
   RewardRequest: '{"verdicts"?, "judge"?}',
   VerdictsInput: '{"quality", "faithfulness", "utility"}',
   AdvantagesRequest: '{"groups": [[{"r_step", "r_phase", "r_traj"}, …], …]}',
-};
+} satisfies Partial<Record<RequestShape, string>>;
 
 /** The body's schema errors, a wrong top-level kind named with the shape it should have. */
-function schemaErrors(shape: RequestShape, body: unknown): FieldError[] {
+function schemaErrors(shape: keyof typeof OUTLINES, body: unknown): FieldError[] {
   return requestErrors(shape, body).map((error) =>
     error.path === '' && error.message.startsWith('must be an object')
       ? {

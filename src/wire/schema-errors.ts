@@ -1,6 +1,11 @@
 import type { ErrorObject } from 'ajv';
-import type { JsonSchema } from '../wire/schemas.js';
-import type { FieldError } from './errors.js';
+import type { JsonSchema } from './schemas.js';
+
+/** One wrong member of a request: a JSON pointer into it and what is wrong there. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
 
 /** Finds a definition by name, for `$ref`s the errors' schemas hold (`#/$defs/X`, or another file's `…#/$defs/X`). */
 export type Definitions = (name: string) => JsonSchema | undefined;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { requestErrors } from '../../src/episodes/request-schema.js';
+import { requestErrors } from '../../src/wire/request-errors.js';
 import { MAX_ACTIONS, MAX_STEPS, MAX_TURN_TEXT } from '../../src/episodes/limits.js';
 import { MAX_K } from '../../src/protocol/protocol.js';
 import { schemaFile } from '../../src/wire/schemas.js';

@@ -1,10 +1,9 @@
 import type { ValidateFunction } from 'ajv';
 import { createAjv } from '../library/ajv.js';
-import { schemaDefinition, schemaFile, type SchemaName } from '../wire/schemas.js';
-import type { FieldError } from './errors.js';
-import { describeSchemaErrors } from './schema-errors.js';
+import { schemaDefinition, schemaFile, type SchemaName } from './schemas.js';
+import { describeSchemaErrors, type FieldError } from './schema-errors.js';
 
-/** The request bodies of the episode and reward routes, by their definition's name in schemas/ and its file. */
+/** The request bodies the routes check, by their definition's name in schemas/ and its file. */
 const REQUESTS = {
   EpisodeConfig: 'trajectory',
   StepRequest: 'trajectory',
@@ -13,6 +12,8 @@ const REQUESTS = {
   RewardRequest: 'rewards',
   VerdictsInput: 'rewards',
   AdvantagesRequest: 'rewards',
+  SearchRequest: 'server',
+  SubgraphRequest: 'server',
 } as const satisfies Record<string, SchemaName>;
 
 export type RequestShape = keyof typeof REQUESTS;
@@ -31,6 +32,8 @@ export function requestErrors(shape: RequestShape, body: unknown): FieldError[] 
       ajv = createAjv({ verbose: true, discriminator: true });
       ajv.addSchema(schemaFile('trajectory'));
       ajv.addSchema(schemaFile('rewards'));
+      ajv.addSchema(schemaFile('tool'));
+      ajv.addSchema(schemaFile('server'));
     }
     validate = ajv.getSchema(`${schemaFile(REQUESTS[shape]).$id}#/$defs/${shape}`)!;
     compiled.set(shape, validate);
