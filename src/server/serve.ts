@@ -173,9 +173,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       upstream,
     });
     const retrieval = retrievalLoader(store.dir, options.retrieval);
-    const prefix =
-      `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` ||
-      undefined;
+    const workerPrefix = options.worker ? idPrefix(options.worker.index) : '';
+    const replicaPrefix = options.replica === undefined ? '' : `r${options.replica}-`;
+    const prefix = `${workerPrefix}${replicaPrefix}` || undefined;
     let cluster: ClusterListeners | undefined;
     episodes = new EpisodeStore({
       idPrefix: prefix,
@@ -378,6 +378,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
     problem(status, undefined, `the request could not be parsed (${error.code ?? error.message})`),
   );
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
