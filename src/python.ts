@@ -17,5 +17,8 @@ export function pythonExecutable(): string | undefined {
 }
 
 export function missingPython(): string {
-  return `the Python side is not set up: run \`${SETUP_COMMAND}\` (creates .venv with torch, TRL and verl), or set TOOLENV_PYTHON to a Python that has the toolenv package`;
+  return (
+    `the Python side is not set up: run \`${SETUP_COMMAND}\` (creates .venv with torch, TRL and verl), or set ` +
+    'TOOLENV_PYTHON to a Python that has the toolenv package'
+  );
 }

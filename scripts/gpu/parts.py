@@ -88,7 +88,9 @@ def main(argv: list[str] | None = None) -> int:
                 data.seek(offset)
                 chunk = data.read(length)
                 piece = f"{path.name}.{n:03d}"
-                entry["pieces"].append({"part": names[part], "file": piece, "bytes": length, "sha256": sha256_bytes(chunk)})
+                entry["pieces"].append(
+                    {"part": names[part], "file": piece, "bytes": length, "sha256": sha256_bytes(chunk)}
+                )
                 payload[part].append((piece, chunk))
         manifest["items"].append(entry)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -114,10 +114,12 @@ if (command === 'docs') {
   });
   if (missing.length > 0 || differ.length > 0) {
     console.error(
-      `subset.mjs: ${missing.length} task tools missing from the subset (${missing.slice(0, 3).join(', ')}), ${differ.length} tools whose record differs from the full library's (${differ
-        .slice(0, 3)
-        .map((r) => r.id)
-        .join(', ')})`,
+      `subset.mjs: ${missing.length} task tools missing from the subset (${missing.slice(0, 3).join(', ')}), ` +
+        `${differ.length} tools whose record differs from the full library's ` +
+        `(${differ
+          .slice(0, 3)
+          .map((r) => r.id)
+          .join(', ')})`,
     );
     console.log(JSON.stringify({ missing, differ_apis: [...new Set(differ.map((r) => r.api_id))].sort() }));
     process.exit(1);

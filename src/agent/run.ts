@@ -35,7 +35,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   if (!AGENTS.includes(agent)) throw new Error(`unknown agent ${JSON.stringify(agent)}; one of ${AGENTS.join(', ')}`);
   if (agent === 'chat' && !policy.nativeTools)
     throw new Error(
-      `the chat agent needs a policy that calls tools natively (heuristic, or openai:MODEL@URL); ${policy.name} writes text only`,
+      'the chat agent needs a policy that calls tools natively (heuristic, ' +
+        `or openai:MODEL@URL); ${policy.name} writes text only`,
     );
   const maxTurns = positive(options.maxTurns, DEFAULT_MAX_TURNS, 'maxTurns');
   const maxCallsPerTurn = positive(options.maxCallsPerTurn, DEFAULT_MAX_CALLS_PER_TURN, 'maxCallsPerTurn');

@@ -292,7 +292,9 @@ async function runRecipe(
       probed,
     );
     log(
-      `${stage}: held-out success ${pct(result.success)} (one-tool ${pct(result.success_1tool)}), well-formed ${pct(result.well_formed)}, R_traj ${num(result.r_traj)}, demonstration tokens predicted: copies ${pct(result.copy_accuracy)}, others ${pct(result.other_accuracy)}, ${Math.round(result.wall_s)} s`,
+      `${stage}: held-out success ${pct(result.success)} (one-tool ${pct(result.success_1tool)}), well-formed ` +
+        `${pct(result.well_formed)}, R_traj ${num(result.r_traj)}, demonstration tokens predicted: copies ` +
+        `${pct(result.copy_accuracy)}, others ${pct(result.other_accuracy)}, ${Math.round(result.wall_s)} s`,
     );
     return result;
   };
@@ -578,14 +580,24 @@ export const FEW_CURVE_PROMPTS = 8;
 /** The curve as one line: each reward early against late, and how many prompts each end stands on. */
 export function curveLine(curve: RewardCurve): string {
   const { first, last } = curve;
-  const rewards = `R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ${pct(first.success)} → ${pct(last.success)}`;
+  const rewards =
+    `R_traj ${num(first.r_traj)} → ${num(last.r_traj)}, R_step ${num(first.r_step)} → ${num(last.r_step)}, success ` +
+    `${pct(first.success)} → ${pct(last.success)}`;
   if (curve.same_tasks)
-    return `${rewards} (the first epoch against the last of ${curve.steps} steps: the same ${curve.prompts} tasks, ${curve.window} step${curve.window === 1 ? '' : 's'} each); by epoch: R_traj ${curve.points.map((p) => num(p.r_traj)).join(', ')}; success ${curve.points.map((p) => pct(p.success)).join(', ')}`;
+    return (
+      `${rewards} (the first epoch against the last of ${curve.steps} steps: the same ${curve.prompts} tasks, ` +
+      `${curve.window} step${curve.window === 1 ? '' : 's'} each); by epoch: R_traj ` +
+      `${curve.points.map((p) => num(p.r_traj)).join(', ')}; success ` +
+      `${curve.points.map((p) => pct(p.success)).join(', ')}`
+    );
   const few =
     curve.prompts < FEW_CURVE_PROMPTS
       ? ': too few to tell learning from which tasks were drawn; the held-out stages are the measure'
       : '';
-  return `${rewards} (mean of the first and the last ${curve.window} of ${curve.steps} steps, ${curve.prompts} prompt${curve.prompts === 1 ? '' : 's'} each${few})`;
+  return (
+    `${rewards} (mean of the first and the last ${curve.window} of ${curve.steps} steps, ${curve.prompts} ` +
+    `prompt${curve.prompts === 1 ? '' : 's'} each${few})`
+  );
 }
 
 /** Each reward's mean over steps (or over seeds' curve ends). */

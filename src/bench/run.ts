@@ -88,7 +88,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const target = pickTarget(store);
     store.close();
     log(
-      `library ${options.library}: ${libraryTools} tools, opened in ${open_ms} ms; target tool ${target.tool.id} (${target.request.method} ${target.request.url})`,
+      `library ${options.library}: ${libraryTools} tools, opened in ${open_ms} ms; target tool ${target.tool.id} ` +
+        `(${target.request.method} ${target.request.url})`,
     );
     const run = (
       url: string,

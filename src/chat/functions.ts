@@ -13,7 +13,9 @@ const searchSpec = (k: number): FunctionSpec => ({
   type: 'function',
   function: {
     name: SEARCH_FUNCTION,
-    description: `Search a library of thousands of real APIs for tools that do something. Answers the top ${k} tools (id, name, description, parameters, response fields); each becomes callable by its id.`,
+    description:
+      `Search a library of thousands of real APIs for tools that do something. Answers the top ${k} tools (id, name, ` +
+      'description, parameters, response fields); each becomes callable by its id.',
     parameters: {
       type: 'object',
       properties: {

@@ -238,10 +238,8 @@ export class ChatSession {
       const how = this.options.native
         ? 'then call them by id (or through call_tool)'
         : 'then call them through call_tool';
-      return {
-        call,
-        problem: `${label}: no function ${JSON.stringify(call.name)} is offered: call search_tool to find tools, ${how}`,
-      };
+      const name = JSON.stringify(call.name);
+      return { call, problem: `${label}: no function ${name} is offered: call search_tool to find tools, ${how}` };
     }
     return { call, action: { type: 'tool_call', id: call.id, tool: call.name, arguments: args } };
   }

@@ -63,7 +63,8 @@ export function registerBench(program: Command): void {
   program
     .command('bench')
     .description(
-      'benchmark: bare hono ceiling, cached tool calls, the REST surface and Stoplight Prism, in one run; startup and memory; --rollouts: actions inside concurrent episodes',
+      'benchmark: bare hono ceiling, cached tool calls, the REST surface and Stoplight Prism, in one run; startup ' +
+        'and memory; --rollouts: actions inside concurrent episodes',
     )
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--duration <seconds>', 'seconds of load per target', '5')
@@ -90,11 +91,13 @@ export function registerBench(program: Command): void {
     )
     .option(
       '--rollouts',
-      'instead: episodes at rollout scale (JSON steps and text turns, cached and fresh arguments) beside the plain cached call',
+      'instead: episodes at rollout scale (JSON steps and text turns, ' +
+        'cached and fresh arguments) beside the plain cached call',
     )
     .option(
       '--episodes <list>',
-      'with --rollouts or --client: concurrent episodes of each scale, comma-separated (default 256,2048; --client 1024,4096)',
+      'with --rollouts or --client: concurrent episodes of each scale, ' +
+        'comma-separated (default 256,2048; --client 1024,4096)',
     )
     .option('--steps <n>', 'with --rollouts: steps (call turns) per episode, each of three calls', '8')
     .option(
@@ -104,13 +107,15 @@ export function registerBench(program: Command): void {
     )
     .option(
       '--client',
-      'instead: the Python client (AsyncToolEnvClient) driving --episodes concurrent episodes’ text turns against a served library',
+      'instead: the Python client (AsyncToolEnvClient) ' +
+        'driving --episodes concurrent episodes’ text turns against a served library',
     )
     .option('--turns <n>', 'with --client: text turns per episode (one search, then calls)', '3')
     .option('--max-connections <n>', 'with --client: the client’s connection pool (default the client’s, 100)')
     .option(
       '--learning',
-      'instead: the learning benchmark: held-out success and rewards of a small policy before training, after SFT, after GRPO, over seeds (see docs/training.md)',
+      'instead: the learning benchmark: held-out success and rewards of a small policy before training, after SFT, ' +
+        'after GRPO, over seeds (see docs/training.md)',
     )
     .option(
       '--learner <kind>',
@@ -152,16 +157,19 @@ export function registerBench(program: Command): void {
     )
     .option(
       '--base <dir>',
-      'with --learning: start from this pretrained Hugging Face model (`toolenv model smollm2`) instead of a from-scratch --size one',
+      'with --learning: start from this pretrained Hugging Face model ' +
+        '(`toolenv model smollm2`) instead of a from-scratch --size one',
     )
     .option(
       '--lora <rank>',
-      'with --learning: rank of the low-rank adapters SFT and GRPO train, 0 for every weight (default 16 with --base, else 0)',
+      'with --learning: rank of the low-rank adapters SFT and GRPO train, ' +
+        '0 for every weight (default 16 with --base, else 0)',
     )
     .option('--sft-epochs <n>', 'with --learning: epochs over the demonstrations', '4')
     .option(
       '--sft-lr <rate>',
-      'with --learning: SFT learning rate (default 1.5e-3 from scratch, far above the paper’s 1e-5; 2e-4 for adapters on --base)',
+      'with --learning: SFT learning rate (default 1.5e-3 from scratch, ' +
+        'far above the paper’s 1e-5; 2e-4 for adapters on --base)',
     )
     .option('--sft-batch <n>', 'with --learning: conversations per SFT step', '2')
     .option(
@@ -176,17 +184,20 @@ export function registerBench(program: Command): void {
     )
     .option(
       '--rl-temperature <t>',
-      'with --learning: sampling temperature of the GRPO rollouts (a 135M policy that answers right greedily can fail every rollout at 1)',
+      'with --learning: sampling temperature of the GRPO rollouts (a 135M ' +
+        'policy that answers right greedily can fail every rollout at 1)',
       '1',
     )
     .option(
       '--rl-lora-layers <n>',
-      'with --learning and --lora: GRPO’s adapters on the last N decoder blocks only (0: every block), where its backward pass stops; SFT adapts every block',
+      'with --learning and --lora: GRPO’s adapters on the last N decoder blocks only (0: every block), where its ' +
+        'backward pass stops; SFT adapts every block',
       '0',
     )
     .option(
       '--rl-tasks <n>',
-      'with --learning: GRPO cycles through the first N training tasks (a multiple of --rl-batch; 0: all of them, drawn anew each step), so its curve compares the first epoch with the last on the same tasks',
+      'with --learning: GRPO cycles through the first N training tasks (a multiple of --rl-batch; 0: all of them, ' +
+        'drawn anew each step), so its curve compares the first epoch with the last on the same tasks',
       '0',
     )
     .option('--max-turns <n>', 'with --learning: turn cap of every episode (default 4; linear 5)')
@@ -199,7 +210,9 @@ export function registerBench(program: Command): void {
     )
     .option(
       '--system-prompt <style>',
-      'with --learning: the episodes’ system prompt in demonstrations, rollouts and evaluation alike: brief (~300 tokens: the recipe fine-tunes the policy on the protocol, and the full ~950-token prompt would be half of every sequence) or full',
+      'with --learning: the episodes’ system prompt in demonstrations, rollouts and evaluation alike: brief (~300 ' +
+        'tokens: the recipe fine-tunes the policy on the protocol, and the full ~950-token prompt would be half of ' +
+        'every sequence) or full',
       'brief',
     )
     .option('--cache <file>', 'with --learning: the in-process server’s response cache', defaultCacheFile())
@@ -236,14 +249,16 @@ export function registerBench(program: Command): void {
         ['ceiling, POST with body', `${report.ceiling_post_rps} req/s`],
         [
           'tool call (cached)',
-          `${report.call_rps} req/s (${report.call_vs_ceiling} × ceiling, ${report.call_vs_post_ceiling} × POST ceiling)`,
+          `${report.call_rps} req/s (${report.call_vs_ceiling} × ceiling, ` +
+            `${report.call_vs_post_ceiling} × POST ceiling)`,
         ],
         ...(report.cluster
           ? ([
               [`ceiling, ${report.cluster.workers} processes`, `${report.cluster.ceiling_rps} req/s`],
               [
                 `tool call, ${report.cluster.workers} workers`,
-                `${report.cluster.call_rps} req/s (${report.cluster.call_vs_ceiling} × ceiling; startup ${report.cluster.startup_ms} ms, RSS ${report.cluster.rss_mb} MB)`,
+                `${report.cluster.call_rps} req/s (${report.cluster.call_vs_ceiling} × ceiling; startup ` +
+                  `${report.cluster.startup_ms} ms, RSS ${report.cluster.rss_mb} MB)`,
               ],
             ] as [string, string][])
           : []),
@@ -257,7 +272,8 @@ export function registerBench(program: Command): void {
       if (report.build)
         rows.push([
           'library build',
-          `${(report.build.duration_ms / 1000).toFixed(1)} s (CPU ${(report.build.cpu_ms / 1000).toFixed(1)} s), peak RSS ${report.build.peak_rss_mb} MB`,
+          `${(report.build.duration_ms / 1000).toFixed(1)} s (CPU ${(report.build.cpu_ms / 1000).toFixed(1)} s), ` +
+            `peak RSS ${report.build.peak_rss_mb} MB`,
         ]);
       for (const row of report.model?.rows ?? []) {
         rows.push([
@@ -285,7 +301,8 @@ async function rollouts(opts: BenchFlags): Promise<void> {
   });
   if (opts.json) return printJson(report);
   printLine(
-    `tool ${report.tool}; ${report.steps} steps of ${report.actions_per_step} calls per episode; idle RSS ${report.idle_rss_mb} MB`,
+    `tool ${report.tool}; ${report.steps} steps of ${report.actions_per_step} ` +
+      `calls per episode; idle RSS ${report.idle_rss_mb} MB`,
   );
   for (const scale of report.scales) {
     printLine();
@@ -327,14 +344,18 @@ async function client(opts: BenchFlags): Promise<void> {
   });
   if (opts.json) return printJson(report);
   printLine(
-    `${report.client} client, ${report.max_connections ?? 100} connections; tool ${report.tool}; server RSS ${report.server_rss_mb} MB after`,
+    `${report.client} client, ${report.max_connections ?? 100} connections; tool ${report.tool}; server RSS ` +
+      `${report.server_rss_mb} MB after`,
   );
   printLine(
-    `${'episodes'.padEnd(10)}${'create s'.padStart(10)}${'turns'.padStart(8)}${'turns/s'.padStart(10)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}`,
+    `${'episodes'.padEnd(10)}${'create s'.padStart(10)}${'turns'.padStart(8)}${'turns/s'.padStart(10)}` +
+      `${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}`,
   );
   for (const s of report.scales) {
     printLine(
-      `${String(s.episodes).padEnd(10)}${String(s.create_s).padStart(10)}${String(s.turns).padStart(8)}${String(s.turns_per_s).padStart(10)}${String(s.turn_p50_ms).padStart(10)}${String(s.turn_p99_ms).padStart(10)}`,
+      `${String(s.episodes).padEnd(10)}${String(s.create_s).padStart(10)}${String(s.turns).padStart(8)}` +
+        `${String(s.turns_per_s).padStart(10)}${String(s.turn_p50_ms).padStart(10)}` +
+        `${String(s.turn_p99_ms).padStart(10)}`,
     );
   }
   printLine(`turns/s at the largest scale over the smallest: ${report.largest_vs_smallest}`);
@@ -356,7 +377,8 @@ async function learning(opts: BenchFlags): Promise<void> {
     throw new UsageError('--copy-circuit wires a from-scratch model: it does not apply to --base');
   if (opts.base !== undefined && !existsSync(join(opts.base, 'config.json')))
     throw new UsageError(
-      `--base ${opts.base}: no config.json there: not a Hugging Face model directory (\`toolenv model smollm2 --out DIR\` writes one)`,
+      `--base ${opts.base}: no config.json there: not a Hugging Face ` +
+        'model directory (`toolenv model smollm2 --out DIR` writes one)',
     );
   const lora = intFlag('--lora', opts.lora ?? (opts.base !== undefined ? '16' : '0'), { min: 0, max: 1024 });
   const rlLoraLayers = intFlag('--rl-lora-layers', opts.rlLoraLayers, { min: 0, max: 10_000 });
@@ -416,16 +438,24 @@ async function learning(opts: BenchFlags): Promise<void> {
   const m = report.model;
   const policy = m.base !== null ? m.base : `Qwen2 ${m.size}`;
   printLine(
-    `${report.seeds.length} seed(s), ${report.held_out} ${report.evaluated_on === 'test' ? 'held-out (test)' : 'dev'} tasks each on APIs no training task uses, policy ${policy} (${m.parameters} parameters${m.copy_circuit ? ', copy circuit wired' : ''}${m.lora > 0 ? `, LoRA rank ${m.lora}` : ''}); ${Math.round(report.wall_s)} s; runs in ${report.out}`,
+    `${report.seeds.length} seed(s), ${report.held_out} ` +
+      `${report.evaluated_on === 'test' ? 'held-out (test)' : 'dev'} tasks each on APIs no training task uses, ` +
+      `policy ${policy} (${m.parameters} ` +
+      `parameters${m.copy_circuit ? ', copy circuit wired' : ''}${m.lora > 0 ? `, LoRA rank ${m.lora}` : ''}); ` +
+      `${Math.round(report.wall_s)} s; runs in ${report.out}`,
   );
   printLine(
-    '| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ±sd | copies | others | wall s | tokens/s |',
+    '| stage | success | ±sd | one-tool | well-formed | path | turns | actions/turn | R_step | R_phase | R_traj | ' +
+      '±sd | copies | others | wall s | tokens/s |',
   );
   printLine('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const s of report.stages) {
     const name = protocols.length > 1 ? `${s.protocol} ${s.stage}` : s.stage;
     printLine(
-      `| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} | ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${pct(s.copy_accuracy)} | ${pct(s.other_accuracy)} | ${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`,
+      `| ${name} | ${pct(s.success)} | ${pct(s.spread.success)} | ${pct(s.success_1tool)} | ${pct(s.well_formed)} | ` +
+        `${pct(s.path)} | ${num(s.turns, 2)} | ${num(s.actions_per_turn, 2)} | ${num(s.r_step)} | ${num(s.r_phase)} ` +
+        `| ${num(s.r_traj)} | ${num(s.spread.r_traj)} | ${pct(s.copy_accuracy)} | ${pct(s.other_accuracy)} | ` +
+        `${num(s.wall_s, 0)} | ${num(s.tokens_per_s, 0)} |`,
     );
   }
   for (const s of report.stages) {
@@ -433,7 +463,8 @@ async function learning(opts: BenchFlags): Promise<void> {
     printLine(`GRPO training rollouts${protocols.length > 1 ? ` (${s.protocol})` : ''}: ${curveLine(s.curve)}`);
   }
   printLine(
-    'copies, others: held-out demonstrations read teacher-forced, the assistant tokens an induction head could copy and the rest, predicted right',
+    'copies, others: held-out demonstrations read teacher-forced, ' +
+      'the assistant tokens an induction head could copy and the rest, predicted right',
   );
   for (const failure of report.failures) printLine(`failed: ${failure}`);
   if (failed) throw failed;

@@ -38,7 +38,8 @@ export function registerCall(program: Command): void {
   const call = program
     .command('call')
     .description(
-      'simulate one tool call through Rule → Cache → Response (the --responder list: by default spec examples, then the synthesizer) → write-back; prints status, source, error kind and body',
+      'simulate one tool call through Rule → Cache → Response (the --responder list: by default spec examples, then ' +
+        'the synthesizer) → write-back; prints status, source, error kind and body',
     )
     .argument('<tool-id>', 'tool id (see `toolenv library list`)')
     .option('--args <json>', 'arguments as a JSON object (default {})')
@@ -57,13 +58,15 @@ export function registerCall(program: Command): void {
     .option('--dynamic', 'skip the cache and the examples and synthesize (as `Prefer: dynamic=true`)')
     .option(
       '--responder <names>',
-      `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`,
+      'responders asked in order, comma-separated: example, synth, ' +
+        `${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`,
       'example,synth',
     )
     .option('--json', 'print one JSON object {tool, status, source, error, headers, body}');
   addUpstreamOptions(call).option(
     '--upstream-header <header...>',
-    'with --upstream record|passthrough: your credentials for the real API, as NAME: VALUE (Authorization, or an API-key header the spec declares)',
+    'with --upstream record|passthrough: your credentials for the real API, as NAME: VALUE (Authorization, or an ' +
+      'API-key header the spec declares)',
   );
   addModelOptions(addRuleOptions(call)).action(async (toolId: string, flags: CallFlags, command: Command) => {
     const args = readArguments(flags);
@@ -147,7 +150,9 @@ function refusal(result: CallResult, controls: CallControls): { line: string; ex
   if (result.source !== 'rule' || result.error !== undefined || controls.code !== undefined || result.status < 400)
     return undefined;
   const body = result.body as { title?: unknown; detail?: unknown } | undefined;
-  const line = `${result.status} ${String(body?.title ?? 'refused')}${body?.detail === undefined ? '' : `: ${String(body.detail)}`}`;
+  const line =
+    `${result.status} ` +
+    `${String(body?.title ?? 'refused')}${body?.detail === undefined ? '' : `: ${String(body.detail)}`}`;
   return { line, exitCode: result.status >= 500 ? 1 : 2 };
 }
 

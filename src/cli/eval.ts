@@ -48,20 +48,23 @@ export function registerEval(program: Command): void {
   program
     .command('eval')
     .description(
-      'run agents over a task file (own JSONL, ToolBench queries, BFCL, API-Bank or MCP-style tasks) against a ToolEnv server; report success, tool path, coverage, turns, tokens',
+      'run agents over a task file (own JSONL, ToolBench queries, BFCL, API-Bank or MCP-style tasks) against a ' +
+        'ToolEnv server; report success, tool path, coverage, turns, tokens',
     )
     .option('--server <url>', 'ToolEnv server to run against (default: start one in this process on --library)')
     .option('--library <dir>', 'library of the in-process server (only without --server)', defaultLibraryDir())
     .option('--cache <file>', 'response cache of the in-process server (only without --server)', defaultCacheFile())
     .option(
       '--tasks <file>',
-      'task file: JSON Lines of {id, query, reference_tools?, tools?, answer?, seed?}, ToolBench queries, BFCL entries, API-Bank dialogs or MCP-style tasks (JSON array or JSONL)',
+      'task file: JSON Lines of {id, query, reference_tools?, tools?, answer?, seed?}, ToolBench queries, BFCL ' +
+        'entries, API-Bank dialogs or MCP-style tasks (JSON array or JSONL)',
     )
     .option('--format <format>', `task file format: ${TASK_FORMATS.join(', ')} (default: detected)`)
     .option('--agent <names>', `agent loop(s), comma-separated to compare: ${AGENTS.join(', ')}`, 'paraact')
     .option(
       '--policy <spec>',
-      'what writes each turn: heuristic, openai:MODEL@URL, gguf:FILE, hf:DIR (a Hugging Face checkpoint, e.g. a `toolenv train` run’s RUN/checkpoint)',
+      'what writes each turn: heuristic, openai:MODEL@URL, gguf:FILE, hf:DIR (a Hugging Face checkpoint, e.g. a ' +
+        '`toolenv train` run’s RUN/checkpoint)',
       'heuristic',
     )
     .option('--runs <n>', 'runs of every task (mean ± sample SD over runs)', '1')
@@ -80,7 +83,8 @@ export function registerEval(program: Command): void {
     .option('--system-prompt <style>', SYSTEM_PROMPT_HELP)
     .option(
       '--tool-parser <name>',
-      `with --agent chat: how the episodes read an hf: policy's raw tool-call text: ${TOOL_PARSERS.join(', ')} (default hermes)`,
+      'with --agent chat: how the episodes read an hf: ' +
+        `policy's raw tool-call text: ${TOOL_PARSERS.join(', ')} (default hermes)`,
     )
     .option(
       '--max-seq-len <n>',
@@ -92,7 +96,8 @@ export function registerEval(program: Command): void {
     .addOption(new Option('--api-key <key>', 'ToolEnv server API key').env('TOOLENV_API_KEY'))
     .option(
       '--judge <spec>',
-      'the answer judge (openai:MODEL@URL): scores R_ans in the rewards, and success for tasks without an expected answer (Quality and Faithfulness YES)',
+      'the answer judge (openai:MODEL@URL): scores R_ans in the rewards, and success for tasks without an expected ' +
+        'answer (Quality and Faithfulness YES)',
     )
     .addOption(new Option('--judge-api-key <key>', 'API key of the judge endpoint').env('TOOLENV_JUDGE_API_KEY'))
     .option('--out <dir>', 'write report.md, report.json and one trajectory per task-run here')
@@ -113,7 +118,8 @@ export function registerEval(program: Command): void {
         );
       if (agents.includes('chat') && flags.policy.startsWith('gguf:'))
         throw new UsageError(
-          `--agent chat needs a policy that calls tools natively (heuristic, openai:MODEL@URL, or hf:DIR whose chat template renders tools); ${flags.policy} writes text only`,
+          '--agent chat needs a policy that calls tools natively (heuristic, openai:MODEL@URL, or hf:DIR whose chat ' +
+            `template renders tools); ${flags.policy} writes text only`,
         );
       if (flags.toolParser !== undefined && !agents.includes('chat'))
         throw new UsageError("--tool-parser reads the chat agent's raw text: it needs --agent chat");
@@ -201,7 +207,8 @@ export function registerEval(program: Command): void {
             .map((t) => t.id)
             .join(', ') + (unscored.length > 10 ? `, … (${unscored.length - 10} more)` : '');
         process.stderr.write(
-          `toolenv: unscored: ${unscored.length} task(s) with no expected answer, no reference tool and no --judge, left out of success: ${ids}\n`,
+          `toolenv: unscored: ${unscored.length} task(s) with no expected answer, ` +
+            `no reference tool and no --judge, left out of success: ${ids}\n`,
         );
       }
       if (flags.json) return printJson(summaryLine(report, options.out));
@@ -209,7 +216,8 @@ export function registerEval(program: Command): void {
       const partly = report.tasks.partially_mapped.length > 0;
       for (const { summary } of report.results) for (const line of headline(summary, partly)) printLine(line);
       printLine(
-        `${report.tasks.scored} tasks × ${report.runs} run(s), policy ${report.policy}${options.out ? `; report in ${options.out}/report.md` : ''}`,
+        `${report.tasks.scored} tasks × ${report.runs} run(s), policy ` +
+          `${report.policy}${options.out ? `; report in ${options.out}/report.md` : ''}`,
       );
     });
 }

@@ -14,7 +14,9 @@ export function registerExport(program: Command): void {
   program
     .command('export')
     .description(
-      'write saved runs (eval trajectories, GET /v1/episodes/{id} as JSON or JSON lines), in any protocol, as Hugging Face chat rows: messages with tool_calls and tool messages, and a tools column, the form TRL’s SFTTrainer reads',
+      'write saved runs (eval trajectories, GET /v1/episodes/{id} as JSON or JSON lines), in any protocol, as ' +
+        'Hugging Face chat rows: messages with tool_calls and tool messages, ' +
+        'and a tools column, the form TRL’s SFTTrainer reads',
     )
     .argument('<files...>', 'saved runs')
     .option('--out <file>', 'the JSON Lines file the rows go to', 'chat.jsonl')
@@ -25,7 +27,8 @@ export function registerExport(program: Command): void {
     )
     .option(
       '--arguments <form>',
-      'tool-call arguments as a JSON string (OpenAI’s form, one Arrow type in every row; Qwen3’s template writes it as is) or an object (for templates that `tojson` them, such as Qwen2.5 and Llama 3.1): string or object',
+      'tool-call arguments as a JSON string (OpenAI’s form, one Arrow type in every row; Qwen3’s template writes it ' +
+        'as is) or an object (for templates that `tojson` them, such as Qwen2.5 and Llama 3.1): string or object',
       'string',
     )
     .option('--json', 'print one JSON line per file, then a summary line')
@@ -51,7 +54,8 @@ export function registerExport(program: Command): void {
       if (flags.json) printJson(summary);
       else
         printLine(
-          `${summary.rows} of ${summary.files} runs written to ${summary.out}${summary.skipped.length > 0 ? `; ${summary.skipped.length} skipped` : ''}`,
+          `${summary.rows} of ${summary.files} runs written to ` +
+            `${summary.out}${summary.skipped.length > 0 ? `; ${summary.skipped.length} skipped` : ''}`,
         );
     });
 }

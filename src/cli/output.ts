@@ -79,4 +79,5 @@ export function systemPromptFlag(value: string): SystemPromptStyle {
 
 /** What `--system-prompt` says in every command that opens episodes. */
 export const SYSTEM_PROMPT_HELP =
-  'the episode’s system prompt: full (teaches the protocol) or brief (~300 tokens, for a policy fine-tuned on it; every stage of one policy must use the same)';
+  'the episode’s system prompt: full (teaches the protocol) or brief (~300 tokens, for a policy fine-tuned on it; ' +
+  'every stage of one policy must use the same)';

@@ -15,7 +15,8 @@ export function registerReward(program: Command): void {
   program
     .command('reward')
     .description(
-      're-score saved runs offline with the server’s reward functions (eval run files, GET /v1/episodes/{id} as JSON or JSON lines): R_step, R_phase, R_traj, R_ans',
+      're-score saved runs offline with the server’s reward functions (eval run files, GET /v1/episodes/{id} as JSON ' +
+        'or JSON lines): R_step, R_phase, R_traj, R_ans',
     )
     .argument('<files...>', 'saved runs')
     .option(
@@ -49,7 +50,9 @@ export function registerReward(program: Command): void {
           if (flags.json) printJson({ file, rewards });
           else
             printLine(
-              `${file}: r_step ${fixed(rewards.r_step)}  r_phase ${fixed(rewards.r_phase)}  r_traj ${fixed(rewards.r_traj)}  r_ans ${fixed(rewards.r_ans)} (${rewards.answer_source})${rewards.flagged ? `  flagged: ${rewards.flagged}` : ''}`,
+              `${file}: r_step ${fixed(rewards.r_step)}  r_phase ${fixed(rewards.r_phase)}  r_traj ` +
+                `${fixed(rewards.r_traj)}  r_ans ${fixed(rewards.r_ans)} ` +
+                `(${rewards.answer_source})${rewards.flagged ? `  flagged: ${rewards.flagged}` : ''}`,
             );
         },
       }).catch((error: unknown) => {
@@ -58,7 +61,9 @@ export function registerReward(program: Command): void {
       if (flags.json) printJson(summary);
       else
         printLine(
-          `${summary.files} runs, ${summary.flagged} flagged; means: r_step ${fixed(summary.mean.r_step)}  r_phase ${fixed(summary.mean.r_phase)}  r_traj ${fixed(summary.mean.r_traj)}  r_ans ${fixed(summary.mean.r_ans)}${summary.graph ? '' : ' (no dependency graph: L2 and L3 not scored)'}`,
+          `${summary.files} runs, ${summary.flagged} flagged; means: r_step ${fixed(summary.mean.r_step)}  r_phase ` +
+            `${fixed(summary.mean.r_phase)}  r_traj ${fixed(summary.mean.r_traj)}  r_ans ` +
+            `${fixed(summary.mean.r_ans)}${summary.graph ? '' : ' (no dependency graph: L2 and L3 not scored)'}`,
         );
     });
 }

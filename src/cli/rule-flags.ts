@@ -13,12 +13,14 @@ export function addRuleOptions(command: Command): Command {
   return command
     .option(
       '--unknown-arguments <mode>',
-      `an argument the tool does not declare: ${UNKNOWN_ARGUMENTS_MODES.join(' (a 400 naming it) or ')} (dropped, said in x-toolenv-ignored)`,
+      'an argument the tool does not declare: ' +
+        `${UNKNOWN_ARGUMENTS_MODES.join(' (a 400 naming it) or ')} (dropped, said in x-toolenv-ignored)`,
       'reject',
     )
     .option(
       '--coercion <mode>',
-      `a value of the wrong JSON type: ${COERCION_MODES.join(' (a 400) or ')} (numeric and boolean strings, one-element arrays coerced, said in x-toolenv-coerced)`,
+      `a value of the wrong JSON type: ${COERCION_MODES.join(' (a 400) or ')} (numeric and boolean strings, ` +
+        'one-element arrays coerced, said in x-toolenv-coerced)',
       'strict',
     );
 }

@@ -74,7 +74,8 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_PORT))
     .option(
       '--allowed-hosts <names>',
-      'Host names answered, comma-separated, or * for any (default: the loopback names when bound to loopback, any otherwise)',
+      'Host names answered, comma-separated, or * for any (default: ' +
+        'the loopback names when bound to loopback, any otherwise)',
     )
     .option('--library <dir>', 'library directory (the default one is built when missing)', defaultLibraryDir())
     .option(
@@ -101,7 +102,8 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--responder <names>',
-      `responders asked in order, comma-separated: ${[...EMBEDDED_RESPONDERS, ...MODEL_RESPONDERS].join(', ')} (synth is always the last fallback)`,
+      `responders asked in order, comma-separated: ${[...EMBEDDED_RESPONDERS, ...MODEL_RESPONDERS].join(', ')} ` +
+        '(synth is always the last fallback)',
       'example,synth',
     )
     .addOption(
@@ -112,12 +114,14 @@ export function registerServe(program: Command): void {
     .option('--body-limit <bytes>', 'largest request body (larger ones are answered 413)', String(DEFAULT_BODY_LIMIT))
     .option(
       '--security <mode>',
-      `the security each operation declares, on the REST surface: ${SECURITY_MODES.join(' or ')} (a request without the credentials it names, or with malformed ones, gets the API's own 401)`,
+      `the security each operation declares, on the REST surface: ${SECURITY_MODES.join(' or ')} (a request without ` +
+        "the credentials it names, or with malformed ones, gets the API's own 401)",
       'ignore',
     )
     .option(
       '--api-port <api=port>',
-      'also serve one API’s REST surface at the root of a port of its own, for SDKs that take only a host and port (stripe-node): stripe.com=8081; repeatable',
+      'also serve one API’s REST surface at the root of a port of its own, for SDKs that take only a host and port ' +
+        '(stripe-node): stripe.com=8081; repeatable',
       (value: string, all: string[]) => [...all, value],
       [] as string[],
     )
@@ -155,12 +159,14 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--workers <n>',
-      'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; --max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them',
+      'server processes sharing the port, or auto (one per core); each episode stays with the worker that made it; ' +
+        '--max-episodes and --max-mcp-sessions hold per worker, --episode-memory is split among them',
       '1',
     )
     .option(
       '--replica <n>',
-      "this server's number among replicas behind one proxy: episode, group and MCP session ids carry rN- for the proxy to route by (docs/deploy.md)",
+      "this server's number among replicas behind one proxy: episode, group and MCP session ids carry rN- for the " +
+        'proxy to route by (docs/deploy.md)',
     )
     .option(
       '--openenv-tasks <file>',
@@ -208,7 +214,8 @@ export function registerServe(program: Command): void {
       const upstream = await upstreamSettings(flags, command, cacheMode);
       if (workers > 1 && flags.responder.split(',').some((name) => name.trim() === 'llama')) {
         throw new UsageError(
-          '--workers above 1 cannot serve --responder llama: every worker would load its own copy of the model; serve it with --workers 1, or put it behind --responder openai',
+          '--workers above 1 cannot serve --responder llama: every worker would load its own copy of the model; ' +
+            'serve it with --workers 1, or put it behind --responder openai',
         );
       }
       if (flags.apiKey !== undefined && flags.apiKey.trim() === '')
@@ -232,7 +239,8 @@ export function registerServe(program: Command): void {
         const { buildDefaultLibrary } = await import('../library/build.js');
         const summary = await buildDefaultLibrary({ dir: flags.library });
         process.stderr.write(
-          `toolenv: built ${summary.tools} tools in ${(summary.duration_ms / 1000).toFixed(1)} s; building the search index\n`,
+          `toolenv: built ${summary.tools} tools in ` +
+            `${(summary.duration_ms / 1000).toFixed(1)} s; building the search index\n`,
         );
         const { buildLexicalIndex } = await import('./library/build.js');
         const indexMs = await buildLexicalIndex(flags.library, () => {});
@@ -327,7 +335,8 @@ export function registerServe(program: Command): void {
         });
       else {
         printLine(
-          `toolenv listening on ${server.url} (${server.tools} tools, ready in ${startup_ms} ms); studio: ${server.url}/studio`,
+          `toolenv listening on ${server.url} (${server.tools} tools, ` +
+            `ready in ${startup_ms} ms); studio: ${server.url}/studio`,
         );
         for (const [apiId, url] of apiUrls) printLine(`toolenv: ${apiId} at the root of ${url}`);
       }
@@ -376,7 +385,8 @@ async function serveCluster(
   if (json) printJson({ url: ready.url, tools: ready.tools, startup_ms, workers });
   else
     printLine(
-      `toolenv listening on ${ready.url} (${ready.tools} tools, ${workers} workers, ready in ${startup_ms} ms); studio: ${ready.url}/studio`,
+      `toolenv listening on ${ready.url} (${ready.tools} tools, ` +
+        `${workers} workers, ready in ${startup_ms} ms); studio: ${ready.url}/studio`,
     );
   const failure = await Promise.race([signalled, cluster.failed]);
   if (failure) {

@@ -43,15 +43,18 @@ export function registerSft(program: Command): void {
   sft
     .command('generate')
     .description(
-      'run Planner, Retriever, Executor, Critic and Answerer over tasks through episodes; write the accepted trajectories as single-agent ParaAct conversations',
+      'run Planner, Retriever, Executor, Critic and Answerer over tasks through episodes; write the accepted ' +
+        'trajectories as single-agent ParaAct conversations',
     )
     .option(
       '--tasks <file>',
-      'task file: ToolEnv’s own JSON Lines (what `toolenv tasks synth` writes) or any format eval reads (ToolBench, BFCL, API-Bank, MCP-style)',
+      'task file: ToolEnv’s own JSON Lines (what `toolenv tasks synth` writes) ' +
+        'or any format eval reads (ToolBench, BFCL, API-Bank, MCP-style)',
     )
     .option(
       '--roles <spec>',
-      'the roles’ models: offline (deterministic, from the heuristic), openai:MODEL@URL or gguf:FILE for all, or planner=…,executor=…,critic=…,answerer=… (others offline)',
+      'the roles’ models: offline (deterministic, from the heuristic), openai:MODEL@URL or gguf:FILE for all, or ' +
+        'planner=…,executor=…,critic=…,answerer=… (others offline)',
       'offline',
     )
     .addOption(
@@ -72,14 +75,16 @@ export function registerSft(program: Command): void {
     .option('--k <n>', 'tools retrieved per slot (default the server’s 3)')
     .option(
       '--max-observation-chars <n>',
-      'characters of one observation, as the policy meets it in training (`train --max-observation-chars`); default whole',
+      'characters of one observation, as the policy meets it in ' +
+        'training (`train --max-observation-chars`); default whole',
     )
     .option('--system-prompt <style>', SYSTEM_PROMPT_HELP)
     .option('--temperature <t>', 'sampling temperature of the model roles (Table 6)', '0.7')
     .option('--max-tokens <n>', 'most tokens per agent call (Table 6)', '2048')
     .option(
       '--format <form>',
-      'messages: single-agent ParaAct conversations; chat: Hugging Face chat rows with native tool calls and a tools column (as `toolenv export` writes)',
+      'messages: single-agent ParaAct conversations; chat: Hugging Face chat rows with native tool calls and a tools ' +
+        'column (as `toolenv export` writes)',
       'messages',
     )
     .option('--json', 'print the summary as one JSON line')
@@ -158,14 +163,16 @@ export function registerSft(program: Command): void {
         if (flags.json) printJson(summary);
         else {
           printLine(
-            `${summary.accepted} of ${summary.tasks} trajectories accepted (${summary.files.sft}); ${summary.rejected} rejected with reasons (${summary.files.rejected})`,
+            `${summary.accepted} of ${summary.tasks} trajectories accepted (${summary.files.sft}); ` +
+              `${summary.rejected} rejected with reasons (${summary.files.rejected})`,
           );
           for (const line of statsTable(summary.stats)) printLine(line);
         }
         // Every run failing outright is no data problem: a model or the server is unreachable. Say so, exit 1.
         if (summary.tasks > 0 && summary.failed === summary.tasks) {
           process.stderr.write(
-            `toolenv: every run failed (${summary.files.rejected} has each reason); the first: ${summary.first_failure}\n`,
+            `toolenv: every run failed (${summary.files.rejected} has each reason); the first: ` +
+              `${summary.first_failure}\n`,
           );
           throw new ReportedFailure(1);
         }

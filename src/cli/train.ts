@@ -57,7 +57,8 @@ export function registerTrain(program: Command): void {
   program
     .command('train')
     .description(
-      'train a policy on ToolEnv: RL with the paper’s rewards and decoupled advantages, or SFT on ParaAct conversations, on TRL (one machine) or verl (GPUs)',
+      'train a policy on ToolEnv: RL with the paper’s rewards and decoupled advantages, or SFT on ParaAct ' +
+        'conversations, on TRL (one machine) or verl (GPUs)',
     )
     .addOption(
       new Option('--engine <name>', 'RL engine that runs the gradient steps').choices(['trl', 'verl']).default('trl'),
@@ -91,11 +92,13 @@ export function registerTrain(program: Command): void {
     .option('--group <n>', 'rollouts per prompt (GRPO group, N)', '8')
     .option(
       '--batch <n>',
-      'prompts per step (rl: trl 8, sized to one machine; verl 256, the paper’s; at most the tasks) or conversations per step (sft, default 8)',
+      'prompts per step (rl: trl 8, sized to one machine; verl 256, ' +
+        'the paper’s; at most the tasks) or conversations per step (sft, default 8)',
     )
     .option(
       '--generation-batch <n>',
-      'rl on trl: rollouts generated at once (a step’s rollouts go through the model in chunks of this many; memory grows with it)',
+      'rl on trl: rollouts generated at once (a step’s rollouts go ' +
+        'through the model in chunks of this many; memory grows with it)',
       String(ONE_MACHINE_DEFAULTS.generationBatch),
     )
     .option('--seed <n>', 'training and synthesis seed', '0')
@@ -117,18 +120,21 @@ export function registerTrain(program: Command): void {
     )
     .option(
       '--max-observation-chars <n>',
-      'characters of one observation the server renders, in demonstrations and rollouts alike (past it, shrunk and marked)',
+      'characters of one observation the server renders, ' +
+        'in demonstrations and rollouts alike (past it, shrunk and marked)',
       '2048',
     )
     .option('--system-prompt <style>', SYSTEM_PROMPT_HELP, 'full')
     .option(
       '--lora <rank>',
-      'train low-rank adapters of this rank on every linear layer instead of all weights (0: full fine-tuning); for pretrained bases such as `model smollm2`; the checkpoint holds them merged',
+      'train low-rank adapters of this rank on every linear layer instead of all weights (0: full fine-tuning); for ' +
+        'pretrained bases such as `model smollm2`; the checkpoint holds them merged',
       '0',
     )
     .option(
       '--lora-layers <n>',
-      'with --lora, on TRL: adapters on the last N decoder blocks only, so the backward pass stops there (SmolLM2-135M: 8 of 30 blocks, 2.7x faster a step); 0 for every block',
+      'with --lora, on TRL: adapters on the last N decoder blocks only, so the backward pass stops there ' +
+        '(SmolLM2-135M: 8 of 30 blocks, 2.7x faster a step); 0 for every block',
       '0',
     )
     .option('--gpus <n>', 'verl: GPUs per node', '8')
@@ -145,7 +151,8 @@ export function registerTrain(program: Command): void {
     .action(async (flags: TrainFlags) => {
       if (flags.model === undefined)
         throw new UsageError(
-          '--model DIR is required (a Hugging Face model directory; `toolenv model tiny-hf --out DIR` writes a tiny one)',
+          '--model DIR is required (a Hugging Face model directory; ' +
+            '`toolenv model tiny-hf --out DIR` writes a tiny one)',
         );
       if (flags.server !== undefined && !/^https?:\/\/[^\s/]+/.test(flags.server))
         throw new UsageError(`--server must be an http(s) URL, got ${JSON.stringify(flags.server)}`);
@@ -157,7 +164,8 @@ export function registerTrain(program: Command): void {
         throw new UsageError('--data is for --stage sft: RL rolls out on --tasks');
       if (engine === 'verl' && stage === 'sft')
         throw new UsageError(
-          '--stage sft runs on TRL (--engine trl); verl’s SFT trainer takes the same sft.jsonl through its own launcher',
+          '--stage sft runs on TRL (--engine trl); ' +
+            'verl’s SFT trainer takes the same sft.jsonl through its own launcher',
         );
       const rlBatch = engine === 'trl' ? ONE_MACHINE_DEFAULTS.promptsPerStep : PAPER_DEFAULTS.promptsPerStep;
       const batch =
@@ -176,7 +184,8 @@ export function registerTrain(program: Command): void {
         throw new UsageError('--lora-layers places adapters: give their rank with --lora');
       if (loraLayers > 0 && engine === 'verl')
         throw new UsageError(
-          '--lora-layers is TRL’s: verl adapts every linear layer it targets (set actor_rollout_ref.model.target_modules with --set)',
+          '--lora-layers is TRL’s: verl adapts every linear layer it targets (set ' +
+            'actor_rollout_ref.model.target_modules with --set)',
         );
       const steps =
         flags.steps === undefined
@@ -258,7 +267,8 @@ export function registerTrain(program: Command): void {
         );
         if (m && 'episodes' in m)
           printLine(
-            `last step: r_step ${m.r_step} r_phase ${m.r_phase} r_traj ${m.r_traj} success ${m.success}${m.loss !== undefined ? ` loss ${m.loss}` : ''}`,
+            `last step: r_step ${m.r_step} r_phase ${m.r_phase} r_traj ${m.r_traj} success ` +
+              `${m.success}${m.loss !== undefined ? ` loss ${m.loss}` : ''}`,
           );
         else if (m) printLine(`last step: loss ${m.loss}`);
       }

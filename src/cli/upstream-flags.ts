@@ -18,7 +18,8 @@ export function addUpstreamOptions(command: Command): Command {
   return command
     .option(
       '--upstream <mode>',
-      `the real APIs: record (forward valid calls, store the answers as source real), replay (answer only recorded answers), passthrough (forward, store nothing)`,
+      'the real APIs: record (forward valid calls, store the answers as source real), replay (answer only recorded ' +
+        'answers), passthrough (forward, store nothing)',
     )
     .option('--upstream-map <file>', "JSON object mapping API ids or globs to base URLs; overrides the specs' servers")
     .option(
@@ -55,7 +56,8 @@ export async function upstreamSettings(
     );
   if (mode === 'replay' && cacheMode === 'off')
     throw new UsageError(
-      '--upstream replay answers from the recordings in the cache: it needs a cache (--cache-mode read-write or read-only)',
+      '--upstream replay answers from the recordings in the cache: ' +
+        'it needs a cache (--cache-mode read-write or read-only)',
     );
   if (mode === 'replay' && flags.upstreamLog !== undefined)
     throw new UsageError('--upstream-log compares forwarded calls with the simulator; --upstream replay forwards none');
@@ -80,7 +82,8 @@ export async function upstreamSettings(
       closeSync(openSync(flags.upstreamLog, 'a'));
     } catch (error) {
       throw new UsageError(
-        `cannot append to --upstream-log ${flags.upstreamLog}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        `cannot append to --upstream-log ${flags.upstreamLog}: ` +
+          `${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       );
     }
   }

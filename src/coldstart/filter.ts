@@ -16,7 +16,8 @@ export function qualityProblems(run: ColdStartRun): string[] {
   for (const round of run.rounds) {
     if (round.dag_errors)
       problems.push(
-        `round ${round.round}: the DAG failed validation after ${round.repairs} repair(s): ${round.dag_errors.join('; ')}`,
+        `round ${round.round}: the DAG failed validation after ${round.repairs} repair(s): ` +
+          `${round.dag_errors.join('; ')}`,
       );
     if (!round.stalled && round.reasoning.trim() === '')
       problems.push(`round ${round.round}: the Planner gave no reasoning`);

@@ -34,7 +34,8 @@ export function parseRoles(text: string): RoleSpecs {
     const role = pair.slice(0, eq);
     if (!(ROLE_NAMES as readonly string[]).includes(role))
       throw new Error(
-        `unknown role ${JSON.stringify(role)}: the roles are ${ROLE_NAMES.join(', ')} (the Retriever is the server's search)`,
+        `unknown role ${JSON.stringify(role)}: the roles are ` +
+          `${ROLE_NAMES.join(', ')} (the Retriever is the server's search)`,
       );
     specs[role as keyof Roles] = checkSpec(pair.slice(eq + 1));
   }
@@ -111,7 +112,8 @@ export async function generateColdStart(options: GenerateOptions): Promise<Gener
       // A chat file holds chat rows only: a run without one is rejected, never written as text.
       if (options.chatRows && (!run.chat || 'skipped' in run.chat))
         problems.push(
-          `chat row: ${run.chat && 'skipped' in run.chat ? run.chat.skipped : 'the run ended before its trajectory was read'}`,
+          'chat row: ' +
+            `${run.chat && 'skipped' in run.chat ? run.chat.skipped : 'the run ended before its trajectory was read'}`,
         );
       if (run.error !== undefined) {
         summary.failed++;

@@ -81,15 +81,28 @@ const ANSWER_SCHEMA: JsonSchema = {
   properties: { reasoning: { type: 'string' }, answer: { type: 'string' } },
 };
 
-const PLANNER_PROMPT = `You are the Planner of a tool-using multi-agent system; you alone decide what happens next. Commit to exactly one mode:
-- "exploration": no tools are known yet. Give "slots": one per capability the task needs, each {"capability", "query"} (a search query for a tool).
-- "execution": the needed tools were retrieved. Give "dag": the calls, each {"id" (c1, c2, ...), "tool" (an exact retrieved tool id), "arguments", "depends_on"}. An argument that needs an earlier call's output is {"$ref": "c1.body.field"}.
-- "refine": the last plan fell short. Give new "slots" OR a revised "dag", never both.
-- "answer": the observations suffice, or what is left needs only reasoning.
-Always give "reasoning": why this mode, in one or two sentences. Answer with JSON only.`;
-const EXECUTOR_PROMPT = `You are the Executor. For each call of the current level, infer its arguments from the task, the tool's parameters and the earlier results. Keep {"$ref": ...} references to earlier calls where the value comes from them. Answer with JSON only: {"calls": [{"id", "arguments"}]}, one entry per call of the level.`;
-const CRITIC_PROMPT = `You are the Critic. Label every item you are given "relevant" or "irrelevant" to the task: a retrieved tool is relevant when it can serve one of the capabilities; an observation is relevant when it succeeded and gives what its call was for. "uncertain" is not allowed. Answer with JSON only: {"reasoning", "labels": [{"id", "label"}]}.`;
-const ANSWER_PROMPT = `You are the Answerer. Write the final answer for the user from the known facts and the relevant observations only; say plainly what could not be done. Answer with JSON only: {"reasoning", "answer"}.`;
+const PLANNER_PROMPT =
+  'You are the Planner of a tool-using multi-agent system; ' +
+  'you alone decide what happens next. Commit to exactly one mode:\n' +
+  '- "exploration": no tools are known yet. Give "slots": one per capability the task needs, each {"capability", ' +
+  '"query"} (a search query for a tool).\n' +
+  '- "execution": the needed tools were retrieved. Give "dag": the calls, each {"id" (c1, c2, ...), "tool" (an exact ' +
+  'retrieved tool id), "arguments", "depends_on"}. An argument that needs an earlier call\'s output is {"$ref": ' +
+  '"c1.body.field"}.\n' +
+  '- "refine": the last plan fell short. Give new "slots" OR a revised "dag", never both.\n' +
+  '- "answer": the observations suffice, or what is left needs only reasoning.\n' +
+  'Always give "reasoning": why this mode, in one or two sentences. Answer with JSON only.';
+const EXECUTOR_PROMPT =
+  "You are the Executor. For each call of the current level, infer its arguments from the task, the tool's " +
+  'parameters and the earlier results. Keep {"$ref": ...} references to earlier calls where the value comes from ' +
+  'them. Answer with JSON only: {"calls": [{"id", "arguments"}]}, one entry per call of the level.';
+const CRITIC_PROMPT =
+  'You are the Critic. Label every item you are given "relevant" or "irrelevant" to the task: a retrieved tool is ' +
+  'relevant when it can serve one of the capabilities; an observation is relevant when it succeeded and gives what ' +
+  'its call was for. "uncertain" is not allowed. Answer with JSON only: {"reasoning", "labels": [{"id", "label"}]}.';
+const ANSWER_PROMPT =
+  'You are the Answerer. Write the final answer for the user from the known facts and the relevant observations ' +
+  'only; say plainly what could not be done. Answer with JSON only: {"reasoning", "answer"}.';
 
 /**
  * The roles as calls to language models: any OpenAI-compatible endpoint or a local GGUF, one per role or one for all.

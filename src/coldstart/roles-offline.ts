@@ -29,7 +29,9 @@ async function planner({ state, run }: PlannerInput): Promise<PlannerOutput> {
     return searched
       ? {
           mode: 'refine',
-          reasoning: `The tools found so far do not cover ${names}; I search again for ${slots.length === 1 ? 'it' : 'them'}.`,
+          reasoning:
+            `The tools found so far do not cover ${names}; I search again for ` +
+            `${slots.length === 1 ? 'it' : 'them'}.`,
           slots,
         }
       : // One capability is the whole query, written out in the plan that follows: the reasoning need not copy it too.
@@ -52,7 +54,9 @@ async function planner({ state, run }: PlannerInput): Promise<PlannerOutput> {
       depends_on: c.producers.filter((p) => ids.has(p)),
     }));
     const edges = dag.flatMap((c) => (c.depends_on ?? []).map((p) => `${c.id} needs ${p}`));
-    const reasoning = `Tools: ${dag.map((c) => `${c.id} = ${c.tool}`).join(', ')}. ${edges.length > 0 ? `Dependencies: ${edges.join('; ')}.` : 'The calls are independent.'}`;
+    const reasoning =
+      `Tools: ${dag.map((c) => `${c.id} = ${c.tool}`).join(', ')}. ` +
+      `${edges.length > 0 ? `Dependencies: ${edges.join('; ')}.` : 'The calls are independent.'}`;
     return { mode: state.dag ? 'refine' : 'execution', reasoning, dag };
   }
   const done = plans.filter((p) => p.status === 'done').length;

@@ -74,7 +74,9 @@ export class GroupStore {
     if (summary.gone.length > 0) {
       throw new EpisodeError(
         409,
-        `group ${id}: ${summary.gone.length} of its ${summary.n} episodes are gone (${summary.gone.slice(0, 3).join(', ')}): deleted or expired, their rewards with them; fetch a group's advantages before deleting its episodes`,
+        `group ${id}: ${summary.gone.length} of its ${summary.n} episodes are gone ` +
+          `(${summary.gone.slice(0, 3).join(', ')}): deleted or expired, their rewards with them; fetch a group's ` +
+          'advantages before deleting its episodes',
         undefined,
         'Group incomplete',
       );

@@ -71,7 +71,8 @@ function readVerdictsFlag(text: string): Verdicts {
     value = JSON.parse(text);
   } catch {
     throw new SavedRunError(
-      `--verdicts must be JSON like {"quality": "YES", "faithfulness": "YES", "utility": "PARTIAL"}, got ${JSON.stringify(text.slice(0, 80))}`,
+      '--verdicts must be JSON like {"quality": "YES", "faithfulness": "YES", "utility": "PARTIAL"}, got ' +
+        `${JSON.stringify(text.slice(0, 80))}`,
     );
   }
   const check = new Checker();

@@ -19,5 +19,8 @@ export function observationJson(observation: Observation): string {
 
 /** `POST /v1/episodes/{id}/step`'s answer as JSON text. */
 export function stepJson(result: StepResult): string {
-  return `{"observations":[${result.observations.map(observationJson).join(',')}],"step":${result.step},"done":${result.done}}`;
+  return (
+    `{"observations":[${result.observations.map(observationJson).join(',')}],"step":${result.step},"done":` +
+    `${result.done}}`
+  );
 }

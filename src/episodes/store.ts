@@ -195,13 +195,15 @@ export class EpisodeStore {
       const room = Math.max(0, this.maxEpisodes - this.episodes.size);
       throw new EpisodeError(
         429,
-        `${this.episodes.size} episodes are live, the server's cap is ${this.maxEpisodes}${count > 1 ? ` (room for ${room}, ${count} asked)` : ''}: ${wait}`,
+        `${this.episodes.size} episodes are live, the server's cap is ` +
+          `${this.maxEpisodes}${count > 1 ? ` (room for ${room}, ${count} asked)` : ''}: ${wait}`,
       );
     }
     if (held >= this.maxBytes) {
       throw new EpisodeError(
         429,
-        `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the server's ${mib(this.maxBytes)} budget for them: ${wait}`,
+        `the ${this.episodes.size} live episodes hold ${mib(held)} of trajectories and world state, past the ` +
+          `server's ${mib(this.maxBytes)} budget for them: ${wait}`,
       );
     }
   }
@@ -249,7 +251,8 @@ export class EpisodeStore {
       if (request.message)
         throw new EpisodeError(
           400,
-          `"message" is how a chat episode takes a turn; this episode speaks ${episode.protocol}: send {"text": "<the assistant message>"}`,
+          '"message" is how a chat episode takes a turn; this episode speaks ' +
+            `${episode.protocol}: send {"text": "<the assistant message>"}`,
           [{ path: '/message', message: 'is for protocol "chat"' }],
         );
       const text = (episode.session ??= new ProtocolSession({
@@ -614,7 +617,8 @@ function doneError(episode: Episode): EpisodeError {
 function mixedError(episode: Episode, has: string, refused: string): EpisodeError {
   return new EpisodeError(
     409,
-    `episode ${episode.id} ${has}: it takes no ${refused} (the protocol's state would not see them); start another episode`,
+    `episode ${episode.id} ${has}: it takes no ${refused} (the ` +
+      "protocol's state would not see them); start another episode",
     undefined,
     'Episode protocol conflict',
   );

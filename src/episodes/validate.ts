@@ -101,7 +101,9 @@ function unknownTools(body: unknown, known: (toolId: string) => boolean): FieldE
     if (!known(id))
       errors.push({
         path: `/task/reference_tools/${i}`,
-        message: `no tool ${JSON.stringify(id)} in the library: the agent could never call it; use a library id (GET /v1/tools, POST /v1/search) or leave it out`,
+        message:
+          `no tool ${JSON.stringify(id)} in the library: the agent could never call it; use a library id (GET ` +
+          '/v1/tools, POST /v1/search) or leave it out',
       });
   return errors;
 }

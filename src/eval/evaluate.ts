@@ -63,7 +63,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
     await asInput('--judge', () => parseJudgeSpec(spec));
     if (options.server !== undefined && options.judgeApiKey !== undefined) {
       throw new EvalInputError(
-        `--judge-api-key cannot reach the judge of a running server (${options.server}): start that server with --judge and --judge-api-key, and run eval without --judge`,
+        `--judge-api-key cannot reach the judge of a running server (${options.server}): start that server with ` +
+          '--judge and --judge-api-key, and run eval without --judge',
       );
     }
   }
@@ -94,7 +95,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvalReport> {
     logUnmappedTools(runnable, options.log);
     if (runnable.length === 0)
       throw new EvalInputError(
-        `no task of ${options.tasks} has a reference tool in the served library (${mapped.length} tasks, all unmapped); check the library the server serves`,
+        `no task of ${options.tasks} has a reference tool in the served library (${mapped.length} tasks, all ` +
+          'unmapped); check the library the server serves',
       );
 
     // Loaded only now: a policy may pull in a model runtime.
@@ -167,7 +169,8 @@ function logUnmappedTools(tasks: readonly EvalTask[], log: ((line: string) => vo
   const entries = short.reduce((n, t) => n + t.unmappedTools!.length, 0);
   const open = short.filter((t) => t.tools === undefined).length;
   log?.(
-    `toolenv: ${entries} tool-set entr${entries === 1 ? 'y' : 'ies'} of ${short.length} task(s) not in the library, left out of their episodes` +
+    `toolenv: ${entries} tool-set entr${entries === 1 ? 'y' : 'ies'} of ` +
+      `${short.length} task(s) not in the library, left out of their episodes` +
       (open > 0 ? `; ${open} task(s) with none in it run on the whole library` : ''),
   );
 }
@@ -200,7 +203,9 @@ function warnSeed(
   const other = tasks.filter((t) => typeof t.meta?.server_seed === 'number' && t.meta.server_seed !== seed);
   if (other.length === 0) return;
   log?.(
-    `toolenv: ${other.length} task(s) were synthesized for a server with --seed ${String(other[0]!.meta!.server_seed)}, and this one runs --seed ${seed}: their expected answers will not hold (serve with that seed, or synthesize with --server-seed ${seed})`,
+    `toolenv: ${other.length} task(s) were synthesized for a server with --seed ` +
+      `${String(other[0]!.meta!.server_seed)}, and this one runs --seed ${seed}: their expected answers will not ` +
+      `hold (serve with that seed, or synthesize with --server-seed ${seed})`,
   );
 }
 
@@ -223,7 +228,8 @@ async function checkServer(server: string, apiKey?: string): Promise<{ seed?: nu
   await probe.body?.cancel();
   if (probe.status === 401 || probe.status === 403) {
     throw new EvalInputError(
-      `${server} refused the ${apiKey ? 'API key given' : 'requests without an API key'} (${probe.status}); pass --api-key KEY or set TOOLENV_API_KEY`,
+      `${server} refused the ${apiKey ? 'API key given' : 'requests without an API key'} (${probe.status}); pass ` +
+        '--api-key KEY or set TOOLENV_API_KEY',
     );
   }
   return typeof health.seed === 'number' ? { seed: health.seed } : {};

@@ -20,10 +20,8 @@ export function trajectoryFile(dir: string, score: Pick<TaskScore, 'agent' | 'ta
 export function writeTrajectory(dir: string, run: AgentRun | undefined, score: TaskScore): string {
   const file = trajectoryFile(dir, score);
   mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(
-    file,
-    `${JSON.stringify(run ?? { task_id: score.task_id, agent: score.agent, finish: 'error', error: score.error, score }, null, 2)}\n`,
-  );
+  const record = run ?? { task_id: score.task_id, agent: score.agent, finish: 'error', error: score.error, score };
+  writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
   return file;
 }
 

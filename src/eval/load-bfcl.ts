@@ -88,7 +88,8 @@ export function readBfclTasks(entries: Located[], file: string): LoadedTask[] {
   return entries.map(({ value, line }, index) => {
     if (typeof value === 'object' && value !== null && 'ground_truth' in value && !('question' in value)) {
       throw new TaskFileError(
-        `${file}:${line}: a BFCL possible_answer entry (id, ground_truth): pass the question file; the ground truth is read from possible_answer/ next to it`,
+        `${file}:${line}: a BFCL possible_answer entry (id, ground_truth): pass the question file; the ground truth ` +
+          'is read from possible_answer/ next to it',
       );
     }
     if (!validateEntry!(value))

@@ -10,11 +10,17 @@ import type { TaskScore } from './score.js';
 export function renderMarkdown(report: EvalReport): string {
   const lines: string[] = ['# ToolEnv eval', ''];
   lines.push(
-    `- tasks: ${report.task_file} (${report.format}), ${report.tasks.scored} run of ${report.tasks.total}${report.tasks.unscored.length > 0 ? `, ${report.tasks.unscored.length} of them unscored` : ''}`,
+    `- tasks: ${report.task_file} (${report.format}), ${report.tasks.scored} run of ` +
+      `${report.tasks.total}` +
+      `${report.tasks.unscored.length > 0 ? `, ${report.tasks.unscored.length} of them unscored` : ''}`,
     `- server: ${report.server}`,
     `- agents: ${report.agents.join(', ')}; policy: ${report.policy}; judge: ${report.judge ?? 'none'}`,
-    `- runs: ${report.runs}; concurrency: ${report.concurrency}; max turns: ${report.max_turns ?? 'agent default'}; k: ${report.k ?? 'agent default'}; seed: ${report.seed ?? 'fresh per episode'}; error rate: ${report.error_rate ?? 'server default'}`,
-    `- references: ${report.mapping.references} (${report.mapping.by_id} by id, ${report.mapping.exact} exact names, ${report.mapping.normalized} normalized names, ${report.mapping.ambiguous} ambiguous, ${report.mapping.unmapped} unmapped)`,
+    `- runs: ${report.runs}; concurrency: ${report.concurrency}; max turns: ${report.max_turns ?? 'agent default'}; ` +
+      `k: ${report.k ?? 'agent default'}; seed: ${report.seed ?? 'fresh per episode'}; error rate: ` +
+      `${report.error_rate ?? 'server default'}`,
+    `- references: ${report.mapping.references} (${report.mapping.by_id} by id, ${report.mapping.exact} exact names, ` +
+      `${report.mapping.normalized} normalized names, ${report.mapping.ambiguous} ambiguous, ` +
+      `${report.mapping.unmapped} unmapped)`,
     `- ${report.created_at}`,
     '',
     '## Metrics',
@@ -23,15 +29,20 @@ export function renderMarkdown(report: EvalReport): string {
   // The mapped-only variants differ from path and coverage only when some reference is missing from the library.
   const mappedColumns = report.tasks.partially_mapped.length > 0;
   lines.push(
-    `| Agent | Success | Path |${mappedColumns ? ' Path (mapped) |' : ''} Coverage |${mappedColumns ? ' Coverage (mapped) |' : ''} Hit rate | Turns | Actions/turn | Actions | Tokens | Wall (s) | Injected errors |`,
-    `|---|---:|---:|${mappedColumns ? '---:|' : ''}---:|${mappedColumns ? '---:|' : ''}---:|---:|---:|---:|---:|---:|---:|`,
+    `| Agent | Success | Path |${mappedColumns ? ' Path (mapped) |' : ''} Coverage ` +
+      `|${mappedColumns ? ' Coverage (mapped) |' : ''} Hit rate | Turns | Actions/turn | Actions | Tokens | Wall (s) ` +
+      '| Injected errors |',
+    `|---|---:|---:|${mappedColumns ? '---:|' : ''}---:|${mappedColumns ? '---:|' : ''}` +
+      '---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const { summary } of report.results) {
     const s = summary.stats;
     const path = mappedColumns ? `${pct(s.path)} | ${pct(s.path_mapped)}` : pct(s.path);
     const coverage = mappedColumns ? `${pct(s.coverage)} | ${pct(s.coverage_mapped)}` : pct(s.coverage);
     lines.push(
-      `| ${summary.agent} | ${pct(s.success)} | ${path} | ${coverage} | ${pct(s.hit_rate)} | ${num(s.turns)} | ${num(s.actions_per_turn)} | ${num(s.actions)} | ${num(s.tokens, 0)} | ${num(scaled(s.wall_ms, 1 / 1000))} | ${num(s.injected_errors)} |`,
+      `| ${summary.agent} | ${pct(s.success)} | ${path} | ${coverage} | ${pct(s.hit_rate)} | ${num(s.turns)} | ` +
+        `${num(s.actions_per_turn)} | ${num(s.actions)} | ${num(s.tokens, 0)} | ${num(scaled(s.wall_ms, 1 / 1000))} ` +
+        `| ${num(s.injected_errors)} |`,
     );
   }
   lines.push(
@@ -60,7 +71,8 @@ export function renderMarkdown(report: EvalReport): string {
     }
     lines.push(
       '',
-      'Task-runs grouped by the number of reference tools a task names (synthesized tasks: their stratum), over all runs.',
+      'Task-runs grouped by the number of reference tools a task ' +
+        'names (synthesized tasks: their stratum), over all runs.',
       '',
     );
   }
@@ -108,7 +120,8 @@ export function renderMarkdown(report: EvalReport): string {
     const f = summary.finish;
     const by = summary.success_by;
     lines.push(
-      `| ${summary.agent} | ${f.answer} | ${f.turn_cap} | ${f.episode_done} | ${f.error} | ${by.answer} / ${by.judge} / ${by.fallback} / ${by.unscored} |`,
+      `| ${summary.agent} | ${f.answer} | ${f.turn_cap} | ${f.episode_done} | ${f.error} | ${by.answer} / ` +
+        `${by.judge} / ${by.fallback} / ${by.unscored} |`,
     );
   }
   lines.push('');
@@ -125,7 +138,9 @@ export function renderMarkdown(report: EvalReport): string {
       const solved = scored.length === 0 ? 'unscored' : `${scored.filter((r) => r.success).length}/${scored.length}`;
       const finishes = [...new Set(runs.map((r) => r.finish))].join(', ');
       lines.push(
-        `| ${cell(taskId)} | ${summary.agent} | ${solved} | ${pctValue(mean(runs.map((r) => r.path)))} | ${pctValue(mean(runs.map((r) => r.coverage)))} | ${numValue(mean(runs.map((r) => r.turns)))} | ${numValue(mean(runs.map((r) => r.actions)))} | ${finishes} |`,
+        `| ${cell(taskId)} | ${summary.agent} | ${solved} | ${pctValue(mean(runs.map((r) => r.path)))} | ` +
+          `${pctValue(mean(runs.map((r) => r.coverage)))} | ${numValue(mean(runs.map((r) => r.turns)))} | ` +
+          `${numValue(mean(runs.map((r) => r.actions)))} | ${finishes} |`,
       );
     }
   }
@@ -156,7 +171,8 @@ export function renderMarkdown(report: EvalReport): string {
       );
     for (const t of report.tasks.partially_mapped)
       lines.push(
-        `- ${cell(t.id)} (line ${t.line}): ${t.unmapped.map(cell).join('; ')} not in the library; counted as misses in path and coverage, left out of their mapped variants`,
+        `- ${cell(t.id)} (line ${t.line}): ${t.unmapped.map(cell).join('; ')} not in the library; counted as misses ` +
+          'in path and coverage, left out of their mapped variants',
       );
     lines.push('');
   }
@@ -164,7 +180,8 @@ export function renderMarkdown(report: EvalReport): string {
     lines.push(
       '## Unscored tasks',
       '',
-      'No expected answer, no reference tool and no judge: nothing decides their success, so the success means leave them out.',
+      'No expected answer, no reference tool and no judge: ' +
+        'nothing decides their success, so the success means leave them out.',
       '',
     );
     for (const t of report.tasks.unscored) lines.push(`- ${cell(t.id)} (line ${t.line})`);
@@ -173,11 +190,16 @@ export function renderMarkdown(report: EvalReport): string {
   lines.push(
     '## Definitions',
     '',
-    '- **Success**: the answer contains every expected string (tasks with `answer`); else the judge’s verdict (with `--judge`); else the agent answered and invoked every reference tool successfully (one missing from the library fails it); a task with none of these is unscored.',
-    '- **Path**: reference tools invoked with a 2xx answer at least once, over the task’s reference tools, those missing from the library included (ToolBench Tool-Path); **path (mapped)** over the ones the library has.',
-    '- **Coverage**: reference tools surfaced by search, over the task’s reference tools; **coverage (mapped)** over the ones the library has.',
+    '- **Success**: the answer contains every expected string (tasks with `answer`); else the judge’s verdict (with ' +
+      '`--judge`); else the agent answered and invoked every reference tool successfully (one missing from the ' +
+      'library fails it); a task with none of these is unscored.',
+    '- **Path**: reference tools invoked with a 2xx answer at least once, over the task’s reference tools, those ' +
+      'missing from the library included (ToolBench Tool-Path); **path (mapped)** over the ones the library has.',
+    '- **Coverage**: reference tools surfaced by search, over the task’s ' +
+      'reference tools; **coverage (mapped)** over the ones the library has.',
     '- **Hit rate**: calls that invoked a reference tool, over all calls.',
-    '- **Turns**: model turns; **actions**: search_tool and tool_call actions; **actions/turn**: a run’s actions over its turns.',
+    '- **Turns**: model turns; **actions**: search_tool and tool_call actions; ' +
+      '**actions/turn**: a run’s actions over its turns.',
     '',
   );
   return lines.join('\n');

@@ -173,7 +173,8 @@ export function headline(summary: AgentSummary, partly: boolean): string[] {
     lines.push(`${' '.repeat(10)}rewards: none scored (R_ans needs an expected answer or --judge)`);
   } else if (scored < all) {
     lines.push(
-      `${' '.repeat(10)}rewards on ${scored} of ${all} task-runs (the rest have no expected answer; --judge scores them): ${rewards}`,
+      `${' '.repeat(10)}rewards on ${scored} of ${all} task-runs (the ` +
+        `rest have no expected answer; --judge scores them): ${rewards}`,
     );
   }
   return lines;

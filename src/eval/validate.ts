@@ -11,7 +11,10 @@ export function describeErrors(errors: readonly ErrorObject[] | null | undefined
   const clauses = (errors ?? []).map((e) => {
     const where = e.instancePath === '' ? '' : `${e.instancePath} `;
     if (e.keyword === 'additionalProperties')
-      return `${where}has an unknown member ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`;
+      return (
+        `${where}has an unknown member ` +
+        `${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`
+      );
     if (e.keyword === 'required')
       return `${where}is missing ${JSON.stringify((e.params as { missingProperty: string }).missingProperty)}`;
     if (e.keyword === 'type')

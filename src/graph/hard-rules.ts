@@ -83,7 +83,9 @@ export function createEdges(features: readonly ToolFeatures[], paths: PathIndex)
         kind: 'hard',
         rule: 'creates',
         score: 0.85,
-        evidence: `POST ${a.path} creates the ${a.nouns[0] ?? 'member'} that ${b.method.toUpperCase()} ${b.path} addresses`,
+        evidence:
+          `POST ${a.path} creates the ${a.nouns[0] ?? 'member'} ` +
+          `that ${b.method.toUpperCase()} ${b.path} addresses`,
       });
     }
   }

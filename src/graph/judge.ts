@@ -119,8 +119,10 @@ export function judgePrompt(a: Tool, b: Tool, evidence: string): string {
   return [
     'You label the dependency between two API tools for an agent that plans calls as a DAG.',
     'Question: does tool B need a value or a state that tool A produces?',
-    "HARD: B cannot run correctly without A having run first: a required input of B comes from A's output, or B acts on a resource A creates.",
-    'SOFT: running A first helps or orders B (an optional input, the same resource read after a change, a list before a lookup), but B can run without A.',
+    'HARD: B cannot run correctly without A having run first: ' +
+      "a required input of B comes from A's output, or B acts on a resource A creates.",
+    'SOFT: running A first helps or orders B (an optional input, the same resource read after a change, a list ' +
+      'before a lookup), but B can run without A.',
     'NONE: the two are independent.',
     '',
     `Tool A\n${describeTool(a)}`,
@@ -144,7 +146,8 @@ export function describeTool(tool: Tool): string {
   const description = tool.description.replace(/\s+/g, ' ').trim();
   if (description)
     lines.push(
-      `description: ${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}`,
+      'description: ' +
+        `${description.length > MAX_DESCRIPTION ? `${description.slice(0, MAX_DESCRIPTION)}…` : description}`,
     );
   const required = new Set(tool.parameters.required ?? []);
   const params = Object.entries(tool.parameters.properties).map(

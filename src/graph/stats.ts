@@ -45,7 +45,8 @@ export function graphStats(db: Database.Database): GraphStats {
   }
   const edges = hard + soft;
   const bidirectional = count(
-    'SELECT count(*) AS n FROM edges e WHERE e.src < e.dst AND EXISTS (SELECT 1 FROM edges r WHERE r.src = e.dst AND r.dst = e.src)',
+    'SELECT count(*) AS n FROM edges e WHERE e.src < e.dst AND EXISTS ' +
+      '(SELECT 1 FROM edges r WHERE r.src = e.dst AND r.dst = e.src)',
   );
   const top = (column: 'src' | 'dst') =>
     db
@@ -69,7 +70,8 @@ export function graphStats(db: Database.Database): GraphStats {
     max_in_degree: into?.n ?? 0,
     max_in_degree_tool: into?.id ?? null,
     cross_api_edges: count(
-      'SELECT count(*) AS n FROM edges e JOIN nodes a ON a.id = e.src JOIN nodes b ON b.id = e.dst WHERE a.api <> b.api',
+      'SELECT count(*) AS n FROM edges e JOIN nodes a ON a.id ' +
+        '= e.src JOIN nodes b ON b.id = e.dst WHERE a.api <> b.api',
     ),
     by_rule,
   };

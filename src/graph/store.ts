@@ -82,7 +82,8 @@ export class Graph {
     if (version !== SCHEMA_VERSION) {
       this.db.close();
       throw new GraphError(
-        `${file} has graph schema version ${version ?? 'none'}, this ToolEnv reads ${SCHEMA_VERSION}; rebuild it with \`toolenv graph build\``,
+        `${file} has graph schema version ${version ?? 'none'}, ` +
+          `this ToolEnv reads ${SCHEMA_VERSION}; rebuild it with \`toolenv graph build\``,
       );
     }
     const order = "ORDER BY kind = 'soft', score DESC";

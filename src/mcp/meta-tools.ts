@@ -24,8 +24,9 @@ export const searchTool: McpTool = {
   name: SEARCH_TOOL,
   title: 'Search the tool library',
   description:
-    'Finds the library tools that fit a capability, described in plain words ("get the weather forecast for a city"). ' +
-    'Returns the best k tools with their id, name, description, category and relevance score; call one with call_tool.',
+    'Finds the library tools that fit a capability, described in plain words ("get the weather forecast for a ' +
+    'city"). Returns the best k tools with their id, name, ' +
+    'description, category and relevance score; call one with call_tool.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -68,9 +69,9 @@ export const callTool: McpTool = {
   name: CALL_TOOL,
   title: 'Call a library tool',
   description:
-    "Calls one library tool by its id (from search_tool) with its arguments. The result is the simulated API's answer: " +
-    'HTTP status, JSON body, and where the answer came from; a failed call (bad arguments, unknown tool, injected error) ' +
-    'is marked as an error and its body is an RFC 7807 problem that says what went wrong.',
+    "Calls one library tool by its id (from search_tool) with its arguments. The result is the simulated API's " +
+    'answer: HTTP status, JSON body, and where the answer came from; a failed call (bad arguments, unknown tool, ' +
+    'injected error) is marked as an error and its body is an RFC 7807 problem that says what went wrong.',
   inputSchema: {
     type: 'object',
     properties: {

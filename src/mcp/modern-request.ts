@@ -41,7 +41,8 @@ export function readModernMessage(headers: Headers, message: unknown): ModernMes
     return rejected(
       null,
       INVALID_REQUEST,
-      'the body must be one JSON-RPC 2.0 request or notification: {"jsonrpc": "2.0", "id", "method", "params"}; batches are not part of 2026-07-28',
+      'the body must be one JSON-RPC 2.0 request or notification: {"jsonrpc": "2.0", "id", "method", "params"}; ' +
+        'batches are not part of 2026-07-28',
     );
   }
   if (!('id' in message)) {
@@ -59,7 +60,8 @@ export function readModernMessage(headers: Headers, message: unknown): ModernMes
     return rejected(
       id,
       INVALID_PARAMS,
-      `params._meta must be an object carrying the ${PROTOCOL_VERSION_KEY} and ${CLIENT_CAPABILITIES_KEY} envelope keys`,
+      'params._meta must be an object carrying the ' +
+        `${PROTOCOL_VERSION_KEY} and ${CLIENT_CAPABILITIES_KEY} envelope keys`,
     );
   const missing = [PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY].filter((key) => !(key in meta));
   if (missing.length > 0)

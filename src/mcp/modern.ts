@@ -42,7 +42,8 @@ const METHODS: Record<string, Method> = {
     if (input !== undefined && !isObject(input)) throw invalid('params.arguments must be a JSON object');
     if (served.episode === undefined) {
       throw invalid(
-        'tools/call records into an episode: create one with POST /v1/episodes and name it with the x-toolenv-episode header or ?episode=',
+        'tools/call records into an episode: create one with POST /v1/episodes and name it with the ' +
+          'x-toolenv-episode header or ?episode=',
       );
     }
     const outcome = await callTool(deps, { episode: served.episode, listing: served.listing }, name, input);
@@ -90,7 +91,8 @@ export async function answerModern(request: Request, message: unknown, deps: Too
 
 function recording(episode: string | undefined): string {
   return episode === undefined
-    ? 'Tool calls record into an episode named by the x-toolenv-episode header or ?episode= (create one with POST /v1/episodes).'
+    ? 'Tool calls record into an episode named by the x-toolenv-episode ' +
+        'header or ?episode= (create one with POST /v1/episodes).'
     : `Tool calls record into ToolEnv episode ${episode}: GET /v1/episodes/${episode} returns the trajectory.`;
 }
 

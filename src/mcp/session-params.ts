@@ -46,7 +46,8 @@ export function readSessionParams(query: URLSearchParams, store: LibraryStore): 
   const attach = query.get('episode') ?? undefined;
   if (attach !== undefined && Object.keys(config).length > 0) {
     throw invalid(
-      'seed, error_rate and max_steps configure a new episode; a session attached with ?episode= records into that episode as it is',
+      'seed, error_rate and max_steps configure a new episode; ' +
+        'a session attached with ?episode= records into that episode as it is',
     );
   }
   if (attach === '') throw invalid('episode must be an episode id');
@@ -73,13 +74,15 @@ export function readModernParams(
   const { listing, attach, config } = readSessionParams(query, store);
   if (Object.keys(config).length > 0) {
     throw invalid(
-      'seed, error_rate and max_steps configure a new episode, which a 2026-07-28 request does not open; create it with POST /v1/episodes and name it with the x-toolenv-episode header or ?episode=',
+      'seed, error_rate and max_steps configure a new episode, which a 2026-07-28 request does not open; create it ' +
+        'with POST /v1/episodes and name it with the x-toolenv-episode header or ?episode=',
     );
   }
   if (episodeHeader === '') throw invalid('the x-toolenv-episode header must be an episode id');
   if (attach !== undefined && episodeHeader !== undefined && attach !== episodeHeader) {
     throw invalid(
-      `?episode=${attach} and the x-toolenv-episode header ${JSON.stringify(episodeHeader)} name different episodes; name one`,
+      `?episode=${attach} and the x-toolenv-episode header ` +
+        `${JSON.stringify(episodeHeader)} name different episodes; name one`,
     );
   }
   const episode = attach ?? episodeHeader;
@@ -125,7 +128,8 @@ function readListing(query: URLSearchParams, store: LibraryStore): Listing {
     if (store.list({ category, limit: 1 }).tools.length === 0) {
       const known = store.stats().categories.map((entry) => entry.category);
       throw invalid(
-        `no tools in category ${JSON.stringify(category)}; the library has ${known.length}: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`,
+        `no tools in category ${JSON.stringify(category)}; the library has ${known.length}: ` +
+          `${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`,
       );
     }
     return { kind: 'category', category };

@@ -23,7 +23,8 @@ export function createSessionServer(deps: ToolsDeps, info: Served): Server {
     capabilities: { tools: { listChanged: listing.kind === 'working-set' } },
     instructions: instructions(
       listing,
-      `This session records its calls as ToolEnv episode ${episode}: GET /v1/episodes/${episode} returns the trajectory.`,
+      `This session records its calls as ToolEnv episode ${episode}: ` +
+        `GET /v1/episodes/${episode} returns the trajectory.`,
       true,
     ),
     jsonSchemaValidator: VALIDATOR,

@@ -57,7 +57,8 @@ export class McpSessions {
     if (this.live.size + this.opening >= this.maxSessions) {
       throw httpProblem(
         429,
-        `this server holds at most ${this.maxSessions} MCP sessions; close one (DELETE /mcp) or wait for an idle one to expire`,
+        `this server holds at most ${this.maxSessions} MCP sessions; ` +
+          'close one (DELETE /mcp) or wait for an idle one to expire',
         {
           title: 'Too many MCP sessions',
           headers: { 'retry-after': DEFAULT_RETRY_AFTER },
@@ -69,7 +70,8 @@ export class McpSessions {
       if (this.deps.episodes.summary(params.attach) === undefined) {
         throw httpProblem(
           404,
-          `no episode ${JSON.stringify(params.attach)}; create one with POST /v1/episodes, or leave ?episode= out and the session opens its own`,
+          `no episode ${JSON.stringify(params.attach)}; create one with POST ` +
+            '/v1/episodes, or leave ?episode= out and the session opens its own',
           {
             title: 'Unknown episode',
           },

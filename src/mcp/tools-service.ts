@@ -91,21 +91,32 @@ export async function callTool(
  */
 export function instructions(listing: Listing, recording: string, announced: boolean): string {
   return (
-    'ToolEnv serves simulated versions of real APIs: every call is answered with the HTTP status and JSON body the API would give; ' +
-    `a failed call is a tool error whose body is an RFC 7807 problem saying what to fix. ${listingHint(listing, announced)} ${recording}`
+    'ToolEnv serves simulated versions of real APIs: every call is answered with the HTTP status and JSON body the ' +
+    'API would give; a failed call is a tool error whose body is an RFC 7807 problem saying what to fix. ' +
+    `${listingHint(listing, announced)} ${recording}`
   );
 }
 
 function listingHint(listing: Listing, announced: boolean): string {
   switch (listing.kind) {
     case 'meta':
-      return 'Find tools with search_tool (a plain-words description of what you need), then call one with call_tool {tool, arguments}.';
+      return (
+        'Find tools with search_tool (a plain-words description of what you need), ' +
+        'then call one with call_tool {tool, arguments}.'
+      );
     case 'tools':
       return 'The listed tools are library tools; call them directly.';
     case 'category':
-      return `The listed tools are the library's ${JSON.stringify(listing.category)} tools (follow nextCursor for more pages); call them directly.`;
+      return (
+        `The listed tools are the library's ${JSON.stringify(listing.category)} ` +
+        'tools (follow nextCursor for more pages); call them directly.'
+      );
     case 'working-set':
-      return `Find tools with search_tool; every tool it finds joins the tool list (${announced ? 'a tools/list_changed notification says when' : 'list the tools again after a search'}) and is called directly.`;
+      return (
+        'Find tools with search_tool; every tool it finds joins the tool list ' +
+        `(${announced ? 'a tools/list_changed notification says when' : 'list the tools again after a search'}) and ` +
+        'is called directly.'
+      );
   }
 }
 

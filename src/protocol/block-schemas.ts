@@ -42,7 +42,10 @@ function describe(errors: readonly ErrorObject[]): string[] {
     const where = e.instancePath === '' ? '' : `${e.instancePath.slice(1).replaceAll('/', '.')} `;
     switch (e.keyword) {
       case 'additionalProperties':
-        return `${where}has an unknown member ${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`;
+        return (
+          `${where}has an unknown member ` +
+          `${JSON.stringify((e.params as { additionalProperty: string }).additionalProperty)}`
+        );
       case 'required':
         return `${where}is missing ${JSON.stringify((e.params as { missingProperty: string }).missingProperty)}`;
       case 'type':

@@ -61,7 +61,8 @@ export function checkMessage(message: ParsedMessage, agent: Protocol, state: Run
   } else {
     if (plan)
       shape.push(
-        `<plan> is not part of the ${agent === 'react' ? 'ReAct' : 'Parallel'} protocol: ${agent === 'react' ? 'think, then take one action' : 'write the calls directly'}`,
+        `<plan> is not part of the ${agent === 'react' ? 'ReAct' : 'Parallel'} protocol: ` +
+          `${agent === 'react' ? 'think, then take one action' : 'write the calls directly'}`,
       );
     if (agent === 'react' && actions > 1) shape.push(`ReAct takes one action per turn; this message has ${actions}`);
   }
@@ -132,7 +133,8 @@ function checkPlan(
       if (ids.has(dep)) inside.add(dep);
       else if (!state.results.has(dep))
         problems.push(
-          `<plan>: ${call.id} depends on ${dep}, which is neither a call of this plan nor an earlier call (dangling dependency)`,
+          `<plan>: ${call.id} depends on ${dep}, which is neither a ` +
+            'call of this plan nor an earlier call (dangling dependency)',
         );
     }
     problems.push(
@@ -177,5 +179,8 @@ function unknownTool(tool: string, known: ReadonlySet<string>): string | undefin
   if (known.has(tool)) return undefined;
   if (known.size === 0) return `unknown tool ${JSON.stringify(tool)}: no search has returned tools yet; search first`;
   const list = [...known].slice(-8).join(', ');
-  return `unknown tool ${JSON.stringify(tool)}: not among the tools search returned (${list}${known.size > 8 ? ', …' : ''}); search for it first`;
+  return (
+    `unknown tool ${JSON.stringify(tool)}: not among the tools search returned ` +
+    `(${list}${known.size > 8 ? ', …' : ''}); search for it first`
+  );
 }

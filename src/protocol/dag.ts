@@ -99,7 +99,8 @@ export function checkLayers(nodes: readonly DagNode[], layers: readonly (readonl
       const depAt = layerOf.get(dep);
       if (depAt !== undefined && depAt >= at) {
         problems.push(
-          `layers: ${node.id} (layer ${at + 1}) depends on ${dep}, which runs ${depAt === at ? 'in the same layer' : `later (layer ${depAt + 1})`}`,
+          `layers: ${node.id} (layer ${at + 1}) depends on ${dep}, which runs ` +
+            `${depAt === at ? 'in the same layer' : `later (layer ${depAt + 1})`}`,
         );
       }
     }

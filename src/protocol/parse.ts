@@ -69,7 +69,8 @@ function readPlan(content: string, problems: string[]): Plan | undefined {
   if (tooDeep(parsed.values)) return void problems.push(`<plan>: nests deeper than ${MAX_JSON_DEPTH} levels`);
   if (parsed.values.length !== 1)
     return void problems.push(
-      `<plan>: holds ${parsed.values.length === 0 ? 'nothing' : `${parsed.values.length} JSON values`}; write one JSON object`,
+      `<plan>: holds ${parsed.values.length === 0 ? 'nothing' : `${parsed.values.length} JSON values`}; ` +
+        'write one JSON object',
     );
   const value = parsed.values[0];
   if (value === null || typeof value !== 'object' || Array.isArray(value))

@@ -69,7 +69,8 @@ export function parseRefPath(text: string): RefPath {
   if (typeof root !== 'string' || !ROOTS.has(root)) {
     throw new RefError(
       text,
-      `paths start at body, status or headers (did you mean ${call}.body${typeof root === 'number' ? `[${root}]` : `.${root}`}…?)`,
+      'paths start at body, status or headers (did you mean ' +
+        `${call}.body${typeof root === 'number' ? `[${root}]` : `.${root}`}…?)`,
     );
   }
   return { text, call, steps };

@@ -104,7 +104,9 @@ export function makeBenchmark(
     const second = paraphrase(querySource(partner), '', random, { mentionApi: 0 });
     queries.push({
       set,
-      query: `${first} and ${second.replace(/^(I need to|how can I|tool to|a way to|help me) /, '')} with ${nameOf(tool)}`,
+      query:
+        `${first} and ${second.replace(/^(I need to|how can I|tool to|a way to|help me) /, '')} ` +
+        `with ${nameOf(tool)}`,
       relevant: [id, partner.id],
     });
     counts.multi++;

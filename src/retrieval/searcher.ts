@@ -198,7 +198,8 @@ export class ToolSearch {
     if (id === undefined) {
       const known = [...catalog.categories].sort();
       throw new SearchError(
-        `unknown category ${JSON.stringify(options.category)}; the library has ${known.length}: ${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`,
+        `unknown category ${JSON.stringify(options.category)}; the library has ${known.length}: ` +
+          `${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`,
       );
     }
     const categoryOf = catalog.categoryOf;
@@ -267,7 +268,8 @@ export class ToolSearch {
     if (!embedder) {
       if (kind === 'dense' && !this.options.embedModel) {
         throw new SearchError(
-          'the dense retriever needs a local ONNX model directory (--embed-model DIR); `use` runs the shipped Universal Sentence Encoder',
+          'the dense retriever needs a local ONNX model directory (--embed-model DIR); ' +
+            '`use` runs the shipped Universal Sentence Encoder',
         );
       }
       const stage = `${kind} model`;
@@ -306,7 +308,8 @@ export class ToolSearch {
     const { catalog } = this.lexicalIndex();
     if (vectors.count !== catalog.size) {
       throw new SearchError(
-        `the ${kind} vectors hold ${vectors.count} tools, the library ${catalog.size}; rebuild them with \`toolenv search index --retriever ${kind} --force\``,
+        `the ${kind} vectors hold ${vectors.count} tools, the library ${catalog.size}; rebuild them with \`toolenv ` +
+          `search index --retriever ${kind} --force\``,
       );
     }
     return { embedder, vectors };

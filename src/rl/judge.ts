@@ -171,7 +171,8 @@ class OpenAIAnswerJudge implements AnswerJudge {
       const reply = readReply(generation.text);
       if (!reply)
         throw new Error(
-          `unreadable verdicts${generation.truncated ? ' (cut at max tokens)' : ''}: ${JSON.stringify(generation.text.slice(0, 200))}`,
+          `unreadable verdicts${generation.truncated ? ' (cut at max tokens)' : ''}: ` +
+            `${JSON.stringify(generation.text.slice(0, 200))}`,
         );
       return { reply, model };
     } catch (error) {

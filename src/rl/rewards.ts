@@ -19,7 +19,8 @@ export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 's
 
 /** Why a chat trajectory has no R_step. */
 export const CHAT_STEP_NOTE =
-  'not defined for the chat protocol: R_step scores plans against the controller (Table 8), and chat turns carry no plan';
+  'not defined for the chat protocol: R_step scores plans ' +
+  'against the controller (Table 8), and chat turns carry no plan';
 
 export interface AnswerOutcome {
   source: AnswerSource;
@@ -65,7 +66,8 @@ export async function answerOutcome(trajectory: ScoredTrajectory, options: Answe
       source: 'unscored',
       r_ans: null,
       flagged:
-        'no way to score the answer: the task has no expected answer, no verdicts were given, and no judge is configured (serve --judge, or POST {"judge": "openai:MODEL@URL"})',
+        'no way to score the answer: the task has no expected answer, no verdicts were given, and no judge is ' +
+        'configured (serve --judge, or POST {"judge": "openai:MODEL@URL"})',
     };
   let judged = options.memo?.get(judge.name);
   if (!judged) {

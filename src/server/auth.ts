@@ -38,7 +38,8 @@ export function bearerAuth(apiKey: string): MiddlewareHandler {
       const detail =
         authorization === undefined && key === undefined
           ? `this server requires an API key: send ${KEY_HEADER}: KEY or Authorization: Bearer KEY`
-          : `no valid API key in the request: send ${KEY_HEADER}: KEY (Authorization then reaches the API) or Authorization: Bearer KEY`;
+          : `no valid API key in the request: send ${KEY_HEADER}: ` +
+            'KEY (Authorization then reaches the API) or Authorization: Bearer KEY';
       return Promise.resolve(
         problemResponse(401, detail, { headers: { 'www-authenticate': 'Bearer realm="toolenv"' } }),
       );

@@ -83,7 +83,9 @@ export function requestRefusal(allowed: AllowedHosts): (headers: IncomingHttpHea
       return {
         status: 403,
         title: 'Cross-site request',
-        detail: `requests from the web origin ${JSON.stringify(origin)} are not allowed; this server sends no CORS headers`,
+        detail:
+          `requests from the web origin ${JSON.stringify(origin)} ` +
+          'are not allowed; this server sends no CORS headers',
       };
     }
     return undefined;
@@ -115,7 +117,9 @@ function hostRefusal(host: string, allowed: AllowedHosts): Refusal | null {
   return {
     status: 403,
     title: 'Host not allowed',
-    detail: `this server does not answer for the host ${JSON.stringify(parsed.hostname)}; start it with --allowed-hosts naming it (or * for any) to allow it`,
+    detail:
+      `this server does not answer for the host ${JSON.stringify(parsed.hostname)}; start it with --allowed-hosts ` +
+      'naming it (or * for any) to allow it',
   };
 }
 

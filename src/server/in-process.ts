@@ -19,7 +19,8 @@ export class MissingLibraryError extends Error {}
 export async function serveInProcess(options: InProcessOptions): Promise<RunningServer> {
   if (!LibraryStore.exists(options.library)) {
     throw new MissingLibraryError(
-      `no library at ${options.library}: pass --server URL, or --library DIR, or build the default library once with \`toolenv library build\``,
+      `no library at ${options.library}: pass --server URL, or --library DIR, ` +
+        'or build the default library once with `toolenv library build`',
     );
   }
   const [{ startServer }, { examplesResponder }, { librarySynthResponder }] = await Promise.all([

@@ -19,9 +19,10 @@ export function serverOpenApi(
       version: '0.1.0',
       summary: 'A tool-environment simulator for agent RL.',
       description:
-        'Real tool interfaces from public OpenAPI documents, simulated: every call passes Rule → Cache → Response. Bodies are what the ' +
-        'simulated API returns; ToolEnv metadata travels in `x-toolenv-*` headers; every error is `application/problem+json`, but for a ' +
-        "simulated API's errors on its REST surface, which use the API's declared error shape.",
+        'Real tool interfaces from public OpenAPI documents, simulated: every call passes Rule → Cache → Response. ' +
+        'Bodies are what the simulated API returns; ToolEnv metadata travels in `x-toolenv-*` headers; every error ' +
+        "is `application/problem+json`, but for a simulated API's errors on its REST surface, which use the API's " +
+        'declared error shape.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: origin }],
@@ -70,7 +71,8 @@ export function serverOpenApi(
           name: 'Prefer',
           in: 'header',
           description:
-            'Prism-style controls, comma-separated: `code=429` forces a status, `example=NAME` picks a named example, `dynamic=true` synthesizes a fresh body.',
+            'Prism-style controls, comma-separated: `code=429` forces a status, `example=NAME` picks a named ' +
+            'example, `dynamic=true` synthesizes a fresh body.',
           schema: { type: 'string' },
           example: 'code=429',
         },
@@ -110,7 +112,8 @@ export function serverOpenApi(
           name: 'x-toolenv-episode',
           in: 'header',
           description:
-            'Runs the call inside this episode: its injection stream and world state, recorded as a one-action step (404, 409, 403 as for a step).',
+            'Runs the call inside this episode: its injection stream and world state, recorded as a one-action step ' +
+            '(404, 409, 403 as for a step).',
           schema: { type: 'string' },
         },
       },
@@ -130,7 +133,8 @@ export function serverOpenApi(
         PayloadTooLarge: problemDoc('The request body is larger than the server’s body limit.'),
         ServerError: problemDoc('An unexpected server error (logged).'),
         GraphUnavailable: problemDoc(
-          'The dependency graph of this library has not been built, or was built by another version: `command` names the build (`toolenv graph build`).',
+          'The dependency graph of this library has not been built, or was built by another version: `command` names ' +
+            'the build (`toolenv graph build`).',
         ),
         UnknownEpisode: problemDoc('No such episode: it never existed, was deleted, or expired.'),
         UnknownGroup: problemDoc('No such group: it never existed, or all its episodes were deleted or expired.'),

@@ -173,9 +173,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       upstream,
     });
     const retrieval = retrievalLoader(store.dir, options.retrieval);
-    const prefix =
-      `${options.worker ? idPrefix(options.worker.index) : ''}${options.replica === undefined ? '' : `r${options.replica}-`}` ||
-      undefined;
+    const workerPrefix = options.worker ? idPrefix(options.worker.index) : '';
+    const replicaPrefix = options.replica === undefined ? '' : `r${options.replica}-`;
+    const prefix = `${workerPrefix}${replicaPrefix}` || undefined;
     let cluster: ClusterListeners | undefined;
     episodes = new EpisodeStore({
       idPrefix: prefix,

@@ -119,7 +119,8 @@ export const runOperations: Operations = {
       operationId: 'getRunEpisode',
       tags: ['Runs'],
       summary:
-        "One saved episode: its trajectory and its rewards (a training run's scored again from the trajectory, `rescored`)",
+        'One saved episode: its trajectory and its rewards (a ' +
+        "training run's scored again from the trajectory, `rescored`)",
       parameters: [RUN_NAME, { name: 'episode', in: 'path', required: true, schema: { type: 'string' } }],
       responses: {
         '200': json('The episode.', { type: 'object', required: ['trajectory', 'rewards', 'rescored'] }),

@@ -64,7 +64,8 @@ export function logProgress(
   const write = (s: NonNullable<typeof stage>) => {
     const seconds = ((now() - s.started) / 1000).toFixed(0);
     process.stderr.write(
-      `toolenv: ${s.name} ${s.done}/${s.total} ${unit} (${s.total === 0 ? 100 : Math.floor((s.done / s.total) * 100)}%, ${seconds} s)\n`,
+      `toolenv: ${s.name} ${s.done}/${s.total} ${unit} ` +
+        `(${s.total === 0 ? 100 : Math.floor((s.done / s.total) * 100)}%, ${seconds} s)\n`,
     );
     s.written = s.done;
     lastLine = now();

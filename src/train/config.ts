@@ -76,7 +76,8 @@ export function launchScript(config: TrainJson, python: string): string {
   const quoted = [python, ...engineArgs(config)].map(shellQuote).join(' ');
   return [
     '#!/usr/bin/env bash',
-    `# Written by \`toolenv train --engine ${config.engine} --stage ${config.stage}\`: runs the engine on this run directory.`,
+    `# Written by \`toolenv train --engine ${config.engine} --stage ` +
+      `${config.stage}\`: runs the engine on this run directory.`,
     'set -euo pipefail',
     `export TOOLENV_URL="\${TOOLENV_URL:-${config.server}}"`,
     `export TOOLENV_RUN=${shellQuote(config.run_dir)}`,

@@ -117,7 +117,8 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       options.server ?? (options.dryRun ? 'http://127.0.0.1:8080' : (inProcess = await serveLibrary(options)).url);
     if (options.dryRun && options.server === undefined) {
       options.log(
-        `toolenv: dry run: no server started; launch.sh reaches ${server} (\`toolenv serve\`'s default) unless TOOLENV_URL says otherwise`,
+        `toolenv: dry run: no server started; launch.sh reaches ${server} ` +
+          "(`toolenv serve`'s default) unless TOOLENV_URL says otherwise",
       );
     }
     if (options.server !== undefined && !options.dryRun) await checkServer(options.server, options.apiKey);
@@ -131,10 +132,12 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
       if (tasks !== undefined && options.stage === 'rl' && tasks.length < options.promptsPerStep) {
         if (options.batchGiven)
           throw new TrainInputError(
-            `--batch ${options.promptsPerStep}: one step takes that many prompts, but there are only ${tasks.length} tasks; pass --batch ${tasks.length} or fewer, or more tasks`,
+            `--batch ${options.promptsPerStep}: one step takes that many prompts, but there are only ${tasks.length} ` +
+              `tasks; pass --batch ${tasks.length} or fewer, or more tasks`,
           );
         options.log(
-          `toolenv: ${tasks.length} tasks: ${tasks.length} prompts per step (the paper's ${options.promptsPerStep} needs that many tasks)`,
+          `toolenv: ${tasks.length} tasks: ${tasks.length} prompts per step ` +
+            `(the paper's ${options.promptsPerStep} needs that many tasks)`,
         );
         options.promptsPerStep = tasks.length;
       }
@@ -142,7 +145,8 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
     if (options.stage === 'rl' && options.engine === 'trl' && !options.dryRun) {
       const rollouts = options.promptsPerStep * options.group;
       options.log(
-        `toolenv: each step samples ${options.promptsPerStep} prompts × ${options.group} rollouts = ${rollouts} episodes, generated ${options.generationBatch} at a time, then updates one group at a time`,
+        `toolenv: each step samples ${options.promptsPerStep} prompts × ${options.group} rollouts = ${rollouts} ` +
+          `episodes, generated ${options.generationBatch} at a time, then updates one group at a time`,
       );
     }
     let demonstrationsFile: string | undefined;
@@ -191,7 +195,8 @@ export async function train(options: TrainOptions): Promise<TrainSummary> {
     // A trainer that stops early exits 0 (TRL on an empty epoch): fewer steps than asked is the run failing.
     if (options.steps > 0 && metrics.length < options.steps) {
       throw new TrainError(
-        `the ${options.engine} engine ran ${metrics.length} of ${options.steps} optimizer steps (see ${join(run, 'engine.log')})`,
+        `the ${options.engine} engine ran ${metrics.length} of ${options.steps} optimizer steps (see ` +
+          `${join(run, 'engine.log')})`,
       );
     }
     if (metrics.length === 0)
@@ -350,7 +355,8 @@ async function demonstrations(
 ): Promise<DemonstrationSummary> {
   const tasks = readTrainTasks(tasksFile);
   options.log(
-    `toolenv: demonstrations by the ${options.policy} policy over ${tasks.length} tasks (pass --data FILE to use your own)`,
+    `toolenv: demonstrations by the ${options.policy} policy ` +
+      `over ${tasks.length} tasks (pass --data FILE to use your own)`,
   );
   const summary = await writeDemonstrations({
     server,
@@ -364,7 +370,8 @@ async function demonstrations(
   options.log(`toolenv: ${summary.kept} of ${summary.runs} runs solved, kept as SFT conversations in ${out}`);
   if (summary.kept === 0)
     throw new TrainError(
-      `no demonstration solved its task (${summary.dropped.unsolved} unsolved, ${summary.dropped.failed} failed): pass --data FILE or other --tasks`,
+      `no demonstration solved its task (${summary.dropped.unsolved} unsolved, ${summary.dropped.failed} failed): ` +
+        'pass --data FILE or other --tasks',
     );
   return summary;
 }
@@ -399,7 +406,8 @@ async function runEngine(launch: string, server: string, run: string, options: T
     const rows = options.stage === 'rl' ? stepMetrics(records, logs, started / 1000) : sftMetrics(logs, started / 1000);
     for (const row of rows.filter((r) => r.step > reported && r.step <= done)) {
       options.log(
-        `toolenv: step ${row.step}/${options.steps || '?'} ${describe(row)} (${Math.round((Date.now() - started) / 1000)} s)`,
+        `toolenv: step ${row.step}/${options.steps || '?'} ${describe(row)} ` +
+          `(${Math.round((Date.now() - started) / 1000)} s)`,
       );
       reported = row.step;
       lastLine = Date.now();
@@ -409,7 +417,8 @@ async function runEngine(launch: string, server: string, run: string, options: T
       const what =
         options.stage === 'rl' ? `: ${running} of ${options.promptsPerStep * options.group} episodes done` : '';
       options.log(
-        `toolenv: step ${reported + 1}/${options.steps || '?'} running${what} (${Math.round((Date.now() - started) / 1000)} s)`,
+        `toolenv: step ${reported + 1}/${options.steps || '?'} running${what} ` +
+          `(${Math.round((Date.now() - started) / 1000)} s)`,
       );
       lastLine = Date.now();
     }
@@ -451,7 +460,10 @@ function metricsOf(stage: Stage, run: string, started: number): (StepMetrics | S
 function describe(row: StepMetrics | SftStepMetrics): string {
   const n = (v: number | null | undefined) => (v === null || v === undefined ? '–' : v.toFixed(3));
   if (!('episodes' in row)) return `loss ${n(row.loss)}`;
-  return `r_step ${n(row.r_step)} r_phase ${n(row.r_phase)} r_traj ${n(row.r_traj)} success ${n(row.success)} · ${row.episodes} episodes, ${n(row.turns)} turns`;
+  return (
+    `r_step ${n(row.r_step)} r_phase ${n(row.r_phase)} r_traj ${n(row.r_traj)} success ${n(row.success)} · ` +
+    `${row.episodes} episodes, ${n(row.turns)} turns`
+  );
 }
 
 function tail(file: string, lines = 15): string {

@@ -20,7 +20,8 @@ export function readTrainTasks(file: string): TrainTask[] {
   const loaded = loadTasks(file);
   if (loaded.format !== 'own') {
     throw new TaskFileError(
-      `${file}: a ${loaded.format} task file; training reads ToolEnv's own JSON Lines ({id, query, reference_tools?, answer?, tools?, seed?}, as \`toolenv tasks synth\` writes)`,
+      `${file}: a ${loaded.format} task file; training reads ToolEnv's own JSON Lines ({id, query, reference_tools?, ` +
+        'answer?, tools?, seed?}, as `toolenv tasks synth` writes)',
     );
   }
   const ids = (refs: readonly unknown[] | undefined) => refs?.map((r) => (r as { id: string }).id);

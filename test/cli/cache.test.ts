@@ -414,118 +414,129 @@ function writeToolbenchAnswers(): string {
   return root;
 }
 
-test('ToolBench answer trajectories import as source real: calls mapped to library tools, the rest counted by reason; replay serves them', () => {
-  const library = writeFixtureLibrary([...petstoreTools, ...toolbenchTools]);
-  const file = cacheFile();
-  const report = summary(
-    toolenv([
+test(
+  'ToolBench answer trajectories import as source real: ' +
+    'calls mapped to library tools, the rest counted by reason; replay serves them',
+  () => {
+    const library = writeFixtureLibrary([...petstoreTools, ...toolbenchTools]);
+    const file = cacheFile();
+    const report = summary(
+      toolenv([
+        'cache',
+        'import',
+        '--format',
+        'toolbench',
+        writeToolbenchAnswers(),
+        '--cache',
+        file,
+        '--library',
+        library,
+        '--json',
+      ]),
+    );
+    assert.equal(report.format, 'toolbench');
+    assert.equal(report.files, 2);
+    assert.equal(report.calls, 7, 'each call once, however many steps repeat it; Finish is not a call');
+    assert.equal(report.mapped, 3);
+    assert.equal(report.inserted, 3);
+    assert.deepEqual(report.skipped, {
+      finish: 1,
+      unknown_function: { unknown_api_for_nowhere: 1 },
+      invalid_arguments: 1,
+      recorded_errors: 1,
+      duplicates: 1,
+    });
+
+    const cache = ResponseCache.open(file, { mode: 'read-only' });
+    assert.deepEqual(cache.get('weatherapi_com__realtime_weather_api', { q: 'London' }), {
+      status: 200,
+      body: { location: { name: 'London' }, current: { temp_c: 11, is_day: true } },
+      source: 'real',
+    });
+    assert.deepEqual(cache.get('stock_quotes__id', { symbol: 'AAPL' }), {
+      status: 201,
+      body: { price: 150 },
+      source: 'real',
+    });
+    assert.deepEqual(cache.get('petstore_test__getPetById', { petId: 7 }), {
+      status: 200,
+      body: { id: 7, name: 'Real Rex' },
+      source: 'real',
+    });
+    cache.close();
+
+    const args = ['--library', library, '--cache', file, '--upstream', 'replay', '--json'];
+    const replayed = summary(
+      toolenv(['call', 'stock_quotes__id', '--args', '{"symbol": "AAPL"}', ...args, '--error-rate', '0']),
+    );
+    assert.equal(replayed.source, 'real');
+    assert.deepEqual(replayed.body, { price: 150 });
+    const miss = toolenv(['call', 'stock_quotes__id', '--args', '{"symbol": "MSFT"}', ...args]);
+    assert.equal(miss.status, 1);
+    assert.match(miss.stderr, /^toolenv: 501 No recording: stock_quotes__id has no recorded real answer/);
+
+    const text = toolenv([
       'cache',
       'import',
       '--format',
       'toolbench',
       writeToolbenchAnswers(),
       '--cache',
-      file,
+      cacheFile(),
       '--library',
       library,
-      '--json',
-    ]),
-  );
-  assert.equal(report.format, 'toolbench');
-  assert.equal(report.files, 2);
-  assert.equal(report.calls, 7, 'each call once, however many steps repeat it; Finish is not a call');
-  assert.equal(report.mapped, 3);
-  assert.equal(report.inserted, 3);
-  assert.deepEqual(report.skipped, {
-    finish: 1,
-    unknown_function: { unknown_api_for_nowhere: 1 },
-    invalid_arguments: 1,
-    recorded_errors: 1,
-    duplicates: 1,
-  });
+    ]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /function calls: 7, mapped to library tools: 3/);
+    assert.match(text.stdout, /unknown_api_for_nowhere \(1\)/);
+  },
+);
 
-  const cache = ResponseCache.open(file, { mode: 'read-only' });
-  assert.deepEqual(cache.get('weatherapi_com__realtime_weather_api', { q: 'London' }), {
-    status: 200,
-    body: { location: { name: 'London' }, current: { temp_c: 11, is_day: true } },
-    source: 'real',
-  });
-  assert.deepEqual(cache.get('stock_quotes__id', { symbol: 'AAPL' }), {
-    status: 201,
-    body: { price: 150 },
-    source: 'real',
-  });
-  assert.deepEqual(cache.get('petstore_test__getPetById', { petId: 7 }), {
-    status: 200,
-    body: { id: 7, name: 'Real Rex' },
-    source: 'real',
-  });
-  cache.close();
+test(
+  'a file that is not a ToolBench answer names the file, ' +
+    'exits 2 and stores nothing; bad upstream flags are usage errors',
+  () => {
+    const library = writeFixtureLibrary([...petstoreTools, ...toolbenchTools]);
+    const file = filledCache();
+    const before = entries(file);
+    const root = writeToolbenchAnswers();
+    writeFileSync(join(root, 'G1_answer', '12_other.json'), JSON.stringify({ query: 'no answer_generation here' }));
+    assertUsageError(
+      toolenv(['cache', 'import', '--format', 'toolbench', root, '--cache', file, '--library', library]),
+      /12_other\.json: not a ToolBench answer/,
+    );
+    assert.deepEqual(entries(file), before);
+    assertUsageError(
+      toolenv(['cache', 'import', '--format', 'csv', root, '--cache', file]),
+      /--format must be one of jsonl, stabletoolbench, toolbench/,
+    );
+    assertUsageError(
+      toolenv(['cache', 'import', file, file, '--cache', cacheFile()]),
+      /--format jsonl imports one file, got 2 paths/,
+    );
 
-  const args = ['--library', library, '--cache', file, '--upstream', 'replay', '--json'];
-  const replayed = summary(
-    toolenv(['call', 'stock_quotes__id', '--args', '{"symbol": "AAPL"}', ...args, '--error-rate', '0']),
-  );
-  assert.equal(replayed.source, 'real');
-  assert.deepEqual(replayed.body, { price: 150 });
-  const miss = toolenv(['call', 'stock_quotes__id', '--args', '{"symbol": "MSFT"}', ...args]);
-  assert.equal(miss.status, 1);
-  assert.match(miss.stderr, /^toolenv: 501 No recording: stock_quotes__id has no recorded real answer/);
-
-  const text = toolenv([
-    'cache',
-    'import',
-    '--format',
-    'toolbench',
-    writeToolbenchAnswers(),
-    '--cache',
-    cacheFile(),
-    '--library',
-    library,
-  ]);
-  assert.equal(text.status, 0, text.stderr);
-  assert.match(text.stdout, /function calls: 7, mapped to library tools: 3/);
-  assert.match(text.stdout, /unknown_api_for_nowhere \(1\)/);
-});
-
-test('a file that is not a ToolBench answer names the file, exits 2 and stores nothing; bad upstream flags are usage errors', () => {
-  const library = writeFixtureLibrary([...petstoreTools, ...toolbenchTools]);
-  const file = filledCache();
-  const before = entries(file);
-  const root = writeToolbenchAnswers();
-  writeFileSync(join(root, 'G1_answer', '12_other.json'), JSON.stringify({ query: 'no answer_generation here' }));
-  assertUsageError(
-    toolenv(['cache', 'import', '--format', 'toolbench', root, '--cache', file, '--library', library]),
-    /12_other\.json: not a ToolBench answer/,
-  );
-  assert.deepEqual(entries(file), before);
-  assertUsageError(
-    toolenv(['cache', 'import', '--format', 'csv', root, '--cache', file]),
-    /--format must be one of jsonl, stabletoolbench, toolbench/,
-  );
-  assertUsageError(
-    toolenv(['cache', 'import', file, file, '--cache', cacheFile()]),
-    /--format jsonl imports one file, got 2 paths/,
-  );
-
-  const call = ['call', 'petstore_test__listPets', '--library', library, '--cache', file];
-  assertUsageError(toolenv([...call, '--upstream', 'mirror']), /--upstream must be one of record, replay, passthrough/);
-  assertUsageError(
-    toolenv([...call, '--upstream', 'record', '--cache-mode', 'read-only']),
-    /--upstream record stores the real answers in the cache: it needs --cache-mode read-write/,
-  );
-  assertUsageError(toolenv([...call, '--upstream-map', 'map.json']), /--upstream-map needs --upstream/);
-  assertUsageError(
-    toolenv([...call, '--upstream', 'replay', '--upstream-header', 'Authorization: x']),
-    /--upstream-header needs --upstream record or passthrough/,
-  );
-  const badMap = join(tempDir('toolenv-map-'), 'map.json');
-  writeFileSync(badMap, JSON.stringify({ 'petstore.*': 'ftp://example.com' }));
-  assertUsageError(
-    toolenv([...call, '--upstream', 'passthrough', '--upstream-map', badMap]),
-    /"petstore\.\*" must map to an http:\/\/ or https:\/\/ URL/,
-  );
-});
+    const call = ['call', 'petstore_test__listPets', '--library', library, '--cache', file];
+    assertUsageError(
+      toolenv([...call, '--upstream', 'mirror']),
+      /--upstream must be one of record, replay, passthrough/,
+    );
+    assertUsageError(
+      toolenv([...call, '--upstream', 'record', '--cache-mode', 'read-only']),
+      /--upstream record stores the real answers in the cache: it needs --cache-mode read-write/,
+    );
+    assertUsageError(toolenv([...call, '--upstream-map', 'map.json']), /--upstream-map needs --upstream/);
+    assertUsageError(
+      toolenv([...call, '--upstream', 'replay', '--upstream-header', 'Authorization: x']),
+      /--upstream-header needs --upstream record or passthrough/,
+    );
+    const badMap = join(tempDir('toolenv-map-'), 'map.json');
+    writeFileSync(badMap, JSON.stringify({ 'petstore.*': 'ftp://example.com' }));
+    assertUsageError(
+      toolenv([...call, '--upstream', 'passthrough', '--upstream-map', badMap]),
+      /"petstore\.\*" must map to an http:\/\/ or https:\/\/ URL/,
+    );
+  },
+);
 
 test('call prints status, source, error kind and body; bad flags are usage errors', () => {
   const library = writeFixtureLibrary();

@@ -300,7 +300,9 @@ test('list survives a reader that stops early (| head): no EPIPE stack trace', (
   const library = writeFixtureLibrary(tools, []);
   const err = join(tempDir(), 'stderr.txt');
   for (const flags of ['--json', '']) {
-    const command = `"${process.execPath}" "${BIN}" library list ${flags} --library "${library}" 2>"${err}" | head -n 2; exit \${PIPESTATUS[0]}`;
+    const command =
+      `"${process.execPath}" "${BIN}" library list ${flags} --library ` +
+      `"${library}" 2>"${err}" | head -n 2; exit \${PIPESTATUS[0]}`;
     const run = spawnSync('bash', ['-c', command], { encoding: 'utf8' });
     assert.equal(run.status, 0, 'toolenv exits 0');
     assert.equal(run.stdout.trimEnd().split('\n').length, 2);

@@ -17,12 +17,15 @@ test('npx toolenv in the project prints the CLI and no npm warnings', async () =
   assert.doesNotMatch(stderr, /npm warn/i);
 });
 
-test('onnxruntime-node never runs its install script, which would fetch CUDA files from outside the npm registry', () => {
-  const { allowScripts } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
-    allowScripts: Record<string, boolean>;
-  };
-  assert.equal(allowScripts['onnxruntime-node'], false);
-});
+test(
+  'onnxruntime-node never runs its install script, ' + 'which would fetch CUDA files from outside the npm registry',
+  () => {
+    const { allowScripts } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+      allowScripts: Record<string, boolean>;
+    };
+    assert.equal(allowScripts['onnxruntime-node'], false);
+  },
+);
 
 test('every locked package runs on the Node this package asks for: npm ci prints no EBADENGINE', () => {
   const read = (file: string) => JSON.parse(readFileSync(join(packageRoot, file), 'utf8')) as Record<string, unknown>;

@@ -101,48 +101,51 @@ async function replay(run: ColdStartRun, errorRate: number): Promise<void> {
   }
 }
 
-test('offline generation over synthesized tasks: accepted trajectories that replay exactly through the server', async () => {
-  const out = tempDir('toolenv-cs-out-');
-  const summary = await generateColdStart({
-    tasks,
-    server: server.url,
-    roles: parseRoles('offline'),
-    model: { temperature: 0.7, maxTokens: 2048 },
-    concurrency: 3,
-    out,
-    maxRounds: 12,
-    errorRate: 0.05,
-    seed: 1,
-  });
-  assert.equal(summary.tasks, tasks.length);
-  assert.equal(summary.accepted + summary.rejected, tasks.length);
-  assert.ok(summary.accepted >= 2, JSON.stringify(summary));
-  const rejected = readFileSync(summary.files.rejected, 'utf8')
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { reasons: string[] });
-  assert.ok(rejected.every((r) => r.reasons.length > 0));
-  const lines = readFileSync(summary.files.sft, 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as ColdStartRun);
-  assert.equal(lines.length, summary.accepted);
-  assert.ok(
-    summary.stats.turns >= 3 && summary.stats.plans >= 2 && summary.stats.calls >= 1,
-    JSON.stringify(summary.stats),
-  );
-  for (const line of lines as (ColdStartRun & { task: TrainTask })[]) {
-    assert.deepEqual(
-      line.task,
-      tasks.find((t) => t.id === line.task_id),
-      'each record carries its task',
+test(
+  'offline generation over synthesized tasks: ' + 'accepted trajectories that replay exactly through the server',
+  async () => {
+    const out = tempDir('toolenv-cs-out-');
+    const summary = await generateColdStart({
+      tasks,
+      server: server.url,
+      roles: parseRoles('offline'),
+      model: { temperature: 0.7, maxTokens: 2048 },
+      concurrency: 3,
+      out,
+      maxRounds: 12,
+      errorRate: 0.05,
+      seed: 1,
+    });
+    assert.equal(summary.tasks, tasks.length);
+    assert.equal(summary.accepted + summary.rejected, tasks.length);
+    assert.ok(summary.accepted >= 2, JSON.stringify(summary));
+    const rejected = readFileSync(summary.files.rejected, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { reasons: string[] });
+    assert.ok(rejected.every((r) => r.reasons.length > 0));
+    const lines = readFileSync(summary.files.sft, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ColdStartRun);
+    assert.equal(lines.length, summary.accepted);
+    assert.ok(
+      summary.stats.turns >= 3 && summary.stats.plans >= 2 && summary.stats.calls >= 1,
+      JSON.stringify(summary.stats),
     );
-    assert.equal(line.messages[0]!.role, 'system');
-    assert.ok(line.messages.at(-1)!.content.includes('<answer>'));
-    await replay(line, 0.05);
-  }
-});
+    for (const line of lines as (ColdStartRun & { task: TrainTask })[]) {
+      assert.deepEqual(
+        line.task,
+        tasks.find((t) => t.id === line.task_id),
+        'each record carries its task',
+      );
+      assert.equal(line.messages[0]!.role, 'system');
+      assert.ok(line.messages.at(-1)!.content.includes('<answer>'));
+      await replay(line, 0.05);
+    }
+  },
+);
 
 /** Roles that answer from a script, the rest offline: each test drives one rule. */
 function scripted(plans: PlannerOutput[], over: Partial<Roles> = {}): Roles & { calls: { repair: boolean }[] } {
@@ -173,34 +176,41 @@ const dag: DagCall[] = [
   { id: 'c2', tool: 'notes_test__getNote', arguments: { noteId: { $ref: 'c1.body.id' } }, depends_on: ['c1'] },
 ];
 
-test('mode transitions: exploration → execution (levels in Kahn order) → covered, and an answer round ends the loop', async () => {
-  const roles = scripted([explore, { mode: 'execution', reasoning: 'c2 reads the id c1 returns.', dag }]);
-  const run = await runColdStart(NOTE, loop(roles));
-  assert.deepEqual(
-    run.rounds.map((r) => r.mode),
-    ['exploration', 'execution'],
-  );
-  assert.equal(run.exit, 'covered');
-  assert.equal(run.finish, 'answer');
-  assert.deepEqual(qualityProblems(run), []);
-  const turns = run.messages.filter((m) => m.role === 'assistant').map((m) => m.content);
-  assert.equal(turns.length, 4, 'explore, level 1, level 2, answer');
-  assert.match(turns[1]!, /<plan>\{"phase":"execution"/);
-  assert.doesNotMatch(turns[2]!, /<plan>/, 'only the first level carries the plan');
-  assert.match(turns[2]!, /<tool_call>\{"id":"c2"\}<\/tool_call>/);
-  assert.match(turns[1]!, /^<think>\d+ of \d+ retrieved tools fit/, "the Critic's verdict opens the next Planner turn");
-  await replay(run, 0);
+test(
+  'mode transitions: exploration → execution (levels in Kahn order) ' + '→ covered, and an answer round ends the loop',
+  async () => {
+    const roles = scripted([explore, { mode: 'execution', reasoning: 'c2 reads the id c1 returns.', dag }]);
+    const run = await runColdStart(NOTE, loop(roles));
+    assert.deepEqual(
+      run.rounds.map((r) => r.mode),
+      ['exploration', 'execution'],
+    );
+    assert.equal(run.exit, 'covered');
+    assert.equal(run.finish, 'answer');
+    assert.deepEqual(qualityProblems(run), []);
+    const turns = run.messages.filter((m) => m.role === 'assistant').map((m) => m.content);
+    assert.equal(turns.length, 4, 'explore, level 1, level 2, answer');
+    assert.match(turns[1]!, /<plan>\{"phase":"execution"/);
+    assert.doesNotMatch(turns[2]!, /<plan>/, 'only the first level carries the plan');
+    assert.match(turns[2]!, /<tool_call>\{"id":"c2"\}<\/tool_call>/);
+    assert.match(
+      turns[1]!,
+      /^<think>\d+ of \d+ retrieved tools fit/,
+      "the Critic's verdict opens the next Planner turn",
+    );
+    await replay(run, 0);
 
-  const answered = await runColdStart(
-    NOTE,
-    loop(scripted([explore, { mode: 'answer', reasoning: 'Nothing to call.' }])),
-  );
-  assert.deepEqual(
-    answered.rounds.map((r) => r.mode),
-    ['exploration', 'answer'],
-  );
-  assert.equal(answered.exit, 'answer');
-});
+    const answered = await runColdStart(
+      NOTE,
+      loop(scripted([explore, { mode: 'answer', reasoning: 'Nothing to call.' }])),
+    );
+    assert.deepEqual(
+      answered.rounds.map((r) => r.mode),
+      ['exploration', 'answer'],
+    );
+    assert.equal(answered.exit, 'answer');
+  },
+);
 
 test('refine: new slots or a revised DAG, never both; two empty refines trip the stall guard', async () => {
   const both = await runColdStart(
@@ -358,7 +368,8 @@ test("the Critic's coverage: missing capabilities, can_answer and done come from
 test('serialization rules: think then action, plans not repeated, level arguments only where they differ', () => {
   assert.equal(
     explorationTurn('Critic said so.', 'Search.', [{ capability: 'x', query: 'find x' }]),
-    '<think>Critic said so. Search.</think>\n<plan>{"phase":"exploration","slots":[{"capability":"x","query":"find x"}]}</plan>\n<search_tool>find x</search_tool>',
+    '<think>Critic said so. Search.</think>\n<plan>{"phase":"exploration","slots":[{"capability":"x","query":"find ' +
+      'x"}]}</plan>\n<search_tool>find x</search_tool>',
   );
   const layers = [['c1'], ['c2']];
   const first = executionTurn({
@@ -462,216 +473,226 @@ async function scriptedModel(
   };
 }
 
-test('roles served by a real OpenAI-compatible server: the Planner, Executor, Critic and Answerer as model calls', async () => {
-  const model = await scriptedModel((system, user) => {
-    if (system.startsWith('You are the Planner')) {
-      if (user.round === 1) return { mode: 'exploration', reasoning: 'No tools yet.', slots: explore.slots };
-      if (!user.dag_in_force) return { mode: 'execution', reasoning: 'Create, then read back.', dag };
-      return { mode: 'answer', reasoning: 'Done.' };
+test(
+  'roles served by a real OpenAI-compatible server: ' + 'the Planner, Executor, Critic and Answerer as model calls',
+  async () => {
+    const model = await scriptedModel((system, user) => {
+      if (system.startsWith('You are the Planner')) {
+        if (user.round === 1) return { mode: 'exploration', reasoning: 'No tools yet.', slots: explore.slots };
+        if (!user.dag_in_force) return { mode: 'execution', reasoning: 'Create, then read back.', dag };
+        return { mode: 'answer', reasoning: 'Done.' };
+      }
+      if (system.startsWith('You are the Executor'))
+        return { calls: user.level.map((c: Record<string, any>) => ({ id: c.id, arguments: c.planned_arguments })) };
+      if (system.startsWith('You are the Critic'))
+        return {
+          reasoning: 'Labelled.',
+          labels: user.items.map((i: Record<string, any>) => ({
+            id: i.id,
+            label: i.kind === 'tool' ? (i.id.startsWith('notes_test__') ? 'relevant' : 'irrelevant') : 'relevant',
+          })),
+        };
+      return { reasoning: 'From the results.', answer: 'The note was created and read back.' };
+    });
+    try {
+      const roles = parseRoles(`openai:scripted@${model.url}`);
+      const out = tempDir('toolenv-cs-model-');
+      const summary = await generateColdStart({
+        tasks: [NOTE],
+        server: server.url,
+        roles,
+        model: { temperature: 0.7, maxTokens: 2048 },
+        concurrency: 1,
+        out,
+        maxRounds: 12,
+        errorRate: 0,
+        seed: 3,
+      });
+      assert.equal(summary.accepted, 1, readFileSync(summary.files.rejected, 'utf8'));
+      const run = JSON.parse(readFileSync(summary.files.sft, 'utf8')) as ColdStartRun;
+      assert.match(run.messages.at(-1)!.content, /<answer>The note was created and read back\.<\/answer>/);
+      const systems = new Set(model.requests.map((r) => (r.messages[0].content as string).split('.')[0]));
+      assert.deepEqual([...systems].sort(), [
+        'You are the Answerer',
+        'You are the Critic',
+        'You are the Executor',
+        'You are the Planner of a tool-using multi-agent system; you alone decide what happens next',
+      ]);
+      assert.ok(
+        model.requests.every(
+          (r) => r.temperature === 0.7 && r.max_tokens === 2048 && r.response_format?.type === 'json_schema',
+        ),
+      );
+      await replay(run, 0);
+    } finally {
+      await model.close();
     }
-    if (system.startsWith('You are the Executor'))
-      return { calls: user.level.map((c: Record<string, any>) => ({ id: c.id, arguments: c.planned_arguments })) };
-    if (system.startsWith('You are the Critic'))
-      return {
-        reasoning: 'Labelled.',
-        labels: user.items.map((i: Record<string, any>) => ({
-          id: i.id,
-          label: i.kind === 'tool' ? (i.id.startsWith('notes_test__') ? 'relevant' : 'irrelevant') : 'relevant',
-        })),
-      };
-    return { reasoning: 'From the results.', answer: 'The note was created and read back.' };
-  });
-  try {
-    const roles = parseRoles(`openai:scripted@${model.url}`);
-    const out = tempDir('toolenv-cs-model-');
+  },
+);
+
+test(
+  'toolenv sft generate: files, the statistics table, ' + 'and its output straight into train --stage sft --dry-run',
+  async () => {
+    const dir = tempDir('toolenv-cs-cli-');
+    const taskFile = join(dir, 'tasks.jsonl');
+    writeFileSync(
+      taskFile,
+      `${tasks
+        .slice(0, 3)
+        .map((t) => JSON.stringify(t))
+        .join('\n')}\n`,
+    );
+    const run = await toolenvAsync([
+      'sft',
+      'generate',
+      '--tasks',
+      taskFile,
+      '--server',
+      server.url,
+      '--out',
+      join(dir, 'out'),
+    ]);
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /of 3 trajectories accepted/);
+    assert.match(run.stdout, /\| avg\. # <tool_call> per trajectory \| [\d.]+ \|/);
+    const stats = JSON.parse(readFileSync(join(dir, 'out', 'stats.json'), 'utf8'));
+    assert.ok(stats.trajectories >= 2);
+    const train = await toolenvAsync([
+      'train',
+      '--stage',
+      'sft',
+      '--model',
+      dir,
+      '--data',
+      join(dir, 'out'),
+      '--server',
+      server.url,
+      '--out',
+      join(dir, 'run'),
+      '--dry-run',
+      '--json',
+    ]);
+    assert.equal(train.status, 0, train.stderr);
+    assert.equal(
+      JSON.parse(readFileSync(join(dir, 'run', 'train.json'), 'utf8')).sft_data,
+      join(dir, 'out', 'sft.jsonl'),
+    );
+    // The same accepted runs as chat rows: native tool calls, a tools column, the task and seed kept.
+    const chat = await toolenvAsync([
+      'sft',
+      'generate',
+      '--tasks',
+      taskFile,
+      '--server',
+      server.url,
+      '--out',
+      join(dir, 'chat'),
+      '--format',
+      'chat',
+      '--json',
+    ]);
+    assert.equal(chat.status, 0, chat.stderr);
+    const texts = readFileSync(join(dir, 'out', 'sft.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    const rows = readFileSync(join(dir, 'chat', 'sft.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
+    assert.deepEqual(
+      rows.map((r) => r.task_id).sort(),
+      texts.map((t) => t.task_id).sort(),
+      'the same runs accepted (written as they finish)',
+    );
+    for (const row of rows) {
+      assert.deepEqual(
+        JSON.parse(row.tools).map((f: Record<string, any>) => f.function.name),
+        ['search_tool', 'call_tool'],
+      );
+      assert.ok(
+        row.messages.some(
+          (m: Record<string, any>) => m.role === 'assistant' && m.tool_calls?.[0]?.function.name === 'call_tool',
+        ),
+        JSON.stringify(row.messages).slice(0, 400),
+      );
+      assert.equal(row.messages.at(-1).role, 'assistant');
+      assert.equal(row.source, 'coldstart');
+    }
+    const badFormat = await toolenvAsync([
+      'sft',
+      'generate',
+      '--tasks',
+      taskFile,
+      '--server',
+      server.url,
+      '--format',
+      'yaml',
+    ]);
+    assert.equal(badFormat.status, 2);
+    assert.match(badFormat.stderr, /--format must be one of messages, chat/);
+    const bad = await toolenvAsync([
+      'sft',
+      'generate',
+      '--tasks',
+      taskFile,
+      '--roles',
+      'planner=bogus',
+      '--server',
+      server.url,
+    ]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--roles: a role is offline, openai:MODEL@URL or gguf:FILE/);
+    const typo = await toolenvAsync([
+      'sft',
+      'generate',
+      '--tasks',
+      taskFile,
+      '--roles',
+      'planner=offline,critik=offline',
+      '--server',
+      server.url,
+    ]);
+    assert.equal(typo.status, 2);
+    assert.match(typo.stderr, /unknown role "critik": the roles are planner, executor, critic, answerer/);
+    const unreachable = await toolenvAsync([
+      'sft',
+      'generate',
+      '--tasks',
+      taskFile,
+      '--roles',
+      'openai:m@http://127.0.0.1:1',
+      '--server',
+      server.url,
+      '--out',
+      join(dir, 'none'),
+    ]);
+    assert.equal(unreachable.status, 1, 'every run failing is a failure, not data');
+    assert.match(unreachable.stderr, /every run failed .* the first: /);
+  },
+);
+
+test(
+  'a role on a real local model (the tiny GGUF through node-llama-cpp): ' +
+    'its answers are read or rejected with reasons, never crash the run',
+  async () => {
+    const { tinyModelFile } = await import('../simulator/llama-fixture.js');
+    const out = tempDir('toolenv-cs-gguf-');
     const summary = await generateColdStart({
       tasks: [NOTE],
       server: server.url,
-      roles,
-      model: { temperature: 0.7, maxTokens: 2048 },
+      roles: parseRoles(`planner=gguf:${tinyModelFile()}`),
+      model: { temperature: 0.7, maxTokens: 64 },
       concurrency: 1,
       out,
-      maxRounds: 12,
+      maxRounds: 3,
       errorRate: 0,
-      seed: 3,
+      seed: 5,
     });
-    assert.equal(summary.accepted, 1, readFileSync(summary.files.rejected, 'utf8'));
-    const run = JSON.parse(readFileSync(summary.files.sft, 'utf8')) as ColdStartRun;
-    assert.match(run.messages.at(-1)!.content, /<answer>The note was created and read back\.<\/answer>/);
-    const systems = new Set(model.requests.map((r) => (r.messages[0].content as string).split('.')[0]));
-    assert.deepEqual([...systems].sort(), [
-      'You are the Answerer',
-      'You are the Critic',
-      'You are the Executor',
-      'You are the Planner of a tool-using multi-agent system; you alone decide what happens next',
-    ]);
-    assert.ok(
-      model.requests.every(
-        (r) => r.temperature === 0.7 && r.max_tokens === 2048 && r.response_format?.type === 'json_schema',
-      ),
-    );
-    await replay(run, 0);
-  } finally {
-    await model.close();
-  }
-});
-
-test('toolenv sft generate: files, the statistics table, and its output straight into train --stage sft --dry-run', async () => {
-  const dir = tempDir('toolenv-cs-cli-');
-  const taskFile = join(dir, 'tasks.jsonl');
-  writeFileSync(
-    taskFile,
-    `${tasks
-      .slice(0, 3)
-      .map((t) => JSON.stringify(t))
-      .join('\n')}\n`,
-  );
-  const run = await toolenvAsync([
-    'sft',
-    'generate',
-    '--tasks',
-    taskFile,
-    '--server',
-    server.url,
-    '--out',
-    join(dir, 'out'),
-  ]);
-  assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /of 3 trajectories accepted/);
-  assert.match(run.stdout, /\| avg\. # <tool_call> per trajectory \| [\d.]+ \|/);
-  const stats = JSON.parse(readFileSync(join(dir, 'out', 'stats.json'), 'utf8'));
-  assert.ok(stats.trajectories >= 2);
-  const train = await toolenvAsync([
-    'train',
-    '--stage',
-    'sft',
-    '--model',
-    dir,
-    '--data',
-    join(dir, 'out'),
-    '--server',
-    server.url,
-    '--out',
-    join(dir, 'run'),
-    '--dry-run',
-    '--json',
-  ]);
-  assert.equal(train.status, 0, train.stderr);
-  assert.equal(
-    JSON.parse(readFileSync(join(dir, 'run', 'train.json'), 'utf8')).sft_data,
-    join(dir, 'out', 'sft.jsonl'),
-  );
-  // The same accepted runs as chat rows: native tool calls, a tools column, the task and seed kept.
-  const chat = await toolenvAsync([
-    'sft',
-    'generate',
-    '--tasks',
-    taskFile,
-    '--server',
-    server.url,
-    '--out',
-    join(dir, 'chat'),
-    '--format',
-    'chat',
-    '--json',
-  ]);
-  assert.equal(chat.status, 0, chat.stderr);
-  const texts = readFileSync(join(dir, 'out', 'sft.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>);
-  const rows = readFileSync(join(dir, 'chat', 'sft.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, any>);
-  assert.deepEqual(
-    rows.map((r) => r.task_id).sort(),
-    texts.map((t) => t.task_id).sort(),
-    'the same runs accepted (written as they finish)',
-  );
-  for (const row of rows) {
-    assert.deepEqual(
-      JSON.parse(row.tools).map((f: Record<string, any>) => f.function.name),
-      ['search_tool', 'call_tool'],
-    );
-    assert.ok(
-      row.messages.some(
-        (m: Record<string, any>) => m.role === 'assistant' && m.tool_calls?.[0]?.function.name === 'call_tool',
-      ),
-      JSON.stringify(row.messages).slice(0, 400),
-    );
-    assert.equal(row.messages.at(-1).role, 'assistant');
-    assert.equal(row.source, 'coldstart');
-  }
-  const badFormat = await toolenvAsync([
-    'sft',
-    'generate',
-    '--tasks',
-    taskFile,
-    '--server',
-    server.url,
-    '--format',
-    'yaml',
-  ]);
-  assert.equal(badFormat.status, 2);
-  assert.match(badFormat.stderr, /--format must be one of messages, chat/);
-  const bad = await toolenvAsync([
-    'sft',
-    'generate',
-    '--tasks',
-    taskFile,
-    '--roles',
-    'planner=bogus',
-    '--server',
-    server.url,
-  ]);
-  assert.equal(bad.status, 2);
-  assert.match(bad.stderr, /--roles: a role is offline, openai:MODEL@URL or gguf:FILE/);
-  const typo = await toolenvAsync([
-    'sft',
-    'generate',
-    '--tasks',
-    taskFile,
-    '--roles',
-    'planner=offline,critik=offline',
-    '--server',
-    server.url,
-  ]);
-  assert.equal(typo.status, 2);
-  assert.match(typo.stderr, /unknown role "critik": the roles are planner, executor, critic, answerer/);
-  const unreachable = await toolenvAsync([
-    'sft',
-    'generate',
-    '--tasks',
-    taskFile,
-    '--roles',
-    'openai:m@http://127.0.0.1:1',
-    '--server',
-    server.url,
-    '--out',
-    join(dir, 'none'),
-  ]);
-  assert.equal(unreachable.status, 1, 'every run failing is a failure, not data');
-  assert.match(unreachable.stderr, /every run failed .* the first: /);
-});
-
-test('a role on a real local model (the tiny GGUF through node-llama-cpp): its answers are read or rejected with reasons, never crash the run', async () => {
-  const { tinyModelFile } = await import('../simulator/llama-fixture.js');
-  const out = tempDir('toolenv-cs-gguf-');
-  const summary = await generateColdStart({
-    tasks: [NOTE],
-    server: server.url,
-    roles: parseRoles(`planner=gguf:${tinyModelFile()}`),
-    model: { temperature: 0.7, maxTokens: 64 },
-    concurrency: 1,
-    out,
-    maxRounds: 3,
-    errorRate: 0,
-    seed: 5,
-  });
-  assert.equal(summary.accepted + summary.rejected, 1);
-  if (summary.rejected === 1) {
-    const rejected = JSON.parse(readFileSync(summary.files.rejected, 'utf8')) as { reasons: string[] };
-    assert.ok(rejected.reasons.length > 0 && rejected.reasons.every((r) => r.length > 0));
-  }
-});
+    assert.equal(summary.accepted + summary.rejected, 1);
+    if (summary.rejected === 1) {
+      const rejected = JSON.parse(readFileSync(summary.files.rejected, 'utf8')) as { reasons: string[] };
+      assert.ok(rejected.reasons.length > 0 && rejected.reasons.every((r) => r.length > 0));
+    }
+  },
+);

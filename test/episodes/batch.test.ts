@@ -10,60 +10,63 @@ before(async () => {
 });
 after(() => server.close());
 
-test('POST /v1/calls with x-toolenv-episode runs the batch as one step of the episode, world state included', async () => {
-  const episode = await createEpisode(server.url, { seed: 3 });
-  const id = episode.id as string;
-  const created = await json(
-    await post(
+test(
+  'POST /v1/calls with x-toolenv-episode runs the batch as one step of the episode, ' + 'world state included',
+  async () => {
+    const episode = await createEpisode(server.url, { seed: 3 });
+    const id = episode.id as string;
+    const created = await json(
+      await post(
+        `${server.url}/v1/calls`,
+        { calls: [{ tool: 'notes_test__createNote', arguments: { title: 'groceries' } }] },
+        { 'x-toolenv-episode': id },
+      ),
+    );
+    assert.equal(created.step, 1);
+    const [note] = created.results as { status: number; body: { id: string; title: string }; state?: string }[];
+    assert.equal(note!.status, 201);
+    assert.equal(note!.state, 'created');
+
+    const batch = await post(
       `${server.url}/v1/calls`,
-      { calls: [{ tool: 'notes_test__createNote', arguments: { title: 'groceries' } }] },
+      {
+        calls: [
+          { tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } },
+          { tool: 'notes_test__getNote', arguments: {} },
+        ],
+      },
       { 'x-toolenv-episode': id },
-    ),
-  );
-  assert.equal(created.step, 1);
-  const [note] = created.results as { status: number; body: { id: string; title: string }; state?: string }[];
-  assert.equal(note!.status, 201);
-  assert.equal(note!.state, 'created');
+    );
+    assert.equal(batch.headers.get('x-toolenv-step'), '2');
+    const read = await json(batch);
+    const [found, invalid] = read.results as { status: number; body: { title?: string }; state?: string }[];
+    assert.equal(found!.status, 200);
+    assert.equal(found!.body.title, 'groceries');
+    assert.equal(found!.state, 'read');
+    assert.equal(invalid!.status, 400);
 
-  const batch = await post(
-    `${server.url}/v1/calls`,
-    {
-      calls: [
-        { tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } },
-        { tool: 'notes_test__getNote', arguments: {} },
-      ],
-    },
-    { 'x-toolenv-episode': id },
-  );
-  assert.equal(batch.headers.get('x-toolenv-step'), '2');
-  const read = await json(batch);
-  const [found, invalid] = read.results as { status: number; body: { title?: string }; state?: string }[];
-  assert.equal(found!.status, 200);
-  assert.equal(found!.body.title, 'groceries');
-  assert.equal(found!.state, 'read');
-  assert.equal(invalid!.status, 400);
+    const trajectory = await json(await fetch(`${server.url}/v1/episodes/${id}`));
+    assert.equal((trajectory.steps as unknown[]).length, 2);
+    assert.equal((trajectory.steps as { actions: unknown[] }[])[1]!.actions.length, 2);
 
-  const trajectory = await json(await fetch(`${server.url}/v1/episodes/${id}`));
-  assert.equal((trajectory.steps as unknown[]).length, 2);
-  assert.equal((trajectory.steps as { actions: unknown[] }[])[1]!.actions.length, 2);
+    // Outside the episode the same read knows nothing of the note.
+    const stateless = await json(
+      await post(`${server.url}/v1/calls`, {
+        calls: [{ tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } }],
+      }),
+    );
+    assert.notEqual((stateless.results as { body: { title?: string } }[])[0]!.body.title, 'groceries');
 
-  // Outside the episode the same read knows nothing of the note.
-  const stateless = await json(
-    await post(`${server.url}/v1/calls`, {
-      calls: [{ tool: 'notes_test__getNote', arguments: { noteId: note!.body.id } }],
-    }),
-  );
-  assert.notEqual((stateless.results as { body: { title?: string } }[])[0]!.body.title, 'groceries');
-
-  await expectProblem(
-    await post(
-      `${server.url}/v1/calls`,
-      { calls: [{ tool: 'notes_test__listNotes', arguments: {} }] },
-      { 'x-toolenv-episode': 'no-such-episode' },
-    ),
-    404,
-  );
-});
+    await expectProblem(
+      await post(
+        `${server.url}/v1/calls`,
+        { calls: [{ tool: 'notes_test__listNotes', arguments: {} }] },
+        { 'x-toolenv-episode': 'no-such-episode' },
+      ),
+      404,
+    );
+  },
+);
 
 test('a batch inside an episode is checked as one step, its refusals naming the batch members', async () => {
   const id = (await createEpisode(server.url)).id as string;

@@ -57,77 +57,80 @@ describe('chat episodes (native tool calling)', () => {
     return { episode, searched, added, read, answered };
   }
 
-  it('an OpenAI assistant message with parallel tool_calls runs through a chat episode to an answer, with rewards', async () => {
-    const created = await createEpisode(url, { protocol: 'chat', task: TASK });
-    assert.equal(created.protocol, 'chat');
-    assert.equal(created.tool_parser, 'hermes');
-    assert.deepEqual(created.stop, []);
-    assert.match(created.messages[0].content, /search_tool/);
-    assert.deepEqual(created.messages[1], { role: 'user', content: TASK.query });
-    assert.deepEqual(names(created.functions), ['search_tool', 'call_tool']);
-    assert.equal(created.functions[0].type, 'function');
+  it(
+    'an OpenAI assistant message with parallel tool_calls runs through a chat episode to an answer, ' + 'with rewards',
+    async () => {
+      const created = await createEpisode(url, { protocol: 'chat', task: TASK });
+      assert.equal(created.protocol, 'chat');
+      assert.equal(created.tool_parser, 'hermes');
+      assert.deepEqual(created.stop, []);
+      assert.match(created.messages[0].content, /search_tool/);
+      assert.deepEqual(created.messages[1], { role: 'user', content: TASK.query });
+      assert.deepEqual(names(created.functions), ['search_tool', 'call_tool']);
+      assert.equal(created.functions[0].type, 'function');
 
-    const { episode, searched, answered } = await runTask((id, _n, calls, callIds) =>
-      turn(url, id, {
-        message:
-          calls.length > 0
-            ? {
-                role: 'assistant',
-                content: null,
-                tool_calls: calls.map(([name, args], i) => toolCall(callIds[i]!, name, args)),
-              }
-            : { role: 'assistant', content: 'Rex was added to the store and read back.' },
-      }),
-    );
-    assert.deepEqual(
-      searched.messages.map((m: Json) => [m.role, m.tool_call_id]),
-      [
-        ['tool', 's-a'],
-        ['tool', 's-b'],
-      ],
-    );
-    assert.equal(searched.observation, undefined);
-    assert.deepEqual(answered, {
-      turn: 4,
-      messages: [],
-      functions: answered.functions,
-      done: true,
-      finish: 'answer',
-      answer: 'Rex was added to the store and read back.',
-    });
+      const { episode, searched, answered } = await runTask((id, _n, calls, callIds) =>
+        turn(url, id, {
+          message:
+            calls.length > 0
+              ? {
+                  role: 'assistant',
+                  content: null,
+                  tool_calls: calls.map(([name, args], i) => toolCall(callIds[i]!, name, args)),
+                }
+              : { role: 'assistant', content: 'Rex was added to the store and read back.' },
+        }),
+      );
+      assert.deepEqual(
+        searched.messages.map((m: Json) => [m.role, m.tool_call_id]),
+        [
+          ['tool', 's-a'],
+          ['tool', 's-b'],
+        ],
+      );
+      assert.equal(searched.observation, undefined);
+      assert.deepEqual(answered, {
+        turn: 4,
+        messages: [],
+        functions: answered.functions,
+        done: true,
+        finish: 'answer',
+        answer: 'Rex was added to the store and read back.',
+      });
 
-    const trajectory = await json(await fetch(`${url}/v1/episodes/${episode.id}`));
-    assert.equal(trajectory.finish, 'answer');
-    assert.deepEqual(
-      trajectory.turns.map((t: Json) => t.well_formed),
-      [true, true, true, true],
-    );
-    assert.deepEqual(
-      trajectory.turns[1].calls.map((c: Json) => [c.id, c.tool, c.ok]),
-      [['c-add', ADD, true]],
-    );
-    assert.deepEqual(
-      JSON.parse(trajectory.turns[0].observation).map((m: Json) => m.tool_call_id),
-      ['s-a', 's-b'],
-    );
+      const trajectory = await json(await fetch(`${url}/v1/episodes/${episode.id}`));
+      assert.equal(trajectory.finish, 'answer');
+      assert.deepEqual(
+        trajectory.turns.map((t: Json) => t.well_formed),
+        [true, true, true, true],
+      );
+      assert.deepEqual(
+        trajectory.turns[1].calls.map((c: Json) => [c.id, c.tool, c.ok]),
+        [['c-add', ADD, true]],
+      );
+      assert.deepEqual(
+        JSON.parse(trajectory.turns[0].observation).map((m: Json) => m.tool_call_id),
+        ['s-a', 's-b'],
+      );
 
-    const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
-    assert.equal(rewards.r_step, null);
-    assert.match(rewards.r_step_note, /not defined for the chat protocol/);
-    assert.equal(rewards.answer_source, 'rule');
-    assert.equal(rewards.r_ans, 1.5);
-    assert.deepEqual(rewards.recall, { search: 1, call: 1 });
-    // Each call turn is a phase: addPet alone, then getPetById once addPet had succeeded: both perfect.
-    assert.deepEqual(
-      rewards.phases.map((p: Json) => [p.turns, p.l1, p.l2, p.l3, p.l4_ratio]),
-      [
-        [[2], true, true, true, 1],
-        [[3], true, true, true, 1],
-      ],
-    );
-    assert.equal(rewards.r_phase, 1);
-    assert.equal(rewards.r_traj, 0.1 * 1 + 0.4 * 1 + 1.0 * 1.5, 'Eq. 6 with Table 7’s γ');
-  });
+      const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
+      assert.equal(rewards.r_step, null);
+      assert.match(rewards.r_step_note, /not defined for the chat protocol/);
+      assert.equal(rewards.answer_source, 'rule');
+      assert.equal(rewards.r_ans, 1.5);
+      assert.deepEqual(rewards.recall, { search: 1, call: 1 });
+      // Each call turn is a phase: addPet alone, then getPetById once addPet had succeeded: both perfect.
+      assert.deepEqual(
+        rewards.phases.map((p: Json) => [p.turns, p.l1, p.l2, p.l3, p.l4_ratio]),
+        [
+          [[2], true, true, true, 1],
+          [[3], true, true, true, 1],
+        ],
+      );
+      assert.equal(rewards.r_phase, 1);
+      assert.equal(rewards.r_traj, 0.1 * 1 + 0.4 * 1 + 1.0 * 1.5, 'Eq. 6 with Table 7’s γ');
+    },
+  );
 
   it('the same transcript as Hermes text scores the same, the calls named call_<turn>_<n>', async () => {
     const { episode, searched } = await runTask((id, n, calls) =>
@@ -154,27 +157,30 @@ describe('chat episodes (native tool calling)', () => {
     );
   });
 
-  it('calls that G_dep orders, sent together, fail L2 and L3; a call through call_tool runs like a native one', async () => {
-    const episode = await createEpisode(url, { protocol: 'chat', task: TASK, error_rate: 0 });
-    await turn(url, episode.id, {
-      text: hermes([
-        ['search_tool', { query: 'Add a pet' }],
-        ['search_tool', { query: 'Find pet by ID' }],
-      ]),
-    });
-    const both = await turn(url, episode.id, {
-      text: hermes([
-        ['call_tool', { tool: ADD, arguments: { name: 'Rex' } }],
-        [GET, { petId: 1 }],
-      ]),
-    });
-    assert.equal(both.messages.length, 2);
-    assert.match(both.messages[0].content, new RegExp(`"tool":"${ADD}","status":201`));
-    await turn(url, episode.id, { text: 'Done.' });
-    const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
-    assert.equal(rewards.phases.length, 1);
-    assert.deepEqual([rewards.phases[0].l1, rewards.phases[0].l2, rewards.phases[0].l3], [true, false, false]);
-  });
+  it(
+    'calls that G_dep orders, sent together, fail L2 and L3; ' + 'a call through call_tool runs like a native one',
+    async () => {
+      const episode = await createEpisode(url, { protocol: 'chat', task: TASK, error_rate: 0 });
+      await turn(url, episode.id, {
+        text: hermes([
+          ['search_tool', { query: 'Add a pet' }],
+          ['search_tool', { query: 'Find pet by ID' }],
+        ]),
+      });
+      const both = await turn(url, episode.id, {
+        text: hermes([
+          ['call_tool', { tool: ADD, arguments: { name: 'Rex' } }],
+          [GET, { petId: 1 }],
+        ]),
+      });
+      assert.equal(both.messages.length, 2);
+      assert.match(both.messages[0].content, new RegExp(`"tool":"${ADD}","status":201`));
+      await turn(url, episode.id, { text: 'Done.' });
+      const rewards = await json(await fetch(`${url}/v1/episodes/${episode.id}/rewards`));
+      assert.equal(rewards.phases.length, 1);
+      assert.deepEqual([rewards.phases[0].l1, rewards.phases[0].l2, rewards.phases[0].l3], [true, false, false]);
+    },
+  );
 
   it('a message with a call it cannot run runs nothing, and every call of it is answered with why', async () => {
     const episode = await createEpisode(url, { protocol: 'chat', task: TASK, max_turns: 3 });
@@ -274,7 +280,9 @@ describe('chat episodes (native tool calling)', () => {
   it('llama3 and mistral tool parsers read their formats', async () => {
     const llama = await createEpisode(url, { protocol: 'chat', tool_parser: 'llama3' });
     const l = await turn(url, llama.id, {
-      text: '<|python_tag|>{"name": "search_tool", "parameters": {"query": "Add a pet"}}; {"name": "search_tool", "parameters": {"query": "Find pet by ID"}}',
+      text:
+        '<|python_tag|>{"name": "search_tool", "parameters": {"query": "Add a pet"}}; {"name": "search_tool", ' +
+        '"parameters": {"query": "Find pet by ID"}}',
     });
     assert.equal(l.messages.length, 2);
     assert.ok(found(l.messages[0]).includes(ADD));
@@ -287,28 +295,31 @@ describe('chat episodes (native tool calling)', () => {
     assert.ok(found(v11.messages[0]).includes(GET));
   });
 
-  it('refuses what does not fit: tool_parser off chat, a message to a text episode, a malformed tool call', async () => {
-    const problem = (await expectProblem(
-      await post(`${url}/v1/episodes`, { protocol: 'paraact', tool_parser: 'hermes' }),
-      400,
-    )) as Json;
-    assert.match(JSON.stringify(problem.errors), /applies to protocol \\"chat\\" only/);
-    const text = await createEpisode(url, {});
-    const refused = (await expectProblem(
-      await post(`${url}/v1/episodes/${text.id}/turns`, { message: { role: 'assistant', content: 'hi' } }),
-      400,
-    )) as Json;
-    assert.match(String(refused.detail), /"message" is how a chat episode takes a turn/);
-    const chat = await createEpisode(url, { protocol: 'chat' });
-    const malformed = (await expectProblem(
-      await post(`${url}/v1/episodes/${chat.id}/turns`, {
-        message: { role: 'assistant', tool_calls: [{ id: 'x', function: { name: 'search_tool', arguments: 5 } }] },
-      }),
-      400,
-    )) as Json;
-    assert.deepEqual(
-      malformed.errors.map((e: Json) => e.path),
-      ['/message/tool_calls/0/function/arguments'],
-    );
-  });
+  it(
+    'refuses what does not fit: tool_parser off chat, ' + 'a message to a text episode, a malformed tool call',
+    async () => {
+      const problem = (await expectProblem(
+        await post(`${url}/v1/episodes`, { protocol: 'paraact', tool_parser: 'hermes' }),
+        400,
+      )) as Json;
+      assert.match(JSON.stringify(problem.errors), /applies to protocol \\"chat\\" only/);
+      const text = await createEpisode(url, {});
+      const refused = (await expectProblem(
+        await post(`${url}/v1/episodes/${text.id}/turns`, { message: { role: 'assistant', content: 'hi' } }),
+        400,
+      )) as Json;
+      assert.match(String(refused.detail), /"message" is how a chat episode takes a turn/);
+      const chat = await createEpisode(url, { protocol: 'chat' });
+      const malformed = (await expectProblem(
+        await post(`${url}/v1/episodes/${chat.id}/turns`, {
+          message: { role: 'assistant', tool_calls: [{ id: 'x', function: { name: 'search_tool', arguments: 5 } }] },
+        }),
+        400,
+      )) as Json;
+      assert.deepEqual(
+        malformed.errors.map((e: Json) => e.path),
+        ['/message/tool_calls/0/function/arguments'],
+      );
+    },
+  );
 });

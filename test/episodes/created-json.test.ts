@@ -28,17 +28,20 @@ function created(overrides: Partial<CreatedEpisode> & { system?: string; query?:
   };
 }
 
-test('a new episode is written exactly as JSON.stringify writes it, the second time from the kept system message too', () => {
-  for (const episode of [
-    created({}),
-    created({ id: 'ep-2', query: 'Find "the" pet\n\u0007 and é' }),
-    created({ id: 'ep-3', task: { id: 't1', query: 'q' }, tools: ['a', 'b'], group: 'g' }),
-    created({ protocol: 'react', system: systemPrompt('react', { maxTurns: 15, maxCallsPerTurn: 3, k: 5 }) }),
-  ]) {
-    assert.equal(createdEpisodeJson(episode), JSON.stringify(episode));
-    assert.equal(createdEpisodeJson(episode), JSON.stringify(episode), 'answered again');
-  }
-});
+test(
+  'a new episode is written exactly as JSON.stringify writes it, ' + 'the second time from the kept system message too',
+  () => {
+    for (const episode of [
+      created({}),
+      created({ id: 'ep-2', query: 'Find "the" pet\n\u0007 and é' }),
+      created({ id: 'ep-3', task: { id: 't1', query: 'q' }, tools: ['a', 'b'], group: 'g' }),
+      created({ protocol: 'react', system: systemPrompt('react', { maxTurns: 15, maxCallsPerTurn: 3, k: 5 }) }),
+    ]) {
+      assert.equal(createdEpisodeJson(episode), JSON.stringify(episode));
+      assert.equal(createdEpisodeJson(episode), JSON.stringify(episode), 'answered again');
+    }
+  },
+);
 
 test('a system message that differs under the same protocol and limits is written anew, not from the kept one', () => {
   const first = created({ system: 'You are "one".' });

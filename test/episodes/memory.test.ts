@@ -49,58 +49,61 @@ describe('episode memory', () => {
   const storeWith = (options: Partial<EpisodeStoreOptions> = {}) =>
     new EpisodeStore({ simulator, library, search: () => Promise.resolve(search), ...options });
 
-  it('counts call arguments and search results against the episode budget, keeping previews and sizes past it', async (t) => {
-    const store = storeWith();
-    t.after(() => store.close());
-    const { id } = store.create({ max_steps: 100 });
-    const sent = Array.from({ length: 20 }, (_, s) => flood(s));
-    for (const request of sent) await store.step(id, request);
-    await store.step(id, { actions: [{ type: 'search_tool', query: 'pet', k: 5 }] });
+  it(
+    'counts call arguments and search results against the episode budget, ' + 'keeping previews and sizes past it',
+    async (t) => {
+      const store = storeWith();
+      t.after(() => store.close());
+      const { id } = store.create({ max_steps: 100 });
+      const sent = Array.from({ length: 20 }, (_, s) => flood(s));
+      for (const request of sent) await store.step(id, request);
+      await store.step(id, { actions: [{ type: 'search_tool', query: 'pet', k: 5 }] });
 
-    const trajectory = store.get(id)!;
-    const text = JSON.stringify(trajectory);
-    const raw = JSON.stringify(sent).length;
-    assert.ok(
-      text.length < EPISODE_BODY_BUDGET + 400 * 1024,
-      `the trajectory holds ${text.length} bytes of JSON for ${raw} sent`,
-    );
-    assert.ok(
-      Math.abs(store.bytes - text.length) < 2048,
-      `store counts ${store.bytes}, the trajectory is ${text.length}`,
-    );
-    assert.ok(validTrajectory(trajectory), JSON.stringify(validTrajectory.errors));
+      const trajectory = store.get(id)!;
+      const text = JSON.stringify(trajectory);
+      const raw = JSON.stringify(sent).length;
+      assert.ok(
+        text.length < EPISODE_BODY_BUDGET + 400 * 1024,
+        `the trajectory holds ${text.length} bytes of JSON for ${raw} sent`,
+      );
+      assert.ok(
+        Math.abs(store.bytes - text.length) < 2048,
+        `store counts ${store.bytes}, the trajectory is ${text.length}`,
+      );
+      assert.ok(validTrajectory(trajectory), JSON.stringify(validTrajectory.errors));
 
-    // A call as kept: whole, or cut (then `truncated` and `arguments_preview` say so).
-    const actions = trajectory.steps
-      .slice(0, 20)
-      .flatMap((s) => s.actions as (ToolCallAction & Partial<TruncatedToolCallAction>)[]);
-    const arguments_ = sent.flatMap((request) => request.actions.map((action) => action.arguments));
-    assert.deepEqual(
-      actions.slice(0, 64).map((a) => a.arguments),
-      arguments_.slice(0, 64),
-    );
-    const firstCut = actions.findIndex((a) => a.truncated !== undefined);
-    assert.ok(firstCut >= 64 && firstCut < 80, `first truncated action: ${firstCut}`);
-    actions.slice(firstCut).forEach((action, i) => {
-      const full = JSON.stringify(arguments_[firstCut + i]);
-      assert.deepEqual(action.arguments, {});
-      assert.equal(action.truncated, Buffer.byteLength(full));
-      assert.ok(full.startsWith(action.arguments_preview!) && action.arguments_preview!.length <= 512);
-    });
-    assert.equal(actions[firstCut]!.arguments_preview!.length, 512);
-    assert.equal(actions[actions.length - 1]!.arguments_preview, '', 'no previews once the budget is spent');
+      // A call as kept: whole, or cut (then `truncated` and `arguments_preview` say so).
+      const actions = trajectory.steps
+        .slice(0, 20)
+        .flatMap((s) => s.actions as (ToolCallAction & Partial<TruncatedToolCallAction>)[]);
+      const arguments_ = sent.flatMap((request) => request.actions.map((action) => action.arguments));
+      assert.deepEqual(
+        actions.slice(0, 64).map((a) => a.arguments),
+        arguments_.slice(0, 64),
+      );
+      const firstCut = actions.findIndex((a) => a.truncated !== undefined);
+      assert.ok(firstCut >= 64 && firstCut < 80, `first truncated action: ${firstCut}`);
+      actions.slice(firstCut).forEach((action, i) => {
+        const full = JSON.stringify(arguments_[firstCut + i]);
+        assert.deepEqual(action.arguments, {});
+        assert.equal(action.truncated, Buffer.byteLength(full));
+        assert.ok(full.startsWith(action.arguments_preview!) && action.arguments_preview!.length <= 512);
+      });
+      assert.equal(actions[firstCut]!.arguments_preview!.length, 512);
+      assert.equal(actions[actions.length - 1]!.arguments_preview, '', 'no previews once the budget is spent');
 
-    // Past the budget a search keeps only the size of its results; the working set still gains what it found.
-    const found = trajectory.steps[20]!.observations[0]!;
-    assert.ok(found.type === 'search_tool');
-    assert.deepEqual([found.results, found.results_preview], [[], '']);
-    assert.ok(found.truncated! > 0);
-    const [hits = []] = await search.search(['pet'], { k: 5 });
-    assert.deepEqual(
-      trajectory.working_set,
-      hits.map((hit) => hit.id),
-    );
-  });
+      // Past the budget a search keeps only the size of its results; the working set still gains what it found.
+      const found = trajectory.steps[20]!.observations[0]!;
+      assert.ok(found.type === 'search_tool');
+      assert.deepEqual([found.results, found.results_preview], [[], '']);
+      assert.ok(found.truncated! > 0);
+      const [hits = []] = await search.search(['pet'], { k: 5 });
+      assert.deepEqual(
+        trajectory.working_set,
+        hits.map((hit) => hit.id),
+      );
+    },
+  );
 
   it('refuses new episodes with a 429 naming the byte budget once the live ones hold it, until one goes', async (t) => {
     const store = storeWith({ maxBytes: 512 * 1024 });
@@ -135,30 +138,36 @@ describe('episode memory', () => {
     assert.equal((await app.request('/v1/episodes', { method: 'POST' })).status, 201);
   });
 
-  it("keeps the live episodes' bytes as they change: steps, text turns, deletes, expiry, and a step that ends after its delete", async (t) => {
-    let clock = 0;
-    const store = storeWith({ ttlMs: 1000, now: () => clock });
-    t.after(() => store.close());
-    const live = new Set<string>();
-    const sum = () => [...live].reduce((total, id) => total + (store.episode(id)?.bytes ?? 0), 0);
-    const call: ToolCallAction = { type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Paris' } };
-    const ids = Array.from({ length: 4 }, () => store.create({}).id);
-    ids.forEach((id) => live.add(id));
-    await store.step(ids[0]!, { actions: [call, { ...call, arguments: { city: 'x'.repeat(4096) } }] });
-    await store.turn(ids[1]!, { text: '<think>Find it.</think>\n<search_tool>weather forecast</search_tool>' });
-    await store.turn(ids[1]!, {
-      text: '<think>Call.</think>\n<tool_call>{"tool": "weather_forecast", "arguments": {"city": "Oslo"}}</tool_call>',
-    });
-    assert.ok(store.bytes > 4096);
-    assert.equal(store.bytes, sum());
-    // A step in flight when its episode is deleted adds nothing once it ends.
-    const running = store.step(ids[2]!, { actions: [{ ...call, arguments: { city: 'y'.repeat(4096) } }] });
-    store.delete(ids[2]!);
-    live.delete(ids[2]!);
-    await running;
-    assert.equal(store.bytes, sum());
-    clock = 5000;
-    assert.equal(store.sweep(), 3);
-    assert.equal(store.bytes, 0);
-  });
+  it(
+    "keeps the live episodes' bytes as they change: steps, " +
+      'text turns, deletes, expiry, and a step that ends after its delete',
+    async (t) => {
+      let clock = 0;
+      const store = storeWith({ ttlMs: 1000, now: () => clock });
+      t.after(() => store.close());
+      const live = new Set<string>();
+      const sum = () => [...live].reduce((total, id) => total + (store.episode(id)?.bytes ?? 0), 0);
+      const call: ToolCallAction = { type: 'tool_call', tool: 'weather_forecast', arguments: { city: 'Paris' } };
+      const ids = Array.from({ length: 4 }, () => store.create({}).id);
+      ids.forEach((id) => live.add(id));
+      await store.step(ids[0]!, { actions: [call, { ...call, arguments: { city: 'x'.repeat(4096) } }] });
+      await store.turn(ids[1]!, { text: '<think>Find it.</think>\n<search_tool>weather forecast</search_tool>' });
+      await store.turn(ids[1]!, {
+        text:
+          '<think>Call.</think>\n<tool_call>{"tool": ' +
+          '"weather_forecast", "arguments": {"city": "Oslo"}}</tool_call>',
+      });
+      assert.ok(store.bytes > 4096);
+      assert.equal(store.bytes, sum());
+      // A step in flight when its episode is deleted adds nothing once it ends.
+      const running = store.step(ids[2]!, { actions: [{ ...call, arguments: { city: 'y'.repeat(4096) } }] });
+      store.delete(ids[2]!);
+      live.delete(ids[2]!);
+      await running;
+      assert.equal(store.bytes, sum());
+      clock = 5000;
+      assert.equal(store.sweep(), 3);
+      assert.equal(store.bytes, 0);
+    },
+  );
 });

@@ -14,13 +14,18 @@ export const TASK = {
 };
 
 /** The four turns of a ParaAct run of TASK, as a model would write them. */
-export const EXPLORE = `<think>I need a tool to add a pet and one to read it back.</think>
-<plan>{"phase": "exploration", "slots": [{"capability": "add a pet", "query": "Add a pet"}, {"capability": "read a pet", "query": "Find pet by ID"}]}</plan>
-<search_tool>Add a pet</search_tool>
-<search_tool>Find pet by ID</search_tool>`;
-export const EXECUTE = `<think>addPet gives the id getPetById needs.</think>
-<plan>{"phase": "execution", "tools": ["${ADD}", "${GET}"], "calls": [{"id": "c1", "tool": "${ADD}", "arguments": {"name": "Rex", "status": "available"}}, {"id": "c2", "tool": "${GET}", "arguments": {"petId": {"$ref": "c1.body.id"}}, "depends_on": ["c1"]}], "layers": [["c1"], ["c2"]]}</plan>
-<tool_call>{"id": "c1"}</tool_call>`;
+export const EXPLORE =
+  '<think>I need a tool to add a pet and one to read it back.</think>\n' +
+  '<plan>{"phase": "exploration", "slots": [{"capability": "add a pet", "query": "Add a pet"}, {"capability": "read ' +
+  'a pet", "query": "Find pet by ID"}]}</plan>\n' +
+  '<search_tool>Add a pet</search_tool>\n' +
+  '<search_tool>Find pet by ID</search_tool>';
+export const EXECUTE =
+  '<think>addPet gives the id getPetById needs.</think>\n' +
+  `<plan>{"phase": "execution", "tools": ["${ADD}", "${GET}"], "calls": [{"id": "c1", "tool": "${ADD}", "arguments": ` +
+  `{"name": "Rex", "status": "available"}}, {"id": "c2", "tool": "${GET}", "arguments": {"petId": {"$ref": ` +
+  '"c1.body.id"}}, "depends_on": ["c1"]}], "layers": [["c1"], ["c2"]]}</plan>\n' +
+  '<tool_call>{"id": "c1"}</tool_call>';
 export const NEXT = '<think>c1 is done; now c2.</think>\n<tool_call>{"id": "c2"}</tool_call>';
 export const ANSWER =
   '<think>Both calls succeeded.</think>\n<answer>Rex was added to the store and read back.</answer>';

@@ -69,54 +69,57 @@ describe('episode routes', () => {
     await expectProblem(await fetch(`${url}/v1/episodes`, { method: 'POST', body: '{' }), 400);
   });
 
-  it('a step runs search and call actions in parallel, observations in action order; GET is the trajectory', async () => {
-    const { id } = await createEpisode(url, { seed: 7 });
-    const result = await step(url, id, [
-      search('find a pet by its id', 2),
-      call('petstore_test__addPet', { name: 'Rex' }, 'c1'),
-      call('weather_forecast', { city: 'Oslo' }),
-      call('petstore_test__getPetById', {}),
-    ]);
-    validate('StepResult', result);
-    assert.equal(result.step, 1);
-    assert.equal(result.done, false);
-    const [found, added, weather, invalid] = result.observations;
-    assert.equal(found.type, 'search_tool');
-    assert.equal(found.results.length, 2);
-    assert.equal(found.results[0].id, 'petstore_test__getPetById');
-    assert.equal(typeof found.results[0].description, 'string');
-    assert.deepEqual(
-      [added.type, added.tool, added.id, added.status, added.state],
-      ['tool_call', 'petstore_test__addPet', 'c1', 201, 'created'],
-    );
-    assert.equal(weather.status, 200);
-    assert.equal(invalid.status, 400);
-    assert.equal(invalid.source, 'rule');
+  it(
+    'a step runs search and call actions in parallel, ' + 'observations in action order; GET is the trajectory',
+    async () => {
+      const { id } = await createEpisode(url, { seed: 7 });
+      const result = await step(url, id, [
+        search('find a pet by its id', 2),
+        call('petstore_test__addPet', { name: 'Rex' }, 'c1'),
+        call('weather_forecast', { city: 'Oslo' }),
+        call('petstore_test__getPetById', {}),
+      ]);
+      validate('StepResult', result);
+      assert.equal(result.step, 1);
+      assert.equal(result.done, false);
+      const [found, added, weather, invalid] = result.observations;
+      assert.equal(found.type, 'search_tool');
+      assert.equal(found.results.length, 2);
+      assert.equal(found.results[0].id, 'petstore_test__getPetById');
+      assert.equal(typeof found.results[0].description, 'string');
+      assert.deepEqual(
+        [added.type, added.tool, added.id, added.status, added.state],
+        ['tool_call', 'petstore_test__addPet', 'c1', 201, 'created'],
+      );
+      assert.equal(weather.status, 200);
+      assert.equal(invalid.status, 400);
+      assert.equal(invalid.source, 'rule');
 
-    const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
-    validate('Trajectory', trajectory);
-    assert.deepEqual(
-      trajectory.working_set,
-      found.results.map((hit: { id: string }) => hit.id),
-    );
-    assert.deepEqual(trajectory.counts, {
-      turns: 0,
-      steps: 1,
-      actions: 4,
-      searches: 1,
-      calls: 3,
-      failed_calls: 1,
-      injected_errors: 0,
-    });
-    assert.equal(trajectory.steps.length, 1);
-    assert.deepEqual(trajectory.steps[0].observations, result.observations);
-    assert.equal(trajectory.steps[0].actions[0].k, 2);
-    assert.deepEqual(trajectory.steps[0].actions[2], {
-      type: 'tool_call',
-      tool: 'weather_forecast',
-      arguments: { city: 'Oslo' },
-    });
-  });
+      const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
+      validate('Trajectory', trajectory);
+      assert.deepEqual(
+        trajectory.working_set,
+        found.results.map((hit: { id: string }) => hit.id),
+      );
+      assert.deepEqual(trajectory.counts, {
+        turns: 0,
+        steps: 1,
+        actions: 4,
+        searches: 1,
+        calls: 3,
+        failed_calls: 1,
+        injected_errors: 0,
+      });
+      assert.equal(trajectory.steps.length, 1);
+      assert.deepEqual(trajectory.steps[0].observations, result.observations);
+      assert.equal(trajectory.steps[0].actions[0].k, 2);
+      assert.deepEqual(trajectory.steps[0].actions[2], {
+        type: 'tool_call',
+        tool: 'weather_forecast',
+        arguments: { city: 'Oslo' },
+      });
+    },
+  );
 
   it('?format=jsonl is the summary line, then one line per step, each valid against the schema', async () => {
     const { id } = await createEpisode(url);

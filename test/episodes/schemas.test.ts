@@ -100,7 +100,8 @@ const agree = (id: string, def: string, parse: (body: unknown) => unknown, given
   assert.equal(
     schema,
     expected,
-    `${def} ${expected ? 'accepts' : 'refuses'} ${JSON.stringify(body).slice(0, 300)}: ${JSON.stringify(validate.errors)}`,
+    `${def} ${expected ? 'accepts' : 'refuses'} ${JSON.stringify(body).slice(0, 300)}: ` +
+      `${JSON.stringify(validate.errors)}`,
   );
 };
 
@@ -263,16 +264,20 @@ const flagged: Rewards = {
 };
 
 describe('the published schemas', () => {
-  it('are draft 2020-12 with their ids, every definition compiles, and no name is defined in both (the OpenAPI document merges them)', () => {
-    for (const schema of [trajectorySchema, rewardsSchema]) {
-      assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
-      for (const def of Object.keys(schema.$defs)) validator(schema.$id, def);
-    }
-    assert.equal(trajectorySchema.$id, TRAJECTORY);
-    assert.equal(rewardsSchema.$id, REWARDS);
-    const shared = Object.keys(rewardsSchema.$defs).filter((name) => name in trajectorySchema.$defs);
-    assert.deepEqual(shared, []);
-  });
+  it(
+    'are draft 2020-12 with their ids, every definition compiles, ' +
+      'and no name is defined in both (the OpenAPI document merges them)',
+    () => {
+      for (const schema of [trajectorySchema, rewardsSchema]) {
+        assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+        for (const def of Object.keys(schema.$defs)) validator(schema.$id, def);
+      }
+      assert.equal(trajectorySchema.$id, TRAJECTORY);
+      assert.equal(rewardsSchema.$id, REWARDS);
+      const shared = Object.keys(rewardsSchema.$defs).filter((name) => name in trajectorySchema.$defs);
+      assert.deepEqual(shared, []);
+    },
+  );
 });
 
 describe('trajectory.schema.json: text turns', () => {
@@ -729,9 +734,11 @@ describe('the schemas describe what the server answers', () => {
   after(() => server.close());
 
   const explore =
-    '<think>Search first.</think>\n<plan>{"phase": "exploration", "slots": [{"capability": "weather", "query": "weather forecast for a city"}]}</plan>\n<search_tool>weather forecast for a city</search_tool>';
+    '<think>Search first.</think>\n<plan>{"phase": "exploration", "slots": [{"capability": "weather", "query": ' +
+    '"weather forecast for a city"}]}</plan>\n<search_tool>weather forecast for a city</search_tool>';
   const execute =
-    '<think>Call it.</think>\n<plan>{"phase": "execution", "tools": ["weather_forecast"], "calls": [{"id": "w", "tool": "weather_forecast", "arguments": {"city": "Paris"}}]}</plan>\n<tool_call>{"id": "w"}</tool_call>';
+    '<think>Call it.</think>\n<plan>{"phase": "execution", "tools": ["weather_forecast"], "calls": [{"id": "w", ' +
+    '"tool": "weather_forecast", "arguments": {"city": "Paris"}}]}</plan>\n<tool_call>{"id": "w"}</tool_call>';
   const answer = '<think>Done.</think>\n<answer>The forecast for Paris is in.</answer>';
 
   it('a text-turn episode: created, its turns, its trajectory and its rewards', async () => {
@@ -767,40 +774,44 @@ describe('the schemas describe what the server answers', () => {
     T.valid('EpisodeSummary', await json(await fetch(`${url}/v1/episodes/${unscored.id}`, { method: 'DELETE' })));
   });
 
-  it('a chat episode: created with its functions, its turns, its trajectory and its rewards (R_step null)', async () => {
-    const created = await json(
-      await post(`${url}/v1/episodes`, {
-        protocol: 'chat',
-        tool_parser: 'hermes',
-        task: { id: 't', query: 'Weather in Paris?', reference_tools: ['weather_forecast'], answer: 'Paris' },
-        max_turns: 4,
-      }),
-      201,
-    );
-    T.valid('CreatedEpisode', created);
-    const call = (name: string, args: unknown) => `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
-    for (const body of [
-      { text: call('search_tool', { query: 'weather forecast' }) },
-      { text: call('nope', {}) },
-      {
-        message: {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'w', type: 'function', function: { name: 'weather_forecast', arguments: '{"city": "Paris"}' } },
-          ],
+  it(
+    'a chat episode: created with its functions, ' + 'its turns, its trajectory and its rewards (R_step null)',
+    async () => {
+      const created = await json(
+        await post(`${url}/v1/episodes`, {
+          protocol: 'chat',
+          tool_parser: 'hermes',
+          task: { id: 't', query: 'Weather in Paris?', reference_tools: ['weather_forecast'], answer: 'Paris' },
+          max_turns: 4,
+        }),
+        201,
+      );
+      T.valid('CreatedEpisode', created);
+      const call = (name: string, args: unknown) =>
+        `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
+      for (const body of [
+        { text: call('search_tool', { query: 'weather forecast' }) },
+        { text: call('nope', {}) },
+        {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'w', type: 'function', function: { name: 'weather_forecast', arguments: '{"city": "Paris"}' } },
+            ],
+          },
+          state: true,
         },
-        state: true,
-      },
-      { message: { role: 'assistant', content: 'The forecast for Paris is in.' } },
-    ]) {
-      T.valid('TurnResult', await json(await post(`${url}/v1/episodes/${created.id}/turns`, body)));
-    }
-    T.valid('Trajectory', await json(await fetch(`${url}/v1/episodes/${created.id}`)));
-    const rewards = await json(await fetch(`${url}/v1/episodes/${created.id}/rewards`));
-    assert.equal(rewards.r_step, null);
-    R.valid('Rewards', rewards);
-  });
+        { message: { role: 'assistant', content: 'The forecast for Paris is in.' } },
+      ]) {
+        T.valid('TurnResult', await json(await post(`${url}/v1/episodes/${created.id}/turns`, body)));
+      }
+      T.valid('Trajectory', await json(await fetch(`${url}/v1/episodes/${created.id}`)));
+      const rewards = await json(await fetch(`${url}/v1/episodes/${created.id}/rewards`));
+      assert.equal(rewards.r_step, null);
+      R.valid('Rewards', rewards);
+    },
+  );
 
   it('a group, its advantages in both modes, and POST /v1/advantages', async () => {
     const group = await json(

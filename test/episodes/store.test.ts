@@ -34,31 +34,34 @@ describe('EpisodeStore in process', () => {
       ...options,
     });
 
-  it('expires idle episodes on the TTL, counting from the last request, and frees their place under the cap', async (t) => {
-    let now = 0;
-    const store = storeWith({ now: () => now, ttlMs: 1000, maxEpisodes: 2 });
-    t.after(() => store.close());
-    const a = store.create({});
-    const b = store.create({});
-    assert.throws(
-      () => store.create({}),
-      (e: unknown) => e instanceof EpisodeError && e.status === 429,
-    );
-    now = 900;
-    await store.step(a.id, { actions: [{ type: 'search_tool', query: 'pet' }] });
-    now = 1500;
-    assert.equal(store.sweep(), 1);
-    assert.equal(store.get(b.id), undefined);
-    assert.ok(store.get(a.id));
-    now = 2600;
-    assert.equal(store.summary(a.id), undefined);
-    assert.equal(store.size, 0);
-    store.create({});
-    await assert.rejects(
-      store.step(a.id, { actions: [{ type: 'search_tool', query: 'pet' }] }),
-      (e: unknown) => e instanceof EpisodeError && e.status === 404,
-    );
-  });
+  it(
+    'expires idle episodes on the TTL, ' + 'counting from the last request, and frees their place under the cap',
+    async (t) => {
+      let now = 0;
+      const store = storeWith({ now: () => now, ttlMs: 1000, maxEpisodes: 2 });
+      t.after(() => store.close());
+      const a = store.create({});
+      const b = store.create({});
+      assert.throws(
+        () => store.create({}),
+        (e: unknown) => e instanceof EpisodeError && e.status === 429,
+      );
+      now = 900;
+      await store.step(a.id, { actions: [{ type: 'search_tool', query: 'pet' }] });
+      now = 1500;
+      assert.equal(store.sweep(), 1);
+      assert.equal(store.get(b.id), undefined);
+      assert.ok(store.get(a.id));
+      now = 2600;
+      assert.equal(store.summary(a.id), undefined);
+      assert.equal(store.size, 0);
+      store.create({});
+      await assert.rejects(
+        store.step(a.id, { actions: [{ type: 'search_tool', query: 'pet' }] }),
+        (e: unknown) => e instanceof EpisodeError && e.status === 404,
+      );
+    },
+  );
 
   it('call() runs one call inside the episode, recorded as a one-action step', async (t) => {
     const store = storeWith();
@@ -122,51 +125,58 @@ describe('EpisodeStore in process', () => {
     assert.equal(kept, Math.floor((1024 * 1024) / JSON.stringify(medium).length));
   });
 
-  it('an action that fails unexpectedly observes a 500 problem; the step is still recorded whole and numbered in turn', async (t) => {
-    const real = createSimulator({ store: library, responders: [synthResponder], errorRate: 0 });
-    const simulator: EpisodeSimulator = {
-      errors: real.errors,
-      errorStream: (seed) => real.errorStream(seed),
-      call: async (toolId, args, options): Promise<CallResult> => {
-        if (toolId === 'weather_forecast') throw new Error('disk on fire');
-        // A body world state cannot copy (structuredClone refuses functions).
-        if ((args as { title?: string }).title === 'unclonable')
-          return { status: 201, body: { id: 'u1', title: 'x', hook: () => 1 }, source: 'synth', headers: {} };
-        return real.call(toolId, args, options);
-      },
-    };
-    const store = storeWith({ simulator, search: () => Promise.reject(new Error('no index here')) });
-    t.after(() => store.close());
-    const { id } = store.create({});
-    const call = (tool: string, args: Record<string, unknown>) => ({ type: 'tool_call', tool, arguments: args });
-    const first = await store.step(id, {
-      actions: [
-        call('notes_test__createNote', { title: 'kept' }),
-        call('weather_forecast', { city: 'Oslo' }),
-        { type: 'search_tool', query: 'pet' },
-        call('notes_test__createNote', { title: 'unclonable' }),
-      ],
-    });
-    const [created, failed, searched, unclonable] = first.observations as Record<string, any>[];
-    assert.deepEqual([first.step, created!.status, created!.state], [1, 201, 'created']);
-    assert.deepEqual([failed!.status, failed!.source, failed!.body.title], [500, 'rule', 'Simulator failed']);
-    assert.match(failed!.body.detail, /disk on fire/);
-    assert.deepEqual([searched!.results, searched!.problem.status], [[], 500]);
-    assert.match(searched!.problem.detail, /no index here/);
-    assert.deepEqual(
-      [unclonable!.status, unclonable!.body.title, unclonable!.state],
-      [500, 'World state failed', undefined],
-    );
+  it(
+    'an action that fails unexpectedly observes a 500 problem; ' +
+      'the step is still recorded whole and numbered in turn',
+    async (t) => {
+      const real = createSimulator({ store: library, responders: [synthResponder], errorRate: 0 });
+      const simulator: EpisodeSimulator = {
+        errors: real.errors,
+        errorStream: (seed) => real.errorStream(seed),
+        call: async (toolId, args, options): Promise<CallResult> => {
+          if (toolId === 'weather_forecast') throw new Error('disk on fire');
+          // A body world state cannot copy (structuredClone refuses functions).
+          if ((args as { title?: string }).title === 'unclonable')
+            return { status: 201, body: { id: 'u1', title: 'x', hook: () => 1 }, source: 'synth', headers: {} };
+          return real.call(toolId, args, options);
+        },
+      };
+      const store = storeWith({ simulator, search: () => Promise.reject(new Error('no index here')) });
+      t.after(() => store.close());
+      const { id } = store.create({});
+      const call = (tool: string, args: Record<string, unknown>) => ({ type: 'tool_call', tool, arguments: args });
+      const first = await store.step(id, {
+        actions: [
+          call('notes_test__createNote', { title: 'kept' }),
+          call('weather_forecast', { city: 'Oslo' }),
+          { type: 'search_tool', query: 'pet' },
+          call('notes_test__createNote', { title: 'unclonable' }),
+        ],
+      });
+      const [created, failed, searched, unclonable] = first.observations as Record<string, any>[];
+      assert.deepEqual([first.step, created!.status, created!.state], [1, 201, 'created']);
+      assert.deepEqual([failed!.status, failed!.source, failed!.body.title], [500, 'rule', 'Simulator failed']);
+      assert.match(failed!.body.detail, /disk on fire/);
+      assert.deepEqual([searched!.results, searched!.problem.status], [[], 500]);
+      assert.match(searched!.problem.detail, /no index here/);
+      assert.deepEqual(
+        [unclonable!.status, unclonable!.body.title, unclonable!.state],
+        [500, 'World state failed', undefined],
+      );
 
-    const second = await store.call(id, 'notes_test__getNote', { noteId: created!.body.id });
-    assert.deepEqual([second.step, second.state], [2, 'read']);
-    const trajectory = store.get(id)!;
-    assert.deepEqual(
-      trajectory.steps.map((s) => s.step),
-      [1, 2],
-    );
-    assert.deepEqual([trajectory.counts.calls, trajectory.counts.failed_calls, trajectory.counts.searches], [4, 2, 1]);
-  });
+      const second = await store.call(id, 'notes_test__getNote', { noteId: created!.body.id });
+      assert.deepEqual([second.step, second.state], [2, 'read']);
+      const trajectory = store.get(id)!;
+      assert.deepEqual(
+        trajectory.steps.map((s) => s.step),
+        [1, 2],
+      );
+      assert.deepEqual(
+        [trajectory.counts.calls, trajectory.counts.failed_calls, trajectory.counts.searches],
+        [4, 2, 1],
+      );
+    },
+  );
 
   it('checks the tool ids of a config against the library ids without parsing their records', (t) => {
     const parsed: string[] = [];
@@ -194,35 +204,38 @@ describe('EpisodeStore in process', () => {
     assert.throws(() => storeWith({ ttlMs: 0 }), RangeError);
     assert.throws(() => storeWith({ maxBytes: 0 }), RangeError);
   });
-  it("a cached body goes into the step's answer and the trajectory as its stored text, parsed only when read", async (t) => {
-    const cache = openCache(join(tempDir(), 'responses.db'))!;
-    const store = storeWith({
-      simulator: createSimulator({ store: library, cache, responders: [synthResponder], errorRate: 0 }),
-    });
-    t.after(() => {
-      store.close();
-      cache.close();
-    });
-    const { id } = store.create({});
-    const call = { type: 'tool_call', tool: 'petstore_test__listPets', arguments: { limit: 2 } };
-    const first = await store.step(id, { actions: [call] });
-    const second = await store.step(id, { actions: [call, { ...call, id: 'again' }] });
-    assert.deepEqual(
-      second.observations.map((o) => o.type === 'tool_call' && o.source),
-      ['cache', 'cache'],
-    );
-    const stored = untouchedBodyText(second.observations[1]!);
-    assert.equal(typeof stored, 'string', 'the body was not parsed on its way through the step');
-    const answer = JSON.parse(stepJson(second)) as { observations: { body: unknown }[] };
-    assert.deepEqual(answer, JSON.parse(JSON.stringify(second)));
-    assert.deepEqual(answer.observations[0]!.body, (first.observations[0] as { body: unknown }).body);
-    assert.deepEqual(Object.keys(answer.observations[1]!), ['type', 'id', 'tool', 'status', 'body', 'source']);
-    const trajectory = JSON.stringify(store.get(id));
-    assert.ok(
-      Math.abs(store.bytes - trajectory.length) < 600,
-      `store counts ${store.bytes}, the trajectory is ${trajectory.length}`,
-    );
-  });
+  it(
+    "a cached body goes into the step's answer and the trajectory as its stored text, " + 'parsed only when read',
+    async (t) => {
+      const cache = openCache(join(tempDir(), 'responses.db'))!;
+      const store = storeWith({
+        simulator: createSimulator({ store: library, cache, responders: [synthResponder], errorRate: 0 }),
+      });
+      t.after(() => {
+        store.close();
+        cache.close();
+      });
+      const { id } = store.create({});
+      const call = { type: 'tool_call', tool: 'petstore_test__listPets', arguments: { limit: 2 } };
+      const first = await store.step(id, { actions: [call] });
+      const second = await store.step(id, { actions: [call, { ...call, id: 'again' }] });
+      assert.deepEqual(
+        second.observations.map((o) => o.type === 'tool_call' && o.source),
+        ['cache', 'cache'],
+      );
+      const stored = untouchedBodyText(second.observations[1]!);
+      assert.equal(typeof stored, 'string', 'the body was not parsed on its way through the step');
+      const answer = JSON.parse(stepJson(second)) as { observations: { body: unknown }[] };
+      assert.deepEqual(answer, JSON.parse(JSON.stringify(second)));
+      assert.deepEqual(answer.observations[0]!.body, (first.observations[0] as { body: unknown }).body);
+      assert.deepEqual(Object.keys(answer.observations[1]!), ['type', 'id', 'tool', 'status', 'body', 'source']);
+      const trajectory = JSON.stringify(store.get(id));
+      assert.ok(
+        Math.abs(store.bytes - trajectory.length) < 600,
+        `store counts ${store.bytes}, the trajectory is ${trajectory.length}`,
+      );
+    },
+  );
 
   it('remembers search results per index: the same query again does not search the library again', async (t) => {
     let searched = 0;

@@ -41,49 +41,53 @@ test('a world remembers resources only within its byte budget; a forgotten one f
   assert.equal(add(4).state, 'created');
 });
 
-test('reads keep the response wrapper, lists merge into the array member, numeric id clashes get one past the largest', () => {
-  const world = new WorldState(() => undefined, 1 << 20);
-  const created = apply(
-    world,
-    'petstore_test__addPet',
-    { name: 'Rex' },
-    answer(201, { data: { id: 5, name: 'Other' } }),
-  );
-  assert.deepEqual(created.result.body, { data: { id: 5, name: 'Rex' } });
-  assert.equal(created.result.source, 'state');
-  const clash = apply(world, 'petstore_test__addPet', { name: 'Tom' }, answer(201, { id: 5, name: 'Tom' }));
-  assert.deepEqual(clash.result.body, { id: 6, name: 'Tom' });
-  const read = apply(
-    world,
-    'petstore_test__getPetById',
-    { petId: 5 },
-    answer(200, { data: { id: 5, name: 'x' }, meta: { v: 1 } }),
-  );
-  assert.deepEqual(read.result.body, { data: { id: 5, name: 'Rex' }, meta: { v: 1 } });
-  const list = apply(
-    world,
-    'petstore_test__listPets',
-    {},
-    answer(200, {
+test(
+  'reads keep the response wrapper, lists merge into the array member, ' +
+    'numeric id clashes get one past the largest',
+  () => {
+    const world = new WorldState(() => undefined, 1 << 20);
+    const created = apply(
+      world,
+      'petstore_test__addPet',
+      { name: 'Rex' },
+      answer(201, { data: { id: 5, name: 'Other' } }),
+    );
+    assert.deepEqual(created.result.body, { data: { id: 5, name: 'Rex' } });
+    assert.equal(created.result.source, 'state');
+    const clash = apply(world, 'petstore_test__addPet', { name: 'Tom' }, answer(201, { id: 5, name: 'Tom' }));
+    assert.deepEqual(clash.result.body, { id: 6, name: 'Tom' });
+    const read = apply(
+      world,
+      'petstore_test__getPetById',
+      { petId: 5 },
+      answer(200, { data: { id: 5, name: 'x' }, meta: { v: 1 } }),
+    );
+    assert.deepEqual(read.result.body, { data: { id: 5, name: 'Rex' }, meta: { v: 1 } });
+    const list = apply(
+      world,
+      'petstore_test__listPets',
+      {},
+      answer(200, {
+        pets: [
+          { id: 6, name: 'stale' },
+          { id: 99, name: 'other' },
+        ],
+        next: null,
+      }),
+    );
+    assert.deepEqual(list.result.body, {
       pets: [
-        { id: 6, name: 'stale' },
+        { id: 6, name: 'Tom' },
         { id: 99, name: 'other' },
+        { id: 5, name: 'Rex' },
       ],
       next: null,
-    }),
-  );
-  assert.deepEqual(list.result.body, {
-    pets: [
-      { id: 6, name: 'Tom' },
-      { id: 99, name: 'other' },
-      { id: 5, name: 'Rex' },
-    ],
-    next: null,
-  });
-  const failed = apply(world, 'petstore_test__deletePet', { petId: 5 }, answer(500, { error: 'x' }));
-  assert.equal(failed.state, undefined);
-  assert.equal(apply(world, 'petstore_test__getPetById', { petId: 5 }, answer(200, {})).state, 'read');
-});
+    });
+    const failed = apply(world, 'petstore_test__deletePet', { petId: 5 }, answer(500, { error: 'x' }));
+    assert.equal(failed.state, undefined);
+    assert.equal(apply(world, 'petstore_test__getPetById', { petId: 5 }, answer(200, {})).state, 'read');
+  },
+);
 
 test('reads remember nothing; deletions count against the budget, and past it are not remembered', () => {
   const world = new WorldState(() => 'noteId', 64);

@@ -85,63 +85,66 @@ describe('world state', () => {
     assert.deepEqual([again.status, again.state, update.status, update.state], [404, 'missing', 404, 'missing']);
   });
 
-  it('REST-surface and tool-call requests join an episode with x-toolenv-episode; without it calls stay stateless', async () => {
-    const { id } = await createEpisode(url);
-    const headers = { 'content-type': 'application/json', 'x-toolenv-episode': id };
-    const base = `${url}/apis/petstore.test`;
-    const created = await fetch(`${base}/pets`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'Rex', status: 'sold' }),
-    });
-    const pet = await json(created, 201);
-    assert.equal(created.headers.get('x-toolenv-state'), 'created');
-    assert.equal(created.headers.get('x-toolenv-step'), '1');
-    assert.equal(pet.name, 'Rex');
+  it(
+    'REST-surface and tool-call requests join an episode with x-toolenv-episode; ' + 'without it calls stay stateless',
+    async () => {
+      const { id } = await createEpisode(url);
+      const headers = { 'content-type': 'application/json', 'x-toolenv-episode': id };
+      const base = `${url}/apis/petstore.test`;
+      const created = await fetch(`${base}/pets`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'Rex', status: 'sold' }),
+      });
+      const pet = await json(created, 201);
+      assert.equal(created.headers.get('x-toolenv-state'), 'created');
+      assert.equal(created.headers.get('x-toolenv-step'), '1');
+      assert.equal(pet.name, 'Rex');
 
-    const read = await fetch(`${base}/pets/${pet.id}`, { headers });
-    assert.deepEqual(await json(read), pet);
-    assert.equal(read.headers.get('x-toolenv-source'), 'state');
-    assert.equal(read.headers.get('x-toolenv-state'), 'read');
+      const read = await fetch(`${base}/pets/${pet.id}`, { headers });
+      assert.deepEqual(await json(read), pet);
+      assert.equal(read.headers.get('x-toolenv-source'), 'state');
+      assert.equal(read.headers.get('x-toolenv-state'), 'read');
 
-    const outside = await fetch(`${base}/pets/${pet.id}`);
-    assert.equal(outside.status, 200);
-    assert.equal(outside.headers.get('x-toolenv-state'), null);
-    assert.notEqual(outside.headers.get('x-toolenv-source'), 'state');
-    const outsideList = (await json(await fetch(`${base}/pets`))) as Json[];
-    assert.ok(!outsideList.some((p) => p.name === 'Rex' && p.id === pet.id));
+      const outside = await fetch(`${base}/pets/${pet.id}`);
+      assert.equal(outside.status, 200);
+      assert.equal(outside.headers.get('x-toolenv-state'), null);
+      assert.notEqual(outside.headers.get('x-toolenv-source'), 'state');
+      const outsideList = (await json(await fetch(`${base}/pets`))) as Json[];
+      assert.ok(!outsideList.some((p) => p.name === 'Rex' && p.id === pet.id));
 
-    const list = (await json(await fetch(`${base}/pets`, { headers }))) as Json[];
-    assert.ok(list.some((p) => p.id === pet.id && p.name === 'Rex'));
+      const list = (await json(await fetch(`${base}/pets`, { headers }))) as Json[];
+      assert.ok(list.some((p) => p.id === pet.id && p.name === 'Rex'));
 
-    const deleted = await post(
-      `${url}/v1/tools/petstore_test__deletePet/call`,
-      { arguments: { petId: pet.id } },
-      { 'x-toolenv-episode': id },
-    );
-    assert.equal(deleted.status, 204);
-    assert.equal(deleted.headers.get('x-toolenv-state'), 'deleted');
-    const missing = await expectProblem(await fetch(`${base}/pets/${pet.id}`, { headers }), 404);
-    assert.match(String(missing.detail), /deleted earlier in this episode/);
+      const deleted = await post(
+        `${url}/v1/tools/petstore_test__deletePet/call`,
+        { arguments: { petId: pet.id } },
+        { 'x-toolenv-episode': id },
+      );
+      assert.equal(deleted.status, 204);
+      assert.equal(deleted.headers.get('x-toolenv-state'), 'deleted');
+      const missing = await expectProblem(await fetch(`${base}/pets/${pet.id}`, { headers }), 404);
+      assert.match(String(missing.detail), /deleted earlier in this episode/);
 
-    // The step API sees the same world, and the trajectory holds every request as a one-action step.
-    const [viaStep] = (await step(url, id, [call('petstore_test__getPetById', { petId: pet.id })])).observations;
-    assert.equal(viaStep.state, 'missing');
-    const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
-    assert.deepEqual(
-      trajectory.steps.map((s: Json) => s.actions.length),
-      [1, 1, 1, 1, 1, 1],
-    );
-    assert.deepEqual(trajectory.steps[0].actions[0], {
-      type: 'tool_call',
-      tool: 'petstore_test__addPet',
-      arguments: { name: 'Rex', status: 'sold' },
-    });
-    assert.deepEqual(
-      trajectory.steps.map((s: Json) => s.observations[0].state),
-      ['created', 'read', 'listed', 'deleted', 'missing', 'missing'],
-    );
-  });
+      // The step API sees the same world, and the trajectory holds every request as a one-action step.
+      const [viaStep] = (await step(url, id, [call('petstore_test__getPetById', { petId: pet.id })])).observations;
+      assert.equal(viaStep.state, 'missing');
+      const trajectory = await json(await fetch(`${url}/v1/episodes/${id}`));
+      assert.deepEqual(
+        trajectory.steps.map((s: Json) => s.actions.length),
+        [1, 1, 1, 1, 1, 1],
+      );
+      assert.deepEqual(trajectory.steps[0].actions[0], {
+        type: 'tool_call',
+        tool: 'petstore_test__addPet',
+        arguments: { name: 'Rex', status: 'sold' },
+      });
+      assert.deepEqual(
+        trajectory.steps.map((s: Json) => s.observations[0].state),
+        ['created', 'read', 'listed', 'deleted', 'missing', 'missing'],
+      );
+    },
+  );
 
   it('keeps nested collections apart by their parent ids', async () => {
     const { id } = await createEpisode(url);
@@ -195,24 +198,27 @@ describe('world state', () => {
     );
   });
 
-  it('leaves alone what the simulated API did not answer: injected errors, forced error codes, non-REST tools', async () => {
-    const { id } = await createEpisode(url, { error_rate: 1 });
-    const [injected] = (await step(url, id, [call('notes_test__createNote', { title: 'lost' })])).observations;
-    assert.ok(injected.error);
-    assert.equal(injected.state, undefined);
+  it(
+    'leaves alone what the simulated API did not answer: ' + 'injected errors, forced error codes, non-REST tools',
+    async () => {
+      const { id } = await createEpisode(url, { error_rate: 1 });
+      const [injected] = (await step(url, id, [call('notes_test__createNote', { title: 'lost' })])).observations;
+      assert.ok(injected.error);
+      assert.equal(injected.state, undefined);
 
-    const { id: other } = await createEpisode(url);
-    const forced = await step(url, other, [
-      { ...call('notes_test__createNote', { title: 'forced' }), controls: { code: 404 } },
-      call('weather_forecast', { city: 'Oslo' }),
-    ]);
-    assert.equal(forced.observations[0].status, 404);
-    assert.equal(forced.observations[0].state, undefined);
-    assert.equal(forced.observations[1].state, undefined);
-    const [list] = (await step(url, other, [call('notes_test__listNotes', {})])).observations;
-    assert.equal(list.state, undefined);
-    assert.ok(!titles(list).includes('forced'));
-  });
+      const { id: other } = await createEpisode(url);
+      const forced = await step(url, other, [
+        { ...call('notes_test__createNote', { title: 'forced' }), controls: { code: 404 } },
+        call('weather_forecast', { city: 'Oslo' }),
+      ]);
+      assert.equal(forced.observations[0].status, 404);
+      assert.equal(forced.observations[0].state, undefined);
+      assert.equal(forced.observations[1].state, undefined);
+      const [list] = (await step(url, other, [call('notes_test__listNotes', {})])).observations;
+      assert.equal(list.state, undefined);
+      assert.ok(!titles(list).includes('forced'));
+    },
+  );
 
   it('a forced success code only suppresses injection: world state still applies', async () => {
     const { id } = await createEpisode(url, { error_rate: 1 });

@@ -206,7 +206,8 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
     [
       ['eval', '--server', `http://127.0.0.1:${closed}`, '--tasks', tasks],
       new RegExp(
-        `cannot reach a ToolEnv server at http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\)$`,
+        `cannot reach a ToolEnv server at http://127\\.0\\.0\\.1:${closed} \\(connect ECONNREFUSED ` +
+          `127\\.0\\.0\\.1:${closed}\\)$`,
       ),
     ],
     [

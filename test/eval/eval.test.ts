@@ -125,50 +125,53 @@ test('a seed makes runs reproducible: the same episode seeds meet the same injec
   assert.ok(a.results[0]!.summary.stats.success.std !== null, 'two runs give a standard deviation');
 });
 
-test('tasks with an expected answer are scored by it; a file whose references all miss the library is an input error', async (t) => {
-  const server = await startTestServer({ library: await writeEvalLibrary() });
-  t.after(() => server.close());
-  const dir = tempDir();
-  const own = join(dir, 'own.jsonl');
-  writeFileSync(
-    own,
-    [
-      {
-        id: 'pet',
-        query: 'Find the pet with id 7 in the pet store.',
-        reference_tools: ['petstore_test__getPetById'],
-        answer: 'no such words in any answer',
-      },
-      { id: 'free', query: 'What is the current weather in London?', meta: { split: 'I1' } },
-    ]
-      .map((line) => JSON.stringify(line))
-      .join('\n'),
-  );
-  const report = await evaluate({
-    tasks: own,
-    server: server.url,
-    library: '',
-    agents: ['react'],
-    policy: 'heuristic',
-    errorRate: 0,
-  });
-  const [pet, free] = ['pet', 'free'].map((id) => report.results[0]!.scores.find((s) => s.task_id === id)!);
-  assert.deepEqual([pet!.success, pet!.success_by], [false, 'answer']);
-  // No expected answer, no reference tool, no judge: the run counts for turns and tokens, not for success.
-  assert.equal(free!.finish, 'answer');
-  assert.deepEqual([free!.success, free!.success_by, free!.path, free!.coverage], [null, 'unscored', null, null]);
-  assert.deepEqual(report.tasks.unscored, [{ id: 'free', line: 2 }]);
-  assert.deepEqual(report.results[0]!.summary.success_by, { answer: 1, judge: 0, fallback: 0, unscored: 1 });
-  assert.equal(report.results[0]!.summary.stats.success.mean, 0, 'only the task with an expected answer is scored');
-  assert.deepEqual(report.tasks.meta, { free: { split: 'I1' } });
+test(
+  'tasks with an expected answer are scored by it; ' + 'a file whose references all miss the library is an input error',
+  async (t) => {
+    const server = await startTestServer({ library: await writeEvalLibrary() });
+    t.after(() => server.close());
+    const dir = tempDir();
+    const own = join(dir, 'own.jsonl');
+    writeFileSync(
+      own,
+      [
+        {
+          id: 'pet',
+          query: 'Find the pet with id 7 in the pet store.',
+          reference_tools: ['petstore_test__getPetById'],
+          answer: 'no such words in any answer',
+        },
+        { id: 'free', query: 'What is the current weather in London?', meta: { split: 'I1' } },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    );
+    const report = await evaluate({
+      tasks: own,
+      server: server.url,
+      library: '',
+      agents: ['react'],
+      policy: 'heuristic',
+      errorRate: 0,
+    });
+    const [pet, free] = ['pet', 'free'].map((id) => report.results[0]!.scores.find((s) => s.task_id === id)!);
+    assert.deepEqual([pet!.success, pet!.success_by], [false, 'answer']);
+    // No expected answer, no reference tool, no judge: the run counts for turns and tokens, not for success.
+    assert.equal(free!.finish, 'answer');
+    assert.deepEqual([free!.success, free!.success_by, free!.path, free!.coverage], [null, 'unscored', null, null]);
+    assert.deepEqual(report.tasks.unscored, [{ id: 'free', line: 2 }]);
+    assert.deepEqual(report.results[0]!.summary.success_by, { answer: 1, judge: 0, fallback: 0, unscored: 1 });
+    assert.equal(report.results[0]!.summary.stats.success.mean, 0, 'only the task with an expected answer is scored');
+    assert.deepEqual(report.tasks.meta, { free: { split: 'I1' } });
 
-  const missing = join(dir, 'missing.jsonl');
-  writeFileSync(missing, JSON.stringify({ id: 'x', query: 'q', reference_tools: ['not_in_library'] }));
-  await assert.rejects(
-    evaluate({ tasks: missing, server: server.url, library: '', agents: ['react'], policy: 'heuristic' }),
-    /no task of .*missing\.jsonl has a reference tool in the served library/,
-  );
-});
+    const missing = join(dir, 'missing.jsonl');
+    writeFileSync(missing, JSON.stringify({ id: 'x', query: 'q', reference_tools: ['not_in_library'] }));
+    await assert.rejects(
+      evaluate({ tasks: missing, server: server.url, library: '', agents: ['react'], policy: 'heuristic' }),
+      /no task of .*missing\.jsonl has a reference tool in the served library/,
+    );
+  },
+);
 
 test('a run whose trajectory cannot be fetched is scored on the calls the agent client saw, not as zero', async (t) => {
   const server = await startTestServer({ library: await writeEvalLibrary() });
@@ -225,67 +228,72 @@ test('eval passes the API key to a server that wants one, and says so when it is
   assert.equal(report.results[0]!.summary.finish.answer, 5);
 });
 
-test('with --judge, the server judges each answer (Table 9 verdicts in the rewards), success is Quality and Faithfulness YES; a failing judge flags the run', async (t) => {
-  const server = await startTestServer({ library: await writeEvalLibrary() });
-  t.after(() => server.close());
-  let asked = 0;
-  // A judge endpoint that calls an answer complete and faithful when it mentions Paris, and is down for the stock task.
-  const judge = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      asked++;
-      const user = (JSON.parse(text) as { messages: { content: string }[] }).messages[1]!.content;
-      if (user.includes('AAPL')) {
-        res.statusCode = 500;
-        return res.end('judge down');
-      }
-      const paris = /# Final answer[\s\S]*Paris/.test(user);
-      res.setHeader('content-type', 'application/json');
-      res.end(
-        JSON.stringify({
-          choices: [
-            {
-              message: {
-                content: JSON.stringify({
-                  quality: paris ? 'YES' : 'NO',
-                  faithfulness: 'YES',
-                  utility: 'YES',
-                  reason: 'checked',
-                }),
+test(
+  'with --judge, the server judges each answer (Table 9 verdicts in the rewards), success is Quality and ' +
+    'Faithfulness YES; a failing judge flags the run',
+  async (t) => {
+    const server = await startTestServer({ library: await writeEvalLibrary() });
+    t.after(() => server.close());
+    let asked = 0;
+    // A judge endpoint that calls an answer complete and faithful when it mentions Paris,
+    // and is down for the stock task.
+    const judge = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        asked++;
+        const user = (JSON.parse(text) as { messages: { content: string }[] }).messages[1]!.content;
+        if (user.includes('AAPL')) {
+          res.statusCode = 500;
+          return res.end('judge down');
+        }
+        const paris = /# Final answer[\s\S]*Paris/.test(user);
+        res.setHeader('content-type', 'application/json');
+        res.end(
+          JSON.stringify({
+            choices: [
+              {
+                message: {
+                  content: JSON.stringify({
+                    quality: paris ? 'YES' : 'NO',
+                    faithfulness: 'YES',
+                    utility: 'YES',
+                    reason: 'checked',
+                  }),
+                },
               },
-            },
-          ],
-        }),
-      );
+            ],
+          }),
+        );
+      });
     });
-  });
-  await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
-  t.after(() => judge.close());
-  const spec = `openai:judge@http://127.0.0.1:${(judge.address() as AddressInfo).port}`;
-  const report = await evaluate({
-    tasks: writeToolbenchQueries(),
-    server: server.url,
-    library: '',
-    agents: ['paraact'],
-    policy: 'heuristic',
-    errorRate: 0,
-    concurrency: 1,
-    judge: spec,
-  });
-  const scores = report.results[0]!.scores;
-  assert.ok(scores.every((s) => s.success_by === 'judge'));
-  const failed = scores.filter((s) => s.reward_flag?.startsWith('the judge failed'));
-  assert.equal(failed.length, 1, JSON.stringify(scores.map((s) => s.reward_flag)));
-  assert.equal(failed[0]!.success, false);
-  assert.equal(failed[0]!.r_ans, null);
-  // The failing task was asked three times (two retries); every other answered task once.
-  assert.equal(asked, 3 + scores.filter((s) => !failed.includes(s) && s.finish === 'answer').length);
-  for (const s of scores.filter((x) => !failed.includes(x) && x.finish === 'answer')) {
-    const paris = /Paris/.test(s.answer ?? '');
-    assert.equal(s.success, paris, s.task_id);
-    assert.equal(s.r_ans, paris ? 1.5 : 0.5, s.task_id);
-    assert.match(s.judge_reason!, /^Q\/F\/U (YES|NO)\/YES\/YES: checked$/);
-  }
-  assert.equal(report.judge, spec);
-});
+    await new Promise<void>((resolve) => judge.listen(0, '127.0.0.1', resolve));
+    t.after(() => judge.close());
+    const spec = `openai:judge@http://127.0.0.1:${(judge.address() as AddressInfo).port}`;
+    const report = await evaluate({
+      tasks: writeToolbenchQueries(),
+      server: server.url,
+      library: '',
+      agents: ['paraact'],
+      policy: 'heuristic',
+      errorRate: 0,
+      concurrency: 1,
+      judge: spec,
+    });
+    const scores = report.results[0]!.scores;
+    assert.ok(scores.every((s) => s.success_by === 'judge'));
+    const failed = scores.filter((s) => s.reward_flag?.startsWith('the judge failed'));
+    assert.equal(failed.length, 1, JSON.stringify(scores.map((s) => s.reward_flag)));
+    assert.equal(failed[0]!.success, false);
+    assert.equal(failed[0]!.r_ans, null);
+    // The failing task was asked three times (two retries); every other answered task once.
+    assert.equal(asked, 3 + scores.filter((s) => !failed.includes(s) && s.finish === 'answer').length);
+    for (const s of scores.filter((x) => !failed.includes(x) && x.finish === 'answer')) {
+      const paris = /Paris/.test(s.answer ?? '');
+      assert.equal(s.success, paris, s.task_id);
+      assert.equal(s.r_ans, paris ? 1.5 : 0.5, s.task_id);
+      assert.match(s.judge_reason!, /^Q\/F\/U (YES|NO)\/YES\/YES: checked$/);
+    }
+    assert.equal(report.judge, spec);
+  },
+);

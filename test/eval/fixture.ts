@@ -125,7 +125,8 @@ export const toolbenchQueries = [
   },
   {
     query:
-      'Get the latest stock price quote for the ticker symbol AAPL, and convert 100 USD to EUR at the current exchange rate.',
+      'Get the latest stock price quote for the ticker symbol AAPL, ' +
+      'and convert 100 USD to EUR at the current exchange rate.',
     query_id: 103,
     api_list: [api('Finance', 'Stock Quotes', 'quote'), api('Finance', 'currency exchange', 'Convert')],
     // Spelled differently from the tool file: mapped by normalized names.

@@ -171,7 +171,8 @@ export const apibankSteps = [
     id: 0,
     instruction: 'Generate an API request...',
     input:
-      'User: Can you move my appointment to March 26th with Dr. Lee?\nAI: Sure.\nUser: The appointment ID is 34567890.\nGenerate API Request:\n',
+      'User: Can you move my appointment to March 26th with Dr. Lee?\nAI: Sure.\n' +
+      'User: The appointment ID is 34567890.\nGenerate API Request:\n',
     expected_output: "API-Request: [ModifyRegistration(appointment_id='34567890', new_appointment_date='2023-03-26')]",
   },
   {
@@ -179,7 +180,9 @@ export const apibankSteps = [
     id: 2,
     instruction: 'Generate an API request...',
     input:
-      "User: Can you move my appointment to March 26th with Dr. Lee?\nAI: Sure.\nUser: The appointment ID is 34567890.\nAPI-Request: [ModifyRegistration(appointment_id='34567890', new_appointment_date='2023-03-26')]->success\nUser: Also check my health data.\nGenerate API Request:\n",
+      'User: Can you move my appointment to March 26th with Dr. Lee?\nAI: Sure.\n' +
+      "User: The appointment ID is 34567890.\nAPI-Request: [ModifyRegistration(appointment_id='34567890', " +
+      "new_appointment_date='2023-03-26')]->success\nUser: Also check my health data.\nGenerate API Request:\n",
     expected_output: "API-Request: [QueryHealthData(user_id='J46801', start_time='2023-03-05 00:00:00')]",
   },
   {
@@ -203,7 +206,9 @@ export const apibankBatch = [
   {
     instruction: '...',
     input:
-      "{\"apiCode\": \"ToolSearcher\"}\nUser: Query meeting of John.\nAPI-Request: [ToolSearcher(keywords='QueryMeeting')]->{'output': {'name': 'QueryMeeting'}}\nGenerate API Request: \n",
+      '{"apiCode": "ToolSearcher"}\nUser: Query meeting of John.\n' +
+      "API-Request: [ToolSearcher(keywords='QueryMeeting')]->{'output': {'name': 'QueryMeeting'}}\n" +
+      'Generate API Request: \n',
     output: "API-Request: [QueryMeeting(user_name='John')]",
     sample_id: 0,
     api_id: 1,

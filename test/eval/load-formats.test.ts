@@ -83,62 +83,70 @@ test("ToolBench queries: the api_list becomes the episode's tools, each pair onc
   assert.equal(two!.tools, undefined, 'an empty api_list restricts nothing');
 });
 
-test('BFCL: the first user message, the offered functions as tools, the ground truth from possible_answer/ as references', () => {
-  const { format, tasks } = loadTasks(writeBfcl());
-  assert.equal(format, 'bfcl');
-  assert.deepEqual(
-    tasks.map((t) => [t.id, t.query, t.references, t.tools, t.line]),
-    [
+test(
+  'BFCL: the first user message, the offered functions as tools, ' +
+    'the ground truth from possible_answer/ as references',
+  () => {
+    const { format, tasks } = loadTasks(writeBfcl());
+    assert.equal(format, 'bfcl');
+    assert.deepEqual(
+      tasks.map((t) => [t.id, t.query, t.references, t.tools, t.line]),
       [
-        'simple_0',
-        'Find the area of a triangle with a base of 10 units and height of 5 units.',
-        [{ name: 'calculate_triangle_area' }],
-        [{ name: 'calculate_triangle_area' }],
-        1,
+        [
+          'simple_0',
+          'Find the area of a triangle with a base of 10 units and height of 5 units.',
+          [{ name: 'calculate_triangle_area' }],
+          [{ name: 'calculate_triangle_area' }],
+          1,
+        ],
+        [
+          'multiple_0',
+          'What is 5 factorial?',
+          [{ name: 'math.factorial' }],
+          [{ name: 'calculate_triangle_area' }, { name: 'math.factorial' }],
+          2,
+        ],
+        // Parallel calls of one function: one reference tool.
+        [
+          'v2_0',
+          'Triangle area, base 3 and height 4.',
+          [{ name: 'calculate_triangle_area' }],
+          [{ name: 'calculate_triangle_area' }],
+          3,
+        ],
+        // No possible answer for it: no references.
+        ['old_0', 'Factorial of 7, please.', [], [{ name: 'math.factorial' }], 4],
+        // Multi-turn: call strings per turn, no functions offered (they come from the involved classes).
+        ['multi_turn_base_0', 'Go to the document folder.', [{ name: 'cd' }, { name: 'mkdir' }], undefined, 5],
       ],
-      [
-        'multiple_0',
-        'What is 5 factorial?',
-        [{ name: 'math.factorial' }],
-        [{ name: 'calculate_triangle_area' }, { name: 'math.factorial' }],
-        2,
-      ],
-      // Parallel calls of one function: one reference tool.
-      [
-        'v2_0',
-        'Triangle area, base 3 and height 4.',
-        [{ name: 'calculate_triangle_area' }],
-        [{ name: 'calculate_triangle_area' }],
-        3,
-      ],
-      // No possible answer for it: no references.
-      ['old_0', 'Factorial of 7, please.', [], [{ name: 'math.factorial' }], 4],
-      // Multi-turn: call strings per turn, no functions offered (they come from the involved classes).
-      ['multi_turn_base_0', 'Go to the document folder.', [{ name: 'cd' }, { name: 'mkdir' }], undefined, 5],
-    ],
-  );
-});
+    );
+  },
+);
 
-test('BFCL: an entry may carry its ground truth (call strings too); without possible_answer/ and without an id, positions name the tasks', () => {
-  const file = writeText(
-    'BFCL_v3_exec_simple.json',
-    jsonl(
-      {
-        question: [[{ role: 'user', content: 'calc' }]],
-        function: [{ name: 'calc' }],
-        ground_truth: ['calc(n=20, p=0.6)'],
-      },
-      { question: 'plain' },
-    ),
-  );
-  assert.deepEqual(
-    loadTasks(file).tasks.map((t) => [t.id, t.references]),
-    [
-      ['0', [{ name: 'calc' }]],
-      ['1', []],
-    ],
-  );
-});
+test(
+  'BFCL: an entry may carry its ground truth (call strings too); ' +
+    'without possible_answer/ and without an id, positions name the tasks',
+  () => {
+    const file = writeText(
+      'BFCL_v3_exec_simple.json',
+      jsonl(
+        {
+          question: [[{ role: 'user', content: 'calc' }]],
+          function: [{ name: 'calc' }],
+          ground_truth: ['calc(n=20, p=0.6)'],
+        },
+        { question: 'plain' },
+      ),
+    );
+    assert.deepEqual(
+      loadTasks(file).tasks.map((t) => [t.id, t.references]),
+      [
+        ['0', [{ name: 'calc' }]],
+        ['1', []],
+      ],
+    );
+  },
+);
 
 test('malformed BFCL entries and possible answers name their file:line', () => {
   const cases: [string, RegExp][] = [
@@ -181,29 +189,33 @@ test('malformed BFCL entries and possible answers name their file:line', () => {
   );
 });
 
-test('API-Bank dialog file: one task named by the file, the first user utterance, gold APIs as references, ToolSearcher calls as searches', () => {
-  const root = writeSources({ 'AddAgenda-level-1-1.jsonl': jsonl(...apibankDialog) });
-  const { format, tasks } = loadTasks(`${root}/AddAgenda-level-1-1.jsonl`);
-  assert.equal(format, 'apibank');
-  assert.deepEqual(tasks, [
-    {
-      id: 'AddAgenda-level-1-1',
-      query: 'Can you add a meeting to my agenda for tomorrow at 9?',
-      references: [{ name: 'GetUserToken' }, { name: 'AddAgenda' }],
-      meta: { searches: ['add agenda'] },
-      line: 1,
-    },
-  ]);
-  // Dialogs one per line: each a list of turns.
-  const lines = loadTasks(writeText('dialogs.jsonl', jsonl(apibankDialog, apibankDialog.slice(4)))).tasks;
-  assert.deepEqual(
-    lines.map((t) => [t.id, t.query, t.references.length, t.line]),
-    [
-      ['0', apibankDialog[0]!.text, 2, 1],
-      ['1', 'Username foo, password bar.', 2, 2],
-    ],
-  );
-});
+test(
+  'API-Bank dialog file: one task named by the file, the first user utterance, ' +
+    'gold APIs as references, ToolSearcher calls as searches',
+  () => {
+    const root = writeSources({ 'AddAgenda-level-1-1.jsonl': jsonl(...apibankDialog) });
+    const { format, tasks } = loadTasks(`${root}/AddAgenda-level-1-1.jsonl`);
+    assert.equal(format, 'apibank');
+    assert.deepEqual(tasks, [
+      {
+        id: 'AddAgenda-level-1-1',
+        query: 'Can you add a meeting to my agenda for tomorrow at 9?',
+        references: [{ name: 'GetUserToken' }, { name: 'AddAgenda' }],
+        meta: { searches: ['add agenda'] },
+        line: 1,
+      },
+    ]);
+    // Dialogs one per line: each a list of turns.
+    const lines = loadTasks(writeText('dialogs.jsonl', jsonl(apibankDialog, apibankDialog.slice(4)))).tasks;
+    assert.deepEqual(
+      lines.map((t) => [t.id, t.query, t.references.length, t.line]),
+      [
+        ['0', apibankDialog[0]!.text, 2, 1],
+        ['1', 'Username foo, password bar.', 2, 2],
+      ],
+    );
+  },
+);
 
 test('API-Bank level-3 requirements and step samples with API-Request text', () => {
   const level3 = loadTasks(writeText('level-3.json', JSON.stringify(apibankLevel3, null, 2)));

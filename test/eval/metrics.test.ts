@@ -72,27 +72,30 @@ function agentRun(over: Partial<AgentRun> & { injected?: number; searches?: numb
   };
 }
 
-test('path counts reference tools invoked successfully; coverage counts those search surfaced; hit rate counts calls', () => {
-  const run = agentRun({
-    calls: [call('a', false), call('a', true, 2), call('b', false), call('x', true)],
-    surfaced: ['x', 'a', 'b', 'y'],
-    injected: 2,
-  });
-  const score = scoreRun(evalTask(['a', 'b', 'c']), run, 1);
-  assert.equal(score.path, 1 / 3, 'b only failed; c was never called');
-  assert.equal(score.coverage, 2 / 3);
-  assert.equal(score.hit_rate, 3 / 4);
-  assert.equal(score.actions, 6);
-  assert.equal(score.actions_per_turn, 2);
-  assert.equal(score.searches, 2);
-  assert.equal(score.calls, 4);
-  assert.equal(score.failed_calls, 2);
-  assert.equal(score.injected_errors, 2);
-  assert.equal(score.tokens, 120);
-  assert.equal(score.seed, 42);
-  // Fallback rule: answered, but not every reference tool succeeded.
-  assert.deepEqual([score.success, score.success_by], [false, 'fallback']);
-});
+test(
+  'path counts reference tools invoked successfully; ' + 'coverage counts those search surfaced; hit rate counts calls',
+  () => {
+    const run = agentRun({
+      calls: [call('a', false), call('a', true, 2), call('b', false), call('x', true)],
+      surfaced: ['x', 'a', 'b', 'y'],
+      injected: 2,
+    });
+    const score = scoreRun(evalTask(['a', 'b', 'c']), run, 1);
+    assert.equal(score.path, 1 / 3, 'b only failed; c was never called');
+    assert.equal(score.coverage, 2 / 3);
+    assert.equal(score.hit_rate, 3 / 4);
+    assert.equal(score.actions, 6);
+    assert.equal(score.actions_per_turn, 2);
+    assert.equal(score.searches, 2);
+    assert.equal(score.calls, 4);
+    assert.equal(score.failed_calls, 2);
+    assert.equal(score.injected_errors, 2);
+    assert.equal(score.tokens, 120);
+    assert.equal(score.seed, 42);
+    // Fallback rule: answered, but not every reference tool succeeded.
+    assert.deepEqual([score.success, score.success_by], [false, 'fallback']);
+  },
+);
 
 test('success: the expected answer decides when there is one; else the judge; else answered with the full path', () => {
   const full = agentRun({ calls: [call('a', true)], surfaced: ['a'] });
@@ -119,41 +122,45 @@ test('success: the expected answer decides when there is one; else the judge; el
   assert.deepEqual(pick(scoreRun(evalTask(), agentRun(), 1, { solved: false, reason: 'vague' })), [false, 'judge']);
 });
 
-test('reference tools the library lacks count as misses in path and coverage (and fail the fallback); the mapped variants leave them out', () => {
-  const run = agentRun({ calls: [call('a', true), call('b', false), call('x', true)], surfaced: ['a', 'b', 'x'] });
-  const score = scoreRun(evalTask(['a', 'b'], undefined, ['gone']), run, 1);
-  assert.equal(score.references, 3);
-  assert.equal(score.unmapped_references, 1);
-  assert.equal(score.path, 1 / 3);
-  assert.equal(score.path_mapped, 1 / 2);
-  assert.equal(score.coverage, 2 / 3);
-  assert.equal(score.coverage_mapped, 1);
-  assert.equal(score.hit_rate, 2 / 3);
+test(
+  'reference tools the library lacks count as misses in path and ' +
+    'coverage (and fail the fallback); the mapped variants leave them out',
+  () => {
+    const run = agentRun({ calls: [call('a', true), call('b', false), call('x', true)], surfaced: ['a', 'b', 'x'] });
+    const score = scoreRun(evalTask(['a', 'b'], undefined, ['gone']), run, 1);
+    assert.equal(score.references, 3);
+    assert.equal(score.unmapped_references, 1);
+    assert.equal(score.path, 1 / 3);
+    assert.equal(score.path_mapped, 1 / 2);
+    assert.equal(score.coverage, 2 / 3);
+    assert.equal(score.coverage_mapped, 1);
+    assert.equal(score.hit_rate, 2 / 3);
 
-  // Every mapped tool invoked: the mapped path is complete, the task's is not, so the fallback does not count it
-  // solved.
-  const full = scoreRun(
-    evalTask(['a'], undefined, ['gone']),
-    agentRun({ calls: [call('a', true)], surfaced: ['a'] }),
-    1,
-  );
-  assert.deepEqual([full.path, full.path_mapped, full.success, full.success_by], [0.5, 1, false, 'fallback']);
-  // An expected answer still decides.
-  assert.deepEqual(pick(scoreRun(evalTask(['a'], 'Rex', ['gone']), agentRun({ calls: [call('a', true)] }), 1)), [
-    true,
-    'answer',
-  ]);
+    // Every mapped tool invoked: the mapped path is complete, the task's is not, so the fallback does not count it
+    // solved.
+    const full = scoreRun(
+      evalTask(['a'], undefined, ['gone']),
+      agentRun({ calls: [call('a', true)], surfaced: ['a'] }),
+      1,
+    );
+    assert.deepEqual([full.path, full.path_mapped, full.success, full.success_by], [0.5, 1, false, 'fallback']);
+    // An expected answer still decides.
+    assert.deepEqual(pick(scoreRun(evalTask(['a'], 'Rex', ['gone']), agentRun({ calls: [call('a', true)] }), 1)), [
+      true,
+      'answer',
+    ]);
 
-  const summary = summarize(
-    'paraact',
-    [full, scoreRun(evalTask(['a']), agentRun({ calls: [call('a', true)], surfaced: ['a'] }), 1)],
-    1,
-  );
-  assert.equal(summary.stats.path.mean, 0.75);
-  assert.equal(summary.stats.path_mapped.mean, 1);
-  assert.equal(summary.stats.coverage.mean, 0.75);
-  assert.equal(summary.stats.coverage_mapped.mean, 1);
-});
+    const summary = summarize(
+      'paraact',
+      [full, scoreRun(evalTask(['a']), agentRun({ calls: [call('a', true)], surfaced: ['a'] }), 1)],
+      1,
+    );
+    assert.equal(summary.stats.path.mean, 0.75);
+    assert.equal(summary.stats.path_mapped.mean, 1);
+    assert.equal(summary.stats.coverage.mean, 0.75);
+    assert.equal(summary.stats.coverage_mapped.mean, 1);
+  },
+);
 
 test('unscored task-runs are left out of the success mean and counted apart', () => {
   const scores = [

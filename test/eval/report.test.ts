@@ -107,47 +107,54 @@ function report(runs: number): EvalReport {
   };
 }
 
-test('report.md: setup, one metrics row per agent (mean ± SD with several runs), charts, finish reasons, tasks, unmapped', () => {
-  const md = renderMarkdown(report(2));
-  assert.match(md, /^# ToolEnv eval/);
-  assert.match(md, /- agents: paraact, react; policy: heuristic; judge: none/);
-  assert.match(md, /- tasks: tasks\.json \(toolbench\), 3 run of 4, 1 of them unscored/);
-  // A task misses a reference, so the mapped-only path and coverage get their own columns.
-  assert.match(md, /\| Agent \| Success \| Path \| Path \(mapped\) \| Coverage \| Coverage \(mapped\) \| Hit rate \|/);
-  // paraact: success per run 1/2 and 2/2 → 75.0 ± 35.4; path 75 and 100 → 87.5 ± 17.7 (mapped: 100); turns 2.
-  assert.match(
-    md,
-    /\| paraact \| 75\.0 ± 35\.4 \| 87\.5 ± 17\.7 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 2\.00 ± 0\.00 \| 2\.00 ± 0\.00 \| 4\.00 ± 0\.00 \| 350 ± 0 \| 1\.50 ± 0\.00 \| 0\.00 ± 0\.00 \|/,
-  );
-  // react: the unscored task is left out of success (1 of 2 per run), not out of turns.
-  assert.match(md, /\| react \| 50\.0 ± 0\.0 \|/);
-  assert.match(md, /Each cell: mean ± sample SD over 2 runs\./);
-  // Bar charts: react's 5 turns is the longest bar.
-  const turns = md.slice(md.indexOf('Turns per task:'));
-  assert.match(turns, /paraact {2}2 █{16}\n/);
-  assert.match(turns, /react {4}5 █{40}\n/);
-  assert.match(md, /\| react \| 4 \| 2 \| 0 \| 0 \| 0 \/ 0 \/ 4 \/ 2 \|/);
-  assert.match(md, /\| u \| react \| unscored \| – \| – \| 5\.00 \| 5\.00 \| answer \|/);
-  assert.match(md, /## Unscored tasks\n\n.*\n\n- u \(line 7\)\n/);
-  // Task ids are escaped inside table cells; runs solved shown as k/N.
-  assert.match(md, /\| a\\\|b \| paraact \| 2\/2 \| 100\.0 \| 100\.0 \| 2\.00 \| 4\.00 \| answer \|/);
-  assert.match(md, /\| c \| paraact \| 1\/2 \| 75\.0 \|/);
-  assert.match(md, /- c \(react, run 1\): gave up early/);
-  assert.match(
-    md,
-    /- a\\\|b \(react, run 2\): no trajectory \(scored from the calls the agent saw\): GET \/v1\/episodes\/ep_9 answered 500: boom/,
-  );
-  assert.match(md, /- not run: x \(line 9\): none of Gone \/ api is in the library/);
-  assert.match(
-    md,
-    /- c \(line 5\): Lost \/ one not in the library; counted as misses in path and coverage, left out of their mapped variants/,
-  );
-  assert.doesNotMatch(renderMarkdown(report(1)), /±/);
-  // Without partly mapped tasks the mapped columns would repeat path and coverage: left out.
-  const whole = report(1);
-  whole.tasks.partially_mapped = [];
-  assert.match(renderMarkdown(whole), /\| Agent \| Success \| Path \| Coverage \| Hit rate \|/);
-});
+test(
+  'report.md: setup, one metrics row per agent (mean ± SD ' +
+    'with several runs), charts, finish reasons, tasks, unmapped',
+  () => {
+    const md = renderMarkdown(report(2));
+    assert.match(md, /^# ToolEnv eval/);
+    assert.match(md, /- agents: paraact, react; policy: heuristic; judge: none/);
+    assert.match(md, /- tasks: tasks\.json \(toolbench\), 3 run of 4, 1 of them unscored/);
+    // A task misses a reference, so the mapped-only path and coverage get their own columns.
+    assert.match(
+      md,
+      /\| Agent \| Success \| Path \| Path \(mapped\) \| Coverage \| Coverage \(mapped\) \| Hit rate \|/,
+    );
+    // paraact: success per run 1/2 and 2/2 → 75.0 ± 35.4; path 75 and 100 → 87.5 ± 17.7 (mapped: 100); turns 2.
+    assert.match(
+      md,
+      /\| paraact \| 75\.0 ± 35\.4 \| 87\.5 ± 17\.7 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 100\.0 ± 0\.0 \| 2\.00 ± 0\.00 \| 2\.00 ± 0\.00 \| 4\.00 ± 0\.00 \| 350 ± 0 \| 1\.50 ± 0\.00 \| 0\.00 ± 0\.00 \|/,
+    );
+    // react: the unscored task is left out of success (1 of 2 per run), not out of turns.
+    assert.match(md, /\| react \| 50\.0 ± 0\.0 \|/);
+    assert.match(md, /Each cell: mean ± sample SD over 2 runs\./);
+    // Bar charts: react's 5 turns is the longest bar.
+    const turns = md.slice(md.indexOf('Turns per task:'));
+    assert.match(turns, /paraact {2}2 █{16}\n/);
+    assert.match(turns, /react {4}5 █{40}\n/);
+    assert.match(md, /\| react \| 4 \| 2 \| 0 \| 0 \| 0 \/ 0 \/ 4 \/ 2 \|/);
+    assert.match(md, /\| u \| react \| unscored \| – \| – \| 5\.00 \| 5\.00 \| answer \|/);
+    assert.match(md, /## Unscored tasks\n\n.*\n\n- u \(line 7\)\n/);
+    // Task ids are escaped inside table cells; runs solved shown as k/N.
+    assert.match(md, /\| a\\\|b \| paraact \| 2\/2 \| 100\.0 \| 100\.0 \| 2\.00 \| 4\.00 \| answer \|/);
+    assert.match(md, /\| c \| paraact \| 1\/2 \| 75\.0 \|/);
+    assert.match(md, /- c \(react, run 1\): gave up early/);
+    assert.match(
+      md,
+      /- a\\\|b \(react, run 2\): no trajectory \(scored from the calls the agent saw\): GET \/v1\/episodes\/ep_9 answered 500: boom/,
+    );
+    assert.match(md, /- not run: x \(line 9\): none of Gone \/ api is in the library/);
+    assert.match(
+      md,
+      /- c \(line 5\): Lost \/ one not in the library; counted as misses in path and coverage, left out of their mapped variants/,
+    );
+    assert.doesNotMatch(renderMarkdown(report(1)), /±/);
+    // Without partly mapped tasks the mapped columns would repeat path and coverage: left out.
+    const whole = report(1);
+    whole.tasks.partially_mapped = [];
+    assert.match(renderMarkdown(whole), /\| Agent \| Success \| Path \| Coverage \| Hit rate \|/);
+  },
+);
 
 test('the --json summary: {agents: […]} for one agent as for several; std only with several runs', () => {
   const one = report(1);

@@ -147,7 +147,8 @@ describe('README and docs examples on the default library', {
         const file = join(packageRoot, `.readme-example-${process.pid}.mjs`);
         writeFileSync(
           file,
-          `${code}\nconsole.log(JSON.stringify({ finish: run.finish, turns: run.turns, answer: run.answer ?? null }));\n`,
+          `${code}\nconsole.log(JSON.stringify({ finish: run.finish, ` +
+            'turns: run.turns, answer: run.answer ?? null }));\n',
         );
         try {
           result = await run(process.execPath, [file], packageRoot);

@@ -84,14 +84,17 @@ test(`synthesized bodies of ${SAMPLE} sampled library tools satisfy their respon
   const satisfiable = checked - unsatisfiable.length;
   const rate = satisfiable === 0 ? 1 : 1 - failures.length / satisfiable;
   t.diagnostic(
-    `sampled ${picked.length} of ${ids.length} tools (seed ${SEED}): ${checked} checked against their response schema, ${shaped} shaped from name and description, ${uncompilable} schemas ajv cannot compile (skipped)`,
+    `sampled ${picked.length} of ${ids.length} tools (seed ${SEED}): ${checked} checked against their response ` +
+      `schema, ${shaped} shaped from name and description, ${uncompilable} schemas ajv cannot compile (skipped)`,
   );
   t.diagnostic(
-    `valid ${(rate * 100).toFixed(3)}% of ${satisfiable} satisfiable (${failures.length} invalid); all bodies ${((1 - (failures.length + unsatisfiable.length) / Math.max(1, checked)) * 100).toFixed(3)}% valid`,
+    `valid ${(rate * 100).toFixed(3)}% of ${satisfiable} satisfiable (${failures.length} invalid); all bodies ` +
+      `${((1 - (failures.length + unsatisfiable.length) / Math.max(1, checked)) * 100).toFixed(3)}% valid`,
   );
   t.diagnostic(`${unsatisfiable.length} best-effort bodies (the synthesizer found no valid value and says so)`);
   t.diagnostic(
-    `synth time p50 ${percentile(times, 0.5).toFixed(3)} ms, p99 ${percentile(times, 0.99).toFixed(3)} ms, max ${(times[times.length - 1] ?? 0).toFixed(1)} ms`,
+    `synth time p50 ${percentile(times, 0.5).toFixed(3)} ms, p99 ${percentile(times, 0.99).toFixed(3)} ms, max ` +
+      `${(times[times.length - 1] ?? 0).toFixed(1)} ms`,
   );
   for (const failure of failures.slice(0, 20)) t.diagnostic(`invalid: ${failure.id}: ${failure.errors}`);
   for (const failure of unsatisfiable.slice(0, 20)) t.diagnostic(`best effort: ${failure.id}: ${failure.errors}`);

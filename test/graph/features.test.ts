@@ -41,39 +41,43 @@ const rest = (path: string, method: HttpMethod, extra: Partial<Tool>): Tool => (
   ...extra,
 });
 
-test('inputs become keys: <resource>Id, a path {id} after its collection, a Stripe-style bare noun; headers and paging do not', () => {
-  const f = toolFeatures(
-    rest('/customers/{customer}/cards/{id}', 'post', {
-      parameters: {
-        type: 'object',
-        required: ['customer', 'id', 'plan', 'limit', 'X-Account-Id', 'owner_id', 'parent_id'],
-        properties: {
-          customer: { type: 'string' },
-          id: { type: 'string' },
-          plan: { type: 'string' },
-          limit: { type: 'integer' },
-          'X-Account-Id': { type: 'string' },
-          owner_id: { type: 'integer' },
-          parent_id: { type: 'integer' },
-          source_ids: { type: 'array', items: { type: 'string' } },
+test(
+  'inputs become keys: <resource>Id, a path {id} after its collection, ' +
+    'a Stripe-style bare noun; headers and paging do not',
+  () => {
+    const f = toolFeatures(
+      rest('/customers/{customer}/cards/{id}', 'post', {
+        parameters: {
+          type: 'object',
+          required: ['customer', 'id', 'plan', 'limit', 'X-Account-Id', 'owner_id', 'parent_id'],
+          properties: {
+            customer: { type: 'string' },
+            id: { type: 'string' },
+            plan: { type: 'string' },
+            limit: { type: 'integer' },
+            'X-Account-Id': { type: 'string' },
+            owner_id: { type: 'integer' },
+            parent_id: { type: 'integer' },
+            source_ids: { type: 'array', items: { type: 'string' } },
+          },
         },
-      },
-      bindings: {
-        customer: { in: 'path', name: 'customer' },
-        id: { in: 'path', name: 'id' },
-        'X-Account-Id': { in: 'header', name: 'X-Account-Id' },
-      },
-    }),
-  );
-  const keys = Object.fromEntries(f.inputs.map((i) => [i.param, [i.key, i.required, i.bare]]));
-  assert.deepEqual(keys, {
-    customer: ['customer.id', true, false],
-    id: ['card.id', true, false],
-    plan: ['plan.id', true, true],
-    owner_id: ['owner.id', true, false],
-  });
-  assert.deepEqual(f.addressed, ['customer', 'card']);
-});
+        bindings: {
+          customer: { in: 'path', name: 'customer' },
+          id: { in: 'path', name: 'id' },
+          'X-Account-Id': { in: 'header', name: 'X-Account-Id' },
+        },
+      }),
+    );
+    const keys = Object.fromEntries(f.inputs.map((i) => [i.param, [i.key, i.required, i.bare]]));
+    assert.deepEqual(keys, {
+      customer: ['customer.id', true, false],
+      id: ['card.id', true, false],
+      plan: ['plan.id', true, true],
+      owner_id: ['owner.id', true, false],
+    });
+    assert.deepEqual(f.addressed, ['customer', 'card']);
+  },
+);
 
 test('outputs are keyed by the resource that owns them, and a tool does not produce what it must be given', () => {
   const [listPets, addPet, getPetById] = petstoreTools.map((t) => toolFeatures(t));
@@ -179,32 +183,35 @@ test("wrappers keep their owner, named objects add a hop, and an order's items a
   );
 });
 
-test('collections under different owners do not match; across APIs only owned fields under the same owner travel', () => {
-  const tool = (api: string, method: HttpMethod, path: string, extra: Partial<Tool>) =>
-    toolFeatures(
-      {
-        ...rest(path, method, extra),
-        id: `${api}:${method} ${path}`,
-        origin: { format: 'openapi', api_id: api, method, path, operation_id: null, server: null },
-      },
-      'vendor',
-    );
-  const registered = (api: string, parent: string) =>
-    tool(api, 'post', `/organizers/{o}/${parent}/{w}/registrants`, {
-      response_schema: { type: 'object', properties: { registrantKey: { type: 'integer' } } },
-    });
-  const fetch = (api: string, parent: string) =>
-    tool(api, 'get', `/organizers/{o}/${parent}/{t}/registrants/{registrantKey}`, {
-      parameters: { type: 'object', required: ['registrantKey'], properties: { registrantKey: { type: 'integer' } } },
-      bindings: { registrantKey: { in: 'path', name: 'registrantKey' } },
-    });
-  const pairs = (fs: ReturnType<typeof toolFeatures>[], scope: 'api' | 'provider') =>
-    keyMatches(fs, scope).matches.map((m) => `${m.a.id} > ${m.b.id}`);
-  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('one', 'trainings')], 'api'), []);
-  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('one', 'webinars')], 'api').length, 1);
-  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'trainings')], 'provider'), []);
-  assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'webinars')], 'provider').length, 1);
-});
+test(
+  'collections under different owners do not match; ' + 'across APIs only owned fields under the same owner travel',
+  () => {
+    const tool = (api: string, method: HttpMethod, path: string, extra: Partial<Tool>) =>
+      toolFeatures(
+        {
+          ...rest(path, method, extra),
+          id: `${api}:${method} ${path}`,
+          origin: { format: 'openapi', api_id: api, method, path, operation_id: null, server: null },
+        },
+        'vendor',
+      );
+    const registered = (api: string, parent: string) =>
+      tool(api, 'post', `/organizers/{o}/${parent}/{w}/registrants`, {
+        response_schema: { type: 'object', properties: { registrantKey: { type: 'integer' } } },
+      });
+    const fetch = (api: string, parent: string) =>
+      tool(api, 'get', `/organizers/{o}/${parent}/{t}/registrants/{registrantKey}`, {
+        parameters: { type: 'object', required: ['registrantKey'], properties: { registrantKey: { type: 'integer' } } },
+        bindings: { registrantKey: { in: 'path', name: 'registrantKey' } },
+      });
+    const pairs = (fs: ReturnType<typeof toolFeatures>[], scope: 'api' | 'provider') =>
+      keyMatches(fs, scope).matches.map((m) => `${m.a.id} > ${m.b.id}`);
+    assert.deepEqual(pairs([registered('one', 'webinars'), fetch('one', 'trainings')], 'api'), []);
+    assert.deepEqual(pairs([registered('one', 'webinars'), fetch('one', 'webinars')], 'api').length, 1);
+    assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'trainings')], 'provider'), []);
+    assert.deepEqual(pairs([registered('one', 'webinars'), fetch('two', 'webinars')], 'provider').length, 1);
+  },
+);
 
 /** Tools of one API, each `[method, path, parameters (name → [type, where]), response]`. */
 function api(tools: [HttpMethod, string, Record<string, [string, 'path' | 'query' | 'body']>, JsonSchema?][]) {

@@ -36,60 +36,63 @@ describe('MCP at /mcp, through the SDK client', () => {
     }
   });
 
-  it('search_tool answers the search observation; call_tool the call observation, failures as tool errors', async () => {
-    const { client, transport, episode } = await connect(server.url);
-    try {
-      await client.listTools();
-      const search = await callTool(client, 'search_tool', { query: 'find a pet by its id', k: 2 });
-      assert.equal(search.isError, undefined);
-      const found = search.structuredContent as unknown as SearchObservation;
-      assert.equal(found.results.length, 2);
-      assert.equal(found.results[0]!.id, 'petstore_test__getPetById');
-      assert.equal(found.results[0]!.description, 'Find pet by ID');
-      assert.deepEqual(textJson(search).results, found.results);
-      assert.deepEqual(search._meta, { 'toolenv/episode': episode, 'toolenv/step': 1 });
+  it(
+    'search_tool answers the search observation; ' + 'call_tool the call observation, failures as tool errors',
+    async () => {
+      const { client, transport, episode } = await connect(server.url);
+      try {
+        await client.listTools();
+        const search = await callTool(client, 'search_tool', { query: 'find a pet by its id', k: 2 });
+        assert.equal(search.isError, undefined);
+        const found = search.structuredContent as unknown as SearchObservation;
+        assert.equal(found.results.length, 2);
+        assert.equal(found.results[0]!.id, 'petstore_test__getPetById');
+        assert.equal(found.results[0]!.description, 'Find pet by ID');
+        assert.deepEqual(textJson(search).results, found.results);
+        assert.deepEqual(search._meta, { 'toolenv/episode': episode, 'toolenv/step': 1 });
 
-      const ok = await callTool(client, 'call_tool', {
-        tool: 'weather_forecast',
-        arguments: { city: 'Oslo', days: 3 },
-      });
-      assert.equal(ok.isError, undefined);
-      const observation = ok.structuredContent as unknown as ToolCallObservation;
-      assert.equal(observation.status, 200);
-      assert.equal(observation.source, 'synth');
-      assert.deepEqual(observation.body, { tool: 'weather_forecast', args: { city: 'Oslo', days: 3 } });
-      assert.deepEqual(textJson(ok), observation.body);
+        const ok = await callTool(client, 'call_tool', {
+          tool: 'weather_forecast',
+          arguments: { city: 'Oslo', days: 3 },
+        });
+        assert.equal(ok.isError, undefined);
+        const observation = ok.structuredContent as unknown as ToolCallObservation;
+        assert.equal(observation.status, 200);
+        assert.equal(observation.source, 'synth');
+        assert.deepEqual(observation.body, { tool: 'weather_forecast', args: { city: 'Oslo', days: 3 } });
+        assert.deepEqual(textJson(ok), observation.body);
 
-      const invalid = await callTool(client, 'call_tool', { tool: 'weather_forecast', arguments: { days: 99 } });
-      assert.equal(invalid.isError, true);
-      const problem = textJson(invalid);
-      assert.equal(problem.status, 400);
-      assert.equal((invalid.structuredContent as { status: number }).status, 400);
-      assert.ok(
-        problem.errors.some((e: { path: string }) => e.path === '/days'),
-        JSON.stringify(problem.errors),
-      );
+        const invalid = await callTool(client, 'call_tool', { tool: 'weather_forecast', arguments: { days: 99 } });
+        assert.equal(invalid.isError, true);
+        const problem = textJson(invalid);
+        assert.equal(problem.status, 400);
+        assert.equal((invalid.structuredContent as { status: number }).status, 400);
+        assert.ok(
+          problem.errors.some((e: { path: string }) => e.path === '/days'),
+          JSON.stringify(problem.errors),
+        );
 
-      const unknown = await callTool(client, 'call_tool', { tool: 'no_such_tool', arguments: {} });
-      assert.equal(unknown.isError, true);
-      assert.equal(textJson(unknown).status, 404);
-      assert.equal((unknown.structuredContent as { source: string }).source, 'rule');
+        const unknown = await callTool(client, 'call_tool', { tool: 'no_such_tool', arguments: {} });
+        assert.equal(unknown.isError, true);
+        assert.equal(textJson(unknown).status, 404);
+        assert.equal((unknown.structuredContent as { source: string }).source, 'rule');
 
-      const { status, body } = await trajectory(server.url, episode);
-      assert.equal(status, 200);
-      assert.equal(body.steps.length, 4);
-      assert.deepEqual(
-        body.steps.map((step) => step.actions[0]!.type),
-        ['search_tool', 'tool_call', 'tool_call', 'tool_call'],
-      );
-      assert.deepEqual(body.steps[1]!.observations[0], observation);
-      assert.ok(body.working_set.includes('petstore_test__getPetById'));
-      assert.equal(body.counts.failed_calls, 2);
-    } finally {
-      await transport.terminateSession();
-      await client.close();
-    }
-  });
+        const { status, body } = await trajectory(server.url, episode);
+        assert.equal(status, 200);
+        assert.equal(body.steps.length, 4);
+        assert.deepEqual(
+          body.steps.map((step) => step.actions[0]!.type),
+          ['search_tool', 'tool_call', 'tool_call', 'tool_call'],
+        );
+        assert.deepEqual(body.steps[1]!.observations[0], observation);
+        assert.ok(body.working_set.includes('petstore_test__getPetById'));
+        assert.equal(body.counts.failed_calls, 2);
+      } finally {
+        await transport.terminateSession();
+        await client.close();
+      }
+    },
+  );
 
   it('bad meta-tool input and unknown tool names are tool errors, recorded nowhere', async () => {
     const { client, transport, episode } = await connect(server.url);
@@ -298,22 +301,25 @@ describe('MCP listing modes: library tools as native MCP tools', () => {
     }
   });
 
-  it('lists boolean property schemas in the object form the SDK client accepts, without x-mcp-header annotations', async () => {
-    const { client, transport } = await connect(server.url, { query: '?tools=loose_tool' });
-    try {
-      const { tools } = await client.listTools();
-      const properties = {
-        anything: {},
-        nothing: { not: {} },
-        region: { type: 'string' },
-        place: { type: 'object', properties: { zone: { type: 'string' } } },
-      };
-      assert.deepEqual(tools[0]!.inputSchema, { type: 'object', properties });
-    } finally {
-      await transport.terminateSession();
-      await client.close();
-    }
-  });
+  it(
+    'lists boolean property schemas in the object form the SDK client accepts, ' + 'without x-mcp-header annotations',
+    async () => {
+      const { client, transport } = await connect(server.url, { query: '?tools=loose_tool' });
+      try {
+        const { tools } = await client.listTools();
+        const properties = {
+          anything: {},
+          nothing: { not: {} },
+          region: { type: 'string' },
+          place: { type: 'object', properties: { zone: { type: 'string' } } },
+        };
+        assert.deepEqual(tools[0]!.inputSchema, { type: 'object', properties });
+      } finally {
+        await transport.terminateSession();
+        await client.close();
+      }
+    },
+  );
 
   it('?category= lists the category a page at a time, following the SDK cursor', async () => {
     const { client, transport } = await connect(server.url, { query: '?category=bulk' });

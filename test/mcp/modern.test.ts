@@ -35,92 +35,95 @@ describe('MCP 2026-07-28 at /mcp, on the wire', () => {
     assert.match(result.instructions, /x-toolenv-episode header or \?episode=/);
   });
 
-  it('rejects a request that breaks the transport with the JSON-RPC error the ladder names, echoing its id', async () => {
-    const cases: { name: string; response: Promise<Response>; status: number; code: number; message: RegExp }[] = [
-      {
-        name: 'no envelope',
-        response: fetchRaw({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }, modernHeaders('tools/list')),
-        status: 400,
-        code: -32602,
-        message: /params\._meta must be an object/,
-      },
-      {
-        name: 'no client capabilities',
-        response: fetchRaw(
-          {
-            jsonrpc: '2.0',
-            id: 5,
-            method: 'tools/list',
-            params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
-          },
-          modernHeaders('tools/list'),
-        ),
-        status: 400,
-        code: -32602,
-        message: /missing the required envelope key\(s\): io\.modelcontextprotocol\/clientCapabilities/,
-      },
-      {
-        name: 'no version header',
-        response: modernRequest(mcp, 'tools/list', {}, { id: 5, headers: { 'mcp-protocol-version': null } }),
-        status: 400,
-        code: -32020,
-        message: /MCP-Protocol-Version header is missing/,
-      },
-      {
-        name: 'a legacy version header',
-        response: modernRequest(mcp, 'tools/list', {}, { id: 5, headers: { 'mcp-protocol-version': '2025-11-25' } }),
-        status: 400,
-        code: -32020,
-        message: /"2025-11-25"/,
-      },
-      {
-        name: 'Mcp-Method disagrees',
-        response: modernRequest(mcp, 'tools/list', {}, { id: 5, headers: { 'mcp-method': 'tools/call' } }),
-        status: 400,
-        code: -32020,
-        message: /Mcp-Method header is "tools\/call"/,
-      },
-      {
-        name: 'Mcp-Name disagrees',
-        response: modernRequest(
-          mcp,
-          'tools/call',
-          { name: 'search_tool' },
-          { id: 5, headers: { 'mcp-name': 'call_tool' } },
-        ),
-        status: 400,
-        code: -32020,
-        message: /Mcp-Name header is "call_tool"; it must repeat the body's name "search_tool"/,
-      },
-      {
-        name: 'Mcp-Name missing',
-        response: modernRequest(mcp, 'tools/call', { name: 'search_tool' }, { id: 5, headers: { 'mcp-name': null } }),
-        status: 400,
-        code: -32020,
-        message: /Mcp-Name header is missing/,
-      },
-      {
-        name: 'initialize',
-        response: modernRequest(mcp, 'initialize', {}, { id: 5 }),
-        status: 404,
-        code: -32601,
-        message: /Method not found/,
-      },
-      {
-        name: 'ping',
-        response: modernRequest(mcp, 'ping', {}, { id: 5 }),
-        status: 404,
-        code: -32601,
-        message: /Method not found/,
-      },
-    ];
-    for (const { name, response, status, code, message } of cases) {
-      const { id, error } = await rpcBody(await response, status);
-      assert.equal(id, 5, name);
-      assert.equal(error?.code, code, name);
-      assert.match(error!.message, message, name);
-    }
-  });
+  it(
+    'rejects a request that breaks the transport with the JSON-RPC error the ladder names, ' + 'echoing its id',
+    async () => {
+      const cases: { name: string; response: Promise<Response>; status: number; code: number; message: RegExp }[] = [
+        {
+          name: 'no envelope',
+          response: fetchRaw({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }, modernHeaders('tools/list')),
+          status: 400,
+          code: -32602,
+          message: /params\._meta must be an object/,
+        },
+        {
+          name: 'no client capabilities',
+          response: fetchRaw(
+            {
+              jsonrpc: '2.0',
+              id: 5,
+              method: 'tools/list',
+              params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+            },
+            modernHeaders('tools/list'),
+          ),
+          status: 400,
+          code: -32602,
+          message: /missing the required envelope key\(s\): io\.modelcontextprotocol\/clientCapabilities/,
+        },
+        {
+          name: 'no version header',
+          response: modernRequest(mcp, 'tools/list', {}, { id: 5, headers: { 'mcp-protocol-version': null } }),
+          status: 400,
+          code: -32020,
+          message: /MCP-Protocol-Version header is missing/,
+        },
+        {
+          name: 'a legacy version header',
+          response: modernRequest(mcp, 'tools/list', {}, { id: 5, headers: { 'mcp-protocol-version': '2025-11-25' } }),
+          status: 400,
+          code: -32020,
+          message: /"2025-11-25"/,
+        },
+        {
+          name: 'Mcp-Method disagrees',
+          response: modernRequest(mcp, 'tools/list', {}, { id: 5, headers: { 'mcp-method': 'tools/call' } }),
+          status: 400,
+          code: -32020,
+          message: /Mcp-Method header is "tools\/call"/,
+        },
+        {
+          name: 'Mcp-Name disagrees',
+          response: modernRequest(
+            mcp,
+            'tools/call',
+            { name: 'search_tool' },
+            { id: 5, headers: { 'mcp-name': 'call_tool' } },
+          ),
+          status: 400,
+          code: -32020,
+          message: /Mcp-Name header is "call_tool"; it must repeat the body's name "search_tool"/,
+        },
+        {
+          name: 'Mcp-Name missing',
+          response: modernRequest(mcp, 'tools/call', { name: 'search_tool' }, { id: 5, headers: { 'mcp-name': null } }),
+          status: 400,
+          code: -32020,
+          message: /Mcp-Name header is missing/,
+        },
+        {
+          name: 'initialize',
+          response: modernRequest(mcp, 'initialize', {}, { id: 5 }),
+          status: 404,
+          code: -32601,
+          message: /Method not found/,
+        },
+        {
+          name: 'ping',
+          response: modernRequest(mcp, 'ping', {}, { id: 5 }),
+          status: 404,
+          code: -32601,
+          message: /Method not found/,
+        },
+      ];
+      for (const { name, response, status, code, message } of cases) {
+        const { id, error } = await rpcBody(await response, status);
+        assert.equal(id, 5, name);
+        assert.equal(error?.code, code, name);
+        assert.match(error!.message, message, name);
+      }
+    },
+  );
 
   it('answers an unsupported version with -32022 and the versions it speaks', async () => {
     const envelope = { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' };
@@ -203,48 +206,52 @@ describe('MCP 2026-07-28 at /mcp, on the wire', () => {
     assert.match(cursor.error!.message, /cursor "bogus"/);
   });
 
-  it('records tool calls into the episode the header or the URL names, and answers it in the x-toolenv-episode header', async () => {
-    const episode = await newEpisode(server.url);
-    const byHeader = await modernRequest(
-      mcp,
-      'tools/call',
-      { name: 'search_tool', arguments: { query: 'find a pet by its id', k: 2 } },
-      { headers: { 'x-toolenv-episode': episode } },
-    );
-    assert.equal(byHeader.headers.get('x-toolenv-episode'), episode);
-    const search = (await rpcBody(byHeader, 200)).result;
-    assert.equal(search.resultType, 'complete');
-    assert.equal((search.structuredContent as SearchObservation).results[0]!.id, 'petstore_test__getPetById');
-    assert.equal(search._meta['toolenv/episode'], episode);
-    assert.equal(search._meta['toolenv/step'], 1);
-    assert.equal(search._meta[SERVER_INFO].name, 'toolenv');
+  it(
+    'records tool calls into the episode the header or the URL names, ' +
+      'and answers it in the x-toolenv-episode header',
+    async () => {
+      const episode = await newEpisode(server.url);
+      const byHeader = await modernRequest(
+        mcp,
+        'tools/call',
+        { name: 'search_tool', arguments: { query: 'find a pet by its id', k: 2 } },
+        { headers: { 'x-toolenv-episode': episode } },
+      );
+      assert.equal(byHeader.headers.get('x-toolenv-episode'), episode);
+      const search = (await rpcBody(byHeader, 200)).result;
+      assert.equal(search.resultType, 'complete');
+      assert.equal((search.structuredContent as SearchObservation).results[0]!.id, 'petstore_test__getPetById');
+      assert.equal(search._meta['toolenv/episode'], episode);
+      assert.equal(search._meta['toolenv/step'], 1);
+      assert.equal(search._meta[SERVER_INFO].name, 'toolenv');
 
-    const byQuery = await modernRequest(`${mcp}?episode=${episode}`, 'tools/call', {
-      name: 'call_tool',
-      arguments: { tool: 'weather_forecast', arguments: { city: 'Oslo' } },
-    });
-    const call = (await rpcBody(byQuery, 200)).result;
-    assert.deepEqual(JSON.parse(call.content[0].text), { tool: 'weather_forecast', args: { city: 'Oslo' } });
-    assert.equal(call._meta['toolenv/step'], 2);
+      const byQuery = await modernRequest(`${mcp}?episode=${episode}`, 'tools/call', {
+        name: 'call_tool',
+        arguments: { tool: 'weather_forecast', arguments: { city: 'Oslo' } },
+      });
+      const call = (await rpcBody(byQuery, 200)).result;
+      assert.deepEqual(JSON.parse(call.content[0].text), { tool: 'weather_forecast', args: { city: 'Oslo' } });
+      assert.equal(call._meta['toolenv/step'], 2);
 
-    const failed = (
-      await rpcBody(
-        await modernRequest(`${mcp}?episode=${episode}`, 'tools/call', {
-          name: 'call_tool',
-          arguments: { tool: 'weather_forecast', arguments: { days: 99 } },
-        }),
-        200,
-      )
-    ).result;
-    assert.equal(failed.isError, true);
-    assert.equal(JSON.parse(failed.content[0].text).status, 400);
+      const failed = (
+        await rpcBody(
+          await modernRequest(`${mcp}?episode=${episode}`, 'tools/call', {
+            name: 'call_tool',
+            arguments: { tool: 'weather_forecast', arguments: { days: 99 } },
+          }),
+          200,
+        )
+      ).result;
+      assert.equal(failed.isError, true);
+      assert.equal(JSON.parse(failed.content[0].text).status, 400);
 
-    const { body } = await trajectory(server.url, episode);
-    assert.deepEqual(
-      body.steps.map((step) => step.actions[0]!.type),
-      ['search_tool', 'tool_call', 'tool_call'],
-    );
-  });
+      const { body } = await trajectory(server.url, episode);
+      assert.deepEqual(
+        body.steps.map((step) => step.actions[0]!.type),
+        ['search_tool', 'tool_call', 'tool_call'],
+      );
+    },
+  );
 
   it('refuses what names no usable episode or names a tool not listed, recording nothing', async () => {
     const episode = await newEpisode(server.url);

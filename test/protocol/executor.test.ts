@@ -171,31 +171,34 @@ test('a reference that does not resolve against the upstream result is reported 
   assert.match(after.dispatch.notRun[0]!.reason, /upstream b failed; retry b first/);
 });
 
-test('Parallel is dependency-blind: every call goes out at once and references to same-turn calls stay unresolved', () => {
-  const state = freshState();
-  const text = [
-    '<tool_call>{"id": "a", "tool": "geo", "arguments": {"city": "Paris"}}</tool_call>',
-    '<tool_call>{"id": "b", "tool": "weather", "arguments": {"lat": {"$ref": "a.body.lat"}}}</tool_call>',
-  ].join('');
-  const first = turn(state, text, 'parallel', (call) =>
-    call.id === 'b'
-      ? { status: 400, body: { detail: 'invalid arguments', errors: [{ path: '/lat', message: 'must be number' }] } }
-      : ok(),
-  );
-  assert.deepEqual(sent(first.dispatch), ['a', 'b']);
-  assert.deepEqual((first.dispatch.actions[1] as ToolCallAction).arguments, { lat: { $ref: 'a.body.lat' } });
-  assert.equal(state.results.get('b')?.unresolved, true);
-  assert.equal(state.results.get('b')?.error, '400: invalid arguments; /lat must be number');
-  assert.match(first.text, /Sent with unresolved references: b\./);
-  // Sent again once `a` has a result, the same reference resolves.
-  const again = turn(
-    state,
-    '<tool_call>{"id": "b", "tool": "weather", "arguments": {"lat": {"$ref": "a.body.lat"}}}</tool_call>',
-    'parallel',
-    ok,
-  );
-  assert.deepEqual((again.dispatch.actions[0] as ToolCallAction).arguments, { lat: 1.5 });
-});
+test(
+  'Parallel is dependency-blind: ' + 'every call goes out at once and references to same-turn calls stay unresolved',
+  () => {
+    const state = freshState();
+    const text = [
+      '<tool_call>{"id": "a", "tool": "geo", "arguments": {"city": "Paris"}}</tool_call>',
+      '<tool_call>{"id": "b", "tool": "weather", "arguments": {"lat": {"$ref": "a.body.lat"}}}</tool_call>',
+    ].join('');
+    const first = turn(state, text, 'parallel', (call) =>
+      call.id === 'b'
+        ? { status: 400, body: { detail: 'invalid arguments', errors: [{ path: '/lat', message: 'must be number' }] } }
+        : ok(),
+    );
+    assert.deepEqual(sent(first.dispatch), ['a', 'b']);
+    assert.deepEqual((first.dispatch.actions[1] as ToolCallAction).arguments, { lat: { $ref: 'a.body.lat' } });
+    assert.equal(state.results.get('b')?.unresolved, true);
+    assert.equal(state.results.get('b')?.error, '400: invalid arguments; /lat must be number');
+    assert.match(first.text, /Sent with unresolved references: b\./);
+    // Sent again once `a` has a result, the same reference resolves.
+    const again = turn(
+      state,
+      '<tool_call>{"id": "b", "tool": "weather", "arguments": {"lat": {"$ref": "a.body.lat"}}}</tool_call>',
+      'parallel',
+      ok,
+    );
+    assert.deepEqual((again.dispatch.actions[0] as ToolCallAction).arguments, { lat: 1.5 });
+  },
+);
 
 test('ad hoc calls get fresh ids; ReAct and ParaAct refuse to run a call whose input is sent in the same turn', () => {
   const state = freshState();

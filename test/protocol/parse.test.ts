@@ -28,7 +28,8 @@ test('a well-formed exploration turn: think, plan with slots, parallel searches 
   const message = parseMessage(
     [
       '<think>Two capabilities are missing.</think>',
-      '<plan>{"phase": "exploration", "slots": ["look up weather", {"capability": "convert money", "query": "currency exchange"}]}</plan>',
+      '<plan>{"phase": "exploration", "slots": ["look up weather", {"capability": "convert money", "query": ' +
+        '"currency exchange"}]}</plan>',
       '<search_tool>look up weather</search_tool>',
       '<search_tool>{"query": "currency exchange", "k": 5}</search_tool>',
       '<search_tool>["send an email", {"query": "geocode"}]</search_tool>',
@@ -70,8 +71,11 @@ test('a well-formed execution turn: the plan becomes a DAG with layers; calls ma
   assert.deepEqual(checked.plan?.deps.get('c2'), ['c1']);
 });
 
-test('model noise is tolerated: code fences, trailing commas, stray text, arrays or sequences in one tag, a missing closing tag at the end', () => {
-  const message = parseMessage(`Sure! Here is my next step.
+test(
+  'model noise is tolerated: code fences, trailing commas, stray text, ' +
+    'arrays or sequences in one tag, a missing closing tag at the end',
+  () => {
+    const message = parseMessage(`Sure! Here is my next step.
 <THINK>  thinking  </THINK>
 some text outside tags
 <tool_call>
@@ -82,29 +86,31 @@ some text outside tags
 <tool_call>[{"tool": "weather"}, {"name": "mail", "arguments": "{\\"to\\": \\"a@b.c\\"}"}]</tool_call>
 <tool_call>{"tool": "geo", "arguments": {"city": "Oslo"}}
 {"tool": "geo", "arguments": {"city": "Rome"}}`);
-  assert.deepEqual(message.problems, []);
-  assert.equal(message.think, 'thinking');
-  assert.deepEqual(message.calls, [
-    { id: 'c1', tool: 'geo', arguments: { city: 'Paris' } },
-    { tool: 'weather' },
-    { tool: 'mail', arguments: { to: 'a@b.c' } },
-    { tool: 'geo', arguments: { city: 'Oslo' } },
-    { tool: 'geo', arguments: { city: 'Rome' } },
-  ]);
-  assert.deepEqual(checkMessage(message, 'parallel', stateWith(['geo', 'weather', 'mail'])).problems, []);
+    assert.deepEqual(message.problems, []);
+    assert.equal(message.think, 'thinking');
+    assert.deepEqual(message.calls, [
+      { id: 'c1', tool: 'geo', arguments: { city: 'Paris' } },
+      { tool: 'weather' },
+      { tool: 'mail', arguments: { to: 'a@b.c' } },
+      { tool: 'geo', arguments: { city: 'Oslo' } },
+      { tool: 'geo', arguments: { city: 'Rome' } },
+    ]);
+    assert.deepEqual(checkMessage(message, 'parallel', stateWith(['geo', 'weather', 'mail'])).problems, []);
 
-  // An unclosed block ends where the next one opens; the plan's phase is inferred from its members.
-  const unclosed = parseMessage('<think>I forgot to close this <plan>{"calls": [{"id": "a", "tool": "geo"}]}</plan>');
-  assert.deepEqual(unclosed.problems, []);
-  assert.equal(unclosed.think, 'I forgot to close this');
-  assert.equal(unclosed.plan?.phase, 'execution');
-  assert.equal(parseMessage('<answer>Paris is sunny').answer, 'Paris is sunny');
-});
+    // An unclosed block ends where the next one opens; the plan's phase is inferred from its members.
+    const unclosed = parseMessage('<think>I forgot to close this <plan>{"calls": [{"id": "a", "tool": "geo"}]}</plan>');
+    assert.deepEqual(unclosed.problems, []);
+    assert.equal(unclosed.think, 'I forgot to close this');
+    assert.equal(unclosed.plan?.phase, 'execution');
+    assert.equal(parseMessage('<answer>Paris is sunny').answer, 'Paris is sunny');
+  },
+);
 
 test('raw line breaks and tabs inside JSON strings (long text arguments) are read as the text they write', () => {
   const message = parseMessage(
-    '<tool_call>{"tool": "mail", "arguments": {"to": "a@b.c", "body": "Dear Bob,\n\n\tsee you at noon.\r\nAlice\u0007"}}</tool_call>\n' +
-      '<tool_call>{"name": "mail", "arguments": "{\\"body\\": \\"line 1\nline 2\\"}"}</tool_call>',
+    '<tool_call>{"tool": "mail", "arguments": {"to": "a@b.c", "body": "Dear Bob,\n\n\tsee you at noon.\r\n' +
+      'Alice\u0007"}}</tool_call>\n<tool_call>{"name": "mail", "arguments": "{\\"body\\": \\"line 1\n' +
+      'line 2\\"}"}</tool_call>',
   );
   assert.deepEqual(message.problems, []);
   assert.deepEqual(message.calls, [
@@ -250,7 +256,8 @@ test('protocol rules are checked against the run: tools, phases, actions per tur
     [],
   );
   const sameTurn =
-    '<tool_call>{"id": "a", "tool": "geo"}</tool_call><tool_call>{"tool": "geo", "arguments": {"x": "{{a.body.id}}"}}</tool_call>';
+    '<tool_call>{"id": "a", "tool": "geo"}</tool_call><tool_call>{"tool": "geo", "arguments": {"x": ' +
+    '"{{a.body.id}}"}}</tool_call>';
   assert.deepEqual(problemsOf(sameTurn, 'parallel'), []);
   assert.match(problemsOf(sameTurn, 'paraact').join('\n'), /dangling reference a\.body\.id/);
 });

@@ -38,27 +38,30 @@ test('a local ONNX model runs through transformers.js: unit vectors, mean poolin
   }
 });
 
-test('dense search with a local model ranks by meaning, builds its vector file once, and hybrid fuses it with BM25', async () => {
-  const library = writeRetrievalLibrary();
-  const model = tinyModelDir();
-  const search = ToolSearch.open(library, { embedModel: model });
-  try {
-    // "rain" and "dog" appear in no tool text: only the model knows they mean weather and pet.
-    const [rain, dog] = await search.search(['will it rain tomorrow', 'remove my dog'], { retriever: 'dense', k: 2 });
-    assert.equal(rain![0]!.id, 'weather_forecast');
-    assert.equal(dog![0]!.id, 'petstore_test__deletePet');
-    assert.ok(existsSync(vectorFile(library, 'onnx-tiny-bert')));
+test(
+  'dense search with a local model ranks by meaning, ' + 'builds its vector file once, and hybrid fuses it with BM25',
+  async () => {
+    const library = writeRetrievalLibrary();
+    const model = tinyModelDir();
+    const search = ToolSearch.open(library, { embedModel: model });
+    try {
+      // "rain" and "dog" appear in no tool text: only the model knows they mean weather and pet.
+      const [rain, dog] = await search.search(['will it rain tomorrow', 'remove my dog'], { retriever: 'dense', k: 2 });
+      assert.equal(rain![0]!.id, 'weather_forecast');
+      assert.equal(dog![0]!.id, 'petstore_test__deletePet');
+      assert.ok(existsSync(vectorFile(library, 'onnx-tiny-bert')));
 
-    const [hybrid] = await search.search(['delete pet'], { retriever: 'hybrid', k: 1 });
-    assert.equal(hybrid![0]!.id, 'petstore_test__deletePet');
-  } finally {
-    await search.close();
-  }
-  const reopened = ToolSearch.open(library, { embedModel: model, autoBuild: false });
-  const [again] = await reopened.search(['will it rain tomorrow'], { retriever: 'dense', k: 1 });
-  assert.equal(again![0]!.id, 'weather_forecast');
-  await reopened.close();
-});
+      const [hybrid] = await search.search(['delete pet'], { retriever: 'hybrid', k: 1 });
+      assert.equal(hybrid![0]!.id, 'petstore_test__deletePet');
+    } finally {
+      await search.close();
+    }
+    const reopened = ToolSearch.open(library, { embedModel: model, autoBuild: false });
+    const [again] = await reopened.search(['will it rain tomorrow'], { retriever: 'dense', k: 1 });
+    assert.equal(again![0]!.id, 'weather_forecast');
+    await reopened.close();
+  },
+);
 
 test('a model directory without weights, or no model at all, is a clear error', async () => {
   const dir = tinyModelDir();

@@ -90,7 +90,8 @@ export const gitTools: Tool[] = [
     'get',
     '/user',
     'Get the authenticated user',
-    'If the authenticated user is authenticated with an OAuth token with the user scope, then the response lists public and private profile information.',
+    'If the authenticated user is authenticated with an OAuth token with the user scope, then the response lists ' +
+      'public and private profile information.',
   ),
   gh(
     'actions/get-github-actions-default-workflow-permissions-repository',
@@ -132,7 +133,8 @@ export const gitTools: Tool[] = [
     'delete',
     '/orgs/{org}/actions/permissions/repositories/{repository_id}',
     'Disable a selected repository for GitHub Actions in an organization',
-    'Removes a repository from the list of selected repositories that are enabled for GitHub Actions in an organization.',
+    'Removes a repository from the list of selected repositories ' +
+      'that are enabled for GitHub Actions in an organization.',
   ),
   gh(
     'activity/list-repos-starred-by-user',

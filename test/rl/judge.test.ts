@@ -217,17 +217,21 @@ test('the judge asks once, schema-constrained at temperature 0, and returns the 
   }
 });
 
-test('with no model in the spec the judge asks the server for its first, sends no key unless given, and reports that model', async () => {
-  const fake = await fakeOpenAI(() => completion(JSON.stringify(GOOD)));
-  try {
-    const outcome = await createAnswerJudge(`openai:@${fake.url}`).judge(INPUT);
-    assert.equal(outcome.model, 'fake-model');
-    assert.equal(fake.requests[0]!.body!.model, 'fake-model');
-    assert.equal(fake.requests[0]!.headers.authorization, undefined);
-  } finally {
-    await fake.close();
-  }
-});
+test(
+  'with no model in the spec the judge asks the server for its first, ' +
+    'sends no key unless given, and reports that model',
+  async () => {
+    const fake = await fakeOpenAI(() => completion(JSON.stringify(GOOD)));
+    try {
+      const outcome = await createAnswerJudge(`openai:@${fake.url}`).judge(INPUT);
+      assert.equal(outcome.model, 'fake-model');
+      assert.equal(fake.requests[0]!.body!.model, 'fake-model');
+      assert.equal(fake.requests[0]!.headers.authorization, undefined);
+    } finally {
+      await fake.close();
+    }
+  },
+);
 
 test('a 500 is retried: the second answer counts, attempts 2', async () => {
   const fake = await fakeOpenAI((n) => (n === 1 ? { status: 500, text: 'boom' } : completion(JSON.stringify(GOOD))));
@@ -255,24 +259,28 @@ test('a 429 is retried after its Retry-After', async () => {
   }
 });
 
-test('a server that always answers 500 fails with JudgeError after retries + 1 requests, saying what failed', async () => {
-  const fake = await fakeOpenAI(() => ({ status: 500, text: 'internal trouble' }));
-  try {
-    const judge = createAnswerJudge(`openai:m@${fake.url}`, { retries: 2 });
-    await assert.rejects(judge.judge(INPUT), (error: unknown) => {
-      assert.ok(error instanceof JudgeError);
-      assert.equal(error.name, 'JudgeError');
-      assert.equal(
-        error.message,
-        `judge openai:m@${fake.url}: 3 attempts failed: ${fake.url}/v1/chat/completions answered 500: internal trouble`,
-      );
-      return true;
-    });
-    assert.equal(fake.requests.length, 3);
-  } finally {
-    await fake.close();
-  }
-});
+test(
+  'a server that always answers 500 fails with JudgeError after retries + 1 requests, ' + 'saying what failed',
+  async () => {
+    const fake = await fakeOpenAI(() => ({ status: 500, text: 'internal trouble' }));
+    try {
+      const judge = createAnswerJudge(`openai:m@${fake.url}`, { retries: 2 });
+      await assert.rejects(judge.judge(INPUT), (error: unknown) => {
+        assert.ok(error instanceof JudgeError);
+        assert.equal(error.name, 'JudgeError');
+        assert.equal(
+          error.message,
+          `judge openai:m@${fake.url}: 3 attempts failed: ` +
+            `${fake.url}/v1/chat/completions answered 500: internal trouble`,
+        );
+        return true;
+      });
+      assert.equal(fake.requests.length, 3);
+    } finally {
+      await fake.close();
+    }
+  },
+);
 
 test('a server that never answers fails with JudgeError by timeout', async () => {
   const fake = await fakeOpenAI(() => 'hang');

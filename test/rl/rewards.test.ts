@@ -127,28 +127,31 @@ describe('R_ans (Table 9)', () => {
   for (const [pattern, expected] of Object.entries(bits))
     it(`${pattern} → ${expected}`, () => assert.equal(answerReward(v(pattern)), expected));
 
-  it('rule-based verdicts: complete and read off the results 111, honest and partial 011, a guess 100, a miss 010', () => {
-    assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'Rex is sold', '{"name":"Rex","status":"sold"}'), {
-      quality: 'YES',
-      faithfulness: 'YES',
-      utility: 'YES',
-    });
-    assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'The pet is Rex', '{"name":"Rex","status":"sold"}'), {
-      quality: 'NO',
-      faithfulness: 'YES',
-      utility: 'YES',
-    });
-    assert.deepEqual(ruleVerdicts('rex', 'REX', '{"error":"down"}'), {
-      quality: 'YES',
-      faithfulness: 'NO',
-      utility: 'NO',
-    });
-    assert.deepEqual(ruleVerdicts('Rex', 'The tools failed', '{"error":"down"}'), {
-      quality: 'NO',
-      faithfulness: 'YES',
-      utility: 'NO',
-    });
-  });
+  it(
+    'rule-based verdicts: complete and read off the results 111, ' + 'honest and partial 011, a guess 100, a miss 010',
+    () => {
+      assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'Rex is sold', '{"name":"Rex","status":"sold"}'), {
+        quality: 'YES',
+        faithfulness: 'YES',
+        utility: 'YES',
+      });
+      assert.deepEqual(ruleVerdicts(['Rex', 'sold'], 'The pet is Rex', '{"name":"Rex","status":"sold"}'), {
+        quality: 'NO',
+        faithfulness: 'YES',
+        utility: 'YES',
+      });
+      assert.deepEqual(ruleVerdicts('rex', 'REX', '{"error":"down"}'), {
+        quality: 'YES',
+        faithfulness: 'NO',
+        utility: 'NO',
+      });
+      assert.deepEqual(ruleVerdicts('Rex', 'The tools failed', '{"error":"down"}'), {
+        quality: 'NO',
+        faithfulness: 'YES',
+        utility: 'NO',
+      });
+    },
+  );
 });
 
 describe('R_phase (Eq. 5, C.2)', () => {
@@ -250,15 +253,19 @@ describe('R_phase (Eq. 5, C.2)', () => {
     assert.equal(phaseScores(run(uncovered, [ok('c1', 'a')], [ok('c2', 'b')]), W, graph)[0]!.l3, false);
   });
 
-  it('L4 counts scheduled calls that succeeded once their hard upstream had succeeded in an earlier turn (not the same batch)', () => {
-    const [sameBatch] = phaseScores(run(good, [ok('c1', 'a'), ok('c2', 'b')]), W, graph);
-    close(sameBatch!.l4_ratio, 0.5, 'c2 ran beside c1');
-    const [upstreamFailed] = phaseScores(run(good, [failed('c1', 'a')], [ok('c2', 'b')]), W, graph);
-    close(upstreamFailed!.l4_ratio, 0, 'c1 failed, c2 ran before a succeeded');
-    const [half] = phaseScores(run(good, [ok('c1', 'a')], [failed('c2', 'b')]), W, graph);
-    close(half!.l4_ratio, 0.5);
-    close(half!.score, W.w1 + W.w2 + W.w3 + W.w4 * 0.5);
-  });
+  it(
+    'L4 counts scheduled calls that succeeded once their hard ' +
+      'upstream had succeeded in an earlier turn (not the same batch)',
+    () => {
+      const [sameBatch] = phaseScores(run(good, [ok('c1', 'a'), ok('c2', 'b')]), W, graph);
+      close(sameBatch!.l4_ratio, 0.5, 'c2 ran beside c1');
+      const [upstreamFailed] = phaseScores(run(good, [failed('c1', 'a')], [ok('c2', 'b')]), W, graph);
+      close(upstreamFailed!.l4_ratio, 0, 'c1 failed, c2 ran before a succeeded');
+      const [half] = phaseScores(run(good, [ok('c1', 'a')], [failed('c2', 'b')]), W, graph);
+      close(half!.l4_ratio, 0.5);
+      close(half!.score, W.w1 + W.w2 + W.w3 + W.w4 * 0.5);
+    },
+  );
 
   it('a refreshed plan opens a window weighted by the calls it still schedules; a search ends the phase', () => {
     const replan = execution(
@@ -358,14 +365,17 @@ describe('R_traj (Eq. 6) and the answer sources (C.3)', () => {
     steps,
   };
 
-  it('γe·search recall + γo·successful-call recall + γans·R_ans; the expected answer scores R_ans by rule', async () => {
-    const outcome = await answerOutcome(trajectory);
-    assert.equal(outcome.source, 'rule');
-    const rewards = scoreTrajectory(trajectory, outcome, undefined);
-    assert.deepEqual(rewards.recall, { search: 0.5, call: 0.25 });
-    assert.equal(rewards.pattern, '111');
-    close(rewards.r_traj, 0.1 * 0.5 + 0.4 * 0.25 + 1.5);
-  });
+  it(
+    'γe·search recall + γo·successful-call recall + γans·R_ans; ' + 'the expected answer scores R_ans by rule',
+    async () => {
+      const outcome = await answerOutcome(trajectory);
+      assert.equal(outcome.source, 'rule');
+      const rewards = scoreTrajectory(trajectory, outcome, undefined);
+      assert.deepEqual(rewards.recall, { search: 0.5, call: 0.25 });
+      assert.equal(rewards.pattern, '111');
+      close(rewards.r_traj, 0.1 * 0.5 + 0.4 * 0.25 + 1.5);
+    },
+  );
 
   it('without reference tools R_traj is γans·R_ans; coefficients are overridable per episode', async () => {
     const bare = { ...trajectory, task: { id: 't', query: 'q', answer: 'Rex' }, reward: { gamma_ans: 2 } };
@@ -375,23 +385,32 @@ describe('R_traj (Eq. 6) and the answer sources (C.3)', () => {
     assert.equal(rewards.coefficients.gamma_ans, 2);
   });
 
-  it('a missing answer and an information-seeking answer without evidence are −0.5; given verdicts win over the rule; nothing to score is flagged', async () => {
-    assert.deepEqual(await answerOutcome({ ...trajectory, answer: undefined }), { source: 'missing', r_ans: -0.5 });
-    const noEvidence = { ...trajectory, turns: [turns[0]!, turn(2, { controller: 'answer', answer: 'Rex is sold' })] };
-    assert.deepEqual(await answerOutcome(noEvidence), { source: 'no_evidence', r_ans: -0.5 });
-    const given = await answerOutcome(trajectory, { verdicts: { quality: 'YES', faithfulness: 'NO', utility: 'YES' } });
-    assert.equal(given.source, 'verdicts');
-    assert.equal(given.r_ans, 0);
-    const open = { ...trajectory, task: { id: 't', query: 'say hi' } };
-    const unscored = await answerOutcome(open);
-    assert.equal(unscored.source, 'unscored');
-    assert.match(unscored.flagged!, /no judge/);
-    const rewards = scoreTrajectory(open, unscored, undefined);
-    assert.equal(rewards.r_traj, null);
-    assert.equal(rewards.r_phase, null);
-    assert.equal(rewards.gate, null);
-    assert.ok(rewards.r_step! > 0, 'the step reward needs no answer');
-  });
+  it(
+    'a missing answer and an information-seeking answer without evidence are −0.5; ' +
+      'given verdicts win over the rule; nothing to score is flagged',
+    async () => {
+      assert.deepEqual(await answerOutcome({ ...trajectory, answer: undefined }), { source: 'missing', r_ans: -0.5 });
+      const noEvidence = {
+        ...trajectory,
+        turns: [turns[0]!, turn(2, { controller: 'answer', answer: 'Rex is sold' })],
+      };
+      assert.deepEqual(await answerOutcome(noEvidence), { source: 'no_evidence', r_ans: -0.5 });
+      const given = await answerOutcome(trajectory, {
+        verdicts: { quality: 'YES', faithfulness: 'NO', utility: 'YES' },
+      });
+      assert.equal(given.source, 'verdicts');
+      assert.equal(given.r_ans, 0);
+      const open = { ...trajectory, task: { id: 't', query: 'say hi' } };
+      const unscored = await answerOutcome(open);
+      assert.equal(unscored.source, 'unscored');
+      assert.match(unscored.flagged!, /no judge/);
+      const rewards = scoreTrajectory(open, unscored, undefined);
+      assert.equal(rewards.r_traj, null);
+      assert.equal(rewards.r_phase, null);
+      assert.equal(rewards.gate, null);
+      assert.ok(rewards.r_step! > 0, 'the step reward needs no answer');
+    },
+  );
 
   it('the judge is asked once more on 110, and a finished episode is judged once (memo)', async () => {
     const answers: Verdicts[] = [

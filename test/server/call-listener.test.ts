@@ -262,7 +262,8 @@ describe('requests the app would refuse or rewrite are left to it', () => {
   const call = (target: string, host: string | undefined, version = '1.1') =>
     rawSocket(
       server.url,
-      `POST ${target} HTTP/${version}\r\n${host === undefined ? '' : `Host: ${host}\r\n`}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      `POST ${target} HTTP/${version}\r\n${host === undefined ? '' : `Host: ${host}\r\n`}Content-Type: ` +
+        'application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     );
 
   test('a Host with userinfo, a bad port, or none at all is refused 400', async () => {
@@ -329,96 +330,111 @@ describe('episode steps and turns answered in front of hono', () => {
     return overHttp;
   };
 
-  test('JSON steps, their refusals and an unknown episode: the same answers over HTTP as from the hono route', async () => {
-    const ids = await twins({ max_steps: 2 });
-    const step = (id: string) => `/v1/episodes/${id}/step`;
-    const call = { type: 'tool_call', tool: 'petstore_test__addPet', arguments: { name: 'Rex' } };
-    const ran = await both(
-      step,
-      ids,
-      JSON.stringify({ actions: [call, { ...call, id: 'c2', arguments: { name: 'Bo' } }] }),
-    );
-    assert.equal(ran.status, 200);
-    assert.equal((JSON.parse(ran.body) as { observations: unknown[] }).observations.length, 2);
-    assert.equal((await both(step, ids, '{"actions":[]}')).status, 400);
-    assert.equal((await both(step, ids, '{"actions":')).status, 400);
-    assert.equal((await both(step, ids, JSON.stringify({ actions: [call] }))).status, 200);
-    assert.equal((await both(step, ids, JSON.stringify({ actions: [call] }))).status, 409, 'done after max_steps');
-    assert.equal((await both(step, ['missing', 'missing'], JSON.stringify({ actions: [call] }))).status, 404);
-  });
+  test(
+    'JSON steps, their refusals and an unknown episode: ' + 'the same answers over HTTP as from the hono route',
+    async () => {
+      const ids = await twins({ max_steps: 2 });
+      const step = (id: string) => `/v1/episodes/${id}/step`;
+      const call = { type: 'tool_call', tool: 'petstore_test__addPet', arguments: { name: 'Rex' } };
+      const ran = await both(
+        step,
+        ids,
+        JSON.stringify({ actions: [call, { ...call, id: 'c2', arguments: { name: 'Bo' } }] }),
+      );
+      assert.equal(ran.status, 200);
+      assert.equal((JSON.parse(ran.body) as { observations: unknown[] }).observations.length, 2);
+      assert.equal((await both(step, ids, '{"actions":[]}')).status, 400);
+      assert.equal((await both(step, ids, '{"actions":')).status, 400);
+      assert.equal((await both(step, ids, JSON.stringify({ actions: [call] }))).status, 200);
+      assert.equal((await both(step, ids, JSON.stringify({ actions: [call] }))).status, 409, 'done after max_steps');
+      assert.equal((await both(step, ['missing', 'missing'], JSON.stringify({ actions: [call] }))).status, 404);
+    },
+  );
 
-  test('text turns: the same observations over HTTP as from the hono route, and a step refused on a turn episode', async () => {
-    const ids = await twins({});
-    const turns = (id: string) => `/v1/episodes/${id}/turns`;
-    const searched = await both(
-      turns,
-      ids,
-      JSON.stringify({ text: '<think>Find it.</think>\n<search_tool>Add a pet</search_tool>' }),
-    );
-    assert.match(searched.body, /petstore_test__addPet/);
-    const called = await both(
-      turns,
-      ids,
-      JSON.stringify({
-        text: '<think>Add.</think>\n<tool_call>{"tool": "petstore_test__addPet", "arguments": {"name": "Rex"}}</tool_call>',
-        state: true,
-      }),
-    );
-    assert.equal((JSON.parse(called.body) as { step: number }).step, 2);
-    assert.equal((await both(turns, ids, '{"text": 7}')).status, 400);
-    assert.equal(
-      (await both((id) => `/v1/episodes/${id}/step`, ids, '{"actions":[{"type":"search_tool","query":"pet"}]}')).status,
-      409,
-    );
-  });
+  test(
+    'text turns: the same observations over HTTP as from the hono route, ' + 'and a step refused on a turn episode',
+    async () => {
+      const ids = await twins({});
+      const turns = (id: string) => `/v1/episodes/${id}/turns`;
+      const searched = await both(
+        turns,
+        ids,
+        JSON.stringify({ text: '<think>Find it.</think>\n<search_tool>Add a pet</search_tool>' }),
+      );
+      assert.match(searched.body, /petstore_test__addPet/);
+      const called = await both(
+        turns,
+        ids,
+        JSON.stringify({
+          text:
+            '<think>Add.</think>\n<tool_call>{"tool": ' +
+            '"petstore_test__addPet", "arguments": {"name": "Rex"}}</tool_call>',
+          state: true,
+        }),
+      );
+      assert.equal((JSON.parse(called.body) as { step: number }).step, 2);
+      assert.equal((await both(turns, ids, '{"text": 7}')).status, 400);
+      assert.equal(
+        (await both((id) => `/v1/episodes/${id}/step`, ids, '{"actions":[{"type":"search_tool","query":"pet"}]}'))
+          .status,
+        409,
+      );
+    },
+  );
 
-  test('creating and deleting episodes: the same answers over HTTP as from the hono routes, refusals included', async () => {
-    const create = async (body: string, over: 'http' | 'hono') => {
-      const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
-      const response =
-        over === 'http'
-          ? await fetch(`${server.url}/v1/episodes`, init)
-          : await server.app.request('/v1/episodes', init);
-      const length = response.headers.get('content-length');
-      const answer = await seen(response);
-      if (over === 'http') assert.equal(Number(length), Buffer.byteLength(answer.body));
-      if (answer.status !== 201) return answer;
-      // Written as JSON.stringify writes the created episode (its system message kept from an earlier one).
-      assert.equal(JSON.stringify(JSON.parse(answer.body)), answer.body);
-      // A new episode's id, creation time and (unless the body gives one) seed are its own: the rest must match.
-      const { id, created_at, seed } = JSON.parse(answer.body) as { id: string; created_at: string; seed: number };
-      assert.ok(answer.headers.some(([name, value]) => name === 'location' && value === `/v1/episodes/${id}`));
-      const normalized = answer.body.replace(id, 'ID').replace(created_at, 'T').replace(`"seed":${seed},`, '');
-      return { ...answer, headers: answer.headers.filter(([name]) => name !== 'location'), body: normalized };
-    };
-    for (const body of [
-      '',
-      '{"seed": 3, "max_turns": 4, "protocol": "react"}',
-      '{"task": {"query": "Add a pet"}, "tools": ["petstore_test__addPet"]}',
-      '{"max_steps": 0}',
-      '{"unknown": 1}',
-      '{"seed":',
-    ]) {
-      const overHttp = await create(body, 'http');
-      assert.deepEqual(overHttp, await create(body, 'hono'), body);
-      if (body === '') assert.equal(overHttp.status, 201);
-    }
-    const ids = await twins({});
-    const end = async (id: string, over: 'http' | 'hono') => {
-      const response =
-        over === 'http'
-          ? await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE' })
-          : await server.app.request(`/v1/episodes/${id}`, { method: 'DELETE' });
-      const answer = await seen(response);
-      return { ...answer, body: answer.body.replaceAll(id, 'ID').replace(/"created_at":"[^"]+"/, '"created_at":"T"') };
-    };
-    const ended = await end(ids[0], 'http');
-    assert.equal(ended.status, 200);
-    assert.equal((JSON.parse(ended.body) as { done: boolean }).done, true);
-    assert.deepEqual(ended, await end(ids[1], 'hono'));
-    assert.equal((await end(ids[0], 'http')).status, 404, 'deleted once');
-    assert.deepEqual(await end('missing', 'http'), await end('missing', 'hono'));
-  });
+  test(
+    'creating and deleting episodes: ' + 'the same answers over HTTP as from the hono routes, refusals included',
+    async () => {
+      const create = async (body: string, over: 'http' | 'hono') => {
+        const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
+        const response =
+          over === 'http'
+            ? await fetch(`${server.url}/v1/episodes`, init)
+            : await server.app.request('/v1/episodes', init);
+        const length = response.headers.get('content-length');
+        const answer = await seen(response);
+        if (over === 'http') assert.equal(Number(length), Buffer.byteLength(answer.body));
+        if (answer.status !== 201) return answer;
+        // Written as JSON.stringify writes the created episode (its system message kept from an earlier one).
+        assert.equal(JSON.stringify(JSON.parse(answer.body)), answer.body);
+        // A new episode's id, creation time and (unless the body gives one) seed are its own: the rest must match.
+        const { id, created_at, seed } = JSON.parse(answer.body) as { id: string; created_at: string; seed: number };
+        assert.ok(answer.headers.some(([name, value]) => name === 'location' && value === `/v1/episodes/${id}`));
+        const normalized = answer.body.replace(id, 'ID').replace(created_at, 'T').replace(`"seed":${seed},`, '');
+        return { ...answer, headers: answer.headers.filter(([name]) => name !== 'location'), body: normalized };
+      };
+      for (const body of [
+        '',
+        '{"seed": 3, "max_turns": 4, "protocol": "react"}',
+        '{"task": {"query": "Add a pet"}, "tools": ["petstore_test__addPet"]}',
+        '{"max_steps": 0}',
+        '{"unknown": 1}',
+        '{"seed":',
+      ]) {
+        const overHttp = await create(body, 'http');
+        assert.deepEqual(overHttp, await create(body, 'hono'), body);
+        if (body === '') assert.equal(overHttp.status, 201);
+      }
+      const ids = await twins({});
+      const end = async (id: string, over: 'http' | 'hono') => {
+        const response =
+          over === 'http'
+            ? await fetch(`${server.url}/v1/episodes/${id}`, { method: 'DELETE' })
+            : await server.app.request(`/v1/episodes/${id}`, { method: 'DELETE' });
+        const answer = await seen(response);
+        return {
+          ...answer,
+          body: answer.body.replaceAll(id, 'ID').replace(/"created_at":"[^"]+"/, '"created_at":"T"'),
+        };
+      };
+      const ended = await end(ids[0], 'http');
+      assert.equal(ended.status, 200);
+      assert.equal((JSON.parse(ended.body) as { done: boolean }).done, true);
+      assert.deepEqual(ended, await end(ids[1], 'hono'));
+      assert.equal((await end(ids[0], 'http')).status, 404, 'deleted once');
+      assert.deepEqual(await end('missing', 'http'), await end('missing', 'hono'));
+    },
+  );
 
   test('steps and turns answered in front of hono are counted in /metrics under their route patterns', async () => {
     const [id] = await twins({});

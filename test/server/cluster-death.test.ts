@@ -70,38 +70,43 @@ describe('serve --workers 2: a worker killed with requests in flight', () => {
   const worker = (index: string) =>
     childPids(child.pid!).find((pid) => environ(pid, 'TOOLENV_WORKER_INDEX') === index)!;
 
-  it('answers 503 for connections handed to a worker that died before taking them, and closes those it held', async () => {
-    // A stopped worker takes nothing: what the primary hands it waits, as for a worker stuck in a long request.
-    const victim = worker('1');
-    const held = await open(
-      port,
-      'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg',
-    );
-    const other = await open(
-      port,
-      'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg',
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    process.kill(victim, 'SIGSTOP');
-    const waiting = await Promise.all(
-      Array.from({ length: 4 }, () => open(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n')),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    process.kill(victim, 'SIGKILL');
-    // Before, the connections handed to the stopped worker were never answered nor closed.
-    await waitFor(() => waiting.every((connection) => connection.text.includes('\r\n\r\n')), 10_000);
-    const statuses = waiting.map((connection) => Number(/^HTTP\/1\.1 (\d{3})/.exec(connection.text)?.[1]));
-    assert.ok(statuses.includes(503) && statuses.includes(200), JSON.stringify(statuses));
-    for (const connection of waiting.filter((c) => c.text.startsWith('HTTP/1.1 503'))) {
-      assert.match(connection.text, /retry-after: 1/i);
-      assert.match(connection.text, /application\/problem\+json[\s\S]*"title":"Worker unavailable"/);
-    }
-    // A request the dead worker was reading: its connection closes with the worker, at once.
-    await waitFor(() => held.closed || other.closed, 10_000);
-    assert.ok(held.closed !== other.closed, "only the dead worker's connection closed");
-    await waitFor(() => /worker 1 is back/.test(stderr), 30_000);
-    const after = await open(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
-    await waitFor(() => after.closed, 10_000);
-    assert.match(after.text, /^HTTP\/1\.1 200 /);
-  });
+  it(
+    'answers 503 for connections handed to a worker that died before taking them, ' + 'and closes those it held',
+    async () => {
+      // A stopped worker takes nothing: what the primary hands it waits, as for a worker stuck in a long request.
+      const victim = worker('1');
+      const held = await open(
+        port,
+        'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg',
+      );
+      const other = await open(
+        port,
+        'POST /v1/tools/petstore_test__getPetById/call HTTP/1.1\r\nHost: localhost\r\n' +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"arg',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      process.kill(victim, 'SIGSTOP');
+      const waiting = await Promise.all(
+        Array.from({ length: 4 }, () => open(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n')),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      process.kill(victim, 'SIGKILL');
+      // Before, the connections handed to the stopped worker were never answered nor closed.
+      await waitFor(() => waiting.every((connection) => connection.text.includes('\r\n\r\n')), 10_000);
+      const statuses = waiting.map((connection) => Number(/^HTTP\/1\.1 (\d{3})/.exec(connection.text)?.[1]));
+      assert.ok(statuses.includes(503) && statuses.includes(200), JSON.stringify(statuses));
+      for (const connection of waiting.filter((c) => c.text.startsWith('HTTP/1.1 503'))) {
+        assert.match(connection.text, /retry-after: 1/i);
+        assert.match(connection.text, /application\/problem\+json[\s\S]*"title":"Worker unavailable"/);
+      }
+      // A request the dead worker was reading: its connection closes with the worker, at once.
+      await waitFor(() => held.closed || other.closed, 10_000);
+      assert.ok(held.closed !== other.closed, "only the dead worker's connection closed");
+      await waitFor(() => /worker 1 is back/.test(stderr), 30_000);
+      const after = await open(port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+      await waitFor(() => after.closed, 10_000);
+      assert.match(after.text, /^HTTP\/1\.1 200 /);
+    },
+  );
 });

@@ -52,7 +52,8 @@ function startCluster(args: string[]): Started {
 }
 
 describe('serve --workers: the primary', () => {
-  it('keeps serving on the same port after every worker died at once, and stops cleanly on SIGTERM to the whole group', {
+  it('keeps serving on the same port after every worker died at once, ' +
+    'and stops cleanly on SIGTERM to the whole group', {
     timeout: 60_000,
   }, async () => {
     const cluster = startCluster(['--port', '0', '--library', writeFixtureLibrary(), '--json']);

@@ -186,18 +186,22 @@ describe('serve --workers 2', () => {
     assert.equal(head.body, '');
   });
 
-  it('routes /v1/episodes/{id} by the id in its path, decoded as the app decodes it, whatever episode header comes along', async () => {
-    const one = await madeBy(url, '1');
-    const zero = await madeBy(url, '0');
-    for (let i = 0; i < 4; i++) {
-      const answer = await fresh(url, `/v1/episodes/${one}`, { headers: { 'x-toolenv-episode': zero } });
-      assert.equal(answer.status, 200, answer.body);
-      assert.equal(answer.worker, '1');
-      const encoded = await fresh(url, `/v1/episodes/${one.replace('w', '%77')}`);
-      assert.equal(encoded.status, 200, encoded.body);
-      assert.equal(encoded.worker, '1');
-    }
-  });
+  it(
+    'routes /v1/episodes/{id} by the id in its path, ' +
+      'decoded as the app decodes it, whatever episode header comes along',
+    async () => {
+      const one = await madeBy(url, '1');
+      const zero = await madeBy(url, '0');
+      for (let i = 0; i < 4; i++) {
+        const answer = await fresh(url, `/v1/episodes/${one}`, { headers: { 'x-toolenv-episode': zero } });
+        assert.equal(answer.status, 200, answer.body);
+        assert.equal(answer.worker, '1');
+        const encoded = await fresh(url, `/v1/episodes/${one.replace('w', '%77')}`);
+        assert.equal(encoded.status, 200, encoded.body);
+        assert.equal(encoded.worker, '1');
+      }
+    },
+  );
 
   it('refuses a body over the limit for another worker’s episode with the 413 its owner would give', async () => {
     const episode = await madeBy(url, '1');
@@ -227,35 +231,38 @@ describe('serve --workers 2', () => {
     assert.notEqual(made.get('0'), made.get('1'));
   });
 
-  it('keeps an OpenEnv WebSocket session on the worker its connection reached; HTTP steps route by ?episode_id=', async () => {
-    const owners = new Set<string | undefined>();
-    for (let i = 0; i < 4; i++) {
-      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/openenv/ws`);
-      await once(ws, 'open');
-      const ask = async (message: unknown) => {
-        ws.send(JSON.stringify(message));
-        const [data] = await once(ws, 'message');
-        return JSON.parse(String(data)) as { data: { observation: { episode_id: string; turn: number } } };
-      };
-      const id = (await ask({ type: 'reset', data: { task: { id: 't', query: 'Find pet 1.' } } })).data.observation
-        .episode_id;
-      owners.add(ownerOf(id));
-      assert.equal((await ask({ type: 'step', data: { text: '<think>x</think>' } })).data.observation.turn, 1);
-      const stepped = await fresh(url, `/openenv/step?episode_id=${id}`, {
-        method: 'POST',
-        body: { action: { text: '<think>y</think>' } },
-      });
-      assert.equal(stepped.status, 200, stepped.body);
-      assert.equal(stepped.worker, ownerOf(id));
-      assert.equal((JSON.parse(stepped.body) as { observation: { turn: number } }).observation.turn, 2);
-      const state = await fresh(url, `/openenv/state?episode_id=${id}`);
-      assert.equal(state.worker, ownerOf(id));
-      assert.equal((JSON.parse(state.body) as { step_count: number }).step_count, 2);
-      ws.close();
-      await once(ws, 'close');
-    }
-    assert.deepEqual([...owners].sort(), ['0', '1']);
-  });
+  it(
+    'keeps an OpenEnv WebSocket session on the worker its connection reached; ' + 'HTTP steps route by ?episode_id=',
+    async () => {
+      const owners = new Set<string | undefined>();
+      for (let i = 0; i < 4; i++) {
+        const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/openenv/ws`);
+        await once(ws, 'open');
+        const ask = async (message: unknown) => {
+          ws.send(JSON.stringify(message));
+          const [data] = await once(ws, 'message');
+          return JSON.parse(String(data)) as { data: { observation: { episode_id: string; turn: number } } };
+        };
+        const id = (await ask({ type: 'reset', data: { task: { id: 't', query: 'Find pet 1.' } } })).data.observation
+          .episode_id;
+        owners.add(ownerOf(id));
+        assert.equal((await ask({ type: 'step', data: { text: '<think>x</think>' } })).data.observation.turn, 1);
+        const stepped = await fresh(url, `/openenv/step?episode_id=${id}`, {
+          method: 'POST',
+          body: { action: { text: '<think>y</think>' } },
+        });
+        assert.equal(stepped.status, 200, stepped.body);
+        assert.equal(stepped.worker, ownerOf(id));
+        assert.equal((JSON.parse(stepped.body) as { observation: { turn: number } }).observation.turn, 2);
+        const state = await fresh(url, `/openenv/state?episode_id=${id}`);
+        assert.equal(state.worker, ownerOf(id));
+        assert.equal((JSON.parse(state.body) as { step_count: number }).step_count, 2);
+        ws.close();
+        await once(ws, 'close');
+      }
+      assert.deepEqual([...owners].sort(), ['0', '1']);
+    },
+  );
 
   it('routes an MCP session to the worker that opened it', async () => {
     const initialize = {

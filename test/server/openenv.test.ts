@@ -344,26 +344,29 @@ describe('OpenEnv over WebSocket', () => {
     await Promise.all(held.map((session) => session.closed));
   });
 
-  it('upgrades only GET /openenv/ws to WebSocket: another upgrade is answered as the request would be without it', async () => {
-    const h2c = 'Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n';
-    // Each connection ends with a request of its own that closes it: the upgraded ones stay open (keep-alive).
-    const closing = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n';
-    const answers = async (bytes: string) => (await rawSocket(url, bytes + closing)).split(/(?=HTTP\/1\.1 \d{3} )/);
+  it(
+    'upgrades only GET /openenv/ws to WebSocket: ' + 'another upgrade is answered as the request would be without it',
+    async () => {
+      const h2c = 'Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n';
+      // Each connection ends with a request of its own that closes it: the upgraded ones stay open (keep-alive).
+      const closing = 'GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n';
+      const answers = async (bytes: string) => (await rawSocket(url, bytes + closing)).split(/(?=HTTP\/1\.1 \d{3} )/);
 
-    const [health, last] = await answers(`GET /healthz HTTP/1.1\r\nHost: localhost\r\n${h2c}\r\n`);
-    assert.match(health!, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"status":"ok"/);
-    assert.match(last!, /^HTTP\/1\.1 200 OK\r\n/);
-    const body = JSON.stringify({ task: TASK });
-    const [reset] = await answers(
-      `POST /openenv/reset HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${body.length}\r\n${h2c}\r\n${body}`,
-    );
-    assert.match(reset!, /^HTTP\/1\.1 200 OK\r\n/, 'the body was read');
-    const created = JSON.parse(reset!.slice(reset!.indexOf('\r\n\r\n'))) as Json;
-    await json(await fetch(`${url}/v1/episodes/${created.observation.episode_id}`, { method: 'DELETE' }));
-    const [notWebSocket] = await answers(`GET /openenv/ws HTTP/1.1\r\nHost: localhost\r\n${h2c}\r\n`);
-    assert.match(notWebSocket!, /^HTTP\/1\.1 426 Upgrade Required\r\n/);
-    assert.equal(await refusedHandshake(url, {}, '/openenv/elsewhere'), 404);
-  });
+      const [health, last] = await answers(`GET /healthz HTTP/1.1\r\nHost: localhost\r\n${h2c}\r\n`);
+      assert.match(health!, /^HTTP\/1\.1 200 OK\r\n[\s\S]*"status":"ok"/);
+      assert.match(last!, /^HTTP\/1\.1 200 OK\r\n/);
+      const body = JSON.stringify({ task: TASK });
+      const [reset] = await answers(
+        `POST /openenv/reset HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${body.length}\r\n${h2c}\r\n${body}`,
+      );
+      assert.match(reset!, /^HTTP\/1\.1 200 OK\r\n/, 'the body was read');
+      const created = JSON.parse(reset!.slice(reset!.indexOf('\r\n\r\n'))) as Json;
+      await json(await fetch(`${url}/v1/episodes/${created.observation.episode_id}`, { method: 'DELETE' }));
+      const [notWebSocket] = await answers(`GET /openenv/ws HTTP/1.1\r\nHost: localhost\r\n${h2c}\r\n`);
+      assert.match(notWebSocket!, /^HTTP\/1\.1 426 Upgrade Required\r\n/);
+      assert.equal(await refusedHandshake(url, {}, '/openenv/elsewhere'), 404);
+    },
+  );
 });
 
 describe('OpenEnv with an API key', () => {

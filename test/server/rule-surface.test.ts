@@ -303,28 +303,33 @@ describe('unknown arguments and coercion over HTTP', () => {
     );
   });
 
-  it('serve --unknown-arguments ignore --coercion lax: the call is answered, and the answer says what changed', async () => {
-    const response = await postJson(`${lax.url}/v1/tools/petstore_test__getPetById/call`, {
-      arguments: { petId: '7', bogus: 1 },
-    });
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('x-toolenv-ignored'), 'bogus');
-    assert.equal(response.headers.get('x-toolenv-coerced'), '/petId string->integer');
-    assert.deepEqual(await response.json(), { tool: 'petstore_test__getPetById', args: { petId: 7 } });
+  it(
+    'serve --unknown-arguments ignore --coercion lax: ' + 'the call is answered, and the answer says what changed',
+    async () => {
+      const response = await postJson(`${lax.url}/v1/tools/petstore_test__getPetById/call`, {
+        arguments: { petId: '7', bogus: 1 },
+      });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('x-toolenv-ignored'), 'bogus');
+      assert.equal(response.headers.get('x-toolenv-coerced'), '/petId string->integer');
+      assert.deepEqual(await response.json(), { tool: 'petstore_test__getPetById', args: { petId: 7 } });
 
-    const episode = (await (await postJson(`${lax.url}/v1/episodes`, { seed: 1 })).json()) as { id: string };
-    const step = (await (
-      await postJson(`${lax.url}/v1/episodes/${episode.id}/step`, {
-        actions: [{ type: 'tool_call', tool: 'petstore_test__getPetById', arguments: { petId: '8' } }],
-      })
-    ).json()) as {
-      observations: { status: number; coerced?: unknown; headers?: Record<string, string> }[];
-    };
-    assert.equal(step.observations[0]!.status, 200);
-    assert.deepEqual(step.observations[0]!.coerced, [{ path: '/petId', from: 'string', to: 'integer' }]);
-    const recorded = (await (await fetch(`${lax.url}/v1/episodes/${episode.id}`)).json()) as {
-      steps: { observations: { coerced?: unknown }[] }[];
-    };
-    assert.deepEqual(recorded.steps[0]!.observations[0]!.coerced, [{ path: '/petId', from: 'string', to: 'integer' }]);
-  });
+      const episode = (await (await postJson(`${lax.url}/v1/episodes`, { seed: 1 })).json()) as { id: string };
+      const step = (await (
+        await postJson(`${lax.url}/v1/episodes/${episode.id}/step`, {
+          actions: [{ type: 'tool_call', tool: 'petstore_test__getPetById', arguments: { petId: '8' } }],
+        })
+      ).json()) as {
+        observations: { status: number; coerced?: unknown; headers?: Record<string, string> }[];
+      };
+      assert.equal(step.observations[0]!.status, 200);
+      assert.deepEqual(step.observations[0]!.coerced, [{ path: '/petId', from: 'string', to: 'integer' }]);
+      const recorded = (await (await fetch(`${lax.url}/v1/episodes/${episode.id}`)).json()) as {
+        steps: { observations: { coerced?: unknown }[] }[];
+      };
+      assert.deepEqual(recorded.steps[0]!.observations[0]!.coerced, [
+        { path: '/petId', from: 'string', to: 'integer' },
+      ]);
+    },
+  );
 });

@@ -22,19 +22,22 @@ describe('searches whose index is not built', () => {
   before(async () => (server = await startTestServer()));
   after(() => server.close());
 
-  it('a USE search is refused at once with the command that builds its vectors, not built inside the request', async () => {
-    // Every search reads the lexical catalog: its build comes first.
-    assert.equal((await searchWhenBuilt(server.url, { query: 'weather' })).status, 200);
-    const started = performance.now();
-    const asked = postJson(`${server.url}/v1/search`, { query: 'weather', retriever: 'use' });
-    const worstHealth = await healthDuring(server.url, asked);
-    const body = await expectProblem(await asked, 409);
-    // Before, the request built the whole USE index: no answer in 60 s on the default library.
-    assert.ok(performance.now() - started < 10_000);
-    assert.ok(worstHealth < 1000, `/healthz took ${worstHealth} ms`);
-    assert.match(String(body.command), /^toolenv search index --library \S+ --retriever use$/);
-    assert.ok(String(body.detail).includes(String(body.command)), String(body.detail));
-  });
+  it(
+    'a USE search is refused at once with the command that builds its vectors, ' + 'not built inside the request',
+    async () => {
+      // Every search reads the lexical catalog: its build comes first.
+      assert.equal((await searchWhenBuilt(server.url, { query: 'weather' })).status, 200);
+      const started = performance.now();
+      const asked = postJson(`${server.url}/v1/search`, { query: 'weather', retriever: 'use' });
+      const worstHealth = await healthDuring(server.url, asked);
+      const body = await expectProblem(await asked, 409);
+      // Before, the request built the whole USE index: no answer in 60 s on the default library.
+      assert.ok(performance.now() - started < 10_000);
+      assert.ok(worstHealth < 1000, `/healthz took ${worstHealth} ms`);
+      assert.match(String(body.command), /^toolenv search index --library \S+ --retriever use$/);
+      assert.ok(String(body.detail).includes(String(body.command)), String(body.detail));
+    },
+  );
 
   it('the bm25 index is built in a worker thread: 503 with Retry-After meanwhile, then answers', async () => {
     const fresh = await startTestServer();

@@ -72,17 +72,20 @@ describe('REST surface: declared security', () => {
     assert.equal((await fetch(`${shop(ignored)}/admin`)).status, 200);
   });
 
-  it('a missing API key is the API’s own 401 in its declared error shape; with the key the call is answered', async () => {
-    const refused = await fetch(`${shop(enforced)}/orders`);
-    assert.equal(refused.status, 401);
-    assert.equal(refused.headers.get('content-type'), 'application/json');
-    assert.equal(refused.headers.get('x-toolenv-problem'), 'https://toolenv.dev/problems/missing-credentials');
-    const body = (await refused.json()) as { error: { type: string; message: string; code: string } };
-    assert.equal(body.error.code, 'unauthorized');
-    assert.match(body.error.message, /the API key "X-API-Key" \(header\) is missing/);
-    assert.equal((await fetch(`${shop(enforced)}/orders`, { headers: { 'x-api-key': 'k1' } })).status, 200);
-    assert.equal((await fetch(`${shop(enforced)}/orders`, { headers: { 'x-api-key': ' ' } })).status, 401);
-  });
+  it(
+    'a missing API key is the API’s own 401 in its declared error shape; ' + 'with the key the call is answered',
+    async () => {
+      const refused = await fetch(`${shop(enforced)}/orders`);
+      assert.equal(refused.status, 401);
+      assert.equal(refused.headers.get('content-type'), 'application/json');
+      assert.equal(refused.headers.get('x-toolenv-problem'), 'https://toolenv.dev/problems/missing-credentials');
+      const body = (await refused.json()) as { error: { type: string; message: string; code: string } };
+      assert.equal(body.error.code, 'unauthorized');
+      assert.match(body.error.message, /the API key "X-API-Key" \(header\) is missing/);
+      assert.equal((await fetch(`${shop(enforced)}/orders`, { headers: { 'x-api-key': 'k1' } })).status, 200);
+      assert.equal((await fetch(`${shop(enforced)}/orders`, { headers: { 'x-api-key': ' ' } })).status, 401);
+    },
+  );
 
   it('an operation’s own security overrides the document’s: none needed, or any one of its alternatives', async () => {
     assert.equal((await fetch(`${shop(enforced)}/status`)).status, 200);

@@ -127,123 +127,135 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     return server;
   }
 
-  it('record forwards a valid call, answers the real body as source real, stores it over a simulated entry, and logs the differences', async () => {
-    const log = join(dir, 'record.jsonl');
-    const server = await serve({ mode: 'record', log });
-    // What the simulator had cached for the call before: the recording replaces it.
-    await server.simulator.cache!.put(
-      'petstore_test__getPetById',
-      { petId: 7 },
-      { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' },
-    );
-    const before = real.received.length;
-
-    const response = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('x-toolenv-source'), 'real');
-    assert.deepEqual(await response.json(), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
-    assert.equal(real.received.length, before + 1);
-    assert.equal(real.received.at(-1)!.method, 'GET');
-    assert.equal(real.received.at(-1)!.url, '/v1/pets/7');
-
-    const stored = await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 7 });
-    assert.equal(stored?.source, 'real');
-    assert.deepEqual(JSON.parse(stored!.text), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
-
-    // A body goes out as the operation's JSON; a real 404 is an answer too, recorded; a 503 is passed on, not recorded.
-    const created = await postJson(callUrl(server, 'petstore_test__addPet'), {
-      arguments: { name: 'Tom', status: 'sold' },
-    });
-    assert.equal(created.status, 201);
-    assert.deepEqual(JSON.parse(real.received.at(-1)!.body), { name: 'Tom', status: 'sold' });
-    assert.equal(real.received.at(-1)!.headers['content-type'], 'application/json');
-    const missing = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 404 } });
-    assert.equal(missing.status, 404);
-    assert.deepEqual(await missing.json(), { message: 'Pet not found' });
-    assert.equal((await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 404 }))?.source, 'real');
-    const down = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 503 } });
-    assert.equal(down.status, 503);
-    assert.equal(down.headers.get('x-toolenv-source'), 'real');
-    assert.equal(down.headers.get('retry-after'), '30', "the API's own Retry-After is passed on");
-    const teapot = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 418 } });
-    assert.equal(teapot.status, 418);
-    assert.equal(teapot.headers.get('content-type'), 'text/plain');
-    assert.equal(await teapot.text(), "I'm a teapot", 'a text body is passed on as text');
-    assert.equal(await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 503 }), undefined);
-
-    const deleted = await postJson(callUrl(server, 'petstore_test__deletePet'), { arguments: { petId: 5 } });
-    assert.equal(deleted.status, 204);
-    assert.equal(real.received.at(-1)!.method, 'DELETE');
-
-    // An invalid call never leaves the Rule layer.
-    const sent = real.received.length;
-    const invalid = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 'seven' } });
-    await expectProblem(invalid, 400);
-    assert.equal(real.received.length, sent);
-
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
-    assert.match(metrics, /toolenv_calls_total\{source="real",status="200"\} 1/);
-    assert.match(metrics, /toolenv_upstream_recorded_total 5/);
-
-    await server.close();
-    const lines = readLog(log);
-    assert.equal(lines.length, 6);
-    const first = lines[0]!;
-    assert.ok('real' in first);
-    assert.equal(first.tool, 'petstore_test__getPetById');
-    assert.deepEqual(first.arguments, { petId: 7 });
-    assert.equal(first.request, `GET ${real.url}/v1/pets/7`);
-    assert.equal(first.real.status, 200);
-    assert.equal(first.real.schema_valid, true);
-    // The simulated answer compared is the one the cache held.
-    assert.deepEqual(first.simulated, { status: 200, source: 'cache' });
-    assert.equal(first.status_match, true);
-    assert.equal(first.recorded, true);
-    assert.deepEqual(first.missing, ['/status', '/born']);
-    assert.deepEqual(first.extra, []);
-    const notFound = lines[2]!;
-    assert.ok('real' in notFound);
-    assert.equal(notFound.status_match, false, 'the simulator answered 200 where the API said 404');
-    assert.equal(notFound.real.schema_valid, null, 'an error answer is not checked against the success schema');
-    assert.equal(lines[3]!.tool, 'petstore_test__getPetById');
-    assert.ok('real' in lines[3]! && lines[3].recorded === false);
-  });
-
-  it('replay answers recorded answers only: a hit as source real, a miss (or a simulated entry) as a 501 naming the tool, and never asks the API', async () => {
-    const server = await serve({ mode: 'replay' });
-    await server.simulator.cache!.put(
-      'petstore_test__getPetById',
-      { petId: 8 },
-      { status: 200, body: { id: 8, name: 'Sim' }, source: 'synth' },
-    );
-    const sent = real.received.length;
-
-    const hit = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
-    assert.equal(hit.status, 200);
-    assert.equal(hit.headers.get('x-toolenv-source'), 'real');
-    assert.deepEqual(await hit.json(), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
-    // The REST surface replays the same recording.
-    const rest = await fetch(`${server.url}/apis/petstore.test/pets/7`);
-    assert.equal(rest.headers.get('x-toolenv-source'), 'real');
-    assert.equal(((await rest.json()) as { name: string }).name, 'Real Rex');
-
-    const deleted = await postJson(callUrl(server, 'petstore_test__deletePet'), { arguments: { petId: 5 } });
-    assert.equal(deleted.status, 204);
-    assert.equal(deleted.headers.get('x-toolenv-source'), 'real');
-    assert.equal(await deleted.text(), '');
-
-    for (const petId of [8, 9]) {
-      const miss = await expectProblem(
-        await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId } }),
-        501,
+  it(
+    'record forwards a valid call, answers the real body as source real, ' +
+      'stores it over a simulated entry, and logs the differences',
+    async () => {
+      const log = join(dir, 'record.jsonl');
+      const server = await serve({ mode: 'record', log });
+      // What the simulator had cached for the call before: the recording replaces it.
+      await server.simulator.cache!.put(
+        'petstore_test__getPetById',
+        { petId: 7 },
+        { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' },
       );
-      assert.equal(miss.title, 'No recording');
-      assert.equal(miss.tool, 'petstore_test__getPetById');
-      assert.match(String(miss.detail), /--upstream record/);
-    }
-    assert.equal(real.received.length, sent);
-    assert.match(await (await fetch(`${server.url}/metrics`)).text(), /toolenv_replay_misses_total 2/);
-  });
+      const before = real.received.length;
+
+      const response = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('x-toolenv-source'), 'real');
+      assert.deepEqual(await response.json(), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
+      assert.equal(real.received.length, before + 1);
+      assert.equal(real.received.at(-1)!.method, 'GET');
+      assert.equal(real.received.at(-1)!.url, '/v1/pets/7');
+
+      const stored = await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 7 });
+      assert.equal(stored?.source, 'real');
+      assert.deepEqual(JSON.parse(stored!.text), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
+
+      // A body goes out as the operation's JSON; a real 404 is an answer too, recorded;
+      // a 503 is passed on, not recorded.
+      const created = await postJson(callUrl(server, 'petstore_test__addPet'), {
+        arguments: { name: 'Tom', status: 'sold' },
+      });
+      assert.equal(created.status, 201);
+      assert.deepEqual(JSON.parse(real.received.at(-1)!.body), { name: 'Tom', status: 'sold' });
+      assert.equal(real.received.at(-1)!.headers['content-type'], 'application/json');
+      const missing = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 404 } });
+      assert.equal(missing.status, 404);
+      assert.deepEqual(await missing.json(), { message: 'Pet not found' });
+      assert.equal(
+        (await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 404 }))?.source,
+        'real',
+      );
+      const down = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 503 } });
+      assert.equal(down.status, 503);
+      assert.equal(down.headers.get('x-toolenv-source'), 'real');
+      assert.equal(down.headers.get('retry-after'), '30', "the API's own Retry-After is passed on");
+      const teapot = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 418 } });
+      assert.equal(teapot.status, 418);
+      assert.equal(teapot.headers.get('content-type'), 'text/plain');
+      assert.equal(await teapot.text(), "I'm a teapot", 'a text body is passed on as text');
+      assert.equal(await server.simulator.cache!.getText('petstore_test__getPetById', { petId: 503 }), undefined);
+
+      const deleted = await postJson(callUrl(server, 'petstore_test__deletePet'), { arguments: { petId: 5 } });
+      assert.equal(deleted.status, 204);
+      assert.equal(real.received.at(-1)!.method, 'DELETE');
+
+      // An invalid call never leaves the Rule layer.
+      const sent = real.received.length;
+      const invalid = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 'seven' } });
+      await expectProblem(invalid, 400);
+      assert.equal(real.received.length, sent);
+
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      assert.match(metrics, /toolenv_calls_total\{source="real",status="200"\} 1/);
+      assert.match(metrics, /toolenv_upstream_recorded_total 5/);
+
+      await server.close();
+      const lines = readLog(log);
+      assert.equal(lines.length, 6);
+      const first = lines[0]!;
+      assert.ok('real' in first);
+      assert.equal(first.tool, 'petstore_test__getPetById');
+      assert.deepEqual(first.arguments, { petId: 7 });
+      assert.equal(first.request, `GET ${real.url}/v1/pets/7`);
+      assert.equal(first.real.status, 200);
+      assert.equal(first.real.schema_valid, true);
+      // The simulated answer compared is the one the cache held.
+      assert.deepEqual(first.simulated, { status: 200, source: 'cache' });
+      assert.equal(first.status_match, true);
+      assert.equal(first.recorded, true);
+      assert.deepEqual(first.missing, ['/status', '/born']);
+      assert.deepEqual(first.extra, []);
+      const notFound = lines[2]!;
+      assert.ok('real' in notFound);
+      assert.equal(notFound.status_match, false, 'the simulator answered 200 where the API said 404');
+      assert.equal(notFound.real.schema_valid, null, 'an error answer is not checked against the success schema');
+      assert.equal(lines[3]!.tool, 'petstore_test__getPetById');
+      assert.ok('real' in lines[3]! && lines[3].recorded === false);
+    },
+  );
+
+  it(
+    'replay answers recorded answers only: a hit as source real, ' +
+      'a miss (or a simulated entry) as a 501 naming the tool, and never asks the API',
+    async () => {
+      const server = await serve({ mode: 'replay' });
+      await server.simulator.cache!.put(
+        'petstore_test__getPetById',
+        { petId: 8 },
+        { status: 200, body: { id: 8, name: 'Sim' }, source: 'synth' },
+      );
+      const sent = real.received.length;
+
+      const hit = await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
+      assert.equal(hit.status, 200);
+      assert.equal(hit.headers.get('x-toolenv-source'), 'real');
+      assert.deepEqual(await hit.json(), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
+      // The REST surface replays the same recording.
+      const rest = await fetch(`${server.url}/apis/petstore.test/pets/7`);
+      assert.equal(rest.headers.get('x-toolenv-source'), 'real');
+      assert.equal(((await rest.json()) as { name: string }).name, 'Real Rex');
+
+      const deleted = await postJson(callUrl(server, 'petstore_test__deletePet'), { arguments: { petId: 5 } });
+      assert.equal(deleted.status, 204);
+      assert.equal(deleted.headers.get('x-toolenv-source'), 'real');
+      assert.equal(await deleted.text(), '');
+
+      for (const petId of [8, 9]) {
+        const miss = await expectProblem(
+          await postJson(callUrl(server, 'petstore_test__getPetById'), { arguments: { petId } }),
+          501,
+        );
+        assert.equal(miss.title, 'No recording');
+        assert.equal(miss.tool, 'petstore_test__getPetById');
+        assert.match(String(miss.detail), /--upstream record/);
+      }
+      assert.equal(real.received.length, sent);
+      assert.match(await (await fetch(`${server.url}/metrics`)).text(), /toolenv_replay_misses_total 2/);
+    },
+  );
 
   it("replay keeps error injection on: a trainer replays real answers with ToolEnv's noise", async () => {
     const server = await serve({ mode: 'replay' }, { errorRate: 1 });
@@ -263,83 +275,91 @@ describe('upstream: record, replay, passthrough against a real API on loopback',
     assert.equal(await server.simulator.cache!.count(), 0);
   });
 
-  it("forwards the caller's own credentials (Authorization beside x-toolenv-key, the declared API keys), never ToolEnv's key or other headers", async () => {
-    const server = await serve(
-      { mode: 'passthrough' },
-      { cache: join(dir, 'credentials.db'), apiKey: 'toolenv-secret' },
-    );
-    const theirs = {
-      'x-toolenv-key': 'toolenv-secret',
-      authorization: 'Bearer real-token',
-      'x-api-key': 'header-key',
-      'x-other': 'not forwarded',
-    };
+  it(
+    "forwards the caller's own credentials (Authorization beside x-toolenv-key, the declared API keys), never " +
+      "ToolEnv's key or other headers",
+    async () => {
+      const server = await serve(
+        { mode: 'passthrough' },
+        { cache: join(dir, 'credentials.db'), apiKey: 'toolenv-secret' },
+      );
+      const theirs = {
+        'x-toolenv-key': 'toolenv-secret',
+        authorization: 'Bearer real-token',
+        'x-api-key': 'header-key',
+        'x-other': 'not forwarded',
+      };
 
-    const viaCall = await postJson(
-      `${callUrl(server, 'petstore_test__getPetById')}?api_key=query-key`,
-      { arguments: { petId: 7, 'X-Request-Id': 'req-1' } },
-      theirs,
-    );
-    assert.equal(viaCall.status, 200, await viaCall.text());
-    const seen = real.received.at(-1)!;
-    assert.equal(seen.headers.authorization, 'Bearer real-token');
-    assert.equal(seen.headers['x-api-key'], 'header-key');
-    assert.equal(seen.headers['x-request-id'], 'req-1', 'a header parameter travels as the tool binds it');
-    assert.equal(seen.headers['x-toolenv-key'], undefined);
-    assert.equal(seen.headers['x-other'], undefined);
-    assert.equal(new URL(seen.url, 'http://x').searchParams.get('api_key'), 'query-key');
+      const viaCall = await postJson(
+        `${callUrl(server, 'petstore_test__getPetById')}?api_key=query-key`,
+        { arguments: { petId: 7, 'X-Request-Id': 'req-1' } },
+        theirs,
+      );
+      assert.equal(viaCall.status, 200, await viaCall.text());
+      const seen = real.received.at(-1)!;
+      assert.equal(seen.headers.authorization, 'Bearer real-token');
+      assert.equal(seen.headers['x-api-key'], 'header-key');
+      assert.equal(seen.headers['x-request-id'], 'req-1', 'a header parameter travels as the tool binds it');
+      assert.equal(seen.headers['x-toolenv-key'], undefined);
+      assert.equal(seen.headers['x-other'], undefined);
+      assert.equal(new URL(seen.url, 'http://x').searchParams.get('api_key'), 'query-key');
 
-    const viaRest = await fetch(`${server.url}/apis/petstore.test/pets/7?api_key=rest-key`, { headers: theirs });
-    assert.equal(viaRest.status, 200);
-    assert.equal(real.received.at(-1)!.headers.authorization, 'Bearer real-token');
-    assert.equal(new URL(real.received.at(-1)!.url, 'http://x').searchParams.get('api_key'), 'rest-key');
+      const viaRest = await fetch(`${server.url}/apis/petstore.test/pets/7?api_key=rest-key`, { headers: theirs });
+      assert.equal(viaRest.status, 200);
+      assert.equal(real.received.at(-1)!.headers.authorization, 'Bearer real-token');
+      assert.equal(new URL(real.received.at(-1)!.url, 'http://x').searchParams.get('api_key'), 'rest-key');
 
-    // ToolEnv's key sent as Authorization is ToolEnv's: it never reaches the API.
-    const ownKey = await postJson(
-      callUrl(server, 'petstore_test__getPetById'),
-      { arguments: { petId: 7 } },
-      { authorization: 'Bearer toolenv-secret' },
-    );
-    assert.equal(ownKey.status, 200);
-    assert.equal(real.received.at(-1)!.headers.authorization, undefined);
-    const batch = await postJson(
-      `${server.url}/v1/calls`,
-      { calls: [{ tool: 'petstore_test__getPetById', arguments: { petId: 7 } }] },
-      { authorization: 'Bearer toolenv-secret' },
-    );
-    assert.equal(batch.status, 200);
-    assert.equal(real.received.at(-1)!.headers.authorization, undefined);
-  });
+      // ToolEnv's key sent as Authorization is ToolEnv's: it never reaches the API.
+      const ownKey = await postJson(
+        callUrl(server, 'petstore_test__getPetById'),
+        { arguments: { petId: 7 } },
+        { authorization: 'Bearer toolenv-secret' },
+      );
+      assert.equal(ownKey.status, 200);
+      assert.equal(real.received.at(-1)!.headers.authorization, undefined);
+      const batch = await postJson(
+        `${server.url}/v1/calls`,
+        { calls: [{ tool: 'petstore_test__getPetById', arguments: { petId: 7 } }] },
+        { authorization: 'Bearer toolenv-secret' },
+      );
+      assert.equal(batch.status, 200);
+      assert.equal(real.received.at(-1)!.headers.authorization, undefined);
+    },
+  );
 
-  it('an API that cannot be reached is a 502 problem, one that does not answer in time a 504; neither is stored, both are logged', async () => {
-    const closed = await freePort();
-    const downMap = join(dir, 'down.json');
-    writeFileSync(downMap, JSON.stringify({ 'petstore.test': `http://127.0.0.1:${closed}/v1` }));
-    const log = join(dir, 'down.jsonl');
-    const down = await serve({ mode: 'record', map: downMap, log }, { cache: join(dir, 'down.db') });
-    const unreachable = await expectProblem(
-      await postJson(callUrl(down, 'petstore_test__getPetById'), { arguments: { petId: 7 } }),
-      502,
-    );
-    assert.equal(unreachable.title, 'Upstream unreachable');
-    assert.match(String(unreachable.detail), /ECONNREFUSED/);
-    assert.equal(await down.simulator.cache!.count(), 0);
+  it(
+    'an API that cannot be reached is a 502 problem, ' +
+      'one that does not answer in time a 504; neither is stored, both are logged',
+    async () => {
+      const closed = await freePort();
+      const downMap = join(dir, 'down.json');
+      writeFileSync(downMap, JSON.stringify({ 'petstore.test': `http://127.0.0.1:${closed}/v1` }));
+      const log = join(dir, 'down.jsonl');
+      const down = await serve({ mode: 'record', map: downMap, log }, { cache: join(dir, 'down.db') });
+      const unreachable = await expectProblem(
+        await postJson(callUrl(down, 'petstore_test__getPetById'), { arguments: { petId: 7 } }),
+        502,
+      );
+      assert.equal(unreachable.title, 'Upstream unreachable');
+      assert.match(String(unreachable.detail), /ECONNREFUSED/);
+      assert.equal(await down.simulator.cache!.count(), 0);
 
-    const slowMap = join(dir, 'slow.json');
-    writeFileSync(slowMap, JSON.stringify({ 'petstore.test': `${real.url}/slow` }));
-    const slow = await serve({ mode: 'record', map: slowMap, timeoutMs: 200 }, { cache: join(dir, 'slow.db') });
-    const timedOut = await expectProblem(
-      await postJson(callUrl(slow, 'petstore_test__listPets'), { arguments: {} }),
-      504,
-    );
-    assert.equal(timedOut.title, 'Upstream timeout');
-    assert.match(await (await fetch(`${slow.url}/metrics`)).text(), /toolenv_upstream_failures_total 1/);
+      const slowMap = join(dir, 'slow.json');
+      writeFileSync(slowMap, JSON.stringify({ 'petstore.test': `${real.url}/slow` }));
+      const slow = await serve({ mode: 'record', map: slowMap, timeoutMs: 200 }, { cache: join(dir, 'slow.db') });
+      const timedOut = await expectProblem(
+        await postJson(callUrl(slow, 'petstore_test__listPets'), { arguments: {} }),
+        504,
+      );
+      assert.equal(timedOut.title, 'Upstream timeout');
+      assert.match(await (await fetch(`${slow.url}/metrics`)).text(), /toolenv_upstream_failures_total 1/);
 
-    await down.close();
-    const [line] = readLog(log);
-    assert.ok(line && 'error' in line);
-    assert.equal(line.error.kind, 'unreachable');
-  });
+      await down.close();
+      const [line] = readLog(log);
+      assert.ok(line && 'error' in line);
+      assert.equal(line.error.kind, 'unreachable');
+    },
+  );
 
   it('a tool whose API has no absolute server and no map entry is answered 501 saying so', async () => {
     const relative = petstoreTools.map((tool) =>
@@ -371,41 +391,49 @@ describe('upstream on a PostgreSQL cache shared by replicas', { skip: postgresSk
     await postgres.stop();
   });
 
-  it('a recording replaces the simulated row every replica had in memory; a replay replica serves it as source real', async () => {
-    const cache = await postgres.database();
-    const library = writeFixtureLibrary(petstoreTools, [keyedApi]);
-    const map = join(tempDir('toolenv-upstream-pg-'), 'map.json');
-    writeFileSync(map, JSON.stringify({ 'petstore.test': `${real.url}/v1` }));
-    const replay = await startTestServer({ library, cache, upstream: { mode: 'replay' } });
-    const recorder = await startTestServer({ library, cache, upstream: { mode: 'record', map: readUpstreamMap(map) } });
-    try {
-      await replay.simulator.cache!.put(
-        'petstore_test__getPetById',
-        { petId: 7 },
-        { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' },
-      );
-      await expectProblem(
-        await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } }),
-        501,
-      );
+  it(
+    'a recording replaces the simulated row every replica ' +
+      'had in memory; a replay replica serves it as source real',
+    async () => {
+      const cache = await postgres.database();
+      const library = writeFixtureLibrary(petstoreTools, [keyedApi]);
+      const map = join(tempDir('toolenv-upstream-pg-'), 'map.json');
+      writeFileSync(map, JSON.stringify({ 'petstore.test': `${real.url}/v1` }));
+      const replay = await startTestServer({ library, cache, upstream: { mode: 'replay' } });
+      const recorder = await startTestServer({
+        library,
+        cache,
+        upstream: { mode: 'record', map: readUpstreamMap(map) },
+      });
+      try {
+        await replay.simulator.cache!.put(
+          'petstore_test__getPetById',
+          { petId: 7 },
+          { status: 200, body: { id: 7, name: 'Sim' }, source: 'synth' },
+        );
+        await expectProblem(
+          await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } }),
+          501,
+        );
 
-      const recorded = await postJson(callUrl(recorder, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
-      assert.equal(recorded.headers.get('x-toolenv-source'), 'real');
-      await recorded.body?.cancel();
+        const recorded = await postJson(callUrl(recorder, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
+        assert.equal(recorded.headers.get('x-toolenv-source'), 'real');
+        await recorded.body?.cancel();
 
-      // The replacement reaches the other replica by NOTIFY: its in-memory row is dropped.
-      let replayed: Response | undefined;
-      for (let tries = 0; tries < 100; tries++) {
-        replayed = await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
-        if (replayed.status === 200) break;
-        await replayed.body?.cancel();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        // The replacement reaches the other replica by NOTIFY: its in-memory row is dropped.
+        let replayed: Response | undefined;
+        for (let tries = 0; tries < 100; tries++) {
+          replayed = await postJson(callUrl(replay, 'petstore_test__getPetById'), { arguments: { petId: 7 } });
+          if (replayed.status === 200) break;
+          await replayed.body?.cancel();
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.equal(replayed!.status, 200);
+        assert.equal(replayed!.headers.get('x-toolenv-source'), 'real');
+        assert.deepEqual(await replayed!.json(), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
+      } finally {
+        await Promise.all([replay.close(), recorder.close()]);
       }
-      assert.equal(replayed!.status, 200);
-      assert.equal(replayed!.headers.get('x-toolenv-source'), 'real');
-      assert.deepEqual(await replayed!.json(), { id: 7, name: 'Real Rex', status: 'available', born: '2020-01-01' });
-    } finally {
-      await Promise.all([replay.close(), recorder.close()]);
-    }
-  });
+    },
+  );
 });

@@ -62,18 +62,21 @@ describe('REST surface: vendor-shaped errors', () => {
     assert.equal(typeof body.documentation_url, 'string');
   });
 
-  it('GitHub: Prefer: code=404 answers the declared 404, and a status declared without a body stays a problem', async () => {
-    const response = await fetch(`${github}/repos/octocat/hello-world/issues/1`, { headers: { prefer: 'code=404' } });
-    const body = await expectVendorError(response, 404, basicError);
-    assert.equal(body.message, 'forced by Prefer: code=404');
-    assert.equal(response.headers.get('x-toolenv-source'), 'rule');
-    await expectProblem(await fetch(`${github}/repos/octocat/hello-world/issues/1?__code=410`), 410);
-    // An operation that declares no 409 at all: the problem.
-    await expectProblem(
-      await fetch(`${github}/repos/octocat/hello-world/issues/1`, { headers: { prefer: 'code=409' } }),
-      409,
-    );
-  });
+  it(
+    'GitHub: Prefer: code=404 answers the declared 404, ' + 'and a status declared without a body stays a problem',
+    async () => {
+      const response = await fetch(`${github}/repos/octocat/hello-world/issues/1`, { headers: { prefer: 'code=404' } });
+      const body = await expectVendorError(response, 404, basicError);
+      assert.equal(body.message, 'forced by Prefer: code=404');
+      assert.equal(response.headers.get('x-toolenv-source'), 'rule');
+      await expectProblem(await fetch(`${github}/repos/octocat/hello-world/issues/1?__code=410`), 410);
+      // An operation that declares no 409 at all: the problem.
+      await expectProblem(
+        await fetch(`${github}/repos/octocat/hello-world/issues/1`, { headers: { prefer: 'code=409' } }),
+        409,
+      );
+    },
+  );
 
   it('an operation that declares neither 400 nor 422 refuses a bad argument with the 4xx it declares', async () => {
     // gists/get lists 200 and 404 only: a 400 would be a status its document does not have.
@@ -87,23 +90,26 @@ describe('REST surface: vendor-shaped errors', () => {
     assert.equal(problem.title, 'Invalid arguments');
   });
 
-  it('Stripe: a missing required argument is its default error, typed invalid_request_error and naming the param', async () => {
-    const response = await fetch(`${stripe}/v1/charges`, {
-      method: 'POST',
-      body: new URLSearchParams({ currency: 'usd' }),
-    });
-    const body = await expectVendorError(response, 400, stripeError);
-    assert.deepEqual(
-      { ...(body.error as Json), doc_url: undefined },
-      {
-        type: 'invalid_request_error',
-        message: '/body/amount is required',
-        code: 'parameter_missing',
-        param: 'amount',
-        doc_url: undefined,
-      },
-    );
-  });
+  it(
+    'Stripe: a missing required argument is its default error, ' + 'typed invalid_request_error and naming the param',
+    async () => {
+      const response = await fetch(`${stripe}/v1/charges`, {
+        method: 'POST',
+        body: new URLSearchParams({ currency: 'usd' }),
+      });
+      const body = await expectVendorError(response, 400, stripeError);
+      assert.deepEqual(
+        { ...(body.error as Json), doc_url: undefined },
+        {
+          type: 'invalid_request_error',
+          message: '/body/amount is required',
+          code: 'parameter_missing',
+          param: 'amount',
+          doc_url: undefined,
+        },
+      );
+    },
+  );
 
   it('Stripe: Prefer: code=402 is a card error in its default shape', async () => {
     const response = await fetch(`${stripe}/v1/customers/cus_123`, { headers: { prefer: 'code=402' } });
@@ -193,31 +199,35 @@ describe('REST surface: injected errors in the vendor shape', () => {
 });
 
 describe("REST surface: ToolEnv's own failures stay problems", () => {
-  it("an unreachable real API (--upstream passthrough) and a missing recording (replay) are not dressed as the API's errors", async (t) => {
-    const batch = await importFixtures();
-    const map = join(tempDir('toolenv-vendor-upstream-'), 'map.json');
-    writeFileSync(map, JSON.stringify({ 'stripe.com': `http://127.0.0.1:${await freePort()}` }));
-    const passthrough = await startTestServer({
-      tools: batch.tools,
-      apis: batch.apis,
-      responders: [synthResponder],
-      upstream: { mode: 'passthrough', map: readUpstreamMap(map) },
-    });
-    t.after(() => passthrough.close());
-    const unreachable = await fetch(`${passthrough.url}/apis/stripe.com/v1/customers/cus_1`);
-    assert.equal((await expectProblem(unreachable, 502)).title, 'Upstream unreachable');
-    assert.equal(unreachable.headers.get('x-toolenv-problem'), null);
+  it(
+    'an unreachable real API (--upstream passthrough) ' +
+      "and a missing recording (replay) are not dressed as the API's errors",
+    async (t) => {
+      const batch = await importFixtures();
+      const map = join(tempDir('toolenv-vendor-upstream-'), 'map.json');
+      writeFileSync(map, JSON.stringify({ 'stripe.com': `http://127.0.0.1:${await freePort()}` }));
+      const passthrough = await startTestServer({
+        tools: batch.tools,
+        apis: batch.apis,
+        responders: [synthResponder],
+        upstream: { mode: 'passthrough', map: readUpstreamMap(map) },
+      });
+      t.after(() => passthrough.close());
+      const unreachable = await fetch(`${passthrough.url}/apis/stripe.com/v1/customers/cus_1`);
+      assert.equal((await expectProblem(unreachable, 502)).title, 'Upstream unreachable');
+      assert.equal(unreachable.headers.get('x-toolenv-problem'), null);
 
-    const replay = await startTestServer({
-      tools: batch.tools,
-      apis: batch.apis,
-      responders: [synthResponder],
-      upstream: { mode: 'replay' },
-    });
-    t.after(() => replay.close());
-    assert.equal(
-      (await expectProblem(await fetch(`${replay.url}/apis/stripe.com/v1/customers/cus_1`), 501)).title,
-      'No recording',
-    );
-  });
+      const replay = await startTestServer({
+        tools: batch.tools,
+        apis: batch.apis,
+        responders: [synthResponder],
+        upstream: { mode: 'replay' },
+      });
+      t.after(() => replay.close());
+      assert.equal(
+        (await expectProblem(await fetch(`${replay.url}/apis/stripe.com/v1/customers/cus_1`), 501)).title,
+        'No recording',
+      );
+    },
+  );
 });

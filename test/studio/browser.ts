@@ -10,7 +10,8 @@ export const CHROMIUM = process.env.TOOLENV_CHROMIUM ?? '/usr/bin/chromium';
 /** Why the browser tests cannot run here, or undefined when they can; throws where a browser is required. */
 export function browserMissing(): string | undefined {
   if (existsSync(CHROMIUM)) return undefined;
-  const why = `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium) to run the browser tests`;
+  const install = "install Debian's package (apt-get install chromium)";
+  const why = `no Chromium at ${CHROMIUM}: ${install} to run the browser tests`;
   if (process.env.TOOLENV_REQUIRE_BROWSER === '1') throw new Error(`${why} (TOOLENV_REQUIRE_BROWSER=1)`);
   return why;
 }

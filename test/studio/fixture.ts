@@ -121,10 +121,22 @@ function writeTrainRun(dir: string, rollouts: AgentRun[], perStep: number, decay
     );
   const started = Date.now() / 1000 - 600;
   const steps = Math.floor(rollouts.length / perStep);
-  writeFileSync(
-    join(dir, 'train.json'),
-    `${JSON.stringify({ engine: 'trl', stage: 'rl', run_dir: dir, model: 'tiny', server: 'http://127.0.0.1:0', steps, group: perStep, prompts_per_step: 1, seed: 0, episode: { protocol: 'paraact', max_turns: 15 }, max_turn_tokens: 128, max_completion_length: 1024, trainer: {} }, null, 2)}\n`,
-  );
+  const train = {
+    engine: 'trl',
+    stage: 'rl',
+    run_dir: dir,
+    model: 'tiny',
+    server: 'http://127.0.0.1:0',
+    steps,
+    group: perStep,
+    prompts_per_step: 1,
+    seed: 0,
+    episode: { protocol: 'paraact', max_turns: 15 },
+    max_turn_tokens: 128,
+    max_completion_length: 1024,
+    trainer: {},
+  };
+  writeFileSync(join(dir, 'train.json'), `${JSON.stringify(train, null, 2)}\n`);
   const episodes: string[] = [];
   const trajectories: string[] = [];
   const logs: string[] = [];

@@ -193,42 +193,46 @@ test('a finished training run answers its metrics.jsonl', async () => {
   }
 });
 
-test("a run's episodes: eval ones with the rewards they were scored with, train ones scored again from the trajectory", async () => {
-  const { episodes } = (await (await get('/v1/runs/eval-a/episodes')).json()) as {
-    episodes: { episode: string; agent: string; r_step: number }[];
-  };
-  assert.equal(episodes.length, 10);
-  const first = episodes[0]!;
-  const saved = (await (await get(`/v1/runs/eval-a/episodes/${first.episode}`)).json()) as {
-    trajectory: { id: string; turns: unknown[] };
-    rewards: { r_step: number };
-    rescored: boolean;
-  };
-  assert.equal(saved.trajectory.id, first.episode);
-  assert.ok(saved.trajectory.turns.length > 0);
-  assert.equal(saved.rewards.r_step, first.r_step);
-  assert.equal(saved.rescored, false);
+test(
+  "a run's episodes: eval ones with the rewards they were " +
+    'scored with, train ones scored again from the trajectory',
+  async () => {
+    const { episodes } = (await (await get('/v1/runs/eval-a/episodes')).json()) as {
+      episodes: { episode: string; agent: string; r_step: number }[];
+    };
+    assert.equal(episodes.length, 10);
+    const first = episodes[0]!;
+    const saved = (await (await get(`/v1/runs/eval-a/episodes/${first.episode}`)).json()) as {
+      trajectory: { id: string; turns: unknown[] };
+      rewards: { r_step: number };
+      rescored: boolean;
+    };
+    assert.equal(saved.trajectory.id, first.episode);
+    assert.ok(saved.trajectory.turns.length > 0);
+    assert.equal(saved.rewards.r_step, first.r_step);
+    assert.equal(saved.rescored, false);
 
-  const name = encodeURIComponent('train/rl-a');
-  const trainEpisodes = (
-    (await (await get(`/v1/runs/${name}/episodes`)).json()) as {
-      episodes: { episode: string; step: number; r_step: number; r_traj: number }[];
-    }
-  ).episodes;
-  assert.equal(trainEpisodes.length, 8);
-  const one = trainEpisodes[0]!;
-  const rescored = (await (await get(`/v1/runs/${name}/episodes/${one.episode}`)).json()) as {
-    rewards: { r_step: number; r_traj: number; phases: unknown[] };
-    rescored: boolean;
-    record: { step: number };
-  };
-  assert.equal(rescored.rescored, true);
-  assert.equal(rescored.record.step, one.step);
-  // The task has an expected answer: scored by rule, the same as the server scored it live.
-  assert.equal(rescored.rewards.r_step, one.r_step);
-  assert.equal(rescored.rewards.r_traj, one.r_traj);
-  await expectProblem(await get(`/v1/runs/${name}/episodes/nope`), 404);
-});
+    const name = encodeURIComponent('train/rl-a');
+    const trainEpisodes = (
+      (await (await get(`/v1/runs/${name}/episodes`)).json()) as {
+        episodes: { episode: string; step: number; r_step: number; r_traj: number }[];
+      }
+    ).episodes;
+    assert.equal(trainEpisodes.length, 8);
+    const one = trainEpisodes[0]!;
+    const rescored = (await (await get(`/v1/runs/${name}/episodes/${one.episode}`)).json()) as {
+      rewards: { r_step: number; r_traj: number; phases: unknown[] };
+      rescored: boolean;
+      record: { step: number };
+    };
+    assert.equal(rescored.rescored, true);
+    assert.equal(rescored.record.step, one.step);
+    // The task has an expected answer: scored by rule, the same as the server scored it live.
+    assert.equal(rescored.rewards.r_step, one.r_step);
+    assert.equal(rescored.rewards.r_traj, one.r_traj);
+    await expectProblem(await get(`/v1/runs/${name}/episodes/nope`), 404);
+  },
+);
 
 test('without --runs the list is empty and says why', async () => {
   const other = await startServer({

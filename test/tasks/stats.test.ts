@@ -28,27 +28,31 @@ const ownFile = () =>
     ),
   );
 
-test('counts by source, reference tools per task, answers, tool sets, seeds; categories from a lookup, unknown ones apart', () => {
-  const file = loadTasks(ownFile());
-  const categories: Record<string, string> = { tool_0: 'weather', tool_1: 'finance', tool_2: 'finance' };
-  const stats = taskStats(file, (reference) => ('id' in reference ? categories[reference.id] : undefined));
-  assert.deepEqual(stats, {
-    file: file.file,
-    format: 'own',
-    tasks: 5,
-    // A source that is not a string counts as the format.
-    sources: { own: 3, synth: 2 },
-    tools_per_task: { '0': 1, '1': 1, '2': 1, '3': 1, '4+': 1 },
-    references: 11,
-    categories: { finance: 5, weather: 4 },
-    unknown_references: 2,
-    with_answer: 2,
-    with_tools: 1,
-    with_seed: 2,
-  });
-  const bare = taskStats(file);
-  assert.deepEqual([bare.categories, bare.unknown_references], [null, null]);
-});
+test(
+  'counts by source, reference tools per task, answers, ' +
+    'tool sets, seeds; categories from a lookup, unknown ones apart',
+  () => {
+    const file = loadTasks(ownFile());
+    const categories: Record<string, string> = { tool_0: 'weather', tool_1: 'finance', tool_2: 'finance' };
+    const stats = taskStats(file, (reference) => ('id' in reference ? categories[reference.id] : undefined));
+    assert.deepEqual(stats, {
+      file: file.file,
+      format: 'own',
+      tasks: 5,
+      // A source that is not a string counts as the format.
+      sources: { own: 3, synth: 2 },
+      tools_per_task: { '0': 1, '1': 1, '2': 1, '3': 1, '4+': 1 },
+      references: 11,
+      categories: { finance: 5, weather: 4 },
+      unknown_references: 2,
+      with_answer: 2,
+      with_tools: 1,
+      with_seed: 2,
+    });
+    const bare = taskStats(file);
+    assert.deepEqual([bare.categories, bare.unknown_references], [null, null]);
+  },
+);
 
 test("a library's categories for ToolBench names, mapped as eval maps them", async () => {
   const dir = await writeEvalLibrary();
@@ -74,49 +78,53 @@ function toolenv(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-test('toolenv tasks stats: --json ends with the summary, text shows a table and charts, bad input is a one-line usage error', async () => {
-  const library = await writeEvalLibrary();
-  const queries = writeToolbenchQueries();
-  const json = toolenv(['tasks', 'stats', queries, '--library', library, '--json']);
-  assert.equal(json.status, 0, json.stderr);
-  const lines = json.stdout.trimEnd().split('\n');
-  const summary = JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
-  assert.deepEqual(
-    [summary.format, summary.tasks, summary.library, summary.unknown_references],
-    ['toolbench', 6, library, 2],
-  );
-  assert.deepEqual(summary.sources, { toolbench: 6 });
+test(
+  'toolenv tasks stats: --json ends with the summary, ' +
+    'text shows a table and charts, bad input is a one-line usage error',
+  async () => {
+    const library = await writeEvalLibrary();
+    const queries = writeToolbenchQueries();
+    const json = toolenv(['tasks', 'stats', queries, '--library', library, '--json']);
+    assert.equal(json.status, 0, json.stderr);
+    const lines = json.stdout.trimEnd().split('\n');
+    const summary = JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
+    assert.deepEqual(
+      [summary.format, summary.tasks, summary.library, summary.unknown_references],
+      ['toolbench', 6, library, 2],
+    );
+    assert.deepEqual(summary.sources, { toolbench: 6 });
 
-  const text = toolenv(['tasks', 'stats', queries, '--library', library]);
-  assert.equal(text.status, 0, text.stderr);
-  assert.match(text.stdout, /\| tasks \| 6 \|/);
-  assert.match(text.stdout, /reference tools per task:\n0 +0 \n1 +2 █+/);
-  assert.match(text.stdout, /reference tools by category:\n/);
+    const text = toolenv(['tasks', 'stats', queries, '--library', library]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /\| tasks \| 6 \|/);
+    assert.match(text.stdout, /reference tools per task:\n0 +0 \n1 +2 █+/);
+    assert.match(text.stdout, /reference tools by category:\n/);
 
-  // No library at the default place: counted without categories.
-  const bare = toolenv(['tasks', 'stats', queries, '--json'], { TOOLENV_LIBRARY: join(tempDir(), 'none') });
-  assert.equal(bare.status, 0, bare.stderr);
-  const last = JSON.parse(bare.stdout.trimEnd().split('\n').pop()!) as Record<string, unknown>;
-  assert.deepEqual([last.categories, last.library], [null, null]);
+    // No library at the default place: counted without categories.
+    const bare = toolenv(['tasks', 'stats', queries, '--json'], { TOOLENV_LIBRARY: join(tempDir(), 'none') });
+    assert.equal(bare.status, 0, bare.stderr);
+    const last = JSON.parse(bare.stdout.trimEnd().split('\n').pop()!) as Record<string, unknown>;
+    assert.deepEqual([last.categories, last.library], [null, null]);
 
-  const bad = writeText('bad.jsonl', jsonl({ id: 'a', query: 'q' }, { id: 'b' }));
-  const cases: [string[], RegExp][] = [
-    [['tasks', 'stats', bad, '--json'], /bad\.jsonl:2: task is missing "query"/],
-    [['tasks', 'stats', '/nonexistent/tasks.jsonl'], /cannot read task file \/nonexistent\/tasks\.jsonl: ENOENT/],
-    [
-      ['tasks', 'stats', queries, '--format', 'csv'],
-      /--format must be one of own, toolbench, bfcl, apibank, mcp, got "csv"/,
-    ],
-    [['tasks', 'stats', queries, '--format', 'own'], /queries\.json:2: task/],
-    [['tasks', 'stats', queries, '--library', join(tempDir(), 'none')], /no library at .*none$/],
-  ];
-  for (const [args, message] of cases) {
-    const run = toolenv(args);
-    assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
-    assert.equal(run.stdout, '');
-    const errors = run.stderr.trimEnd().split('\n');
-    assert.equal(errors.length, 1, run.stderr);
-    assert.match(errors[0]!, /^toolenv: /);
-    assert.match(errors[0]!, message);
-  }
-});
+    const bad = writeText('bad.jsonl', jsonl({ id: 'a', query: 'q' }, { id: 'b' }));
+    const cases: [string[], RegExp][] = [
+      [['tasks', 'stats', bad, '--json'], /bad\.jsonl:2: task is missing "query"/],
+      [['tasks', 'stats', '/nonexistent/tasks.jsonl'], /cannot read task file \/nonexistent\/tasks\.jsonl: ENOENT/],
+      [
+        ['tasks', 'stats', queries, '--format', 'csv'],
+        /--format must be one of own, toolbench, bfcl, apibank, mcp, got "csv"/,
+      ],
+      [['tasks', 'stats', queries, '--format', 'own'], /queries\.json:2: task/],
+      [['tasks', 'stats', queries, '--library', join(tempDir(), 'none')], /no library at .*none$/],
+    ];
+    for (const [args, message] of cases) {
+      const run = toolenv(args);
+      assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.equal(run.stdout, '');
+      const errors = run.stderr.trimEnd().split('\n');
+      assert.equal(errors.length, 1, run.stderr);
+      assert.match(errors[0]!, /^toolenv: /);
+      assert.match(errors[0]!, message);
+    }
+  },
+);

@@ -21,41 +21,44 @@ const record = (step: number, over: Partial<EpisodeRecord>): EpisodeRecord => ({
   ...over,
 });
 
-test('stepMetrics: means per step over the scored rollouts, the engine’s log joined, wall time from the step before', () => {
-  const records = [
-    record(1, { r_step: 1, r_traj: 1.5, success: true, turns: 3, actions: 5, time: 104 }),
-    record(1, { r_step: 0, r_traj: null, r_phase: null, r_ans: null, success: null, flagged: 'no judge', time: 103 }),
-    record(2, { time: 110, tokens: 7 }),
-  ];
-  const rows = stepMetrics(
-    records,
-    [
-      { step: 1, loss: 0.25, grad_norm: 2, time: 105, frac_reward_zero_std: 0.5 },
-      { step: 2, train_loss: 1 },
-    ],
-    100,
-  );
-  assert.equal(rows.length, 2);
-  assert.deepEqual(rows[0], {
-    step: 1,
-    episodes: 2,
-    r_step: 0.5,
-    r_phase: 0,
-    r_traj: 1.5,
-    r_ans: -0.5,
-    success: 1,
-    flagged: 1,
-    turns: 2.5,
-    actions_per_turn: 1.4,
-    tokens: 20,
-    wall_s: 5,
-    loss: 0.25,
-    grad_norm: 2,
-    frac_reward_zero_std: 0.5,
-  });
-  assert.equal(rows[1]!.wall_s, 5, 'from the end of step 1 (its log line at 105)');
-  assert.equal(rows[1]!.loss, undefined, 'a log line without a loss (the run summary) is no step');
-});
+test(
+  'stepMetrics: means per step over the scored rollouts, ' + 'the engine’s log joined, wall time from the step before',
+  () => {
+    const records = [
+      record(1, { r_step: 1, r_traj: 1.5, success: true, turns: 3, actions: 5, time: 104 }),
+      record(1, { r_step: 0, r_traj: null, r_phase: null, r_ans: null, success: null, flagged: 'no judge', time: 103 }),
+      record(2, { time: 110, tokens: 7 }),
+    ];
+    const rows = stepMetrics(
+      records,
+      [
+        { step: 1, loss: 0.25, grad_norm: 2, time: 105, frac_reward_zero_std: 0.5 },
+        { step: 2, train_loss: 1 },
+      ],
+      100,
+    );
+    assert.equal(rows.length, 2);
+    assert.deepEqual(rows[0], {
+      step: 1,
+      episodes: 2,
+      r_step: 0.5,
+      r_phase: 0,
+      r_traj: 1.5,
+      r_ans: -0.5,
+      success: 1,
+      flagged: 1,
+      turns: 2.5,
+      actions_per_turn: 1.4,
+      tokens: 20,
+      wall_s: 5,
+      loss: 0.25,
+      grad_norm: 2,
+      frac_reward_zero_std: 0.5,
+    });
+    assert.equal(rows[1]!.wall_s, 5, 'from the end of step 1 (its log line at 105)');
+    assert.equal(rows[1]!.loss, undefined, 'a log line without a loss (the run summary) is no step');
+  },
+);
 
 test('sftMetrics and the readers: complete lines only, verl’s file logger mapped to the same names', () => {
   const run = tempDir('toolenv-train-');

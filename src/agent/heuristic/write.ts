@@ -21,7 +21,8 @@ export function writeSearches(
     ? `The tools found for ${names} failed or do not fit; I search again with more results (k=${k}).`
     : agent === 'react'
       ? `I need a tool for ${names}; I search for it first.`
-      : `The task needs ${slots.length} capabilit${slots.length === 1 ? 'y' : 'ies'} with no tool yet: ${names}. I search for ${slots.length === 1 ? 'it' : 'all of them at once'}.`;
+      : `The task needs ${slots.length} capabilit${slots.length === 1 ? 'y' : 'ies'} with no tool yet: ${names}. I ` +
+        `search for ${slots.length === 1 ? 'it' : 'all of them at once'}.`;
   const parts = [tag('think', think)];
   if (agent === 'paraact') {
     const plan: ExplorationPlan = {
@@ -47,7 +48,9 @@ export function writeParaActCalls(remaining: readonly SlotCall[], ready: readonl
   const ids = new Set(remaining.map((c) => c.id));
   const edges = remaining.flatMap((c) => c.producers.filter((p) => ids.has(p)).map((p) => `${c.id} needs ${p}`));
   const think = fresh
-    ? `Tools: ${remaining.map((c) => `${c.id} = ${c.tool.id}`).join(', ')}. ${edges.length > 0 ? `Dependencies: ${edges.join('; ')}.` : 'The calls are independent.'} I run ${ready.map((c) => c.id).join(', ')} now.`
+    ? `Tools: ${remaining.map((c) => `${c.id} = ${c.tool.id}`).join(', ')}. ` +
+      `${edges.length > 0 ? `Dependencies: ${edges.join('; ')}.` : 'The calls are independent.'} I run ` +
+      `${ready.map((c) => c.id).join(', ')} now.`
     : `Next in the plan: ${ready.map((c) => c.id).join(', ')}.`;
   parts.push(tag('think', think));
   if (fresh) {
@@ -91,7 +94,9 @@ export function writeParallelCalls(calls: readonly SlotCall[]): string {
 /** The final answer: each capability with the tool that served it and what it returned, or why it could not be done. */
 export function writeAnswer(plans: readonly SlotPlan[], capped: boolean, query: string): string {
   const done = plans.filter((p) => p.status === 'done').length;
-  const think = `${done} of ${plans.length} parts of the task are done${capped ? ' and no turns are left' : ''}; I answer from the results.`;
+  const think =
+    `${done} of ${plans.length} parts of the task are ` +
+    `done${capped ? ' and no turns are left' : ''}; I answer from the results.`;
   return [tag('think', think), tag('answer', answerText(plans, capped, query))].join('\n');
 }
 

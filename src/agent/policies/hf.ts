@@ -78,7 +78,9 @@ export function hfPolicy(options: HfPolicyOptions): Policy {
       });
       child.on('error', (error) => refuse(new Error(`cannot run ${python}: ${error.message}`)));
       child.on('close', (code) => {
-        const why = `the hf policy's worker exited with ${code ?? 'a signal'}: ${stderr.trim().split('\n').slice(-3).join(' ')}`;
+        const why =
+          `the hf policy's worker exited with ${code ?? 'a signal'}: ` +
+          `${stderr.trim().split('\n').slice(-3).join(' ')}`;
         if (!started) refuse(new Error(why));
         fail(why);
       });

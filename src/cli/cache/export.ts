@@ -8,7 +8,8 @@ export function registerCacheExport(cache: Command): void {
   cache
     .command('export')
     .description(
-      'write every entry as JSON Lines {tool, arguments, status, body, source, created_at, hits, last_hit_at} (stdout, or --out)',
+      'write every entry as JSON Lines {tool, arguments, status, ' +
+        'body, source, created_at, hits, last_hit_at} (stdout, or --out)',
     )
     .option(
       '--cache <file|url>',

@@ -22,10 +22,11 @@ export function registerCacheImport(cache: Command): void {
   cache
     .command('import')
     .description(
-      'import a `cache export` JSON Lines file, a StableToolBench tool_response_cache directory (<Category>/<tool>/<api>.json, ' +
-        'matched to library tools of ToolBench origin), or ToolBench answer trajectories (--format toolbench: the observations of ' +
-        'their function calls, stored as source real); all in one transaction: bad input stores nothing. ' +
-        'In SQLite the transaction holds the write lock: a server writing to the same file waits meanwhile',
+      'import a `cache export` JSON Lines file, a StableToolBench tool_response_cache directory ' +
+        '(<Category>/<tool>/<api>.json, matched to library tools of ToolBench origin), or ToolBench answer ' +
+        'trajectories (--format toolbench: the observations of their function calls, stored as source real); all in ' +
+        'one transaction: bad input stores nothing. In SQLite the transaction holds the write lock: a server writing ' +
+        'to the same file waits meanwhile',
     )
     .argument(
       '<path...>',
@@ -143,8 +144,9 @@ async function importToolbenchAnswers(paths: string[], opts: ImportOptions): Pro
     printLine(`imported ${files.length} answer files into ${where}: ${describe(counts)}`);
     printLine(`function calls: ${report.calls}, mapped to library tools: ${report.mapped}`);
     printLine(
-      `skipped: ${unknownCalls} to functions no library tool answers to (${unknown.length} names), ${skipped.invalid_arguments} with arguments the tool refuses, ` +
-        `${skipped.recorded_errors} recorded errors, ${skipped.duplicates} repeated calls; ${skipped.finish} Finish calls are answers, not API calls`,
+      `skipped: ${unknownCalls} to functions no library tool answers to (${unknown.length} names), ` +
+        `${skipped.invalid_arguments} with arguments the tool refuses, ${skipped.recorded_errors} recorded errors, ` +
+        `${skipped.duplicates} repeated calls; ${skipped.finish} Finish calls are answers, not API calls`,
     );
     const shown = unknown.slice(0, 20);
     if (shown.length > 0) {

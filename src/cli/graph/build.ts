@@ -7,7 +7,8 @@ export function registerGraphBuild(graph: Command): void {
   graph
     .command('build')
     .description(
-      'build the dependency graph of a library into graph.db beside its tools.db (schema dataflow, OpenAPI links, resource creation)',
+      'build the dependency graph of a library into graph.db beside ' +
+        'its tools.db (schema dataflow, OpenAPI links, resource creation)',
     )
     .option(
       '--library <dir>',

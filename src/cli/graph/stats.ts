@@ -17,7 +17,8 @@ export function registerGraphStats(graph: Command): void {
         const stale = await isStale(opts.library, g.meta('library_built_at'));
         if (stale)
           process.stderr.write(
-            `toolenv: the library at ${opts.library} was rebuilt after this graph; run \`toolenv graph build\` to refresh it\n`,
+            `toolenv: the library at ${opts.library} was rebuilt after ` +
+              'this graph; run `toolenv graph build` to refresh it\n',
           );
         if (opts.json)
           return printJson({ library: opts.library, built_at: g.meta('built_at') ?? null, stale, ...stats });

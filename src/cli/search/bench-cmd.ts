@@ -6,7 +6,8 @@ export function registerSearchBench(search: Command): void {
   search
     .command('bench')
     .description(
-      'latency of the default retriever (BM25, k=3): p50/p95 of one query, p95 of a batch of 8, index size, load time and memory',
+      'latency of the default retriever (BM25, k=3): p50/p95 of one query, ' +
+        'p95 of a batch of 8, index size, load time and memory',
     )
     .option('--count <n>', 'queries to time', '400')
     .configureHelp({ showGlobalOptions: true })

@@ -8,17 +8,20 @@ export function registerEval(search: Command): void {
   search
     .command('eval')
     .description(
-      'retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): Recall@k, NDCG@k, MRR per retriever',
+      'retrieval benchmark built from the library (paraphrased, held-out-description and two-tool queries): ' +
+        'Recall@k, NDCG@k, MRR per retriever',
     )
     .option(
       '--retrievers <list>',
-      `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25; with --embed-model bm25,dense,hybrid-dense; use and hybrid build USE vectors, an hour or more for a full library)`,
+      `comma-separated, of ${EVAL_RETRIEVERS.join(', ')} (default: bm25; with --embed-model bm25,dense,hybrid-dense; ` +
+        'use and hybrid build USE vectors, an hour or more for a full library)',
     )
     .option('--size <n>', 'queries per set', '200')
     .option('--seed <n>', 'seed of the query sample', '1')
     .option(
       '--tasks <file>',
-      "score the queries of a task file instead (ToolBench, BFCL, API-Bank, MCP or ToolEnv format) against their reference tools, mapped as `toolenv eval` maps them, through the library's index files; retrievers of " +
+      'score the queries of a task file instead (ToolBench, BFCL, API-Bank, MCP or ToolEnv format) against their ' +
+        "reference tools, mapped as `toolenv eval` maps them, through the library's index files; retrievers of " +
         RETRIEVERS.join(', '),
     )
     .configureHelp({ showGlobalOptions: true })
@@ -72,7 +75,10 @@ export function registerEval(search: Command): void {
           const o = r.overall;
           const f = (n: number) => n.toFixed(3).padEnd(7);
           printLine(
-            `${r.retriever.padEnd(14)}  ${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ${f(r.sets.paraphrase.recall_3)}    ${f(r.sets.heldout.recall_3)}${f(r.sets.multi.recall_3)}| ${r.ms_per_query}`,
+            `${r.retriever.padEnd(14)}  ` +
+              `${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ` +
+              `${f(r.sets.paraphrase.recall_3)}    ` +
+              `${f(r.sets.heldout.recall_3)}${f(r.sets.multi.recall_3)}| ${r.ms_per_query}`,
           );
         }
       } finally {
@@ -113,14 +119,17 @@ async function evalTasks(
     progress.stop();
     if (opts.json) return printJson(report);
     printLine(
-      `${report.file} (${report.format}): ${report.scored} of ${report.tasks} tasks have a reference tool in the library`,
+      `${report.file} (${report.format}): ${report.scored} of ` +
+        `${report.tasks} tasks have a reference tool in the library`,
     );
     printLine('retriever       R@1    R@3    R@10   NDCG@3 NDCG@10 MRR@10  | ms/query');
     const f = (n: number) => n.toFixed(3).padEnd(7);
     for (const r of report.results) {
       const o = r.overall;
       printLine(
-        `${r.retriever.padEnd(14)}  ${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ${r.ms_per_query}`,
+        `${r.retriever.padEnd(14)}  ` +
+          `${f(o.recall_1)}${f(o.recall_3)}${f(o.recall_10)}${f(o.ndcg_3)}${f(o.ndcg_10)}${f(o.mrr_10)}| ` +
+          `${r.ms_per_query}`,
       );
     }
   } finally {

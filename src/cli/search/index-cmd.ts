@@ -6,7 +6,8 @@ export function registerIndex(search: Command): void {
   search
     .command('index')
     .description(
-      'build the search index files beside the library (index/*.idx) for --retriever (bm25 by default); current ones are kept unless --force',
+      'build the search index files beside the library (index/*.idx) ' +
+        'for --retriever (bm25 by default); current ones are kept unless --force',
     )
     .option('--force', 'rebuild even when the files are current')
     .configureHelp({ showGlobalOptions: true })
@@ -27,7 +28,8 @@ export function registerIndex(search: Command): void {
         else
           for (const r of reports)
             printLine(
-              `${r.retriever}: ${r.built ? 'built' : 'current'} ${r.file} (${r.tools} tools, ${(r.bytes / 1e6).toFixed(1)} MB${r.built ? `, ${r.seconds}s, +${r.rss_mb} MB RSS` : ''})`,
+              `${r.retriever}: ${r.built ? 'built' : 'current'} ${r.file} (${r.tools} tools, ` +
+                `${(r.bytes / 1e6).toFixed(1)} MB${r.built ? `, ${r.seconds}s, +${r.rss_mb} MB RSS` : ''})`,
             );
       } finally {
         progress.stop();

@@ -46,7 +46,8 @@ export function embedFlagOptions(command: Command): Command {
   return command
     .option(
       '--embed-model <dir>',
-      'local ONNX sentence-encoder directory (transformers.js layout: models/all-minilm-l6-v2 from `npm run setup:encoder`, or e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid',
+      'local ONNX sentence-encoder directory (transformers.js layout: models/all-minilm-l6-v2 from `npm run ' +
+        'setup:encoder`, or e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid',
     )
     .option(
       '--pooling <mean|cls>',
@@ -58,7 +59,8 @@ export function embedFlagOptions(command: Command): Command {
     )
     .option(
       '--dense-weight <w>',
-      'weight of the dense list against BM25 in hybrid search (default: 0.2 with the USE model, 1 with --embed-model; measured)',
+      'weight of the dense list against BM25 in hybrid search (default: ' +
+        '0.2 with the USE model, 1 with --embed-model; measured)',
     );
 }
 

@@ -25,7 +25,8 @@ export function registerQuery(search: Command): void {
     .option('-k, --k <n>', 'results per query', '3')
     .option(
       '--retriever <name>',
-      'bm25 (default, embedded), use (shipped Universal Sentence Encoder), dense (--embed-model), hybrid (bm25 + use, or + --embed-model, score fusion)',
+      'bm25 (default, embedded), use (shipped Universal Sentence Encoder), dense (--embed-model), hybrid (bm25 + ' +
+        'use, or + --embed-model, score fusion)',
       'bm25',
     )
     .option('--category <name>', 'only tools of this category')
@@ -44,7 +45,8 @@ export function registerQuery(search: Command): void {
       words.forEach((query, i) => {
         if (query.trim() === '')
           throw new UsageError(
-            `query ${i + 1} is empty: give each query as one argument, e.g. toolenv search "send an sms" "get a github repository"`,
+            `query ${i + 1} is empty: give each query as one argument, ` +
+              'e.g. toolenv search "send an sms" "get a github repository"',
           );
       });
       const queries = opts.queries !== undefined ? readQueries(opts.queries) : words;

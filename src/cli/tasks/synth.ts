@@ -21,7 +21,8 @@ export function registerTasksSynth(tasks: Command): void {
   tasks
     .command('synth')
     .description(
-      'synthesize verifiable tasks from the library and its dependency graph: reference chains run through the simulator, answers read off their results',
+      'synthesize verifiable tasks from the library and its dependency graph: reference chains run through the ' +
+        'simulator, answers read off their results',
     )
     .option('--count <n>', 'tasks to make', '100')
     .option('--seed <n>', 'seed of the draws and the argument values', '0')
@@ -61,24 +62,29 @@ export function registerTasksSynth(tasks: Command): void {
         library: flags.library,
         out: flags.out,
       });
-      const line = `made ${summary.tasks} tasks from ${summary.candidates} candidates in ${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${Object.entries(
-        summary.strata,
-      )
+      const strata = Object.entries(summary.strata)
         .map(([n, c]) => `${n}: ${c}`)
-        .join(', ')}; ${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ${
+        .join(', ');
+      const dropped =
         Object.entries(summary.dropped)
           .filter(([, c]) => c > 0)
           .map(([r, c]) => `${r} ${c}`)
-          .join(', ') || 'none'
-      })${summary.out ? ` → ${summary.out}` : ''}`;
+          .join(', ') || 'none';
+      const line =
+        `made ${summary.tasks} tasks from ${summary.candidates} candidates in ` +
+        `${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${strata}; ` +
+        `${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ` +
+        `${dropped})${summary.out ? ` → ${summary.out}` : ''}`;
       const write = flags.out === undefined ? (text: string) => process.stderr.write(`${text}\n`) : printLine;
       if (summary.asked !== undefined)
         process.stderr.write(
-          `toolenv: only ${summary.tasks} of the ${summary.asked} tasks asked for could be made (see the drop counts)\n`,
+          `toolenv: only ${summary.tasks} of the ${summary.asked} ` +
+            'tasks asked for could be made (see the drop counts)\n',
         );
       if (summary.rephrase && summary.rephrase.failed > 0)
         process.stderr.write(
-          `toolenv: --phrase failed on ${summary.rephrase.failed} queries, which keep their template (last error: ${summary.rephrase.last_error})\n`,
+          `toolenv: --phrase failed on ${summary.rephrase.failed} queries, which keep their template (last error: ` +
+            `${summary.rephrase.last_error})\n`,
         );
       if (flags.json) {
         if (flags.out === undefined) process.stderr.write(`${JSON.stringify(summary)}\n`);

@@ -80,7 +80,9 @@ export function forward(incoming: IncomingMessage, outgoing: ServerResponse, tar
     incoming.resume();
     // Once the owner has answered, its answer stands (pipeline cuts the client off if the answer itself breaks).
     if (outgoing.headersSent) return;
-    const detail = `worker ${target.owner}, which holds this episode, cannot be reached (${error.code ?? error.message}); retry shortly`;
+    const detail =
+      `worker ${target.owner}, which holds this episode, ` +
+      `cannot be reached (${error.code ?? error.message}); retry shortly`;
     outgoing.writeHead(503, { 'content-type': PROBLEM_CONTENT_TYPE, 'retry-after': '1' });
     outgoing.end(JSON.stringify(problem(503, 'Worker unavailable', detail)));
   });

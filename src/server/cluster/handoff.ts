@@ -127,6 +127,7 @@ function unavailable(socket: Socket): void {
     problem(503, 'Worker unavailable', 'the worker this connection was handed to died before it took it; retry'),
   );
   socket.end(
-    `HTTP/1.1 503 ${STATUS_CODES[503]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 503 ${STATUS_CODES[503]}\r\ncontent-type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nretry-after: 1\r\nconnection: close\r\n\r\n${body}`,
   );
 }

@@ -134,7 +134,8 @@ export function startCluster(options: ClusterOptions): RunningCluster {
     if (restarts.length > MAX_RESTARTS) {
       giveUp(
         new Error(
-          `workers died ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s (last: worker ${index}, ${how}); stopping`,
+          `workers died ${restarts.length} times within ${RESTART_WINDOW_MS / 1000} s (last: ` +
+            `worker ${index}, ${how}); stopping`,
         ),
       );
       return;

@@ -158,7 +158,8 @@ export class OpenEnv {
     const n = tasks.length;
     if (n === 0) {
       const why =
-        'is required: this server has no default tasks (serve --openenv-tasks FILE, or a library with a dependency graph to synthesize them from: toolenv graph build)';
+        'is required: this server has no default tasks (serve --openenv-tasks FILE, or a library with a dependency ' +
+        'graph to synthesize them from: toolenv graph build)';
       throw invalidRequest('reset', [
         { path: '/task', message: `${why}; {"task": {"id", "query", "answer"?, "reference_tools"?}}` },
       ]);

@@ -16,9 +16,10 @@ const VERSION = (createRequire(import.meta.url)('../../../../package.json') as {
 export const OPENENV_METADATA = {
   name: 'ToolEnv',
   description:
-    'Simulated tool APIs for agent RL: each episode is one task over a library of real tool interfaces, played in text turns of the ' +
-    'ParaAct protocol (search tools, plan, call, answer); a step takes {"text": <model message>}, the final step\'s reward is the ' +
-    "episode's R_traj. The same server speaks MCP at /mcp and its own episode API at /v1/episodes (GET /openapi.json).",
+    'Simulated tool APIs for agent RL: each episode is one task over a library of real tool interfaces, played in ' +
+    'text turns of the ParaAct protocol (search tools, plan, call, answer); a step takes {"text": <model message>}, ' +
+    "the final step's reward is the episode's R_traj. The same server speaks MCP at /mcp and its own episode API " +
+    'at /v1/episodes (GET /openapi.json).',
   readme_content: null,
   version: VERSION,
   author: null,

@@ -114,7 +114,8 @@ function namedBodyFields(
   }
   throw httpProblem(
     400,
-    `the request body must be a JSON object (or a form) with the members ${names.map((n) => JSON.stringify(n)).join(', ')}`,
+    'the request body must be a JSON object (or a form) with the members ' +
+      `${names.map((n) => JSON.stringify(n)).join(', ')}`,
     {
       title: 'Invalid request body',
     },

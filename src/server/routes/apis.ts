@@ -48,12 +48,14 @@ const restOperation = (method: string) => ({
   tags: ['REST surface'],
   summary: `${method.toUpperCase()} an operation of an API, in its own HTTP shape`,
   description:
-    'Routed by method and path template among the operations of the API that the library holds; the arguments are rebuilt from path, ' +
-    'query (typed by the parameter schema), headers, cookies and the body. `api_id` may contain slashes (`amazonaws.com/acm`): the ' +
-    'longest known api_id prefix of the path wins, and `path` is the rest of it, slashes included. A path with no operation is 404, ' +
-    "a path whose operations take other methods is 405 with `Allow`. The simulated API's errors (refused arguments, injected and forced " +
-    "errors, an episode's deleted resources) come in the operation's declared error shape where it declares a body for the status, " +
-    '`x-toolenv-problem` naming the problem they stand for; `Accept: application/problem+json` asks for the problem itself.',
+    'Routed by method and path template among the operations of the API that the library holds; the arguments are ' +
+    'rebuilt from path, query (typed by the parameter schema), headers, cookies and the body. `api_id` may contain ' +
+    'slashes (`amazonaws.com/acm`): the longest known api_id prefix of the path wins, and `path` is the rest of it, ' +
+    'slashes included. A path with no operation is 404, a path whose operations take other methods is 405 with ' +
+    "`Allow`. The simulated API's errors (refused arguments, injected and forced errors, an episode's deleted " +
+    "resources) come in the operation's declared error shape where it declares a body for the status, " +
+    '`x-toolenv-problem` naming the problem they stand for; ' +
+    '`Accept: application/problem+json` asks for the problem itself.',
   parameters: [
     { $ref: '#/components/parameters/ApiId' },
     {
@@ -144,7 +146,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   if (routes.operations.length === 0) {
     return problemResponse(
       404,
-      `API ${JSON.stringify(apiId)} has no REST operations in the library; call its tools with POST /v1/tools/{id}/call`,
+      `API ${JSON.stringify(apiId)} has no REST operations in the library; ` +
+        'call its tools with POST /v1/tools/{id}/call',
       { title: 'No REST surface' },
     );
   }
@@ -195,7 +198,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         match.conditions.length > LISTED_CONDITIONS ? ` (and ${match.conditions.length - LISTED_CONDITIONS} more)` : '';
       return problemResponse(
         404,
-        `${method} ${path} of API ${JSON.stringify(apiId)} is told apart by a query parameter or header; send one of: ${listed}${more}`,
+        `${method} ${path} of API ${JSON.stringify(apiId)} is told apart ` +
+          `by a query parameter or header; send one of: ${listed}${more}`,
         {
           title: 'Unknown operation',
         },

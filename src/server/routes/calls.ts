@@ -66,8 +66,9 @@ export function callOperations(maxBatch: number): Operations {
         tags: ['Tools'],
         summary: `Up to ${maxBatch} calls, run concurrently; results in request order`,
         description:
-          'Prefer controls (header or query) apply to every call of the batch. With `x-toolenv-episode` the batch is one step of that ' +
-          'episode (world state and its error stream apply); the answer then also carries `step` and `done`.',
+          'Prefer controls (header or query) apply to every call of the batch. With `x-toolenv-episode` the batch is ' +
+          'one step of that episode (world state and its error stream apply); ' +
+          'the answer then also carries `step` and `done`.',
         parameters: [...CONTROLS, EPISODE_HEADER_PARAM],
         requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
         responses: { '200': json('One result per call, in order.', ref('BatchResponse')), ...PROBLEMS },

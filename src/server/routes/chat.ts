@@ -157,8 +157,9 @@ export const chatOperations: Operations = {
       tags: ['Model'],
       summary: 'A chat completion from the loaded model; JSON output constrained to a schema when one is given',
       description:
-        "The subset of OpenAI's request this route honours (no streaming, n = 1); any other member is refused by name. " +
-        "`response_format` json_schema or json_object, or vLLM's `guided_json`, constrain the output by grammar.",
+        "The subset of OpenAI's request this route honours (no streaming, n = 1); any other member is refused by " +
+        'name. `response_format` json_schema or json_object, ' +
+        "or vLLM's `guided_json`, constrain the output by grammar.",
       requestBody: { required: true, content: { 'application/json': { schema: REQUEST_SCHEMA } } },
       responses: {
         '200': json('The completion.', COMPLETION),

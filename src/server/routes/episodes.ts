@@ -97,10 +97,12 @@ export const episodeOperations: Operations = {
       tags: ['Episodes'],
       summary: 'Start an episode: its own seed, injected-error stream, world state and trajectory',
       description:
-        "Without a seed one is derived from the server's and reported back. `tools` restricts search and calls to those ids. " +
-        "`protocol`, `k`, `max_calls_per_turn`, `max_turns`, `max_observation_chars` and `system_prompt` shape its text turns, `reward` overrides Table 7's coefficients. " +
-        "The answer carries the first messages a trainer feeds the model: the protocol's system prompt and the task's query; a `chat` episode also its `functions` (OpenAI `tools`). " +
-        'Idle episodes expire (`toolenv serve --episode-ttl`); live ones are capped (`--max-episodes`, 429 when full).',
+        "Without a seed one is derived from the server's and reported back. `tools` restricts search and calls to " +
+        'those ids. `protocol`, `k`, `max_calls_per_turn`, `max_turns`, `max_observation_chars` and `system_prompt` ' +
+        "shape its text turns, `reward` overrides Table 7's coefficients. The answer carries the first messages a " +
+        "trainer feeds the model: the protocol's system prompt and the task's query; a `chat` episode also its " +
+        '`functions` (OpenAI `tools`). Idle episodes expire (`toolenv serve --episode-ttl`); live ones are capped ' +
+        '(`--max-episodes`, 429 when full).',
       requestBody: { required: false, content: { 'application/json': { schema: ref('EpisodeConfig') } } },
       responses: {
         '201': {
@@ -119,8 +121,9 @@ export const episodeOperations: Operations = {
       tags: ['Episodes'],
       summary: "Run one step: its actions concurrently (ParaAct's parallel layer), observations in action order",
       description:
-        'Steps of one episode run one at a time. Injected errors are drawn in action order; world state is applied in action order, ' +
-        'so a read does not see a write of the same step. The step that reaches `max_steps` answers `done: true`; later ones are 409.',
+        'Steps of one episode run one at a time. Injected errors are drawn in action order; world state is applied ' +
+        'in action order, so a read does not see a write of the same step. The step that reaches `max_steps` answers ' +
+        '`done: true`; later ones are 409.',
       parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
       requestBody: { required: true, content: { 'application/json': { schema: ref('StepRequest') } } },
       responses: {
@@ -140,16 +143,19 @@ export const episodeOperations: Operations = {
       operationId: 'turnEpisode',
       tags: ['Episodes'],
       summary:
-        "Run one turn: the assistant message is read and checked by the episode's protocol, its actions run as one step",
+        'Run one turn: the assistant message is read and checked ' +
+        "by the episode's protocol, its actions run as one step",
       description:
-        "The server speaks the episode's protocol (`paraact`, `react` or `parallel`): it parses the message (`<think>`, `<plan>`, " +
-        '`<search_tool>`, `<tool_call>`, `<answer>`), checks it against what the run has seen, runs its searches or the current DAG layer ' +
-        '(at most `max_calls_per_turn` calls, references bound) as one episode step, and answers the next user message. A rejected ' +
-        'message runs nothing, counts as a turn and is answered with why. An accepted `<answer>`, the turn cap or the step limit ' +
-        'ends the episode (`finish`); later turns are 409. Turns of one episode run one at a time. `"state": true` adds the run state as data. ' +
-        'A `chat` episode takes native tool calls instead: OpenAI\'s assistant message (`{"message": {"role": "assistant", "tool_calls": […]}}`) ' +
-        'or the model\'s raw output read by its `tool_parser` (`{"text": "<tool_call>…</tool_call>"}`). The calls of one message run together and ' +
-        'are answered by one `tool` message each (`messages`), with the `functions` callable now; a message without tool calls is the final answer.',
+        "The server speaks the episode's protocol (`paraact`, `react` or `parallel`): it parses the message " +
+        '(`<think>`, `<plan>`, `<search_tool>`, `<tool_call>`, `<answer>`), checks it against what the run has seen, ' +
+        'runs its searches or the current DAG layer (at most `max_calls_per_turn` calls, references bound) as one ' +
+        'episode step, and answers the next user message. A rejected message runs nothing, counts as a turn and is ' +
+        'answered with why. An accepted `<answer>`, the turn cap or the step limit ends the episode (`finish`); ' +
+        'later turns are 409. Turns of one episode run one at a time. `"state": true` adds the run state as data. A ' +
+        '`chat` episode takes native tool calls instead: OpenAI\'s assistant message (`{"message": {"role": ' +
+        '"assistant", "tool_calls": […]}}`) or the model\'s raw output read by its `tool_parser` (`{"text": ' +
+        '"<tool_call>…</tool_call>"}`). The calls of one message run together and are answered by one `tool` message ' +
+        'each (`messages`), with the `functions` callable now; a message without tool calls is the final answer.',
       parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
       requestBody: { required: true, content: { 'application/json': { schema: ref('TurnRequest') } } },
       responses: {
@@ -158,7 +164,8 @@ export const episodeOperations: Operations = {
         '401': PROBLEMS['401'],
         '404': { $ref: '#/components/responses/UnknownEpisode' },
         '409': problemDoc(
-          'The episode is done, or it already took JSON steps or calls: an episode takes turns or JSON steps, never both.',
+          'The episode is done, or it already took JSON steps or calls: ' +
+            'an episode takes turns or JSON steps, never both.',
         ),
         '413': PROBLEMS['413'],
       },
@@ -175,7 +182,8 @@ export const episodeOperations: Operations = {
           name: 'format',
           in: 'query',
           description:
-            '`jsonl`: the summary on the first line, then one step per line (schemas/trajectory.schema.json#/$defs/TrajectoryLine).',
+            '`jsonl`: the summary on the first line, then one step per line ' +
+            '(schemas/trajectory.schema.json#/$defs/TrajectoryLine).',
           schema: { type: 'string', enum: ['json', 'jsonl'], default: 'json' },
         },
       ],

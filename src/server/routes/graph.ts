@@ -22,7 +22,8 @@ export function graphRoutes(ctx: AppContext): Hono {
     if (!graph) {
       throw httpProblem(
         409,
-        `no dependency graph at ${ctx.store.dir} (expected ${GRAPH_FILE} there); build one with \`toolenv graph build\``,
+        `no dependency graph at ${ctx.store.dir} (expected ` +
+          `${GRAPH_FILE} there); build one with \`toolenv graph build\``,
         {
           title: 'Graph not built',
           extra: { command: 'toolenv graph build' },

@@ -19,7 +19,8 @@ export const libraryOperations: Operations = {
       operationId: 'libraryStats',
       tags: ['Tools'],
       summary:
-        'What the library holds: tools, APIs, tools per category, response-schema and example coverage (`toolenv library stats`)',
+        'What the library holds: tools, APIs, tools per category, ' +
+        'response-schema and example coverage (`toolenv library stats`)',
       responses: {
         '200': json('The counts.', { type: 'object', required: ['tools', 'apis', 'categories'] }),
         '401': PROBLEMS['401'],

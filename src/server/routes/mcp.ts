@@ -75,18 +75,21 @@ export const mcpOperations: Operations = {
       operationId: 'mcpMessage',
       tags: ['MCP'],
       summary:
-        'MCP over Streamable HTTP: a stateless 2026-07-28 request, or a JSON-RPC message of a session that an initialize opens with its episode',
+        'MCP over Streamable HTTP: a stateless 2026-07-28 request, or a JSON-RPC message of a session that an ' +
+        'initialize opens with its episode',
       description:
-        'The Model Context Protocol, Streamable HTTP transport (`Accept: application/json, text/event-stream`). **2026-07-28** (a request ' +
-        'whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`, or whose `MCP-Protocol-Version` header names no ' +
-        'handshake version): one request per POST, no session; `server/discover`, `tools/list` and `tools/call`, answered in JSON with ' +
-        '`resultType`; the episode tool calls record into is named by `x-toolenv-episode` or `?episode=` on every request; listing ' +
-        'parameters are read on every request; a rejection is a JSON-RPC error (400, or 404 for a method 2026-07-28 lacks). ' +
-        '**2025-11-25 and earlier**: a request without `Mcp-Session-Id` must be an `initialize`: it opens a session, answered with its ' +
-        '`Mcp-Session-Id`, and an episode the session records every tool call into (`x-toolenv-episode`; also named in the initialize ' +
-        '`instructions`). With `?episode=ID` the session records into an existing episode instead, which it then neither opens nor ends. ' +
-        'Query parameters are read from the initialize request only. Tools, in both: `search_tool {query, k?}` and ' +
-        '`call_tool {tool, arguments}`, or with `tools=`, `category=` or `working_set` library tools listed as native MCP tools.',
+        'The Model Context Protocol, Streamable HTTP transport (`Accept: application/json, text/event-stream`). ' +
+        '**2026-07-28** (a request whose `params._meta` carries `io.modelcontextprotocol/protocolVersion`, or whose ' +
+        '`MCP-Protocol-Version` header names no handshake version): one request per POST, no session; ' +
+        '`server/discover`, `tools/list` and `tools/call`, answered in JSON with `resultType`; the episode tool ' +
+        'calls record into is named by `x-toolenv-episode` or `?episode=` on every request; listing parameters are ' +
+        'read on every request; a rejection is a JSON-RPC error (400, or 404 for a method 2026-07-28 lacks). ' +
+        '**2025-11-25 and earlier**: a request without `Mcp-Session-Id` must be an `initialize`: it opens a session, ' +
+        'answered with its `Mcp-Session-Id`, and an episode the session records every tool call into ' +
+        '(`x-toolenv-episode`; also named in the initialize `instructions`). With `?episode=ID` the session records ' +
+        'into an existing episode instead, which it then neither opens nor ends. Query parameters are read from the ' +
+        'initialize request only. Tools, in both: `search_tool {query, k?}` and `call_tool {tool, arguments}`, or ' +
+        'with `tools=`, `category=` or `working_set` library tools listed as native MCP tools.',
       parameters: [
         {
           name: 'mcp-session-id',
@@ -163,7 +166,8 @@ export const mcpOperations: Operations = {
       responses: {
         '200': {
           description:
-            'The JSON-RPC answers: JSON, or for a `working_set` session a server-sent event stream (which also carries `tools/list_changed`).',
+            'The JSON-RPC answers: JSON, or for a `working_set` session a server-sent event stream (which also ' +
+            'carries `tools/list_changed`).',
           headers: {
             'mcp-session-id': { description: 'The session.', schema: { type: 'string' } },
             'x-toolenv-episode': {
@@ -179,7 +183,9 @@ export const mcpOperations: Operations = {
         '202': { description: 'Notifications and responses accepted.' },
         '400': {
           description:
-            'A problem; for a 2026-07-28 request a JSON-RPC error: -32700 unparseable, -32600 not one request, -32602 a bad envelope, parameter or unknown tool, -32020 a routing header that disagrees with the body, -32022 an unsupported version.',
+            'A problem; for a 2026-07-28 request a JSON-RPC error: -32700 unparseable, -32600 not one request, ' +
+            '-32602 a bad envelope, parameter or unknown tool, -32020 a routing header that disagrees with the body, ' +
+            '-32022 an unsupported version.',
           content: {
             'application/problem+json': { schema: ref('Problem') },
             'application/json': { schema: { description: 'A JSON-RPC 2.0 error response.' } },
@@ -188,7 +194,8 @@ export const mcpOperations: Operations = {
         '401': PROBLEMS['401'],
         '404': {
           description:
-            'No such session (closed or expired: initialize again), or no such episode for `?episode=`; for a 2026-07-28 request, a JSON-RPC -32601 naming a method it lacks.',
+            'No such session (closed or expired: initialize again), or no such episode for `?episode=`; for a ' +
+            '2026-07-28 request, a JSON-RPC -32601 naming a method it lacks.',
           content: {
             'application/problem+json': { schema: ref('Problem') },
             'application/json': { schema: { description: 'A JSON-RPC 2.0 error response.' } },

@@ -123,9 +123,9 @@ export const openEnvOperations: Operations = {
       tags: ['OpenEnv'],
       summary: 'Start an episode of a task, as POST /v1/episodes does; the observation carries its `episode_id`',
       description:
-        '`task` is required unless the server has default tasks (`tasks[seed mod n]`, else in turn). `episode_id` is accepted and ' +
-        'not honored: the server names episodes. The episode lives until its turns end it and it is deleted (DELETE /v1/episodes/{id}) ' +
-        'or it expires.',
+        '`task` is required unless the server has default tasks (`tasks[seed mod n]`, else in turn). `episode_id` is ' +
+        'accepted and not honored: the server names episodes. The episode lives until its turns end it and it is ' +
+        'deleted (DELETE /v1/episodes/{id}) or it expires.',
       requestBody: { required: false, content: { 'application/json': { schema: ref('OpenEnvResetRequest') } } },
       responses: {
         '200': json("The first observation: the system prompt and the task's query.", ref('OpenEnvResult')),
@@ -142,10 +142,12 @@ export const openEnvOperations: Operations = {
       operationId: 'openEnvStep',
       tags: ['OpenEnv'],
       summary:
-        "One text turn of the episode `episode_id` names, as POST /v1/episodes/{id}/turns; the last one's reward is R_traj",
+        'One text turn of the episode `episode_id` names, ' +
+        "as POST /v1/episodes/{id}/turns; the last one's reward is R_traj",
       description:
-        'The episode is named in the body or by `?episode_id=` (under `serve --workers N` the query routes the request to the ' +
-        'worker that holds it). `timeout_s` and `request_id` are accepted and ignored. The reward is null until the episode is done.',
+        'The episode is named in the body or by `?episode_id=` (under `serve --workers N` the query routes the ' +
+        'request to the worker that holds it). `timeout_s` and `request_id` are accepted and ignored. The reward is ' +
+        'null until the episode is done.',
       parameters: [
         {
           name: 'episode_id',
@@ -196,11 +198,12 @@ export const openEnvOperations: Operations = {
       tags: ['OpenEnv'],
       summary: "OpenEnv's WebSocket session (what its EnvClient speaks): one connection, one episode at a time",
       description:
-        'Text frames of JSON, one reply each: `{"type": "reset", "data": {…reset request}}` and `{"type": "step", "data": {"text"}}` ' +
-        'answer `{"type": "observation", "data": OpenEnvResult}`, `{"type": "state"}` answers `{"type": "state", "data": OpenEnvState}`, ' +
-        '`{"type": "close"}` closes (1000). Errors answer `{"type": "error", "data": {"message", "code"}}` (INVALID_JSON, UNKNOWN_TYPE, ' +
-        'VALIDATION_ERROR, EXECUTION_ERROR) and leave the session open, but CAPACITY_REACHED (the live-episode cap), after which it ' +
-        "closes (1013). A reset replaces the session's episode; closing ends it. Messages are at most the body limit.",
+        'Text frames of JSON, one reply each: `{"type": "reset", "data": {…reset request}}` and `{"type": "step", ' +
+        '"data": {"text"}}` answer `{"type": "observation", "data": OpenEnvResult}`, `{"type": "state"}` answers ' +
+        '`{"type": "state", "data": OpenEnvState}`, `{"type": "close"}` closes (1000). Errors answer `{"type": ' +
+        '"error", "data": {"message", "code"}}` (INVALID_JSON, UNKNOWN_TYPE, VALIDATION_ERROR, EXECUTION_ERROR) and ' +
+        'leave the session open, but CAPACITY_REACHED (the live-episode cap), after which it closes (1013). A reset ' +
+        "replaces the session's episode; closing ends it. Messages are at most the body limit.",
       responses: {
         '101': { description: 'Switching to the WebSocket session.' },
         '401': PROBLEMS['401'],

@@ -85,10 +85,11 @@ export const rewardOperations: Operations = {
       summary:
         "The episode's hierarchical rewards: R_step, R_phase, R_traj and R_ans, with what each was computed from",
       description:
-        "Computed from the text turns the server recorded, live or finished. R_ans comes from the task's expected answer (by rule) or " +
-        "the server's judge (`serve --judge`); a finished episode is judged at most once per judge, so it always scores the same. When " +
-        'R_ans cannot be scored (no expected answer and no judge, or the judge failed) r_ans, gate, r_phase and r_traj are null and ' +
-        "`flagged` says why. L2 and L3 are scored only when the library's dependency graph is built (`graph`).",
+        "Computed from the text turns the server recorded, live or finished. R_ans comes from the task's expected " +
+        "answer (by rule) or the server's judge (`serve --judge`); a finished episode is judged at most once per " +
+        'judge, so it always scores the same. When R_ans cannot be scored (no expected answer and no judge, or the ' +
+        'judge failed) r_ans, gate, r_phase and r_traj are null and `flagged` says why. L2 and L3 are scored only ' +
+        "when the library's dependency graph is built (`graph`).",
       parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
       responses: {
         '200': json('The rewards.', ref('Rewards')),
@@ -101,7 +102,8 @@ export const rewardOperations: Operations = {
       tags: ['Rewards'],
       summary: "The episode's rewards, scored with the verdicts or the judge the body gives",
       description:
-        '`verdicts` score R_ans as given (replays, tests); `judge` names a judge for this request (`openai:MODEL@URL`), or `false` calls none. An empty body is as GET.',
+        '`verdicts` score R_ans as given (replays, tests); `judge` names a judge for this request ' +
+        '(`openai:MODEL@URL`), or `false` calls none. An empty body is as GET.',
       parameters: [{ $ref: '#/components/parameters/EpisodeId' }],
       requestBody: { required: false, content: { 'application/json': { schema: ref('RewardRequest') } } },
       responses: {
@@ -117,10 +119,13 @@ export const rewardOperations: Operations = {
     post: {
       operationId: 'createGroup',
       tags: ['Rewards'],
-      summary: `A group of n (at most ${MAX_GROUP_SIZE}) episodes of one task, made with one seed, for group-relative advantages`,
+      summary:
+        `A group of n (at most ${MAX_GROUP_SIZE}) episodes of one task, ` +
+        'made with one seed, for group-relative advantages',
       description:
-        'Every member gets the same config and seed, so the same calls meet the same injected errors and the same synthesized answers. ' +
-        'The members are ordinary episodes (`group` names the group); the group lives as long as any of them does.',
+        'Every member gets the same config and seed, so the same calls meet the same injected errors and the same ' +
+        'synthesized answers. The members are ordinary episodes (`group` names the group); the group lives as long ' +
+        'as any of them does.',
       requestBody: { required: true, content: { 'application/json': { schema: ref('GroupRequest') } } },
       responses: {
         '201': {
@@ -164,9 +169,9 @@ export const rewardOperations: Operations = {
       tags: ['Rewards'],
       summary: "Every member's rewards and group-relative advantages (Eq. 7)",
       description:
-        '`decoupled` standardizes each reward component in the group, then weights them by the λ coefficients; `aggregated` ' +
-        "standardizes their weighted sum (GRPO, the ablation). A flagged member gets null advantages and is left out of the group's " +
-        'statistics.',
+        '`decoupled` standardizes each reward component in the group, then weights them by the λ coefficients; ' +
+        '`aggregated` standardizes their weighted sum (GRPO, the ablation). A flagged member gets null advantages ' +
+        "and is left out of the group's statistics.",
       parameters: [
         { $ref: '#/components/parameters/GroupId' },
         {
@@ -191,7 +196,8 @@ export const rewardOperations: Operations = {
       tags: ['Rewards'],
       summary: "Group-relative advantages of groups a trainer keeps itself: the same math as a group's",
       description:
-        "Each group is one task's rollouts, each rollout its three rewards (null for a flagged one). `lambda` overrides the advantage weights.",
+        "Each group is one task's rollouts, each rollout its three rewards (null for a flagged one). `lambda` " +
+        'overrides the advantage weights.',
       requestBody: { required: true, content: { 'application/json': { schema: ref('AdvantagesRequest') } } },
       responses: {
         '200': json('One advantage per rollout, in order.', ref('AdvantagesResult')),

@@ -44,7 +44,8 @@ export function studioOperations(auth: boolean): Operations {
       tags: ['Studio'],
       summary: 'The studio: the library, episodes, runs and server metrics in the browser',
       description:
-        'The page and its assets hold no data and are served without the key; the API calls it makes send the key the user enters (kept in sessionStorage).',
+        'The page and its assets hold no data and are served without the key; the API calls it makes send the key ' +
+        'the user enters (kept in sessionStorage).',
       ...(auth ? { security: [] } : {}),
       responses: { '200': { description: 'The HTML page.', content: { 'text/html': { schema: { type: 'string' } } } } },
     },

@@ -112,7 +112,8 @@ export const toolOperations: Operations = {
           name: 'q',
           in: 'query',
           description:
-            'Case-insensitive substring of id, name or description; matches come best first (the name is the text, starts with it or holds it as words, then the id, then the description; shorter names first).',
+            'Case-insensitive substring of id, name or description; matches come best first (the name is the text, ' +
+            'starts with it or holds it as words, then the id, then the description; shorter names first).',
           schema: { type: 'string' },
         },
         {

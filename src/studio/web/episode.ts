@@ -104,7 +104,8 @@ function episodeParts(trajectory: Trajectory, rewards: Rewards | string, form: H
       trajectory.done
         ? badge(`done: ${trajectory.finish ?? 'ended'}`, trajectory.finish === 'answer' ? 'ok' : 'bad')
         : badge('live', 'live'),
-      ` seed ${trajectory.seed} · ${c.turns} turns · ${c.searches} searches · ${c.calls} calls (${c.failed_calls} failed, ${c.injected_errors} injected) · started ${new Date(trajectory.created_at).toLocaleString()}`,
+      ` seed ${trajectory.seed} · ${c.turns} turns · ${c.searches} searches · ${c.calls} calls (${c.failed_calls} ` +
+        `failed, ${c.injected_errors} injected) · started ${new Date(trajectory.created_at).toLocaleString()}`,
     ),
     trajectory.task?.reference_tools?.length
       ? h(
@@ -157,7 +158,8 @@ function rewardPanel(r: Rewards): HTMLElement {
       big(
         'R_traj',
         r.r_traj,
-        `${k.gamma_e} × search recall ${num(r.recall.search)} + ${k.gamma_o} × call recall ${num(r.recall.call)} + ${k.gamma_ans} × R_ans`,
+        `${k.gamma_e} × search recall ${num(r.recall.search)} + ${k.gamma_o} ` +
+          `× call recall ${num(r.recall.call)} + ${k.gamma_ans} × R_ans`,
       ),
       big('R_ans', r.r_ans, `from ${r.answer_source}${r.pattern ? ` (Q/F/U ${r.pattern})` : ''}`),
     ),
@@ -197,7 +199,8 @@ function rewardPanel(r: Rewards): HTMLElement {
     h(
       'p',
       { class: 'muted' },
-      `Weights: L1–L4 ${k.w1}, ${k.w2}, ${k.w3}, ${k.w4}; advantages λ traj ${k.lambda_traj}, phase ${k.lambda_phase}, step ${k.lambda_step}.`,
+      `Weights: L1–L4 ${k.w1}, ${k.w2}, ${k.w3}, ${k.w4}; advantages λ traj ${k.lambda_traj}, phase ` +
+        `${k.lambda_phase}, step ${k.lambda_step}.`,
     ),
   );
 }

@@ -13,7 +13,8 @@ export async function episodesView(view: HTMLElement): Promise<() => void> {
       h(
         'p',
         { class: 'muted' },
-        `${total} held by this server${total > episodes.length ? `, the newest ${episodes.length} shown` : ''}. Clients that delete their episodes when done (eval, train) leave them in their run directories: see Runs.`,
+        `${total} held by this server${total > episodes.length ? `, the newest ${episodes.length} shown` : ''}. ` +
+          'Clients that delete their episodes when done (eval, train) leave them in their run directories: see Runs.',
       ),
       episodes.length === 0
         ? h('p', { class: 'empty' }, 'No episodes yet. Start one below, or run an agent against this server.')

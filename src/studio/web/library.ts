@@ -75,7 +75,8 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
     h(
       'p',
       { class: 'muted' },
-      `${num(stats.tools)} tools from ${num(stats.apis)} APIs in ${stats.categories.length} categories; ${num(stats.with_response_schema)} with a response schema, ${num(stats.with_examples)} with examples.`,
+      `${num(stats.tools)} tools from ${num(stats.apis)} APIs in ${stats.categories.length} categories; ` +
+        `${num(stats.with_response_schema)} with a response schema, ${num(stats.with_examples)} with examples.`,
     ),
     form,
     h('div', { class: 'library' }, facets, results),
@@ -110,7 +111,8 @@ export async function libraryView(view: HTMLElement, params: URLSearchParams): P
   const more = h('button', { type: 'button', class: 'more' }, 'Show 50 more');
   const page = async (cursor: string | null) => {
     const next = await api<ToolPage>(
-      `/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      `/v1/tools?limit=50${category ? `&category=${encodeURIComponent(category)}` : ''}` +
+        `${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     );
     add(list, next.tools.map(hit));
     if (next.next_cursor === null) more.remove();

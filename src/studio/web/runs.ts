@@ -106,7 +106,8 @@ export async function runView(view: HTMLElement, name: string): Promise<void> {
       h(
         'p',
         { class: 'muted' },
-        `${run.report.tasks.scored} tasks × ${run.report.runs} runs, policy ${run.report.policy}, ${run.report.created_at}`,
+        `${run.report.tasks.scored} tasks × ${run.report.runs} runs, ` +
+          `policy ${run.report.policy}, ${run.report.created_at}`,
       ),
       section('Agents compared', agentTable([{ run: name, results: run.report.results }])),
     );

@@ -131,6 +131,7 @@ function queue(samples: Sample[]): Child {
     'p',
     { class: 'queue' },
     h('strong', null, 'Queue: '),
-    `${num(running)} of ${num(gauge('concurrency'))} generating, ${num(gauge('waiting'))} waiting (at most ${num(gauge('max_waiting'))}, then calls are refused as busy)`,
+    `${num(running)} of ${num(gauge('concurrency'))} generating, ${num(gauge('waiting'))} waiting (at most ` +
+      `${num(gauge('max_waiting'))}, then calls are refused as busy)`,
   );
 }

@@ -41,9 +41,11 @@ export interface SynthSummary {
   out?: string;
 }
 
-const PHRASE_PROMPT = `You rewrite a task request so that it reads like a person asking an assistant. Keep its meaning and every step.
-Keep every quoted value, number, parameter name and field name exactly as written. Add no facts, no tool or API names.
-Reply with one JSON object: {"query": "<the rewritten request>"}.`;
+const PHRASE_PROMPT =
+  'You rewrite a task request so that it reads like a person asking an assistant. Keep its meaning and every step.\n' +
+  'Keep every quoted value, number, parameter name and field ' +
+  'name exactly as written. Add no facts, no tool or API names.\n' +
+  'Reply with one JSON object: {"query": "<the rewritten request>"}.';
 
 /**
  * `toolenv tasks synth`: the library, its graph and a simulator as `serve` builds it (examples, then the synthesizer),
@@ -95,14 +97,15 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
       onProgress: (made, total) => progress.update('synth', made, total),
     });
     progress.stop();
-    if (report.tasks.length === 0)
+    if (report.tasks.length === 0) {
+      const dropped = DROP_REASONS.filter((r) => report.dropped[r] > 0)
+        .map((r) => `${r} ${report.dropped[r]}`)
+        .join(', ');
       throw new UsageError(
-        `no task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ${options.minTools}-${options.maxTools} tools (dropped: ${DROP_REASONS.filter(
-          (r) => report.dropped[r] > 0,
-        )
-          .map((r) => `${r} ${report.dropped[r]}`)
-          .join(', ')})`,
+        `no task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ` +
+          `${options.minTools}-${options.maxTools} tools (dropped: ${dropped})`,
       );
+    }
     const text = report.tasks.map((task) => `${JSON.stringify(task)}\n`).join('');
     if (out) {
       out.end(text);

@@ -22,7 +22,8 @@ export function templateQuery(
 ): string {
   const steps = calls.map((call) => {
     const fed = call.link
-      ? `, using the ${call.link.key} from ${calls.length > 2 ? `step ${call.link.from + 1}` : 'that result'} as ${call.link.param}`
+      ? `, using the ${call.link.key} from ` +
+        `${calls.length > 2 ? `step ${call.link.from + 1}` : 'that result'} as ${call.link.param}`
       : '';
     return `${action(call.tool)}${fed}${given(call.given)}`;
   });
@@ -54,7 +55,11 @@ export function action(tool: Tool): string {
       .replace(/[.\s]+$/, '') ?? '';
   if (sentence.length >= 8 && sentence.length <= 120 && !sentence.includes(tool.id))
     return `use the API that does this: ${lower(sentence)}`;
-  return `call the ${tool.origin.format === 'openapi' ? `${tool.origin.method.toUpperCase()} ${tool.origin.path} operation of ${tool.origin.api_id}` : 'matching operation'}`;
+  const operation =
+    tool.origin.format === 'openapi'
+      ? `${tool.origin.method.toUpperCase()} ${tool.origin.path} operation of ${tool.origin.api_id}`
+      : 'matching operation';
+  return `call the ${operation}`;
 }
 
 function given(values: Record<string, Scalar>): string {
