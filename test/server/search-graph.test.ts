@@ -37,10 +37,17 @@ test('POST /v1/search answers one query or many, in order', async (t) => {
 test('bad search requests are 400 problems naming the mistake', async (t) => {
   const server = await startTestServer();
   t.after(() => server.close());
-  assert.match(String((await expectProblem(await post(`${server.url}/v1/search`, {}), 400)).detail), /exactly one of/);
+  assert.match(
+    String((await expectProblem(await post(`${server.url}/v1/search`, {}), 400)).detail),
+    /needs one of "query", "queries"/,
+  );
+  assert.match(
+    String((await expectProblem(await post(`${server.url}/v1/search`, { query: 'x', queries: ['y'] }), 400)).detail),
+    /takes one of "query", "queries", not more/,
+  );
   assert.match(
     String((await expectProblem(await post(`${server.url}/v1/search`, { queries: [1] }), 400)).detail),
-    /array of strings/,
+    /\/queries\/0 must be a string, got 1/,
   );
   assert.match(
     String((await expectProblem(await post(`${server.url}/v1/search`, { query: 'x', retriever: 'nope' }), 400)).detail),
@@ -48,7 +55,7 @@ test('bad search requests are 400 problems naming the mistake', async (t) => {
   );
   assert.match(
     String((await expectProblem(await post(`${server.url}/v1/search`, { query: 'x', top: 3 }), 400)).detail),
-    /"top"/,
+    /\/top is not a known member \(known: query, queries, k, retriever, category\)/,
   );
 });
 
@@ -80,5 +87,6 @@ test('graph routes serve edges and induced subgraphs once the graph is built', a
   assert.deepEqual(sub.unknown, ['nope']);
   assert.ok(sub.edges.length > 0);
   for (const edge of sub.edges) assert.ok(members.includes(edge.src) && members.includes(edge.dst));
-  await expectProblem(await post(`${fresh.url}/v1/graph/subgraph`, { tools: 'x' }), 400);
+  const refused = await expectProblem(await post(`${fresh.url}/v1/graph/subgraph`, { tools: 'x' }), 400);
+  assert.deepEqual(refused.errors, [{ path: '/tools', message: 'must be an array, got "x"' }]);
 });

@@ -1,13 +1,11 @@
 import { Hono } from 'hono';
-import { schemaNumber } from '../../wire/schemas.js';
+import type { SubgraphRequest } from '../../wire/schema-types.js';
 import { servedGraph, type AppContext } from '../context.js';
-import { isPlainObject, readJsonBody } from '../json-body.js';
+import { readJsonBody } from '../json-body.js';
+import { checkedBody } from '../request-body.js';
 import { httpProblem, problemResponse } from '../../http/problem-response.js';
 import { GRAPH_FILE, type Graph } from '../../graph/store.js';
 import { json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
-
-/** Most tools in one subgraph query: an execution plan's tool set, with room to spare. */
-export const MAX_SUBGRAPH_TOOLS = schemaNumber('server', '/$defs/SubgraphRequest/properties/tools/maxItems');
 
 /**
  * The tool-dependency graph: `GET /v1/graph/{id}` (in and out edges) and `POST /v1/graph/subgraph {"tools": […]}`
@@ -42,21 +40,9 @@ export function graphRoutes(ctx: AppContext): Hono {
   });
 
   app.post('/v1/graph/subgraph', async (c) => {
-    const body = await readJsonBody(c);
-    const tools = isPlainObject(body) ? body.tools : undefined;
-    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string')) {
-      throw httpProblem(400, 'the request body must be a JSON object {"tools": [ID, ...]}', {
-        title: 'Invalid request body',
-      });
-    }
-    if (tools.length > MAX_SUBGRAPH_TOOLS) {
-      throw httpProblem(400, `at most ${MAX_SUBGRAPH_TOOLS} tools per subgraph, got ${tools.length}`, {
-        title: 'Invalid request body',
-        extra: { max_tools: MAX_SUBGRAPH_TOOLS },
-      });
-    }
+    const { tools } = checkedBody<SubgraphRequest>('SubgraphRequest', await readJsonBody(c), 'Invalid request body');
     const g = open();
-    const ids = [...new Set(tools as string[])];
+    const ids = [...new Set(tools)];
     return c.json({ tools: ids, unknown: ids.filter((id) => !g.has(id)), edges: g.subgraph(ids) });
   });
   return app;

@@ -1,14 +1,12 @@
 import { Hono } from 'hono';
-import { schemaNumber } from '../../wire/schemas.js';
+import type { SearchRequest } from '../../wire/schema-types.js';
 import type { AppContext } from '../context.js';
-import { isPlainObject, readJsonBody } from '../json-body.js';
+import { readJsonBody } from '../json-body.js';
+import { checkedBody } from '../request-body.js';
 import { httpProblem } from '../../http/problem-response.js';
-import type { IndexMissingError, RetrieverName } from '../../retrieval/searcher.js';
+import type { IndexMissingError } from '../../retrieval/searcher.js';
 import type { LexicalBuild } from '../index-build.js';
 import { json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
-
-/** Most queries in one request: a ParaAct exploration step fans out over a handful of capability slots. */
-export const MAX_QUERIES = schemaNumber('server', '/$defs/SearchRequest/properties/queries/maxItems');
 
 /**
  * `POST /v1/search` `{"query"} | {"queries": […]}, k?, retriever?, category?`: ParaAct's parallel `search_tool`
@@ -17,38 +15,22 @@ export const MAX_QUERIES = schemaNumber('server', '/$defs/SearchRequest/properti
 export function searchRoutes(ctx: AppContext): Hono {
   const app = new Hono();
   app.post('/v1/search', async (c) => {
-    const body = await readJsonBody(c);
-    if (!isPlainObject(body))
-      throw invalid('the request body must be a JSON object {"query": TEXT} or {"queries": [TEXT, ...]}');
-    const known = new Set(['query', 'queries', 'k', 'retriever', 'category']);
-    const extra = Object.keys(body).find((key) => !known.has(key));
-    if (extra !== undefined)
-      throw invalid(`unknown member ${JSON.stringify(extra)}; search takes query or queries, k, retriever, category`);
-    const single = typeof body.query === 'string';
-    if (single === (body.queries !== undefined))
-      throw invalid('send exactly one of "query" (a string) or "queries" (an array of strings)');
-    const queries = single ? [body.query as string] : body.queries;
-    if (!Array.isArray(queries) || queries.length === 0 || !queries.every((q) => typeof q === 'string'))
-      throw invalid('"queries" must be a non-empty array of strings');
-    if (queries.length > MAX_QUERIES)
-      throw invalid(`at most ${MAX_QUERIES} queries per request, got ${queries.length}`, { max_queries: MAX_QUERIES });
-    if (body.k !== undefined && !Number.isInteger(body.k)) throw invalid('"k" must be an integer');
-    if (body.retriever !== undefined && typeof body.retriever !== 'string')
-      throw invalid('"retriever" must be a string');
-    if (body.category !== undefined && typeof body.category !== 'string') throw invalid('"category" must be a string');
+    const body = checkedBody<SearchRequest>('SearchRequest', await readJsonBody(c), 'Invalid search request');
+    const single = body.query !== undefined;
+    const queries = single ? [body.query!] : body.queries!;
     const { search, SearchError, IndexMissingError, lexicalBuild } = await ctx.retrieval();
     try {
-      const results = await search.search(queries as string[], {
-        k: body.k as number | undefined,
-        retriever: body.retriever as RetrieverName | undefined,
-        category: body.category as string | undefined,
+      const results = await search.search(queries, {
+        k: body.k,
+        retriever: body.retriever,
+        category: body.category,
       });
       // An agent chooses among hits by what they do: each carries its tool's description, as episode searches do.
       const described = results.map((hits) =>
         hits.map((hit) => ({ ...hit, description: ctx.store.get(hit.id)?.description ?? '' })),
       );
       if (single) return c.json({ query: queries[0], results: described[0] });
-      return c.json({ results: (queries as string[]).map((query, i) => ({ query, results: described[i] })) });
+      return c.json({ results: queries.map((query, i) => ({ query, results: described[i] })) });
     } catch (error) {
       if (error instanceof IndexMissingError) throw indexMissing(error, lexicalBuild, ctx.log);
       if (error instanceof SearchError) throw invalid(error.message);
