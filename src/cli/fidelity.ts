@@ -39,23 +39,27 @@ export function registerFidelity(program: Command): void {
   const fidelity = program
     .command('fidelity')
     .description(
-      'measure how real the simulated answers look (issue #17): schema validity, request consistency, plausibility and error shapes, per response source, over a seeded sample of tools',
+      'measure how real the simulated answers look (issue #17): schema validity, request consistency, ' +
+        'plausibility and error shapes, per response source, over a seeded sample of tools',
     )
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--sample <n>', 'tools drawn (all of a smaller library)', '2000')
     .option('--seed <n>', 'seed of the sample, the requests and the simulator', '1')
     .option(
       '--responder <names>',
-      `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is always the last fallback)`,
+      `responders asked in order, comma-separated: example, synth, ${MODEL_RESPONDERS.join(', ')} (synth is ` +
+        'always the last fallback)',
       'example,synth',
     )
     .option(
       '--recorded <file|url>',
-      'also score the real answers stored in this response cache (source real: recorded with serve --upstream record, or imported with cache import --format toolbench) under real',
+      'also score the real answers stored in this response cache (source real: recorded with serve --upstream ' +
+        'record, or imported with cache import --format toolbench) under real',
     )
     .option(
       '--examples',
-      `compare answers with the vendors' documented 2xx examples (withheld from the answering library), on one side of a seeded API-level split (default --sample ${EXAMPLES_SAMPLE})`,
+      "compare answers with the vendors' documented 2xx examples (withheld from the answering library), on one " +
+        `side of a seeded API-level split (default --sample ${EXAMPLES_SAMPLE})`,
     )
     .option('--split-seed <n>', 'with --examples: seed of the API-level split', '1')
     .option('--holdout-share <x>', 'with --examples: share of the APIs held out', '0.2')
@@ -192,7 +196,8 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
     const seen = prior && flags.side === 'held-out' ? [...heldOut].filter((api) => !prior.leftOut.has(api)) : [];
     if (seen.length > 0)
       throw new UsageError(
-        `the value prior ${prior!.file} read the examples of ${seen.length} held-out APIs (${seen[0]}…): mine it with toolenv library prior --leave-out FILE (fidelity --write-holdout FILE), or pass --no-prior`,
+        `the value prior ${prior!.file} read the examples of ${seen.length} held-out APIs (${seen[0]}…): mine ` +
+          'it with toolenv library prior --leave-out FILE (fidelity --write-holdout FILE), or pass --no-prior',
       );
     // The examples responder is skipped (dynamic): listed or not, nothing is answered from an example.
     responders = await respondersFromFlags(flags.responder, flags, {

@@ -10,7 +10,11 @@ export const proportionCell = (p: Proportion) =>
 export function examplesReportLines(report: ExamplesReport, wallSeconds: number): string[] {
   const s = report.sample;
   const lines = [
-    `fidelity --examples: ${s.operations} operations of ${s.apis} APIs on the ${report.side} side (${report.split.held_out} of ${report.split.apis} APIs held out; ${s.candidates} candidates), seed ${report.seed}, responders ${report.responders.join(',')}; ${s.leaves} leaves, ${s.keys} keys; ${s.documented_requests} requests with ${s.documented_values} documented values; ${s.no_valid_request} without a valid request, ${s.unanswered} not answered 2xx; ${wallSeconds.toFixed(1)} s`,
+    `fidelity --examples: ${s.operations} operations of ${s.apis} APIs on the ${report.side} side ` +
+      `(${report.split.held_out} of ${report.split.apis} APIs held out; ${s.candidates} candidates), seed ` +
+      `${report.seed}, responders ${report.responders.join(',')}; ${s.leaves} leaves, ${s.keys} keys; ` +
+      `${s.documented_requests} requests with ${s.documented_values} documented values; ${s.no_valid_request} ` +
+      `without a valid request, ${s.unanswered} not answered 2xx; ${wallSeconds.toFixed(1)} s`,
     '',
     '| measure | share [95% Wilson] (n) |',
     '|---|---:|',
@@ -20,7 +24,8 @@ export function examplesReportLines(report: ExamplesReport, wallSeconds: number)
     `| vendor id prefix | ${proportionCell(report.id_prefix)} |`,
     `| number magnitude (≤ 10×) | ${proportionCell(report.magnitude)} |`,
     `| integer vs float | ${proportionCell(report.integer_float)} |`,
-    `| per operation: value class / key coverage | ${pct(report.per_operation.value_class)} / ${pct(report.per_operation.key_coverage)} |`,
+    `| per operation: value class / key coverage | ${pct(report.per_operation.value_class)} / ` +
+      `${pct(report.per_operation.key_coverage)} |`,
     '',
     '| example class | leaves | present | agreement | answered as |',
     '|---|---:|---:|---:|---|',

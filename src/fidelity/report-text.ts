@@ -10,7 +10,10 @@ const cell = (part: number, whole: number, rate: number | null) =>
 export function reportLines(report: FidelityReport, wallSeconds: number): string[] {
   const t = report.tools;
   const lines = [
-    `fidelity: ${t.sampled} of ${t.library} tools (seed ${report.seed}, responders ${report.responders.join(',')}), ${t.valid_requests} valid requests, ${t.no_valid_request} without one, ${t.unanswered} not answered 2xx${t.recorded === undefined ? '' : `; ${t.recorded} recorded real answers`}; ${wallSeconds.toFixed(1)} s`,
+    `fidelity: ${t.sampled} of ${t.library} tools (seed ${report.seed}, responders ` +
+      `${report.responders.join(',')}), ${t.valid_requests} valid requests, ${t.no_valid_request} without one, ` +
+      `${t.unanswered} not answered ` +
+      `2xx${t.recorded === undefined ? '' : `; ${t.recorded} recorded real answers`}; ${wallSeconds.toFixed(1)} s`,
     '',
   ];
   const columns: [string, SuccessSummary][] = [
@@ -74,7 +77,8 @@ export function reportLines(report: FidelityReport, wallSeconds: number): string
   const e = report.errors;
   lines.push(
     '',
-    `error shapes: ${e.operations} operations with a document, ${e.declaring_4xx} declare a 4xx, ${e.declaring_error_schema} an error body schema`,
+    `error shapes: ${e.operations} operations with a document, ${e.declaring_4xx} declare a 4xx, ` +
+      `${e.declaring_error_schema} an error body schema`,
     '',
   );
   const errorColumns = ['all', ...ERROR_SOURCES] as const;
@@ -90,15 +94,12 @@ export function reportLines(report: FidelityReport, wallSeconds: number): string
     ['REST Rule-layer refusal', e.rest.refusal],
   ] as const;
   for (const [label, kind] of kinds) {
-    lines.push(
-      `| ${label}: valid | ${[errorCell(kind), ...ERROR_SOURCES.map((s) => errorCell(kind.by_source[s]))].join(' | ')} |`,
-    );
-    lines.push(
-      `| ${label}: declared fields present | ${[fieldsCell(kind), ...ERROR_SOURCES.map((s) => fieldsCell(kind.by_source[s]))].join(' | ')} |`,
-    );
-    lines.push(
-      `| ${label}: reason carried | ${[reasonCell(kind), ...ERROR_SOURCES.map((s) => reasonCell(kind.by_source[s]))].join(' | ')} |`,
-    );
+    const valid = [errorCell(kind), ...ERROR_SOURCES.map((s) => errorCell(kind.by_source[s]))].join(' | ');
+    lines.push(`| ${label}: valid | ${valid} |`);
+    const fields = [fieldsCell(kind), ...ERROR_SOURCES.map((s) => fieldsCell(kind.by_source[s]))].join(' | ');
+    lines.push(`| ${label}: declared fields present | ${fields} |`);
+    const reason = [reasonCell(kind), ...ERROR_SOURCES.map((s) => reasonCell(kind.by_source[s]))].join(' | ');
+    lines.push(`| ${label}: reason carried | ${reason} |`);
   }
 
   if (report.inconsistent.length > 0) {
@@ -126,7 +127,11 @@ const formatMs = (ms: number) => (ms >= 100 ? String(Math.round(ms)) : ms.toFixe
 function modelLine(m: ModelSummary): string {
   const speed = m.tokens_per_s === null ? '' : `, ${m.tokens_per_s} tokens/s`;
   const error = m.last_error === undefined ? '' : `; last error: ${m.last_error}`;
-  return `model: ${m.calls} calls, ${m.answered} answered, ${m.fallbacks} left to the next responder (${m.invalid} invalid bodies, ${m.retries} retries, ${m.timeouts} timeouts, ${m.errors} errors); ${m.prompt_tokens} prompt and ${m.completion_tokens} completion tokens in ${m.generation_s} s of generation${speed}${error}`;
+  return (
+    `model: ${m.calls} calls, ${m.answered} answered, ${m.fallbacks} left to the next responder (${m.invalid} ` +
+    `invalid bodies, ${m.retries} retries, ${m.timeouts} timeouts, ${m.errors} errors); ${m.prompt_tokens} ` +
+    `prompt and ${m.completion_tokens} completion tokens in ${m.generation_s} s of generation${speed}${error}`
+  );
 }
 
 function clip(value: unknown): string {

@@ -39,7 +39,8 @@ export interface LibraryStats {
 
 export { LibraryError };
 
-const DDL = `
+const DDL =
+  `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS apis (
   api_id TEXT PRIMARY KEY, title TEXT NOT NULL, provider TEXT NOT NULL, category TEXT NOT NULL,
@@ -75,12 +76,15 @@ CREATE TRIGGER IF NOT EXISTS tool_counts_insert AFTER INSERT ON tools BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS tool_counts_delete AFTER DELETE ON tools BEGIN
   UPDATE tool_counts SET n = n - 1
-  WHERE category = OLD.category AND format = OLD.format AND has_response_schema = OLD.has_response_schema AND has_examples = OLD.has_examples;
+  WHERE category = OLD.category AND format = OLD.format AND ` +
+  `has_response_schema = OLD.has_response_schema AND has_examples = OLD.has_examples;
   DELETE FROM tool_counts WHERE n = 0;
 END;
-CREATE TRIGGER IF NOT EXISTS tool_counts_update AFTER UPDATE OF category, format, has_response_schema, has_examples ON tools BEGIN
+CREATE TRIGGER IF NOT EXISTS tool_counts_update AFTER UPDATE OF ` +
+  `category, format, has_response_schema, has_examples ON tools BEGIN
   UPDATE tool_counts SET n = n - 1
-  WHERE category = OLD.category AND format = OLD.format AND has_response_schema = OLD.has_response_schema AND has_examples = OLD.has_examples;
+  WHERE category = OLD.category AND format = OLD.format AND ` +
+  `has_response_schema = OLD.has_response_schema AND has_examples = OLD.has_examples;
   INSERT INTO tool_counts VALUES (NEW.category, NEW.format, NEW.has_response_schema, NEW.has_examples, 1)
   ON CONFLICT DO UPDATE SET n = n + 1;
   DELETE FROM tool_counts WHERE n = 0;
@@ -177,16 +181,22 @@ export class LibraryStore {
   /** Writes a batch in one transaction: either all of it lands or none. Tools with an existing id are replaced. */
   write(batch: LibraryBatch): void {
     const putApi = this.db.prepare(
-      `INSERT INTO apis (api_id, title, provider, category, format, document) VALUES (@api_id, @title, @provider, @category, @format, @document)
-       ON CONFLICT(api_id) DO UPDATE SET title = excluded.title, provider = excluded.provider, category = excluded.category,
+      `INSERT INTO apis (api_id, title, provider, category, format, document) ` +
+        `VALUES (@api_id, @title, @provider, @category, @format, @document)
+       ON CONFLICT(api_id) DO UPDATE SET title = excluded.title, provider = excluded.provider, ` +
+        `category = excluded.category,
        format = excluded.format, document = excluded.document`,
     );
     const putTool = this.db.prepare(
-      `INSERT INTO tools (id, name, description, category, format, api_id, method, path, has_response_schema, has_examples, record)
-       VALUES (@id, @name, @description, @category, @format, @api_id, @method, @path, @has_response_schema, @has_examples, @record)
-       ON CONFLICT(id) DO UPDATE SET name = excluded.name, description = excluded.description, category = excluded.category,
+      `INSERT INTO tools (id, name, description, category, format, api_id, method, path, ` +
+        `has_response_schema, has_examples, record)
+       VALUES (@id, @name, @description, @category, @format, @api_id, @method, @path, ` +
+        `@has_response_schema, @has_examples, @record)
+       ON CONFLICT(id) DO UPDATE SET name = excluded.name, description = excluded.description, ` +
+        `category = excluded.category,
        format = excluded.format, api_id = excluded.api_id, method = excluded.method, path = excluded.path,
-       has_response_schema = excluded.has_response_schema, has_examples = excluded.has_examples, record = excluded.record`,
+       has_response_schema = excluded.has_response_schema, has_examples = excluded.has_examples, ` +
+        `record = excluded.record`,
     );
     this.db.transaction(() => {
       for (const api of batch.apis) putApi.run(apiRow(api));

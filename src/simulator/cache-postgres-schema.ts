@@ -13,7 +13,8 @@ export const RESET_CHANNEL = 'toolenv_cache_reset';
 /** Serializes the schema's creation: replicas starting at once would otherwise race on CREATE TABLE. */
 const SCHEMA_LOCK = 7_305_736_291;
 
-const DDL = `
+const DDL =
+  `
 CREATE TABLE IF NOT EXISTS toolenv_meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE IF NOT EXISTS toolenv_responses (
   id bigserial PRIMARY KEY,
@@ -28,7 +29,8 @@ CREATE TABLE IF NOT EXISTS toolenv_responses (
   hits bigint NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS toolenv_responses_tool ON toolenv_responses (tool, id);
-CREATE UNLOGGED TABLE IF NOT EXISTS toolenv_pending (key bytea PRIMARY KEY, owner text NOT NULL, expires_at timestamptz NOT NULL);
+CREATE UNLOGGED TABLE IF NOT EXISTS toolenv_pending (key bytea PRIMARY KEY, ` +
+  `owner text NOT NULL, expires_at timestamptz NOT NULL);
 `;
 
 /**
@@ -36,15 +38,18 @@ CREATE UNLOGGED TABLE IF NOT EXISTS toolenv_pending (key bytea PRIMARY KEY, owne
  * claimer's lease ran out. The hit and the claim read one snapshot, so an answer committed meanwhile can still be
  * claimed again: `fill` then finds the first answer and serves that one.
  */
-export const CLAIM = `
+export const CLAIM =
+  `
 WITH hit AS (SELECT id, status, body, source FROM toolenv_responses WHERE key = $1),
 claim AS (
   INSERT INTO toolenv_pending (key, owner, expires_at)
   SELECT $1, $2, now() + $3 * interval '1 millisecond' WHERE NOT EXISTS (SELECT 1 FROM hit)
-  ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at WHERE toolenv_pending.expires_at < now()
+  ON CONFLICT (key) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at ` +
+  `WHERE toolenv_pending.expires_at < now()
   RETURNING 1
 )
-SELECT hit.id, hit.status, hit.body, hit.source, (SELECT count(*) FROM claim)::int AS claimed FROM (SELECT 1) AS one LEFT JOIN hit ON true`;
+SELECT hit.id, hit.status, hit.body, hit.source, (SELECT count(*) FROM claim)::int AS claimed ` +
+  `FROM (SELECT 1) AS one LEFT JOIN hit ON true`;
 
 /** The claimer's answer stored, its claim dropped and the waiters told, in one statement. */
 export const FILL = `
@@ -55,7 +60,9 @@ WITH stored AS (
 released AS (DELETE FROM toolenv_pending WHERE key = $1 AND owner = $7)
 SELECT (SELECT id FROM stored) AS id, pg_notify('${SETTLED_CHANNEL}', $8)`;
 
-export const RELEASE = `WITH released AS (DELETE FROM toolenv_pending WHERE key = $1 AND owner = $2) SELECT pg_notify('${SETTLED_CHANNEL}', $3)`;
+export const RELEASE =
+  'WITH released AS (DELETE FROM toolenv_pending WHERE key = $1 AND owner = $2) SELECT ' +
+  `pg_notify('${SETTLED_CHANNEL}', $3)`;
 
 /** A connection that listens on both channels. */
 export async function listen(config: pg.ClientConfig): Promise<pg.Client> {
@@ -107,11 +114,13 @@ export async function insertBatch(
 ): Promise<{ inserted: number; replaced: number }> {
   const column = (i: number) => rows.map((row) => row[i]);
   const conflict = replace
-    ? 'DO UPDATE SET status = EXCLUDED.status, body = EXCLUDED.body, source = EXCLUDED.source, created_at = EXCLUDED.created_at'
+    ? 'DO UPDATE SET status = EXCLUDED.status, body = EXCLUDED.body, source = EXCLUDED.source, ' +
+      'created_at = EXCLUDED.created_at'
     : 'DO NOTHING';
   const { rows: written } = await client.query<{ inserted: boolean }>(
     `INSERT INTO toolenv_responses (key, tool, args, status, body, source, created_at, last_hit_at, hits)
-     SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::bigint[])
+     SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::int[], ` +
+      `$5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::bigint[])
      ON CONFLICT (key) ${conflict} RETURNING (xmax = 0) AS inserted`,
     [0, 1, 2, 3, 4, 5, 6, 7, 8].map(column),
   );

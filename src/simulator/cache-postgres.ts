@@ -188,7 +188,8 @@ export class PostgresCache implements CacheBackend {
     const body = JSON.stringify(response.body) ?? 'null';
     if (entryBytes(canonical, body) > this.maxEntryBytes) return 'too_large';
     const { rowCount } = await this.pool.query(
-      'INSERT INTO toolenv_responses (key, tool, args, status, body, source) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (key) DO NOTHING',
+      'INSERT INTO toolenv_responses (key, tool, args, status, body, source) VALUES ($1, $2, $3, $4, $5, $6) ' +
+        'ON CONFLICT (key) DO NOTHING',
       [entryKey(toolId, canonical), toolId, canonical, response.status, body, response.source],
     );
     return rowCount ? 'stored' : 'kept';
@@ -299,7 +300,8 @@ export class PostgresCache implements CacheBackend {
     let after = '0';
     for (;;) {
       const { rows } = await this.pool.query<EntryRow>(
-        'SELECT id, tool, args, status, body, source, created_at, last_hit_at, hits FROM toolenv_responses WHERE id > $1 ORDER BY id LIMIT 1000',
+        'SELECT id, tool, args, status, body, source, created_at, last_hit_at, hits FROM toolenv_responses ' +
+          'WHERE id > $1 ORDER BY id LIMIT 1000',
         [after],
       );
       for (const row of rows) {
@@ -334,7 +336,8 @@ export class PostgresCache implements CacheBackend {
         'SELECT source, count(*)::int AS n FROM toolenv_responses GROUP BY source ORDER BY n DESC',
       ),
       this.pool.query<{ tool: string; entries: number; hits: string }>(
-        'SELECT tool, count(*)::int AS entries, sum(hits) AS hits FROM toolenv_responses GROUP BY tool ORDER BY entries DESC, hits DESC, tool LIMIT $1',
+        'SELECT tool, count(*)::int AS entries, sum(hits) AS hits FROM toolenv_responses GROUP BY tool ORDER ' +
+          'BY entries DESC, hits DESC, tool LIMIT $1',
         [top],
       ),
       this.pool.query<{ bytes: string }>("SELECT pg_total_relation_size('toolenv_responses') AS bytes"),
@@ -361,7 +364,8 @@ export class PostgresCache implements CacheBackend {
     this.pending.clear();
     const run = this.pool
       .query(
-        `UPDATE toolenv_responses AS r SET hits = r.hits + u.hits, last_hit_at = greatest(r.last_hit_at, to_timestamp(u.last / 1000.0))
+        `UPDATE toolenv_responses AS r SET hits = r.hits + u.hits, ` +
+          `last_hit_at = greatest(r.last_hit_at, to_timestamp(u.last / 1000.0))
          FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS u(id, hits, last) WHERE r.id = u.id`,
         [batch.map(([id]) => id), batch.map(([, c]) => c.hits), batch.map(([, c]) => c.last)],
       )
@@ -402,7 +406,8 @@ export class PostgresCache implements CacheBackend {
       () => {
         this.pool
           .query(
-            "UPDATE toolenv_pending SET expires_at = now() + $3 * interval '1 millisecond' WHERE key = $1 AND owner = $2",
+            "UPDATE toolenv_pending SET expires_at = now() + $3 * interval '1 millisecond' WHERE key = $1 AND " +
+              'owner = $2',
             [key, this.owner, this.leaseMs],
           )
           .catch(() => {});

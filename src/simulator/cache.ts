@@ -120,7 +120,8 @@ export class ResponseCache implements CacheBackend {
     this.select = db.prepare('SELECT id, status, body, source FROM responses WHERE tool = ? AND args = ?');
     if (mode === 'read-write') {
       this.insert = db.prepare(
-        'INSERT INTO responses (tool, args, status, body, source, created_at, last_hit_at, hits) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO NOTHING',
+        'INSERT INTO responses (tool, args, status, body, source, created_at, last_hit_at, hits) VALUES (?, ?, ' +
+          '?, ?, ?, ?, ?, ?) ON CONFLICT (tool, args) DO NOTHING',
       );
       this.checkSize();
       this.timer = setInterval(() => {
@@ -323,7 +324,8 @@ export class ResponseCache implements CacheBackend {
     }
     const top_tools = this.db
       .prepare<[number], { tool: string; entries: number; hits: number }>(
-        'SELECT tool, count(*) AS entries, sum(hits) AS hits FROM responses GROUP BY tool ORDER BY entries DESC, hits DESC, tool LIMIT ?',
+        'SELECT tool, count(*) AS entries, sum(hits) AS hits FROM responses GROUP BY tool ORDER BY entries ' +
+          'DESC, hits DESC, tool LIMIT ?',
       )
       .all(top);
     const size_bytes = ['', '-wal', '-shm'].reduce(

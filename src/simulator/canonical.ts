@@ -9,8 +9,12 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
     return canonicalJson((value as { toJSON(): unknown }).toJSON());
-  if (Array.isArray(value))
-    return `[${value.map((item) => (item === undefined || typeof item === 'function' ? 'null' : canonicalJson(item))).join(',')}]`;
+  if (Array.isArray(value)) {
+    const items = value.map((item) =>
+      item === undefined || typeof item === 'function' ? 'null' : canonicalJson(item),
+    );
+    return `[${items.join(',')}]`;
+  }
   const record = value as Record<string, unknown>;
   const members: string[] = [];
   for (const key of Object.keys(record).sort()) {

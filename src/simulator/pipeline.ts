@@ -237,7 +237,9 @@ class PipelineSimulator implements ToolSimulator {
       problem(
         501,
         'No recording',
-        `${tool.id} has no recorded real answer for these arguments; record one with \`serve --upstream record\` (or \`toolenv call --upstream record\`), or import a corpus with \`toolenv cache import --format toolbench\``,
+        `${tool.id} has no recorded real answer for these arguments; record one with \`serve --upstream ` +
+          'record` (or `toolenv call --upstream record`), or import a corpus with `toolenv cache import ' +
+          '--format toolbench`',
         { tool: tool.id },
       ),
     );
@@ -365,7 +367,8 @@ class PipelineSimulator implements ToolSimulator {
       : problem(
           501,
           'No simulated response',
-          `none of the responders (${this.responders.map((r) => r.name).join(', ') || 'none configured'}) answers ${tool.id}`,
+          `none of the responders (${this.responders.map((r) => r.name).join(', ') || 'none configured'}) ` +
+            `answers ${tool.id}`,
           { tool: tool.id },
         );
     return { status: body.status, body, source: 'rule' };

@@ -135,16 +135,19 @@ export class Rules {
     const allowed = Object.keys(tool.parameters.properties ?? {});
     const errors: ArgumentError[] = unknown.map((name) => {
       const hint = argumentHint(tool, name);
+      const suggestion = hint === undefined ? '' : `; did you mean ${JSON.stringify(hint)}?`;
       return {
         path: pointer('', name),
-        message: `is not a parameter of ${tool.id}${hint === undefined ? '' : `; did you mean ${JSON.stringify(hint)}?`}`,
+        message: `is not a parameter of ${tool.id}${suggestion}`,
       };
     });
     const declared = this.checkDeclared(tool, withoutArguments(args, unknown));
     if (!declared.ok && Array.isArray(declared.problem.errors))
       errors.push(...(declared.problem.errors as ArgumentError[]));
     const names = unknown.map((n) => JSON.stringify(n)).join(', ');
-    const detail = `unknown argument${unknown.length === 1 ? '' : 's'} ${names} for ${tool.id}; its parameters: ${allowed.join(', ') || '(none)'}`;
+    const detail =
+      `unknown argument${unknown.length === 1 ? '' : 's'} ${names} for ${tool.id}; its parameters: ` +
+      `${allowed.join(', ') || '(none)'}`;
     return problem(400, 'Unknown arguments', detail, { tool: tool.id, unknown, allowed, errors });
   }
 

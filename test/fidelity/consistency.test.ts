@@ -46,47 +46,51 @@ test('the addressed resource id is the record id; a parent id is not checked aga
   assert.deepEqual(consistencyChecks(avatar, { entityId: 5 }, { id: 1000 }), []);
 });
 
-test('issue_number reaches number, {owner}/{repo} full_name; a body echoes by the same name, nested fields at their place', () => {
-  const issue = restTool('get', '/repos/{owner}/{repo}/issues/{issue_number}', {
-    owner: path('owner'),
-    repo: path('repo'),
-    issue_number: path('issue_number'),
-  });
-  const checks = consistencyChecks(
-    issue,
-    { owner: 'o', repo: 'r', issue_number: 5 },
-    { number: 5, full_name: 'o/x', name: 'an issue' },
-  );
-  assert.deepEqual(
-    checks.map((c) => [c.rule, c.consistent]),
-    [
-      ['synonym', true],
-      ['full_name', false],
-    ],
-  );
+test(
+  'issue_number reaches number, {owner}/{repo} full_name; a body echoes by the same name, nested fields at their ' +
+    'place',
+  () => {
+    const issue = restTool('get', '/repos/{owner}/{repo}/issues/{issue_number}', {
+      owner: path('owner'),
+      repo: path('repo'),
+      issue_number: path('issue_number'),
+    });
+    const checks = consistencyChecks(
+      issue,
+      { owner: 'o', repo: 'r', issue_number: 5 },
+      { number: 5, full_name: 'o/x', name: 'an issue' },
+    );
+    assert.deepEqual(
+      checks.map((c) => [c.rule, c.consistent]),
+      [
+        ['synonym', true],
+        ['full_name', false],
+      ],
+    );
 
-  const create = restTool('post', '/repos/{owner}/{repo}/issues', {
-    owner: path('owner'),
-    repo: path('repo'),
-    payload: body,
-  });
-  const created = consistencyChecks(
-    create,
-    { owner: 'o', repo: 'r', payload: { body: 'It crashes', labels: { name: 'bug' } } },
-    { body: 'Another body', labels: { name: 'bug' } },
-  );
-  assert.deepEqual(
-    created.map((c) => [c.request, c.consistent]),
-    [
-      ['body', false],
-      ['labels/name', true],
-    ],
-  );
-  assert.deepEqual(
-    requestScalars(create, { owner: 'o', repo: 'r', payload: { body: 'x' } }).map((s) => s.path),
-    ['owner', 'repo', 'body'],
-  );
-});
+    const create = restTool('post', '/repos/{owner}/{repo}/issues', {
+      owner: path('owner'),
+      repo: path('repo'),
+      payload: body,
+    });
+    const created = consistencyChecks(
+      create,
+      { owner: 'o', repo: 'r', payload: { body: 'It crashes', labels: { name: 'bug' } } },
+      { body: 'Another body', labels: { name: 'bug' } },
+    );
+    assert.deepEqual(
+      created.map((c) => [c.request, c.consistent]),
+      [
+        ['body', false],
+        ['labels/name', true],
+      ],
+    );
+    assert.deepEqual(
+      requestScalars(create, { owner: 'o', repo: 'r', payload: { body: 'x' } }).map((s) => s.path),
+      ['owner', 'repo', 'body'],
+    );
+  },
+);
 
 test('list filters are echoed in every item; a free-text query is contained in every item', () => {
   const list = restTool('get', '/pets', { status: query('status'), q: query('q') });

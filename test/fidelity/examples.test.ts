@@ -147,109 +147,117 @@ test('the comparison: keys recursively, leaves by class, list items by index', (
   assert.deepEqual(proportion(2, 4), { n: 4, hits: 2, rate: 0.5, low: 0.15, high: 0.85 });
 });
 
-test('fidelity --examples: the figures of a hand-made answer, examples withheld from the answering pipeline, one side of the split', async () => {
-  const dir = writeFixtureLibrary(
-    [tool('pay_a__create', 'pay.a'), tool('pay_b__create', 'pay.b')],
-    [api('pay.a'), api('pay.b')],
-  );
-  const store = LibraryStore.open(dir);
-  const seen: { tool: Tool; args: Arguments }[] = [];
-  const fake: Responder = {
-    name: 'synth',
-    respond: (answering, args) => {
-      seen.push({ tool: answering, args });
-      return Promise.resolve({ status: 200, body: structuredClone(answer) });
-    },
-  };
-  try {
-    const report = await runExamplesFidelity({
-      store,
-      responders: [examplesResponder, fake],
-      heldOut: new Set(['pay.a']),
-      side: 'held-out',
-      sample: 10,
-      seed: 3,
-    });
-    // The examples responder never answered (dynamic), and the synthesizer saw no example of the operation.
-    assert.equal(seen.length, 1);
-    assert.equal(seen[0]!.tool.id, 'pay_a__create');
-    assert.deepEqual(seen[0]!.tool.examples, []);
-    assert.doesNotMatch(JSON.stringify(seen[0]!.tool.response_schema), /cus_9s6/);
-    // The request carries the documented body example and parameter example.
-    assert.deepEqual(seen[0]!.args, { email: 'jenny@example.com', plan: 'gold' });
-    assert.deepEqual(report.sample, {
-      candidates: 1,
-      operations: 1,
-      apis: 1,
-      leaves: 7,
-      keys: 7,
-      documented_requests: 1,
-      documented_values: 2,
-      no_valid_request: 0,
-      unanswered: 0,
-    });
-    assert.deepEqual(report.split, { apis: 2, held_out: 1 });
-    assert.deepEqual([report.value_class.hits, report.value_class.n], [2, 4]);
-    assert.deepEqual([report.value_class_all_leaves.hits, report.value_class_all_leaves.n], [2, 7]);
-    assert.deepEqual([report.key_coverage.hits, report.key_coverage.n], [5, 7]);
-    assert.deepEqual([report.id_prefix.hits, report.id_prefix.n], [1, 1]);
-    assert.deepEqual([report.magnitude.hits, report.magnitude.n], [0, 1]);
-    assert.deepEqual([report.integer_float.hits, report.integer_float.n], [0, 1]);
-    assert.deepEqual(report.per_operation, { value_class: 0.5, key_coverage: 0.7143 });
-    assert.deepEqual(report.by_class.integer.answered_as, [{ class: 'float', leaves: 1 }]);
-    assert.equal(report.by_class.word.present.rate, 0);
-    assert.equal(report.worst[0]!.tool, 'pay_a__create');
-
-    const kept = await runExamplesFidelity({
-      store,
-      responders: [fake],
-      heldOut: new Set(['pay.a']),
-      side: 'kept',
-      sample: 10,
-      seed: 3,
-    });
-    assert.equal(seen.at(-1)!.tool.id, 'pay_b__create');
-    assert.equal(kept.sample.operations, 1);
-  } finally {
-    store.close();
-  }
-});
-
-test('the split is seeded by API id alone, and the command writes it, measures with the real synthesizer and refuses bad flags', async () => {
-  const ids = Array.from({ length: 1000 }, (_, i) => `api${i}.example.com`);
-  const held = heldOutApis(ids, 7, 0.2);
-  assert.ok(held.size > 150 && held.size < 250);
-  assert.deepEqual(heldOutApis(ids.slice(0, 500), 7, 0.2), new Set([...held].filter((id) => ids.indexOf(id) < 500)));
-
-  const dir = writeFixtureLibrary(
-    [tool('pay_a__create', 'pay.a'), tool('pay_b__create', 'pay.b')],
-    [api('pay.a'), api('pay.b')],
-  );
-  const list = join(tempDir(), 'held-out.txt');
-  const args = ['fidelity', '--examples', '--library', dir, '--split-seed', '1', '--holdout-share', '0.5'];
-  const { stdout } = await run(BIN, [...args, '--write-holdout', list, '--json']);
-  const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
-  const written = readFileSync(list, 'utf8').trim().split('\n').filter(Boolean);
-  assert.deepEqual(written, [...heldOutApis(['pay.a', 'pay.b'], 1, 0.5)].sort());
-  assert.equal(report.sample.operations, written.length);
-  assert.deepEqual(report.responders, ['example', 'synth']);
-  assert.equal(report.prior, null, 'the fixture library has no prior.json');
-  // The synthesizer's answer is scored whatever it is: every leaf either agrees or not.
-  if (written.length > 0) assert.equal(report.value_class_all_leaves.n, 7);
-
-  const same = await run(BIN, ['fidelity', '--examples', '--library', dir, '--holdout', list, '--json']);
-  assert.deepEqual({ ...JSON.parse(same.stdout.trim().split('\n').at(-1)!), wall_s: 0 }, { ...report, wall_s: 0 });
-
-  for (const bad of [
-    ['--side', 'both'],
-    ['--holdout-share', '2'],
-    ['--holdout', join(dir, 'missing.txt')],
-  ]) {
-    const failed = await run(BIN, [...args, ...bad]).then(
-      () => assert.fail(`${bad.join(' ')} was accepted`),
-      (error: { code: number; stderr: string }) => error,
+test(
+  'fidelity --examples: the figures of a hand-made answer, examples withheld from the answering pipeline, one ' +
+    'side of the split',
+  async () => {
+    const dir = writeFixtureLibrary(
+      [tool('pay_a__create', 'pay.a'), tool('pay_b__create', 'pay.b')],
+      [api('pay.a'), api('pay.b')],
     );
-    assert.equal(failed.code, 2);
-    assert.equal(failed.stderr.trim().split('\n').length, 1);
-  }
-});
+    const store = LibraryStore.open(dir);
+    const seen: { tool: Tool; args: Arguments }[] = [];
+    const fake: Responder = {
+      name: 'synth',
+      respond: (answering, args) => {
+        seen.push({ tool: answering, args });
+        return Promise.resolve({ status: 200, body: structuredClone(answer) });
+      },
+    };
+    try {
+      const report = await runExamplesFidelity({
+        store,
+        responders: [examplesResponder, fake],
+        heldOut: new Set(['pay.a']),
+        side: 'held-out',
+        sample: 10,
+        seed: 3,
+      });
+      // The examples responder never answered (dynamic), and the synthesizer saw no example of the operation.
+      assert.equal(seen.length, 1);
+      assert.equal(seen[0]!.tool.id, 'pay_a__create');
+      assert.deepEqual(seen[0]!.tool.examples, []);
+      assert.doesNotMatch(JSON.stringify(seen[0]!.tool.response_schema), /cus_9s6/);
+      // The request carries the documented body example and parameter example.
+      assert.deepEqual(seen[0]!.args, { email: 'jenny@example.com', plan: 'gold' });
+      assert.deepEqual(report.sample, {
+        candidates: 1,
+        operations: 1,
+        apis: 1,
+        leaves: 7,
+        keys: 7,
+        documented_requests: 1,
+        documented_values: 2,
+        no_valid_request: 0,
+        unanswered: 0,
+      });
+      assert.deepEqual(report.split, { apis: 2, held_out: 1 });
+      assert.deepEqual([report.value_class.hits, report.value_class.n], [2, 4]);
+      assert.deepEqual([report.value_class_all_leaves.hits, report.value_class_all_leaves.n], [2, 7]);
+      assert.deepEqual([report.key_coverage.hits, report.key_coverage.n], [5, 7]);
+      assert.deepEqual([report.id_prefix.hits, report.id_prefix.n], [1, 1]);
+      assert.deepEqual([report.magnitude.hits, report.magnitude.n], [0, 1]);
+      assert.deepEqual([report.integer_float.hits, report.integer_float.n], [0, 1]);
+      assert.deepEqual(report.per_operation, { value_class: 0.5, key_coverage: 0.7143 });
+      assert.deepEqual(report.by_class.integer.answered_as, [{ class: 'float', leaves: 1 }]);
+      assert.equal(report.by_class.word.present.rate, 0);
+      assert.equal(report.worst[0]!.tool, 'pay_a__create');
+
+      const kept = await runExamplesFidelity({
+        store,
+        responders: [fake],
+        heldOut: new Set(['pay.a']),
+        side: 'kept',
+        sample: 10,
+        seed: 3,
+      });
+      assert.equal(seen.at(-1)!.tool.id, 'pay_b__create');
+      assert.equal(kept.sample.operations, 1);
+    } finally {
+      store.close();
+    }
+  },
+);
+
+test(
+  'the split is seeded by API id alone, and the command writes it, measures with the real synthesizer and ' +
+    'refuses bad flags',
+  async () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => `api${i}.example.com`);
+    const held = heldOutApis(ids, 7, 0.2);
+    assert.ok(held.size > 150 && held.size < 250);
+    assert.deepEqual(heldOutApis(ids.slice(0, 500), 7, 0.2), new Set([...held].filter((id) => ids.indexOf(id) < 500)));
+
+    const dir = writeFixtureLibrary(
+      [tool('pay_a__create', 'pay.a'), tool('pay_b__create', 'pay.b')],
+      [api('pay.a'), api('pay.b')],
+    );
+    const list = join(tempDir(), 'held-out.txt');
+    const args = ['fidelity', '--examples', '--library', dir, '--split-seed', '1', '--holdout-share', '0.5'];
+    const { stdout } = await run(BIN, [...args, '--write-holdout', list, '--json']);
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    const written = readFileSync(list, 'utf8').trim().split('\n').filter(Boolean);
+    assert.deepEqual(written, [...heldOutApis(['pay.a', 'pay.b'], 1, 0.5)].sort());
+    assert.equal(report.sample.operations, written.length);
+    assert.deepEqual(report.responders, ['example', 'synth']);
+    assert.equal(report.prior, null, 'the fixture library has no prior.json');
+    // The synthesizer's answer is scored whatever it is: every leaf either agrees or not.
+    if (written.length > 0) assert.equal(report.value_class_all_leaves.n, 7);
+
+    const same = await run(BIN, ['fidelity', '--examples', '--library', dir, '--holdout', list, '--json']);
+    assert.deepEqual({ ...JSON.parse(same.stdout.trim().split('\n').at(-1)!), wall_s: 0 }, { ...report, wall_s: 0 });
+
+    for (const bad of [
+      ['--side', 'both'],
+      ['--holdout-share', '2'],
+      ['--holdout', join(dir, 'missing.txt')],
+    ]) {
+      const failed = await run(BIN, [...args, ...bad]).then(
+        () => assert.fail(`${bad.join(' ')} was accepted`),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(failed.code, 2);
+      assert.equal(failed.stderr.trim().split('\n').length, 1);
+    }
+  },
+);

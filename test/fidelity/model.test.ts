@@ -78,14 +78,18 @@ function assertModelScored(report: FidelityReport): void {
   assert.equal(same.other.latency.calls, same.calls);
 }
 
-test('fidelity --responder llama with the tiny GGUF: model answers are scored, and the synthesizer answers the same calls', async () => {
-  const report = await fidelity(tinyModelFile(), '--max-tokens', '200');
-  assertModelScored(report);
-  // Under the grammar even random weights write bodies the response schema accepts.
-  assert.ok(report.by_source.model.answers >= 1, JSON.stringify(report.model));
-  assert.equal(report.by_source.model.schema_validity.rate, 1);
-  assert.equal(report.same_calls!.model.scores.schema_validity.rate, 1);
-});
+test(
+  'fidelity --responder llama with the tiny GGUF: model answers are scored, and the synthesizer answers the same ' +
+    'calls',
+  async () => {
+    const report = await fidelity(tinyModelFile(), '--max-tokens', '200');
+    assertModelScored(report);
+    // Under the grammar even random weights write bodies the response schema accepts.
+    assert.ok(report.by_source.model.answers >= 1, JSON.stringify(report.model));
+    assert.equal(report.by_source.model.schema_validity.rate, 1);
+    assert.equal(report.same_calls!.model.scores.schema_validity.rate, 1);
+  },
+);
 
 test('fidelity --responder llama with the small model of npm run setup:model', { skip: smallModelSkip() }, async () => {
   const report = await fidelity(SMALL_MODEL, '--max-tokens', '256', '--sample', '3');

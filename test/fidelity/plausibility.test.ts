@@ -122,12 +122,16 @@ test('timestamps_ordered: created ≤ updated, start ≤ end, in any date form',
   assert.equal(run(checks.timestampOrder, field('created_at', '2024-01-01')), undefined);
 });
 
-test('status_flags_normal: a resource read by id is not deleted, disabled or archived; lists and writes are not checked', () => {
-  assert.equal(run(checks.flagsNormal, field('deleted', false), true), true);
-  assert.equal(run(checks.flagsNormal, field('is_archived', true), true), false);
-  assert.equal(run(checks.flagsNormal, field('deleted', true), false), undefined);
-  assert.equal(run(checks.flagsNormal, field('deleted', true, { record: false }), true), undefined);
-});
+test(
+  'status_flags_normal: a resource read by id is not deleted, disabled or archived; lists and writes are not ' +
+    'checked',
+  () => {
+    assert.equal(run(checks.flagsNormal, field('deleted', false), true), true);
+    assert.equal(run(checks.flagsNormal, field('is_archived', true), true), false);
+    assert.equal(run(checks.flagsNormal, field('deleted', true), false), undefined);
+    assert.equal(run(checks.flagsNormal, field('deleted', true, { record: false }), true), undefined);
+  },
+);
 
 test('email and URL: well formed; templated and relative links are URLs', () => {
   assert.equal(run(checks.email, field('email', 'ada@example.com')), true);

@@ -53,31 +53,34 @@ function recordedCache(): string {
   return file;
 }
 
-test('recorded real answers are scored under real: schema validity and request consistency on their own arguments', async () => {
-  const store = LibraryStore.open(writeFixtureLibrary());
-  const cache = ResponseCache.open(recordedCache(), { mode: 'read-only' });
-  try {
-    const plain = await runFidelity({ store, responders: [synthResponder], seed: 1 });
-    assert.equal(plain.by_source.real.answers, 0);
-    assert.equal(plain.tools.recorded, undefined);
+test(
+  'recorded real answers are scored under real: schema validity ' + 'and request consistency on their own arguments',
+  async () => {
+    const store = LibraryStore.open(writeFixtureLibrary());
+    const cache = ResponseCache.open(recordedCache(), { mode: 'read-only' });
+    try {
+      const plain = await runFidelity({ store, responders: [synthResponder], seed: 1 });
+      assert.equal(plain.by_source.real.answers, 0);
+      assert.equal(plain.tools.recorded, undefined);
 
-    const report = await runFidelity({ store, responders: [synthResponder], seed: 1, recorded: cache.entries() });
-    assert.equal(report.tools.recorded, 2);
-    assert.equal(report.by_source.real.answers, 2);
-    assert.deepEqual(report.by_source.real.schema_validity, { checked: 2, valid: 1, uncompiled: 0, rate: 0.5 });
-    // petId 7 came back as id 7; petId 8 as "eight": the request's id addressed the resource.
-    assert.equal(report.by_source.real.request_consistency.checks, 2);
-    assert.equal(report.by_source.real.request_consistency.consistent, 1);
-    assert.deepEqual(
-      { ...report.by_source.synth },
-      { ...plain.by_source.synth },
-      'the simulated sources are measured as before',
-    );
-  } finally {
-    cache.close();
-    store.close();
-  }
-});
+      const report = await runFidelity({ store, responders: [synthResponder], seed: 1, recorded: cache.entries() });
+      assert.equal(report.tools.recorded, 2);
+      assert.equal(report.by_source.real.answers, 2);
+      assert.deepEqual(report.by_source.real.schema_validity, { checked: 2, valid: 1, uncompiled: 0, rate: 0.5 });
+      // petId 7 came back as id 7; petId 8 as "eight": the request's id addressed the resource.
+      assert.equal(report.by_source.real.request_consistency.checks, 2);
+      assert.equal(report.by_source.real.request_consistency.consistent, 1);
+      assert.deepEqual(
+        { ...report.by_source.synth },
+        { ...plain.by_source.synth },
+        'the simulated sources are measured as before',
+      );
+    } finally {
+      cache.close();
+      store.close();
+    }
+  },
+);
 
 test('fidelity --recorded CACHE reports the recorded answers; a missing cache is a usage error', async () => {
   const library = writeFixtureLibrary();

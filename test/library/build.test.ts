@@ -93,24 +93,32 @@ function writeSource(): string {
   return dir;
 }
 
-test('waterFill gives quotas that sum to exactly n, differ by at most one among capped groups, and never exceed a count', () => {
-  const counts = new Map([
-    ['a', 10],
-    ['b', 3],
-    ['c', 5],
-    ['d', 40],
-  ]);
-  for (const n of [0, 1, 7, 12, 20, 57, 58, 100]) {
-    const quotas = waterFill(counts, n);
-    const sum = [...quotas.values()].reduce((a, b) => a + b, 0);
-    assert.equal(sum, Math.min(n, 58), `n=${n}`);
-    for (const [name, quota] of quotas) assert.ok(quota <= counts.get(name)!);
-    const capped = [...quotas].filter(([name, quota]) => quota < counts.get(name)!).map(([, quota]) => quota);
-    if (capped.length > 0) assert.ok(Math.max(...capped) - Math.min(...capped) <= 1, `n=${n}: ${[...quotas]}`);
-  }
-  assert.deepEqual(waterFill(counts, 12).get('b'), 3);
-  assert.deepEqual(waterFill(counts, 12), waterFill(new Map([...counts].reverse()), 12), 'independent of input order');
-});
+test(
+  'waterFill gives quotas that sum to exactly n, differ by at most one among capped groups, and never exceed a ' +
+    'count',
+  () => {
+    const counts = new Map([
+      ['a', 10],
+      ['b', 3],
+      ['c', 5],
+      ['d', 40],
+    ]);
+    for (const n of [0, 1, 7, 12, 20, 57, 58, 100]) {
+      const quotas = waterFill(counts, n);
+      const sum = [...quotas.values()].reduce((a, b) => a + b, 0);
+      assert.equal(sum, Math.min(n, 58), `n=${n}`);
+      for (const [name, quota] of quotas) assert.ok(quota <= counts.get(name)!);
+      const capped = [...quotas].filter(([name, quota]) => quota < counts.get(name)!).map(([, quota]) => quota);
+      if (capped.length > 0) assert.ok(Math.max(...capped) - Math.min(...capped) <= 1, `n=${n}: ${[...quotas]}`);
+    }
+    assert.deepEqual(waterFill(counts, 12).get('b'), 3);
+    assert.deepEqual(
+      waterFill(counts, 12),
+      waterFill(new Map([...counts].reverse()), 12),
+      'independent of input order',
+    );
+  },
+);
 
 test("selectCandidates fills tiers in order and prefers quality round-robin across a provider's APIs", () => {
   const c = (key: string, provider: string, api: string, tier: number, quality: number): Candidate => ({
@@ -211,41 +219,44 @@ test('the build keeps exactly --size operations, spread across providers, descri
   assert.deepEqual(readdirSync(dir), ['tools.db'], 'no temporary files are left behind');
 });
 
-test('builds are deterministic, "all" takes every operation, and a failed build leaves the library as it was', async () => {
-  const source = writeSource();
-  const ids = async (size: number | 'all') => {
-    const dir = tempDir('toolenv-build-');
-    await buildDefaultLibrary({ size, dir, source });
+test(
+  'builds are deterministic, "all" takes every operation, and ' + 'a failed build leaves the library as it was',
+  async () => {
+    const source = writeSource();
+    const ids = async (size: number | 'all') => {
+      const dir = tempDir('toolenv-build-');
+      await buildDefaultLibrary({ size, dir, source });
+      const store = LibraryStore.open(dir);
+      const list = [...store.ids()];
+      store.close();
+      return list;
+    };
+    const first = await ids(20);
+    assert.deepEqual(await ids(20), first);
+    const all = await ids('all');
+    assert.equal(all.length, 34);
+    assert.equal(new Set(all).size, 34);
+
+    const dir = writeFixtureLibrary();
+    const before = readFileSync(join(dir, 'tools.db'));
+    await assert.rejects(
+      buildDefaultLibrary({ size: 1000, dir, source }),
+      (e: Error) => e instanceof LibraryError && /1000 is more than the 34 operations/.test(e.message),
+    );
+    await assert.rejects(buildDefaultLibrary({ size: 5, dir, source: join(source, 'missing') }), LibraryError);
+    assert.deepEqual(readFileSync(join(dir, 'tools.db')), before);
     const store = LibraryStore.open(dir);
-    const list = [...store.ids()];
+    assert.equal(store.count(), petstoreTools.length);
     store.close();
-    return list;
-  };
-  const first = await ids(20);
-  assert.deepEqual(await ids(20), first);
-  const all = await ids('all');
-  assert.equal(all.length, 34);
-  assert.equal(new Set(all).size, 34);
 
-  const dir = writeFixtureLibrary();
-  const before = readFileSync(join(dir, 'tools.db'));
-  await assert.rejects(
-    buildDefaultLibrary({ size: 1000, dir, source }),
-    (e: Error) => e instanceof LibraryError && /1000 is more than the 34 operations/.test(e.message),
-  );
-  await assert.rejects(buildDefaultLibrary({ size: 5, dir, source: join(source, 'missing') }), LibraryError);
-  assert.deepEqual(readFileSync(join(dir, 'tools.db')), before);
-  const store = LibraryStore.open(dir);
-  assert.equal(store.count(), petstoreTools.length);
-  store.close();
-
-  await buildDefaultLibrary({ size: 7, dir, source });
-  const rebuilt = LibraryStore.open(dir);
-  assert.equal(rebuilt.count(), 7, 'a successful build replaces the library');
-  assert.equal(rebuilt.get(petstoreTools[0]!.id), undefined);
-  rebuilt.close();
-  assert.equal(existsSync(join(dir, 'tools.db-wal')), false);
-});
+    await buildDefaultLibrary({ size: 7, dir, source });
+    const rebuilt = LibraryStore.open(dir);
+    assert.equal(rebuilt.count(), 7, 'a successful build replaces the library');
+    assert.equal(rebuilt.get(petstoreTools[0]!.id), undefined);
+    rebuilt.close();
+    assert.equal(existsSync(join(dir, 'tools.db-wal')), false);
+  },
+);
 
 test('toolenv library build: --json ends with the summary line; bad flags exit 2 with one line', () => {
   const source = writeSource();

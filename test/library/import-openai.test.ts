@@ -104,32 +104,36 @@ test('bad specs name the file and the JSON Pointer of the problem', () => {
   }
 });
 
-test('Python type names, as BFCL writes them, import as their JSON Schema types (a parameter named "type" stays a parameter)', () => {
-  const spec = {
-    name: 'calculate_area',
-    description: 'Area of a triangle.',
-    parameters: {
-      type: 'dict',
+test(
+  'Python type names, as BFCL writes them, import as their JSON Schema types (a parameter named "type" stays a ' +
+    'parameter)',
+  () => {
+    const spec = {
+      name: 'calculate_area',
+      description: 'Area of a triangle.',
+      parameters: {
+        type: 'dict',
+        required: ['base'],
+        properties: {
+          base: { type: 'float' },
+          sides: { type: 'tuple', items: [{ type: 'int' }, { type: 'long' }] },
+          type: { type: 'str' },
+          extra: { type: 'any' },
+          map: { type: ['HashMap', 'null'] },
+        },
+      },
+    };
+    const [tool] = convertOpenai([spec], 'bfcl.json').tools;
+    assert.deepEqual(tool!.parameters, {
+      type: 'object',
       required: ['base'],
       properties: {
-        base: { type: 'float' },
-        sides: { type: 'tuple', items: [{ type: 'int' }, { type: 'long' }] },
-        type: { type: 'str' },
-        extra: { type: 'any' },
-        map: { type: ['HashMap', 'null'] },
+        base: { type: 'number' },
+        sides: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'integer' }] },
+        type: { type: 'string' },
+        extra: {},
+        map: { type: ['object', 'null'] },
       },
-    },
-  };
-  const [tool] = convertOpenai([spec], 'bfcl.json').tools;
-  assert.deepEqual(tool!.parameters, {
-    type: 'object',
-    required: ['base'],
-    properties: {
-      base: { type: 'number' },
-      sides: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'integer' }] },
-      type: { type: 'string' },
-      extra: {},
-      map: { type: ['object', 'null'] },
-    },
-  });
-});
+    });
+  },
+);

@@ -239,7 +239,8 @@ test('broken files fail with an ImportError that names the file and the problem'
     ['paths.json', '{"openapi": "3.0.0", "paths": []}', /paths\.json: \/paths must be an object/],
     [
       'cycle.yaml',
-      'openapi: 3.0.0\ncomponents:\n  schemas:\n    Node: &node\n      type: object\n      properties:\n        next: *node\n',
+      'openapi: 3.0.0\ncomponents:\n  schemas:\n    Node: &node\n      type: object\n      properties:\n' +
+        '        next: *node\n',
       /cycle\.yaml: a YAML alias at \/components\/schemas\/Node\/properties\/next contains itself/,
     ],
   ];

@@ -111,14 +111,16 @@ test('parameters map ToolBench types to JSON Schema; defaults become examples on
 
 test('parameters named like Object.prototype members are kept', () => {
   const doc = JSON.parse(
-    '{"tool_name": "t", "api_list": [{"name": "a", "required_parameters": [{"name": "constructor", "type": "STRING"}, {"name": "__proto__", "type": "NUMBER"}]}]}',
+    '{"tool_name": "t", "api_list": [{"name": "a", "required_parameters": [{"name": "constructor", "type": ' +
+      '"STRING"}, {"name": "__proto__", "type": "NUMBER"}]}]}',
   );
   const [tool] = convertToolbench(doc, 't.json', 'Data').tools;
   assert.deepEqual(Object.keys(tool!.parameters.properties), ['constructor', '__proto__']);
   assert.deepEqual(tool!.parameters.required, ['constructor', '__proto__']);
   assert.equal(
     JSON.stringify(tool!.parameters),
-    '{"type":"object","properties":{"constructor":{"type":"string"},"__proto__":{"type":"number"}},"required":["constructor","__proto__"]}',
+    '{"type":"object","properties":{"constructor":{"type":"string"},"__proto__":{"type":"number"}},' +
+      '"required":["constructor","__proto__"]}',
   );
 });
 
@@ -184,7 +186,8 @@ test('templateSchema reads lists of mixed items, literal values and unknown type
   assert.deepEqual(
     templateSchema(JSON.parse('{"constructor": "toString", "__proto__": "int"}')),
     JSON.parse(
-      '{"type":"object","properties":{"constructor":{"type":"string"},"__proto__":{"type":"integer"}},"required":["constructor","__proto__"]}',
+      '{"type":"object","properties":{"constructor":{"type":"string"},"__proto__":{"type":"integer"}},' +
+        '"required":["constructor","__proto__"]}',
     ),
   );
   let deep: unknown = 'int';

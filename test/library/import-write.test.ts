@@ -123,29 +123,32 @@ test('a failed write leaves the library as it was', async () => {
   assert.deepEqual(records(dir), before);
 });
 
-test('OpenAPI documents import one file at a time; two versions of one API keep separate API ids and documents', async () => {
-  const dir = writeSources({
-    'bad/notes.json': { hello: 'world' },
-    'v1/petstore.json': petstoreApi.document,
-    'v2/petstore.yaml': stringify(petstoreApi.document),
-  });
-  await assert.rejects(
-    readImport(dir, 'openapi'),
-    (e: Error) => e instanceof ImportError && e.message.includes('notes.json'),
-  );
-  const { batch, skipped } = await readImport(dir, 'openapi', { skipInvalid: true });
-  assert.deepEqual(
-    skipped.map((s) => s.file),
-    [`${dir}/bad/notes.json`],
-  );
-  assert.equal(batch.apis.length, 2);
-  const [first, second] = batch.apis.map((a) => a.api_id);
-  assert.equal(second, `${first}_2`);
-  const library = tempDir();
-  assert.equal(writeImport(library, batch).tools_total, 8);
-  const store = LibraryStore.open(library);
-  assert.equal(store.apiOperations(first!).length, 4);
-  assert.equal(store.apiOperations(second!).length, 4);
-  assert.deepEqual(store.apiDocument(second!), petstoreApi.document);
-  store.close();
-});
+test(
+  'OpenAPI documents import one file at a time; two versions ' + 'of one API keep separate API ids and documents',
+  async () => {
+    const dir = writeSources({
+      'bad/notes.json': { hello: 'world' },
+      'v1/petstore.json': petstoreApi.document,
+      'v2/petstore.yaml': stringify(petstoreApi.document),
+    });
+    await assert.rejects(
+      readImport(dir, 'openapi'),
+      (e: Error) => e instanceof ImportError && e.message.includes('notes.json'),
+    );
+    const { batch, skipped } = await readImport(dir, 'openapi', { skipInvalid: true });
+    assert.deepEqual(
+      skipped.map((s) => s.file),
+      [`${dir}/bad/notes.json`],
+    );
+    assert.equal(batch.apis.length, 2);
+    const [first, second] = batch.apis.map((a) => a.api_id);
+    assert.equal(second, `${first}_2`);
+    const library = tempDir();
+    assert.equal(writeImport(library, batch).tools_total, 8);
+    const store = LibraryStore.open(library);
+    assert.equal(store.apiOperations(first!).length, 4);
+    assert.equal(store.apiOperations(second!).length, 4);
+    assert.deepEqual(store.apiDocument(second!), petstoreApi.document);
+    store.close();
+  },
+);

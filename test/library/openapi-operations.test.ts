@@ -102,7 +102,8 @@ const shop: Doc = {
       },
       get: {
         summary:
-          'A summary far too long to be a name because it goes on and on about what listing the orders of a shop involves',
+          'A summary far too long to be a name because it goes on and on about what listing the orders of a ' +
+          'shop involves',
         parameters: [
           {
             name: 'filter',
@@ -434,80 +435,84 @@ test('a large example on the response schema still becomes a tool example', () =
   assert.deepEqual(tool!.response_schema, { type: 'object' });
 });
 
-test('declared error responses are kept compact in the record: per status, 4XX/5XX and an error default, annotations dropped, large ones without a schema', () => {
-  const apiError = {
-    type: 'object',
-    description: 'An error.',
-    properties: {
-      message: { type: 'string', description: 'What went wrong.' },
-      description: { type: 'string', title: 'a member named like a keyword' },
-    },
-  };
-  const document: Doc = {
-    openapi: '3.0.0',
-    info: { title: 't', version: '1' },
-    paths: {
-      '/things/{id}': {
-        get: {
-          operationId: 'getThing',
-          responses: {
-            '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } },
-            '404': { $ref: '#/components/responses/NotFound' },
-            '410': { description: 'gone, no body' },
-            '4xx': {
-              description: 'other client errors',
-              content: {
-                'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } },
-              },
-            },
-            '5XX': {
-              description: 'huge',
-              content: {
-                'application/json': {
-                  schema: { type: 'string', enum: Array.from({ length: 2000 }, (_, i) => `value_${i}`) },
+test(
+  'declared error responses are kept compact in the record: per status, 4XX/5XX and an error default, ' +
+    'annotations dropped, large ones without a schema',
+  () => {
+    const apiError = {
+      type: 'object',
+      description: 'An error.',
+      properties: {
+        message: { type: 'string', description: 'What went wrong.' },
+        description: { type: 'string', title: 'a member named like a keyword' },
+      },
+    };
+    const document: Doc = {
+      openapi: '3.0.0',
+      info: { title: 't', version: '1' },
+      paths: {
+        '/things/{id}': {
+          get: {
+            operationId: 'getThing',
+            responses: {
+              '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } },
+              '404': { $ref: '#/components/responses/NotFound' },
+              '410': { description: 'gone, no body' },
+              '4xx': {
+                description: 'other client errors',
+                content: {
+                  'application/problem+json': { schema: { type: 'object', properties: { title: { type: 'string' } } } },
                 },
               },
+              '5XX': {
+                description: 'huge',
+                content: {
+                  'application/json': {
+                    schema: { type: 'string', enum: Array.from({ length: 2000 }, (_, i) => `value_${i}`) },
+                  },
+                },
+              },
+              default: {
+                description: 'error',
+                content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+              },
+              '302': { description: 'a redirect is no error' },
             },
-            default: {
-              description: 'error',
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
+          },
+        },
+        // `default` is the success response here (no 2xx): not an error.
+        '/ping': {
+          get: {
+            operationId: 'ping',
+            responses: {
+              default: { description: 'pong', content: { 'application/json': { schema: { type: 'object' } } } },
             },
-            '302': { description: 'a redirect is no error' },
           },
         },
       },
-      // `default` is the success response here (no 2xx): not an error.
-      '/ping': {
-        get: {
-          operationId: 'ping',
-          responses: {
-            default: { description: 'pong', content: { 'application/json': { schema: { type: 'object' } } } },
+      components: {
+        schemas: { ApiError: apiError },
+        responses: {
+          NotFound: {
+            description: 'nf',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
           },
         },
       },
-    },
-    components: {
-      schemas: { ApiError: apiError },
-      responses: {
-        NotFound: {
-          description: 'nf',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ApiError' } } },
-        },
-      },
-    },
-  };
-  const [thing, ping] = tools(document, 'e.test');
-  const stripped = { type: 'object', properties: { message: { type: 'string' }, description: { type: 'string' } } };
-  assert.deepEqual(thing!.error_responses, {
-    '404': stripped,
-    '410': null,
-    '4XX': { type: 'object', properties: { title: { type: 'string' } } },
-    '5XX': null,
-    default: stripped,
-  });
-  assert.equal(ping!.error_responses, undefined);
-  const validateTool = createAjv().compile(
-    JSON.parse(readFileSync(join(schemasDir, 'tool.schema.json'), 'utf8')) as object,
-  );
-  assert.ok(validateTool(thing), JSON.stringify(validateTool.errors));
-});
+    };
+    const [thing, ping] = tools(document, 'e.test');
+    const stripped = { type: 'object', properties: { message: { type: 'string' }, description: { type: 'string' } } };
+    assert.deepEqual(thing!.error_responses, {
+      '404': stripped,
+      '410': null,
+      '4XX': { type: 'object', properties: { title: { type: 'string' } } },
+      '5XX': null,
+      default: stripped,
+    });
+    assert.equal(ping!.error_responses, undefined);
+    const validateTool = createAjv().compile(
+      JSON.parse(readFileSync(join(schemasDir, 'tool.schema.json'), 'utf8')) as object,
+    );
+    assert.ok(validateTool(thing), JSON.stringify(validateTool.errors));
+  },
+);

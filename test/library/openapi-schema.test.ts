@@ -286,42 +286,45 @@ test('values JSON Schema forbids are dropped (and counted) so that every schema 
   compile(schema);
 });
 
-test('OpenAPI 3.1 schemas are kept as 2020-12, refs still inlined, constraining ref siblings applied with allOf', () => {
-  const document = {
-    openapi: '3.1.0',
-    components: {
-      schemas: { Name: { type: ['string', 'null'], minLength: 1 }, Id: { type: 'integer', exclusiveMinimum: 0 } },
-    },
-  };
-  assert.equal(dialectOf(document), '3.1');
-  assert.equal(dialectOf(doc30), '3.0');
-  const schema = convertSchema(
-    {
+test(
+  'OpenAPI 3.1 schemas are kept as 2020-12, refs still inlined, ' + 'constraining ref siblings applied with allOf',
+  () => {
+    const document = {
+      openapi: '3.1.0',
+      components: {
+        schemas: { Name: { type: ['string', 'null'], minLength: 1 }, Id: { type: 'integer', exclusiveMinimum: 0 } },
+      },
+    };
+    assert.equal(dialectOf(document), '3.1');
+    assert.equal(dialectOf(doc30), '3.0');
+    const schema = convertSchema(
+      {
+        type: 'object',
+        properties: {
+          name: { $ref: '#/components/schemas/Name', description: 'The name' },
+          id: { $ref: '#/components/schemas/Id', maximum: 9 },
+          any: true,
+          tags: { type: 'array', prefixItems: [{ const: 'a' }], items: false },
+        },
+      },
+      { document, dialect: '3.1', usage: 'request' },
+    );
+    assert.deepEqual(schema, {
       type: 'object',
       properties: {
-        name: { $ref: '#/components/schemas/Name', description: 'The name' },
-        id: { $ref: '#/components/schemas/Id', maximum: 9 },
+        name: { type: ['string', 'null'], minLength: 1, description: 'The name' },
+        id: { allOf: [{ type: 'integer', exclusiveMinimum: 0 }], maximum: 9 },
         any: true,
         tags: { type: 'array', prefixItems: [{ const: 'a' }], items: false },
       },
-    },
-    { document, dialect: '3.1', usage: 'request' },
-  );
-  assert.deepEqual(schema, {
-    type: 'object',
-    properties: {
-      name: { type: ['string', 'null'], minLength: 1, description: 'The name' },
-      id: { allOf: [{ type: 'integer', exclusiveMinimum: 0 }], maximum: 9 },
-      any: true,
-      tags: { type: 'array', prefixItems: [{ const: 'a' }], items: false },
-    },
-  });
-  const validate = compile(schema);
-  assert.equal(validate({ name: null, id: 5, tags: ['a'] }), true);
-  assert.equal(validate({ id: 10 }), false);
-  assert.equal(validate({ id: 0 }), false);
-  assert.equal(validate({ tags: ['a', 'b'] }), false);
-});
+    });
+    const validate = compile(schema);
+    assert.equal(validate({ name: null, id: 5, tags: ['a'] }), true);
+    assert.equal(validate({ id: 10 }), false);
+    assert.equal(validate({ id: 0 }), false);
+    assert.equal(validate({ tags: ['a', 'b'] }), false);
+  },
+);
 
 test('very long descriptions inside schemas are shortened', () => {
   const schema = convertSchema(

@@ -145,7 +145,8 @@ test('a library written without stored counts is counted from its tools, and get
   const expected = fullCount(dir);
   const db = new Database(join(dir, LIBRARY_FILE));
   db.exec(
-    'DROP TRIGGER tool_counts_insert; DROP TRIGGER tool_counts_delete; DROP TRIGGER tool_counts_update; DROP TABLE tool_counts;',
+    'DROP TRIGGER tool_counts_insert; DROP TRIGGER tool_counts_delete; DROP TRIGGER tool_counts_update; DROP ' +
+      'TABLE tool_counts;',
   );
   db.close();
   const { count, ...stats } = statsOf(dir);

@@ -165,18 +165,21 @@ describe('robustness', () => {
     assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
   });
 
-  it('CONNECT, which node hands to no request listener, is a 405 problem naming the methods, not a dropped socket', async () => {
-    const answer = await rawSocket(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
-    const [head, body] = answer.split('\r\n\r\n');
-    assert.match(head!, /^HTTP\/1\.1 405 /);
-    assert.match(head!, /\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n/);
-    assert.match(head!, /content-type: application\/problem\+json/);
-    const problem = JSON.parse(body!) as { status: number; allow: string[]; detail: string };
-    assert.equal(problem.status, 405);
-    assert.deepEqual(problem.allow, ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-    assert.match(problem.detail, /no proxy/);
-    assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
-  });
+  it(
+    'CONNECT, which node hands to no request listener, is a 405 ' + 'problem naming the methods, not a dropped socket',
+    async () => {
+      const answer = await rawSocket(server.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      const [head, body] = answer.split('\r\n\r\n');
+      assert.match(head!, /^HTTP\/1\.1 405 /);
+      assert.match(head!, /\r\nallow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n/);
+      assert.match(head!, /content-type: application\/problem\+json/);
+      const problem = JSON.parse(body!) as { status: number; allow: string[]; detail: string };
+      assert.equal(problem.status, 405);
+      assert.deepEqual(problem.allow, ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+      assert.match(problem.detail, /no proxy/);
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+    },
+  );
 });
 
 describe('unexpected errors', () => {

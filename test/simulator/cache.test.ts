@@ -17,19 +17,22 @@ function cacheFile(): string {
   return join(tempDir('toolenv-cache-'), 'nested', 'responses.db');
 }
 
-test('canonical JSON sorts keys recursively, drops whitespace, keeps array order, and does not normalize Unicode', () => {
-  assert.equal(
-    canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
-    '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
-  );
-  assert.equal(canonicalJson(JSON.parse('{ "b" : 1 ,\n "a":2 }')), canonicalJson(JSON.parse('{"a":2,"b":1}')));
-  assert.equal(canonicalJson({ n: -0 }), '{"n":0}');
-  assert.equal(canonicalJson({ n: 1e21, m: 0.1 }), '{"m":0.1,"n":1e+21}');
-  assert.notEqual(canonicalJson({ s: 'caf\u00e9' }), canonicalJson({ s: 'cafe\u0301' }));
-  assert.equal(canonicalJson({ a: undefined, b: [undefined] }), '{"b":[null]}');
-  assert.equal(canonicalJson(JSON.parse('{"__proto__":{"x":1},"a":1}')), '{"__proto__":{"x":1},"a":1}');
-  assert.equal(canonicalJson({ é: 1, z: 2, Z: 3 }), '{"Z":3,"z":2,"é":1}');
-});
+test(
+  'canonical JSON sorts keys recursively, drops whitespace, ' + 'keeps array order, and does not normalize Unicode',
+  () => {
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } }),
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
+    assert.equal(canonicalJson(JSON.parse('{ "b" : 1 ,\n "a":2 }')), canonicalJson(JSON.parse('{"a":2,"b":1}')));
+    assert.equal(canonicalJson({ n: -0 }), '{"n":0}');
+    assert.equal(canonicalJson({ n: 1e21, m: 0.1 }), '{"m":0.1,"n":1e+21}');
+    assert.notEqual(canonicalJson({ s: 'caf\u00e9' }), canonicalJson({ s: 'cafe\u0301' }));
+    assert.equal(canonicalJson({ a: undefined, b: [undefined] }), '{"b":[null]}');
+    assert.equal(canonicalJson(JSON.parse('{"__proto__":{"x":1},"a":1}')), '{"__proto__":{"x":1},"a":1}');
+    assert.equal(canonicalJson({ é: 1, z: 2, Z: 3 }), '{"Z":3,"z":2,"é":1}');
+  },
+);
 
 test('entries are keyed by tool and canonical arguments; the first answer stays', () => {
   const cache = ResponseCache.open(cacheFile());
@@ -74,21 +77,24 @@ test('hits and last-hit times are counted in batches and written by close', () =
   reopened.close();
 });
 
-test('hit counts that cannot be written while another connection holds the write lock are kept for a later flush', async () => {
-  const file = cacheFile();
-  const cache = ResponseCache.open(file, { hitFlushMs: 5 });
-  cache.put('t', { q: 1 }, { status: 200, body: 1, source: 'synth' });
-  const other = new Database(file);
-  other.exec('BEGIN IMMEDIATE');
-  for (let i = 0; i < 4; i++) assert.equal(cache.get('t', { q: 1 })!.body, 1);
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  other.exec('ROLLBACK');
-  other.close();
-  cache.close();
-  const reopened = ResponseCache.open(file, { mode: 'read-only' });
-  assert.equal(reopened.stats().hits, 4);
-  reopened.close();
-});
+test(
+  'hit counts that cannot be written while another connection ' + 'holds the write lock are kept for a later flush',
+  async () => {
+    const file = cacheFile();
+    const cache = ResponseCache.open(file, { hitFlushMs: 5 });
+    cache.put('t', { q: 1 }, { status: 200, body: 1, source: 'synth' });
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    for (let i = 0; i < 4; i++) assert.equal(cache.get('t', { q: 1 })!.body, 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    other.exec('ROLLBACK');
+    other.close();
+    cache.close();
+    const reopened = ResponseCache.open(file, { mode: 'read-only' });
+    assert.equal(reopened.stats().hits, 4);
+    reopened.close();
+  },
+);
 
 test('past maxBytes the file takes no new entries; what it holds is still served', async () => {
   const cache = ResponseCache.open(cacheFile(), { maxBytes: 256 * 1024, hitFlushMs: 10 });
@@ -107,41 +113,44 @@ test('past maxBytes the file takes no new entries; what it holds is still served
   cache.close();
 });
 
-test('read-only caches read but refuse writes; off opens nothing; a missing or foreign file is a clear error', async () => {
-  const file = cacheFile();
-  const writer = ResponseCache.open(file);
-  writer.put('t', {}, { status: 200, body: 'x', source: 'synth' });
-  writer.close();
-  const reader = openCache(file, 'read-only')!;
-  assert.equal(reader.writable, false);
-  assert.equal(reader.get('t', {})!.body, 'x');
-  assert.throws(() => reader.put('t', { a: 1 }, { status: 200, body: 1, source: 'synth' }), CacheError);
-  reader.close();
-  assert.equal(openCache(file, 'off'), undefined);
-  assert.throws(() => openCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
-  // A --cache value that is no postgres:// URL is a file, opened the same way.
-  const named = await openResponseCache(file, 'read-only');
-  assert.ok(named instanceof ResponseCache);
-  await named.close();
-  assert.equal(await openResponseCache(file, 'off'), undefined);
-  await assert.rejects(
-    openResponseCache(file, 'sometimes' as never),
-    /cache mode must be one of read-write, read-only, off/,
-  );
-  assert.throws(() => ResponseCache.open(join(tempDir(), 'none.db'), { mode: 'read-only' }), /no response cache at/);
-  const foreign = join(tempDir(), 'foreign.db');
-  writeFileSync(foreign, 'this is not sqlite, just text long enough to look like a header to nobody');
-  assert.throws(
-    () => ResponseCache.open(foreign),
-    (e: Error) => e instanceof CacheError && e.message.includes(foreign),
-  );
-  const other = join(tempDir(), 'other.db');
-  new Database(other).exec('CREATE TABLE meta (key TEXT, value TEXT)');
-  assert.throws(
-    () => ResponseCache.open(other, { mode: 'read-only' }),
-    /not a usable ToolEnv response cache: schema version none/,
-  );
-});
+test(
+  'read-only caches read but refuse writes; off opens ' + 'nothing; a missing or foreign file is a clear error',
+  async () => {
+    const file = cacheFile();
+    const writer = ResponseCache.open(file);
+    writer.put('t', {}, { status: 200, body: 'x', source: 'synth' });
+    writer.close();
+    const reader = openCache(file, 'read-only')!;
+    assert.equal(reader.writable, false);
+    assert.equal(reader.get('t', {})!.body, 'x');
+    assert.throws(() => reader.put('t', { a: 1 }, { status: 200, body: 1, source: 'synth' }), CacheError);
+    reader.close();
+    assert.equal(openCache(file, 'off'), undefined);
+    assert.throws(() => openCache(file, 'sometimes' as never), /cache mode must be one of read-write, read-only, off/);
+    // A --cache value that is no postgres:// URL is a file, opened the same way.
+    const named = await openResponseCache(file, 'read-only');
+    assert.ok(named instanceof ResponseCache);
+    await named.close();
+    assert.equal(await openResponseCache(file, 'off'), undefined);
+    await assert.rejects(
+      openResponseCache(file, 'sometimes' as never),
+      /cache mode must be one of read-write, read-only, off/,
+    );
+    assert.throws(() => ResponseCache.open(join(tempDir(), 'none.db'), { mode: 'read-only' }), /no response cache at/);
+    const foreign = join(tempDir(), 'foreign.db');
+    writeFileSync(foreign, 'this is not sqlite, just text long enough to look like a header to nobody');
+    assert.throws(
+      () => ResponseCache.open(foreign),
+      (e: Error) => e instanceof CacheError && e.message.includes(foreign),
+    );
+    const other = join(tempDir(), 'other.db');
+    new Database(other).exec('CREATE TABLE meta (key TEXT, value TEXT)');
+    assert.throws(
+      () => ResponseCache.open(other, { mode: 'read-only' }),
+      /not a usable ToolEnv response cache: schema version none/,
+    );
+  },
+);
 
 test('an import runs in one transaction: a bad entry stores nothing and keeps what was there', () => {
   const cache = ResponseCache.open(cacheFile());
@@ -171,12 +180,14 @@ test('an import runs in one transaction: a bad entry stores nothing and keeps wh
  * acknowledged key.
  */
 function writer(file: string, prefix: string, from: number, to?: number) {
-  const script = `
+  const script =
+    `
     import { ResponseCache } from ${JSON.stringify(cacheModule)};
     const cache = ResponseCache.open(${JSON.stringify(file)});
     const body = { items: Array.from({ length: 20 }, (_, i) => ({ i, text: 'x'.repeat(40) })) };
     for (let i = ${from}; ${to === undefined ? 'true' : `i < ${to}`}; i++) {
-      cache.put('tool_' + (i % 7), { key: ${JSON.stringify(prefix)} + i }, { status: 200, body: { n: i, ...body }, source: 'synth' });
+      cache.put('tool_' + (i % 7), { key: ${JSON.stringify(prefix)} + i }, ` +
+    `{ status: 200, body: { n: i, ...body }, source: 'synth' });
       if (i % 3 === 0) cache.get('tool_' + (i % 7), { key: ${JSON.stringify(prefix)} + i });
       process.stdout.write(i + '\\n');
     }
@@ -224,34 +235,40 @@ test('entries acknowledged before a kill -9 are all there, and the file opens', 
   cache.close();
 });
 
-test('putBatched: the write-backs of one event-loop turn commit together, each promise once its entry is in', async () => {
-  const file = cacheFile();
-  const cache = ResponseCache.open(file);
-  const other = ResponseCache.open(file, { mode: 'read-only' });
-  const puts = Array.from({ length: 50 }, (_, i) =>
-    cache.putBatched('t', { i }, { status: 200, body: { i }, source: 'synth' }),
-  );
-  assert.equal(other.count(), 0, 'nothing is written before the turn ends');
-  assert.deepEqual(new Set(await Promise.all(puts)), new Set(['stored']));
-  assert.equal(other.count(), 50);
-  assert.equal(await cache.putBatched('t', { i: 1 }, { status: 200, body: 'second', source: 'synth' }), 'kept');
-  assert.deepEqual(other.get('t', { i: 1 })!.body, { i: 1 });
+test(
+  'putBatched: the write-backs of one event-loop turn commit ' + 'together, each promise once its entry is in',
+  async () => {
+    const file = cacheFile();
+    const cache = ResponseCache.open(file);
+    const other = ResponseCache.open(file, { mode: 'read-only' });
+    const puts = Array.from({ length: 50 }, (_, i) =>
+      cache.putBatched('t', { i }, { status: 200, body: { i }, source: 'synth' }),
+    );
+    assert.equal(other.count(), 0, 'nothing is written before the turn ends');
+    assert.deepEqual(new Set(await Promise.all(puts)), new Set(['stored']));
+    assert.equal(other.count(), 50);
+    assert.equal(await cache.putBatched('t', { i: 1 }, { status: 200, body: 'second', source: 'synth' }), 'kept');
+    assert.deepEqual(other.get('t', { i: 1 })!.body, { i: 1 });
 
-  // Queued at close: committed, not lost.
-  const last = cache.putBatched('t', { i: 'last' }, { status: 200, body: 'x', source: 'synth' });
-  cache.close();
-  assert.equal(await last, 'stored');
-  assert.equal(other.get('t', { i: 'last' })!.body, 'x');
-  other.close();
-});
+    // Queued at close: committed, not lost.
+    const last = cache.putBatched('t', { i: 'last' }, { status: 200, body: 'x', source: 'synth' });
+    cache.close();
+    assert.equal(await last, 'stored');
+    assert.equal(other.get('t', { i: 'last' })!.body, 'x');
+    other.close();
+  },
+);
 
 test('entries acknowledged by putBatched before a kill -9 are all there', async () => {
   const file = cacheFile();
-  const script = `
+  const script =
+    `
     import { ResponseCache } from ${JSON.stringify(cacheModule)};
     const cache = ResponseCache.open(${JSON.stringify(file)});
     for (let i = 0; ; i += 10) {
-      const batch = Array.from({ length: 10 }, (_, k) => cache.putBatched('t', { key: i + k }, { status: 200, body: { n: i + k }, source: 'synth' }).then(() => process.stdout.write((i + k) + '\\n')));
+      const batch = Array.from({ length: 10 }, (_, k) => cache.putBatched('t', { key: i + k }, ` +
+    `{ status: 200, body: { n: i + k }, source: 'synth' })` +
+    `.then(() => process.stdout.write((i + k) + '\\n')));
       await Promise.all(batch);
     }
   `;

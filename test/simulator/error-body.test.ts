@@ -90,17 +90,20 @@ test("Slack's {ok: false, error} and JSend's {status: fail}: the flag says it fa
   assert.deepEqual(filled(jsend, missing), { status: 'fail', message: '/id is required' });
 });
 
-test('a filled value the schema refuses is left synthesized, the others kept; a plain string schema is the message', () => {
-  const schema = {
-    type: 'object',
-    required: ['message', 'code'],
-    properties: { message: { type: 'string', maxLength: 5 }, code: { type: 'integer' } },
-  };
-  const body = filled(schema, missing);
-  assert.equal(body.code, 400);
-  assert.notEqual(body.message, missing.message);
-  assert.equal(errorBody(tool, { type: 'string' }, missing, {}, 1), '/id is required');
-});
+test(
+  'a filled value the schema refuses is left synthesized, the ' + 'others kept; a plain string schema is the message',
+  () => {
+    const schema = {
+      type: 'object',
+      required: ['message', 'code'],
+      properties: { message: { type: 'string', maxLength: 5 }, code: { type: 'integer' } },
+    };
+    const body = filled(schema, missing);
+    assert.equal(body.code, 400);
+    assert.notEqual(body.message, missing.message);
+    assert.equal(errorBody(tool, { type: 'string' }, missing, {}, 1), '/id is required');
+  },
+);
 
 test("a free-form object schema gets the message, not made-up members; Jira's errorMessages the reasons", () => {
   assert.deepEqual(filled({ type: 'object' }, missing), { message: '/id is required' });

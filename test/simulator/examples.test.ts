@@ -73,36 +73,39 @@ test('among several success examples the choice is deterministic per call and va
   assert.ok(picks.size >= 3, `picked ${[...picks].join(', ')}`);
 });
 
-test('an example the response schema refuses is repaired by taking out undeclared members, else not served', async () => {
-  const closed = {
-    type: 'object',
-    required: ['id'],
-    additionalProperties: false,
-    properties: {
-      id: { type: 'integer' },
-      tags: {
-        type: 'array',
-        items: { type: 'object', additionalProperties: false, properties: { name: { type: 'string' } } },
+test(
+  'an example the response schema refuses is repaired by ' + 'taking out undeclared members, else not served',
+  async () => {
+    const closed = {
+      type: 'object',
+      required: ['id'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'integer' },
+        tags: {
+          type: 'array',
+          items: { type: 'object', additionalProperties: false, properties: { name: { type: 'string' } } },
+        },
       },
-    },
-  };
-  const extra = withExamples([{ status: 200, body: { id: 1, color: 'red', tags: [{ name: 'a', colour: 'x' }] } }], {
-    response_schema: closed,
-  });
-  assert.deepEqual(await examplesResponder.respond(extra, {}, { seed: 0 }), {
-    status: 200,
-    body: { id: 1, tags: [{ name: 'a' }] },
-  });
-  // The record keeps the example as the document wrote it.
-  assert.deepEqual(extra.examples[0]!.body, { id: 1, color: 'red', tags: [{ name: 'a', colour: 'x' }] });
-  const missing = withExamples([{ status: 200, body: { tags: [] } }], { response_schema: closed });
-  assert.equal(await examplesResponder.respond(missing, {}, { seed: 0 }), undefined);
-  const wrongType = withExamples([{ status: 200, body: { id: 'one' } }], { response_schema: closed });
-  assert.equal(await examplesResponder.respond(wrongType, {}, { seed: 0 }), undefined);
-  // Asked for by name, an example is served as the document wrote it.
-  const named = withExamples([{ name: 'raw', status: 200, body: { id: 'one' } }], { response_schema: closed });
-  assert.deepEqual(await examplesResponder.respond(named, {}, { seed: 0, exampleName: 'raw' }), {
-    status: 200,
-    body: { id: 'one' },
-  });
-});
+    };
+    const extra = withExamples([{ status: 200, body: { id: 1, color: 'red', tags: [{ name: 'a', colour: 'x' }] } }], {
+      response_schema: closed,
+    });
+    assert.deepEqual(await examplesResponder.respond(extra, {}, { seed: 0 }), {
+      status: 200,
+      body: { id: 1, tags: [{ name: 'a' }] },
+    });
+    // The record keeps the example as the document wrote it.
+    assert.deepEqual(extra.examples[0]!.body, { id: 1, color: 'red', tags: [{ name: 'a', colour: 'x' }] });
+    const missing = withExamples([{ status: 200, body: { tags: [] } }], { response_schema: closed });
+    assert.equal(await examplesResponder.respond(missing, {}, { seed: 0 }), undefined);
+    const wrongType = withExamples([{ status: 200, body: { id: 'one' } }], { response_schema: closed });
+    assert.equal(await examplesResponder.respond(wrongType, {}, { seed: 0 }), undefined);
+    // Asked for by name, an example is served as the document wrote it.
+    const named = withExamples([{ name: 'raw', status: 200, body: { id: 'one' } }], { response_schema: closed });
+    assert.deepEqual(await examplesResponder.respond(named, {}, { seed: 0, exampleName: 'raw' }), {
+      status: 200,
+      body: { id: 'one' },
+    });
+  },
+);

@@ -86,27 +86,31 @@ test('objects keep every required property and optional ones up to the cap; dept
   assert.deepEqual(node, { type: ['string', 'number', 'boolean', 'null'] });
 });
 
-test('maxStringLength caps strings the schema leaves unbounded; a declared maxLength, a longer minLength and formats win', () => {
-  const schema = {
-    type: 'object',
-    properties: {
-      free: { type: 'string' },
-      short: { type: 'string', maxLength: 8 },
-      long: { type: 'string', minLength: 300 },
-      at: { type: 'string', format: 'date' },
-    },
-  };
-  assert.deepEqual(grammarSchema(schema, { maxStringLength: 128 }), {
-    type: 'object',
-    properties: {
-      free: { type: 'string', maxLength: 128 },
-      short: { type: 'string', maxLength: 8 },
-      long: { type: 'string', minLength: 300, maxLength: 300 },
-      at: { type: 'string', format: 'date' },
-    },
-  });
-  assert.deepEqual(grammarSchema({ type: 'string' }), { type: 'string' });
-});
+test(
+  'maxStringLength caps strings the schema leaves unbounded; a declared maxLength, a longer minLength and ' +
+    'formats win',
+  () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        free: { type: 'string' },
+        short: { type: 'string', maxLength: 8 },
+        long: { type: 'string', minLength: 300 },
+        at: { type: 'string', format: 'date' },
+      },
+    };
+    assert.deepEqual(grammarSchema(schema, { maxStringLength: 128 }), {
+      type: 'object',
+      properties: {
+        free: { type: 'string', maxLength: 128 },
+        short: { type: 'string', maxLength: 8 },
+        long: { type: 'string', minLength: 300, maxLength: 300 },
+        at: { type: 'string', format: 'date' },
+      },
+    });
+    assert.deepEqual(grammarSchema({ type: 'string' }), { type: 'string' });
+  },
+);
 
 test('schemas that allow anything become any JSON; maps keep their value schema', () => {
   assert.deepEqual(grammarSchema(true), ANY);

@@ -203,8 +203,12 @@ test('a full model queue answers 503 with Retry-After, and the call goes through
 });
 
 test('`serve` with the embedded defaults never imports node-llama-cpp', async () => {
-  const hook = `export async function resolve(specifier, context, next) { if (specifier === 'node-llama-cpp') throw new Error('node-llama-cpp was imported'); return next(specifier, context); }`;
-  const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+  const hook =
+    "export async function resolve(specifier, context, next) { if (specifier === 'node-llama-cpp') throw new " +
+    "Error('node-llama-cpp was imported'); return next(specifier, context); }";
+  const register =
+    "import { register } from 'node:module'; " +
+    `register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
   const library = writeFixtureLibrary(tools, [petstoreApi]);
   const child = spawn(
     process.execPath,
@@ -241,60 +245,64 @@ test('`serve` with the embedded defaults never imports node-llama-cpp', async ()
   assert.equal(child.exitCode, null, 'still serving');
 });
 
-test('`serve --responder llama --model FILE` answers from the model, counts it on /metrics and serves /v1/chat/completions', async () => {
-  const library = writeFixtureLibrary(tools, [petstoreApi]);
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'serve',
-      '--library',
-      library,
-      '--cache-mode',
-      'off',
-      '--port',
-      '0',
-      '--error-rate',
-      '0',
-      '--json',
-      '--responder',
-      'llama',
-      '--model',
-      tinyModelFile(),
-      '--gpu',
-      'cpu',
-      '--ctx',
-      '2048',
-      '--parallel',
-      '1',
-      '--max-tokens',
-      '200',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  after(() => child.kill());
-  const url = await firstJsonLine(child);
-  const response = await fetch(`${url}/v1/tools/${orderTool.id}/call`, {
-    method: 'POST',
-    body: JSON.stringify({ arguments: { order_id: 'B-2' } }),
-  });
-  assert.equal(response.status, 200);
-  assert.equal(response.headers.get('x-toolenv-source'), 'model');
-  assertSatisfies(orderTool.response_schema, await response.json(), orderTool.id);
-  const metrics = await (await fetch(`${url}/metrics`)).text();
-  assert.match(metrics, /^toolenv_model_answered_total 1$/m);
-  const chat = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    body: JSON.stringify({
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 50,
-      response_format: { type: 'json_object' },
-    }),
-  });
-  assert.equal(chat.status, 200);
-  const completion = (await chat.json()) as { choices: { message: { content: string } }[] };
-  assert.equal(typeof completion.choices[0]!.message.content, 'string');
-});
+test(
+  '`serve --responder llama --model FILE` answers from the model, counts it on /metrics and serves ' +
+    '/v1/chat/completions',
+  async () => {
+    const library = writeFixtureLibrary(tools, [petstoreApi]);
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'serve',
+        '--library',
+        library,
+        '--cache-mode',
+        'off',
+        '--port',
+        '0',
+        '--error-rate',
+        '0',
+        '--json',
+        '--responder',
+        'llama',
+        '--model',
+        tinyModelFile(),
+        '--gpu',
+        'cpu',
+        '--ctx',
+        '2048',
+        '--parallel',
+        '1',
+        '--max-tokens',
+        '200',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    after(() => child.kill());
+    const url = await firstJsonLine(child);
+    const response = await fetch(`${url}/v1/tools/${orderTool.id}/call`, {
+      method: 'POST',
+      body: JSON.stringify({ arguments: { order_id: 'B-2' } }),
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('x-toolenv-source'), 'model');
+    assertSatisfies(orderTool.response_schema, await response.json(), orderTool.id);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    assert.match(metrics, /^toolenv_model_answered_total 1$/m);
+    const chat = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 50,
+        response_format: { type: 'json_object' },
+      }),
+    });
+    assert.equal(chat.status, 200);
+    const completion = (await chat.json()) as { choices: { message: { content: string } }[] };
+    assert.equal(typeof completion.choices[0]!.message.content, 'string');
+  },
+);
 
 test('`call --responder llama` answers one call from the model', () => {
   const library = writeFixtureLibrary(tools, [petstoreApi]);

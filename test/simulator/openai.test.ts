@@ -132,19 +132,22 @@ test('the chat route refuses what it does not offer with a problem naming it', a
   }
 });
 
-test('the remote responder gets schema-valid bodies from a real OpenAI-compatible server, naming the model it lists', async () => {
-  for (const schemaField of ['response_format', 'guided_json'] as const) {
-    const responder = createOpenAIResponder({ url: remote.url, schemaField, maxTokens: 200 });
-    for (const [tool, args] of objectCalls) {
-      const answer = await responder.respond(tool, args, { seed: 2 });
-      assert.ok(answer, `${schemaField} ${tool.id}: ${responder.stats.lastError ?? ''}`);
-      assert.equal(answer.status, tool.response_status ?? 200);
-      assertSatisfies(tool.response_schema, answer.body, `${schemaField} ${tool.id}`);
+test(
+  'the remote responder gets schema-valid bodies from a real ' + 'OpenAI-compatible server, naming the model it lists',
+  async () => {
+    for (const schemaField of ['response_format', 'guided_json'] as const) {
+      const responder = createOpenAIResponder({ url: remote.url, schemaField, maxTokens: 200 });
+      for (const [tool, args] of objectCalls) {
+        const answer = await responder.respond(tool, args, { seed: 2 });
+        assert.ok(answer, `${schemaField} ${tool.id}: ${responder.stats.lastError ?? ''}`);
+        assert.equal(answer.status, tool.response_status ?? 200);
+        assertSatisfies(tool.response_schema, answer.body, `${schemaField} ${tool.id}`);
+      }
+      assert.equal(responder.stats.answered, objectCalls.length);
+      assert.ok(responder.stats.completionTokens > 0);
     }
-    assert.equal(responder.stats.answered, objectCalls.length);
-    assert.ok(responder.stats.completionTokens > 0);
-  }
-});
+  },
+);
 
 test('through the pipeline the remote answer is written back: source model, then cache', async () => {
   const store = LibraryStore.open(writeFixtureLibrary([...petstoreTools, orderTool], [petstoreApi]));

@@ -80,28 +80,31 @@ test('rule errors come back as problem responses from the rule layer', async () 
   assert.match((badPrefer.body as { detail: string }).detail, /code must be an HTTP status from 100 to 599/);
 });
 
-test('a miss is answered by the responders in order and written back; the same call then comes from the cache', async () => {
-  const cache = freshCache();
-  const sim = simulator({ cache });
-  const first = await sim.call('petstore_test__listPets', { limit: 3 });
-  assert.equal(first.status, 200);
-  assert.equal(first.source, 'synth');
-  assert.ok(Array.isArray(first.body));
-  const second = await sim.call('petstore_test__listPets', JSON.parse('{ "limit" : 3 }'));
-  assert.deepEqual(second, { ...first, source: 'cache' });
+test(
+  'a miss is answered by the responders in order and written ' + 'back; the same call then comes from the cache',
+  async () => {
+    const cache = freshCache();
+    const sim = simulator({ cache });
+    const first = await sim.call('petstore_test__listPets', { limit: 3 });
+    assert.equal(first.status, 200);
+    assert.equal(first.source, 'synth');
+    assert.ok(Array.isArray(first.body));
+    const second = await sim.call('petstore_test__listPets', JSON.parse('{ "limit" : 3 }'));
+    assert.deepEqual(second, { ...first, source: 'cache' });
 
-  const example = await sim.call('petstore_test__getPetById', { petId: 7 });
-  assert.deepEqual(summary(example), { status: 200, source: 'example', error: undefined });
-  assert.deepEqual(example.body, { id: 7, name: 'Rex', status: 'sold' });
-  assert.equal((await sim.call('petstore_test__getPetById', { petId: 7 })).source, 'cache');
+    const example = await sim.call('petstore_test__getPetById', { petId: 7 });
+    assert.deepEqual(summary(example), { status: 200, source: 'example', error: undefined });
+    assert.deepEqual(example.body, { id: 7, name: 'Rex', status: 'sold' });
+    assert.equal((await sim.call('petstore_test__getPetById', { petId: 7 })).source, 'cache');
 
-  assert.equal(cache.count(), 2);
-  assert.deepEqual(cache.stats().by_source, { synth: 1, example: 1 });
-  assert.equal(sim.metrics.cacheHits, 2);
-  assert.equal(sim.metrics.cacheMisses, 2);
-  assert.equal(sim.metrics.cacheWrites, 2);
-  cache.close();
-});
+    assert.equal(cache.count(), 2);
+    assert.deepEqual(cache.stats().by_source, { synth: 1, example: 1 });
+    assert.equal(sim.metrics.cacheHits, 2);
+    assert.equal(sim.metrics.cacheMisses, 2);
+    assert.equal(sim.metrics.cacheWrites, 2);
+    cache.close();
+  },
+);
 
 test('two simulators with the same seed inject the same errors on the same call sequence', async () => {
   const sequence = Array.from({ length: 300 }, (_, i) => ({
@@ -235,29 +238,32 @@ test('read-only caches serve hits and take no write-backs; without a cache every
   assert.equal(off.metrics.cacheMisses, 0);
 });
 
-test('an answer whose entry (arguments + body) is over the size limit is served but not cached, and counted', async () => {
-  const cache = ResponseCache.open(join(tempDir('toolenv-pipeline-'), 'responses.db'), { maxEntryBytes: 2000 });
-  const { responder, counter } = countingResponder();
-  const sim = simulator({ cache, responders: [responder] });
-  const long = { city: 'x'.repeat(3000) };
-  for (let i = 0; i < 2; i++) {
-    const result = await sim.call('weather_forecast', long);
-    assert.equal(result.status, 200);
-    assert.equal(result.source, 'model', 'answered afresh each time');
-    assert.deepEqual((result.body as { echo: unknown }).echo, long);
-  }
-  assert.equal(counter.calls, 2);
-  assert.equal(cache.count(), 0);
-  assert.equal(sim.metrics.cacheTooLarge, 2);
-  assert.match(sim.metrics.toPrometheus(), /^toolenv_cache_too_large_total 2$/m);
-  await sim.call('weather_forecast', { city: 'Oslo' });
-  assert.equal(
-    (await sim.call('weather_forecast', { city: 'Oslo' })).source,
-    'cache',
-    'small entries are still cached',
-  );
-  cache.close();
-});
+test(
+  'an answer whose entry (arguments + body) is over the size ' + 'limit is served but not cached, and counted',
+  async () => {
+    const cache = ResponseCache.open(join(tempDir('toolenv-pipeline-'), 'responses.db'), { maxEntryBytes: 2000 });
+    const { responder, counter } = countingResponder();
+    const sim = simulator({ cache, responders: [responder] });
+    const long = { city: 'x'.repeat(3000) };
+    for (let i = 0; i < 2; i++) {
+      const result = await sim.call('weather_forecast', long);
+      assert.equal(result.status, 200);
+      assert.equal(result.source, 'model', 'answered afresh each time');
+      assert.deepEqual((result.body as { echo: unknown }).echo, long);
+    }
+    assert.equal(counter.calls, 2);
+    assert.equal(cache.count(), 0);
+    assert.equal(sim.metrics.cacheTooLarge, 2);
+    assert.match(sim.metrics.toPrometheus(), /^toolenv_cache_too_large_total 2$/m);
+    await sim.call('weather_forecast', { city: 'Oslo' });
+    assert.equal(
+      (await sim.call('weather_forecast', { city: 'Oslo' })).source,
+      'cache',
+      'small entries are still cached',
+    );
+    cache.close();
+  },
+);
 
 test('500 parallel distinct calls leave 500 rows; parallel identical misses ask the responder once', async () => {
   const cache = freshCache();
@@ -297,25 +303,28 @@ test('a responder that throws is counted and the next one answers; when none can
   cache.close();
 });
 
-test('metrics count calls by source and status, latency, cache traffic and injections, in Prometheus text', async () => {
-  const cache = freshCache();
-  const sim = simulator({ cache, errorRate: 1, errorKinds: { auth: 1 } });
-  await sim.call('nope', {});
-  await sim.call('weather_forecast', { city: 'Oslo' });
-  await sim.call('weather_forecast', { city: 'Oslo' }, { errorRate: 0 });
-  await sim.call('weather_forecast', { city: 'Oslo' }, { errorRate: 0 });
-  const text = sim.metrics.toPrometheus();
-  assert.match(text, /^toolenv_calls_total\{source="rule",status="404"\} 1$/m);
-  assert.match(text, /^toolenv_calls_total\{source="rule",status="401"\} 1$/m);
-  assert.match(text, /^toolenv_calls_total\{source="synth",status="200"\} 1$/m);
-  assert.match(text, /^toolenv_calls_total\{source="cache",status="200"\} 1$/m);
-  assert.match(text, /^toolenv_call_duration_seconds_count\{source="rule"\} 2$/m);
-  assert.match(text, /^toolenv_call_duration_seconds_bucket\{source="cache",le="\+Inf"\} 1$/m);
-  assert.match(text, /^toolenv_cache_hits_total 1$/m);
-  assert.match(text, /^toolenv_cache_misses_total 1$/m);
-  assert.match(text, /^toolenv_injected_errors_total\{kind="auth"\} 1$/m);
-  assert.match(text, /^toolenv_injected_errors_total\{kind="timeout"\} 0$/m);
-  assert.match(text, /^# TYPE toolenv_call_duration_seconds histogram$/m);
-  assert.equal(sim.metrics.totalCalls(), 4);
-  cache.close();
-});
+test(
+  'metrics count calls by source and status, latency, cache ' + 'traffic and injections, in Prometheus text',
+  async () => {
+    const cache = freshCache();
+    const sim = simulator({ cache, errorRate: 1, errorKinds: { auth: 1 } });
+    await sim.call('nope', {});
+    await sim.call('weather_forecast', { city: 'Oslo' });
+    await sim.call('weather_forecast', { city: 'Oslo' }, { errorRate: 0 });
+    await sim.call('weather_forecast', { city: 'Oslo' }, { errorRate: 0 });
+    const text = sim.metrics.toPrometheus();
+    assert.match(text, /^toolenv_calls_total\{source="rule",status="404"\} 1$/m);
+    assert.match(text, /^toolenv_calls_total\{source="rule",status="401"\} 1$/m);
+    assert.match(text, /^toolenv_calls_total\{source="synth",status="200"\} 1$/m);
+    assert.match(text, /^toolenv_calls_total\{source="cache",status="200"\} 1$/m);
+    assert.match(text, /^toolenv_call_duration_seconds_count\{source="rule"\} 2$/m);
+    assert.match(text, /^toolenv_call_duration_seconds_bucket\{source="cache",le="\+Inf"\} 1$/m);
+    assert.match(text, /^toolenv_cache_hits_total 1$/m);
+    assert.match(text, /^toolenv_cache_misses_total 1$/m);
+    assert.match(text, /^toolenv_injected_errors_total\{kind="auth"\} 1$/m);
+    assert.match(text, /^toolenv_injected_errors_total\{kind="timeout"\} 0$/m);
+    assert.match(text, /^# TYPE toolenv_call_duration_seconds histogram$/m);
+    assert.equal(sim.metrics.totalCalls(), 4);
+    cache.close();
+  },
+);

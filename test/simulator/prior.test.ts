@@ -128,32 +128,36 @@ test('the prior: every documented example counted under its field, a left-out AP
   }
 });
 
-test('library prior writes prior.json leaving out a file of APIs; fidelity --examples refuses a prior that read a held-out API', async () => {
-  const dir = writeFixtureLibrary([], [bank('a.bank'), bank('b.bank')]);
-  const list = join(tempDir(), 'held-out.txt');
-  writeFileSync(list, 'b.bank\n');
-  const { stdout } = await run(BIN, ['library', 'prior', '--library', dir, '--leave-out', list, '--json']);
-  const summary = JSON.parse(stdout.trim());
-  assert.equal(summary.apis, 1);
-  assert.equal(summary.left_out, 1);
-  assert.ok(existsSync(join(dir, PRIOR_FILE)));
-  assert.deepEqual(readPrior(join(dir, PRIOR_FILE))!.left_out, ['b.bank']);
+test(
+  'library prior writes prior.json leaving out a file of APIs; fidelity --examples refuses a prior that read a ' +
+    'held-out API',
+  async () => {
+    const dir = writeFixtureLibrary([], [bank('a.bank'), bank('b.bank')]);
+    const list = join(tempDir(), 'held-out.txt');
+    writeFileSync(list, 'b.bank\n');
+    const { stdout } = await run(BIN, ['library', 'prior', '--library', dir, '--leave-out', list, '--json']);
+    const summary = JSON.parse(stdout.trim());
+    assert.equal(summary.apis, 1);
+    assert.equal(summary.left_out, 1);
+    assert.ok(existsSync(join(dir, PRIOR_FILE)));
+    assert.deepEqual(readPrior(join(dir, PRIOR_FILE))!.left_out, ['b.bank']);
 
-  const fidelity = ['fidelity', '--examples', '--library', dir, '--json'];
-  await run(BIN, [...fidelity, '--holdout', list]);
-  writeFileSync(list, 'a.bank\n');
-  for (const args of [
-    [...fidelity, '--holdout', list],
-    ['library', 'prior', '--library', dir, '--split-seed', '1'],
-    ['library', 'prior', '--library', dir, '--leave-out', join(dir, 'missing.txt')],
-  ]) {
-    const failed = await run(BIN, args).then(
-      () => assert.fail(`${args.join(' ')} was accepted`),
-      (error: { code: number; stderr: string }) => error,
-    );
-    assert.equal(failed.code, 2);
-    assert.equal(failed.stderr.trim().split('\n').length, 1);
-  }
-  // Without the prior, the same measurement runs.
-  await run(BIN, [...fidelity, '--holdout', list, '--no-prior']);
-});
+    const fidelity = ['fidelity', '--examples', '--library', dir, '--json'];
+    await run(BIN, [...fidelity, '--holdout', list]);
+    writeFileSync(list, 'a.bank\n');
+    for (const args of [
+      [...fidelity, '--holdout', list],
+      ['library', 'prior', '--library', dir, '--split-seed', '1'],
+      ['library', 'prior', '--library', dir, '--leave-out', join(dir, 'missing.txt')],
+    ]) {
+      const failed = await run(BIN, args).then(
+        () => assert.fail(`${args.join(' ')} was accepted`),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(failed.code, 2);
+      assert.equal(failed.stderr.trim().split('\n').length, 1);
+    }
+    // Without the prior, the same measurement runs.
+    await run(BIN, [...fidelity, '--holdout', list, '--no-prior']);
+  },
+);

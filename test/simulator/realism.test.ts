@@ -40,16 +40,19 @@ function synth(tool: Tool, args: Arguments, seed: number): Json {
   return body as Json;
 }
 
-test('the GitHub user example answers the user asked for, its links too, and keeps the rest of its content', async () => {
-  const body = await example(getUser, { username: 'torvalds' });
-  assert.equal(body.login, 'torvalds');
-  assert.equal(body.html_url, 'https://github.com/torvalds');
-  assert.equal(body.repos_url, 'https://api.github.com/users/torvalds/repos');
-  assert.equal(body.name, 'The Octocat');
-  assert.equal(body.followers, 20);
-  assert.equal((getUser.examples[0]!.body as Json).login, 'octocat', 'the tool record is untouched');
-  assert.equal((await example(getUser, { username: 'octocat' })).login, 'octocat');
-});
+test(
+  'the GitHub user example answers the user asked for, its ' + 'links too, and keeps the rest of its content',
+  async () => {
+    const body = await example(getUser, { username: 'torvalds' });
+    assert.equal(body.login, 'torvalds');
+    assert.equal(body.html_url, 'https://github.com/torvalds');
+    assert.equal(body.repos_url, 'https://api.github.com/users/torvalds/repos');
+    assert.equal(body.name, 'The Octocat');
+    assert.equal(body.followers, 20);
+    assert.equal((getUser.examples[0]!.body as Json).login, 'octocat', 'the tool record is untouched');
+    assert.equal((await example(getUser, { username: 'octocat' })).login, 'octocat');
+  },
+);
 
 test('a named example is answered as the spec wrote it', async () => {
   const tool: Tool = { ...getUser, examples: [{ name: 'octo', status: 200, body: getUser.examples[0]!.body }] };
@@ -90,15 +93,18 @@ test('an example change the response schema rejects is taken back', async () => 
   assert.equal(body.html_url, 'https://github.com/octocat');
 });
 
-test('an issue read by number has that number; a repository read by owner and name has its full_name and owner.login', () => {
-  for (const seed of SEEDS) {
-    assert.equal(synth(getIssue, { owner: 'octo-org', repo: 'widgets', issue_number: 42 }, seed).number, 42);
-    const repo = synth(getRepo, { owner: 'octo-org', repo: 'widgets' }, seed);
-    assert.equal(repo.full_name, 'octo-org/widgets');
-    assert.equal(repo.name, 'widgets');
-    assert.equal((repo.owner as Json).login, 'octo-org');
-  }
-});
+test(
+  'an issue read by number has that number; a repository read by ' + 'owner and name has its full_name and owner.login',
+  () => {
+    for (const seed of SEEDS) {
+      assert.equal(synth(getIssue, { owner: 'octo-org', repo: 'widgets', issue_number: 42 }, seed).number, 42);
+      const repo = synth(getRepo, { owner: 'octo-org', repo: 'widgets' }, seed);
+      assert.equal(repo.full_name, 'octo-org/widgets');
+      assert.equal(repo.name, 'widgets');
+      assert.equal((repo.owner as Json).login, 'octo-org');
+    }
+  },
+);
 
 test('temperatures lie in range for the scale their names state, humidity and percentages in [0, 100]', () => {
   const within = (value: unknown, min: number, max: number, name: string) => {
@@ -138,25 +144,28 @@ const BRAND_PREFIX: Record<string, RegExp> = {
   Discover: /^6/,
 };
 
-test('a customer read by id is not deleted; its card has four last digits and a real brand, country and currency', () => {
-  for (const seed of SEEDS) {
-    const body = synth(getCustomer, { customer: 'cus_123' }, seed);
-    assert.equal(body.id, 'cus_123');
-    assert.notEqual(body.deleted, true, `seed ${seed}: ${JSON.stringify(body)}`);
-    const source = body.default_source as Json | undefined;
-    if (!source) continue;
-    assert.match(String(source.last4), /^\d{4}$/);
-    assert.ok(Object.keys(BRAND_PREFIX).includes(String(source.brand)), `brand ${String(source.brand)}`);
-    if (source.exp_month !== undefined)
-      assert.ok((source.exp_month as number) >= 1 && (source.exp_month as number) <= 12);
-    if (source.exp_year !== undefined) assert.ok((source.exp_year as number) >= 2026);
-    if (source.currency !== undefined)
-      assert.ok(
-        Intl.supportedValuesOf('currency').includes(String(source.currency)),
-        `currency ${String(source.currency)}`,
-      );
-  }
-});
+test(
+  'a customer read by id is not deleted; its card has four last ' + 'digits and a real brand, country and currency',
+  () => {
+    for (const seed of SEEDS) {
+      const body = synth(getCustomer, { customer: 'cus_123' }, seed);
+      assert.equal(body.id, 'cus_123');
+      assert.notEqual(body.deleted, true, `seed ${seed}: ${JSON.stringify(body)}`);
+      const source = body.default_source as Json | undefined;
+      if (!source) continue;
+      assert.match(String(source.last4), /^\d{4}$/);
+      assert.ok(Object.keys(BRAND_PREFIX).includes(String(source.brand)), `brand ${String(source.brand)}`);
+      if (source.exp_month !== undefined)
+        assert.ok((source.exp_month as number) >= 1 && (source.exp_month as number) <= 12);
+      if (source.exp_year !== undefined) assert.ok((source.exp_year as number) >= 2026);
+      if (source.currency !== undefined)
+        assert.ok(
+          Intl.supportedValuesOf('currency').includes(String(source.currency)),
+          `currency ${String(source.currency)}`,
+        );
+    }
+  },
+);
 
 test('a card number, its brand and its last4 agree', () => {
   const tool: Tool = {
@@ -200,22 +209,25 @@ test('a free-text search shows in every listed name; counts match their lists an
   }
 });
 
-test('a page count equals its list; a numeric-string count too; created ≤ updated and start ≤ end in every item', () => {
-  for (const seed of SEEDS) {
-    const body = synth(listEvents, {}, seed);
-    const events = body.events as Json[] | undefined;
-    if (events && body.count !== undefined) assert.equal(body.count, events.length);
-    for (const event of events ?? []) {
-      const attendees = event.attendees as unknown[] | undefined;
-      if (attendees && event.attendees_count !== undefined) assert.equal(event.attendees_count, attendees.length);
-      if (attendees && event.num_attendees !== undefined) assert.equal(event.num_attendees, String(attendees.length));
-      if (event.start_time !== undefined && event.end_time !== undefined)
-        assert.ok(Date.parse(String(event.start_time)) <= Date.parse(String(event.end_time)), JSON.stringify(event));
-      if (event.created !== undefined && event.updated !== undefined)
-        assert.ok((event.created as number) <= (event.updated as number));
+test(
+  'a page count equals its list; a numeric-string count too; ' + 'created ≤ updated and start ≤ end in every item',
+  () => {
+    for (const seed of SEEDS) {
+      const body = synth(listEvents, {}, seed);
+      const events = body.events as Json[] | undefined;
+      if (events && body.count !== undefined) assert.equal(body.count, events.length);
+      for (const event of events ?? []) {
+        const attendees = event.attendees as unknown[] | undefined;
+        if (attendees && event.attendees_count !== undefined) assert.equal(event.attendees_count, attendees.length);
+        if (attendees && event.num_attendees !== undefined) assert.equal(event.num_attendees, String(attendees.length));
+        if (event.start_time !== undefined && event.end_time !== undefined)
+          assert.ok(Date.parse(String(event.start_time)) <= Date.parse(String(event.end_time)), JSON.stringify(event));
+        if (event.created !== undefined && event.updated !== undefined)
+          assert.ok((event.created as number) <= (event.updated as number));
+      }
     }
-  }
-});
+  },
+);
 
 test('the same call and seed give the same body', async () => {
   const args = { q: 'weather', per_page: 3 };
@@ -226,43 +238,47 @@ test('the same call and seed give the same body', async () => {
   );
 });
 
-test('an example page of search results shows the search in each result; a customer example read by id is not deleted', async () => {
-  const page: Tool = {
-    ...searchRepos,
-    examples: [
-      {
-        status: 200,
-        body: {
-          total_count: 2,
-          incomplete_results: false,
-          items: [
-            { id: 1, name: 'Hello-World', description: 'My first repository on GitHub.' },
-            { id: 2, name: 'Spoon-Knife', description: 'This repo is for demonstration purposes only.' },
-          ],
+test(
+  'an example page of search results shows the search in each result; a customer example read by id is not ' +
+    'deleted',
+  async () => {
+    const page: Tool = {
+      ...searchRepos,
+      examples: [
+        {
+          status: 200,
+          body: {
+            total_count: 2,
+            incomplete_results: false,
+            items: [
+              { id: 1, name: 'Hello-World', description: 'My first repository on GitHub.' },
+              { id: 2, name: 'Spoon-Knife', description: 'This repo is for demonstration purposes only.' },
+            ],
+          },
         },
-      },
-    ],
-  };
-  const body = await example(page, { q: 'weather', per_page: 2 });
-  const items = body.items as Json[];
-  assert.deepEqual(
-    items.map((item) => item.name),
-    ['weather-Hello-World', 'weather-Spoon-Knife'],
-  );
-  assert.deepEqual(
-    items.map((item) => item.id),
-    [1, 2],
-    'listed results keep their own ids',
-  );
-  const deleted: Tool = {
-    ...getCustomer,
-    examples: [{ status: 200, body: { id: 'cus_9', object: 'customer', deleted: true, email: 'jenny@example.com' } }],
-  };
-  const customer = await example(deleted, { customer: 'cus_123' });
-  assert.equal(customer.id, 'cus_123');
-  assert.equal(customer.deleted, false);
-  assert.equal(customer.email, 'jenny@example.com');
-});
+      ],
+    };
+    const body = await example(page, { q: 'weather', per_page: 2 });
+    const items = body.items as Json[];
+    assert.deepEqual(
+      items.map((item) => item.name),
+      ['weather-Hello-World', 'weather-Spoon-Knife'],
+    );
+    assert.deepEqual(
+      items.map((item) => item.id),
+      [1, 2],
+      'listed results keep their own ids',
+    );
+    const deleted: Tool = {
+      ...getCustomer,
+      examples: [{ status: 200, body: { id: 'cus_9', object: 'customer', deleted: true, email: 'jenny@example.com' } }],
+    };
+    const customer = await example(deleted, { customer: 'cus_123' });
+    assert.equal(customer.id, 'cus_123');
+    assert.equal(customer.deleted, false);
+    assert.equal(customer.email, 'jenny@example.com');
+  },
+);
 
 test('a filter expression is no search text: names stay as they were', () => {
   const tool: Tool = {

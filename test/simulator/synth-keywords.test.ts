@@ -51,31 +51,35 @@ test('enum and const', () => {
   assert.ok(bodies({ type: 'string', enum: ['a', 1, 'bbb'], minLength: 2 }, 20).every((value) => value === 'bbb'));
 });
 
-test('object keywords: properties, required, additionalProperties, patternProperties, min/maxProperties, propertyNames', () => {
-  bodies({
-    type: 'object',
-    properties: { a: { type: 'string' }, b: { type: 'integer' } },
-    required: ['b'],
-    additionalProperties: false,
-  });
-  const maps = bodies({
-    type: 'object',
-    additionalProperties: { type: 'integer', minimum: 0 },
-    propertyNames: { pattern: '^[a-z]{3,8}$' },
-    minProperties: 2,
-    maxProperties: 4,
-  }) as Record<string, unknown>[];
-  assert.ok(maps.every((map) => Object.keys(map).length >= 2));
-  const patterned = bodies({
-    type: 'object',
-    patternProperties: { '^x-[a-z]+$': { type: 'string' }, '^n\\d+$': { type: 'number' } },
-    additionalProperties: false,
-    minProperties: 1,
-  }) as Record<string, unknown>[];
-  assert.ok(patterned.every((map) => Object.keys(map).length >= 1));
-  bodies({ type: 'object', properties: { a: {}, b: {}, c: {}, d: {} }, maxProperties: 1 });
-  bodies({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'undeclared'], minProperties: 4 });
-});
+test(
+  'object keywords: properties, required, additionalProperties, patternProperties, min/maxProperties, ' +
+    'propertyNames',
+  () => {
+    bodies({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'integer' } },
+      required: ['b'],
+      additionalProperties: false,
+    });
+    const maps = bodies({
+      type: 'object',
+      additionalProperties: { type: 'integer', minimum: 0 },
+      propertyNames: { pattern: '^[a-z]{3,8}$' },
+      minProperties: 2,
+      maxProperties: 4,
+    }) as Record<string, unknown>[];
+    assert.ok(maps.every((map) => Object.keys(map).length >= 2));
+    const patterned = bodies({
+      type: 'object',
+      patternProperties: { '^x-[a-z]+$': { type: 'string' }, '^n\\d+$': { type: 'number' } },
+      additionalProperties: false,
+      minProperties: 1,
+    }) as Record<string, unknown>[];
+    assert.ok(patterned.every((map) => Object.keys(map).length >= 1));
+    bodies({ type: 'object', properties: { a: {}, b: {}, c: {}, d: {} }, maxProperties: 1 });
+    bodies({ type: 'object', properties: { a: { type: 'string' } }, required: ['a', 'undeclared'], minProperties: 4 });
+  },
+);
 
 test('dependentRequired and dependentSchemas', () => {
   const values = bodies(

@@ -36,6 +36,7 @@ test('bodies for 3,000 generated schemas using every keyword family validate (â‰
   t.diagnostic(`${total - failures.length} of ${total} valid`);
   assert.ok(
     rate >= 0.999,
-    `valid ${(rate * 100).toFixed(2)}%; first failures: ${JSON.stringify(failures.slice(0, 3), null, 1).slice(0, 4000)}`,
+    `valid ${(rate * 100).toFixed(2)}%; first failures: ` +
+      `${JSON.stringify(failures.slice(0, 3), null, 1).slice(0, 4000)}`,
   );
 });

@@ -11,22 +11,25 @@ import { petstoreTools, tempDir, writeFixtureLibrary } from '../fixtures/tools.j
 
 const getPet = petstoreTools.find((tool) => tool.id === 'petstore_test__getPetById')!;
 
-test('the synthesis thread answers what synthesize answers, byte for byte, with the body as its JSON text', async () => {
-  const synth = threadedSynthResponder(writeFixtureLibrary());
-  try {
-    // Several calls of one turn of the event loop travel in one message; each gets its own answer.
-    const calls = [1, 2, 3, 4].map((petId) => synth.respond(getPet, { petId }, { seed: 7 }));
-    const answers = await Promise.all(calls);
-    answers.forEach((answer, i) => {
-      const expected = synthesize(getPet, { petId: i + 1 }, 7);
-      assert.equal(answer!.status, expected.status);
-      assert.equal(untouchedBodyText(answer!), JSON.stringify(expected.body));
-      assert.deepEqual(answer!.body, expected.body);
-    });
-  } finally {
-    await synth.close();
-  }
-});
+test(
+  'the synthesis thread answers what synthesize answers, ' + 'byte for byte, with the body as its JSON text',
+  async () => {
+    const synth = threadedSynthResponder(writeFixtureLibrary());
+    try {
+      // Several calls of one turn of the event loop travel in one message; each gets its own answer.
+      const calls = [1, 2, 3, 4].map((petId) => synth.respond(getPet, { petId }, { seed: 7 }));
+      const answers = await Promise.all(calls);
+      answers.forEach((answer, i) => {
+        const expected = synthesize(getPet, { petId: i + 1 }, 7);
+        assert.equal(answer!.status, expected.status);
+        assert.equal(untouchedBodyText(answer!), JSON.stringify(expected.body));
+        assert.deepEqual(answer!.body, expected.body);
+      });
+    } finally {
+      await synth.close();
+    }
+  },
+);
 
 test('a tool the thread cannot find fails the call, and the thread keeps answering', async () => {
   const synth = threadedSynthResponder(writeFixtureLibrary());

@@ -26,7 +26,8 @@ export function registerBuild(library: Command): void {
   const command = library
     .command('build')
     .description(
-      `build the default library: ${thousands(DEFAULT_SIZE)} operations of the APIs.guru OpenAPI directory, spread across providers`,
+      `build the default library: ${thousands(DEFAULT_SIZE)} operations of the APIs.guru OpenAPI directory, ` +
+        'spread across providers',
     )
     .option('--size <n>', `operations to keep, or "all"`, String(DEFAULT_SIZE))
     .option(
@@ -75,7 +76,8 @@ export function registerBuild(library: Command): void {
     );
     if (summary.skipped_documents.length > 0) printLine(`skipped      ${summary.skipped_documents.join(', ')}`);
     printLine(
-      `time         ${(summary.duration_ms / 1000).toFixed(1)} s (CPU ${(summary.cpu_ms / 1000).toFixed(1)} s), peak RSS ${summary.peak_rss_mb} MB`,
+      `time         ${(summary.duration_ms / 1000).toFixed(1)} s (CPU ${(summary.cpu_ms / 1000).toFixed(1)} ` +
+        `s), peak RSS ${summary.peak_rss_mb} MB`,
     );
     if (summary.index_ms !== undefined) printLine(`search index ${(summary.index_ms / 1000).toFixed(1)} s (BM25)`);
     if (summary.prior) printLine(priorLine(summary.prior));

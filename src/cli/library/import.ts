@@ -61,7 +61,8 @@ export function registerImport(library: Command): void {
       }
       const skipped = result.skipped.length > 0 ? `, skipped ${result.skipped.length} invalid files` : '';
       printLine(
-        `imported ${written.imported} tools (${written.apis} APIs, ${written.replaced} replaced) from ${path} into ${opts.out}${skipped}`,
+        `imported ${written.imported} tools (${written.apis} APIs, ${written.replaced} replaced) from ${path} ` +
+          `into ${opts.out}${skipped}`,
       );
       printLine(`the library now has ${written.tools_total} tools`);
     });

@@ -5,7 +5,8 @@ export function registerList(library: Command): void {
   library
     .command('list')
     .description(
-      'every tool; with --json, JSON Lines of {id, name, description, category, parameters, origin}, then a summary line {tools, category, library}',
+      'every tool; with --json, JSON Lines of {id, name, description, category, parameters, origin}, then a ' +
+        'summary line {tools, category, library}',
     )
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--category <name>', 'only this category')
@@ -24,9 +25,10 @@ export function registerList(library: Command): void {
         let listed = 0;
         for (const tool of store.iterate({ category: opts.category })) {
           listed++;
+          const { id, name, description, category, parameters, origin } = tool;
           out.push(
             opts.json
-              ? `${JSON.stringify({ id: tool.id, name: tool.name, description: tool.description, category: tool.category, parameters: tool.parameters, origin: tool.origin })}\n`
+              ? `${JSON.stringify({ id, name, description, category, parameters, origin })}\n`
               : `${tool.id}\t${tool.category}\t${tool.name}\n`,
           );
           if (out.length >= 1000 && !(await flush())) return;

@@ -74,13 +74,15 @@ export async function minePriorInto(dir: string, leaveOut: (apiIds: string[]) =>
 }
 
 export const priorLine = (p: PriorSummary) =>
-  `value prior  ${p.file} (${p.file_mb} MB): ${p.values} documented values of ${p.apis} APIs (${p.left_out} left out) in ${p.contexts} contexts, ${(p.ms / 1000).toFixed(1)} s`;
+  `value prior  ${p.file} (${p.file_mb} MB): ${p.values} documented values of ${p.apis} APIs (${p.left_out} ` +
+  `left out) in ${p.contexts} contexts, ${(p.ms / 1000).toFixed(1)} s`;
 
 export function registerPrior(library: Command): void {
   const command = library
     .command('prior')
     .description(
-      "mine the value prior (what the vendors' documented examples hold per field) of an existing library into prior.json beside its tools.db",
+      "mine the value prior (what the vendors' documented examples hold per field) of an existing library into " +
+        'prior.json beside its tools.db',
     )
     .option('--library <dir>', 'library directory', defaultLibraryDir())
     .option('--json', 'print one JSON summary line');

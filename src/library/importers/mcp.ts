@@ -43,6 +43,7 @@ function toolList(doc: unknown, file: string): [unknown[], string] {
   throw invalid(
     file,
     '',
-    `expected an MCP tools/list result {"tools": [...]} or an array of tools, got ${kind(doc)}${isObject(doc) ? ' without "tools"' : ''}`,
+    'expected an MCP tools/list result {"tools": [...]} or an array of tools, got ' +
+      `${kind(doc)}${isObject(doc) ? ' without "tools"' : ''}`,
   );
 }

@@ -16,10 +16,14 @@ export interface Candidate {
 }
 
 export const SELECTION_RULE =
-  'Operations are taken in tiers: first those with a summary or description that no earlier API of the same provider already has ' +
-  '(same method, path and operationId), then undescribed ones, then such repeats. Inside a tier, a per-provider cap is water-filled ' +
-  '(the largest cap c with sum(min(n_p, c)) <= N, one more for the remaining providers in stable-hash order) so the total is exactly N ' +
-  "and no provider dominates; each provider fills its share round-robin across its APIs, taking each API's operations with a " +
+  'Operations are taken in tiers: first those with a summary or description that no earlier API of the same ' +
+  'provider already has ' +
+  '(same method, path and operationId), then undescribed ones, then such repeats. Inside a tier, a ' +
+  'per-provider cap is water-filled ' +
+  '(the largest cap c with sum(min(n_p, c)) <= N, one more for the remaining providers in stable-hash order) ' +
+  'so the total is exactly N ' +
+  "and no provider dominates; each provider fills its share round-robin across its APIs, taking each API's " +
+  'operations with a ' +
   'response schema, then examples, then not deprecated first, ties broken by a stable hash of api_id, method and path.';
 
 /** Quality inside a tier: a JSON response schema outranks examples, which outrank not being deprecated. */

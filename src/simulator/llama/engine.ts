@@ -49,7 +49,8 @@ const MAX_STRING_LENGTH = 128;
 export class ContextOverflowError extends Error {
   constructor(promptTokens: number, maxTokens: number, contextSize: number) {
     super(
-      `the prompt takes ${promptTokens} tokens; with ${maxTokens} for the answer it exceeds the context of ${contextSize} (raise --ctx or lower --max-tokens)`,
+      `the prompt takes ${promptTokens} tokens; with ${maxTokens} for the answer it exceeds the context of ` +
+        `${contextSize} (raise --ctx or lower --max-tokens)`,
     );
     this.name = 'ContextOverflowError';
   }
@@ -194,7 +195,8 @@ export class LlamaEngine implements TextGenerator {
     }).catch((error: Error) => {
       if (error.name !== 'NoBinaryFoundError' && error.message !== 'NoBinaryFoundError') throw error;
       throw new Error(
-        `no prebuilt llama.cpp binary runs here for --gpu ${gpu} (cuda needs the NVIDIA driver, vulkan a Vulkan loader); try --gpu auto or cpu`,
+        `no prebuilt llama.cpp binary runs here for --gpu ${gpu} (cuda needs the NVIDIA driver, vulkan a ` +
+          'Vulkan loader); try --gpu auto or cpu',
       );
     });
     let model: LlamaModel | undefined;

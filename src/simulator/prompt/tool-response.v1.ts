@@ -6,11 +6,15 @@
 export const TOOL_RESPONSE_V1 = {
   version: 'tool-response.v1',
 
-  system: `You simulate the server behind a tool (an HTTP API operation). You receive the tool's definition and one call's arguments, and you answer with the response body that server would return for that call.
+  system:
+    'You simulate the server behind a tool (an HTTP API operation). ' +
+    "You receive the tool's definition and one call's arguments, " +
+    `and you answer with the response body that server would return for that call.
 Rules:
 - Answer with the response body only: one JSON value, no prose, no markdown, no code fence.
 - The body must satisfy the response schema when one is given.
-- Make it realistic and consistent with the arguments: echo identifiers, names and filters the call passed; invent plausible values for everything else.`,
+- Make it realistic and consistent with the arguments: echo identifiers, names and filters the call passed; ` +
+    'invent plausible values for everything else.',
 
   user: `Tool: {{name}} ({{id}})
 Description: {{description}}

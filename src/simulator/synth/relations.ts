@@ -13,13 +13,16 @@ const CREATED = new RegExp(
   `^(?:date_created|inserted_at|create_time|creation_time|creation_date|(?:created|creation)${STAMP})$`,
 );
 const UPDATED = new RegExp(
-  `^(?:date_(?:updated|modified|changed)|update_time|(?:last_)?(?:updated|modified|changed|edited)${STAMP}|last_(?:update|modification|modified|updated)${STAMP})$`,
+  `^(?:date_(?:updated|modified|changed)|update_time|(?:last_)?(?:updated|modified|changed|edited)${STAMP}|` +
+    `last_(?:update|modification|modified|updated)${STAMP})$`,
 );
 const START = new RegExp(
-  `^(?:(?:start|starts|started|begin|begins|began|valid_from|effective_from|opened|check_in|departure)${STAMP}|from_(?:date|time|datetime)|date_from|period_start|start_date_time)$`,
+  `^(?:(?:start|starts|started|begin|begins|began|valid_from|effective_from|opened|check_in|departure)${STAMP}|` +
+    'from_(?:date|time|datetime)|date_from|period_start|start_date_time)$',
 );
 const END = new RegExp(
-  `^(?:(?:end|ends|ended|finish|finished|finishes|completed|valid_to|valid_until|effective_to|closed|check_out|arrival)${STAMP}|to_(?:date|time|datetime)|date_to|period_end|end_date_time)$`,
+  '^(?:(?:end|ends|ended|finish|finished|finishes|completed|valid_to|valid_until|effective_to|closed|check_out|' +
+    `arrival)${STAMP}|to_(?:date|time|datetime)|date_to|period_end|end_date_time)$`,
 );
 /** A page's count of the list beside it (exactly its length). */
 const PAGE_COUNTS = new Set([

@@ -7,8 +7,9 @@ import type { SynthJob, SynthReply } from './threaded.js';
 
 /**
  * The synthesis thread (threaded.ts starts it): its own handle on the library, whose records it parses on first use
- * and keeps in the store's LRU, its value prior, and its own faker. A batch of jobs is answered a few at a time, so that the event
- * loop answers the first while the rest are made (one reply for a batch of thousands would leave it idle meanwhile);
+ * and keeps in the store's LRU, its value prior, and its own faker. A batch of jobs is answered a few at a time, so
+ * that the event loop answers the first while the rest are made (one reply for a batch of thousands would leave it
+ * idle meanwhile);
  * every body comes as the JSON text JSON.stringify writes for it — what the cache stores and the answer sends.
  */
 const { library } = workerData as { library: string };

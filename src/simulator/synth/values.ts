@@ -173,8 +173,25 @@ const STATUSES = ['active', 'inactive', 'pending', 'completed', 'cancelled', 'pr
  * Measurements by their name's last word, or a unit after it: a string field so named still holds a number
  * (`"TempF": "71.6"`, `"humidity": "64"`, `"WindMPH": "12.4"`, `"VisibilityMiles": "9.1"`).
  */
+const MEASURE_WORDS = last(
+  'humidity',
+  'rh',
+  'percent',
+  'percentage',
+  'pct',
+  'pressure',
+  'visibility',
+  'uv_index',
+  'precipitation',
+  'rainfall',
+  'wind_speed',
+  'cloud_cover',
+);
 const MEASURE = new RegExp(
-  `${last('humidity', 'rh', 'percent', 'percentage', 'pct', 'pressure', 'visibility', 'uv_index', 'precipitation', 'rainfall', 'wind_speed', 'cloud_cover').source}|(?:^|_)(?:wind|gust|visibility|wind_speed|wind_gust)_(?:mph|kph|kmh|knots|kts|ms|miles|km)$|(?:^|_)(?:temperature|temp|tempf|tempc|tempk|feels_like|feelslike|dew_point|dewpoint|wind_chill|heat_index)(?:_(?:f|c|k|min|max|avg|high|low))?$`,
+  `${MEASURE_WORDS.source}|(?:^|_)(?:wind|gust|visibility|wind_speed|wind_gust)` +
+    '_(?:mph|kph|kmh|knots|kts|ms|miles|km)$|' +
+    '(?:^|_)(?:temperature|temp|tempf|tempc|tempk|feels_like|feelslike|dew_point|dewpoint|wind_chill|heat_index)' +
+    '(?:_(?:f|c|k|min|max|avg|high|low))?$',
 );
 
 type StringRule = [RegExp, (ctx: FieldContext) => string | undefined];
@@ -249,7 +266,8 @@ const STRING_RULES: StringRule[] = [
       'artwork',
     ),
     () =>
-      `https://picsum.photos/seed/${faker.string.alphanumeric(8)}/${rng.pick([320, 640, 800, 1024])}/${rng.pick([240, 480, 600, 768])}`,
+      `https://picsum.photos/seed/${faker.string.alphanumeric(8)}/` +
+      `${rng.pick([320, 640, 800, 1024])}/${rng.pick([240, 480, 600, 768])}`,
   ],
   [
     any(

@@ -21,9 +21,9 @@ export function readUpstreamMap(file: string): UpstreamMap {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new UpstreamMapError(
-      `--upstream-map ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`}`,
-    );
+    const why =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not JSON (${(error as Error).message})`;
+    throw new UpstreamMapError(`--upstream-map ${file}: ${why}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UpstreamMapError(`--upstream-map ${file}: expected a JSON object mapping API ids or globs to base URLs`);
@@ -31,7 +31,8 @@ export function readUpstreamMap(file: string): UpstreamMap {
   const entries = Object.entries(value).map(([pattern, url]) => {
     if (typeof url !== 'string' || !isHttpUrl(url))
       throw new UpstreamMapError(
-        `--upstream-map ${file}: ${JSON.stringify(pattern)} must map to an http:// or https:// URL, got ${JSON.stringify(url)}`,
+        `--upstream-map ${file}: ${JSON.stringify(pattern)} must map to an http:// or https:// URL, got ` +
+          `${JSON.stringify(url)}`,
       );
     const glob = picomatch(pattern, { dot: true });
     return { pattern, matches: (apiId: string) => pattern === apiId || glob(apiId), url };
@@ -57,7 +58,9 @@ export function baseUrl(tool: Tool, map: UpstreamMap | undefined): BaseUrl {
   if (server && isHttpUrl(server)) return { url: server };
   const given = server ? `a relative server URL (${JSON.stringify(server)})` : 'no server URL';
   return {
-    reason: `the API document of ${apiId} declares ${given}; map ${JSON.stringify(apiId)} to a base URL in --upstream-map`,
+    reason:
+      `the API document of ${apiId} declares ${given}; map ${JSON.stringify(apiId)} to a base URL in ` +
+      '--upstream-map',
   };
 }
 
