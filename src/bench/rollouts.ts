@@ -89,6 +89,8 @@ export interface RolloutReport {
   /** Server RSS before any load. */
   idle_rss_mb: number;
   scales: RolloutScale[];
+  /** The scale whose measurement failed (the larger ones were not tried): the scales before it stand. */
+  failed?: { episodes: number; workload: Workload; error: string; server_exited: boolean };
 }
 
 export const SERVE_READY = /"url":"(http:\/\/[^"]+)"/;
@@ -146,13 +148,23 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
     };
 
     const scales: RolloutScale[] = [];
+    let failed: RolloutReport['failed'];
     for (const episodes of options.episodes) {
       const rounds = {} as Record<Workload, WorkloadResult[]>;
-      for (let round = 1; round <= options.rounds; round++) {
-        for (const workload of WORKLOADS) {
-          log(`${episodes} episodes, round ${round} of ${options.rounds}: ${workload}`);
-          (rounds[workload] ??= []).push(await measure(workload, episodes));
+      try {
+        for (let round = 1; round <= options.rounds; round++) {
+          for (const workload of WORKLOADS) {
+            log(`${episodes} episodes, round ${round} of ${options.rounds}: ${workload}`);
+            failed = { episodes, workload, error: '', server_exited: false };
+            (rounds[workload] ??= []).push(await measure(workload, episodes));
+          }
         }
+        failed = undefined;
+      } catch (error) {
+        // A scale past what the server holds (its heap, the machine's sockets) ends the run, not the report.
+        failed = { ...failed!, error: (error as Error).message, server_exited: server.child.exitCode !== null };
+        log(`${episodes} episodes failed in ${failed.workload}: ${failed.error}`);
+        break;
       }
       const workloads = {} as Record<Workload, WorkloadResult>;
       const perRound = {} as Record<Workload, number[]>;
@@ -175,6 +187,10 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
         connections: Math.min(episodes, options.connections),
         rounds_actions_per_s: perRound,
       });
+      log(
+        `${episodes} episodes: RSS ${rssLive} MB live (${scales.at(-1)!.rss_per_episode_kib} KiB an episode), ` +
+          `turns ${scales.at(-1)!.turns_vs_call} × the plain call`,
+      );
     }
     return {
       tool,
@@ -185,6 +201,7 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
       rounds: options.rounds,
       idle_rss_mb: idleRss,
       scales,
+      ...(failed ? { failed } : {}),
     };
   } finally {
     await server?.stop();

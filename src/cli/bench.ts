@@ -299,7 +299,13 @@ async function rollouts(opts: BenchFlags): Promise<void> {
     rounds: intFlag('--rounds', opts.rounds, { min: 1, max: 20 }),
     log: (line) => process.stderr.write(`${line}\n`),
   });
+  // Measured scales are reported whatever happened at a larger one; the exit status says it failed.
+  if (report.failed) process.exitCode = 1;
   if (opts.json) return printJson(report);
+  if (report.failed) {
+    const { episodes, workload, error, server_exited } = report.failed;
+    printLine(`${episodes} episodes failed in ${workload}${server_exited ? ' (the server exited)' : ''}: ${error}`);
+  }
   printLine(
     `tool ${report.tool}; ${report.steps} steps of ${report.actions_per_step} ` +
       `calls per episode; idle RSS ${report.idle_rss_mb} MB`,
