@@ -142,7 +142,10 @@ function describe(error: ErrorObject, defs: Definitions): FieldError {
       return { path, message: `must be at most ${params.limit} characters, got ${(error.data as string).length}` };
     case 'pattern':
       if (params.pattern === '\\S') return { path, message: 'must not be blank' };
-      return { path, message: `must ${patternWords(String(params.pattern))}, got ${got(error.data)}` };
+      return {
+        path,
+        message: `must ${patternWords(String(params.pattern))}${example(parent)}, got ${got(error.data)}`,
+      };
     case 'minItems':
     case 'maxItems':
       return { path, message: `must hold ${count(parent)}, got ${(error.data as unknown[]).length}` };
@@ -170,6 +173,10 @@ function numeric(schema: JsonSchema): string | undefined {
         : `of at most ${max}`;
   return `${number} ${range}${types.includes('null') ? ', or null' : ''}`;
 }
+
+/** A pattern's meaning is clearest from a value that matches it: the schema's first example, when it gives one. */
+const example = (schema: JsonSchema) =>
+  Array.isArray(schema.examples) && schema.examples.length > 0 ? `, like ${JSON.stringify(schema.examples[0])}` : '';
 
 /** `^(?:[Yy][Ee][Ss]|[Nn][Oo])$` reads as `be one of YES, NO (in any case)`; any other pattern as itself. */
 function patternWords(pattern: string): string {

@@ -484,7 +484,7 @@ describe('the answer judge through a real OpenAI-compatible server', () => {
         await refused(
           await post(`${server.url}/v1/episodes/${episode.id}/rewards`, { judge: 'gpt-4' }),
           400,
-          /expected openai:MODEL@URL/,
+          /\/judge must match .*, like "openai:qwen3-8b@http:\/\/localhost:8000\/v1", got "gpt-4"/,
         );
       } finally {
         await server.close();
