@@ -119,18 +119,17 @@ export function parseStep(body: unknown, actionsPointer = '/actions'): Action[] 
       : error,
   );
   if (errors.length > 0) throw invalidRequest('step', errors);
+  // Built member by member (an object rest spread costs more than the check): the schema allows no other members.
   return (body as StepRequest).actions.map((action): Action => {
     if (action.type === 'search_tool') {
-      const { id, k, ...search } = action;
-      return { ...search, k: k ?? DEFAULT_SEARCH_K, ...(id === undefined ? {} : { id }) };
+      const search: Action = { type: 'search_tool', query: action.query, k: action.k ?? DEFAULT_SEARCH_K };
+      if (action.id !== undefined) search.id = action.id;
+      return search;
     }
-    const { id, controls, arguments: args, ...call } = action;
-    return {
-      ...call,
-      arguments: args ?? {},
-      ...(controls === undefined ? {} : { controls }),
-      ...(id === undefined ? {} : { id }),
-    };
+    const call: Action = { type: 'tool_call', tool: action.tool, arguments: action.arguments ?? {} };
+    if (action.controls !== undefined) call.controls = action.controls;
+    if (action.id !== undefined) call.id = action.id;
+    return call;
   });
 }
 

@@ -150,9 +150,14 @@ export function serverOpenApi(
 /** The wire shapes of schemas/, the batch bound this server was started with (`--max-batch`) in its request's. */
 function documentSchemas(maxBatch: number): Record<string, unknown> {
   const schemas = componentSchemas();
-  const batch = schemas.BatchRequest as { properties: { calls: { maxItems: number } } };
-  batch.properties.calls.maxItems = maxBatch;
-  return schemas;
+  const batch = schemas.BatchRequest as { properties: { calls: object } };
+  return {
+    ...schemas,
+    BatchRequest: {
+      ...batch,
+      properties: { ...batch.properties, calls: { ...batch.properties.calls, maxItems: maxBatch } },
+    },
+  };
 }
 
 /** Declarations merged by path: two route modules may declare methods of one path. */

@@ -39,9 +39,17 @@ export function schemaDefinition(name: string): JsonSchema | undefined {
 /**
  * Every wire shape as an OpenAPI component schema, for the server's own document: the files' definitions, and the
  * tool record (tool.schema.json) as `Tool` beside its `JsonSchema`. Refs within a file (`#/$defs/X`) and across files
- * (`https://toolenv.dev/schemas/F.schema.json#/$defs/X`, or a whole file) become `#/components/schemas/X`.
+ * (`https://toolenv.dev/schemas/F.schema.json#/$defs/X`, or a whole file) become `#/components/schemas/X`. Converted
+ * once; callers that change a schema copy it.
  */
-export function componentSchemas(): Record<string, JsonSchema> {
+export function componentSchemas(): Readonly<Record<string, JsonSchema>> {
+  components ??= convertedComponents();
+  return components;
+}
+
+let components: Record<string, JsonSchema> | undefined;
+
+function convertedComponents(): Record<string, JsonSchema> {
   const { $defs, $schema: _s, $id: _i, title: _t, ...tool } = schemaFile('tool') as SchemaFile & JsonSchema;
   const merged: Record<string, unknown> = { Tool: tool, ...$defs };
   for (const file of SHAPE_FILES) Object.assign(merged, schemaFile(file).$defs);
