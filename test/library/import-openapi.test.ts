@@ -181,7 +181,7 @@ test('3.0: recursion, nullable, readOnly and allOf bodies come out as JSON Schem
     properties: {
       id: { type: 'integer', readOnly: true },
       height: { type: ['number', 'null'] },
-      children: { type: 'array', items: { type: 'object' } },
+      children: { type: 'array', items: { type: 'object', 'x-toolenv-cut': '#/components/schemas/Tree' } },
     },
   });
   const plant = tool(tools, 'trees_test_forest__plantTree');

@@ -140,12 +140,15 @@ test('pointer tokens are unescaped; external and dangling refs become {} and are
   assert.equal(stats.schemas, 3);
 });
 
-test('a recursive schema is cut where its ref recurs, into a type-keeping stub, and counted', () => {
+test('a recursive schema is cut where its ref recurs, into a type-keeping stub naming its ref, and counted', () => {
   const stats = conversionStats();
   const schema = convertSchema({ $ref: '#/components/schemas/Node' }, opts('response', { stats }));
   assert.deepEqual(schema, {
     type: 'object',
-    properties: { value: { type: 'number' }, children: { type: 'array', items: { type: 'object' } } },
+    properties: {
+      value: { type: 'number' },
+      children: { type: 'array', items: { type: 'object', 'x-toolenv-cut': '#/components/schemas/Node' } },
+    },
   });
   assert.equal(stats.recursive_refs, 1);
   const validate = compile(schema);
@@ -212,7 +215,7 @@ test('a schema over the node budget is rebuilt shallower until it fits, never pa
     type: 'object',
     properties: Object.fromEntries([
       ['id', { type: 'string' }],
-      ...related(1).map((j) => [`e${j}`, { type: 'object' }]),
+      ...related(1).map((j) => [`e${j}`, { type: 'object', 'x-toolenv-cut': `#/components/schemas/E${j}` }]),
     ]),
   });
   compile(schema);

@@ -16,13 +16,15 @@ export interface DocumentContext {
   stats?: ConversionStats;
 }
 
-export function convert(context: DocumentContext, schema: unknown, usage: SchemaUsage): JsonSchema {
+/** `pointer`: where `schema` sits in the document, when known (see ConvertOptions). */
+export function convert(context: DocumentContext, schema: unknown, usage: SchemaUsage, pointer?: string): JsonSchema {
   return convertSchema(schema, {
     document: context.document,
     dialect: context.dialect,
     usage,
     limits: context.limits,
     stats: context.stats,
+    pointer,
   });
 }
 

@@ -6,6 +6,7 @@ import { requestShape } from './parameters.js';
 import { errorResponses } from './errors.js';
 import { deref, isObject, type JsonObject } from './refs.js';
 import { successResponse } from './responses.js';
+import { pointerBelow } from './schema.js';
 import { mergeDescription, plainText, toolName } from './text.js';
 
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
@@ -60,7 +61,7 @@ export function operationTool(
   const description =
     mergeDescription(summary, plainText(operation.description)) || fallbackDescription(api, operation, name);
   const { parameters, bindings } = requestShape(api, pathItem, operation);
-  const response = successResponse(api, operation);
+  const response = successResponse(api, operation, pointerBelow(pointerBelow('#/paths', path), method));
   const errors = errorResponses(api, operation);
   return {
     id,

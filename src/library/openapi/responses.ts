@@ -1,7 +1,8 @@
 /** An operation's success response: its status, the schema of its JSON body, and the examples the document gives. */
 import type { JsonSchema, ToolExample } from '../tool.js';
 import { convert, isJsonMediaType, pickJsonMediaType, type DocumentContext } from './context.js';
-import { deref, isObject, type JsonObject } from './refs.js';
+import { deref, isObject, refOf, resolvePointer, type JsonObject } from './refs.js';
+import { pointerBelow } from './schema.js';
 
 /** Examples kept per tool, and the largest (as JSON text) worth keeping: the simulator replays them whole. */
 export const MAX_EXAMPLES = 3;
@@ -26,17 +27,20 @@ export function successCode(responses: unknown): string | undefined {
   );
 }
 
-export function successResponse(context: DocumentContext, operation: JsonObject): SuccessResponse {
+/** `at`: the operation's JSON pointer in the document (`#/paths/~1pets/get`). */
+export function successResponse(context: DocumentContext, operation: JsonObject, at: string): SuccessResponse {
   const code = successCode(operation.responses);
   if (code === undefined) return { examples: [] };
   const status = /^\d+$/.test(code) ? Number(code) : code === 'default' ? undefined : 200;
-  const response = deref(context.document, (operation.responses as JsonObject)[code]);
+  const declared = (operation.responses as JsonObject)[code];
+  const response = deref(context.document, declared);
   if (!isObject(response) || !isObject(response.content)) return { status, examples: [] };
   const content = response.content;
   const mediaType = pickJsonMediaType(content);
   const media = mediaType === undefined ? undefined : content[mediaType];
   const raw = isObject(media) ? media.schema : undefined;
-  const schema = raw === undefined ? undefined : convert(context, raw, 'response');
+  const pointer = mediaType === undefined ? undefined : schemaPointer(context, declared, at, code, mediaType);
+  const schema = raw === undefined ? undefined : convert(context, raw, 'response', pointer);
 
   const bodies: { name?: string; body: unknown }[] = [];
   // Converted Swagger 2.0 documents keep the schema under `*/*` and the examples under application/json.
@@ -63,6 +67,20 @@ export function successResponse(context: DocumentContext, operation: JsonObject)
     if (examples.length === MAX_EXAMPLES) break;
   }
   return { status, ...(schema === undefined ? {} : { schema }), examples };
+}
+
+/** Where the response's schema sits: under the operation, or under the one response object its `$ref` names. */
+function schemaPointer(
+  context: DocumentContext,
+  declared: unknown,
+  at: string,
+  code: string,
+  mediaType: string,
+): string | undefined {
+  const ref = refOf(declared);
+  if (ref !== undefined && refOf(resolvePointer(context.document, ref)) !== undefined) return undefined;
+  const response = ref ?? pointerBelow(pointerBelow(at, 'responses'), code);
+  return pointerBelow(pointerBelow(pointerBelow(response, 'content'), mediaType), 'schema');
 }
 
 /** A JSON body's example written as JSON text (as documents converted from Postman do) is the value that text holds. */

@@ -66,6 +66,23 @@ export interface ConvertOptions {
   usage: SchemaUsage;
   limits?: SchemaLimits;
   stats?: ConversionStats;
+  /**
+   * Where `schema` sits in `document` (a JSON pointer, `#/paths/…`), when it does: response placeholders then name the
+   * node they stand for, so that an answer can expand it from the document (`CUT_KEYWORD`).
+   */
+  pointer?: string;
+}
+
+/**
+ * On a response schema's placeholder, the JSON pointer into the API's document of the sub-schema the placeholder
+ * stands for: the answer expands it there (simulator/cut-schemas.ts), so a body stays valid against the whole document
+ * however deep the tool's own schema was cut.
+ */
+export const CUT_KEYWORD = 'x-toolenv-cut';
+
+/** A JSON pointer one step below `at` (`~`, `/` escaped as RFC 6901 says, `%` since pointers are URI-decoded). */
+export function pointerBelow(at: string, token: string | number): string {
+  return `${at}/${String(token).replace(/~/g, '~0').replace(/\//g, '~1').replace(/%/g, '%25')}`;
 }
 
 /** The dialect of an OpenAPI document's schemas, from its `openapi` version. */
@@ -84,7 +101,7 @@ export function convertSchema(schema: unknown, options: ConvertOptions): JsonSch
     const last = i === depths.length - 1;
     const run = new Conversion(options, maxDepth, limits.maxNodes, last);
     try {
-      result = run.node(schema, 0);
+      result = run.node(schema, 0, options.usage === 'response' ? options.pointer : undefined);
     } catch (error) {
       if (error !== OVER_BUDGET) throw error;
       continue;
@@ -164,6 +181,9 @@ const ANNOTATIONS = new Set([
   '$comment',
 ]);
 
+/** Keywords a placeholder keeps (or that only annotate): a schema of these alone loses nothing to a cut. */
+const KEPT_BY_PLACEHOLDER = new Set(['type', 'description', 'nullable', 'title', 'example', 'examples']);
+
 const patternValidity = new Map<string, boolean>();
 
 /** ajv compiles patterns with the `u` flag, which rejects escapes other engines let through (`\-`, `\_`…). */
@@ -203,6 +223,8 @@ class Conversion {
   private readonly document: unknown;
   private readonly dialect: SchemaDialect;
   private readonly usage: SchemaUsage;
+  /** Response placeholders are marked with where they came from; request schemas are shown to models as they are. */
+  private readonly markCuts: boolean;
   private readonly stack = new Set<string>();
   private nodes = 0;
 
@@ -216,21 +238,23 @@ class Conversion {
     this.document = options.document;
     this.dialect = options.dialect;
     this.usage = options.usage;
+    this.markCuts = options.usage === 'response';
   }
 
-  node(value: unknown, depth: number): JsonSchema {
+  /** `at`: the node's JSON pointer in the document, where known. */
+  node(value: unknown, depth: number, at: string | undefined): JsonSchema {
     if (typeof value === 'boolean') return value;
     if (!isObject(value)) {
       this.stats.dropped_keywords++;
       return {};
     }
-    if (typeof value.$ref === 'string') return this.ref(value, value.$ref, depth);
-    if (!this.count()) return this.placeholder(value);
+    if (typeof value.$ref === 'string') return this.ref(value, value.$ref, depth, at);
+    if (!this.count()) return this.placeholder(value, at);
     if (depth > this.maxDepth) {
       this.stats.depth_cuts++;
-      return this.placeholder(value);
+      return this.placeholder(value, at);
     }
-    return this.keywords(value, depth);
+    return this.keywords(value, depth, at);
   }
 
   /** Counts one more schema object in the output; false (on the last attempt) once the budget is spent. */
@@ -241,7 +265,7 @@ class Conversion {
     return false;
   }
 
-  private ref(value: JsonObject, ref: string, depth: number): JsonSchema {
+  private ref(value: JsonObject, ref: string, depth: number, at: string | undefined): JsonSchema {
     const target = resolvePointer(this.document, ref);
     if (target === undefined) {
       this.stats.unresolved_refs++;
@@ -251,23 +275,23 @@ class Conversion {
     if (this.stack.has(ref)) {
       this.count();
       this.stats.recursive_refs++;
-      inlined = this.placeholder(target);
+      inlined = this.placeholder(target, this.markCuts ? ref : undefined);
     } else {
       this.stack.add(ref);
       try {
-        inlined = this.node(target, depth);
+        inlined = this.node(target, depth, this.markCuts ? ref : undefined);
       } finally {
         this.stack.delete(ref);
       }
     }
-    return this.withSiblings(inlined, value, depth);
+    return this.withSiblings(inlined, value, depth, at);
   }
 
   /**
    * A `$ref`'s sibling keywords. OpenAPI 3.0 ignores them, but a sibling description only annotates, so it is
    * kept in both dialects; in 3.1 siblings that constrain apply alongside the target (an `allOf`).
    */
-  private withSiblings(inlined: JsonSchema, value: JsonObject, depth: number): JsonSchema {
+  private withSiblings(inlined: JsonSchema, value: JsonObject, depth: number, at: string | undefined): JsonSchema {
     const siblings = Object.keys(value).filter((key) => key !== '$ref' && !key.startsWith('x-'));
     if (siblings.length === 0) return inlined;
     const annotationsOnly = siblings.every((key) => ANNOTATIONS.has(key));
@@ -277,12 +301,12 @@ class Conversion {
       return typeof inlined === 'boolean' ? (inlined ? { description } : inlined) : { ...inlined, description };
     }
     const { $ref: _ref, ...rest } = value;
-    const own = this.keywords(rest, depth);
+    const own = this.keywords(rest, depth, at);
     return typeof own === 'boolean' ? own : { allOf: [inlined], ...own };
   }
 
   /** What stands in for a schema that is not expanded: its type (so the shape stays recognisable), nothing inside. */
-  private placeholder(value: unknown): JsonSchema {
+  private placeholder(value: unknown, at: string | undefined): JsonSchema {
     const target = deref(this.document, value);
     if (typeof target === 'boolean') return target;
     if (!isObject(target)) return {};
@@ -296,24 +320,28 @@ class Conversion {
     if (types.includes('array')) out.items = {};
     if (typeof target.description === 'string' && target.description.trim())
       out.description = capped(target.description);
+    // Marked only where the placeholder lost something: a bare `{type: string}` needs no expanding.
+    if (this.markCuts && at !== undefined && !Object.keys(target).every((key) => KEPT_BY_PLACEHOLDER.has(key)))
+      out[CUT_KEYWORD] = at;
     return out;
   }
 
-  private keywords(node: JsonObject, depth: number): JsonSchema {
+  private keywords(node: JsonObject, depth: number, at: string | undefined): JsonSchema {
     const out: JsonObject = {};
-    const child = (value: unknown) => this.node(value, depth + 1);
+    const child = (value: unknown, ...path: (string | number)[]) =>
+      this.node(value, depth + 1, at === undefined ? undefined : path.reduce<string>(pointerBelow, at));
     const drop = () => this.stats.dropped_keywords++;
     for (const [key, value] of Object.entries(node)) {
       if (SCHEMA_MAPS.has(key)) {
         if (key !== 'properties') {
           if (!isObject(value)) drop();
-          else out[key] = this.schemaMap(value, child, key === 'patternProperties');
+          else out[key] = this.schemaMap(value, (v, name) => child(v, key, name), key === 'patternProperties');
         }
       } else if (SCHEMA_ONE.has(key)) {
-        if (typeof value === 'boolean' || isObject(value)) out[key] = child(value);
+        if (typeof value === 'boolean' || isObject(value)) out[key] = child(value, key);
         else drop();
       } else if (SCHEMA_LISTS.has(key)) {
-        if (Array.isArray(value) && value.length > 0) out[key] = value.map(child);
+        if (Array.isArray(value) && value.length > 0) out[key] = value.map((v, i) => child(v, key, i));
         else drop();
       } else if (NUMBERS.has(key)) {
         const n = toNumber(value);
@@ -335,7 +363,7 @@ class Conversion {
         this.special(key, value, node, out, child, drop);
       }
     }
-    if (isObject(node.properties)) this.properties(node.properties, out, child);
+    if (isObject(node.properties)) this.properties(node.properties, out, (v, name) => child(v, 'properties', name));
     else if (node.properties !== undefined) drop();
     this.openapiSemantics(node, out);
     return out;
@@ -347,7 +375,7 @@ class Conversion {
     value: unknown,
     node: JsonObject,
     out: JsonObject,
-    child: (v: unknown) => JsonSchema,
+    child: (v: unknown, ...path: (string | number)[]) => JsonSchema,
     drop: () => void,
   ): void {
     switch (key) {
@@ -360,8 +388,8 @@ class Conversion {
       case 'items':
         // An array of schemas is the tuple form, which 2020-12 spells prefixItems.
         if (Array.isArray(value)) {
-          if (value.length > 0) out.prefixItems = value.map(child);
-        } else if (typeof value === 'boolean' || isObject(value)) out.items = child(value);
+          if (value.length > 0) out.prefixItems = value.map((v, i) => child(v, 'items', i));
+        } else if (typeof value === 'boolean' || isObject(value)) out.items = child(value, 'items');
         else drop();
         return;
       case 'enum':
@@ -419,19 +447,23 @@ class Conversion {
     }
   }
 
-  private schemaMap(value: JsonObject, child: (v: unknown) => JsonSchema, keysArePatterns: boolean): JsonObject {
+  private schemaMap(
+    value: JsonObject,
+    child: (v: unknown, name: string) => JsonSchema,
+    keysArePatterns: boolean,
+  ): JsonObject {
     const out: JsonObject = {};
     for (const [name, schema] of Object.entries(value)) {
       if (keysArePatterns && !isValidPattern(name)) {
         this.stats.dropped_keywords++;
         continue;
       }
-      out[name] = child(schema);
+      out[name] = child(schema, name);
     }
     return out;
   }
 
-  private properties(properties: JsonObject, out: JsonObject, child: (v: unknown) => JsonSchema): void {
+  private properties(properties: JsonObject, out: JsonObject, child: (v: unknown, name: string) => JsonSchema): void {
     const hidden = this.usage === 'request' ? 'readOnly' : 'writeOnly';
     const kept: JsonObject = {};
     const removed = new Set<string>();
@@ -442,7 +474,7 @@ class Conversion {
         continue;
       }
       if (isObject(schema) && schema.required === true) flagged.push(name);
-      kept[name] = child(schema);
+      kept[name] = child(schema, name);
     }
     out.properties = kept;
     const required = [...((out.required as string[] | undefined) ?? []), ...flagged].filter(

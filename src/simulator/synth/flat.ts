@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../library/tool.js';
 import { INTEGER_FORMAT_RANGES } from '../../library/ajv.js';
+import { CUT_KEYWORD } from '../../library/openapi/schema.js';
 import { canonicalJson } from '../canonical.js';
 import type { Rng } from './random.js';
 
@@ -135,13 +136,27 @@ function intersectEnum(current: unknown[] | undefined, values: unknown[]): unkno
   return current.filter((value) => keys.has(canonicalJson(value)));
 }
 
-function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): void {
+/** A cut placeholder's whole schema (see simulator/cut-schemas.ts). */
+type Expand = (pointer: string) => JsonSchema | undefined;
+/** Placeholders expanded into placeholders (refs that only name each other) stop after this many. */
+const MAX_HOPS = 8;
+
+function absorb(
+  flat: Flat,
+  pending: Pending,
+  schema: JsonSchema | undefined,
+  expand: Expand | undefined,
+  hops = 0,
+): void {
   if (schema === undefined || schema === true) return;
   if (schema === false) {
     flat.impossible = true;
     return;
   }
   if (!isObject(schema)) return;
+  const cut = expand && schema[CUT_KEYWORD];
+  const whole = typeof cut === 'string' && hops < MAX_HOPS ? expand!(cut) : undefined;
+  if (whole !== undefined) return absorb(flat, pending, whole, expand, hops + 1);
   let objectPart: ObjectPart | undefined;
   let arrayPart: ArrayPart | undefined;
   const object = () =>
@@ -268,7 +283,7 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
         }
         break;
       case 'allOf':
-        if (Array.isArray(value)) for (const member of value) absorb(flat, pending, member as JsonSchema);
+        if (Array.isArray(value)) for (const member of value) absorb(flat, pending, member as JsonSchema, expand);
         break;
       case 'anyOf':
       case 'oneOf':
@@ -300,16 +315,18 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
 }
 
 /**
- * Whether some branch of an alternative describes a deleted object, by branch list (schemas are long-lived, calls
- * many).
+ * Whether some branch of an alternative is taken last (a deleted object, a cut placeholder), by branch list (schemas
+ * are long-lived, calls many).
  */
-const deletedBranchLists = new WeakMap<readonly JsonSchema[], boolean>();
+const lateBranchLists = new WeakMap<readonly JsonSchema[], boolean>();
 
-function hasDeletedBranch(branches: readonly JsonSchema[]): boolean {
-  let found = deletedBranchLists.get(branches);
-  if (found === undefined) deletedBranchLists.set(branches, (found = branches.some(isDeletedBranch)));
+function hasLateBranch(branches: readonly JsonSchema[]): boolean {
+  let found = lateBranchLists.get(branches);
+  if (found === undefined) lateBranchLists.set(branches, (found = branches.some(isLateBranch)));
   return found;
 }
+
+const isLateBranch = (branch: JsonSchema) => isDeletedBranch(branch) || (isObject(branch) && CUT_KEYWORD in branch);
 
 /** Whether a branch describes a deleted object: its `deleted` can only be true. */
 function isDeletedBranch(branch: JsonSchema): boolean {
@@ -336,6 +353,8 @@ function compatible(flat: Flat, branch: JsonSchema): boolean {
  * for every value of every call. Nothing changes a Flat once made.
  */
 const plainFlats = new WeakMap<object, Flat>();
+/** The same, for schemas whose cut placeholders were expanded (which the same placeholder without expansion is not). */
+const expandedFlats = new WeakMap<object, Flat>();
 
 /**
  * Flattens `schemas` (read as an allOf) into one `Flat`, choosing branches with `rng` (and, given `tried`, the
@@ -347,13 +366,15 @@ export function resolve(
   schemas: readonly JsonSchema[],
   rng: Rng,
   tried?: Map<readonly JsonSchema[], Set<number>>,
+  expand?: Expand,
 ): Flat {
+  const flats = expand ? expandedFlats : plainFlats;
   const single = schemas.length === 1 && isObject(schemas[0]) ? schemas[0] : undefined;
-  const known = single && plainFlats.get(single);
+  const known = single && flats.get(single);
   if (known) return known;
   const flat = emptyFlat();
   const pending: Pending = { alternatives: [], conditionals: [], dependentSchemas: new Map() };
-  for (const schema of schemas) absorb(flat, pending, schema);
+  for (const schema of schemas) absorb(flat, pending, schema, expand);
   // Without branches, conditions or dependent schemas the flattening takes nothing from `rng` and ends here: the
   // same schema always flattens alike.
   if (
@@ -362,7 +383,7 @@ export function resolve(
     pending.conditionals.length === 0 &&
     pending.dependentSchemas.size === 0
   ) {
-    plainFlats.set(single, flat);
+    flats.set(single, flat);
     return flat;
   }
   for (let step = 0; step < 256 && !flat.impossible; step++) {
@@ -371,12 +392,13 @@ export function resolve(
       flat.chose ||= alternative.branches.length > 1;
       // Branches an earlier try of the same value took come last, so retries explore the others.
       const taken = tried?.get(alternative.branches);
-      // A deleted object's branch (Stripe's `deleted_customer`) is the exception: other branches come first.
+      // A deleted object's branch (Stripe's `deleted_customer`) and a branch cut at conversion (a whole nested
+      // resource where the other branch is its id) come after the others.
       let shuffled = rng.shuffle(alternative.branches.map((_, i) => i));
-      if (hasDeletedBranch(alternative.branches))
+      if (hasLateBranch(alternative.branches))
         shuffled = [
-          ...shuffled.filter((i) => !isDeletedBranch(alternative.branches[i]!)),
-          ...shuffled.filter((i) => isDeletedBranch(alternative.branches[i]!)),
+          ...shuffled.filter((i) => !isLateBranch(alternative.branches[i]!)),
+          ...shuffled.filter((i) => isLateBranch(alternative.branches[i]!)),
         ];
       const order = taken
         ? [...shuffled.filter((i) => !taken.has(i)), ...shuffled.filter((i) => taken.has(i))]
@@ -384,25 +406,25 @@ export function resolve(
       const index = order.find((i) => compatible(flat, alternative.branches[i]!)) ?? order[0]!;
       if (tried) tried.set(alternative.branches, (taken ?? new Set()).add(index));
       if (alternative.oneOf) alternative.branches.forEach((branch, i) => i !== index && flat.mustNotMatch.push(branch));
-      absorb(flat, pending, alternative.branches[index]);
+      absorb(flat, pending, alternative.branches[index], expand);
       continue;
     }
     const conditional = pending.conditionals.shift();
     if (conditional) {
       flat.chose = true;
       if (rng.chance(0.5)) {
-        absorb(flat, pending, conditional.if);
-        absorb(flat, pending, conditional.then);
+        absorb(flat, pending, conditional.if, expand);
+        absorb(flat, pending, conditional.then, expand);
       } else {
         flat.mustNotMatch.push(conditional.if);
-        absorb(flat, pending, conditional.else);
+        absorb(flat, pending, conditional.else, expand);
       }
       continue;
     }
     if (pending.dependentSchemas.size === 0) break;
     // A dependent schema applies only when its key is present: required keys take it in, optional ones stay out.
     for (const [key, dependents] of pending.dependentSchemas) {
-      if (flat.required.has(key)) for (const dependent of dependents) absorb(flat, pending, dependent);
+      if (flat.required.has(key)) for (const dependent of dependents) absorb(flat, pending, dependent, expand);
       else flat.forbidden.add(key);
     }
     pending.dependentSchemas.clear();

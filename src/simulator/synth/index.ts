@@ -9,6 +9,7 @@ import { NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
 import type { ValuePrior } from '../prior/prior.js';
 import { priorView } from './prior-values.js';
+import type { CutExpander } from '../cut-schemas.js';
 
 export { synthResponder } from './responder.js';
 
@@ -17,8 +18,14 @@ export { synthResponder } from './responder.js';
  * `tool.response_schema` (or, without one, a shape read from the tool's name and description). The same tool,
  * canonical arguments and seed always give the same body; a 204 has a null body.
  */
-export function synthesize(tool: Tool, args: Arguments, seed: number, prior?: ValuePrior): Responded {
-  const { status, body } = synthesizeChecked(tool, args, seed, prior);
+export function synthesize(
+  tool: Tool,
+  args: Arguments,
+  seed: number,
+  prior?: ValuePrior,
+  expand?: CutExpander,
+): Responded {
+  const { status, body } = synthesizeChecked(tool, args, seed, prior, expand);
   return { status, body };
 }
 
@@ -32,6 +39,7 @@ export function synthesizeChecked(
   args: Arguments,
   seed: number,
   prior?: ValuePrior,
+  expand?: CutExpander,
 ): Responded & { satisfied: boolean } {
   const status = tool.response_status ?? 200;
   if (status === 204) return { status, body: null, satisfied: true };
@@ -61,6 +69,7 @@ export function synthesizeChecked(
     lenient: false,
     faults: 0,
     prior: prior && priorView(prior, api, tool.category),
+    expand: expand && api ? (pointer) => expand(api, pointer) : undefined,
   };
   const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, walk);
   return { status, body: body === NOTHING ? null : body, satisfied: walk.faults === 0 && body !== NOTHING };

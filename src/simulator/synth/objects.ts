@@ -223,6 +223,7 @@ function extraKey(flat: Flat, index: number): string | undefined {
       lenient: false,
       faults: 0,
       prior: undefined,
+      expand: undefined,
     });
     return typeof key === 'string' ? key : undefined;
   }

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { LibraryStore } from '../../library/store.js';
+import { cutExpander, type CutExpander } from '../cut-schemas.js';
 import { PRIOR_FILE, readPrior, type ValuePrior } from '../prior/prior.js';
 import type { Responder } from '../types.js';
 
@@ -20,14 +22,22 @@ export function synthResponderWith(prior: ValuePrior | undefined): Responder {
 
 export const synthResponder: Responder = synthResponderWith(undefined);
 
-/** The synthesizer with the library's own prior (its prior.json, read on the first call), or none where it has none. */
+/**
+ * The synthesizer with the library's own prior (its prior.json, read on the first call), or none where it has none,
+ * expanding cut response schemas from the library's stored documents (read through a handle of its own).
+ */
 export function librarySynthResponder(library: string): Responder {
   let prior: { value: ValuePrior | undefined } | undefined;
+  let expand: CutExpander | undefined;
   return {
     name: 'synth',
     respond: async (tool, args, ctx) => {
       prior ??= { value: readPrior(join(library, PRIOR_FILE)) };
-      return (await (synthesizer ??= import('./index.js'))).synthesize(tool, args, ctx.seed, prior.value);
+      if (!expand) {
+        let store: LibraryStore | undefined;
+        expand = cutExpander((apiId) => (store ??= LibraryStore.open(library)).apiDocument(apiId));
+      }
+      return (await (synthesizer ??= import('./index.js'))).synthesize(tool, args, ctx.seed, prior.value, expand);
     },
   };
 }

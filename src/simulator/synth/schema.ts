@@ -39,7 +39,7 @@ export function generate(schemas: readonly JsonSchema[], site: Site, walk: Walk)
     ) {
       walk.loose = loose || attempt >= 2;
       walk.faults = faults;
-      const flat = resolve(schemas, rng, tried);
+      const flat = resolve(schemas, rng, tried, walk.expand);
       if (flat.impossible && !flat.chose) break;
       // Without choices or checks, only a leaf's bad luck can fail (a pattern randexp missed): a few tries do.
       if (!flat.chose && flat.mustMatch.length === 0 && flat.mustNotMatch.length === 0)

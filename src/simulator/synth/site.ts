@@ -1,3 +1,4 @@
+import type { JsonSchema } from '../../library/tool.js';
 import type { Echo } from './echo.js';
 import type { PriorView } from './prior-values.js';
 import type { FieldContext, Persona } from './values.js';
@@ -55,6 +56,8 @@ export interface Walk {
   faults: number;
   /** The value prior mined from the library's examples, when the library has one. */
   prior: PriorView | undefined;
+  /** A cut placeholder's whole schema, from the API's document (simulator/cut-schemas.ts), where one is at hand. */
+  expand: ((pointer: string) => JsonSchema | undefined) | undefined;
 }
 
 /** Nesting past which objects get only their required fields and lists their minimum length. */

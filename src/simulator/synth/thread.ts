@@ -3,6 +3,7 @@ import { LibraryStore } from '../../library/store.js';
 import { PRIOR_FILE, readPrior } from '../prior/prior.js';
 import { join } from 'node:path';
 import { synthesize } from './index.js';
+import { cutExpander } from '../cut-schemas.js';
 import type { SynthJob, SynthReply } from './threaded.js';
 
 /**
@@ -16,6 +17,8 @@ const { library } = workerData as { library: string };
 const store = LibraryStore.open(library);
 /** The library's value prior, when it has one (`library build`, `library prior`). */
 const prior = readPrior(join(library, PRIOR_FILE));
+/** Cut response schemas expanded from the API's stored document where an answer goes that deep. */
+const expand = cutExpander((apiId) => store.apiDocument(apiId));
 
 /** Answers per reply message. */
 const REPLY_EVERY = 8;
@@ -29,7 +32,7 @@ function answer(job: SynthJob): SynthReply {
   try {
     const tool = store.get(job.tool);
     if (!tool) return { n: job.n, error: `the library has no tool ${job.tool}` };
-    const { status, body } = synthesize(tool, job.args, job.seed, prior);
+    const { status, body } = synthesize(tool, job.args, job.seed, prior, expand);
     return { n: job.n, status, text: JSON.stringify(body) };
   } catch (error) {
     return { n: job.n, error: error instanceof Error ? error.message : String(error) };
