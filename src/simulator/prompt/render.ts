@@ -1,3 +1,4 @@
+import { CUT_KEYWORD } from '../../library/openapi/schema.js';
 import type { Tool } from '../../library/tool.js';
 import type { Arguments } from '../types.js';
 import type { FewShotExample } from './few-shot.js';
@@ -38,7 +39,8 @@ export function renderToolPrompt(tool: Tool, args: Arguments, options: RenderOpt
     description: description || tool.name,
     parameters: JSON.stringify(tool.parameters),
     status: String(tool.response_status ?? 200),
-    response_schema: tool.response_schema === undefined ? template.noSchema : JSON.stringify(tool.response_schema),
+    response_schema:
+      tool.response_schema === undefined ? template.noSchema : JSON.stringify(tool.response_schema, withoutCutMarks),
     arguments: JSON.stringify(args),
   };
 
@@ -73,3 +75,6 @@ function fill(text: string, values: Record<string, string>): string {
     return value;
   });
 }
+
+/** A model reads the schema as the API documents it: where the library cut it is no part of that. */
+const withoutCutMarks = (key: string, value: unknown) => (key === CUT_KEYWORD ? undefined : value);
