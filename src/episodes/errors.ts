@@ -32,13 +32,14 @@ export class EpisodeError extends Error {
 }
 
 /** A 400 listing every wrong member, its message naming the first ones. */
-export function invalidRequest(what: string, errors: FieldError[]): EpisodeError {
+/** `status`: 404 where the body is well formed and only names what the server lacks (a tool, a category). */
+export function invalidRequest(what: string, errors: FieldError[], status: 400 | 404 = 400): EpisodeError {
   const listed = errors
     .slice(0, 3)
     .map((e) => `${e.path || '(body)'} ${e.message}`)
     .join('; ');
   return new EpisodeError(
-    400,
+    status,
     `invalid ${what}: ${listed}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`,
     errors,
   );

@@ -64,21 +64,26 @@ function schemaErrors(shape: keyof typeof OUTLINES, body: unknown): FieldError[]
 
 /**
  * `POST /v1/episodes` body → the config, tool ids deduplicated in order. `known(id)` says whether the library
- * holds a tool. Throws EpisodeError 400 listing every wrong member.
+ * holds a tool. Throws EpisodeError 400 listing every wrong member, or 404 when the config is well formed but names
+ * tools the library lacks.
  */
 export function parseConfig(body: unknown, known: (toolId: string) => boolean): EpisodeConfig {
   const raw = body === undefined ? {} : body;
-  const errors = [...schemaErrors('EpisodeConfig', raw), ...unknownTools(raw, known)];
-  if (errors.length > 0) throw invalidRequest('episode config', errors);
+  refuse('episode config', schemaErrors('EpisodeConfig', raw), unknownTools(raw, known));
   return configOf(raw as EpisodeConfig);
 }
 
 /** `POST /v1/groups` body: `n`, a task, and any episode option. */
 export function parseGroup(body: unknown, known: (toolId: string) => boolean): { n: number; config: EpisodeConfig } {
-  const errors = [...schemaErrors('GroupRequest', body), ...unknownTools(body, known)];
-  if (errors.length > 0) throw invalidRequest('group', errors);
+  refuse('group', schemaErrors('GroupRequest', body), unknownTools(body, known));
   const { n, ...config } = body as GroupRequest;
   return { n, config: configOf(config) };
+}
+
+/** A body that breaks its schema is a 400 (unknown tools listed beside); one that only names missing tools, a 404. */
+function refuse(what: string, malformed: FieldError[], unknown: FieldError[]): void {
+  if (malformed.length > 0) throw invalidRequest(what, [...malformed, ...unknown]);
+  if (unknown.length > 0) throw invalidRequest(what, unknown, 404);
 }
 
 function configOf(config: EpisodeConfig): EpisodeConfig {

@@ -60,8 +60,15 @@ export interface IndexReport {
   rss_mb: number;
 }
 
-/** A bad search request: the message names what was wrong. */
-export class SearchError extends Error {}
+/** A bad search request: the message names what was wrong; 404 where it names what the library lacks (a category). */
+export class SearchError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 404 = 400,
+  ) {
+    super(message);
+  }
+}
 
 /** An index a search needs is missing or stale and `autoBuild` is off: the message names the command that builds it. */
 export class IndexMissingError extends SearchError {
@@ -200,6 +207,7 @@ export class ToolSearch {
       throw new SearchError(
         `unknown category ${JSON.stringify(options.category)}; the library has ${known.length}: ` +
           `${known.slice(0, 40).join(', ')}${known.length > 40 ? ', …' : ''}`,
+        404,
       );
     }
     const categoryOf = catalog.categoryOf;

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { methodNotAllowed } from 'hono/method-not-allowed';
+import { declaredMethods } from './declared-methods.js';
 import type { LibraryStore } from '../library/store.js';
 import type { Simulator } from '../simulator/types.js';
 import { bearerAuth } from './auth.js';
@@ -131,7 +132,9 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
     callOperations(ctx.maxBatch),
     searchOperations,
     graphOperations,
-    ...(ctx.episodes ? [episodeOperations, rewardOperations, mcpOperations, openEnvOperations] : []),
+    ...(ctx.episodes
+      ? [episodeOperations, rewardOperations, mcpOperations, openEnvOperations(ctx.openenv!.needsTask)]
+      : []),
     libraryOperations,
     ...extra.map((routes) => routes.operations),
     studioOperations(ctx.auth),
@@ -155,11 +158,13 @@ export function honoApp(ctx: AppContext, options: AppOptions): Hono {
   // Told apart from a 404 only once no route answered: a middleware would cost every request an extra async hop.
   const allowMethods = methodNotAllowed({
     app,
-    onMethodNotAllowed: (c, methods) =>
-      problemResponse(405, `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`, {
+    onMethodNotAllowed: (c, routed) => {
+      const methods = declaredMethods(operations, c.req.path) ?? routed;
+      return problemResponse(405, `${c.req.method} is not allowed on ${c.req.path}; allowed: ${methods.join(', ')}`, {
         headers: { allow: methods.join(', ') },
         extra: { allow: methods },
-      }),
+      });
+    },
   });
   app.notFound(async (c) => {
     await allowMethods(c, async () => {

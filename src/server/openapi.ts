@@ -86,7 +86,7 @@ export function serverOpenApi(
           name: CONTROL_QUERY_PARAMS.example,
           in: 'query',
           description: 'Same as `Prefer: example=…`.',
-          schema: { type: 'string' },
+          schema: { type: 'string', minLength: 1 },
         },
         ControlDynamic: {
           name: CONTROL_QUERY_PARAMS.dynamic,
@@ -137,6 +137,10 @@ export function serverOpenApi(
             'the build (`toolenv graph build`).',
         ),
         UnknownEpisode: problemDoc('No such episode: it never existed, was deleted, or expired.'),
+        UnknownTools: problemDoc(
+          "A well-formed config naming tools the library lacks (in `tools` or the task's `reference_tools`; with " +
+            '`errors`).',
+        ),
         UnknownGroup: problemDoc('No such group: it never existed, or all its episodes were deleted or expired.'),
         TooManyEpisodes: problemDoc(
           'The live-episode cap is reached, or the live episodes hold their byte budget (the detail says which).',

@@ -125,6 +125,8 @@ describe('robustness', () => {
       ['PUT', '/v1/tools', 'GET, HEAD'],
       ['POST', '/healthz', 'GET, HEAD'],
       ['DELETE', '/apis', 'GET, HEAD'],
+      // The literal path declares POST only, though GET /v1/graph/{id} would route there too.
+      ['OPTIONS', '/v1/graph/subgraph', 'POST'],
     ];
     for (const [method, path, allow] of cases) {
       const response = await fetch(`${server.url}${path}`, { method });

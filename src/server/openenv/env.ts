@@ -75,6 +75,11 @@ export class OpenEnv {
     private readonly tasks: readonly EpisodeTask[] | (() => Promise<readonly EpisodeTask[]>) = [],
   ) {}
 
+  /** Whether a reset must name its task: the server was given no default tasks, nor anything to load them from. */
+  get needsTask(): boolean {
+    return typeof this.tasks !== 'function' && this.tasks.length === 0;
+  }
+
   /** Reset data (`{task?, seed?, episode_id?, …episode options}`) → the episode config. Throws EpisodeError 400. */
   async config(data: unknown): Promise<EpisodeConfig> {
     const raw = data === undefined ? {} : data;

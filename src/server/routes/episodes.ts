@@ -111,6 +111,7 @@ export const episodeOperations: Operations = {
         },
         '400': PROBLEMS['400'],
         '401': PROBLEMS['401'],
+        '404': { $ref: '#/components/responses/UnknownTools' },
         '429': { $ref: '#/components/responses/TooManyEpisodes' },
       },
     },

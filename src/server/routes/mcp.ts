@@ -161,7 +161,17 @@ export const mcpOperations: Operations = {
       ],
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { description: 'A JSON-RPC 2.0 message or batch.' } } },
+        content: {
+          'application/json': {
+            schema: {
+              description: 'A JSON-RPC 2.0 message (an object), or a batch of them (2025-03-26 and earlier).',
+              type: ['object', 'array'],
+              required: ['jsonrpc'],
+              properties: { jsonrpc: { const: '2.0' } },
+              items: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' } } },
+            },
+          },
+        },
       },
       responses: {
         '200': {

@@ -34,7 +34,10 @@ export function openEnvRoutes(ctx: AppContext, env: OpenEnv): Hono {
   app.get('/openapi.json', (c) =>
     c.json(
       openEnvDocument(
-        serverOpenApi(new URL(c.req.url).origin, [openEnvOperations], { auth: ctx.auth, maxBatch: ctx.maxBatch }),
+        serverOpenApi(new URL(c.req.url).origin, [openEnvOperations(env.needsTask)], {
+          auth: ctx.auth,
+          maxBatch: ctx.maxBatch,
+        }),
       ),
     ),
   );
@@ -74,7 +77,8 @@ export function openEnvRoutes(ctx: AppContext, env: OpenEnv): Hono {
 }
 
 /** The operations of openEnvRoutes. */
-export const openEnvOperations: Operations = {
+/** `needsTask`: the server has no default tasks, so a reset must name its task (and the document says so). */
+export const openEnvOperations = (needsTask: boolean): Operations => ({
   '/openenv/health': {
     get: {
       operationId: 'openEnvHealth',
@@ -126,7 +130,16 @@ export const openEnvOperations: Operations = {
         '`task` is required unless the server has default tasks (`tasks[seed mod n]`, else in turn). `episode_id` is ' +
         'accepted and not honored: the server names episodes. The episode lives until its turns end it and it is ' +
         'deleted (DELETE /v1/episodes/{id}) or it expires.',
-      requestBody: { required: false, content: { 'application/json': { schema: ref('OpenEnvResetRequest') } } },
+      requestBody: {
+        required: needsTask,
+        content: {
+          'application/json': {
+            schema: needsTask
+              ? { allOf: [ref('OpenEnvResetRequest')], required: ['task'] }
+              : ref('OpenEnvResetRequest'),
+          },
+        },
+      },
       responses: {
         '200': json("The first observation: the system prompt and the task's query.", ref('OpenEnvResult')),
         '400': PROBLEMS['400'],
@@ -153,7 +166,7 @@ export const openEnvOperations: Operations = {
           name: 'episode_id',
           in: 'query',
           description: 'The episode, when the body does not name it.',
-          schema: { type: 'string' },
+          schema: { type: 'string', minLength: 1 },
         },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: ref('OpenEnvStepRequest') } } },
@@ -181,7 +194,7 @@ export const openEnvOperations: Operations = {
           in: 'query',
           required: true,
           description: 'The episode POST /openenv/reset started.',
-          schema: { type: 'string' },
+          schema: { type: 'string', minLength: 1 },
         },
       ],
       responses: {
@@ -211,7 +224,7 @@ export const openEnvOperations: Operations = {
       },
     },
   },
-};
+});
 
 /** `POST /openenv/step`'s body → the episode and the action. Throws EpisodeError 400. */
 function stepRequest(body: unknown, queried: string | undefined): { id: string; action: unknown } {

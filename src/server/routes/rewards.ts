@@ -134,6 +134,7 @@ export const rewardOperations: Operations = {
         },
         '400': PROBLEMS['400'],
         '401': PROBLEMS['401'],
+        '404': { $ref: '#/components/responses/UnknownTools' },
         '413': PROBLEMS['413'],
         '429': { $ref: '#/components/responses/TooManyEpisodes' },
       },

@@ -6,7 +6,7 @@ import { checkedBody } from '../request-body.js';
 import { httpProblem } from '../../http/problem-response.js';
 import type { IndexMissingError } from '../../retrieval/searcher.js';
 import type { LexicalBuild } from '../index-build.js';
-import { json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
+import { json, PROBLEMS, problemDoc, ref, type Operations } from '../openapi-parts.js';
 
 /**
  * `POST /v1/search` `{"query"} | {"queries": […]}, k?, retriever?, category?`: ParaAct's parallel `search_tool`
@@ -33,7 +33,10 @@ export function searchRoutes(ctx: AppContext): Hono {
       return c.json({ results: queries.map((query, i) => ({ query, results: described[i] })) });
     } catch (error) {
       if (error instanceof IndexMissingError) throw indexMissing(error, lexicalBuild, ctx.log);
-      if (error instanceof SearchError) throw invalid(error.message);
+      if (error instanceof SearchError)
+        throw error.status === 404
+          ? httpProblem(404, error.message, { title: 'Unknown category' })
+          : invalid(error.message);
       throw error;
     }
   });
@@ -54,6 +57,15 @@ export const searchOperations: Operations = {
         '200': json('Results, best first; for `queries`, one entry per query in order.', ref('SearchResponse')),
         '400': PROBLEMS['400'],
         '401': PROBLEMS['401'],
+        '404': problemDoc('A `category` the library does not have (the detail lists those it has).'),
+        '409': problemDoc(
+          'The dense or hybrid index is not built: the server does not embed the library itself (`command` names ' +
+            'the line that does).',
+        ),
+        '503': {
+          ...problemDoc('The bm25 index is being built (on first use); retry after `Retry-After` seconds.'),
+          headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+        },
       },
     },
   },
