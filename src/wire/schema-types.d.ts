@@ -24,6 +24,29 @@ export type ToolParser = 'hermes' | 'llama3' | 'mistral';
  */
 export type Finish = 'answer' | 'turn_cap' | 'episode_done';
 /**
+ * One check of an episode's world state, in the collection an API's REST calls keyed it by: `exists` a live resource matches, `absent` none does, `count` exactly that many do, `deleted` the resource with that id was deleted in the episode. A resource matches when its id is `id` (when given), each `where` member equals the resource's (primitives compare as text, as list filters do; objects and arrays as JSON) and each `matching` pattern finds a match in the member's text. Only resources the episode's own calls created, updated or deleted are in its world.
+ */
+export type StateAssertion = ExistsAssertion | AbsentAssertion | CountAssertion | DeletedAssertion;
+/**
+ * A live resource of the collection matches.
+ */
+export type ExistsAssertion = AssertionTarget & {
+  assert: 'exists';
+};
+/**
+ * No live resource of the collection matches.
+ */
+export type AbsentAssertion = AssertionTarget & {
+  assert: 'absent';
+};
+/**
+ * Exactly `count` live resources of the collection match.
+ */
+export type CountAssertion = AssertionTarget & {
+  assert: 'count';
+  count: number;
+};
+/**
  * An action as a stored trajectory keeps it: as sent (a tool call with its arguments, `{}` when none were sent), or a tool call whose arguments were too large to keep.
  */
 export type StoredAction =
@@ -187,6 +210,13 @@ export interface EpisodeSummary {
    */
   working_set: string[];
   counts: EpisodeCounts;
+  /**
+   * One per `expect` assertion of the task, in its order, read off the world as it stands (at the end: what r_state scores). Absent when the task has none.
+   *
+   * @minItems 1
+   * @maxItems 100
+   */
+  state_checks?: StateCheck[];
 }
 /**
  * Overrides of Table 7's reward coefficients (rewards.schema.json#/$defs/RewardCoefficients): any of them, each a number from 0 to 1000.
@@ -247,6 +277,57 @@ export interface EpisodeTask {
    * Expected answer: a string the final answer must contain (case-insensitive), or strings it must all contain. Scores R_ans by rule.
    */
   answer?: string | string[];
+  /**
+   * Assertions over the episode's final world state (what its calls created, updated and deleted): r_state is the share that hold at the end, state_success whether all do.
+   *
+   * @minItems 1
+   * @maxItems 100
+   */
+  expect?: StateAssertion[];
+}
+export interface AssertionTarget {
+  /**
+   * The API id (a tool's `origin.api_id`, as `GET /v1/tools/{id}` shows it).
+   */
+  api: string;
+  /**
+   * The collection's path with its parent parameters filled in, as calls reach it: `/v1/customers`, `/repos/octo/hello/issues` (an item's path without its last segment).
+   */
+  collection: string;
+  /**
+   * The resource's id, as its path parameter or id member gives it.
+   */
+  id?: string | number;
+  /**
+   * Members the resource must hold with these values.
+   */
+  where?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Members whose text must match these patterns (JavaScript syntax, run in linear time).
+   */
+  matching?: {
+    [k: string]: string;
+  };
+}
+/**
+ * The resource with this id was deleted in the episode (and not created again).
+ */
+export interface DeletedAssertion {
+  assert: 'deleted';
+  /**
+   * The API id (a tool's `origin.api_id`, as `GET /v1/tools/{id}` shows it).
+   */
+  api: string;
+  /**
+   * The collection's path with its parent parameters filled in, as calls reach it: `/v1/customers`, `/repos/octo/hello/issues` (an item's path without its last segment).
+   */
+  collection: string;
+  /**
+   * The resource's id, as its path parameter or id member gives it.
+   */
+  id: string | number;
 }
 export interface EpisodeCounts {
   /**
@@ -262,6 +343,13 @@ export interface EpisodeCounts {
    */
   failed_calls: number;
   injected_errors: number;
+}
+/**
+ * How one `expect` assertion stands on the episode's world: whether it holds, and how many live resources of its collection match it (for `deleted`: 1 when the resource was deleted, else 0).
+ */
+export interface StateCheck {
+  held: boolean;
+  matched: number;
 }
 export interface TrajectoryStep {
   /**
