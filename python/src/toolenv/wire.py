@@ -246,6 +246,10 @@ class RewardCoefficientOverrides(TypedDict, closed=True):
     """
     Advantage weight of the step component.
     """
+    lambda_state: NotRequired[float]
+    """
+    Advantage weight of the state component (r_state, tasks with `expect`): ToolEnv's, not the paper's.
+    """
 
 
 class EpisodeCounts(TypedDict, closed=True):
@@ -567,7 +571,7 @@ class VerdictsInput(TypedDict, closed=True):
 
 class RewardCoefficients(TypedDict):
     """
-    Table 7's coefficients in force for an episode: the defaults (w1 0.1, w2 0.2, w3 0.2, w4 0.5, gamma_e 0.1, gamma_o 0.4, gamma_ans 1, lambda_traj 1, lambda_phase 0.5, lambda_step 0.25) with its `reward` overrides applied.
+    Table 7's coefficients in force for an episode: the defaults (w1 0.1, w2 0.2, w3 0.2, w4 0.5, gamma_e 0.1, gamma_o 0.4, gamma_ans 1, lambda_traj 1, lambda_phase 0.5, lambda_step 0.25; ToolEnv's lambda_state 1) with its `reward` overrides applied.
     """
 
     w1: float
@@ -610,6 +614,10 @@ class RewardCoefficients(TypedDict):
     """
     Advantage weight of the step component.
     """
+    lambda_state: float
+    """
+    Advantage weight of the state component (r_state, tasks with `expect`): ToolEnv's, not the paper's.
+    """
 
 
 class RewardRequest(TypedDict, closed=True):
@@ -624,9 +632,9 @@ class RewardRequest(TypedDict, closed=True):
     """
 
 
-AnswerSource: TypeAlias = Literal["verdicts", "missing", "no_evidence", "rule", "judge", "unscored"]
+AnswerSource: TypeAlias = Literal["verdicts", "missing", "no_evidence", "rule", "state", "judge", "unscored"]
 """
-Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an information-seeking task answered with no successful call, `rule` the task's expected answer, `judge` the LLM judge; `unscored` none of these could score it (then `flagged` says why).
+Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an information-seeking task answered with no successful call, `rule` the task's expected answer, `state` the world state of a task with `expect` and no expected answer (every assertion held: 111, some: 011, none: 010), `judge` the LLM judge; `unscored` none of these could score it (then `flagged` says why).
 """
 
 
@@ -726,22 +734,24 @@ class JudgeOutcome(TypedDict, closed=True):
 
 class ComponentRewards(TypedDict, closed=True):
     """
-    One rollout's three rewards; a null one (a flagged rollout) is left out of its group's statistics.
+    One rollout's rewards; a null one (a flagged rollout) is left out of its group's statistics. `r_state` only for tasks with `expect`: a group where no rollout has it has no state component.
     """
 
     r_step: float | None
     r_phase: float | None
     r_traj: float | None
+    r_state: NotRequired[float | None]
 
 
 class Advantage(TypedDict, closed=True):
     """
-    One rollout's group-relative advantages (Eq. 7): null for a rollout with a null reward; in `aggregated` mode the components are null and only `advantage` is set.
+    One rollout's group-relative advantages (Eq. 7): null for a rollout with a null reward; in `aggregated` mode the components are null and only `advantage` is set. `a_state` only in groups with a state component (tasks with `expect`).
     """
 
     a_step: float | None
     a_phase: float | None
     a_traj: float | None
+    a_state: NotRequired[float | None]
     advantage: float | None
 
 
@@ -756,9 +766,14 @@ class Episode(TypedDict, closed=True):
     r_step: float | None
     r_phase: float | None
     r_traj: float | None
+    r_state: NotRequired[float]
+    """
+    Tasks with `expect`: the share of assertions held.
+    """
     a_step: float | None
     a_phase: float | None
     a_traj: float | None
+    a_state: NotRequired[float | None]
     advantage: float | None
     flagged: NotRequired[str]
     """
@@ -781,12 +796,13 @@ Group: TypeAlias = list[ComponentRewards]
 
 class Lambda(TypedDict, closed=True):
     """
-    Overrides of the advantage weights (Table 7: lambda_traj 1, lambda_phase 0.5, lambda_step 0.25).
+    Overrides of the advantage weights (Table 7: lambda_traj 1, lambda_phase 0.5, lambda_step 0.25; ToolEnv's lambda_state 1).
     """
 
     lambda_traj: NotRequired[float]
     lambda_phase: NotRequired[float]
     lambda_step: NotRequired[float]
+    lambda_state: NotRequired[float]
 
 
 AdvantagesRequest = TypedDict(
@@ -1361,6 +1377,14 @@ class Rewards(TypedDict, closed=True):
     success: bool | None
     """
     The task solved: the Quality verdict is YES; false with no answer or no evidence; null when flagged.
+    """
+    r_state: NotRequired[float]
+    """
+    Tasks with `expect` only: the share of its assertions that hold on the episode's world (the trajectory's `state_checks`), live or at the end.
+    """
+    state_success: NotRequired[bool]
+    """
+    Tasks with `expect` only: every assertion holds.
     """
     r_ans: Literal[0] | float | None
     """
