@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { rescore } from '../../src/episodes/rescore.js';
 import type { RunningServer } from '../../src/server/serve.js';
 import { expectProblem } from '../server/helpers.js';
-import { createEpisode, json, notesToolsWithClientIds, post, startEpisodeServer } from './fixture.js';
+import { tempDir } from '../fixtures/tools.js';
+import { createEpisode, episodeLibrary, json, notesToolsWithClientIds, post, startEpisodeServer } from './fixture.js';
 
 type Json = Record<string, any>;
 
@@ -68,6 +72,23 @@ describe('write tasks: r_state from the episode world', () => {
       ['state', '111', 1.5, true],
     );
     assert.equal(rewards.r_traj, 1.5, 'no reference tools: R_traj is γ_ans·R_ans');
+
+    // Saved as eval saves it, the run rescores offline to the same rewards (`toolenv reward`).
+    const file = join(tempDir('toolenv-state-'), 'run.json');
+    writeFileSync(file, await (await fetch(`${url}/v1/episodes/${id}`)).text());
+    const summary = await rescore({
+      files: [file],
+      library: await episodeLibrary(notesToolsWithClientIds),
+      onFile: (_, offline) => assert.deepEqual(offline, rewards),
+    });
+    assert.deepEqual([summary.mean.r_state, summary.state], [1, { runs: 1, succeeded: 1 }]);
+    const trajectory = JSON.parse(readFileSync(file, 'utf8'));
+    delete trajectory.state_checks;
+    writeFileSync(file, JSON.stringify(trajectory));
+    await assert.rejects(
+      rescore({ files: [file], library: tempDir('toolenv-none-') }),
+      /the task has 4 expect assertions and the run 0 state_checks/,
+    );
   });
 
   it('a partial solve: two of four hold (the home note, and so the home count), r_state 0.5, R_ans 0.5', async () => {
