@@ -52,7 +52,9 @@ export function registerReward(program: Command): void {
             printLine(
               `${file}: r_step ${fixed(rewards.r_step)}  r_phase ${fixed(rewards.r_phase)}  r_traj ` +
                 `${fixed(rewards.r_traj)}  r_ans ${fixed(rewards.r_ans)} ` +
-                `(${rewards.answer_source})${rewards.flagged ? `  flagged: ${rewards.flagged}` : ''}`,
+                `(${rewards.answer_source})` +
+                (rewards.r_state === undefined ? '' : `  r_state ${fixed(rewards.r_state)}`) +
+                (rewards.flagged ? `  flagged: ${rewards.flagged}` : ''),
             );
         },
       }).catch((error: unknown) => {
@@ -63,7 +65,12 @@ export function registerReward(program: Command): void {
         printLine(
           `${summary.files} runs, ${summary.flagged} flagged; means: r_step ${fixed(summary.mean.r_step)}  r_phase ` +
             `${fixed(summary.mean.r_phase)}  r_traj ${fixed(summary.mean.r_traj)}  r_ans ` +
-            `${fixed(summary.mean.r_ans)}${summary.graph ? '' : ' (no dependency graph: L2 and L3 not scored)'}`,
+            `${fixed(summary.mean.r_ans)}` +
+            (summary.state
+              ? `  r_state ${fixed(summary.mean.r_state ?? null)} (state_success ${summary.state.succeeded} of ` +
+                `${summary.state.runs})`
+              : '') +
+            (summary.graph ? '' : ' (no dependency graph: L2 and L3 not scored)'),
         );
     });
 }

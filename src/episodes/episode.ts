@@ -27,6 +27,7 @@ import type {
   TruncatedToolCallAction,
   TurnRecord,
 } from '../wire/episodes.js';
+import { stateVerifier, type StateVerifier } from './state-checks.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
 
@@ -116,6 +117,8 @@ export class Episode {
   session: ProtocolSession | ChatSession | undefined;
   /** Memoized judge outcomes of the finished episode, by judge name (the same episode always scores the same). */
   readonly judged = new Map<string, Promise<JudgeOutcome & { rejudged?: boolean }>>();
+  /** The task's `expect` assertions, read against the world by `summary()`. */
+  private readonly verify: StateVerifier | undefined;
   private readonly workingSet = new Set<string>();
   private readonly counts: EpisodeCounts = {
     turns: 0,
@@ -153,6 +156,7 @@ export class Episode {
     this.createdAt = new Date().toISOString();
     this.errors = init.errors;
     this.world = new WorldState(init.itemParam, WORLD_BUDGET);
+    this.verify = this.task?.expect ? stateVerifier(this.task.expect) : undefined;
     this.lastActive = init.now;
     this.protocol = init.config.protocol ?? 'paraact';
     this.toolParser = this.protocol === 'chat' ? (init.config.tool_parser ?? 'hermes') : undefined;
@@ -359,6 +363,7 @@ export class Episode {
       done: this.done,
       working_set: [...this.workingSet],
       counts: { ...this.counts },
+      ...(this.verify ? { state_checks: this.verify(this.world) } : {}),
     };
   }
 

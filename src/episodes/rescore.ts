@@ -22,7 +22,16 @@ export interface RescoreSummary {
   files: number;
   flagged: number;
   graph: boolean;
-  mean: { r_step: number | null; r_phase: number | null; r_traj: number | null; r_ans: number | null };
+  mean: {
+    r_step: number | null;
+    r_phase: number | null;
+    r_traj: number | null;
+    r_ans: number | null;
+    /** Over the runs of tasks with `expect`, when there are any. */
+    r_state?: number;
+  };
+  /** Runs of tasks with `expect` (when there are any), and how many of them held every assertion. */
+  state?: { runs: number; succeeded: number };
 }
 
 /**
@@ -48,10 +57,11 @@ export async function rescore(options: RescoreOptions): Promise<RescoreSummary> 
   } finally {
     graph?.close();
   }
-  const mean = (pick: (r: Rewards) => number | null) => {
-    const values = scored.map(pick).filter((v): v is number => v !== null);
+  const mean = (pick: (r: Rewards) => number | null | undefined) => {
+    const values = scored.map(pick).filter((v): v is number => typeof v === 'number');
     return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
   };
+  const stated = scored.filter((r) => r.r_state !== undefined);
   return {
     files: scored.length,
     flagged: scored.filter((r) => r.flagged !== undefined).length,
@@ -61,7 +71,11 @@ export async function rescore(options: RescoreOptions): Promise<RescoreSummary> 
       r_phase: mean((r) => r.r_phase),
       r_traj: mean((r) => r.r_traj),
       r_ans: mean((r) => r.r_ans),
+      ...(stated.length > 0 ? { r_state: mean((r) => r.r_state)! } : {}),
     },
+    ...(stated.length > 0
+      ? { state: { runs: stated.length, succeeded: stated.filter((r) => r.state_success).length } }
+      : {}),
   };
 }
 

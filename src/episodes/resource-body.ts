@@ -35,11 +35,13 @@ export function replaceAt(body: unknown, path: BodyPath, value: unknown): unknow
 }
 
 /**
- * The id field of a resource object: the item parameter's name (`petId`), `id`, `{noun}_id`, `uuid` or `key`, compared
- * as name keys.
+ * The id field of a resource object: the item parameter's name (`petId`), `name` when that parameter is the noun's
+ * name (`pool_name`: Airflow's pools are keyed by their name), `id`, `{noun}_id`, `uuid` or `key`, compared as name
+ * keys.
  */
 export function idField(record: Json, noun: string, preferred?: string): string | undefined {
-  const wanted = [preferred && nameKey(preferred), 'id', noun && `${noun}_id`, 'uuid', 'key'].filter(
+  const byName = noun !== '' && preferred !== undefined && nameKey(preferred) === `${noun}_name`;
+  const wanted = [preferred && nameKey(preferred), byName && 'name', 'id', noun && `${noun}_id`, 'uuid', 'key'].filter(
     (k): k is string => !!k,
   );
   const fields = Object.keys(record).filter((field) => isId(record[field]));

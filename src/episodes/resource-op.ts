@@ -118,7 +118,12 @@ function collectionOf(api: string, shape: RouteShape, pathValues: Record<string,
     return encodeURIComponent(String(value));
   });
   if (missing) return undefined;
-  return { key: `${api}\u0000${concrete}`, api, template: shape.template, noun: shape.noun };
+  return { key: collectionKey(api, concrete), api, template: shape.template, noun: shape.noun };
+}
+
+/** The world-state key of a collection: its API and its path with the parent parameters filled in. */
+export function collectionKey(api: string, path: string): string {
+  return `${api}\u0000${path}`;
 }
 
 interface WireFields {

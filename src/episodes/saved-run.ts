@@ -51,15 +51,30 @@ export function readSavedRun(file: string): ScoredTrajectory {
     ['/turns', trajectory.turns, check.turns],
     ['/task', trajectory.task ?? {}, trajectory.task === undefined ? check.any : check.task],
     ['/reward', trajectory.reward ?? {}, check.reward],
+    ['/state_checks', trajectory.state_checks ?? [], check.stateChecks],
   ];
   for (const [path, value, validate] of parts) {
     if (!validate(value)) throw new SavedRunError(`${file}: ${path}${describe(validate.errors)}`);
   }
+  // r_state is read off the checks the server made of its world: a write task's run cannot be scored without them.
+  const expected = isRecord(trajectory.task) && Array.isArray(trajectory.task.expect) ? trajectory.task.expect : [];
+  const checks = Array.isArray(trajectory.state_checks) ? trajectory.state_checks.length : 0;
+  if (expected.length !== checks)
+    throw new SavedRunError(
+      `${file}: the task has ${expected.length} expect assertions and the run ${checks} state_checks: ` +
+        'r_state is scored from the checks the server made of the episode world',
+    );
   return trajectory as unknown as ScoredTrajectory;
 }
 
 let compiled:
-  | { turns: ValidateFunction; task: ValidateFunction; reward: ValidateFunction; any: ValidateFunction }
+  | {
+      turns: ValidateFunction;
+      task: ValidateFunction;
+      reward: ValidateFunction;
+      stateChecks: ValidateFunction;
+      any: ValidateFunction;
+    }
   | undefined;
 
 /**
@@ -76,6 +91,7 @@ function validators(): NonNullable<typeof compiled> {
     turns: ajv.compile({ type: 'array', items: ref('TurnRecord') }),
     task: ajv.compile(ref('EpisodeTask')),
     reward: ajv.compile(ref('RewardCoefficientOverrides')),
+    stateChecks: ajv.compile({ type: 'array', items: ref('StateCheck') }),
     any: ajv.compile(true),
   };
   return compiled;

@@ -1,7 +1,7 @@
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { CallResult } from '../simulator/types.js';
 import { at, idField, isRecord, listPath, recordPath, replaceAt, type Json } from './resource-body.js';
-import type { Collection, ResourceOp } from './resource-op.js';
+import { collectionKey, type Collection, type ResourceOp } from './resource-op.js';
 
 /** What world state did to a call, reported as the observation's `state`. */
 export type WorldEffect = 'created' | 'read' | 'updated' | 'deleted' | 'listed' | 'missing';
@@ -56,6 +56,17 @@ export class WorldState {
   /** Bytes the world holds, as counted against its budget. */
   get bytes(): number {
     return this.used;
+  }
+
+  /**
+   * One collection as it stands, keyed as calls reach it (`api`, the path with its parent parameters filled in): its
+   * live resources by id, and null for the ids deleted. What `expect` assertions read (state-checks.ts).
+   */
+  resources(api: string, path: string): Map<string, Json | null> {
+    const out = new Map<string, Json | null>();
+    for (const [id, entry] of this.collections.get(collectionKey(api, path)) ?? [])
+      out.set(id, entry === DELETED ? null : entry.value);
+    return out;
   }
 
   apply(op: ResourceOp, result: CallResult): { result: CallResult; state?: WorldEffect } {

@@ -32,6 +32,8 @@ export const STAT_METRICS = [
   'r_phase',
   'r_traj',
   'r_ans',
+  'r_state',
+  'state_success',
 ] as const;
 export type StatMetric = (typeof STAT_METRICS)[number];
 
@@ -79,7 +81,7 @@ export function summarize(agent: AgentName, scores: readonly TaskScore[], runs: 
     number
   >;
   const finish: Record<Finish, number> = { answer: 0, turn_cap: 0, episode_done: 0, error: 0 };
-  const success_by: AgentSummary['success_by'] = { answer: 0, judge: 0, fallback: 0, unscored: 0 };
+  const success_by: AgentSummary['success_by'] = { answer: 0, state: 0, judge: 0, fallback: 0, unscored: 0 };
   for (const s of scores) {
     finish[s.finish]++;
     success_by[s.success_by]++;
@@ -128,7 +130,8 @@ function byTools(scores: readonly TaskScore[]): AgentSummary['by_tools'] {
 function scoredRuns(scores: readonly TaskScore[], metric: StatMetric): number {
   if (metric === 'actions_per_turn' || metric === 'well_formed') return scores.filter((s) => s.turns > 0).length;
   if (metric === 'success') return scores.filter((s) => s.success !== null).length;
-  return scores.filter((s) => s[metric] !== null).length;
+  // r_state and state_success are absent for tasks without `expect`.
+  return scores.filter((s) => (s[metric] ?? null) !== null).length;
 }
 
 function runValue(list: readonly TaskScore[], metric: StatMetric): number | null {
@@ -141,14 +144,11 @@ function runValue(list: readonly TaskScore[], metric: StatMetric): number | null
     return turns === 0 ? null : sum(list.map((s) => s.well_formed_turns)) / turns;
   }
   const values = list
-    .map((s) =>
-      metric === 'success'
-        ? s.success === null
-          ? null
-          : Number(s.success)
-        : s[metric as Exclude<StatMetric, 'success' | 'well_formed'>],
-    )
-    .filter((v): v is number => v !== null);
+    .map((s) => {
+      const value = s[metric as Exclude<StatMetric, 'well_formed' | 'actions_per_turn'>];
+      return typeof value === 'boolean' ? Number(value) : value;
+    })
+    .filter((v): v is number => typeof v === 'number');
   return values.length === 0 ? null : sum(values) / values.length;
 }
 

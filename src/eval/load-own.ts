@@ -1,7 +1,11 @@
 import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import { createAjv } from '../library/ajv.js';
+import { describeSchemaErrors } from '../wire/schema-errors.js';
+import { schemaDefinition, schemaFile } from '../wire/schemas.js';
+import type { StateAssertion } from '../wire/schema-types.js';
 import type { Located } from './json-text.js';
 import { TaskFileError, uniqueIds, type LoadedTask } from './tasks.js';
-import { compileSchema, describeErrors } from './validate.js';
 
 /** schemas/task.schema.json, next to dist/ (compiled code lives in dist/src/eval/). */
 const SCHEMA_URL = new URL('../../../schemas/task.schema.json', import.meta.url);
@@ -12,21 +16,34 @@ interface OwnTask {
   reference_tools?: string[];
   tools?: string[];
   answer?: string | string[];
+  expect?: StateAssertion[];
   seed?: number;
   meta?: Record<string, unknown>;
 }
 
-let validate: ReturnType<typeof compileSchema> | undefined;
+let validate: ValidateFunction | undefined;
 
-/** The project's own tasks (one object per line, schemas/task.schema.json), each checked against the schema. */
+/** The task schema, its `expect` assertions read from trajectory.schema.json as the episode routes read them. */
+function taskValidator(): ValidateFunction {
+  const ajv = createAjv({ verbose: true, discriminator: true });
+  ajv.addSchema(schemaFile('trajectory'));
+  return ajv.compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
+}
+
+/**
+ * The project's own tasks (one object per line, schemas/task.schema.json), each checked against the schema: a wrong
+ * member is named by its JSON pointer (`/expect/0/count must be an integer from 0 to 100000, got -1`).
+ */
 export function readOwnTasks(entries: Located[], file: string): LoadedTask[] {
-  validate ??= compileSchema(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')) as object);
+  validate ??= taskValidator();
   const claim = uniqueIds(file, 'task id');
   return entries.map(({ value, line }) => {
-    if (!validate!(value))
-      throw new TaskFileError(
-        `${file}:${line}: task ${describeErrors(validate!.errors)} (see schemas/task.schema.json)`,
-      );
+    if (!validate!(value)) {
+      const wrong = describeSchemaErrors(validate!.errors ?? [], schemaDefinition)
+        .map((e) => (e.path === '' ? e.message : `${e.path} ${e.message}`))
+        .join('; ');
+      throw new TaskFileError(`${file}:${line}: task ${wrong} (see schemas/task.schema.json)`);
+    }
     const task = value as OwnTask;
     claim(task.id, line);
     // A reference outside the episode's tools could never be called: the run would be scored against a tool it is
@@ -45,6 +62,7 @@ export function readOwnTasks(entries: Located[], file: string): LoadedTask[] {
     if (task.tools !== undefined) loaded.tools = task.tools.map((id) => ({ id }));
     if (task.seed !== undefined) loaded.seed = task.seed;
     if (task.answer !== undefined) loaded.answer = task.answer;
+    if (task.expect !== undefined) loaded.expect = task.expect;
     if (task.meta !== undefined) loaded.meta = task.meta;
     return loaded;
   });

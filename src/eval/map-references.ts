@@ -81,6 +81,7 @@ export async function mapReferences(
     const task: AgentTask = { id: loaded.id, query: loaded.query };
     if (ids.length > 0) task.reference_tools = ids;
     if (loaded.answer !== undefined) task.answer = loaded.answer;
+    if (loaded.expect !== undefined) task.expect = loaded.expect;
     const out: EvalTask = { task, line: loaded.line, mapping };
     if (loaded.meta !== undefined) out.meta = loaded.meta;
     if (loaded.tools !== undefined) {

@@ -98,6 +98,28 @@ export function renderMarkdown(report: EvalReport): string {
     '',
   );
 
+  if (report.results.some(({ summary }) => summary.scored.r_state > 0)) {
+    lines.push(
+      '## World state',
+      '',
+      '| Agent | Write task-runs | r_state | state_success | success by state |',
+      '|---|---:|---:|---:|---:|',
+    );
+    for (const { summary } of report.results) {
+      const s = summary.stats;
+      lines.push(
+        `| ${summary.agent} | ${summary.scored.r_state} of ${summary.task_runs} | ${num(s.r_state)} | ` +
+          `${num(s.state_success)} | ${summary.success_by.state} |`,
+      );
+    }
+    lines.push(
+      '',
+      "Tasks with `expect`: r_state is the share of a task's assertions that held on the episode's world at the " +
+        'end, state_success the share of task-runs where all did (the server read both off the world).',
+      '',
+    );
+  }
+
   const chart = (title: string, value: (stats: EvalReport['results'][number]['summary']['stats']) => number | null) => {
     const rows = report.results.map(({ summary }) => ({
       label: summary.agent,

@@ -114,7 +114,12 @@ export const PARTIAL_METRICS = [
   'r_phase',
   'r_traj',
   'r_ans',
+  'r_state',
+  'state_success',
 ] as const satisfies readonly StatMetric[];
+
+/** Metrics of write tasks alone (`expect`): left out of the summary line of an eval that ran none. */
+const STATE_METRICS: ReadonlySet<StatMetric> = new Set(['r_state', 'state_success']);
 
 /**
  * The `--json` summary line: `{tasks, runs, policy, agents: [...]}`, each agent `{agent, task_runs, success, path,
@@ -125,8 +130,11 @@ export const PARTIAL_METRICS = [
 export function summaryLine(report: EvalReport, out?: string): Record<string, unknown> {
   const perAgent = report.results.map(({ summary }) => {
     const line: Record<string, unknown> = { agent: summary.agent, task_runs: summary.task_runs };
-    for (const metric of STAT_METRICS) line[metric] = round(summary.stats[metric].mean);
-    line.scored = Object.fromEntries(PARTIAL_METRICS.map((metric) => [metric, summary.scored[metric]]));
+    const metrics = STAT_METRICS.filter((m) => !STATE_METRICS.has(m) || summary.scored[m] > 0);
+    for (const metric of metrics) line[metric] = round(summary.stats[metric].mean);
+    line.scored = Object.fromEntries(
+      PARTIAL_METRICS.filter((m) => metrics.includes(m)).map((metric) => [metric, summary.scored[metric]]),
+    );
     line.finish = summary.finish;
     line.injected_errors_total = summary.injected_errors_total;
     line.by_tools = Object.fromEntries(
@@ -136,7 +144,7 @@ export function summaryLine(report: EvalReport, out?: string): Record<string, un
       ]),
     );
     if (report.runs > 1)
-      line.std = Object.fromEntries(STAT_METRICS.map((metric) => [metric, round(summary.stats[metric].std)]));
+      line.std = Object.fromEntries(metrics.map((metric) => [metric, round(summary.stats[metric].std)]));
     return line;
   });
   const common = {
@@ -177,6 +185,12 @@ export function headline(summary: AgentSummary, partly: boolean): string[] {
         `rest have no expected answer; --judge scores them): ${rewards}`,
     );
   }
+  const written = summary.scored.r_state;
+  if (written > 0)
+    lines.push(
+      `${' '.repeat(10)}world state on ${written} of ${all} task-runs (tasks with expect): r_state ` +
+        `${num(s.r_state.mean)}  state_success ${pct(s.state_success.mean)}`,
+    );
   return lines;
 }
 

@@ -117,10 +117,11 @@ export async function runEval(options: RunEvalOptions): Promise<AgentResult[]> {
 
 /**
  * Success by the judge, from the verdicts the server's rewards carry (Appendix C.3): solved when the answer is
- * complete (Quality YES) and faithful (Faithfulness YES). Tasks with an expected answer are scored by it instead.
+ * complete (Quality YES) and faithful (Faithfulness YES). Tasks with an expected answer or `expect` assertions are
+ * scored by them instead.
  */
 function verdictOf(task: EvalTask, run: AgentRun): Verdict | undefined {
-  if (task.task.answer !== undefined) return undefined;
+  if (task.task.answer !== undefined || task.task.expect !== undefined) return undefined;
   if (run.finish !== 'answer' || (run.answer ?? '').trim() === '')
     return { solved: false, reason: 'the agent gave no answer' };
   const rewards = run.rewards;

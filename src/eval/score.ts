@@ -5,7 +5,7 @@ import type { EvalTask } from './map-references.js';
  * What decided success: the task's expected answer, the LLM judge, or the fallback rule (see scoreRun); `unscored`
  * when nothing can (no expected answer, no judge, no reference tool): success is then null and left out of the means.
  */
-export type SuccessSource = 'answer' | 'judge' | 'fallback' | 'unscored';
+export type SuccessSource = 'answer' | 'state' | 'judge' | 'fallback' | 'unscored';
 
 export interface Verdict {
   solved: boolean;
@@ -68,6 +68,9 @@ export interface TaskScore {
   r_phase: number | null;
   r_traj: number | null;
   r_ans: number | null;
+  /** Tasks with `expect`: the share of its assertions that held on the episode's world, and whether all did. */
+  r_state?: number | null;
+  state_success?: boolean | null;
   /** Why R_ans was not scored (a judge that failed, no way to score), or why the rewards are missing. */
   reward_flag?: string;
   answer?: string;
@@ -88,17 +91,19 @@ function references(eval_: EvalTask): { mapped: string[]; unmapped: number; tota
 }
 
 /**
- * What decides a task's success: its expected answer, else the judge (when one is asked), else the fallback rule when
- * there are reference tools to check.
+ * What decides a task's success: its expected answer, else its world state (`expect`), else the judge (when one is
+ * asked), else the fallback rule when there are reference tools to check.
  */
 export function successSource(eval_: EvalTask, judged: boolean): SuccessSource {
   if (eval_.task.answer !== undefined) return 'answer';
+  if (eval_.task.expect !== undefined) return 'state';
   if (judged) return 'judge';
   return references(eval_).total > 0 ? 'fallback' : 'unscored';
 }
 
 /**
- * Scores one run. Success is rule-based when the task has an expected answer; else the judge's verdict when one
+ * Scores one run. Success is rule-based when the task has an expected answer; else, for a write task, every
+ * assertion holding on the episode's world (state_success, as the server read it); else the judge's verdict when one
  * was asked; else the fallback: the agent answered and invoked every reference tool successfully — a reference the
  * library lacks cannot be invoked, so such a task never passes the fallback. A task with none of these is unscored.
  */
@@ -116,11 +121,13 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
   const success =
     success_by === 'answer'
       ? answered && answerContains(run.answer, eval_.task.answer!)
-      : success_by === 'judge'
-        ? answered && verdict!.solved
-        : success_by === 'fallback'
-          ? answered && path === 1
-          : null;
+      : success_by === 'state'
+        ? run.rewards?.state_success === true
+        : success_by === 'judge'
+          ? answered && verdict!.solved
+          : success_by === 'fallback'
+            ? answered && path === 1
+            : null;
 
   const counts = run.trajectory?.counts;
   const score: TaskScore = {
@@ -159,6 +166,10 @@ export function scoreRun(eval_: EvalTask, run: AgentRun, runIndex: number, verdi
     r_traj: run.rewards?.r_traj ?? null,
     r_ans: run.rewards?.r_ans ?? null,
   };
+  if (eval_.task.expect !== undefined) {
+    score.r_state = run.rewards?.r_state ?? null;
+    score.state_success = run.rewards?.state_success ?? null;
+  }
   const flag = run.rewards ? run.rewards.flagged : run.rewards_error;
   if (flag !== undefined) score.reward_flag = flag;
   if (verdict && success_by === 'judge') score.judge_reason = verdict.reason;
@@ -213,6 +224,7 @@ export function failedScore(
     r_phase: null,
     r_traj: null,
     r_ans: null,
+    ...(eval_.task.expect !== undefined ? { r_state: null, state_success: null } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { StateAssertion } from '../wire/schema-types.js';
+
 /** What the task loaders hand to reference mapping and the runner. */
 
 export const TASK_FORMATS = ['own', 'toolbench', 'bfcl', 'apibank', 'mcp'] as const;
@@ -25,6 +27,8 @@ export interface LoadedTask {
   id: string;
   query: string;
   answer?: string | string[];
+  /** Assertions over the episode's final world state (own format). */
+  expect?: StateAssertion[];
   references: ToolReference[];
   /**
    * The tools the episode is restricted to (ToolBench's api_list, BFCL's functions, an MCP tools/list), as the file

@@ -6,7 +6,7 @@ import { JudgeError } from './judge.js';
 import { phaseScores, type SubgraphSource } from './phase.js';
 import { stepReward } from './step.js';
 import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';
-import type { AnswerSource, Rewards } from '../wire/schema-types.js';
+import type { AnswerSource, Rewards, StateCheck } from '../wire/schema-types.js';
 
 // The shapes schemas/ defines, as scripts/wire-types.mjs derives them.
 export type { AnswerSource, Rewards } from '../wire/schema-types.js';
@@ -15,7 +15,7 @@ export type { AnswerSource, Rewards } from '../wire/schema-types.js';
  * What a trajectory's rewards are computed from: the summary members, steps and turns `GET /v1/episodes/{id}` answers.
  */
 export type ScoredTrajectory = Pick<Trajectory, 'task' | 'answer' | 'turns' | 'steps' | 'reward'> &
-  Partial<Pick<Trajectory, 'protocol' | 'tools' | 'native_tools'>>;
+  Partial<Pick<Trajectory, 'protocol' | 'tools' | 'native_tools' | 'state_checks'>>;
 
 /** Why a chat trajectory has no R_step. */
 export const CHAT_STEP_NOTE =
@@ -44,8 +44,9 @@ export interface AnswerOptions {
 /**
  * R_ans and where it came from (C.3). First that applies: no final answer (−0.5); verdicts given; an
  * information-seeking task (one with reference tools or an expected answer) answered with no successful call
- * (−0.5); the task's expected answer, by rule (answer.ts); the judge, asked once more on the inconsistent 110. A
- * judge that fails, or no way to score, is flagged rather than scored.
+ * (−0.5); the task's expected answer, by rule (answer.ts); a task with `expect` alone, by its world state
+ * (stateVerdicts); the judge, asked once more on the inconsistent 110. A judge that fails, or no way to score, is
+ * flagged rather than scored.
  */
 export async function answerOutcome(trajectory: ScoredTrajectory, options: AnswerOptions = {}): Promise<AnswerOutcome> {
   const answer = trajectory.answer;
@@ -59,6 +60,10 @@ export async function answerOutcome(trajectory: ScoredTrajectory, options: Answe
   if (task?.answer !== undefined) {
     const verdicts = ruleVerdicts(task.answer, answer, evidence(trajectory));
     return { source: 'rule', r_ans: answerReward(verdicts), verdicts };
+  }
+  if (task?.expect !== undefined && trajectory.state_checks !== undefined) {
+    const verdicts = stateVerdicts(trajectory.state_checks);
+    return { source: 'state', r_ans: answerReward(verdicts), verdicts };
   }
   const judge = options.judge;
   if (!judge)
@@ -87,6 +92,20 @@ export async function answerOutcome(trajectory: ScoredTrajectory, options: Answe
 }
 
 type JudgedOutcome = JudgeOutcome & { rejudged?: boolean };
+
+/**
+ * The verdicts a write task's world gives, as the rule reads an answer: Quality, every assertion holds; Utility, some
+ * does; Faithfulness, yes, the server having read the world itself. So a full solve is 111 (1.5), a partial one 011
+ * (0.5), none 010 (−0.5): the same ladder as an expected answer's.
+ */
+function stateVerdicts(checks: readonly StateCheck[]): Verdicts {
+  const held = checks.filter((c) => c.held).length;
+  return {
+    quality: held === checks.length ? 'YES' : 'NO',
+    faithfulness: 'YES',
+    utility: held > 0 ? 'YES' : 'NO',
+  };
+}
 
 /** One judgement; the inconsistent 110 is asked once more and the second answer kept. */
 async function judgeOnce(judge: AnswerJudge, input: JudgeInput): Promise<JudgedOutcome> {
@@ -125,6 +144,7 @@ export function scoreTrajectory(
         coefficients.gamma_o * (recall.call ?? 0) +
         coefficients.gamma_ans * r_ans;
   const success = r_ans === null ? null : outcome.verdicts?.quality === 'YES';
+  const checks = trajectory.task?.expect === undefined ? undefined : trajectory.state_checks;
   const rewards: Rewards = {
     r_step,
     r_phase,
@@ -133,6 +153,7 @@ export function scoreTrajectory(
     gate,
     answer_source: outcome.source,
     success,
+    ...(checks ? stateRewards(checks) : {}),
     steps,
     phases,
     recall,
@@ -147,6 +168,12 @@ export function scoreTrajectory(
   }
   if (outcome.judge) rewards.judge = outcome.judge;
   return rewards;
+}
+
+/** r_state, the share of a task's assertions that hold, and state_success, all of them. */
+function stateRewards(checks: readonly StateCheck[]): Pick<Rewards, 'r_state' | 'state_success'> {
+  const held = checks.filter((c) => c.held).length;
+  return { r_state: held / checks.length, state_success: held === checks.length };
 }
 
 /** Eq. 6's recall terms: reference tools any search returned, and those some call invoked with a 2xx answer. */

@@ -22,6 +22,8 @@ export interface TaskStats {
   /** Reference tools the library has no tool for; null without a library. */
   unknown_references: number | null;
   with_answer: number;
+  /** Write tasks: those with `expect` assertions over the episode's final world state. */
+  with_expect: number;
   with_tools: number;
   with_seed: number;
 }
@@ -56,6 +58,7 @@ export function taskStats(file: TaskFile, categoryOf?: CategoryLookup): TaskStat
     categories: categoryOf ? byCount(categories) : null,
     unknown_references: categoryOf ? unknown : null,
     with_answer: file.tasks.filter((t) => t.answer !== undefined).length,
+    with_expect: file.tasks.filter((t) => t.expect !== undefined).length,
     with_tools: file.tasks.filter((t) => t.tools !== undefined).length,
     with_seed: file.tasks.filter((t) => t.seed !== undefined).length,
   };

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { loadTasks } from '../eval/load.js';
 import { TaskFileError } from '../eval/tasks.js';
+import type { StateAssertion } from '../wire/schema-types.js';
 
 /** A training task as `RUN/tasks.jsonl` holds it: the episode's task, its tool set and its seed. */
 export interface TrainTask {
@@ -8,6 +9,8 @@ export interface TrainTask {
   query: string;
   reference_tools?: string[];
   answer?: string | string[];
+  /** Write tasks: the assertions the episode's world is scored by (r_state). */
+  expect?: StateAssertion[];
   tools?: string[];
   seed?: number;
 }
@@ -21,7 +24,7 @@ export function readTrainTasks(file: string): TrainTask[] {
   if (loaded.format !== 'own') {
     throw new TaskFileError(
       `${file}: a ${loaded.format} task file; training reads ToolEnv's own JSON Lines ({id, query, reference_tools?, ` +
-        'answer?, tools?, seed?}, as `toolenv tasks synth` writes)',
+        'answer?, expect?, tools?, seed?}, as `toolenv tasks synth` writes)',
     );
   }
   const ids = (refs: readonly unknown[] | undefined) => refs?.map((r) => (r as { id: string }).id);
@@ -30,6 +33,7 @@ export function readTrainTasks(file: string): TrainTask[] {
     const references = ids(t.references);
     if (references && references.length > 0) task.reference_tools = references;
     if (t.answer !== undefined) task.answer = t.answer;
+    if (t.expect !== undefined) task.expect = t.expect;
     const tools = ids(t.tools);
     if (tools) task.tools = tools;
     if (t.seed !== undefined) task.seed = t.seed;

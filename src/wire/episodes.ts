@@ -68,6 +68,7 @@ export function episodeTask(task: EpisodeTask): EpisodeTask {
     query: task.query,
     ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}),
     ...(task.answer !== undefined ? { answer: task.answer } : {}),
+    ...(task.expect !== undefined ? { expect: task.expect } : {}),
   };
 }
 

@@ -26,6 +26,8 @@ export const DEFAULT_COEFFICIENTS: Readonly<RewardCoefficients> = Object.freeze(
   lambda_traj: 1.0,
   lambda_phase: 0.5,
   lambda_step: 0.25,
+  // Not the paper's: the weight of r_state, the verified world state of tasks with `expect`.
+  lambda_state: 1.0,
 });
 
 export const COEFFICIENT_NAMES = Object.keys(DEFAULT_COEFFICIENTS) as (keyof RewardCoefficients)[];

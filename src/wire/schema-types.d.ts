@@ -24,6 +24,29 @@ export type ToolParser = 'hermes' | 'llama3' | 'mistral';
  */
 export type Finish = 'answer' | 'turn_cap' | 'episode_done';
 /**
+ * One check of an episode's world state, in the collection an API's REST calls keyed it by: `exists` a live resource matches, `absent` none does, `count` exactly that many do, `deleted` the resource with that id was deleted in the episode. A resource matches when its id is `id` (when given), each `where` member equals the resource's (primitives compare as text, as list filters do; objects and arrays as JSON) and each `matching` pattern finds a match in the member's text. Only resources the episode's own calls created, updated or deleted are in its world.
+ */
+export type StateAssertion = ExistsAssertion | AbsentAssertion | CountAssertion | DeletedAssertion;
+/**
+ * A live resource of the collection matches.
+ */
+export type ExistsAssertion = AssertionTarget & {
+  assert: 'exists';
+};
+/**
+ * No live resource of the collection matches.
+ */
+export type AbsentAssertion = AssertionTarget & {
+  assert: 'absent';
+};
+/**
+ * Exactly `count` live resources of the collection match.
+ */
+export type CountAssertion = AssertionTarget & {
+  assert: 'count';
+  count: number;
+};
+/**
  * An action as a stored trajectory keeps it: as sent (a tool call with its arguments, `{}` when none were sent), or a tool call whose arguments were too large to keep.
  */
 export type StoredAction =
@@ -93,19 +116,29 @@ export type Verdict = 'YES' | 'PARTIAL' | 'NO';
  */
 export type VerdictInput = string;
 /**
- * Table 7's coefficients in force for an episode: the defaults (w1 0.1, w2 0.2, w3 0.2, w4 0.5, gamma_e 0.1, gamma_o 0.4, gamma_ans 1, lambda_traj 1, lambda_phase 0.5, lambda_step 0.25) with its `reward` overrides applied.
+ * Table 7's coefficients in force for an episode: the defaults (w1 0.1, w2 0.2, w3 0.2, w4 0.5, gamma_e 0.1, gamma_o 0.4, gamma_ans 1, lambda_traj 1, lambda_phase 0.5, lambda_step 0.25; ToolEnv's lambda_state 1) with its `reward` overrides applied.
  */
 export type RewardCoefficients = RewardCoefficientOverrides &
   Required<
     Pick<
       RewardCoefficientOverrides,
-      'w1' | 'w2' | 'w3' | 'w4' | 'gamma_e' | 'gamma_o' | 'gamma_ans' | 'lambda_traj' | 'lambda_phase' | 'lambda_step'
+      | 'w1'
+      | 'w2'
+      | 'w3'
+      | 'w4'
+      | 'gamma_e'
+      | 'gamma_o'
+      | 'gamma_ans'
+      | 'lambda_traj'
+      | 'lambda_phase'
+      | 'lambda_step'
+      | 'lambda_state'
     >
   >;
 /**
- * Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an information-seeking task answered with no successful call, `rule` the task's expected answer, `judge` the LLM judge; `unscored` none of these could score it (then `flagged` says why).
+ * Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an information-seeking task answered with no successful call, `rule` the task's expected answer, `state` the world state of a task with `expect` and no expected answer (every assertion held: 111, some: 011, none: 010), `judge` the LLM judge; `unscored` none of these could score it (then `flagged` says why).
  */
-export type AnswerSource = 'verdicts' | 'missing' | 'no_evidence' | 'rule' | 'judge' | 'unscored';
+export type AnswerSource = 'verdicts' | 'missing' | 'no_evidence' | 'rule' | 'state' | 'judge' | 'unscored';
 /**
  * `POST /v1/groups` body: n rollouts of one task, made with one seed, and any episode option.
  */
@@ -187,6 +220,13 @@ export interface EpisodeSummary {
    */
   working_set: string[];
   counts: EpisodeCounts;
+  /**
+   * One per `expect` assertion of the task, in its order, read off the world as it stands (at the end: what r_state scores). Absent when the task has none.
+   *
+   * @minItems 1
+   * @maxItems 100
+   */
+  state_checks?: StateCheck[];
 }
 /**
  * Overrides of Table 7's reward coefficients (rewards.schema.json#/$defs/RewardCoefficients): any of them, each a number from 0 to 1000.
@@ -232,6 +272,10 @@ export interface RewardCoefficientOverrides {
    * Advantage weight of the step component.
    */
   lambda_step?: number;
+  /**
+   * Advantage weight of the state component (r_state, tasks with `expect`): ToolEnv's, not the paper's.
+   */
+  lambda_state?: number;
 }
 export interface EpisodeTask {
   /**
@@ -247,6 +291,57 @@ export interface EpisodeTask {
    * Expected answer: a string the final answer must contain (case-insensitive), or strings it must all contain. Scores R_ans by rule.
    */
   answer?: string | string[];
+  /**
+   * Assertions over the episode's final world state (what its calls created, updated and deleted): r_state is the share that hold at the end, state_success whether all do.
+   *
+   * @minItems 1
+   * @maxItems 100
+   */
+  expect?: StateAssertion[];
+}
+export interface AssertionTarget {
+  /**
+   * The API id (a tool's `origin.api_id`, as `GET /v1/tools/{id}` shows it).
+   */
+  api: string;
+  /**
+   * The collection's path with its parent parameters filled in, as calls reach it: `/v1/customers`, `/repos/octo/hello/issues` (an item's path without its last segment).
+   */
+  collection: string;
+  /**
+   * The resource's id, as its path parameter or id member gives it.
+   */
+  id?: string | number;
+  /**
+   * Members the resource must hold with these values.
+   */
+  where?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Members whose text must match these patterns (JavaScript syntax, run in linear time).
+   */
+  matching?: {
+    [k: string]: string;
+  };
+}
+/**
+ * The resource with this id was deleted in the episode (and not created again).
+ */
+export interface DeletedAssertion {
+  assert: 'deleted';
+  /**
+   * The API id (a tool's `origin.api_id`, as `GET /v1/tools/{id}` shows it).
+   */
+  api: string;
+  /**
+   * The collection's path with its parent parameters filled in, as calls reach it: `/v1/customers`, `/repos/octo/hello/issues` (an item's path without its last segment).
+   */
+  collection: string;
+  /**
+   * The resource's id, as its path parameter or id member gives it.
+   */
+  id: string | number;
 }
 export interface EpisodeCounts {
   /**
@@ -262,6 +357,13 @@ export interface EpisodeCounts {
    */
   failed_calls: number;
   injected_errors: number;
+}
+/**
+ * How one `expect` assertion stands on the episode's world: whether it holds, and how many live resources of its collection match it (for `deleted`: 1 when the resource was deleted, else 0).
+ */
+export interface StateCheck {
+  held: boolean;
+  matched: number;
 }
 export interface TrajectoryStep {
   /**
@@ -849,6 +951,14 @@ export interface Rewards {
    */
   success: boolean | null;
   /**
+   * Tasks with `expect` only: the share of its assertions that hold on the episode's world (the trajectory's `state_checks`), live or at the end.
+   */
+  r_state?: number;
+  /**
+   * Tasks with `expect` only: every assertion holds.
+   */
+  state_success?: boolean;
+  /**
    * R_ans: Table 9's reward of the verdicts' pattern, or −0.5 for no answer or no evidence.
    */
   r_ans: -0.5 | 0 | 0.5 | 1.5 | null;
@@ -995,20 +1105,22 @@ export interface GroupSummary {
   gone: string[];
 }
 /**
- * One rollout's three rewards; a null one (a flagged rollout) is left out of its group's statistics.
+ * One rollout's rewards; a null one (a flagged rollout) is left out of its group's statistics. `r_state` only for tasks with `expect`: a group where no rollout has it has no state component.
  */
 export interface ComponentRewards {
   r_step: number | null;
   r_phase: number | null;
   r_traj: number | null;
+  r_state?: number | null;
 }
 /**
- * One rollout's group-relative advantages (Eq. 7): null for a rollout with a null reward; in `aggregated` mode the components are null and only `advantage` is set.
+ * One rollout's group-relative advantages (Eq. 7): null for a rollout with a null reward; in `aggregated` mode the components are null and only `advantage` is set. `a_state` only in groups with a state component (tasks with `expect`).
  */
 export interface Advantage {
   a_step: number | null;
   a_phase: number | null;
   a_traj: number | null;
+  a_state?: number | null;
   advantage: number | null;
 }
 /**
@@ -1025,9 +1137,14 @@ export interface GroupAdvantages {
     r_step: number | null;
     r_phase: number | null;
     r_traj: number | null;
+    /**
+     * Tasks with `expect`: the share of assertions held.
+     */
+    r_state?: number;
     a_step: number | null;
     a_phase: number | null;
     a_traj: number | null;
+    a_state?: number | null;
     advantage: number | null;
     /**
      * Why the member's R_ans could not be scored: its rewards and advantages are then null.
@@ -1050,12 +1167,13 @@ export interface AdvantagesRequest {
    */
   mode?: 'decoupled' | 'aggregated';
   /**
-   * Overrides of the advantage weights (Table 7: lambda_traj 1, lambda_phase 0.5, lambda_step 0.25).
+   * Overrides of the advantage weights (Table 7: lambda_traj 1, lambda_phase 0.5, lambda_step 0.25; ToolEnv's lambda_state 1).
    */
   lambda?: {
     lambda_traj?: number;
     lambda_phase?: number;
     lambda_step?: number;
+    lambda_state?: number;
   };
 }
 /**

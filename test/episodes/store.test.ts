@@ -194,7 +194,7 @@ describe('EpisodeStore in process', () => {
     assert.deepEqual(summary.tools, ['petstore_test__addPet', 'notes_test__getNote', 'weather_forecast']);
     assert.throws(
       () => store.create({ tools: ['petstore_test__addPet', 'nope'] }),
-      (e: unknown) => e instanceof EpisodeError && e.status === 400 && e.errors?.[0]?.path === '/tools/1',
+      (e: unknown) => e instanceof EpisodeError && e.status === 404 && e.errors?.[0]?.path === '/tools/1',
     );
     assert.deepEqual(parsed, []);
   });

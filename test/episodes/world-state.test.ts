@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { idField } from '../../src/episodes/resource-body.js';
 import { resourceOp } from '../../src/episodes/resource-op.js';
 import { WorldState } from '../../src/episodes/world.js';
 import type { CallResult } from '../../src/simulator/types.js';
@@ -106,4 +107,9 @@ test('reads remember nothing; deletions count against the budget, and past it ar
   const read = (n: number) => apply(world, 'notes_test__getNote', { noteId: `d${n}` }, answer(200, { id: `d${n}` }));
   assert.equal(read(0).state, 'missing');
   assert.equal(read(49).state, undefined);
+});
+
+test("a collection keyed by its noun's name (`pool_name`) knows a created resource by its `name`", () => {
+  assert.equal(idField({ name: 'gpu', slots: 4 }, 'pool', 'pool_name'), 'name');
+  assert.equal(idField({ name: 'Rex' }, 'pet', 'petId'), undefined, 'a name is no id elsewhere');
 });

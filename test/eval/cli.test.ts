@@ -219,7 +219,7 @@ test('bad flags and bad inputs are one-line usage errors with exit code 2', asyn
       /--policy: policy "openai:m@ftp:\/\/x": the server URL ftp:\/\/x must be http or https$/,
     ],
     [['eval', '--library', join(tempDir(), 'none'), '--tasks', tasks], /no library at/],
-    [['eval', '--server', server.url, '--tasks', bad], /bad\.jsonl:2: task is missing "query"/],
+    [['eval', '--server', server.url, '--tasks', bad], /bad\.jsonl:2: task \/query is required/],
   ];
   // Spawned together: each is a process start, and they do not depend on each other.
   const runs = await Promise.all(cases.map(([args]) => toolenv(args)));

@@ -160,7 +160,13 @@ test(
     assert.equal(free!.finish, 'answer');
     assert.deepEqual([free!.success, free!.success_by, free!.path, free!.coverage], [null, 'unscored', null, null]);
     assert.deepEqual(report.tasks.unscored, [{ id: 'free', line: 2 }]);
-    assert.deepEqual(report.results[0]!.summary.success_by, { answer: 1, judge: 0, fallback: 0, unscored: 1 });
+    assert.deepEqual(report.results[0]!.summary.success_by, {
+      answer: 1,
+      state: 0,
+      judge: 0,
+      fallback: 0,
+      unscored: 1,
+    });
     assert.equal(report.results[0]!.summary.stats.success.mean, 0, 'only the task with an expected answer is scored');
     assert.deepEqual(report.tasks.meta, { free: { split: 'I1' } });
 

@@ -56,10 +56,13 @@ test('own tasks carry tools and a seed; a reference outside the tools, a bad see
       { id: 'a', query: 'q', reference_tools: ['x'], tools: ['y'] },
       /tasks\.jsonl:2: reference tool "x" is not among the task's tools/,
     ],
-    [{ id: 'a', query: 'q', seed: 1.5 }, /tasks\.jsonl:2: task \/seed must be integer/],
-    [{ id: 'a', query: 'q', seed: 2 ** 60 }, /tasks\.jsonl:2: task \/seed must be <= 9007199254740991/],
-    [{ id: 'a', query: 'q', tools: [] }, /tasks\.jsonl:2: task \/tools must NOT have fewer than 1 items/],
-    [{ id: 'a', query: 'q', tools: ['has space'] }, /tasks\.jsonl:2: task \/tools\/0 must match pattern/],
+    [{ id: 'a', query: 'q', seed: 1.5 }, /tasks\.jsonl:2: task \/seed must be an integer/],
+    [
+      { id: 'a', query: 'q', seed: 2 ** 60 },
+      /tasks\.jsonl:2: task \/seed must be an integer from -9007199254740991 to 9007199254740991/,
+    ],
+    [{ id: 'a', query: 'q', tools: [] }, /tasks\.jsonl:2: task \/tools must hold 1 to 10000 items, got 0/],
+    [{ id: 'a', query: 'q', tools: ['has space'] }, /tasks\.jsonl:2: task \/tools\/0 must match/],
   ];
   for (const [task, expected] of cases)
     assertTaskError(writeText('tasks.jsonl', jsonl({ id: 'ok', query: 'q' }, task)), expected);
@@ -342,6 +345,6 @@ test('detection reads the first task; --format overrides it', () => {
   assert.equal(loadTasks(writeText('t.json', JSON.stringify(apibankLevel3))).format, 'apibank');
   // Read as another format, the same file fails that format's checks.
   assertTaskError(writeText('t.jsonl', jsonl(mcpTasks[0])), /t\.jsonl:1: BFCL entry is missing "question"/, 'bfcl');
-  assertTaskError(writeText('t.jsonl', jsonl(mcpTasks[0])), /t\.jsonl:1: task \/tools\/0 must be string/, 'own');
+  assertTaskError(writeText('t.jsonl', jsonl(mcpTasks[0])), /t\.jsonl:1: task \/tools\/0 must be a string/, 'own');
   assertTaskError(writeBfcl(), /BFCL_v3_simple\.json:1: MCP task is missing "tools"/, 'mcp');
 });

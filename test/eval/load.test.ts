@@ -42,22 +42,22 @@ test('a byte-order mark and CRLF line ends are read like plain JSON Lines', () =
 test('a malformed own line is an error naming file:line and what is wrong', () => {
   const cases: [string, RegExp][] = [
     [jsonl({ id: 'a', query: 'q' }, '{"id": "b", "query": }'), /tasks\.jsonl:2: not JSON/],
-    [jsonl({ id: 'a', query: 'q' }, { id: 'b' }), /tasks\.jsonl:2: task is missing "query"/],
+    [jsonl({ id: 'a', query: 'q' }, { id: 'b' }), /tasks\.jsonl:2: task \/query is required/],
     [
       jsonl({ id: 'a', query: 'q', refernce_tools: ['x'] }),
-      /tasks\.jsonl:1: task has an unknown member "refernce_tools"/,
+      /tasks\.jsonl:1: task \/refernce_tools is not a known member/,
     ],
     [
       jsonl({ id: 'a', query: 'q', reference_tools: ['has space'] }),
-      /tasks\.jsonl:1: task \/reference_tools\/0 must match pattern/,
+      /tasks\.jsonl:1: task \/reference_tools\/0 must match/,
     ],
-    [jsonl({ id: 'a', query: 'q', answer: [] }), /tasks\.jsonl:1: task \/answer must NOT have fewer than 1 items/],
-    [jsonl({ id: 'a', query: 'q', answer: 3 }), /tasks\.jsonl:1: task \/answer must be string or array/],
+    [jsonl({ id: 'a', query: 'q', answer: [] }), /tasks\.jsonl:1: task \/answer must hold at least 1 item, got 0/],
+    [jsonl({ id: 'a', query: 'q', answer: 3 }), /tasks\.jsonl:1: task \/answer must be a string or an array/],
     [
       jsonl({ id: 'a', query: 'q' }, { id: 'b', query: 'q' }, { id: 'a', query: 'again' }),
       /tasks\.jsonl:3: task id "a" is already used on line 1/,
     ],
-    [jsonl('[1, 2]'), /task must be object/],
+    [jsonl('[1, 2]'), /task must be an object/],
     ['\n\n', /holds no tasks/],
   ];
   for (const [text, expected] of cases) {
@@ -72,6 +72,34 @@ test('a malformed own line is an error naming file:line and what is wrong', () =
     () => loadTasks('/nonexistent/tasks.jsonl'),
     /cannot read task file \/nonexistent\/tasks\.jsonl: ENOENT/,
   );
+});
+
+test("own tasks' expect: state assertions load as written; a wrong one is refused with a pointer to its member", () => {
+  const expect = [
+    { assert: 'exists', api: 'petstore.test', collection: '/pets', where: { name: 'Rex' }, matching: { tag: '^do' } },
+    { assert: 'count', api: 'petstore.test', collection: '/pets', count: 1 },
+    { assert: 'deleted', api: 'petstore.test', collection: '/pets', id: 7 },
+    { assert: 'absent', api: 'petstore.test', collection: '/pets', where: { name: 'Tom' } },
+  ];
+  const file = writeText('tasks.jsonl', jsonl({ id: 'w', query: 'adopt Rex', expect }));
+  assert.deepEqual(loadTasks(file).tasks[0]!.expect, expect);
+  const one = (assertion: unknown) => jsonl({ id: 'w', query: 'q', expect: [expect[0], assertion] });
+  const cases: [string, RegExp][] = [
+    [one({ assert: 'exist', api: 'a', collection: '/c' }), /task \/expect\/1\/assert must be one of exists, absent/],
+    [one({ assert: 'count', api: 'a', collection: '/c' }), /task \/expect\/1\/count is required/],
+    [one({ assert: 'count', api: 'a', collection: '/c', count: -1 }), /\/expect\/1\/count must be an integer from 0/],
+    [one({ assert: 'deleted', api: 'a', collection: '/c' }), /task \/expect\/1\/id is required/],
+    [one({ assert: 'exists', api: 'a', collection: 'c' }), /\/expect\/1\/collection must match \^\/, like "\/v1/],
+    [one({ assert: 'absent', api: 'a', collection: '/c', wher: {} }), /\/expect\/1\/wher is not a known member/],
+    [one({ assert: 'exists', api: 'a', collection: '/c', matching: { n: '(' } }), /\/expect\/1\/matching\/n must/],
+    [jsonl({ id: 'w', query: 'q', expect: [] }), /task \/expect must hold 1 to 100 items, got 0/],
+  ];
+  for (const [text, expected] of cases)
+    assert.throws(
+      () => loadTasks(writeText('tasks.jsonl', text)),
+      (error: unknown) => error instanceof TaskFileError && expected.test(error.message),
+      text,
+    );
 });
 
 test('ToolBench queries (a JSON array) load with their relevant APIs and the categories api_list names', () => {
@@ -150,5 +178,5 @@ test('malformed ToolBench queries name the line of the array element and what is
 test('--format overrides detection: ToolBench queries read as own tasks fail the task schema', () => {
   const file = writeToolbenchQueries();
   assert.equal(loadTasks(file, 'toolbench').format, 'toolbench');
-  assert.throws(() => loadTasks(file, 'own'), /queries\.json:2: task has an unknown member "query"|is missing "id"/);
+  assert.throws(() => loadTasks(file, 'own'), /queries\.json:2: task \/id is required/);
 });

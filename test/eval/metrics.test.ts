@@ -171,7 +171,7 @@ test('unscored task-runs are left out of the success mean and counted apart', ()
   ];
   const summary = summarize('paraact', scores, 1);
   assert.equal(summary.stats.success.mean, 0.5, 'one of the two scored task-runs');
-  assert.deepEqual(summary.success_by, { answer: 0, judge: 0, fallback: 2, unscored: 2 });
+  assert.deepEqual(summary.success_by, { answer: 0, state: 0, judge: 0, fallback: 2, unscored: 2 });
   assert.equal(summary.stats.turns.mean, (3 + 3 + 3 + 0) / 4, 'other metrics count every task-run');
   // Nothing scored at all: no success mean.
   assert.deepEqual(summarize('paraact', scores.slice(2), 1).stats.success, { mean: null, std: null });
@@ -245,7 +245,7 @@ test('summaries: per-run means, then mean and sample SD over runs; actions per t
   assert.equal(summary.stats.injected_errors.mean, 0.25);
   assert.equal(summary.injected_errors_total, 1);
   assert.deepEqual(summary.finish, { answer: 3, turn_cap: 1, episode_done: 0, error: 0 });
-  assert.deepEqual(summary.success_by, { answer: 0, judge: 0, fallback: 4, unscored: 0 });
+  assert.deepEqual(summary.success_by, { answer: 0, state: 0, judge: 0, fallback: 4, unscored: 0 });
   // One run: no SD.
   assert.equal(summarize('paraact', scores.slice(0, 2), 1).stats.success.std, null);
 });
@@ -267,3 +267,25 @@ test('episode seeds are a function of (seed, task, run) alone', () => {
 function pick(score: { success: boolean | null; success_by: string }): [boolean | null, string] {
   return [score.success, score.success_by];
 }
+
+test('write tasks: success is state_success as the server read it; r_state is averaged over them alone', () => {
+  const expect = [{ assert: 'exists' as const, api: 'notes.test', collection: '/notes', where: { title: 'x' } }];
+  const write: EvalTask = { ...evalTask(), task: { id: 't1', query: 'q', expect } };
+  const rewards = (r_state: number) => ({ r_state, state_success: r_state === 1 }) as unknown as AgentRun['rewards'];
+  const solved = scoreRun(write, agentRun({ rewards: rewards(1) }), 1);
+  const half = scoreRun(write, agentRun({ rewards: rewards(0.5) }), 1);
+  const asked = scoreRun(evalTask(['a'], 'Rex'), agentRun({ calls: [call('a', true)] }), 1);
+  assert.deepEqual(
+    [solved, half].map((s) => [s.success, s.success_by, s.r_state, s.state_success]),
+    [
+      [true, 'state', 1, true],
+      [false, 'state', 0.5, false],
+    ],
+  );
+  assert.equal('r_state' in asked, false, 'an answer-only task carries no state member');
+  const summary = summarize('paraact', [solved, half, asked], 1);
+  assert.deepEqual(summary.stats.r_state, { mean: 0.75, std: null });
+  assert.deepEqual(summary.stats.state_success, { mean: 0.5, std: null });
+  assert.deepEqual([summary.scored.r_state, summary.success_by.state], [2, 2]);
+  assert.equal(failedScore(write, 'paraact', 1, 'gone', 1, null).success_by, 'state');
+});

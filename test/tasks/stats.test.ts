@@ -22,7 +22,13 @@ const ownFile = () =>
     jsonl(
       { id: 'a', query: 'q', meta: { source: 'synth' }, answer: 'x', seed: 1 },
       { id: 'b', query: 'q', reference_tools: ids(1), meta: { source: 'synth' }, tools: ids(2), seed: 2 },
-      { id: 'c', query: 'q', reference_tools: ids(2), answer: ['x', 'y'] },
+      {
+        id: 'c',
+        query: 'q',
+        reference_tools: ids(2),
+        answer: ['x', 'y'],
+        expect: [{ assert: 'count', api: 'a', collection: '/c', count: 0 }],
+      },
       { id: 'd', query: 'q', reference_tools: ids(3), meta: { source: 3 } },
       { id: 'e', query: 'q', reference_tools: ids(5), meta: { split: 'I1' } },
     ),
@@ -46,6 +52,7 @@ test(
       categories: { finance: 5, weather: 4 },
       unknown_references: 2,
       with_answer: 2,
+      with_expect: 1,
       with_tools: 1,
       with_seed: 2,
     });
@@ -108,7 +115,7 @@ test(
 
     const bad = writeText('bad.jsonl', jsonl({ id: 'a', query: 'q' }, { id: 'b' }));
     const cases: [string[], RegExp][] = [
-      [['tasks', 'stats', bad, '--json'], /bad\.jsonl:2: task is missing "query"/],
+      [['tasks', 'stats', bad, '--json'], /bad\.jsonl:2: task \/query is required/],
       [['tasks', 'stats', '/nonexistent/tasks.jsonl'], /cannot read task file \/nonexistent\/tasks\.jsonl: ENOENT/],
       [
         ['tasks', 'stats', queries, '--format', 'csv'],

@@ -58,7 +58,7 @@ class RunConfig:
             return [json.loads(line) for line in lines if line.strip()]
 
 
-TASK_MEMBERS = ("id", "query", "reference_tools", "answer")
+TASK_MEMBERS = ("id", "query", "reference_tools", "answer", "expect")
 
 
 def episode_body(task: Json) -> Json:

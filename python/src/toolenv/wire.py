@@ -18,20 +18,79 @@ class Message(TypedDict, closed=True):
 AnswerItem: TypeAlias = str
 
 
-class EpisodeTask(TypedDict, closed=True):
-    id: str
+class AssertionTarget(TypedDict):
+    api: str
     """
-    Not blank.
+    The API id (a tool's `origin.api_id`, as `GET /v1/tools/{id}` shows it).
     """
-    query: str
-    reference_tools: NotRequired[list[str]]
+    collection: str
     """
-    The tools a correct run invokes: R_traj's recall terms read them.
+    The collection's path with its parent parameters filled in, as calls reach it: `/v1/customers`, `/repos/octo/hello/issues` (an item's path without its last segment).
     """
-    answer: NotRequired[str | list[AnswerItem]]
+    id: NotRequired[str | int]
     """
-    Expected answer: a string the final answer must contain (case-insensitive), or strings it must all contain. Scores R_ans by rule.
+    The resource's id, as its path parameter or id member gives it.
     """
+    where: NotRequired[dict[str, Any]]
+    """
+    Members the resource must hold with these values.
+    """
+    matching: NotRequired[dict[str, str]]
+    """
+    Members whose text must match these patterns (JavaScript syntax, run in linear time).
+    """
+
+
+ExistsAssertion = TypedDict(
+    "ExistsAssertion",
+    {
+        "api": str,
+        "collection": str,
+        "id": NotRequired[str | int],
+        "where": NotRequired[dict[str, Any]],
+        "matching": NotRequired[dict[str, str]],
+        "assert": Literal["exists"],
+    },
+    closed=True,
+)
+
+
+AbsentAssertion = TypedDict(
+    "AbsentAssertion",
+    {
+        "api": str,
+        "collection": str,
+        "id": NotRequired[str | int],
+        "where": NotRequired[dict[str, Any]],
+        "matching": NotRequired[dict[str, str]],
+        "assert": Literal["absent"],
+    },
+    closed=True,
+)
+
+
+CountAssertion = TypedDict(
+    "CountAssertion",
+    {
+        "api": str,
+        "collection": str,
+        "id": NotRequired[str | int],
+        "where": NotRequired[dict[str, Any]],
+        "matching": NotRequired[dict[str, str]],
+        "assert": Literal["count"],
+        "count": int,
+    },
+    closed=True,
+)
+
+
+class StateCheck(TypedDict, closed=True):
+    """
+    How one `expect` assertion stands on the episode's world: whether it holds, and how many live resources of its collection match it (for `deleted`: 1 when the resource was deleted, else 0).
+    """
+
+    held: bool
+    matched: int
 
 
 Protocol: TypeAlias = Literal["paraact", "react", "parallel", "chat"]
@@ -187,6 +246,10 @@ class RewardCoefficientOverrides(TypedDict, closed=True):
     """
     Advantage weight of the step component.
     """
+    lambda_state: NotRequired[float]
+    """
+    Advantage weight of the state component (r_state, tasks with `expect`): ToolEnv's, not the paper's.
+    """
 
 
 class EpisodeCounts(TypedDict, closed=True):
@@ -306,51 +369,6 @@ ToolId: TypeAlias = str
 """
 A tool of the library, by its id (GET /v1/tools).
 """
-
-
-class EpisodeConfigFields(TypedDict):
-    """
-    The members of an episode config (`POST /v1/groups` takes them too, beside its own).
-    """
-
-    seed: NotRequired[int]
-    error_rate: NotRequired[float]
-    """
-    The episode's injected-error rate; default the server's.
-    """
-    task: NotRequired[EpisodeTask]
-    tools: NotRequired[list[ToolId]]
-    """
-    Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
-    """
-    max_steps: NotRequired[int]
-    protocol: NotRequired[Protocol]
-    tool_parser: NotRequired[ToolParser]
-    native_tools: NotRequired[bool]
-    """
-    `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
-    """
-    k: NotRequired[int]
-    """
-    Search results per query in text turns (the paper's top-3).
-    """
-    max_calls_per_turn: NotRequired[int]
-    """
-    Tool calls one text turn may dispatch.
-    """
-    max_turns: NotRequired[int]
-    """
-    Text turns after which the episode is done (the paper's cap).
-    """
-    max_observation_chars: NotRequired[int]
-    """
-    Characters of one text-turn observation: past it the observation is shrunk structurally (results and fields past its share become `…N more`) and ends with a line saying how much was cut. A trainer sets it so the policy reads what its token budget holds; default whole.
-    """
-    system_prompt: NotRequired[Literal["full", "brief"]]
-    """
-    `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
-    """
-    reward: NotRequired[RewardCoefficientOverrides]
 
 
 class Call(TypedDict, closed=True):
@@ -553,7 +571,7 @@ class VerdictsInput(TypedDict, closed=True):
 
 class RewardCoefficients(TypedDict):
     """
-    Table 7's coefficients in force for an episode: the defaults (w1 0.1, w2 0.2, w3 0.2, w4 0.5, gamma_e 0.1, gamma_o 0.4, gamma_ans 1, lambda_traj 1, lambda_phase 0.5, lambda_step 0.25) with its `reward` overrides applied.
+    Table 7's coefficients in force for an episode: the defaults (w1 0.1, w2 0.2, w3 0.2, w4 0.5, gamma_e 0.1, gamma_o 0.4, gamma_ans 1, lambda_traj 1, lambda_phase 0.5, lambda_step 0.25; ToolEnv's lambda_state 1) with its `reward` overrides applied.
     """
 
     w1: float
@@ -596,6 +614,10 @@ class RewardCoefficients(TypedDict):
     """
     Advantage weight of the step component.
     """
+    lambda_state: float
+    """
+    Advantage weight of the state component (r_state, tasks with `expect`): ToolEnv's, not the paper's.
+    """
 
 
 class RewardRequest(TypedDict, closed=True):
@@ -610,9 +632,9 @@ class RewardRequest(TypedDict, closed=True):
     """
 
 
-AnswerSource: TypeAlias = Literal["verdicts", "missing", "no_evidence", "rule", "judge", "unscored"]
+AnswerSource: TypeAlias = Literal["verdicts", "missing", "no_evidence", "rule", "state", "judge", "unscored"]
 """
-Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an information-seeking task answered with no successful call, `rule` the task's expected answer, `judge` the LLM judge; `unscored` none of these could score it (then `flagged` says why).
+Where R_ans came from: `verdicts` given with the request, `missing` no final answer, `no_evidence` an information-seeking task answered with no successful call, `rule` the task's expected answer, `state` the world state of a task with `expect` and no expected answer (every assertion held: 111, some: 011, none: 010), `judge` the LLM judge; `unscored` none of these could score it (then `flagged` says why).
 """
 
 
@@ -710,73 +732,26 @@ class JudgeOutcome(TypedDict, closed=True):
     """
 
 
-class GroupRequest(TypedDict, closed=True):
-    """
-    `POST /v1/groups` body: n rollouts of one task, made with one seed, and any episode option.
-    """
-
-    seed: NotRequired[int]
-    error_rate: NotRequired[float]
-    """
-    The episode's injected-error rate; default the server's.
-    """
-    task: EpisodeTask
-    tools: NotRequired[list[ToolId]]
-    """
-    Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
-    """
-    max_steps: NotRequired[int]
-    protocol: NotRequired[Protocol]
-    tool_parser: NotRequired[ToolParser]
-    native_tools: NotRequired[bool]
-    """
-    `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
-    """
-    k: NotRequired[int]
-    """
-    Search results per query in text turns (the paper's top-3).
-    """
-    max_calls_per_turn: NotRequired[int]
-    """
-    Tool calls one text turn may dispatch.
-    """
-    max_turns: NotRequired[int]
-    """
-    Text turns after which the episode is done (the paper's cap).
-    """
-    max_observation_chars: NotRequired[int]
-    """
-    Characters of one text-turn observation: past it the observation is shrunk structurally (results and fields past its share become `…N more`) and ends with a line saying how much was cut. A trainer sets it so the policy reads what its token budget holds; default whole.
-    """
-    system_prompt: NotRequired[Literal["full", "brief"]]
-    """
-    `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
-    """
-    reward: NotRequired[RewardCoefficientOverrides]
-    n: int
-    """
-    Episodes in the group (the paper's N is 8).
-    """
-
-
 class ComponentRewards(TypedDict, closed=True):
     """
-    One rollout's three rewards; a null one (a flagged rollout) is left out of its group's statistics.
+    One rollout's rewards; a null one (a flagged rollout) is left out of its group's statistics. `r_state` only for tasks with `expect`: a group where no rollout has it has no state component.
     """
 
     r_step: float | None
     r_phase: float | None
     r_traj: float | None
+    r_state: NotRequired[float | None]
 
 
 class Advantage(TypedDict, closed=True):
     """
-    One rollout's group-relative advantages (Eq. 7): null for a rollout with a null reward; in `aggregated` mode the components are null and only `advantage` is set.
+    One rollout's group-relative advantages (Eq. 7): null for a rollout with a null reward; in `aggregated` mode the components are null and only `advantage` is set. `a_state` only in groups with a state component (tasks with `expect`).
     """
 
     a_step: float | None
     a_phase: float | None
     a_traj: float | None
+    a_state: NotRequired[float | None]
     advantage: float | None
 
 
@@ -791,9 +766,14 @@ class Episode(TypedDict, closed=True):
     r_step: float | None
     r_phase: float | None
     r_traj: float | None
+    r_state: NotRequired[float]
+    """
+    Tasks with `expect`: the share of assertions held.
+    """
     a_step: float | None
     a_phase: float | None
     a_traj: float | None
+    a_state: NotRequired[float | None]
     advantage: float | None
     flagged: NotRequired[str]
     """
@@ -816,12 +796,13 @@ Group: TypeAlias = list[ComponentRewards]
 
 class Lambda(TypedDict, closed=True):
     """
-    Overrides of the advantage weights (Table 7: lambda_traj 1, lambda_phase 0.5, lambda_step 0.25).
+    Overrides of the advantage weights (Table 7: lambda_traj 1, lambda_phase 0.5, lambda_step 0.25; ToolEnv's lambda_state 1).
     """
 
     lambda_traj: NotRequired[float]
     lambda_phase: NotRequired[float]
     lambda_step: NotRequired[float]
+    lambda_state: NotRequired[float]
 
 
 AdvantagesRequest = TypedDict(
@@ -1086,52 +1067,6 @@ class OpenEnvResult(TypedDict):
     done: bool
 
 
-class OpenEnvResetRequest(TypedDict):
-    """
-    An episode config (`task` required unless the server has default tasks), and OpenEnv's `episode_id`.
-    """
-
-    seed: NotRequired[int]
-    error_rate: NotRequired[float]
-    """
-    The episode's injected-error rate; default the server's.
-    """
-    task: NotRequired[EpisodeTask]
-    tools: NotRequired[list[ToolId]]
-    """
-    Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
-    """
-    max_steps: NotRequired[int]
-    protocol: NotRequired[Protocol]
-    tool_parser: NotRequired[ToolParser]
-    native_tools: NotRequired[bool]
-    """
-    `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
-    """
-    k: NotRequired[int]
-    """
-    Search results per query in text turns (the paper's top-3).
-    """
-    max_calls_per_turn: NotRequired[int]
-    """
-    Tool calls one text turn may dispatch.
-    """
-    max_turns: NotRequired[int]
-    """
-    Text turns after which the episode is done (the paper's cap).
-    """
-    max_observation_chars: NotRequired[int]
-    """
-    Characters of one text-turn observation: past it the observation is shrunk structurally (results and fields past its share become `…N more`) and ends with a line saying how much was cut. A trainer sets it so the policy reads what its token budget holds; default whole.
-    """
-    system_prompt: NotRequired[Literal["full", "brief"]]
-    """
-    `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
-    """
-    reward: NotRequired[RewardCoefficientOverrides]
-    episode_id: NotRequired[str | None]
-
-
 class OpenEnvStepRequest(TypedDict, closed=True):
     action: OpenEnvAction
     episode_id: NotRequired[str]
@@ -1148,7 +1083,7 @@ class OpenEnvMetadata(TypedDict):
     documentation_url: NotRequired[str | None]
 
 
-class Api(TypedDict):
+class Api1(TypedDict):
     api_id: str
     title: str
     provider: str
@@ -1157,7 +1092,7 @@ class Api(TypedDict):
 
 
 class ApiList(TypedDict):
-    apis: list[Api]
+    apis: list[Api1]
 
 
 Bindings = TypedDict(
@@ -1203,65 +1138,34 @@ A JSON Schema (2020-12), self-contained: no $ref leaves the schema.
 """
 
 
-class EpisodeSummaryFields(TypedDict):
-    id: str
-    seed: int
-    """
-    Seeds the episode's error-injection stream: given in the config, or derived from the server's seed and reported here so the episode can be replayed.
-    """
-    error_rate: float
-    max_steps: int
-    protocol: Protocol
-    tool_parser: NotRequired[ToolParser]
-    native_tools: NotRequired[Literal[False]]
-    """
-    `chat` episodes that offer found tools through `call_tool` alone.
-    """
-    k: int
-    """
-    Search results per query in text turns.
-    """
-    max_calls_per_turn: int
-    """
-    Tool calls one text turn may dispatch.
-    """
-    max_turns: int
-    """
-    Text turns after which the episode is done.
-    """
-    max_observation_chars: NotRequired[int]
-    """
-    Characters of one text-turn observation, when the episode set a budget.
-    """
-    system_prompt: NotRequired[Literal["full", "brief"]]
-    """
-    The system prompt's length, when the episode set `brief`.
-    """
-    finish: NotRequired[Finish]
-    answer: NotRequired[str]
-    """
-    The final answer of a text-turn episode, once it gave one.
-    """
-    reward: NotRequired[RewardCoefficientOverrides]
-    group: NotRequired[str]
-    """
-    The group the episode was made for (`POST /v1/groups`).
-    """
-    task: NotRequired[EpisodeTask]
-    tools: NotRequired[list[str]]
-    """
-    The tool ids the episode is restricted to, when it is.
-    """
-    created_at: str
-    done: bool
-    """
-    Every step has been taken (or the episode was deleted).
-    """
-    working_set: list[str]
-    """
-    Every tool surfaced by search so far, in first-seen order.
-    """
-    counts: EpisodeCounts
+Api: TypeAlias = str
+"""
+The API id (a tool's `origin.api_id`, as `GET /v1/tools/{id}` shows it).
+"""
+
+
+Collection: TypeAlias = str
+"""
+The collection's path with its parent parameters filled in, as calls reach it: `/v1/customers`, `/repos/octo/hello/issues` (an item's path without its last segment).
+"""
+
+
+Id: TypeAlias = str | int
+"""
+The resource's id, as its path parameter or id member gives it.
+"""
+
+
+DeletedAssertion = TypedDict(
+    "DeletedAssertion",
+    {
+        "assert": Literal["deleted"],
+        "api": Api,
+        "collection": Collection,
+        "id": Id,
+    },
+    closed=True,
+)
 
 
 class ToolCallAction(TypedDict, closed=True):
@@ -1315,9 +1219,6 @@ class SearchObservation(TypedDict, closed=True):
     """
     Stored trajectories only, with `truncated`: the first characters of the results' JSON (at most 512, none once the episode's budget is spent).
     """
-
-
-EpisodeConfig: TypeAlias = EpisodeConfigFields
 
 
 class Call1(TypedDict, closed=True):
@@ -1477,6 +1378,14 @@ class Rewards(TypedDict, closed=True):
     """
     The task solved: the Quality verdict is YES; false with no answer or no evidence; null when flagged.
     """
+    r_state: NotRequired[float]
+    """
+    Tasks with `expect` only: the share of its assertions that hold on the episode's world (the trajectory's `state_checks`), live or at the end.
+    """
+    state_success: NotRequired[bool]
+    """
+    Tasks with `expect` only: every assertion holds.
+    """
     r_ans: Literal[0] | float | None
     """
     R_ans: Table 9's reward of the verdicts' pattern, or −0.5 for no answer or no evidence.
@@ -1558,23 +1467,10 @@ class Tool(TypedDict, closed=True):
     origin: Origin | Origin1 | Origin2
 
 
-EpisodeSummary: TypeAlias = EpisodeSummaryFields
-
-
-class CreatedEpisode(EpisodeSummaryFields, closed=True):
-    """
-    `POST /v1/episodes` answer: the summary and the first messages a trainer feeds the model (the protocol's system prompt, then the task's query when there is a task).
-    """
-
-    functions: NotRequired[list[FunctionSpec]]
-    """
-    `chat`: the functions callable from the start (`search_tool`, `call_tool`, and the episode's own `tools` when there are at most 64), as OpenAI's `tools` list.
-    """
-    stop: list[str]
-    """
-    Where the model's message ends, exclusive as OpenAI's `stop`: the openers of the observations the environment writes.
-    """
-    messages: list[Message]
+StateAssertion: TypeAlias = ExistsAssertion | AbsentAssertion | CountAssertion | DeletedAssertion
+"""
+One check of an episode's world state, in the collection an API's REST calls keyed it by: `exists` a live resource matches, `absent` none does, `count` exactly that many do, `deleted` the resource with that id was deleted in the episode. A resource matches when its id is `id` (when given), each `where` member equals the resource's (primitives compare as text, as list filters do; objects and arrays as JSON) and each `matching` pattern finds a match in the member's text. Only resources the episode's own calls created, updated or deleted are in its world.
+"""
 
 
 Action: TypeAlias = SearchAction | ToolCallAction
@@ -1645,28 +1541,23 @@ class TurnResult(TypedDict, closed=True):
     state: NotRequired[RunStateView]
 
 
-class GroupSummary(TypedDict, closed=True):
-    """
-    `POST /v1/groups` answer (its episodes CreatedEpisodes), `GET /v1/groups/{id}` and `DELETE /v1/groups/{id}` (its episodes summaries, done after a DELETE).
-    """
-
+class EpisodeTask(TypedDict, closed=True):
     id: str
-    n: int
-    seed: int
     """
-    The seed every member was made with.
+    Not blank.
     """
-    config: EpisodeConfig
+    query: str
+    reference_tools: NotRequired[list[str]]
     """
-    The members' config, the seed filled in.
+    The tools a correct run invokes: R_traj's recall terms read them.
     """
-    episodes: list[EpisodeSummary | CreatedEpisode]
+    answer: NotRequired[str | list[AnswerItem]]
     """
-    The members still live, in the order they were made.
+    Expected answer: a string the final answer must contain (case-insensitive), or strings it must all contain. Scores R_ans by rule.
     """
-    gone: list[str]
+    expect: NotRequired[list[StateAssertion]]
     """
-    Members deleted or expired since.
+    Assertions over the episode's final world state (what its calls created, updated and deleted): r_state is the share that hold at the end, state_success whether all do.
     """
 
 
@@ -1690,6 +1581,214 @@ class TrajectoryStep(TypedDict, closed=True):
     """
 
 
+class EpisodeConfigFields(TypedDict):
+    """
+    The members of an episode config (`POST /v1/groups` takes them too, beside its own).
+    """
+
+    seed: NotRequired[int]
+    error_rate: NotRequired[float]
+    """
+    The episode's injected-error rate; default the server's.
+    """
+    task: NotRequired[EpisodeTask]
+    tools: NotRequired[list[ToolId]]
+    """
+    Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
+    """
+    max_steps: NotRequired[int]
+    protocol: NotRequired[Protocol]
+    tool_parser: NotRequired[ToolParser]
+    native_tools: NotRequired[bool]
+    """
+    `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
+    """
+    k: NotRequired[int]
+    """
+    Search results per query in text turns (the paper's top-3).
+    """
+    max_calls_per_turn: NotRequired[int]
+    """
+    Tool calls one text turn may dispatch.
+    """
+    max_turns: NotRequired[int]
+    """
+    Text turns after which the episode is done (the paper's cap).
+    """
+    max_observation_chars: NotRequired[int]
+    """
+    Characters of one text-turn observation: past it the observation is shrunk structurally (results and fields past its share become `…N more`) and ends with a line saying how much was cut. A trainer sets it so the policy reads what its token budget holds; default whole.
+    """
+    system_prompt: NotRequired[Literal["full", "brief"]]
+    """
+    `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
+    """
+    reward: NotRequired[RewardCoefficientOverrides]
+
+
+class GroupRequest(TypedDict, closed=True):
+    """
+    `POST /v1/groups` body: n rollouts of one task, made with one seed, and any episode option.
+    """
+
+    seed: NotRequired[int]
+    error_rate: NotRequired[float]
+    """
+    The episode's injected-error rate; default the server's.
+    """
+    task: EpisodeTask
+    tools: NotRequired[list[ToolId]]
+    """
+    Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
+    """
+    max_steps: NotRequired[int]
+    protocol: NotRequired[Protocol]
+    tool_parser: NotRequired[ToolParser]
+    native_tools: NotRequired[bool]
+    """
+    `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
+    """
+    k: NotRequired[int]
+    """
+    Search results per query in text turns (the paper's top-3).
+    """
+    max_calls_per_turn: NotRequired[int]
+    """
+    Tool calls one text turn may dispatch.
+    """
+    max_turns: NotRequired[int]
+    """
+    Text turns after which the episode is done (the paper's cap).
+    """
+    max_observation_chars: NotRequired[int]
+    """
+    Characters of one text-turn observation: past it the observation is shrunk structurally (results and fields past its share become `…N more`) and ends with a line saying how much was cut. A trainer sets it so the policy reads what its token budget holds; default whole.
+    """
+    system_prompt: NotRequired[Literal["full", "brief"]]
+    """
+    `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
+    """
+    reward: NotRequired[RewardCoefficientOverrides]
+    n: int
+    """
+    Episodes in the group (the paper's N is 8).
+    """
+
+
+class OpenEnvResetRequest(TypedDict):
+    """
+    An episode config (`task` required unless the server has default tasks), and OpenEnv's `episode_id`.
+    """
+
+    seed: NotRequired[int]
+    error_rate: NotRequired[float]
+    """
+    The episode's injected-error rate; default the server's.
+    """
+    task: NotRequired[EpisodeTask]
+    tools: NotRequired[list[ToolId]]
+    """
+    Restricts the episode to these tool ids (each one the library holds): search finds only them, calls to others are 403.
+    """
+    max_steps: NotRequired[int]
+    protocol: NotRequired[Protocol]
+    tool_parser: NotRequired[ToolParser]
+    native_tools: NotRequired[bool]
+    """
+    `chat` only: offer found tools (and the episode's own) as native functions named by id; false offers `search_tool` and `call_tool` alone, for trainers whose tool list is fixed (TRL's environment_factory, verl's tool config).
+    """
+    k: NotRequired[int]
+    """
+    Search results per query in text turns (the paper's top-3).
+    """
+    max_calls_per_turn: NotRequired[int]
+    """
+    Tool calls one text turn may dispatch.
+    """
+    max_turns: NotRequired[int]
+    """
+    Text turns after which the episode is done (the paper's cap).
+    """
+    max_observation_chars: NotRequired[int]
+    """
+    Characters of one text-turn observation: past it the observation is shrunk structurally (results and fields past its share become `…N more`) and ends with a line saying how much was cut. A trainer sets it so the policy reads what its token budget holds; default whole.
+    """
+    system_prompt: NotRequired[Literal["full", "brief"]]
+    """
+    `brief` sends a ~300-token system prompt restating the protocol's grammar, for a policy fine-tuned on it (the full one teaches it in ~950 tokens, half of a short training sequence); default `full`.
+    """
+    reward: NotRequired[RewardCoefficientOverrides]
+    episode_id: NotRequired[str | None]
+
+
+class EpisodeSummaryFields(TypedDict):
+    id: str
+    seed: int
+    """
+    Seeds the episode's error-injection stream: given in the config, or derived from the server's seed and reported here so the episode can be replayed.
+    """
+    error_rate: float
+    max_steps: int
+    protocol: Protocol
+    tool_parser: NotRequired[ToolParser]
+    native_tools: NotRequired[Literal[False]]
+    """
+    `chat` episodes that offer found tools through `call_tool` alone.
+    """
+    k: int
+    """
+    Search results per query in text turns.
+    """
+    max_calls_per_turn: int
+    """
+    Tool calls one text turn may dispatch.
+    """
+    max_turns: int
+    """
+    Text turns after which the episode is done.
+    """
+    max_observation_chars: NotRequired[int]
+    """
+    Characters of one text-turn observation, when the episode set a budget.
+    """
+    system_prompt: NotRequired[Literal["full", "brief"]]
+    """
+    The system prompt's length, when the episode set `brief`.
+    """
+    finish: NotRequired[Finish]
+    answer: NotRequired[str]
+    """
+    The final answer of a text-turn episode, once it gave one.
+    """
+    reward: NotRequired[RewardCoefficientOverrides]
+    group: NotRequired[str]
+    """
+    The group the episode was made for (`POST /v1/groups`).
+    """
+    task: NotRequired[EpisodeTask]
+    tools: NotRequired[list[str]]
+    """
+    The tool ids the episode is restricted to, when it is.
+    """
+    created_at: str
+    done: bool
+    """
+    Every step has been taken (or the episode was deleted).
+    """
+    working_set: list[str]
+    """
+    Every tool surfaced by search so far, in first-seen order.
+    """
+    counts: EpisodeCounts
+    state_checks: NotRequired[list[StateCheck]]
+    """
+    One per `expect` assertion of the task, in its order, read off the world as it stands (at the end: what r_state scores). Absent when the task has none.
+    """
+
+
+EpisodeConfig: TypeAlias = EpisodeConfigFields
+
+
 class Trajectory(EpisodeSummaryFields, closed=True):
     """
     The summary, every step and every text turn.
@@ -1699,6 +1798,50 @@ class Trajectory(EpisodeSummaryFields, closed=True):
     turns: list[TurnRecord]
     """
     The text turns, in order (empty for an episode driven by JSON steps or calls).
+    """
+
+
+EpisodeSummary: TypeAlias = EpisodeSummaryFields
+
+
+class CreatedEpisode(EpisodeSummaryFields, closed=True):
+    """
+    `POST /v1/episodes` answer: the summary and the first messages a trainer feeds the model (the protocol's system prompt, then the task's query when there is a task).
+    """
+
+    functions: NotRequired[list[FunctionSpec]]
+    """
+    `chat`: the functions callable from the start (`search_tool`, `call_tool`, and the episode's own `tools` when there are at most 64), as OpenAI's `tools` list.
+    """
+    stop: list[str]
+    """
+    Where the model's message ends, exclusive as OpenAI's `stop`: the openers of the observations the environment writes.
+    """
+    messages: list[Message]
+
+
+class GroupSummary(TypedDict, closed=True):
+    """
+    `POST /v1/groups` answer (its episodes CreatedEpisodes), `GET /v1/groups/{id}` and `DELETE /v1/groups/{id}` (its episodes summaries, done after a DELETE).
+    """
+
+    id: str
+    n: int
+    seed: int
+    """
+    The seed every member was made with.
+    """
+    config: EpisodeConfig
+    """
+    The members' config, the seed filled in.
+    """
+    episodes: list[EpisodeSummary | CreatedEpisode]
+    """
+    The members still live, in the order they were made.
+    """
+    gone: list[str]
+    """
+    Members deleted or expired since.
     """
 
 

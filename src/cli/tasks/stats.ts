@@ -61,6 +61,7 @@ export function registerTasksStats(tasks: Command): void {
       const rows: [string, string][] = [
         ['tasks', String(stats.tasks)],
         ['with an expected answer', share(stats.with_answer)],
+        ['with expect (world state)', share(stats.with_expect)],
         ['with tools (episode restricted)', share(stats.with_tools)],
         ['with a seed', share(stats.with_seed)],
         ['reference tools', String(stats.references)],

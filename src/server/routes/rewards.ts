@@ -61,8 +61,16 @@ export function rewardRoutes(episodes: EpisodeStore, groups: GroupStore, context
       id,
       mode,
       episodes: members.map((member, i) => {
-        const { r_step, r_phase, r_traj, flagged } = rewards[i]!;
-        return { id: member, r_step, r_phase, r_traj, ...advantages[i]!, ...(flagged ? { flagged } : {}) };
+        const { r_step, r_phase, r_traj, r_state, flagged } = rewards[i]!;
+        return {
+          id: member,
+          r_step,
+          r_phase,
+          r_traj,
+          ...(r_state !== undefined ? { r_state } : {}),
+          ...advantages[i]!,
+          ...(flagged ? { flagged } : {}),
+        };
       }),
     });
   });

@@ -1,7 +1,15 @@
 import { api, ApiError, postJson } from './api.js';
 import { planDag } from './dag.js';
 import { add, badge, details, h, jsonBlock, link, mount, num, section, table, type Child } from './dom.js';
-import type { Json, Rewards, ToolCallObservation, Trajectory, TurnRecord } from './types.js';
+import type {
+  Json,
+  Rewards,
+  StateAssertion,
+  StateCheck,
+  ToolCallObservation,
+  Trajectory,
+  TurnRecord,
+} from './types.js';
 
 /** A live episode (`GET /v1/episodes/{id}` and its rewards), refreshed while it runs; a form sends it a raw turn. */
 export async function liveEpisodeView(view: HTMLElement, id: string): Promise<() => void> {
@@ -119,6 +127,7 @@ function episodeParts(trajectory: Trajectory, rewards: Rewards | string, form: H
       ? h('p', null, 'Expected answer contains: ', h('code', null, JSON.stringify(trajectory.task.answer)))
       : null,
     trajectory.answer !== undefined ? h('p', null, 'Answer: ', h('q', null, trajectory.answer)) : null,
+    trajectory.task?.expect ? stateTable(trajectory.task.expect, trajectory.state_checks) : null,
   );
   return [
     head,
@@ -162,6 +171,13 @@ function rewardPanel(r: Rewards): HTMLElement {
           `× call recall ${num(r.recall.call)} + ${k.gamma_ans} × R_ans`,
       ),
       big('R_ans', r.r_ans, `from ${r.answer_source}${r.pattern ? ` (Q/F/U ${r.pattern})` : ''}`),
+      r.r_state === undefined
+        ? null
+        : big(
+            'R_state',
+            r.r_state,
+            `share of the task's assertions holding on the world; all hold: ${r.state_success ? 'yes' : 'no'}`,
+          ),
     ),
     h(
       'p',
@@ -200,8 +216,28 @@ function rewardPanel(r: Rewards): HTMLElement {
       'p',
       { class: 'muted' },
       `Weights: L1–L4 ${k.w1}, ${k.w2}, ${k.w3}, ${k.w4}; advantages λ traj ${k.lambda_traj}, phase ` +
-        `${k.lambda_phase}, step ${k.lambda_step}.`,
+        `${k.lambda_phase}, step ${k.lambda_step}, state ${k.lambda_state}.`,
     ),
+  );
+}
+
+/** The task's `expect` assertions beside what the world holds: which held, and how many resources matched. */
+function stateTable(expect: StateAssertion[], checks: StateCheck[] | undefined): HTMLElement {
+  return table(
+    ['assertion', 'api', 'collection', 'condition', 'matched', 'holds'],
+    expect.map((a, i) => {
+      const { assert, api, collection, ...condition } = a;
+      const check = checks?.[i];
+      return [
+        assert,
+        api,
+        collection,
+        h('code', null, JSON.stringify(condition)),
+        check ? String(check.matched) : '–',
+        check ? badge(check.held ? 'held' : 'failed', check.held ? 'ok' : 'bad') : badge('unread', 'soft'),
+      ];
+    }),
+    'state',
   );
 }
 

@@ -8,6 +8,8 @@ export type {
   PhaseScore,
   Rewards,
   SearchHit,
+  StateAssertion,
+  StateCheck,
   Tool,
   ToolCallObservation,
   ToolPage,
