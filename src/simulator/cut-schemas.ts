@@ -12,10 +12,10 @@ import type { JsonSchema } from '../library/tool.js';
 /** The sub-schema of an API's document at a JSON pointer, converted as a response schema; undefined when none. */
 export type CutExpander = (apiId: string, pointer: string) => JsonSchema | undefined;
 
-/** Parsed documents held at once: one large cloud document is tens of megabytes parsed. */
-const DOCUMENTS = 4;
+/** Parsed documents held at once: a large cloud document is tens of megabytes parsed; most are well under one. */
+const DOCUMENTS = 16;
 /** Expanded placeholders held: a deep response touches tens of them, each a few hundred nodes at most. */
-const EXPANSIONS = 4096;
+const EXPANSIONS = 16_384;
 
 /** `documentOf` reads an API's stored document (the library store's `apiDocument`); each is parsed once while held. */
 export function cutExpander(documentOf: (apiId: string) => unknown): CutExpander {
