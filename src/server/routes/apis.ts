@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import type { Tool } from '../../library/tool.js';
 import { getCookie } from 'hono/cookie';
-import { callResponse } from '../call-response.js';
+import { callAnswer } from '../call-response.js';
 import type { AppContext } from '../context.js';
 import { requestCredentials } from '../credentials.js';
 import { parseJson } from '../json-body.js';
@@ -16,12 +16,18 @@ import { matchRoute } from '../rest/matcher.js';
 import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
-import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.js';
+import { MISSING_CREDENTIALS, PROBLEM_HEADER, vendorError } from '../../simulator/vendor-error.js';
+import { quoteLongIntegers } from '../rest/big-integers.js';
+import { baseType, concrete, defaultType, negotiate } from '../rest/negotiate.js';
+import { documentedTypes, NO_FACTS, type OperationFacts } from '../rest/operation-facts.js';
+import { renderAnswer } from '../rest/render.js';
 import { episodeCallResult } from '../episode-call.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Operations } from '../openapi-parts.js';
 
 const PREFIX = '/apis/';
 const PROBLEM_ACCEPTED = /\bapplication\/problem\+json\b/i;
+/** On an error whose status the operation does not declare (it declares no 4xx at all, say): that status. */
+export const UNDECLARED_STATUS_HEADER = 'x-toolenv-undeclared-status';
 /** How many alternatives a 404 lists when operations at a path are told apart by a header or query value. */
 const LISTED_CONDITIONS = 20;
 
@@ -216,8 +222,23 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
           query: (name) => url.searchParams.get(name) ?? undefined,
           cookie: (name) => getCookie(c, name),
         });
-        if (refused) return restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed);
+        if (refused) {
+          const described = {
+            facts: ctx.catalog.facts(apiId).operations.get(tool.id) ?? NO_FACTS,
+            document: undefined,
+          };
+          return answer(ctx, c, described, await restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed));
+        }
       }
+      const { operations, document } = ctx.catalog.facts(apiId);
+      const facts = operations.get(tool.id) ?? NO_FACTS;
+      const accept = c.req.header('accept');
+      const success = documentedTypes(facts, tool.response_status ?? 200);
+      if (success !== undefined && success.types.length > 0 && negotiate(success.types, accept) === undefined)
+        return notAcceptable(ctx, facts, success.types, accept);
+      const body = await readBody(c, contentType, form);
+      if (body === undefined && facts.bodyRequired)
+        return answer(ctx, c, { facts, document }, await restError(c, tool, missingBody(tool), {}, controls, ctx.seed));
       const query = new URLSearchParams(url.searchParams);
       for (const param of Object.values(CONTROL_QUERY_PARAMS)) query.delete(param);
       const args = buildArguments(tool, {
@@ -228,16 +249,86 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         header: (name) =>
           ctx.auth && !c.get('keyInHeader') && name.toLowerCase() === 'authorization' ? undefined : c.req.header(name),
         cookies: getCookie(c),
-        body: await readBody(c, contentType, form),
+        // A `null` body the document admits carries no members.
+        body: body?.kind === 'json' && body.value === null && facts.bodyAdmitsNull ? undefined : body,
       });
       const episode = requestHeader(c, EPISODE_HEADER);
       const result =
         episode !== undefined
           ? await episodeCallResult(ctx.episodes, episode, tool.id, args, controls)
           : await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) });
-      return restError(c, tool, result, args, controls, ctx.seed);
+      return answer(ctx, c, { facts, document }, await restError(c, tool, result, args, controls, ctx.seed));
     }
   }
+}
+
+/**
+ * The answer in the media type its operation documents for its status (the request's Accept choosing among them), and
+ * an error status the operation does not declare marked `x-toolenv-undeclared-status` and counted.
+ */
+function answer(
+  ctx: AppContext,
+  c: Context,
+  described: { facts: OperationFacts; document: unknown },
+  result: CallResult,
+): Response {
+  const { facts, document } = described;
+  const documented = documentedTypes(facts, result.status);
+  const call = callAnswer(result);
+  if (result.status >= 400 && documented === undefined) {
+    call.headers[UNDECLARED_STATUS_HEADER] = String(result.status);
+    ctx.httpMetrics.undeclaredStatus(result.status);
+  }
+  const accept = c.req.header('accept');
+  const types = documented?.types ?? [];
+  const current = call.headers['content-type'] ?? '';
+  // A client asking for problems gets them; a body the document gives no media type keeps JSON; ToolEnv's own failures
+  // (a responder's, an unreachable upstream's) stay problems, so nobody takes them for the API's.
+  if (
+    types.length === 0 ||
+    call.text === null ||
+    (result.status >= 400 && PROBLEM_ACCEPTED.test(accept ?? '')) ||
+    (result.status >= 500 && baseType(current) === PROBLEM_CONTENT_TYPE)
+  )
+    return new Response(call.text, { status: call.status, headers: call.headers });
+  const error = result.status >= 400;
+  // An error keeps the type it is written in where that is documented; a success answer goes by Accept.
+  const kept = types.find((type) => baseType(type) === baseType(current));
+  const wanted = error ? (kept ?? defaultType(types)) : (negotiate(types, accept) ?? defaultType(types));
+  if (baseType(wanted) === baseType(current))
+    return new Response(call.text, { status: call.status, headers: call.headers });
+  if (error && baseType(current) === PROBLEM_CONTENT_TYPE) call.headers[PROBLEM_HEADER] ??= problemTypeOf(result) ?? '';
+  const schema = facts.schemas.get(documented!.key)?.get(types.find((t) => concrete(t) === wanted) ?? wanted);
+  return renderAnswer(call, { type: wanted, schema, document });
+}
+
+/** The Rule layer's refusal of a request without the body its operation requires. */
+function missingBody(tool: Tool): CallResult {
+  const whole = Object.entries(tool.bindings ?? {}).find(([, b]) => b.in === 'body' && b.name === '')?.[0];
+  const errors = [
+    whole === undefined ? { path: '', message: 'needs a request body' } : { path: `/${whole}`, message: 'is required' },
+  ];
+  const body = problem(400, 'Invalid arguments', `${tool.id} requires a request body`, { tool: tool.id, errors });
+  return { status: 400, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
+}
+
+/** 406: the Accept header admits none of the media types the operation documents for its answer. */
+function notAcceptable(ctx: AppContext, facts: OperationFacts, types: string[], accept: string | undefined): Response {
+  const response = problemResponse(
+    406,
+    `Accept ${JSON.stringify(accept)} admits none of the media types this operation answers in: ${types.join(', ')}`,
+    { title: 'Not Acceptable', extra: { available: types } },
+  );
+  if (documentedTypes(facts, 406) === undefined) {
+    response.headers.set(UNDECLARED_STATUS_HEADER, '406');
+    ctx.httpMetrics.undeclaredStatus(406);
+  }
+  return response;
+}
+
+function problemTypeOf(result: CallResult): string | undefined {
+  const body = result.body as { type?: unknown } | undefined;
+  return typeof body?.type === 'string' ? body.type : undefined;
 }
 
 /** An SDK reads the API's own error shape; a client that asks for problem+json gets ToolEnv's. */
@@ -248,9 +339,9 @@ async function restError(
   args: Arguments,
   controls: CallControls,
   seed: number,
-): Promise<Response> {
-  if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return callResponse(result);
-  return callResponse(await vendorError(tool, result, args, controls, seed));
+): Promise<CallResult> {
+  if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return result;
+  return vendorError(tool, result, args, controls, seed);
 }
 
 /** The Rule layer's 401 for credentials the operation's security wants. */
@@ -312,7 +403,10 @@ async function readBody(
   const text = await bodyText(c);
   if (text === '') return undefined;
   // application/json, application/*+json, and vendor types such as AWS's application/x-amz-json-1.0.
-  if (contentType === '' || /json/i.test(contentType)) return { kind: 'json', value: parseJson(text, 'request body') };
+  if (contentType === '' || /json/i.test(contentType)) {
+    const exact = /\d{16}/.test(text) ? quoteLongIntegers(text) : text;
+    return { kind: 'json', value: parseJson(exact, 'request body') };
+  }
   return { kind: 'text', value: text };
 }
 
