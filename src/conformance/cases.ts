@@ -1,0 +1,79 @@
+/**
+ * The HTTP requests `toolenv conformance` sends an operation: one its parameter schema accepts (made by the
+ * synthesizer's value layer, as fidelity's are), and invalid ones a mock must refuse: a required parameter left out,
+ * a number given as a word, an integer past int64, the required body left out.
+ */
+import { toHttpRequest, type HttpRequestShape } from '../library/http-request.js';
+import type { JsonSchema, Tool } from '../library/tool.js';
+import { validRequest } from '../fidelity/request.js';
+import type { Arguments } from '../simulator/types.js';
+import type { Rules } from '../simulator/validate.js';
+
+export type CaseKind = 'valid' | 'missing-required' | 'wrong-type' | 'past-int64' | 'missing-body';
+
+export interface RequestCase {
+  kind: CaseKind;
+  method: string;
+  /** Path and query after the API's base URL. */
+  url: string;
+  headers: Record<string, string>;
+  /** JSON text, or undefined for no body. */
+  body?: string;
+}
+
+/** Stands for an integer literal JSON cannot carry through a double: replaced in the body's text. */
+const PAST_INT64 = '9223372036854775808';
+const MARKER = '\u0000past-int64\u0000';
+
+export function requestCases(tool: Tool, rules: Rules, seed: number, bodyRequired: boolean): RequestCase[] {
+  const args = validRequest(tool, rules, seed);
+  if (args === undefined) return [];
+  const cases: RequestCase[] = [];
+  const add = (kind: CaseKind, given: Arguments, withBody = true) => {
+    const request = toHttpRequest(tool, given);
+    // A required body whose members are all optional: `{}` is that body.
+    if (request && withBody && bodyRequired && request.body === undefined) request.body = {};
+    if (request) cases.push(asCase(kind, request, withBody));
+  };
+  add('valid', args);
+  const bindings = tool.bindings ?? {};
+  const droppable = (tool.parameters.required ?? []).find(
+    (name) => Object.hasOwn(args, name) && bindings[name] !== undefined && bindings[name]!.in !== 'path',
+  );
+  if (droppable !== undefined) {
+    const { [droppable]: _dropped, ...rest } = args;
+    add('missing-required', rest);
+  }
+  const numeric = Object.keys(args).find((name) => isNumeric(tool.parameters.properties[name]));
+  if (numeric !== undefined) {
+    add('wrong-type', { ...args, [numeric]: 'not-a-number' });
+    const integer = Object.keys(args).find((name) => isType(tool.parameters.properties[name], 'integer'));
+    if (integer !== undefined) add('past-int64', { ...args, [integer]: MARKER });
+  }
+  if (bodyRequired && Object.values(bindings).some((binding) => binding.in === 'body'))
+    add('missing-body', args, false);
+  return cases;
+}
+
+function asCase(kind: CaseKind, request: HttpRequestShape, withBody: boolean): RequestCase {
+  const url = request.url.replace(encodeURIComponent(MARKER), PAST_INT64);
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [name, value.replace(MARKER, PAST_INT64)]),
+  );
+  if (!withBody || request.body === undefined) return { kind, method: request.method, url, headers };
+  const body = JSON.stringify(request.body).replace(JSON.stringify(MARKER), PAST_INT64);
+  return { kind, method: request.method, url, headers: { ...headers, 'content-type': 'application/json' }, body };
+}
+
+function isNumeric(schema: JsonSchema | undefined): boolean {
+  return isType(schema, 'integer') || isType(schema, 'number') || isType(schema, 'boolean');
+}
+
+/** A schema of this type only (not also a string, which would take a word). */
+function isType(schema: JsonSchema | undefined, type: string): boolean {
+  if (typeof schema !== 'object') return false;
+  return (
+    schema.type === type ||
+    (Array.isArray(schema.type) && schema.type.includes(type) && !schema.type.includes('string'))
+  );
+}
