@@ -1,7 +1,8 @@
 /**
  * The HTTP requests `toolenv conformance` sends an operation: one its parameter schema accepts (made by the
  * synthesizer's value layer, as fidelity's are), and invalid ones a mock must refuse: a required parameter left out,
- * a number given as a word, an integer past int64, the required body left out.
+ * a number given as a word, an integer past int64, the required body left out. A parameter the request sends
+ * anyway (fixed by the path key, or a header the client sets) is never the one left out.
  */
 import { toHttpRequest, type HttpRequestShape } from '../library/http-request.js';
 import type { JsonSchema, Tool } from '../library/tool.js';
@@ -24,23 +25,42 @@ export interface RequestCase {
 /** Stands for an integer literal JSON cannot carry through a double: replaced in the body's text. */
 const PAST_INT64 = '9223372036854775808';
 const MARKER = '\u0000past-int64\u0000';
+/** Headers an HTTP client sets itself whatever the arguments say: leaving one out of the arguments leaves it sent. */
+const CLIENT_HEADERS = new Set(['content-type', 'accept', 'content-length', 'host', 'user-agent', 'accept-encoding']);
 
-export function requestCases(tool: Tool, rules: Rules, seed: number, bodyRequired: boolean): RequestCase[] {
+export function requestCases(
+  tool: Tool,
+  rules: Rules,
+  seed: number,
+  bodyRequired: boolean,
+  variant: boolean,
+): RequestCase[] {
   const args = validRequest(tool, rules, seed);
   if (args === undefined) return [];
   const cases: RequestCase[] = [];
   const add = (kind: CaseKind, given: Arguments, withBody = true) => {
     const request = toHttpRequest(tool, given);
     // A required body whose members are all optional: `{}` is that body.
-    if (request && withBody && bodyRequired && request.body === undefined) request.body = {};
+    if (request && withBody && kind !== 'missing-required' && bodyRequired && request.body === undefined)
+      request.body = {};
     if (request) cases.push(asCase(kind, request, withBody));
   };
   add('valid', args);
   const bindings = tool.bindings ?? {};
-  const droppable = (tool.parameters.required ?? []).find(
-    (name) => Object.hasOwn(args, name) && bindings[name] !== undefined && bindings[name]!.in !== 'path',
-  );
-  if (droppable !== undefined) {
+  const fixed = fixedNames(tool);
+  const droppable = (tool.parameters.required ?? []).find((name) => {
+    const binding = bindings[name];
+    return (
+      Object.hasOwn(args, name) &&
+      binding !== undefined &&
+      binding.in !== 'path' &&
+      !fixed.has(binding.name.toLowerCase()) &&
+      !(binding.in === 'header' && CLIENT_HEADERS.has(binding.name.toLowerCase()))
+    );
+  });
+  // Left out where a sibling operation at the same path takes the request without it (variants told apart by what
+  // they require), since then the request is a valid one of that sibling.
+  if (droppable !== undefined && !variant) {
     const { [droppable]: _dropped, ...rest } = args;
     add('missing-required', rest);
   }
@@ -53,6 +73,14 @@ export function requestCases(tool: Tool, rules: Rules, seed: number, bodyRequire
   if (bodyRequired && Object.values(bindings).some((binding) => binding.in === 'body'))
     add('missing-body', args, false);
   return cases;
+}
+
+/** Names the path key itself sends (`/#X-Amz-Target=…`, `/?Action=…`): left out of the arguments, still sent. */
+function fixedNames(tool: Tool): Set<string> {
+  if (tool.origin.format !== 'openapi') return new Set();
+  const cut = tool.origin.path.search(/[#?]/);
+  if (cut === -1) return new Set();
+  return new Set([...new URLSearchParams(tool.origin.path.slice(cut + 1)).keys()].map((name) => name.toLowerCase()));
 }
 
 function asCase(kind: CaseKind, request: HttpRequestShape, withBody: boolean): RequestCase {

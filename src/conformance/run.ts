@@ -125,6 +125,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         options.operations,
         options.seed + index,
       );
+      const siblings = new Map<string, number>();
+      for (const op of operations)
+        siblings.set(routeKey(op.path, op.method), (siblings.get(routeKey(op.path, op.method)) ?? 0) + 1);
       const mine = counts();
       for (const id of drawn) {
         const tool = store.get(id);
@@ -132,7 +135,8 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         const { path, method } = tool.origin;
         const facts = operationFacts(document, path, method);
         mine.operations++;
-        for (const request of requestCases(tool, rules, options.seed, facts.bodyRequired)) {
+        const variant = siblings.get(routeKey(path, method))! > 1;
+        for (const request of requestCases(tool, rules, options.seed, facts.bodyRequired, variant)) {
           mine.requests++;
           const note = (measure: string, status: number, detail: string) => {
             if (failures.filter((f) => f.measure === measure).length < MAX_FAILURES_LISTED)
@@ -201,6 +205,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     await server.close();
     store.close();
   }
+}
+
+/**
+ * Operations sharing a method and a path template are variants unless their suffixes fix a value to tell them apart
+ * (`#X-Amz-Target=Svc.Op`, `?Action=Describe`): a request must carry that value, so it never reaches a sibling.
+ */
+function routeKey(path: string, method: string): string {
+  const cut = path.search(/[#?]/);
+  const fixed = cut !== -1 && /=[^&{]/.test(path.slice(cut + 1));
+  return `${method.toLowerCase()} ${cut === -1 || fixed ? path : path.slice(0, cut)}`;
 }
 
 function merge(into: Counts, from: Counts): void {
