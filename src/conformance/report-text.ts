@@ -9,6 +9,7 @@ const MEASURES = [
   ['statuses_declared', 'statuses declared (operations declaring a 4xx)'],
   ['statuses_declared_no_4xx', 'statuses declared (operations declaring no 4xx, apart)'],
   ['media_documented', 'media types documented'],
+  ['accept_honoured', 'Accept naming a documented type honoured'],
 ] as const;
 
 export function conformanceLines(report: ConformanceReport, wallSeconds: number): string[] {

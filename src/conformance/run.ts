@@ -9,7 +9,8 @@ import { proportion, type Proportion } from '../fidelity/interval.js';
 import { sampleIds } from '../fidelity/sample.js';
 import { apiBaseUrl } from '../server/rest/catalog.js';
 import type { SecurityMode } from '../server/rest/security.js';
-import { operationFacts } from '../server/rest/operation-facts.js';
+import { baseType } from '../server/rest/negotiate.js';
+import { documentedTypes, operationFacts } from '../server/rest/operation-facts.js';
 import { Rules } from '../simulator/validate.js';
 import { DocumentChecker } from './check.js';
 import { requestCases, type CaseKind } from './cases.js';
@@ -41,6 +42,8 @@ export interface Tally {
   /** Answers of operations declaring no 4xx, counted apart: their status declared. */
   statuses_declared_no_4xx: Proportion;
   media_documented: Proportion;
+  /** Valid requests whose Accept names one documented success type: answered 2xx in that type. */
+  accept_honoured: Proportion;
   /** Invalid requests refused, by what was wrong. */
   refused_by_case: Record<string, Proportion>;
 }
@@ -68,6 +71,7 @@ interface Counts {
   declared: [number, number];
   declaredNo4xx: [number, number];
   media: [number, number];
+  acceptHonoured: [number, number];
   byCase: Map<string, [number, number]>;
 }
 
@@ -81,6 +85,7 @@ const counts = (): Counts => ({
   declared: [0, 0],
   declaredNo4xx: [0, 0],
   media: [0, 0],
+  acceptHonoured: [0, 0],
   byCase: new Map(),
 });
 
@@ -136,7 +141,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
         const facts = operationFacts(document, path, method);
         mine.operations++;
         const variant = siblings.get(routeKey(path, method))! > 1;
-        for (const request of requestCases(tool, rules, options.seed, facts.bodyRequired, variant)) {
+        const successTypes = documentedTypes(facts, tool.response_status ?? 200)?.types ?? [];
+        const context = { bodyRequired: facts.bodyRequired, variant, successTypes };
+        for (const request of requestCases(tool, rules, options.seed, context)) {
           mine.requests++;
           const note = (measure: string, status: number, detail: string) => {
             if (failures.filter((f) => f.measure === measure).length < MAX_FAILURES_LISTED)
@@ -163,10 +170,16 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
             mine.serverErrors++;
             note('server_error', status, text.slice(0, 200));
           }
-          if (request.kind === 'valid') {
+          const contentType = response.headers.get('content-type');
+          if (request.kind === 'valid' || request.kind === 'accept') {
             count(mine.accepted, status < 400);
             if (status >= 400) note('valid_accepted', status, text.slice(0, 200));
-          } else {
+          }
+          if (request.kind === 'accept') {
+            const honoured = status < 400 && baseType(contentType ?? '') === baseType(request.headers.accept!);
+            count(mine.acceptHonoured, honoured);
+            if (!honoured) note('accept_honoured', status, `Accept ${request.headers.accept}: ${contentType}`);
+          } else if (request.kind !== 'valid') {
             const refused = status >= 400 && status < 500;
             count(mine.refused, refused);
             const pair = mine.byCase.get(request.kind) ?? [0, 0];
@@ -174,7 +187,7 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
             mine.byCase.set(request.kind, pair);
             if (!refused) note('invalid_refused', status, `${request.method} ${request.url}`);
           }
-          const checked = checker.check(path, method, status, response.headers.get('content-type'), text);
+          const checked = checker.check(path, method, status, contentType, text);
           count(checked.noClientErrors ? mine.declaredNo4xx : mine.declared, checked.declared);
           if (!checked.declared && !checked.noClientErrors) note('statuses_declared', status, `${status}`);
           if (checked.mediaDocumented !== undefined) {
@@ -221,7 +234,7 @@ function merge(into: Counts, from: Counts): void {
   into.operations += from.operations;
   into.requests += from.requests;
   into.serverErrors += from.serverErrors;
-  for (const key of ['valid', 'accepted', 'refused', 'declared', 'declaredNo4xx', 'media'] as const) {
+  for (const key of ['valid', 'accepted', 'refused', 'declared', 'declaredNo4xx', 'media', 'acceptHonoured'] as const) {
     into[key][0] += from[key][0];
     into[key][1] += from[key][1];
   }
@@ -242,6 +255,7 @@ function tally(c: Counts): Tally {
     statuses_declared: proportion(...c.declared),
     statuses_declared_no_4xx: proportion(...c.declaredNo4xx),
     media_documented: proportion(...c.media),
+    accept_honoured: proportion(...c.acceptHonoured),
     refused_by_case: Object.fromEntries([...c.byCase].sort().map(([kind, pair]) => [kind, proportion(...pair)])),
   };
 }
