@@ -99,7 +99,7 @@ export class DocumentChecker {
 }
 
 /** Whether a documented media type (maybe a range such as `image/*`) covers the answer's content type. */
-function covers(documented: string, contentType: string): boolean {
+export function covers(documented: string, contentType: string): boolean {
   const range = baseType(documented);
   const type = baseType(contentType);
   if (range === type || range === '*/*') return true;

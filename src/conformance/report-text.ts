@@ -10,6 +10,7 @@ const MEASURES = [
   ['statuses_declared_no_4xx', 'statuses declared (operations declaring no 4xx, apart)'],
   ['media_documented', 'media types documented'],
   ['accept_honoured', 'Accept naming a documented type honoured'],
+  ['unacceptable_answered', 'Accept naming none: 406 where declared, else a documented type'],
 ] as const;
 
 export function conformanceLines(report: ConformanceReport, wallSeconds: number): string[] {

@@ -12,7 +12,7 @@ import type { SecurityMode } from '../server/rest/security.js';
 import { baseType } from '../server/rest/negotiate.js';
 import { documentedTypes, operationFacts } from '../server/rest/operation-facts.js';
 import { Rules } from '../simulator/validate.js';
-import { DocumentChecker } from './check.js';
+import { covers, DocumentChecker } from './check.js';
 import { requestCases, type CaseKind } from './cases.js';
 
 export interface ConformanceOptions {
@@ -44,6 +44,11 @@ export interface Tally {
   media_documented: Proportion;
   /** Valid requests whose Accept names one documented success type: answered 2xx in that type. */
   accept_honoured: Proportion;
+  /**
+   * Requests whose Accept names no documented type: a 406 where the operation declares one (or `4XX`, `default`),
+   * else the answer in a documented type (Accept disregarded, as RFC 9110 allows).
+   */
+  unacceptable_answered: Proportion;
   /** Invalid requests refused, by what was wrong. */
   refused_by_case: Record<string, Proportion>;
 }
@@ -72,6 +77,7 @@ interface Counts {
   declaredNo4xx: [number, number];
   media: [number, number];
   acceptHonoured: [number, number];
+  unacceptable: [number, number];
   byCase: Map<string, [number, number]>;
 }
 
@@ -86,6 +92,7 @@ const counts = (): Counts => ({
   declaredNo4xx: [0, 0],
   media: [0, 0],
   acceptHonoured: [0, 0],
+  unacceptable: [0, 0],
   byCase: new Map(),
 });
 
@@ -179,6 +186,14 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
             const honoured = status < 400 && baseType(contentType ?? '') === baseType(request.headers.accept!);
             count(mine.acceptHonoured, honoured);
             if (!honoured) note('accept_honoured', status, `Accept ${request.headers.accept}: ${contentType}`);
+          } else if (request.kind === 'unacceptable') {
+            // 406 where the operation allows it; elsewhere Accept disregarded, the answer in a documented type.
+            const allows406 = documentedTypes(facts, 406) !== undefined;
+            const right = allows406
+              ? status === 406
+              : status < 400 && successTypes.some((type) => covers(type, contentType ?? ''));
+            count(mine.unacceptable, right);
+            if (!right) note('unacceptable_answered', status, `Accept ${request.headers.accept}: ${contentType}`);
           } else if (request.kind !== 'valid') {
             const refused = status >= 400 && status < 500;
             count(mine.refused, refused);
@@ -234,7 +249,16 @@ function merge(into: Counts, from: Counts): void {
   into.operations += from.operations;
   into.requests += from.requests;
   into.serverErrors += from.serverErrors;
-  for (const key of ['valid', 'accepted', 'refused', 'declared', 'declaredNo4xx', 'media', 'acceptHonoured'] as const) {
+  for (const key of [
+    'valid',
+    'accepted',
+    'refused',
+    'declared',
+    'declaredNo4xx',
+    'media',
+    'acceptHonoured',
+    'unacceptable',
+  ] as const) {
     into[key][0] += from[key][0];
     into[key][1] += from[key][1];
   }
@@ -256,6 +280,7 @@ function tally(c: Counts): Tally {
     statuses_declared_no_4xx: proportion(...c.declaredNo4xx),
     media_documented: proportion(...c.media),
     accept_honoured: proportion(...c.acceptHonoured),
+    unacceptable_answered: proportion(...c.unacceptable),
     refused_by_case: Object.fromEntries([...c.byCase].sort().map(([kind, pair]) => [kind, proportion(...pair)])),
   };
 }

@@ -32,12 +32,13 @@ describe('toolenv conformance', () => {
     assert.equal(overall.valid_accepted.rate, 1, JSON.stringify(report.failures));
     assert.equal(overall.accept_honoured.rate, 1, JSON.stringify(report.failures));
     assert.ok(overall.accept_honoured.n >= 10);
-    // Missing required parameters and bodies, words for numbers, integers past int64, Accept of no documented type.
+    assert.equal(overall.unacceptable_answered.rate, 1, JSON.stringify(report.failures));
+    assert.ok(overall.unacceptable_answered.n >= 10);
+    // Missing required parameters and bodies, words for numbers, integers past int64: all refused.
     assert.deepEqual(Object.keys(overall.refused_by_case), [
       'missing-body',
       'missing-required',
       'past-int64',
-      'unacceptable',
       'wrong-type',
     ]);
     assert.equal(overall.invalid_refused.rate, 1, JSON.stringify(report.failures));

@@ -61,7 +61,9 @@ const restOperation = (method: string) => ({
     "`Allow`. The simulated API's errors (refused arguments, injected and forced errors, an episode's deleted " +
     "resources) come in the operation's declared error shape where it declares a body for the status, " +
     '`x-toolenv-problem` naming the problem they stand for; ' +
-    '`Accept: application/problem+json` asks for the problem itself.',
+    '`Accept: application/problem+json` asks for the problem itself. Answers come in a media type the operation ' +
+    'documents (`Accept` choosing among them; 406 when it admits none); an error status the operation does not ' +
+    'declare carries `x-toolenv-undeclared-status`.',
   parameters: [
     { $ref: '#/components/parameters/ApiId' },
     {
@@ -234,8 +236,15 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       const facts = operations.get(tool.id) ?? NO_FACTS;
       const accept = c.req.header('accept');
       const success = documentedTypes(facts, tool.response_status ?? 200);
-      if (success !== undefined && success.types.length > 0 && negotiate(success.types, accept) === undefined)
-        return notAcceptable(ctx, facts, success.types, accept);
+      // Accept admitting none of the documented types: a 406 where the operation allows one; elsewhere the header is
+      // disregarded (RFC 9110 §12.5.1 lets a server do either) and the answer comes in the default documented type.
+      if (
+        success !== undefined &&
+        success.types.length > 0 &&
+        negotiate(success.types, accept) === undefined &&
+        documentedTypes(facts, 406) !== undefined
+      )
+        return answer(ctx, c, { facts, document }, notAcceptable(success.types, accept));
       const body = await readBody(c, contentType, form);
       if (body === undefined && facts.bodyRequired)
         return answer(ctx, c, { facts, document }, await restError(c, tool, missingBody(tool), {}, controls, ctx.seed));
@@ -313,17 +322,11 @@ function missingBody(tool: Tool): CallResult {
 }
 
 /** 406: the Accept header admits none of the media types the operation documents for its answer. */
-function notAcceptable(ctx: AppContext, facts: OperationFacts, types: string[], accept: string | undefined): Response {
-  const response = problemResponse(
-    406,
-    `Accept ${JSON.stringify(accept)} admits none of the media types this operation answers in: ${types.join(', ')}`,
-    { title: 'Not Acceptable', extra: { available: types } },
-  );
-  if (documentedTypes(facts, 406) === undefined) {
-    response.headers.set(UNDECLARED_STATUS_HEADER, '406');
-    ctx.httpMetrics.undeclaredStatus(406);
-  }
-  return response;
+function notAcceptable(types: string[], accept: string | undefined): CallResult {
+  const detail =
+    `Accept ${JSON.stringify(accept)} admits none of the media types this operation answers in: ` + types.join(', ');
+  const body = problem(406, 'Not Acceptable', detail, { available: types });
+  return { status: 406, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
 }
 
 function problemTypeOf(result: CallResult): string | undefined {
