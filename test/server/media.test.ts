@@ -53,6 +53,12 @@ describe('REST surface: media types, statuses, bodies', () => {
     assert.deepEqual(problem.available, ['text/csv', 'application/json']);
     assert.equal(refused.headers.get('x-toolenv-undeclared-status'), null);
     assert.equal((await fetch(`${api}/exports`, { headers: { accept: 'text/*' } })).status, 200);
+    // A 406 under a declared default error is written in that error's shape and type.
+    const shaped = await fetch(`${api}/articles/a1`, { headers: { accept: 'text/html' } });
+    assert.equal(shaped.status, 406);
+    assert.equal(shaped.headers.get('content-type'), 'application/json');
+    assert.equal(shaped.headers.get('x-toolenv-problem'), 'https://toolenv.dev/problems/not-acceptable');
+    assert.match(String(((await shaped.json()) as { message: string }).message), /admits none/);
     // A JSON variant (Octokit's) is answered by the documented JSON type.
     const variant = await fetch(`${api}/reports`, { headers: { accept: 'application/vnd.github.v3+json' } });
     assert.equal(variant.headers.get('content-type'), 'application/json');

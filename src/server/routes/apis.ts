@@ -16,7 +16,7 @@ import { matchRoute } from '../rest/matcher.js';
 import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
-import { MISSING_CREDENTIALS, PROBLEM_HEADER, vendorError } from '../../simulator/vendor-error.js';
+import { MISSING_CREDENTIALS, NOT_ACCEPTABLE, PROBLEM_HEADER, vendorError } from '../../simulator/vendor-error.js';
 import { quoteLongIntegers } from '../rest/big-integers.js';
 import { baseType, concrete, defaultType, negotiate } from '../rest/negotiate.js';
 import { documentedTypes, NO_FACTS, type OperationFacts } from '../rest/operation-facts.js';
@@ -244,7 +244,12 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         negotiate(success.types, accept) === undefined &&
         documentedTypes(facts, 406) !== undefined
       )
-        return answer(ctx, c, { facts, document }, notAcceptable(success.types, accept));
+        return answer(
+          ctx,
+          c,
+          { facts, document },
+          await restError(c, tool, notAcceptable(success.types, accept), {}, controls, ctx.seed),
+        );
       const body = await readBody(c, contentType, form);
       if (body === undefined && facts.bodyRequired)
         return answer(ctx, c, { facts, document }, await restError(c, tool, missingBody(tool), {}, controls, ctx.seed));
@@ -325,7 +330,7 @@ function missingBody(tool: Tool): CallResult {
 function notAcceptable(types: string[], accept: string | undefined): CallResult {
   const detail =
     `Accept ${JSON.stringify(accept)} admits none of the media types this operation answers in: ` + types.join(', ');
-  const body = problem(406, 'Not Acceptable', detail, { available: types });
+  const body = problem(406, NOT_ACCEPTABLE, detail, { available: types });
   return { status: 406, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
 }
 
