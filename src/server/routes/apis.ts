@@ -328,8 +328,8 @@ function missingBody(tool: Tool): CallResult {
 
 /** 406: the Accept header admits none of the media types the operation documents for its answer. */
 function notAcceptable(types: string[], accept: string | undefined): CallResult {
-  const detail =
-    `Accept ${JSON.stringify(accept)} admits none of the media types this operation answers in: ` + types.join(', ');
+  const listed = types.join(', ');
+  const detail = `Accept ${JSON.stringify(accept)} admits none of the media types this operation answers in: ${listed}`;
   const body = problem(406, NOT_ACCEPTABLE, detail, { available: types });
   return { status: 406, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
 }
