@@ -1,7 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { Tool } from '../../library/tool.js';
 import { getCookie } from 'hono/cookie';
-import { callAnswer } from '../call-response.js';
 import type { AppContext } from '../context.js';
 import { requestCredentials } from '../credentials.js';
 import { parseJson } from '../json-body.js';
@@ -16,18 +15,15 @@ import { matchRoute } from '../rest/matcher.js';
 import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
-import { MISSING_CREDENTIALS, NOT_ACCEPTABLE, PROBLEM_HEADER, vendorError } from '../../simulator/vendor-error.js';
+import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.js';
+import { missingBody, notAcceptable, PROBLEM_ACCEPTED, restAnswer } from '../rest/answer.js';
 import { quoteLongIntegers } from '../rest/big-integers.js';
-import { baseType, concrete, defaultType, negotiate } from '../rest/negotiate.js';
-import { documentedTypes, NO_FACTS, type OperationFacts } from '../rest/operation-facts.js';
-import { renderAnswer } from '../rest/render.js';
+import { negotiate } from '../rest/negotiate.js';
+import { documentedTypes, NO_FACTS } from '../rest/operation-facts.js';
 import { episodeCallResult } from '../episode-call.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Operations } from '../openapi-parts.js';
 
 const PREFIX = '/apis/';
-const PROBLEM_ACCEPTED = /\bapplication\/problem\+json\b/i;
-/** On an error whose status the operation does not declare (it declares no 4xx at all, say): that status. */
-export const UNDECLARED_STATUS_HEADER = 'x-toolenv-undeclared-status';
 /** How many alternatives a 404 lists when operations at a path are told apart by a header or query value. */
 const LISTED_CONDITIONS = 20;
 
@@ -62,7 +58,8 @@ const restOperation = (method: string) => ({
     "resources) come in the operation's declared error shape where it declares a body for the status, " +
     '`x-toolenv-problem` naming the problem they stand for; ' +
     '`Accept: application/problem+json` asks for the problem itself. Answers come in a media type the operation ' +
-    'documents (`Accept` choosing among them; 406 when it admits none); an error status the operation does not ' +
+    'documents (`Accept` choosing among them; where it admits none, 406 if the operation declares one); an error ' +
+    'status the operation does not ' +
     'declare carries `x-toolenv-undeclared-status`.',
   parameters: [
     { $ref: '#/components/parameters/ApiId' },
@@ -217,6 +214,10 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       const tool = ctx.store.get(match.id);
       if (!tool) throw new Error(`the library lists operation ${match.id} of ${apiId} but holds no such tool`);
       const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
+      const { operations, document } = ctx.catalog.facts(apiId);
+      const facts = operations.get(tool.id) ?? NO_FACTS;
+      const accept = c.req.header('accept');
+      const reply = (result: CallResult) => restAnswer({ facts, document }, result, accept, ctx.httpMetrics);
       if (ctx.security === 'enforce') {
         const refused = unmetSecurity(ctx.catalog.security(apiId), tool.id, {
           header: (name) =>
@@ -224,17 +225,8 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
           query: (name) => url.searchParams.get(name) ?? undefined,
           cookie: (name) => getCookie(c, name),
         });
-        if (refused) {
-          const described = {
-            facts: ctx.catalog.facts(apiId).operations.get(tool.id) ?? NO_FACTS,
-            document: undefined,
-          };
-          return answer(ctx, c, described, await restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed));
-        }
+        if (refused) return reply(await restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed));
       }
-      const { operations, document } = ctx.catalog.facts(apiId);
-      const facts = operations.get(tool.id) ?? NO_FACTS;
-      const accept = c.req.header('accept');
       const success = documentedTypes(facts, tool.response_status ?? 200);
       // Accept admitting none of the documented types: a 406 where the operation allows one; elsewhere the header is
       // disregarded (RFC 9110 §12.5.1 lets a server do either) and the answer comes in the default documented type.
@@ -244,15 +236,10 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         negotiate(success.types, accept) === undefined &&
         documentedTypes(facts, 406) !== undefined
       )
-        return answer(
-          ctx,
-          c,
-          { facts, document },
-          await restError(c, tool, notAcceptable(success.types, accept), {}, controls, ctx.seed),
-        );
+        return reply(await restError(c, tool, notAcceptable(success.types, accept), {}, controls, ctx.seed));
       const body = await readBody(c, contentType, form);
       if (body === undefined && facts.bodyRequired)
-        return answer(ctx, c, { facts, document }, await restError(c, tool, missingBody(tool), {}, controls, ctx.seed));
+        return reply(await restError(c, tool, missingBody(tool), {}, controls, ctx.seed));
       const query = new URLSearchParams(url.searchParams);
       for (const param of Object.values(CONTROL_QUERY_PARAMS)) query.delete(param);
       const args = buildArguments(tool, {
@@ -271,72 +258,9 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         episode !== undefined
           ? await episodeCallResult(ctx.episodes, episode, tool.id, args, controls)
           : await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) });
-      return answer(ctx, c, { facts, document }, await restError(c, tool, result, args, controls, ctx.seed));
+      return reply(await restError(c, tool, result, args, controls, ctx.seed));
     }
   }
-}
-
-/**
- * The answer in the media type its operation documents for its status (the request's Accept choosing among them), and
- * an error status the operation does not declare marked `x-toolenv-undeclared-status` and counted.
- */
-function answer(
-  ctx: AppContext,
-  c: Context,
-  described: { facts: OperationFacts; document: unknown },
-  result: CallResult,
-): Response {
-  const { facts, document } = described;
-  const documented = documentedTypes(facts, result.status);
-  const call = callAnswer(result);
-  if (result.status >= 400 && documented === undefined) {
-    call.headers[UNDECLARED_STATUS_HEADER] = String(result.status);
-    ctx.httpMetrics.undeclaredStatus(result.status);
-  }
-  const accept = c.req.header('accept');
-  const types = documented?.types ?? [];
-  const current = call.headers['content-type'] ?? '';
-  // A client asking for problems gets them; a body the document gives no media type keeps JSON; ToolEnv's own failures
-  // (a responder's, an unreachable upstream's) stay problems, so nobody takes them for the API's.
-  if (
-    types.length === 0 ||
-    call.text === null ||
-    (result.status >= 400 && PROBLEM_ACCEPTED.test(accept ?? '')) ||
-    (result.status >= 500 && baseType(current) === PROBLEM_CONTENT_TYPE)
-  )
-    return new Response(call.text, { status: call.status, headers: call.headers });
-  const error = result.status >= 400;
-  // An error keeps the type it is written in where that is documented; a success answer goes by Accept.
-  const kept = types.find((type) => baseType(type) === baseType(current));
-  const wanted = error ? (kept ?? defaultType(types)) : (negotiate(types, accept) ?? defaultType(types));
-  if (baseType(wanted) === baseType(current))
-    return new Response(call.text, { status: call.status, headers: call.headers });
-  if (error && baseType(current) === PROBLEM_CONTENT_TYPE) call.headers[PROBLEM_HEADER] ??= problemTypeOf(result) ?? '';
-  const schema = facts.schemas.get(documented!.key)?.get(types.find((t) => concrete(t) === wanted) ?? wanted);
-  return renderAnswer(call, { type: wanted, schema, document });
-}
-
-/** The Rule layer's refusal of a request without the body its operation requires. */
-function missingBody(tool: Tool): CallResult {
-  const whole = Object.entries(tool.bindings ?? {}).find(([, b]) => b.in === 'body' && b.name === '')?.[0];
-  const errors = [
-    whole === undefined ? { path: '', message: 'needs a request body' } : { path: `/${whole}`, message: 'is required' },
-  ];
-  const body = problem(400, 'Invalid arguments', `${tool.id} requires a request body`, { tool: tool.id, errors });
-  return { status: 400, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
-}
-
-/** 406: the Accept header admits none of the media types the operation documents for its answer. */
-function notAcceptable(types: string[], accept: string | undefined): CallResult {
-  const listed = types.join(', ');
-  const detail = `Accept ${JSON.stringify(accept)} admits none of the media types this operation answers in: ${listed}`;
-  const body = problem(406, NOT_ACCEPTABLE, detail, { available: types });
-  return { status: 406, body, source: 'rule', headers: { 'content-type': PROBLEM_CONTENT_TYPE } };
-}
-
-function problemTypeOf(result: CallResult): string | undefined {
-  const body = result.body as { type?: unknown } | undefined;
-  return typeof body?.type === 'string' ? body.type : undefined;
 }
 
 /** An SDK reads the API's own error shape; a client that asks for problem+json gets ToolEnv's. */
