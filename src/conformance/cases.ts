@@ -111,7 +111,9 @@ function asCase(kind: CaseKind, request: HttpRequestShape, withBody: boolean): R
   const headers = Object.fromEntries(
     Object.entries(request.headers).map(([name, value]) => [name, value.replace(MARKER, PAST_INT64)]),
   );
-  if (!withBody || request.body === undefined) return { kind, method: request.method, url, headers };
+  // A GET or HEAD carries no body over HTTP (a document that declares one for it cannot be followed).
+  const bodiless = !withBody || request.body === undefined || /^(get|head)$/i.test(request.method);
+  if (bodiless) return { kind, method: request.method, url, headers };
   const body = JSON.stringify(request.body).replace(JSON.stringify(MARKER), PAST_INT64);
   return { kind, method: request.method, url, headers: { ...headers, 'content-type': 'application/json' }, body };
 }
