@@ -183,7 +183,9 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
             if (status >= 400) note('valid_accepted', status, text.slice(0, 200));
           }
           if (request.kind === 'accept') {
-            const honoured = status < 400 && baseType(contentType ?? '') === baseType(request.headers.accept!);
+            // A success without a body (a 204) has no type to honour Accept in.
+            const typed = text === '' || baseType(contentType ?? '') === baseType(request.headers.accept!);
+            const honoured = status < 400 && typed;
             count(mine.acceptHonoured, honoured);
             if (!honoured) note('accept_honoured', status, `Accept ${request.headers.accept}: ${contentType}`);
           } else if (request.kind === 'unacceptable') {
