@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../paths.js';
-import { SECURITY_MODES, type SecurityMode } from '../server/rest/security.js';
 import { UsageError } from '../terminal/errors.js';
 import { intFlag, printJson, printLine } from './output.js';
 
@@ -9,7 +8,6 @@ interface ConformanceFlags {
   sample: string;
   seed: string;
   operations: string;
-  security: string;
   json?: boolean;
 }
 
@@ -25,16 +23,11 @@ export function registerConformance(program: Command): void {
     .option('--sample <n>', 'APIs drawn (OpenAPI APIs with a REST surface)', '40')
     .option('--seed <n>', 'seed of the sample, the requests and the simulator', '1')
     .option('--operations <n>', 'operations drawn per API at most', '20')
-    .option('--security <mode>', `the served security check: ${SECURITY_MODES.join(' or ')}`, 'ignore')
     .option('--json', 'print the report as one JSON object (last stdout line)')
     .action(async (flags: ConformanceFlags) => {
       const sample = intFlag('--sample', flags.sample, { min: 1, max: 100_000 });
       const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
       const operations = intFlag('--operations', flags.operations, { min: 1, max: 100_000 });
-      if (!(SECURITY_MODES as readonly string[]).includes(flags.security))
-        throw new UsageError(
-          `--security must be ${SECURITY_MODES.join(' or ')}, got ${JSON.stringify(flags.security)}`,
-        );
       const [{ LibraryStore }, { runConformance }, { conformanceLines }, { stagedProgress }] = await Promise.all([
         import('../library/store.js'),
         import('../conformance/run.js'),
@@ -50,7 +43,6 @@ export function registerConformance(program: Command): void {
           sample,
           seed,
           operations,
-          security: flags.security as SecurityMode,
           progress: (done, total) => progress.update('checking', done, total),
         });
         progress.stop();

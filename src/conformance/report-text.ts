@@ -17,7 +17,7 @@ export function conformanceLines(report: ConformanceReport, wallSeconds: number)
   const { overall } = report;
   const lines = [
     `conformance: ${report.sample} APIs, ${overall.operations} operations, ${overall.requests} requests ` +
-      `(seed ${report.seed}, security ${report.security}, ${wallSeconds} s)`,
+      `(seed ${report.seed}, ${wallSeconds} s)`,
     `server errors: ${overall.server_errors}`,
   ];
   for (const [key, label] of MEASURES) lines.push(`${label}: ${share(overall[key])}`);

@@ -8,7 +8,6 @@ import { LibraryStore } from '../library/store.js';
 import { proportion, type Proportion } from '../fidelity/interval.js';
 import { sampleIds } from '../fidelity/sample.js';
 import { apiBaseUrl } from '../server/rest/catalog.js';
-import type { SecurityMode } from '../server/rest/security.js';
 import { baseType } from '../server/rest/negotiate.js';
 import { documentedTypes, operationFacts } from '../server/rest/operation-facts.js';
 import { Rules } from '../simulator/validate.js';
@@ -22,7 +21,6 @@ export interface ConformanceOptions {
   seed: number;
   /** Operations drawn per API at most. */
   operations: number;
-  security?: SecurityMode;
   /** Called after each API. */
   progress?: (done: number, total: number) => void;
 }
@@ -57,7 +55,6 @@ export interface ConformanceReport {
   library: string;
   seed: number;
   sample: number;
-  security: SecurityMode;
   overall: Tally;
   apis: ({ api_id: string } & Tally)[];
   /** A few failures of each measure, to look into. */
@@ -103,7 +100,6 @@ const count = (pair: [number, number], hit: boolean) => {
 
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const store = LibraryStore.open(options.library);
-  const security = options.security ?? 'ignore';
   const { startServer } = await import('../server/serve.js');
   const { examplesResponder } = await import('../simulator/examples.js');
   const { librarySynthResponder } = await import('../simulator/synth/responder.js');
@@ -112,7 +108,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     responders: [examplesResponder, librarySynthResponder(options.library)],
     errorRate: 0,
     seed: options.seed,
-    security,
     port: 0,
     log: () => {},
   });
@@ -226,7 +221,6 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
       library: options.library,
       seed: options.seed,
       sample: apiIds.length,
-      security,
       overall: tally(overall),
       apis,
       failures,
