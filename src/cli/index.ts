@@ -17,6 +17,7 @@ import { registerTasks } from './tasks/index.js';
 import { registerTrain } from './train.js';
 import { registerSft } from './sft.js';
 import { registerFidelity } from './fidelity.js';
+import { registerConformance } from './conformance.js';
 
 /**
  * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerTrain(program);
   registerSft(program);
   registerFidelity(program);
+  registerConformance(program);
   configure(program);
   return program;
 }

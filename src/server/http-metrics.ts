@@ -34,6 +34,8 @@ export class HttpMetrics {
   private readonly series: Series[] = [];
   private readonly routes = new Map<string, RouteStats>();
   private inFlight = 0;
+  /** REST answers whose error status the operation does not declare, by status. */
+  private readonly undeclared = new Map<number, number>();
 
   constructor() {
     watchGc();
@@ -55,6 +57,11 @@ export class HttpMetrics {
   begin(): number {
     this.inFlight++;
     return performance.now();
+  }
+
+  /** A REST answer carried an error status its operation does not declare. */
+  undeclaredStatus(status: number): void {
+    this.undeclared.set(status, (this.undeclared.get(status) ?? 0) + 1);
   }
 
   /** A request begun at `started` was answered. */
@@ -101,6 +108,13 @@ export class HttpMetrics {
       lines.push(`toolenv_http_request_duration_seconds_sum{${label}} ${histogram.sum}`);
       lines.push(`toolenv_http_request_duration_seconds_count{${label}} ${histogram.count}`);
     }
+    lines.push(
+      '# HELP toolenv_rest_undeclared_status_total REST surface errors answered with a status their operation does ' +
+        'not declare (x-toolenv-undeclared-status), by status.',
+    );
+    lines.push('# TYPE toolenv_rest_undeclared_status_total counter');
+    for (const [status, n] of [...this.undeclared].sort(([a], [b]) => a - b))
+      lines.push(`toolenv_rest_undeclared_status_total{status="${status}"} ${n}`);
     lines.push('# HELP toolenv_http_requests_in_flight Requests being answered now.');
     lines.push('# TYPE toolenv_http_requests_in_flight gauge');
     lines.push(`toolenv_http_requests_in_flight ${this.inFlight}`);

@@ -17,10 +17,13 @@ export const PROBLEM_HEADER = 'x-toolenv-problem';
 
 /** The title of the REST surface's refusal of a request without the credentials the operation declares. */
 export const MISSING_CREDENTIALS = 'Missing credentials';
+/** The title of the REST surface's 406, an Accept header that admits none of the operation's media types. */
+export const NOT_ACCEPTABLE = 'Not Acceptable';
 
 const INVALID = problemType('Invalid arguments');
 const UNAUTHENTICATED = problemType(MISSING_CREDENTIALS);
 const UNKNOWN = problemType('Unknown arguments');
+const UNACCEPTABLE = problemType(NOT_ACCEPTABLE);
 
 const INJECTED_KINDS: Record<InjectedErrorKind, ErrorKind> = {
   rate_limit: 'rate_limit',
@@ -106,6 +109,7 @@ function reasonOf(
     return reason(result.status, INJECTED_KINDS[result.error], kindCode(INJECTED_KINDS[result.error], result.status));
   if (result.source === 'state') return reason(404, 'not_found', 'resource_missing');
   if (problem.type === UNAUTHENTICATED) return reason(401, 'auth', 'unauthorized');
+  if (problem.type === UNACCEPTABLE) return reason(406, 'other', kindCode('other', 406));
   if (problem.type === INVALID || problem.type === UNKNOWN) {
     const fields = wrongFields(tool, problem);
     // A path segment that is no valid id names no resource: the API's 404, where it declares a body for one.

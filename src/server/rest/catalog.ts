@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { LibraryStore } from '../../library/store.js';
 import { isPlainObject } from '../json-body.js';
 import { servedDocument } from './document.js';
+import { apiFacts, type ApiFacts } from './operation-facts.js';
 import { compileRoutes, type ApiRoutes } from './matcher.js';
 import { apiSecurity, type ApiSecurity } from './security.js';
 
@@ -17,6 +18,7 @@ export class RestCatalog {
   private readonly known = new LRUCache<string, boolean>({ max: 8192 });
   private readonly compiled = new LRUCache<string, ApiRoutes>({ max: 512 });
   private readonly secured = new LRUCache<string, ApiSecurity>({ max: 512 });
+  private readonly described = new LRUCache<string, ApiFacts>({ max: 256 });
   private readonly documents = new LRUCache<string, string>({
     maxSize: 64 * 1024 * 1024,
     sizeCalculation: (text) => text.length || 1,
@@ -47,6 +49,14 @@ export class RestCatalog {
     if (!security)
       this.secured.set(apiId, (security = apiSecurity(this.store.apiDocument(apiId), this.store.apiOperations(apiId))));
     return security;
+  }
+
+  /** What each operation's document says of its media types and request body (read once per API, on first use). */
+  facts(apiId: string): ApiFacts {
+    let facts = this.described.get(apiId);
+    if (!facts)
+      this.described.set(apiId, (facts = apiFacts(this.store.apiDocument(apiId), this.store.apiOperations(apiId))));
+    return facts;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../library/tool.js';
 import { MAX_JSON_DEPTH, depthExceeds } from '../json-body.js';
+import { outOfIntegerRange } from './big-integers.js';
 
 /**
  * Turning the strings of a URL, a header or a form into the typed values a tool's parameter schema asks for:
@@ -26,9 +27,9 @@ export function coerceValues(values: readonly string[], schema: JsonSchema | und
 
 export function coerceScalar(text: string, schema: JsonSchema | undefined): unknown {
   const types = schemaTypes(schema);
-  // An int64 id past 2^53 is still an integer: taken as the nearest double, as JSON.parse takes one in a body,
-  // rather than refused as "must be integer".
-  if (types.has('integer') && /^-?\d+$/.test(text) && Number.isFinite(Number(text))) return Number(text);
+  // An int64 id past 2^53 is still an integer: taken as the nearest double rather than refused as "must be integer".
+  // Past int64 (int32 where the format says so), compared exactly, it stays text that validation refuses.
+  if (types.has('integer') && /^-?\d+$/.test(text) && !outOfIntegerRange(text, formatOf(schema))) return Number(text);
   if (types.has('number') && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
   if (types.has('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   if (types.has('null') && !types.has('string') && text === 'null') return null;
@@ -116,4 +117,8 @@ function parseJsonText(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+function formatOf(schema: JsonSchema | undefined): unknown {
+  return typeof schema === 'object' ? schema.format : undefined;
 }

@@ -1,7 +1,6 @@
 import { Hono, type Context } from 'hono';
 import type { Tool } from '../../library/tool.js';
 import { getCookie } from 'hono/cookie';
-import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
 import { requestCredentials } from '../credentials.js';
 import { parseJson } from '../json-body.js';
@@ -17,11 +16,14 @@ import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
 import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.js';
+import { missingBody, notAcceptable, PROBLEM_ACCEPTED, restAnswer } from '../rest/answer.js';
+import { quoteLongIntegers } from '../rest/big-integers.js';
+import { negotiate } from '../rest/negotiate.js';
+import { documentedTypes, NO_FACTS } from '../rest/operation-facts.js';
 import { episodeCallResult } from '../episode-call.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Operations } from '../openapi-parts.js';
 
 const PREFIX = '/apis/';
-const PROBLEM_ACCEPTED = /\bapplication\/problem\+json\b/i;
 /** How many alternatives a 404 lists when operations at a path are told apart by a header or query value. */
 const LISTED_CONDITIONS = 20;
 
@@ -55,7 +57,10 @@ const restOperation = (method: string) => ({
     "`Allow`. The simulated API's errors (refused arguments, injected and forced errors, an episode's deleted " +
     "resources) come in the operation's declared error shape where it declares a body for the status, " +
     '`x-toolenv-problem` naming the problem they stand for; ' +
-    '`Accept: application/problem+json` asks for the problem itself.',
+    '`Accept: application/problem+json` asks for the problem itself. Answers come in a media type the operation ' +
+    'documents (`Accept` choosing among them; where it admits none, 406 if the operation declares one); an error ' +
+    'status the operation does not ' +
+    'declare carries `x-toolenv-undeclared-status`.',
   parameters: [
     { $ref: '#/components/parameters/ApiId' },
     {
@@ -209,6 +214,10 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
       const tool = ctx.store.get(match.id);
       if (!tool) throw new Error(`the library lists operation ${match.id} of ${apiId} but holds no such tool`);
       const controls = readControls(requestHeader(c, 'prefer'), url.searchParams);
+      const { operations, document } = ctx.catalog.facts(apiId);
+      const facts = operations.get(tool.id) ?? NO_FACTS;
+      const accept = c.req.header('accept');
+      const reply = (result: CallResult) => restAnswer({ facts, document }, result, accept, ctx.httpMetrics);
       if (ctx.security === 'enforce') {
         const refused = unmetSecurity(ctx.catalog.security(apiId), tool.id, {
           header: (name) =>
@@ -216,8 +225,21 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
           query: (name) => url.searchParams.get(name) ?? undefined,
           cookie: (name) => getCookie(c, name),
         });
-        if (refused) return restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed);
+        if (refused) return reply(await restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed));
       }
+      const success = documentedTypes(facts, tool.response_status ?? 200);
+      // Accept admitting none of the documented types: a 406 where the operation allows one; elsewhere the header is
+      // disregarded (RFC 9110 §12.5.1 lets a server do either) and the answer comes in the default documented type.
+      if (
+        success !== undefined &&
+        success.types.length > 0 &&
+        negotiate(success.types, accept) === undefined &&
+        documentedTypes(facts, 406) !== undefined
+      )
+        return reply(await restError(c, tool, notAcceptable(success.types, accept), {}, controls, ctx.seed));
+      const body = await readBody(c, contentType, form);
+      if (body === undefined && facts.bodyRequired)
+        return reply(await restError(c, tool, missingBody(tool), {}, controls, ctx.seed));
       const query = new URLSearchParams(url.searchParams);
       for (const param of Object.values(CONTROL_QUERY_PARAMS)) query.delete(param);
       const args = buildArguments(tool, {
@@ -228,14 +250,15 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
         header: (name) =>
           ctx.auth && !c.get('keyInHeader') && name.toLowerCase() === 'authorization' ? undefined : c.req.header(name),
         cookies: getCookie(c),
-        body: await readBody(c, contentType, form),
+        // A `null` body the document admits carries no members.
+        body: body?.kind === 'json' && body.value === null && facts.bodyAdmitsNull ? undefined : body,
       });
       const episode = requestHeader(c, EPISODE_HEADER);
       const result =
         episode !== undefined
           ? await episodeCallResult(ctx.episodes, episode, tool.id, args, controls)
           : await ctx.simulator.call(tool.id, args, { controls, credentials: requestCredentials(ctx, c) });
-      return restError(c, tool, result, args, controls, ctx.seed);
+      return reply(await restError(c, tool, result, args, controls, ctx.seed));
     }
   }
 }
@@ -248,9 +271,9 @@ async function restError(
   args: Arguments,
   controls: CallControls,
   seed: number,
-): Promise<Response> {
-  if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return callResponse(result);
-  return callResponse(await vendorError(tool, result, args, controls, seed));
+): Promise<CallResult> {
+  if (PROBLEM_ACCEPTED.test(c.req.header('accept') ?? '')) return result;
+  return vendorError(tool, result, args, controls, seed);
 }
 
 /** The Rule layer's 401 for credentials the operation's security wants. */
@@ -312,7 +335,10 @@ async function readBody(
   const text = await bodyText(c);
   if (text === '') return undefined;
   // application/json, application/*+json, and vendor types such as AWS's application/x-amz-json-1.0.
-  if (contentType === '' || /json/i.test(contentType)) return { kind: 'json', value: parseJson(text, 'request body') };
+  if (contentType === '' || /json/i.test(contentType)) {
+    const exact = /\d{16}/.test(text) ? quoteLongIntegers(text) : text;
+    return { kind: 'json', value: parseJson(exact, 'request body') };
+  }
   return { kind: 'text', value: text };
 }
 
