@@ -10,7 +10,7 @@ import { LibraryVersion } from './fingerprint.js';
 import { DEFAULT_DENSE_WEIGHTS, FUSION_DEPTH, fuseHybrid } from './fuse.js';
 import { IndexFileError } from './index-file.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
-import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
+import { loadOnnxEmbedder, type OnnxDtype, type Pooling } from './onnx-embedder.js';
 import { RETRIEVERS, type RetrieverName } from './retrievers.js';
 import { bm25Signature, isCurrent, loadBm25, loadCatalog, saveBm25, saveCatalog } from './persist.js';
 import type { Scored } from './topk.js';
@@ -40,6 +40,8 @@ export interface SearchResult {
 export interface ToolSearchOptions {
   /** Local ONNX model directory for the `dense` retriever, and for `hybrid` in place of the shipped USE model. */
   embedModel?: string;
+  /** Which weights of the embedModel directory (default: fp32 where onnx/model.onnx exists). */
+  embedDtype?: OnnxDtype;
   pooling?: Pooling;
   queryPrefix?: string;
   /** Weight of the dense list against BM25's in hybrid search (default 0.2 with USE, 1 with an --embed-model). */
@@ -278,6 +280,7 @@ export class ToolSearch {
         kind === 'use'
           ? loadUseEmbedder()
           : loadOnnxEmbedder(this.options.embedModel!, {
+              dtype: this.options.embedDtype,
               pooling: this.options.pooling,
               queryPrefix: this.options.queryPrefix,
             })
@@ -324,7 +327,11 @@ export class ToolSearch {
 
   private requireAutoBuild(retriever: string): void {
     if (this.options.autoBuild === false) {
-      const model = this.options.embedModel && retriever === 'dense' ? ` --embed-model ${this.options.embedModel}` : '';
+      const { embedModel, embedDtype } = this.options;
+      const model =
+        embedModel && retriever === 'dense'
+          ? ` --embed-model ${embedModel}${embedDtype ? ` --embed-dtype ${embedDtype}` : ''}`
+          : '';
       throw new IndexMissingError(
         retriever,
         `toolenv search index --library ${this.libraryDir} --retriever ${retriever}${model}`,
