@@ -23,7 +23,7 @@ export { RETRIEVERS, type RetrieverName };
 export interface SearchOptions {
   /** Results per query (default 3, as in the paper). */
   k?: number;
-  /** Default bm25: embedded, no model to load. */
+  /** Default: the instance's defaultRetriever() (hybrid with a built --embed-model index, else bm25). */
   retriever?: RetrieverName;
   /** Only tools of this category. */
   category?: string;
@@ -90,6 +90,7 @@ interface Lexical {
  */
 export class ToolSearch {
   private versionValue: LibraryVersion | undefined;
+  private defaultValue: Promise<RetrieverName> | undefined;
   private lexical: Lexical | undefined;
   private readonly embedders = new Map<'use' | 'dense', Promise<Embedder>>();
   private readonly vectorIndexes = new Map<'use' | 'dense', Promise<VectorIndex>>();
@@ -114,7 +115,7 @@ export class ToolSearch {
 
   /** Top-k tools for each query, in query order. */
   async search(queries: readonly string[], options: SearchOptions = {}): Promise<SearchResult[][]> {
-    const retriever = options.retriever ?? 'bm25';
+    const retriever = options.retriever ?? (await this.defaultRetriever());
     if (!RETRIEVERS.includes(retriever))
       throw new SearchError(`unknown retriever ${JSON.stringify(retriever)}; use one of ${RETRIEVERS.join(', ')}`);
     if (retriever === 'bm25') return this.searchBm25(queries, options);
@@ -171,6 +172,20 @@ export class ToolSearch {
     this.embedders.clear();
     this.vectorIndexes.clear();
     for (const entry of await Promise.allSettled(loaded)) if (entry.status === 'fulfilled') await entry.value.close();
+  }
+
+  /**
+   * The retriever of a search that names none (`POST /v1/search` without one, episodes' search_tool): hybrid when
+   * an embedModel is set and its vectors of this library are current, since it measures best on held-out
+   * benchmarks (docs/retrieval.md); bm25 otherwise, as without the encoder. Decided on first use, once: vectors
+   * built later are used from the next start.
+   */
+  defaultRetriever(): Promise<RetrieverName> {
+    this.defaultValue ??= (async () => {
+      if (!this.options.embedModel) return 'bm25';
+      return vectorsCurrent(this.libraryDir, this.version(), await this.embedder('dense')) ? 'hybrid' : 'bm25';
+    })();
+    return this.defaultValue;
   }
 
   private hybridPartner(): 'use' | 'dense' {
