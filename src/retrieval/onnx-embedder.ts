@@ -25,6 +25,9 @@ export interface OnnxEmbedderOptions {
 
 export class ModelDirError extends Error {}
 
+/** Texts per model run, as many as the index build hands over at once. */
+const RUN_BATCH = 32;
+
 /**
  * The weights file of a model directory in transformers.js layout and its dtype (the one asked for, else fp32 where
  * both exist); ModelDirError naming what is missing otherwise.
@@ -67,8 +70,7 @@ export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOp
 
   // The feature-extraction pipeline, with the length cap it does not take: texts padded to the longest in the batch,
   // cut at maxTokens, pooled over the attention mask, scaled to unit length.
-  const embed = async (texts: string[]) => {
-    if (texts.length === 0) return [];
+  const run = async (texts: string[]) => {
     const inputs = tokenizer(texts, { padding: true, truncation: true, max_length: maxTokens });
     const { last_hidden_state: hidden } = await encoder(inputs);
     const pooled = pooling === 'cls' ? hidden.slice(null, 0) : mean_pooling(hidden, inputs.attention_mask);
@@ -76,6 +78,16 @@ export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOp
     const [rows, dim] = output.dims as [number, number];
     const data = output.data as Float32Array;
     return Array.from({ length: rows }, (_, i) => data.slice(i * dim, (i + 1) * dim));
+  };
+  // A batch of queries in the order they came pads short ones to the longest: run them in groups of similar length.
+  const embed = async (texts: string[]) => {
+    const order = texts.map((_, i) => i).sort((a, b) => texts[b]!.length - texts[a]!.length);
+    const vectors = new Array<Float32Array>(texts.length);
+    for (let start = 0; start < order.length; start += RUN_BATCH) {
+      const rows = order.slice(start, start + RUN_BATCH);
+      (await run(rows.map((row) => texts[row]!))).forEach((v, i) => (vectors[rows[i]!] = v));
+    }
+    return vectors;
   };
   const [probe] = await embed(['probe']);
   const stat = statSync(model);
