@@ -184,7 +184,7 @@ export function registerServe(program: Command): void {
       if (retrieval.embedModel !== undefined) {
         const { onnxWeights, ModelDirError } = await import('../retrieval/onnx-embedder.js');
         try {
-          onnxWeights(retrieval.embedModel);
+          onnxWeights(retrieval.embedModel, retrieval.embedDtype);
         } catch (error) {
           if (error instanceof ModelDirError) throw new UsageError(`--embed-model: ${error.message}`);
           throw error;

@@ -77,28 +77,26 @@ export function passageOf(store: LibraryStore): (tool: Tool) => string {
   return (tool) => toolPassage(tool, title(tool));
 }
 
-/** One vector per tool passage, in library order, embedded in batches. */
+/**
+ * One vector per tool passage, in library order. Embedded longest first in batches of similar length: a batch is
+ * padded to its longest passage, and library order pads the median passage to about 2.5 times its tokens.
+ */
 export async function buildVectors(
   store: LibraryStore,
   embedder: Embedder,
   onProgress?: Progress,
   batchSize = 32,
 ): Promise<VectorIndex> {
-  const total = store.ids().length;
   const passage = passageOf(store);
-  const data = new Float32Array(total * embedder.dim);
-  let done = 0;
-  let batch: string[] = [];
-  const flush = async () => {
-    const vectors = await embedder.embedPassages(batch);
-    for (const v of vectors) data.set(v, done++ * embedder.dim);
-    batch = [];
-    onProgress?.(done, total);
-  };
-  for (const tool of tools(store)) {
-    batch.push(passage(tool));
-    if (batch.length >= batchSize) await flush();
+  const passages = Array.from(tools(store), passage);
+  const order = passages.map((_, i) => i).sort((a, b) => passages[b]!.length - passages[a]!.length);
+  const data = new Float32Array(passages.length * embedder.dim);
+  onProgress?.(0, passages.length);
+  for (let start = 0; start < order.length; start += batchSize) {
+    const rows = order.slice(start, start + batchSize);
+    const vectors = await embedder.embedPassages(rows.map((row) => passages[row]!));
+    vectors.forEach((v, i) => data.set(v, rows[i]! * embedder.dim));
+    onProgress?.(start + rows.length, passages.length);
   }
-  if (batch.length > 0) await flush();
   return new VectorIndex(data, embedder.dim);
 }

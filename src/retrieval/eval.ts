@@ -9,7 +9,7 @@ import { describable, paraphrase, querySource, rng, type EvalQuery, type QuerySe
 import { LibraryVersion } from './fingerprint.js';
 import { DEFAULT_DENSE_WEIGHTS, FUSION_DEPTH, fuseHybrid, reciprocalRankFusion } from './fuse.js';
 import { computeMetrics, type Metrics } from './metrics.js';
-import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
+import { loadOnnxEmbedder, type OnnxDtype, type Pooling } from './onnx-embedder.js';
 import type { Scored } from './topk.js';
 import { loadUseEmbedder } from './use-embedder.js';
 import { ensureVectors } from './vector-store.js';
@@ -28,6 +28,7 @@ export interface EvalOptions {
   size?: number;
   seed?: number;
   embedModel?: string;
+  embedDtype?: OnnxDtype;
   pooling?: Pooling;
   queryPrefix?: string;
   denseWeight?: number;
@@ -142,6 +143,7 @@ export async function evaluate(libraryDir: string, options: EvalOptions = {}): P
           kind === 'use'
             ? await loadUseEmbedder()
             : await loadOnnxEmbedder(options.embedModel!, {
+                dtype: options.embedDtype,
                 pooling: options.pooling,
                 queryPrefix: options.queryPrefix,
               });

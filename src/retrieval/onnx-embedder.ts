@@ -1,30 +1,48 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Embedder } from './embedder.js';
 import { slugKey } from './index-paths.js';
 
 export type Pooling = 'mean' | 'cls';
+/** Which weights of a model directory: onnx/model.onnx (fp32) or onnx/model_quantized.onnx (int8). */
+export type OnnxDtype = 'fp32' | 'q8';
+const WEIGHTS: Record<OnnxDtype, string> = { fp32: 'model.onnx', q8: 'model_quantized.onnx' };
 
 export interface OnnxEmbedderOptions {
   /** Overrides the pooling read from the model's 1_Pooling/config.json (mean when that is absent). */
   pooling?: Pooling;
   /** Text put before each query, e.g. bge's "Represent this sentence for searching relevant passages: ". */
   queryPrefix?: string;
+  /** The weights to run (default: fp32 where onnx/model.onnx exists, else q8). */
+  dtype?: OnnxDtype;
+  /** Tokens a text is cut to (default: max_seq_length of sentence_bert_config.json, as sentence-transformers). */
+  maxTokens?: number;
+  /** onnxruntime's intra-op threads (default: every core the process may use). */
+  threads?: number;
 }
 
 export class ModelDirError extends Error {}
 
-/** The weights file of a model directory in transformers.js layout; ModelDirError naming what is missing otherwise. */
-export function onnxWeights(modelDir: string): string {
+/** Texts per model run, as many as the index build hands over at once. */
+const RUN_BATCH = 32;
+
+/**
+ * The weights file of a model directory in transformers.js layout and its dtype (the one asked for, else fp32 where
+ * both exist); ModelDirError naming what is missing otherwise.
+ */
+export function onnxWeights(modelDir: string, dtype?: OnnxDtype): { file: string; dtype: OnnxDtype } {
   const dir = resolve(modelDir);
   for (const file of ['config.json', 'tokenizer.json']) {
     if (!existsSync(join(dir, file))) throw new ModelDirError(`${dir} is not a model directory: ${file} is missing`);
   }
-  const model = ['model.onnx', 'model_quantized.onnx'].map((f) => join(dir, 'onnx', f)).find((f) => existsSync(f));
-  if (!model)
-    throw new ModelDirError(`${dir} has no ONNX weights: expected onnx/model.onnx or onnx/model_quantized.onnx`);
-  return model;
+  const found = (dtype ? [dtype] : (['fp32', 'q8'] as const)).find((d) => existsSync(join(dir, 'onnx', WEIGHTS[d])));
+  if (!found) {
+    const expected = dtype ? `onnx/${WEIGHTS[dtype]}` : 'onnx/model.onnx or onnx/model_quantized.onnx';
+    throw new ModelDirError(`${dir} has no ONNX weights: expected ${expected}`);
+  }
+  return { file: join(dir, 'onnx', WEIGHTS[found]), dtype: found };
 }
 
 /**
@@ -34,28 +52,48 @@ export function onnxWeights(modelDir: string): string {
  */
 export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOptions = {}): Promise<Embedder> {
   const dir = resolve(modelDir);
-  const model = onnxWeights(dir);
-  const dtype = model.endsWith('_quantized.onnx') ? 'q8' : 'fp32';
+  const { file: model, dtype } = onnxWeights(dir, options.dtype);
   const pooling = options.pooling ?? poolingOf(dir);
   const queryPrefix = options.queryPrefix ?? queryPromptOf(dir);
+  const maxTokens = options.maxTokens ?? maxTokensOf(dir);
 
-  const { env, pipeline } = await import('@huggingface/transformers');
+  const { env, AutoModel, AutoTokenizer, mean_pooling } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
   env.localModelPath = dirname(dir);
-  const extractor = await pipeline('feature-extraction', basename(dir), { dtype, device: 'cpu' });
+  const tokenizer = await AutoTokenizer.from_pretrained(basename(dir));
+  const encoder = await AutoModel.from_pretrained(basename(dir), {
+    dtype,
+    device: 'cpu',
+    session_options: { intraOpNumThreads: options.threads ?? availableParallelism(), interOpNumThreads: 1 },
+  });
 
-  const embed = async (texts: string[]) => {
-    if (texts.length === 0) return [];
-    const output = await extractor(texts, { pooling, normalize: true });
+  // The feature-extraction pipeline, with the length cap it does not take: texts padded to the longest in the batch,
+  // cut at maxTokens, pooled over the attention mask, scaled to unit length.
+  const run = async (texts: string[]) => {
+    const inputs = tokenizer(texts, { padding: true, truncation: true, max_length: maxTokens });
+    const { last_hidden_state: hidden } = await encoder(inputs);
+    const pooled = pooling === 'cls' ? hidden.slice(null, 0) : mean_pooling(hidden, inputs.attention_mask);
+    const output = pooled.normalize(2, -1);
     const [rows, dim] = output.dims as [number, number];
     const data = output.data as Float32Array;
     return Array.from({ length: rows }, (_, i) => data.slice(i * dim, (i + 1) * dim));
   };
+  // A batch of queries in the order they came pads short ones to the longest: run them in groups of similar length.
+  const embed = async (texts: string[]) => {
+    const order = texts.map((_, i) => i).sort((a, b) => texts[b]!.length - texts[a]!.length);
+    const vectors = new Array<Float32Array>(texts.length);
+    for (let start = 0; start < order.length; start += RUN_BATCH) {
+      const rows = order.slice(start, start + RUN_BATCH);
+      (await run(rows.map((row) => texts[row]!))).forEach((v, i) => (vectors[rows[i]!] = v));
+    }
+    return vectors;
+  };
   const [probe] = await embed(['probe']);
   const stat = statSync(model);
   return {
-    key: `onnx-${slugKey(basename(dir))}`,
+    // int8 vectors differ from fp32 ones: each keeps its own file.
+    key: `onnx-${slugKey(basename(dir))}${dtype === 'q8' ? '-q8' : ''}`,
     signature: createHash('sha256')
       .update(
         JSON.stringify([
@@ -65,6 +103,7 @@ export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOp
           stat.mtimeMs,
           pooling,
           queryPrefix,
+          maxTokens,
         ]),
       )
       .digest('hex')
@@ -72,7 +111,9 @@ export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOp
     dim: probe!.length,
     embedQueries: (texts) => embed(queryPrefix ? texts.map((t) => queryPrefix + t) : texts),
     embedPassages: embed,
-    close: () => extractor.dispose(),
+    close: async () => {
+      await encoder.dispose();
+    },
   };
 }
 
@@ -84,6 +125,12 @@ function readJson(file: string): Record<string, unknown> | undefined {
 function poolingOf(dir: string): Pooling {
   const config = readJson(join(dir, '1_Pooling', 'config.json'));
   return config?.pooling_mode_cls_token === true ? 'cls' : 'mean';
+}
+
+/** sentence-transformers cuts inputs at max_seq_length (256 for all-MiniLM-L6-v2), below the tokenizer's 512. */
+function maxTokensOf(dir: string): number {
+  const limit = readJson(join(dir, 'sentence_bert_config.json'))?.max_seq_length;
+  return typeof limit === 'number' && limit > 0 ? limit : 512;
 }
 
 /** Newer sentence-transformers models name their query prompt. */

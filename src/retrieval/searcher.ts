@@ -10,7 +10,7 @@ import { LibraryVersion } from './fingerprint.js';
 import { DEFAULT_DENSE_WEIGHTS, FUSION_DEPTH, fuseHybrid } from './fuse.js';
 import { IndexFileError } from './index-file.js';
 import { bm25File, catalogFile, vectorFile } from './index-paths.js';
-import { loadOnnxEmbedder, type Pooling } from './onnx-embedder.js';
+import { loadOnnxEmbedder, type OnnxDtype, type Pooling } from './onnx-embedder.js';
 import { RETRIEVERS, type RetrieverName } from './retrievers.js';
 import { bm25Signature, isCurrent, loadBm25, loadCatalog, saveBm25, saveCatalog } from './persist.js';
 import type { Scored } from './topk.js';
@@ -23,7 +23,7 @@ export { RETRIEVERS, type RetrieverName };
 export interface SearchOptions {
   /** Results per query (default 3, as in the paper). */
   k?: number;
-  /** Default bm25: embedded, no model to load. */
+  /** Default: the instance's defaultRetriever() (hybrid with a built --embed-model index, else bm25). */
   retriever?: RetrieverName;
   /** Only tools of this category. */
   category?: string;
@@ -40,6 +40,8 @@ export interface SearchResult {
 export interface ToolSearchOptions {
   /** Local ONNX model directory for the `dense` retriever, and for `hybrid` in place of the shipped USE model. */
   embedModel?: string;
+  /** Which weights of the embedModel directory (default: fp32 where onnx/model.onnx exists). */
+  embedDtype?: OnnxDtype;
   pooling?: Pooling;
   queryPrefix?: string;
   /** Weight of the dense list against BM25's in hybrid search (default 0.2 with USE, 1 with an --embed-model). */
@@ -95,6 +97,7 @@ interface Lexical {
  */
 export class ToolSearch {
   private versionValue: LibraryVersion | undefined;
+  private defaultValue: Promise<RetrieverName> | undefined;
   private lexical: Lexical | undefined;
   private readonly embedders = new Map<'use' | 'dense', Promise<Embedder>>();
   private readonly vectorIndexes = new Map<'use' | 'dense', Promise<VectorIndex>>();
@@ -119,7 +122,7 @@ export class ToolSearch {
 
   /** Top-k tools for each query, in query order. */
   async search(queries: readonly string[], options: SearchOptions = {}): Promise<SearchResult[][]> {
-    const retriever = options.retriever ?? 'bm25';
+    const retriever = options.retriever ?? (await this.defaultRetriever());
     if (!RETRIEVERS.includes(retriever))
       throw new SearchError(`unknown retriever ${JSON.stringify(retriever)}; use one of ${RETRIEVERS.join(', ')}`);
     if (retriever === 'bm25') return this.searchBm25(queries, options);
@@ -176,6 +179,20 @@ export class ToolSearch {
     this.embedders.clear();
     this.vectorIndexes.clear();
     for (const entry of await Promise.allSettled(loaded)) if (entry.status === 'fulfilled') await entry.value.close();
+  }
+
+  /**
+   * The retriever of a search that names none (`POST /v1/search` without one, episodes' search_tool): hybrid when
+   * an embedModel is set and its vectors of this library are current, since it measures best on held-out
+   * benchmarks (docs/retrieval.md); bm25 otherwise, as without the encoder. Decided on first use, once: vectors
+   * built later are used from the next start.
+   */
+  defaultRetriever(): Promise<RetrieverName> {
+    this.defaultValue ??= (async () => {
+      if (!this.options.embedModel) return 'bm25';
+      return vectorsCurrent(this.libraryDir, this.version(), await this.embedder('dense')) ? 'hybrid' : 'bm25';
+    })();
+    return this.defaultValue;
   }
 
   private hybridPartner(): 'use' | 'dense' {
@@ -286,6 +303,7 @@ export class ToolSearch {
         kind === 'use'
           ? loadUseEmbedder()
           : loadOnnxEmbedder(this.options.embedModel!, {
+              dtype: this.options.embedDtype,
               pooling: this.options.pooling,
               queryPrefix: this.options.queryPrefix,
             })
@@ -332,7 +350,11 @@ export class ToolSearch {
 
   private requireAutoBuild(retriever: string): void {
     if (this.options.autoBuild === false) {
-      const model = this.options.embedModel && retriever === 'dense' ? ` --embed-model ${this.options.embedModel}` : '';
+      const { embedModel, embedDtype } = this.options;
+      const model =
+        embedModel && retriever === 'dense'
+          ? ` --embed-model ${embedModel}${embedDtype ? ` --embed-dtype ${embedDtype}` : ''}`
+          : '';
       throw new IndexMissingError(
         retriever,
         `toolenv search index --library ${this.libraryDir} --retriever ${retriever}${model}`,

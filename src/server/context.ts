@@ -113,7 +113,10 @@ export interface Retrieval {
 export type RetrievalLoader = () => Promise<Retrieval>;
 
 /** How the served search embeds queries for the dense and hybrid retrievers (`serve --embed-model DIR`…). */
-export type RetrievalOptions = Pick<ToolSearchOptions, 'embedModel' | 'pooling' | 'queryPrefix' | 'denseWeight'>;
+export type RetrievalOptions = Pick<
+  ToolSearchOptions,
+  'embedModel' | 'embedDtype' | 'pooling' | 'queryPrefix' | 'denseWeight'
+>;
 
 /**
  * Imports the retrieval module and opens the library's ToolSearch on the first call, once: `serve` starts without

@@ -29,7 +29,9 @@ export function stagedProgress(unit: string): StagedProgress {
   const bar = new cliProgress.SingleBar(
     {
       stream: process.stderr,
-      format: `{stage} [{bar}] {value}/{total} ${unit} | {duration_formatted}`,
+      format: `{stage} [{bar}] {value}/{total} ${unit} | {duration_formatted}, ETA {eta_formatted}`,
+      // The ETA from the last 50 updates rather than 10: embedding batches vary in length.
+      etaBuffer: 50,
       hideCursor: true,
     },
     cliProgress.Presets.shades_classic,
@@ -62,10 +64,13 @@ export function logProgress(
   let lastLine = now();
   let heartbeat: NodeJS.Timeout | undefined;
   const write = (s: NonNullable<typeof stage>) => {
-    const seconds = ((now() - s.started) / 1000).toFixed(0);
+    const seconds = (now() - s.started) / 1000;
+    // A stage as long as a full-library embedding says how long it still has, at its rate so far.
+    const left =
+      s.done > 0 && s.done < s.total ? `, ~${Math.round((seconds * (s.total - s.done)) / s.done)} s left` : '';
     process.stderr.write(
       `toolenv: ${s.name} ${s.done}/${s.total} ${unit} ` +
-        `(${s.total === 0 ? 100 : Math.floor((s.done / s.total) * 100)}%, ${seconds} s)\n`,
+        `(${s.total === 0 ? 100 : Math.floor((s.done / s.total) * 100)}%, ${seconds.toFixed(0)} s${left})\n`,
     );
     s.written = s.done;
     lastLine = now();

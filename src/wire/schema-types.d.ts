@@ -1246,6 +1246,9 @@ export interface SearchRequest {
    */
   queries?: string[];
   k?: number;
+  /**
+   * Default: hybrid when the server has an --embed-model whose vectors of the library are built, else bm25.
+   */
   retriever?: 'bm25' | 'use' | 'dense' | 'hybrid';
   category?: string;
 }

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadOnnxEmbedder } from '../../src/retrieval/onnx-embedder.js';
+import { loadOnnxEmbedder, onnxWeights } from '../../src/retrieval/onnx-embedder.js';
 import { vectorFile } from '../../src/retrieval/index-paths.js';
 import { ToolSearch } from '../../src/retrieval/searcher.js';
 import { loadUseEmbedder } from '../../src/retrieval/use-embedder.js';
@@ -62,6 +62,61 @@ test(
     await reopened.close();
   },
 );
+
+test('texts are cut at maxTokens, and int8 weights are chosen by dtype and keep vectors of their own', async () => {
+  const dir = tinyModelDir();
+  // Cut at 4 tokens, both are [CLS] rain tomorrow remove: what follows does not move the vector.
+  const texts = ['rain tomorrow remove my dog', 'rain tomorrow remove the forecast'];
+  for (const [maxTokens, same] of [
+    [4, true],
+    [512, false],
+  ] as const) {
+    const embedder = await loadOnnxEmbedder(dir, { maxTokens });
+    try {
+      const [a, b] = await embedder.embedQueries(texts);
+      assert.equal(
+        a!.every((x, i) => x === b![i]),
+        same,
+        `maxTokens ${maxTokens}`,
+      );
+    } finally {
+      await embedder.close();
+    }
+  }
+  assert.equal(onnxWeights(dir).dtype, 'fp32');
+  assert.throws(() => onnxWeights(dir, 'q8'), /expected onnx\/model_quantized.onnx/);
+  copyFileSync(join(dir, 'onnx', 'model.onnx'), join(dir, 'onnx', 'model_quantized.onnx'));
+  const q8 = await loadOnnxEmbedder(dir, { dtype: 'q8' });
+  assert.equal(q8.key, 'onnx-tiny-bert-q8');
+  await q8.close();
+  rmSync(join(dir, 'onnx', 'model.onnx'));
+  assert.deepEqual(onnxWeights(dir), { file: join(dir, 'onnx', 'model_quantized.onnx'), dtype: 'q8' });
+});
+
+test('a search that names no retriever is hybrid once the encoder vectors are built, bm25 before and without', async () => {
+  const library = writeRetrievalLibrary();
+  const model = tinyModelDir();
+  const plain = ToolSearch.open(library);
+  assert.equal(await plain.defaultRetriever(), 'bm25');
+  await plain.close();
+  const before = ToolSearch.open(library, { embedModel: model, autoBuild: false });
+  assert.equal(await before.defaultRetriever(), 'bm25');
+  await before.close();
+
+  const builder = ToolSearch.open(library, { embedModel: model });
+  await builder.index('dense');
+  await builder.close();
+  const after = ToolSearch.open(library, { embedModel: model, autoBuild: false });
+  try {
+    assert.equal(await after.defaultRetriever(), 'hybrid');
+    const queries = ['remove my dog', 'will it rain tomorrow'];
+    const unnamed = await after.search(queries, { k: 3 });
+    assert.deepEqual(unnamed, await after.search(queries, { k: 3, retriever: 'hybrid' }));
+    assert.equal(unnamed[0]![0]!.id, 'petstore_test__deletePet');
+  } finally {
+    await after.close();
+  }
+});
 
 test('a model directory without weights, or no model at all, is a clear error', async () => {
   const dir = tinyModelDir();

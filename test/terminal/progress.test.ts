@@ -26,7 +26,10 @@ test(
     progress.update('long', 100, 100);
     progress.stop();
     t.mock.restoreAll();
-    assert.deepEqual(lines, ['toolenv: long 40/100 tasks (40%, 10 s)\n', 'toolenv: long 100/100 tasks (100%, 13 s)\n']);
+    assert.deepEqual(lines, [
+      'toolenv: long 40/100 tasks (40%, 10 s, ~15 s left)\n',
+      'toolenv: long 100/100 tasks (100%, 13 s)\n',
+    ]);
   },
 );
 

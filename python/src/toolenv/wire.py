@@ -886,6 +886,9 @@ class SearchRequest1(TypedDict, closed=True):
     queries: NotRequired[list[str]]
     k: NotRequired[int]
     retriever: NotRequired[Literal["bm25", "use", "dense", "hybrid"]]
+    """
+    Default: hybrid when the server has an --embed-model whose vectors of the library are built, else bm25.
+    """
     category: NotRequired[str]
 
 
@@ -898,6 +901,9 @@ class SearchRequest2(TypedDict, closed=True):
     queries: list[str]
     k: NotRequired[int]
     retriever: NotRequired[Literal["bm25", "use", "dense", "hybrid"]]
+    """
+    Default: hybrid when the server has an --embed-model whose vectors of the library are built, else bm25.
+    """
     category: NotRequired[str]
 
 

@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 pytest.importorskip("onnx")  # the exporter's dependency; scripts/setup-encoder installs it
+ort = pytest.importorskip("onnxruntime")  # quantizes the int8 copy; scripts/setup-encoder installs it
 
 from toolenv.encoder import export  # noqa: E402
 
@@ -38,3 +39,22 @@ def test_export_writes_the_layout_and_the_graph_runs_any_batch_and_length(tmp_pa
     assert [o.name for o in graph.output] == ["last_hidden_state"]
     dims = [d.dim_param for d in graph.input[0].type.tensor_type.shape.dim]
     assert dims == ["batch", "sequence"]
+
+
+def test_export_writes_an_int8_copy_whose_outputs_follow_the_fp32_graph(tmp_path):
+    import numpy as np
+
+    report = export(tmp_path / "out", tiny_bert(tmp_path))
+    onnx_dir = tmp_path / "out" / "onnx"
+    assert report["bytes_q8"] == (onnx_dir / "model_quantized.onnx").stat().st_size
+    feed = {
+        "input_ids": np.array([[1, 5, 9, 2], [1, 7, 2, 0]], dtype=np.int64),
+        "attention_mask": np.array([[1, 1, 1, 1], [1, 1, 1, 0]], dtype=np.int64),
+        "token_type_ids": np.zeros((2, 4), dtype=np.int64),
+    }
+    fp32, q8 = (
+        ort.InferenceSession(str(onnx_dir / f)).run(None, feed)[0] for f in ["model.onnx", "model_quantized.onnx"]
+    )
+    assert q8.shape == fp32.shape == (2, 4, 16)
+    cosine = (fp32 * q8).sum(-1) / (np.linalg.norm(fp32, axis=-1) * np.linalg.norm(q8, axis=-1))
+    assert cosine.min() > 0.9

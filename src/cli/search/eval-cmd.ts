@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { EVAL_RETRIEVERS, RETRIEVERS, type EvalRetriever, type RetrieverName } from '../../retrieval/retrievers.js';
-import { intFlag, numberFlag, printJson, printLine } from '../output.js';
+import { intFlag, printJson, printLine } from '../output.js';
 import { UsageError } from '../../terminal/errors.js';
-import type { LibraryFlags } from './options.js';
+import { embedOptions, type LibraryFlags } from './options.js';
 
 export function registerEval(search: Command): void {
   search
@@ -51,13 +51,7 @@ export function registerEval(search: Command): void {
             retrievers: retrievers as EvalRetriever[] | undefined,
             size: intFlag('--size', opts.size, { min: 1, max: 100_000 }),
             seed: intFlag('--seed', opts.seed, { min: 0 }),
-            embedModel: opts.embedModel,
-            pooling: opts.pooling as 'mean' | 'cls' | undefined,
-            queryPrefix: opts.queryPrefix,
-            denseWeight:
-              opts.denseWeight === undefined
-                ? undefined
-                : numberFlag('--dense-weight', opts.denseWeight, { min: 0, max: 100 }),
+            ...embedOptions(opts),
             onProgress: progress.update,
           }),
         );

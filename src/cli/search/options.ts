@@ -10,6 +10,7 @@ export interface EmbedFlags {
   pooling?: string;
   queryPrefix?: string;
   denseWeight?: string;
+  embedDtype?: string;
 }
 
 /** Flags shared by every search subcommand: where the library is and which model a dense retriever uses. */
@@ -23,12 +24,17 @@ export function embedOptions(flags: EmbedFlags): {
   pooling?: 'mean' | 'cls';
   queryPrefix?: string;
   denseWeight?: number;
+  embedDtype?: 'fp32' | 'q8';
 } {
   if (flags.pooling !== undefined && flags.pooling !== 'mean' && flags.pooling !== 'cls') {
     throw new UsageError(`--pooling must be mean or cls, got ${JSON.stringify(flags.pooling)}`);
   }
+  if (flags.embedDtype !== undefined && flags.embedDtype !== 'fp32' && flags.embedDtype !== 'q8') {
+    throw new UsageError(`--embed-dtype must be fp32 or q8, got ${JSON.stringify(flags.embedDtype)}`);
+  }
   return {
     embedModel: flags.embedModel,
+    embedDtype: flags.embedDtype,
     pooling: flags.pooling,
     queryPrefix: flags.queryPrefix,
     denseWeight:
@@ -48,6 +54,11 @@ export function embedFlagOptions(command: Command): Command {
       '--embed-model <dir>',
       'local ONNX sentence-encoder directory (transformers.js layout: models/all-minilm-l6-v2 from `npm run ' +
         'setup:encoder`, or e.g. bge-large-en-v1.5) for --retriever dense; also used by hybrid',
+    )
+    .option(
+      '--embed-dtype <fp32|q8>',
+      'weights of the --embed-model: onnx/model.onnx (fp32) or onnx/model_quantized.onnx (int8, made by ' +
+        '`npm run setup:encoder`; default: fp32 where both exist)',
     )
     .option(
       '--pooling <mean|cls>',
