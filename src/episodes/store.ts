@@ -331,9 +331,7 @@ export class EpisodeStore {
   /** The full trajectory, or undefined for an unknown or expired episode. */
   get(id: string): Trajectory | undefined {
     const episode = this.find(id);
-    return (
-      episode && { ...episode.summary(), steps: [...episode.trajectorySteps()], turns: [...episode.turnRecords()] }
-    );
+    return episode && { ...episode.summary(), ...episode.recorded() };
   }
 
   summary(id: string): EpisodeSummary | undefined {
@@ -607,7 +605,7 @@ interface AnsweredCall {
 function doneError(episode: Episode): EpisodeError {
   const session = episode.session;
   if (session?.finish === 'answer')
-    return new EpisodeError(409, `episode ${episode.id} is done: it answered on turn ${session.turns.length}`);
+    return new EpisodeError(409, `episode ${episode.id} is done: it answered on turn ${session.turnCount}`);
   if (session?.finish === 'turn_cap')
     return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxTurns} of its turns`);
   return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxSteps} of its steps`);
