@@ -20,7 +20,7 @@ export const MAX_SEARCH_K = trajectory('SearchAction/properties/k/maximum');
 export const MAX_EPISODE_TOOLS = config('tools/maxItems');
 /**
  * Heap a live episode is allotted when the live cap is sized from the episodes' memory budget (`--episode-memory`):
- * one after a search turn and 8 turns of three calls holds about 18–20 KiB (docs/benchmarks.md), one less far along
+ * one after a search turn and 8 turns of three calls holds about 17 KiB (docs/benchmarks.md), one less far along
  * less. The default 1 GiB budget so caps live episodes at 65,536.
  */
 export const LIVE_EPISODE_BYTES = 16 * 1024;
