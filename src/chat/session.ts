@@ -33,7 +33,7 @@ export interface ChatSessionOptions {
   restricted?: ReadonlySet<string>;
   step(actions: Action[]): Promise<StepResult>;
   tool(id: string): Tool | undefined;
-  keep?(record: TurnRecord): TurnRecord;
+  keep(record: TurnRecord): void;
 }
 
 /** A turn: the raw output of the model's chat template, or an OpenAI assistant message. */
@@ -56,7 +56,8 @@ type Request = { call: ChatCall; action?: Action; problem?: string };
  */
 export class ChatSession {
   readonly state: RunState = newRunState();
-  readonly turns: TurnRecord[] = [];
+  /** Turns taken; their records go to `keep`. */
+  turnCount = 0;
   finish: Finish | undefined;
   answer: string | undefined;
   /** Tools callable natively now, in the order they were offered. */
@@ -77,7 +78,7 @@ export class ChatSession {
 
   async turn(input: ChatInput): Promise<ChatTurn> {
     const state = this.state;
-    const turn = this.turns.length + 1;
+    const turn = this.turnCount + 1;
     state.turn = turn;
     const read =
       'message' in input ? readAssistantMessage(input.message) : readToolText(input.text, this.options.parser, turn);
@@ -254,7 +255,8 @@ export class ChatSession {
 
   private close(record: TurnRecord, messages: ChatObservation[], finish: Finish | undefined): ChatTurn {
     record.observation = JSON.stringify(messages);
-    this.turns.push(this.options.keep ? this.options.keep(record) : record);
+    this.turnCount++;
+    this.options.keep(record);
     if (finish) this.finish = finish;
     return { record, done: this.done, ...(finish ? { finish } : {}), messages, functions: this.functions() };
   }

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { defaultCacheFile, defaultLibraryDir, LIBRARY_FILE } from '../paths.js';
-import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, DEFAULT_MAX_EPISODES } from '../episodes/limits.js';
+import { DEFAULT_EPISODE_TTL_MS, DEFAULT_MAX_EPISODE_BYTES, LIVE_EPISODE_BYTES } from '../episodes/limits.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS } from '../mcp/limits.js';
 import { DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from '../server/defaults.js';
 import { SECURITY_MODES } from '../server/rest/security.js';
@@ -51,7 +51,7 @@ interface ServeFlags extends ModelFlags, RuleFlags, UpstreamFlags, EmbedFlags {
   bodyLimit: string;
   security: string;
   apiPort: string[];
-  maxEpisodes: string;
+  maxEpisodes?: string;
   episodeTtl: string;
   episodeMemory: string;
   maxMcpSessions: string;
@@ -127,8 +127,8 @@ export function registerServe(program: Command): void {
     )
     .option(
       '--max-episodes <n>',
-      'live episodes at most; creating one more is answered 429',
-      String(DEFAULT_MAX_EPISODES),
+      'live episodes at most; creating one more is answered 429 (default: --episode-memory over ' +
+        `${LIVE_EPISODE_BYTES / 1024} KiB, ${DEFAULT_MAX_EPISODE_BYTES / LIVE_EPISODE_BYTES} for its default)`,
     )
     .option(
       '--episode-ttl <seconds>',
@@ -196,7 +196,8 @@ export function registerServe(program: Command): void {
       const bodyLimit = intFlag('--body-limit', flags.bodyLimit, { min: 1 });
       const apiPorts = flags.apiPort.map(apiPortFlag);
       const security = choiceFlag('--security', flags.security, SECURITY_MODES);
-      const maxEpisodes = intFlag('--max-episodes', flags.maxEpisodes, { min: 1 });
+      const maxEpisodes =
+        flags.maxEpisodes === undefined ? undefined : intFlag('--max-episodes', flags.maxEpisodes, { min: 1 });
       const episodeTtlMs = numberFlag('--episode-ttl', flags.episodeTtl, { min: 0.001, max: 365 * 24 * 3600 }) * 1000;
       const episodeMaxBytes = numberFlag('--episode-memory', flags.episodeMemory, { min: 1, max: 2 ** 20 }) * 2 ** 20;
       const maxSessions = intFlag('--max-mcp-sessions', flags.maxMcpSessions, { min: 1 });

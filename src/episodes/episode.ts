@@ -19,9 +19,7 @@ import type {
   EpisodeSummary,
   EpisodeTask,
   Observation,
-  StoredAction,
   SystemPromptStyle,
-  ToolCallObservation,
   ToolParser,
   TrajectoryStep,
   TruncatedToolCallAction,
@@ -30,44 +28,14 @@ import type {
 import { stateVerifier, type StateVerifier } from './state-checks.js';
 import { WorldState, type ItemParamLookup } from './world.js';
 import { untouchedBodyText } from '../simulator/stored-result.js';
-
-/** Control characters other than the line feed: JSON escapes them in two bytes (\t, \r, \b, \f) or six (\u00XX). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these classes name the control characters JSON escapes
-const RARE_ESCAPED = /[\u0000-\u0009\u000b-\u001f]/;
-const ESCAPED_IN_TWO = /[\t\r\b\f]/g;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: as above
-const ESCAPED_IN_SIX = /[\u0000-\u0007\u000b\u000e-\u001f]/g;
+import { PackedTrajectory } from './packed-trajectory.js';
+import { jsonWithMember } from './step-json.js';
 
 /**
- * Bytes of `text` as a JSON string, less the two quotes (the record's JSON holds them already). Turn texts and
- * observations are full of quotes (JSON inside them) and line feeds: those are counted with indexOf, which allocates
- * nothing; a match array of every quote cost more than the rest of the turn's record.
+ * What a queue's tail settles to: nothing, so that the tail does not hold the last step's or turn's result (its
+ * observations and record: about 3 KiB an episode) for as long as the episode lives.
  */
-function jsonTextBytes(text: string): number {
-  let bytes = Buffer.byteLength(text) + occurrences(text, '"') + occurrences(text, '\\') + occurrences(text, '\n');
-  if (RARE_ESCAPED.test(text))
-    bytes += (text.match(ESCAPED_IN_TWO)?.length ?? 0) + 5 * (text.match(ESCAPED_IN_SIX)?.length ?? 0);
-  return bytes;
-}
-
-function occurrences(text: string, char: string): number {
-  let n = 0;
-  for (let at = text.indexOf(char); at >= 0; at = text.indexOf(char, at + 1)) n++;
-  return n;
-}
-
-/** A member kept whole, as the step's size skeleton writes it: one byte of JSON. */
-const SKELETON = 0 as never;
-
-/**
- * What the trajectory keeps of an action or observation, its copy in the size skeleton, and the bytes the skeleton
- * leaves out.
- */
-interface Stored<T> {
-  value: T;
-  skeleton: T;
-  bytes: number;
-}
+const settled = (): undefined => undefined;
 
 export interface EpisodeInit {
   id: string;
@@ -86,7 +54,8 @@ export interface EpisodeInit {
  * One episode's state: its seed and injection stream, world, working set, counts and trajectory. Steps are run one
  * at a time through `exclusive`, so step numbers, injection draws and world changes follow the order steps arrived.
  * The trajectory keeps call arguments, observation bodies and search results whole while they fit
- * EPISODE_BODY_BUDGET, and previews of them past it, so what an episode holds stays bounded whatever clients send.
+ * EPISODE_BODY_BUDGET, and previews of them past it, so what an episode holds stays bounded whatever clients send;
+ * finished steps and turns are kept packed (PackedTrajectory).
  */
 export class Episode {
   readonly id: string;
@@ -129,7 +98,7 @@ export class Episode {
     failed_calls: 0,
     injected_errors: 0,
   };
-  private readonly steps: TrajectoryStep[] = [];
+  private readonly packed = new PackedTrajectory();
   /** Steps started, finished or not: the next step's number is one more. */
   private started = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -190,14 +159,14 @@ export class Episode {
         return outcome;
       })
       .finally(() => this.pending--);
-    this.turnQueue = run.catch(() => undefined);
+    this.turnQueue = run.then(settled, settled);
     return run;
   }
 
   /**
-   * What the record keeps of a turn: its text and observation whole while they fit TURN_TEXT_BUDGET, previews past it.
+   * Keeps a finished turn's record: its text and observation whole while they fit TURN_TEXT_BUDGET, previews past it.
    */
-  keepTurn(record: TurnRecord): TurnRecord {
+  keepTurn(record: TurnRecord): void {
     const stored = { ...record };
     for (const member of ['text', 'observation'] as const) {
       const bytes = Buffer.byteLength(record[member]);
@@ -210,17 +179,14 @@ export class Episode {
       stored[`${member}_truncated`] = bytes;
       this.turnTextBytes += Buffer.byteLength(stored[member]);
     }
-    // The two texts are measured as JSON strings without serializing them again; the small rest as it is.
-    this.heldBytes +=
-      Buffer.byteLength(JSON.stringify({ ...stored, text: '', observation: '' })) +
-      jsonTextBytes(stored.text) +
-      jsonTextBytes(stored.observation);
-    return stored;
+    const json = JSON.stringify(stored);
+    this.heldBytes += Buffer.byteLength(json);
+    this.packed.addTurn(json);
   }
 
-  /** The text turns recorded so far. */
-  turnRecords(): readonly TurnRecord[] {
-    return this.session?.turns ?? [];
+  /** The steps and text turns recorded so far, in order: read back from their packs, new objects every time. */
+  recorded(): { steps: TrajectoryStep[]; turns: TurnRecord[] } {
+    return this.packed.read();
   }
 
   /** Whether a step is queued or running: idle expiry waits for it. */
@@ -240,7 +206,7 @@ export class Episode {
         return task(++this.started);
       })
       .finally(() => this.pending--);
-    this.queue = run.catch(() => undefined);
+    this.queue = run.then(settled, settled);
     return run;
   }
 
@@ -270,67 +236,64 @@ export class Episode {
       if (observation.status >= 400) this.counts.failed_calls++;
       if (observation.error) this.counts.injected_errors++;
     }
-    const stored: TrajectoryStep = { step, started_at: startedAt, wall_ms: wallMs, actions: [], observations: [] };
-    // The step's JSON size: its bulky members (arguments, bodies, search results) as measured when they were kept,
-    // the rest from a copy with each of them written as a one-byte 0 (a body is never serialized a second time).
-    const skeleton: TrajectoryStep = { ...stored, actions: [], observations: [] };
-    let bulky = 0;
+    // Written as JSON member by member, in the order a TrajectoryStep's members have: each kept part is serialized
+    // once, and a cached body's stored text is written as it is. Action by action, as the budget is spent.
+    const kept: [string[], string[]] = [[], []];
     actions.forEach((action, i) => {
-      const kept = [this.storedAction(action), this.storedObservation(observations[i]!)] as const;
-      stored.actions.push(kept[0].value);
-      stored.observations.push(kept[1].value);
-      skeleton.actions.push(kept[0].skeleton);
-      skeleton.observations.push(kept[1].skeleton);
-      bulky += kept[0].bytes + kept[1].bytes;
+      kept[0].push(this.storedAction(action));
+      kept[1].push(this.storedObservation(observations[i]!));
     });
-    this.heldBytes += Buffer.byteLength(JSON.stringify(skeleton)) + bulky;
-    this.steps.push(stored);
+    const json =
+      `{"step":${step},"started_at":${JSON.stringify(startedAt)},"wall_ms":${JSON.stringify(wallMs)},` +
+      `"actions":[${kept[0].join(',')}],"observations":[${kept[1].join(',')}]}`;
+    this.heldBytes += Buffer.byteLength(json);
+    // A text turn's step is packed with the turn's record, which renders its results.
+    this.packed.addStep(json, this.session === undefined);
   }
 
-  private storedAction(action: Action): Stored<StoredAction> {
-    if (action.type !== 'tool_call') return { value: action, skeleton: action, bytes: 0 };
+  /** An action as the trajectory keeps it, as JSON. */
+  private storedAction(action: Action): string {
+    if (action.type !== 'tool_call') return JSON.stringify(action);
     const kept = this.keep(JSON.stringify(action.arguments));
-    if (kept.whole) return { value: action, skeleton: { ...action, arguments: SKELETON }, bytes: kept.bytes - 1 };
+    if (kept.whole) return jsonWithMember(action, 'arguments', kept.text);
     const value: TruncatedToolCallAction = {
       ...action,
       arguments: {},
       truncated: kept.bytes,
       arguments_preview: kept.preview,
     };
-    return { value, skeleton: value, bytes: 0 };
+    return JSON.stringify(value);
   }
 
-  private storedObservation(observation: Observation): Stored<Observation> {
+  /** An observation as the trajectory keeps it, as JSON; a body is never read (parsed) to write it. */
+  private storedObservation(observation: Observation): string {
     if (observation.type === 'search_tool') {
-      if (observation.results.length === 0) return { value: observation, skeleton: observation, bytes: 0 };
+      if (observation.results.length === 0) return JSON.stringify(observation);
       const kept = this.keep(JSON.stringify(observation.results));
-      if (kept.whole)
-        return { value: observation, skeleton: { ...observation, results: SKELETON }, bytes: kept.bytes - 1 };
-      const value = { ...observation, results: [], truncated: kept.bytes, results_preview: kept.preview };
-      return { value, skeleton: value, bytes: 0 };
+      if (kept.whole) return jsonWithMember(observation, 'results', kept.text);
+      return JSON.stringify({ ...observation, results: [], truncated: kept.bytes, results_preview: kept.preview });
     }
     const text =
       untouchedBodyText(observation) ?? (observation.body === undefined ? undefined : JSON.stringify(observation.body));
-    if (text === undefined) return { value: observation, skeleton: observation, bytes: 0 };
+    if (text === undefined) return JSON.stringify(observation);
     const kept = this.keep(text);
-    // The skeleton is built member by member: spreading the observation would read (parse) a stored body.
-    const skeleton: Record<string, unknown> = {};
+    if (kept.whole) return jsonWithMember(observation, 'body', kept.text);
+    const value: Record<string, unknown> = {};
     for (const key in observation)
-      skeleton[key] = key === 'body' ? SKELETON : observation[key as keyof typeof observation];
-    if (kept.whole) return { value: observation, skeleton: skeleton as unknown as Observation, bytes: kept.bytes - 1 };
-    const value = { ...(skeleton as unknown as ToolCallObservation), body: kept.preview, truncated: kept.bytes };
-    return { value, skeleton: value, bytes: 0 };
+      value[key] = key === 'body' ? kept.preview : observation[key as keyof typeof observation];
+    value.truncated = kept.bytes;
+    return JSON.stringify(value);
   }
 
   /**
    * Counts a member's JSON `text` against the episode's budget: kept whole when it fits, else the preview the
    * trajectory keeps instead (what is left of the budget, at most TRUNCATED_PREVIEW_CHARS); `bytes` is its full size.
    */
-  private keep(text: string): { whole: true; bytes: number } | { whole: false; preview: string; bytes: number } {
+  private keep(text: string): { whole: true; text: string } | { whole: false; preview: string; bytes: number } {
     const bytes = Buffer.byteLength(text);
     if (bytes <= MAX_STORED_BODY_BYTES && this.keptBytes + bytes <= EPISODE_BODY_BUDGET) {
       this.keptBytes += bytes;
-      return { whole: true, bytes };
+      return { whole: true, text };
     }
     const room = Math.max(0, Math.min(TRUNCATED_PREVIEW_CHARS, EPISODE_BODY_BUDGET - this.keptBytes));
     // Re-encoded, not sliced: V8 keeps a slice's whole parent string alive, which here is the full JSON.
@@ -365,10 +328,5 @@ export class Episode {
       counts: { ...this.counts },
       ...(this.verify ? { state_checks: this.verify(this.world) } : {}),
     };
-  }
-
-  /** The steps recorded so far, in order. */
-  trajectorySteps(): readonly TrajectoryStep[] {
-    return this.steps;
   }
 }

@@ -18,8 +18,12 @@ export const DEFAULT_SEARCH_K = trajectory('SearchAction/properties/k/default');
 export const MAX_SEARCH_K = trajectory('SearchAction/properties/k/maximum');
 /** The most tool ids an episode may be restricted to. */
 export const MAX_EPISODE_TOOLS = config('tools/maxItems');
-/** Live episodes kept at once; creating one more is refused (429). */
-export const DEFAULT_MAX_EPISODES = 10_000;
+/**
+ * Heap a live episode is allotted when the live cap is sized from the episodes' memory budget (`--episode-memory`):
+ * one after a search turn and 8 turns of three calls holds about 17 KiB (docs/benchmarks.md), one less far along
+ * less. The default 1 GiB budget so caps live episodes at 65,536.
+ */
+export const LIVE_EPISODE_BYTES = 16 * 1024;
 /** An episode untouched this long is dropped. */
 export const DEFAULT_EPISODE_TTL_MS = 30 * 60 * 1000;
 /**

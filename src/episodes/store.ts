@@ -18,9 +18,9 @@ import { ItemParams, type OperationSource } from './item-params.js';
 import {
   DEFAULT_EPISODE_TTL_MS,
   DEFAULT_MAX_EPISODE_BYTES,
-  DEFAULT_MAX_EPISODES,
   DEFAULT_MAX_STEPS,
   DEFAULT_SEARCH_K,
+  LIVE_EPISODE_BYTES,
 } from './limits.js';
 import { resourceOp, type ResourceOp } from './resource-op.js';
 import { searchTools, type SearchLoader } from './search.js';
@@ -56,7 +56,7 @@ export interface EpisodeStoreOptions {
   library: EpisodeLibrary;
   /** The server's one ToolSearch, loaded on the first search. */
   search: SearchLoader;
-  /** Live episodes at most (default 10,000); creating one more is a 429. */
+  /** Live episodes at most (default: `maxBytes` over LIVE_EPISODE_BYTES, 65,536); creating one more is a 429. */
   maxEpisodes?: number;
   /**
    * Bytes of JSON all live episodes may hold together, trajectories and world states (default 1 GiB); past it creating
@@ -118,8 +118,8 @@ export class EpisodeStore {
     this.simulator = options.simulator;
     this.library = options.library;
     this.search = options.search;
-    this.maxEpisodes = options.maxEpisodes ?? DEFAULT_MAX_EPISODES;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_EPISODE_BYTES;
+    this.maxEpisodes = options.maxEpisodes ?? Math.max(1, Math.floor(this.maxBytes / LIVE_EPISODE_BYTES));
     this.ttlMs = options.ttlMs ?? DEFAULT_EPISODE_TTL_MS;
     if (!(Number.isInteger(this.maxEpisodes) && this.maxEpisodes >= 1))
       throw new RangeError(`maxEpisodes must be a positive integer, got ${this.maxEpisodes}`);
@@ -331,9 +331,7 @@ export class EpisodeStore {
   /** The full trajectory, or undefined for an unknown or expired episode. */
   get(id: string): Trajectory | undefined {
     const episode = this.find(id);
-    return (
-      episode && { ...episode.summary(), steps: [...episode.trajectorySteps()], turns: [...episode.turnRecords()] }
-    );
+    return episode && { ...episode.summary(), ...episode.recorded() };
   }
 
   summary(id: string): EpisodeSummary | undefined {
@@ -607,7 +605,7 @@ interface AnsweredCall {
 function doneError(episode: Episode): EpisodeError {
   const session = episode.session;
   if (session?.finish === 'answer')
-    return new EpisodeError(409, `episode ${episode.id} is done: it answered on turn ${session.turns.length}`);
+    return new EpisodeError(409, `episode ${episode.id} is done: it answered on turn ${session.turnCount}`);
   if (session?.finish === 'turn_cap')
     return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxTurns} of its turns`);
   return new EpisodeError(409, `episode ${episode.id} is done: it has taken all ${episode.maxSteps} of its steps`);

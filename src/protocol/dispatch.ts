@@ -219,8 +219,10 @@ export function foldStep(state: RunState, dispatch: Dispatch, result: StepResult
     const call = action?.type === 'tool_call' ? action : undefined;
     const id = observation.id ?? call?.id ?? `c${state.calls.length + 1}`;
     const ok = observation.status >= 200 && observation.status < 300;
-    // A cached body stays its stored text until something reads it (a reference, a failure's description).
-    const text = untouchedBodyText(observation);
+    // A cached body stays its stored text until something reads it (a reference, a failure's description); a fresh
+    // one is kept as its JSON text too, a third of the heap its objects take (issue #31), parsed again if read.
+    const text =
+      untouchedBodyText(observation) ?? (observation.body === undefined ? undefined : JSON.stringify(observation.body));
     const head = {
       id,
       tool: observation.tool,

@@ -19,8 +19,10 @@ export interface SessionOptions {
   step(actions: Action[]): Promise<StepResult>;
   /** A surfaced tool's record, rendered into the observation. */
   tool(id: string): Tool | undefined;
-  /** What the record keeps of a finished turn (the episode bounds its texts); the turn's answer gets the whole one. */
-  keep?(record: TurnRecord): TurnRecord;
+  /**
+   * Keeps a finished turn's record (the episode bounds its texts and packs it); the turn's answer gets the whole one.
+   */
+  keep(record: TurnRecord): void;
 }
 
 /** One turn's outcome: its record and whether the episode ended with it. */
@@ -45,7 +47,8 @@ interface Controller {
  */
 export class ProtocolSession {
   readonly state: RunState = newRunState();
-  readonly turns: TurnRecord[] = [];
+  /** Turns taken; their records go to `keep`. */
+  turnCount = 0;
   finish: Finish | undefined;
   answer: string | undefined;
   private controller: Controller | undefined;
@@ -60,7 +63,7 @@ export class ProtocolSession {
 
   async turn(text: string): Promise<SessionTurn> {
     const state = this.state;
-    const turn = this.turns.length + 1;
+    const turn = this.turnCount + 1;
     state.turn = turn;
     const message = parseMessage(text);
     const checked = checkMessage(message, this.options.protocol, state);
@@ -135,7 +138,8 @@ export class ProtocolSession {
   }
 
   private close(record: TurnRecord, finish: Finish | undefined): SessionTurn {
-    this.turns.push(this.options.keep ? this.options.keep(record) : record);
+    this.turnCount++;
+    this.options.keep(record);
     if (finish) this.finish = finish;
     return { record, done: this.done, ...(finish ? { finish } : {}) };
   }

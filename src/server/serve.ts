@@ -63,7 +63,7 @@ export interface ServeOptions {
   maxBatch?: number;
   /** `--security`: the REST surface's check of declared security. */
   security?: SecurityMode;
-  /** Live episodes at most (default 10,000). */
+  /** Live episodes at most (default: `episodeMaxBytes` over 16 KiB, 65,536). */
   maxEpisodes?: number;
   /** Idle time in milliseconds after which an episode is dropped (default 30 min). */
   episodeTtlMs?: number;

@@ -46,7 +46,7 @@ export class ErrorStream {
   readonly seed: number;
   readonly errorRate: number;
   readonly timeoutDelayMs: number;
-  private readonly kinds: { kind: InjectedErrorKind; upTo: number }[];
+  private readonly kinds: readonly { kind: InjectedErrorKind; upTo: number }[];
   private state: number;
   private drawn = 0;
 
@@ -56,7 +56,7 @@ export class ErrorStream {
     this.errorRate = checkRate(config.errorRate ?? DEFAULT_ERROR_RATE);
     this.timeoutDelayMs = config.timeoutDelayMs ?? DEFAULT_TIMEOUT_DELAY_MS;
     if (!(this.timeoutDelayMs >= 0)) throw new RangeError(`timeoutDelayMs must be >= 0, got ${this.timeoutDelayMs}`);
-    this.kinds = cumulative(config.errorKinds ?? DEFAULT_ERROR_KINDS);
+    this.kinds = cumulativeOf(config.errorKinds ?? DEFAULT_ERROR_KINDS);
     // Mix both halves of the seed so that seeds beyond 2^32 give distinct streams.
     this.state = (seed >>> 0) ^ Math.imul(Math.floor(seed / 2 ** 32) >>> 0, 0x9e3779b9);
   }
@@ -164,6 +164,20 @@ export function kindOfStatus(status: number): InjectedErrorKind | undefined {
 function checkRate(rate: number): number {
   if (!(rate >= 0 && rate <= 1)) throw new RangeError(`errorRate must be between 0 and 1, got ${rate}`);
   return rate;
+}
+
+/**
+ * The cumulative weights of each weights object, computed once: every episode opens a stream with the server's
+ * (a copy each was a quarter KiB of every live episode's heap).
+ */
+const cumulativeByWeights = new WeakMap<object, readonly { kind: InjectedErrorKind; upTo: number }[]>();
+
+function cumulativeOf(
+  weights: Partial<Record<InjectedErrorKind, number>>,
+): readonly { kind: InjectedErrorKind; upTo: number }[] {
+  let kinds = cumulativeByWeights.get(weights);
+  if (!kinds) cumulativeByWeights.set(weights, (kinds = cumulative(weights)));
+  return kinds;
 }
 
 function cumulative(weights: Partial<Record<InjectedErrorKind, number>>): { kind: InjectedErrorKind; upTo: number }[] {

@@ -199,6 +199,18 @@ describe('EpisodeStore in process', () => {
     assert.deepEqual(parsed, []);
   });
 
+  it('sizes the live cap from the memory budget when none is given: 16 KiB an episode', (t) => {
+    const small = storeWith({ maxBytes: 48 * 1024 });
+    const fallback = storeWith();
+    t.after(() => [small, fallback].forEach((store) => store.close()));
+    assert.deepEqual([small.maxEpisodes, fallback.maxEpisodes], [3, 65_536]);
+    for (let i = 0; i < 3; i++) small.create({});
+    assert.throws(
+      () => small.create({}),
+      (e: unknown) => e instanceof EpisodeError && e.status === 429 && /the server's cap is 3/.test(e.message),
+    );
+  });
+
   it('rejects options that make no sense', () => {
     assert.throws(() => storeWith({ maxEpisodes: 0 }), RangeError);
     assert.throws(() => storeWith({ ttlMs: 0 }), RangeError);
