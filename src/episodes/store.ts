@@ -249,8 +249,9 @@ export class EpisodeStore {
       [session, outcome] = [chat, turn];
     } else {
       if (request.message)
+        // A well-formed turn this episode's protocol does not take: a conflict with the episode, as turns after steps.
         throw new EpisodeError(
-          400,
+          409,
           '"message" is how a chat episode takes a turn; this episode speaks ' +
             `${episode.protocol}: send {"text": "<the assistant message>"}`,
           [{ path: '/message', message: 'is for protocol "chat"' }],

@@ -306,7 +306,7 @@ describe('chat episodes (native tool calling)', () => {
       const text = await createEpisode(url, {});
       const refused = (await expectProblem(
         await post(`${url}/v1/episodes/${text.id}/turns`, { message: { role: 'assistant', content: 'hi' } }),
-        400,
+        409,
       )) as Json;
       assert.match(String(refused.detail), /"message" is how a chat episode takes a turn/);
       const chat = await createEpisode(url, { protocol: 'chat' });

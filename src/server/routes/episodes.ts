@@ -166,7 +166,8 @@ export const episodeOperations: Operations = {
         '404': { $ref: '#/components/responses/UnknownEpisode' },
         '409': problemDoc(
           'The episode is done, or it already took JSON steps or calls: ' +
-            'an episode takes turns or JSON steps, never both.',
+            'an episode takes turns or JSON steps, never both; or a `message` turn to an episode whose protocol ' +
+            'takes `text`.',
         ),
         '413': PROBLEMS['413'],
       },
