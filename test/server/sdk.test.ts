@@ -13,6 +13,24 @@ import { startTestServer } from './helpers.js';
 
 const GITHUB = 'github.com:api.github.com';
 
+async function newEpisode(url: string): Promise<string> {
+  const response = await fetch(`${url}/v1/episodes`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ seed: 5 }),
+  });
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** fetch sending every request inside the episode, as an SDK's own transport would with a default header. */
+const episodeFetch =
+  (episode: string): typeof fetch =>
+  (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('x-toolenv-episode', episode);
+    return fetch(input, { ...init, headers });
+  };
+
 describe('vendor SDKs against the REST surface', () => {
   let server: RunningServer;
   let stripe: Stripe;
@@ -90,6 +108,44 @@ describe('vendor SDKs against the REST surface', () => {
         return true;
       },
     );
+  });
+
+  it('inside an episode, Octokit finds an issue at the number it was created as, and an org lists its own repositories', async () => {
+    const inEpisode = new Octokit({
+      baseUrl: server.apiUrls[GITHUB],
+      request: { retries: 0, fetch: episodeFetch(await newEpisode(server.url)) },
+    });
+    const { data: created } = await inEpisode.rest.issues.create({
+      owner: 'octo',
+      repo: 'world',
+      title: 'Kept by number',
+    });
+    const { data: found } = await inEpisode.rest.issues.get({
+      owner: 'octo',
+      repo: 'world',
+      issue_number: created.number,
+    });
+    assert.equal(found.title, 'Kept by number');
+    assert.equal(found.number, created.number);
+    const { data: repos } = await inEpisode.rest.repos.listForOrg({ org: 'github', per_page: 3 });
+    assert.ok(repos.length > 0 && repos.every((repo) => repo.owner.login === 'github'), JSON.stringify(repos));
+  });
+
+  it('inside an episode, stripe-node lists no more customers than its limit, the created one among them', async () => {
+    const inEpisode = new Stripe('sk_test_toolenv', {
+      host: new URL(server.apiUrls['stripe.com']!).hostname,
+      port: Number(new URL(server.apiUrls['stripe.com']!).port),
+      protocol: 'http',
+      maxNetworkRetries: 0,
+      httpClient: Stripe.createFetchHttpClient(episodeFetch(await newEpisode(server.url))),
+    });
+    const customer = await inEpisode.customers.create({ name: 'Ada Lovelace', metadata: { order_id: '6735' } });
+    assert.deepEqual(customer.metadata, { order_id: '6735' });
+    for (const limit of [1, 3]) {
+      const page = await inEpisode.customers.list({ limit });
+      assert.ok(page.data.length <= limit, `limit=${limit} listed ${page.data.length}`);
+      assert.ok(page.data.some((listed) => listed.id === customer.id));
+    }
   });
 
   it('the API’s document served from its port names that port’s root as its server', async () => {

@@ -232,6 +232,9 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 /** Synonyms for a field of an object the record holds: the repository's `owner.login`, a key's `user.login`. */
 const DOTTED_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   owner: ['owner.login', 'owner.username', 'owner.name'],
+  // The repositories of `/orgs/{org}/repos` are owned by that organization.
+  org: ['owner.login', 'organization.login', 'org.login'],
+  organization: ['owner.login', 'organization.login', 'org.login'],
   username: ['user.login', 'user.username', 'owner.login'],
   user: ['user.login', 'user.username'],
 };
@@ -333,13 +336,19 @@ function resourceId(tool: Tool, plan: Plan, args: Arguments): unknown {
   return ids.length === 1 ? args[ids[0]!] : undefined;
 }
 
-function listSize(args: Arguments): number | undefined {
+/** The page size a request asks for (`limit`, `per_page`, `PageSize`…): a positive whole number, as sent. */
+export function pageSize(args: Record<string, unknown>): number | undefined {
   for (const [key, value] of Object.entries(args)) {
     if (!LIST_SIZE_KEYS.has(nameKey(key))) continue;
     const size = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-    if (typeof size === 'number' && Number.isInteger(size) && size > 0) return Math.min(size, MAX_LIST);
+    if (typeof size === 'number' && Number.isInteger(size) && size > 0) return size;
   }
   return undefined;
+}
+
+function listSize(args: Arguments): number | undefined {
+  const size = pageSize(args);
+  return size === undefined ? undefined : Math.min(size, MAX_LIST);
 }
 
 /**
