@@ -68,10 +68,15 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
       if (value === NOTHING) return NOTHING;
     }
     seen?.add(canonicalJson(value));
+    // An item's `index` is its place in the list (OpenAI's choices and embeddings count from 0).
+    if (isIndexed(value)) value.index = out.length;
     out.push(value);
   }
   return out;
 }
+
+const isIndexed = (value: unknown): value is { index: number } =>
+  typeof value === 'object' && value !== null && Number.isInteger((value as { index?: unknown }).index);
 
 function generateItem(schemas: JsonSchema[], site: Site, walk: Walk, required: boolean): unknown {
   let persona: Persona | undefined;

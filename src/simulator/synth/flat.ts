@@ -58,6 +58,8 @@ export interface Flat {
   contains: JsonSchema | undefined;
   minContains: number | undefined;
   examples: unknown[];
+  /** The first `description` met: what the document says the value is (`The recipient's phone number`). */
+  description: string | undefined;
   mustMatch: JsonSchema[];
   mustNotMatch: JsonSchema[];
   /** Whether a random choice was made (a branch, a condition): another try may come out differently. */
@@ -99,6 +101,7 @@ function emptyFlat(): Flat {
     contains: undefined,
     minContains: undefined,
     examples: [],
+    description: undefined,
     mustMatch: [],
     mustNotMatch: [],
     chose: false,
@@ -288,6 +291,9 @@ function absorb(flat: Flat, pending: Pending, schema: JsonSchema | undefined): v
         break;
       case 'examples':
         if (Array.isArray(value)) flat.examples.push(...value);
+        break;
+      case 'description':
+        if (typeof value === 'string') flat.description ??= value;
         break;
       case 'example':
       case 'default':
