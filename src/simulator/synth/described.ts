@@ -44,8 +44,9 @@ export function linkFor(site: Site, walk: Walk): string | null | undefined {
 
 /**
  * A string the document's words or the API's path decide, where the schema has no enum, const or example: a value
- * its description says it always has, a listing's links to its own pages, the resource type of an `object` discriminator (`chat.completion` for
- * `/chat/completions`, `list` for a listing's envelope), a stop reason's token, a phone number by its description.
+ * its description says it always has, a listing's links to its own pages, the resource type of an `object`
+ * discriminator (`chat.completion` for `/chat/completions`, `list` for a listing's envelope), a stop reason's token,
+ * a phone number by its description.
  */
 export function describedString(description: string | undefined, site: Site, walk: Walk): string | undefined {
   if (description !== undefined) {
