@@ -146,6 +146,12 @@ export function relate(
     out[key] = value;
     return true;
   };
+  // A repository's `full_name` is its owner's login and its name (GitHub, Gitea): an org's listing shows the org.
+  const owner = out.owner as { login?: unknown } | undefined;
+  if (typeof out.full_name === 'string' && typeof out.name === 'string' && typeof owner?.login === 'string') {
+    const full = `${owner.login}/${out.name}`;
+    if (out.full_name !== full) replace('full_name', full);
+  }
   let lists: [string, unknown[]][] | undefined;
   for (const name in out) {
     const summed = typeof out[name] === 'number' ? /^total_(.+)$/.exec(nameKey(name))?.[1] : undefined;
