@@ -31,6 +31,23 @@ function pageLink(page: PageLink, which: string | undefined, kind: string): stri
   return kind === 'uri' || !page.server ? `${page.path}${search}` : `${page.server}${page.path}${search}`;
 }
 
+/** What a description says, read once per description: the same few thousand recur on every call. */
+interface Said {
+  always: string | undefined;
+  phone: boolean;
+}
+const saids = new Map<string, Said>();
+
+function saidOf(description: string): Said {
+  let said = saids.get(description);
+  if (said === undefined) {
+    said = { always: ALWAYS.exec(description)?.[1], phone: PHONE.test(description) };
+    if (saids.size >= 20_000) saids.clear();
+    saids.set(description, said);
+  }
+  return said;
+}
+
 /**
  * A listing's link at this field (`next_page_uri`…): null where there is no such page (the previous of the first);
  * undefined where the field is no page link.
@@ -49,15 +66,13 @@ export function linkFor(site: Site, walk: Walk): string | null | undefined {
  * a phone number by its description.
  */
 export function describedString(description: string | undefined, site: Site, walk: Walk): string | undefined {
-  if (description !== undefined) {
-    const always = ALWAYS.exec(description)?.[1];
-    if (always !== undefined) return always;
-  }
+  const said = description === undefined ? undefined : saidOf(description);
+  if (said?.always !== undefined) return said.always;
   const link = linkFor(site, walk);
   if (link !== undefined) return link ?? undefined;
   if (site.key === 'object' && site.inRecord && walk.echo.typeName !== undefined)
     return site.depth === 1 && walk.echo.listing ? 'list' : walk.echo.typeName;
   if (STOP_REASON.test(site.key)) return rng.pick(STOP_TOKENS);
-  if (description !== undefined && PHONE.test(description)) return `+1${faker.string.numeric(10)}`;
+  if (said?.phone) return `+1${faker.string.numeric(10)}`;
   return undefined;
 }
