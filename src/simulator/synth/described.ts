@@ -56,7 +56,9 @@ export function linkFor(site: Site, walk: Walk): string | null | undefined {
   const page = walk.echo.page;
   if (site.depth !== 1 || page === undefined) return undefined;
   const link = LINK.exec(site.key);
-  return link ? pageLink(page, link[1], link[2]!) : undefined;
+  // Only a paged listing's `uri` is its own link: another GET's `uri` is what it fetched (a download's).
+  if (!link || page.pageParam === undefined) return undefined;
+  return pageLink(page, link[1], link[2]!);
 }
 
 /**
