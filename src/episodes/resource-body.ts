@@ -35,15 +35,15 @@ export function replaceAt(body: unknown, path: BodyPath, value: unknown): unknow
 }
 
 /**
- * The id field of a resource object: the item parameter's name (`petId`), `name` when that parameter is the noun's
- * name (`pool_name`: Airflow's pools are keyed by their name), `id`, `{noun}_id`, `uuid` or `key`, compared as name
- * keys.
+ * The id field of a resource object: the member the API addresses it by, named as its item parameter (`petId`) or
+ * as that parameter less the collection's noun (`issue_number` of `/issues` is an issue's `number`, not its `id`;
+ * Airflow's `pool_name` a pool's `name`),
+ * then `id`, `{noun}_id`, `uuid` or `key`, compared as name keys.
  */
 export function idField(record: Json, noun: string, preferred?: string): string | undefined {
-  const byName = noun !== '' && preferred !== undefined && nameKey(preferred) === `${noun}_name`;
-  const wanted = [preferred && nameKey(preferred), byName && 'name', 'id', noun && `${noun}_id`, 'uuid', 'key'].filter(
-    (k): k is string => !!k,
-  );
+  const param = preferred && nameKey(preferred);
+  const field = param && noun && param.startsWith(`${noun}_`) ? param.slice(noun.length + 1) : undefined;
+  const wanted = [param, field, 'id', noun && `${noun}_id`, 'uuid', 'key'].filter((k): k is string => !!k);
   const fields = Object.keys(record).filter((field) => isId(record[field]));
   for (const key of wanted) {
     const field = fields.find((f) => nameKey(f) === key);

@@ -1,5 +1,5 @@
 import type { ParamBinding, Tool } from '../library/tool.js';
-import { nameKey, singular } from '../simulator/synth/names.js';
+import { segmentKey, singular } from '../simulator/synth/names.js';
 import type { Arguments } from '../simulator/types.js';
 import { isRecord } from './resource-body.js';
 
@@ -101,7 +101,7 @@ function shapeOf(tool: Tool): RouteShape | undefined {
         ...(itemParam === undefined ? {} : { itemParam }),
         path,
         template: path.replace(PARAM, '{}'),
-        noun: singular(nameKey(literal[literal.length - 1] ?? '')),
+        noun: singular(segmentKey(literal[literal.length - 1] ?? '')),
         inPath: new Set([...tool.origin.path.matchAll(PARAM)].map((m) => m[1]!)),
       };
     }

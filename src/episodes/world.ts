@@ -1,6 +1,7 @@
 import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { CallResult } from '../simulator/types.js';
 import { at, idField, isRecord, listPath, recordPath, replaceAt, type Json } from './resource-body.js';
+import { pageSize } from '../simulator/synth/echo.js';
 import { collectionKey, type Collection, type ResourceOp } from './resource-op.js';
 
 /** What world state did to a call, reported as the observation's `state`. */
@@ -38,7 +39,8 @@ export type ItemParamLookup = (api: string, template: string) => string | undefi
  * - delete (DELETE of an item, 2xx): later reads, updates and deletes of it are 404 (`missing`).
  * - list (GET of a collection, 2xx): in the list (the body array, or its `items`/`data`/plural member) remembered
  *   resources replace items with their id, deleted ones are dropped, and the rest are appended in creation order —
- *   those whose members equal every query argument of the same name.
+ *   those whose members equal every query argument of the same name; a page size the request asked for (`limit`,
+ *   `per_page`…) bounds the list, the simulator's items giving way to the episode's.
  * Reads of ids the episode never touched, and calls of any other shape, are answered as the simulator answered.
  * Memory is bounded by `budget` bytes (resource JSON, ids and collection keys): a create, update or delete that
  * would pass it is not remembered (an updated resource is forgotten, so later reads fall through to the simulator
@@ -169,19 +171,43 @@ export class WorldState {
     const listed = at(result.body, path) as unknown[];
     const seen = new Set<string>();
     const items: unknown[] = [];
+    // The episode's own resources, kept when the page is cut to its size before the simulator's.
+    const remembered = new Set<unknown>();
     for (const item of listed) {
       const field = isRecord(item) ? idField(item, op.collection.noun, preferred) : undefined;
       const entry = field === undefined ? undefined : entries.get(String((item as Json)[field]));
       if (entry === DELETED) continue;
       if (entry) seen.add(String((item as Json)[field!]));
       items.push(entry ? structuredClone(entry.value) : item);
+      if (entry) remembered.add(items[items.length - 1]);
     }
     for (const [id, entry] of entries) {
-      if (entry !== DELETED && !seen.has(id) && matches(entry.value, op.filters))
+      if (entry !== DELETED && !seen.has(id) && matches(entry.value, op.filters)) {
         items.push(structuredClone(entry.value));
+        remembered.add(items[items.length - 1]);
+      }
     }
-    return { result: changed(result, path, listed, items), state: 'listed' };
+    return {
+      result: changed(result, path, listed, withinPage(items, remembered, pageSize(op.filters))),
+      state: 'listed',
+    };
   }
+}
+
+/**
+ * A page no longer than the size the request asked for (`limit=3` lists at most 3): the simulator's own items go
+ * first, from the end, so the episode's resources stay listed; order is kept.
+ */
+function withinPage(items: unknown[], remembered: ReadonlySet<unknown>, size: number | undefined): unknown[] {
+  if (size === undefined || items.length <= size) return items;
+  let surplus = items.length - size;
+  const kept: unknown[] = [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    if (surplus > 0 && !remembered.has(items[i])) surplus--;
+    else kept.push(items[i]);
+  }
+  kept.reverse();
+  return kept.length > size ? kept.slice(0, size) : kept;
 }
 
 function stored(value: Json, idField: string): Stored {

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../library/tool.js';
 import { canonicalJson } from '../canonical.js';
+import { satisfies } from './check.js';
 import { rng } from './faker.js';
 import type { Flat } from './flat.js';
 import { singular } from './names.js';
@@ -68,10 +69,20 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
       if (value === NOTHING) return NOTHING;
     }
     seen?.add(canonicalJson(value));
+    // An item's `index` is its place in the list (OpenAI's choices and embeddings count from 0), where its schema
+    // takes that number.
+    if (isIndexed(value) && value.index !== out.length) {
+      const drawn = value.index;
+      value.index = out.length;
+      if (schemas.some((schema) => satisfies(schema, value) === false)) value.index = drawn;
+    }
     out.push(value);
   }
   return out;
 }
+
+const isIndexed = (value: unknown): value is { index: number } =>
+  typeof value === 'object' && value !== null && Number.isInteger((value as { index?: unknown }).index);
 
 function generateItem(schemas: JsonSchema[], site: Site, walk: Walk, required: boolean): unknown {
   let persona: Persona | undefined;

@@ -1,6 +1,6 @@
 import type { Tool } from '../../library/tool.js';
 import type { Arguments } from '../types.js';
-import { lastWord, nameKey, singular } from './names.js';
+import { lastWord, nameKey, segmentKey, singular } from './names.js';
 
 /**
  * What a response repeats from its request: asking for pet 42 returns pet 42, filtering by status returns that status.
@@ -30,6 +30,29 @@ export interface Echo {
   search: string[] | undefined;
   /** The call reads one existing resource (`GET /pets/{petId}`): it is not deleted, archived or disabled. */
   reads: boolean;
+  /** The call lists a collection (a GET whose path ends in a literal): its envelope is a list. */
+  listing: boolean;
+  /**
+   * The resource's type as APIs name it in an `object` discriminator: the path's literal segments after its last
+   * parameter, singular, joined by dots (`chat.completion` of `/chat/completions`, `customer` of
+   * `/v1/customers/{customer}`, `checkout.session`).
+   */
+  typeName: string | undefined;
+  /** Where the request went, for a listing's links to itself and its pages; undefined for other calls. */
+  page: PageLink | undefined;
+}
+
+/** A listing request as sent: its path with the parameters filled in, its query, the API's server. */
+export interface PageLink {
+  path: string;
+  query: [string, string][];
+  /** The query parameter numbering pages (`Page`, `page`), when the operation declares one. */
+  pageParam: string | undefined;
+  /** The number of the first page: the parameter's minimum or default, else 1. */
+  firstPage: number;
+  /** The page asked for: the page parameter as sent, else the first. */
+  current: number;
+  server: string;
 }
 
 /** What `echoFrom` needs of a tool, worked out once per tool record. */
@@ -50,6 +73,8 @@ interface Plan {
   /** Properties sent as headers or cookies: transport, not data the answer repeats. */
   transport: Set<string>;
   reads: boolean;
+  listing: boolean;
+  typeName: string | undefined;
 }
 
 /** Keys whose value is the record itself (or a list of them) in an envelope: `{"data": {...}}`, `{"items": [...]}`. */
@@ -232,6 +257,9 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 /** Synonyms for a field of an object the record holds: the repository's `owner.login`, a key's `user.login`. */
 const DOTTED_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   owner: ['owner.login', 'owner.username', 'owner.name'],
+  // The repositories of `/orgs/{org}/repos` are owned by that organization.
+  org: ['owner.login', 'organization.login', 'org.login'],
+  organization: ['owner.login', 'organization.login', 'org.login'],
   username: ['user.login', 'user.username', 'owner.login'],
   user: ['user.login', 'user.username'],
 };
@@ -263,7 +291,7 @@ function resourceNouns(tool: Tool): string[] {
   if (tool.origin.format === 'openapi') {
     const segments = tool.origin.path.split('/').filter((segment) => segment && !segment.startsWith('{'));
     const noun = segments[segments.length - 1];
-    if (noun) return [nameKey(noun)];
+    if (noun) return [segmentKey(noun)];
   }
   const words = nameKey(tool.id.split('__').pop() ?? tool.name)
     .split('_')
@@ -282,6 +310,22 @@ function idProperty(tool: Tool): string | undefined {
   );
 }
 
+/** Segments naming no resource: versions (`v1`, `2010-04-01`) and `api`. */
+const NOT_A_TYPE = /^(?:v\d+(?:[._]\d+)*|\d{4}-\d{2}-\d{2}|api|rest)$/i;
+
+function typeNameOf(path: string): string | undefined {
+  const segments = path.split('/').filter(Boolean);
+  while (segments.length && segments[segments.length - 1]!.startsWith('{')) segments.pop();
+  const after = segments.slice(segments.findLastIndex((segment) => segment.startsWith('{')) + 1);
+  const words = after
+    .filter((segment) => !NOT_A_TYPE.test(segment))
+    .map(segmentKey)
+    .slice(-2);
+  if (!words.length || words.some((word) => word === '')) return undefined;
+  words[words.length - 1] = singular(words[words.length - 1]!);
+  return words.join('.');
+}
+
 const plans = new WeakMap<Tool, Plan>();
 
 function planOf(tool: Tool): Plan {
@@ -296,7 +340,7 @@ function planOf(tool: Tool): Plan {
   if (tool.origin.format === 'openapi') {
     for (const segment of tool.origin.path.split('/')) {
       if (!segment || segment.startsWith('{')) continue;
-      const key = nameKey(segment);
+      const key = segmentKey(segment);
       if (!resources.has(key)) collections.add(key).add(singular(key));
     }
   }
@@ -318,6 +362,8 @@ function planOf(tool: Tool): Plan {
     wholeBody,
     transport,
     reads: method === 'get' && id !== undefined,
+    listing: method === 'get' && tool.origin.format === 'openapi' && id === undefined,
+    typeName: tool.origin.format === 'openapi' ? typeNameOf(tool.origin.path) : undefined,
   };
   plans.set(tool, plan);
   return plan;
@@ -333,13 +379,19 @@ function resourceId(tool: Tool, plan: Plan, args: Arguments): unknown {
   return ids.length === 1 ? args[ids[0]!] : undefined;
 }
 
-function listSize(args: Arguments): number | undefined {
+/** The page size a request asks for (`limit`, `per_page`, `PageSize`…): a positive whole number, as sent. */
+export function pageSize(args: Record<string, unknown>): number | undefined {
   for (const [key, value] of Object.entries(args)) {
     if (!LIST_SIZE_KEYS.has(nameKey(key))) continue;
     const size = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-    if (typeof size === 'number' && Number.isInteger(size) && size > 0) return Math.min(size, MAX_LIST);
+    if (typeof size === 'number' && Number.isInteger(size) && size > 0) return size;
   }
   return undefined;
+}
+
+function listSize(args: Arguments): number | undefined {
+  const size = pageSize(args);
+  return size === undefined ? undefined : Math.min(size, MAX_LIST);
 }
 
 /**
@@ -400,7 +452,36 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
     listSize: listSize(args),
     search,
     reads: plan.reads,
+    listing: plan.listing,
+    typeName: plan.typeName,
+    page: plan.listing ? pageLink(tool, args) : undefined,
   };
+}
+
+const PAGE_PARAMS = new Set(['page', 'page_number', 'page_index', 'pageno', 'page_no']);
+
+function pageLink(tool: Tool, args: Arguments): PageLink | undefined {
+  if (tool.origin.format !== 'openapi') return undefined;
+  let path = tool.origin.path;
+  const query: [string, string][] = [];
+  let pageParam: string | undefined;
+  let firstPage = 1;
+  for (const [property, binding] of Object.entries(tool.bindings ?? {})) {
+    const value = args[property];
+    if (binding.in === 'query' && PAGE_PARAMS.has(nameKey(binding.name))) {
+      pageParam = binding.name;
+      const declared = tool.parameters.properties?.[property] as { minimum?: unknown; default?: unknown } | undefined;
+      const first = declared?.minimum ?? declared?.default;
+      if (typeof first === 'number' && Number.isInteger(first) && first >= 0) firstPage = first;
+    }
+    if (value === undefined || value === null || typeof value === 'object') continue;
+    if (binding.in === 'path') path = path.replace(`{${binding.name}}`, encodeURIComponent(String(value)));
+    else if (binding.in === 'query') query.push([binding.name, String(value)]);
+  }
+  if (path.includes('{')) return undefined;
+  const sent = pageParam === undefined ? undefined : Number(query.find(([name]) => name === pageParam)?.[1]);
+  const current = sent !== undefined && Number.isInteger(sent) ? sent : firstPage;
+  return { path, query, pageParam, firstPage, current, server: (tool.origin.server ?? '').replace(/\/+$/, '') };
 }
 
 /** Request objects' fields by name key, built once per object: every field of every listed record looks them up. */

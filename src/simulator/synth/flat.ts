@@ -59,6 +59,8 @@ export interface Flat {
   contains: JsonSchema | undefined;
   minContains: number | undefined;
   examples: unknown[];
+  /** The first `description` met: what the document says the value is (`The recipient's phone number`). */
+  description: string | undefined;
   mustMatch: JsonSchema[];
   mustNotMatch: JsonSchema[];
   /** Whether a random choice was made (a branch, a condition): another try may come out differently. */
@@ -100,6 +102,7 @@ function emptyFlat(): Flat {
     contains: undefined,
     minContains: undefined,
     examples: [],
+    description: undefined,
     mustMatch: [],
     mustNotMatch: [],
     chose: false,
@@ -303,6 +306,9 @@ function absorb(
         break;
       case 'examples':
         if (Array.isArray(value)) flat.examples.push(...value);
+        break;
+      case 'description':
+        if (typeof value === 'string') flat.description ??= value;
         break;
       case 'example':
       case 'default':

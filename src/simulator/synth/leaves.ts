@@ -1,3 +1,4 @@
+import { describedString } from './described.js';
 import { faker, rng } from './faker.js';
 import { jsonType, lengthOf, numberFits, stringFits } from './fits.js';
 import type { Flat, JsonType } from './flat.js';
@@ -209,6 +210,15 @@ function plainFallback(min: number, max: number, ok: (value: string) => boolean)
   return undefined;
 }
 
+/**
+ * A path from the API's base fits a string declared a `uri`: vendors that name a link a URI serve it relative (Twilio's
+ * `next_page_uri`) while their documents declare the absolute form.
+ */
+function referenceFits(value: string, flat: Flat): boolean {
+  if (!value.startsWith('/') || !flat.formats.includes('uri')) return false;
+  return stringFits(value, { ...flat, formats: flat.formats.filter((format) => format !== 'uri') });
+}
+
 export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
   const ok = (value: unknown): value is string => typeof value === 'string' && stringFits(value, flat);
   const context = fieldContext(site);
@@ -223,6 +233,8 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     }
     const sample = example(flat);
     if (ok(sample)) return sample;
+    const described = describedString(flat.description, site, walk);
+    if (described !== undefined && (stringFits(described, flat) || referenceFits(described, flat))) return described;
     named = namedString(context);
     const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
     const documented = entry && priorString(entry, site.key, named, ok);

@@ -18,6 +18,14 @@ export function nameKey(name: string): string {
   return key;
 }
 
+/** Name keys of a record's own identifier (Twilio's is its `sid`): always there, never null. */
+export const ID_KEYS: ReadonlySet<string> = new Set(['id', 'sid', 'uuid', 'guid']);
+
+/** A path segment as a name key, less a file extension (Twilio's `Messages.json` is `messages`). */
+export function segmentKey(segment: string): string {
+  return nameKey(segment.replace(/\.(?:json|xml|csv|yaml)$/i, ''));
+}
+
 /** The singular of a plural field name, for naming the items of an array (`categories` → `category`). */
 export function singular(key: string): string {
   if (/ies$/.test(key)) return `${key.slice(0, -3)}y`;

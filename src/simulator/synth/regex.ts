@@ -34,8 +34,16 @@ const PROPERTY_ESCAPES: [RegExp, string][] = [
 const WIDE_REPEAT = /\{(\d+),(\d+)\}/g;
 const REPEAT_SPAN = 8;
 
+/** A hex class admitting both cases (`[0-9a-fA-F]`, any order): vendors write hex in lower case (Twilio's `SM…`). */
+const EITHER_CASE_HEX = /\[(?:0-9|a-f|A-F){3}\]/g;
+const lowerHex = (whole: string) =>
+  whole.includes('a-f') && whole.includes('A-F') && whole.includes('0-9') ? '[0-9a-f]' : whole;
+
 function generationSource(pattern: string): string {
-  const plain = PROPERTY_ESCAPES.reduce((source, [from, to]) => source.replace(from, to), pattern);
+  const plain = PROPERTY_ESCAPES.reduce((source, [from, to]) => source.replace(from, to), pattern).replace(
+    EITHER_CASE_HEX,
+    lowerHex,
+  );
   return plain.replace(WIDE_REPEAT, (whole, min: string, max: string) =>
     Number(max) - Number(min) > REPEAT_SPAN ? `{${min},${Number(min) + REPEAT_SPAN}}` : whole,
   );

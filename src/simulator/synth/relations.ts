@@ -105,8 +105,31 @@ const countOf = (value: unknown) =>
 const sameAs = (value: unknown, want: unknown) =>
   value === want || (value !== null && typeof value !== 'object' && String(value) === String(want));
 
+/** Parts that are taken away from a total, or are no part of it, rather than added: a discount, a limit. */
+const NOT_A_PART =
+  /(?:^|_)(?:discount|discounts|refund|refunded|credit|max|min|avg|average|limit|remaining|total)(?:_|$)/;
+
 /**
- * Makes an object's fields agree with each other: `X_count` is the length of `X`, a page's `count` the length of its
+ * The sum of `total_X`'s parts: the number siblings named `…_X` (`prompt_tokens` and `completion_tokens` of
+ * `total_tokens`), when there are two or more.
+ */
+function sumOfParts(out: Record<string, unknown>, total: string, unit: string): number | undefined {
+  let sum = 0;
+  let parts = 0;
+  for (const other in out) {
+    const key = nameKey(other);
+    const value = out[other];
+    if (other === total || !key.endsWith(`_${unit}`) || NOT_A_PART.test(key.slice(0, -unit.length - 1))) continue;
+    if (typeof value !== 'number') continue;
+    sum += value;
+    parts++;
+  }
+  return parts >= 2 ? sum : undefined;
+}
+
+/**
+ * Makes an object's fields agree with each other: `total_X` is the sum of its parts (`total_tokens` of
+ * `prompt_tokens` and `completion_tokens`), `X_count` is the length of `X`, a page's `count` the length of its
  * one list and its `total` at least that, `created_at` ≤ `updated_at` and `start` ≤ `end`. `regenerate` draws a
  * field again through its schema, asked for a value: only a redraw that gives exactly that value is kept, so the
  * body stays valid.
@@ -123,8 +146,19 @@ export function relate(
     out[key] = value;
     return true;
   };
+  // A repository's `full_name` is its owner's login and its name (GitHub, Gitea): an org's listing shows the org.
+  const owner = out.owner as { login?: unknown } | undefined;
+  if (typeof out.full_name === 'string' && typeof out.name === 'string' && typeof owner?.login === 'string') {
+    const full = `${owner.login}/${out.name}`;
+    if (out.full_name !== full) replace('full_name', full);
+  }
   let lists: [string, unknown[]][] | undefined;
   for (const name in out) {
+    const summed = typeof out[name] === 'number' ? /^total_(.+)$/.exec(nameKey(name))?.[1] : undefined;
+    if (summed !== undefined) {
+      const sum = sumOfParts(out, name, summed);
+      if (sum !== undefined && sum !== out[name]) replace(name, sum);
+    }
     const role = roleOf(nameKey(name));
     if (role === undefined) continue;
     if (role.kind === 'count') {

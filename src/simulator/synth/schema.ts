@@ -1,3 +1,5 @@
+import { linkFor } from './described.js';
+import { ID_KEYS } from './names.js';
 import type { JsonSchema } from '../../library/tool.js';
 import { canonicalJson } from '../canonical.js';
 import { arrayFor } from './arrays.js';
@@ -184,8 +186,13 @@ function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
   }
   const solid = types.filter((type) => type !== 'null');
   // Nullable fields are null now and then (as often as the vendors' examples show them null), ids never: a record
-  // without its id looks broken.
-  if (solid.length === 0 || (solid.length < types.length && site.key !== 'id' && rng.chance(nullChance(site, walk))))
+  // without its id looks broken. A link to a page there is not (before the first) is null.
+  if (
+    solid.length === 0 ||
+    (solid.length < types.length &&
+      !ID_KEYS.has(site.key) &&
+      (rng.chance(nullChance(site, walk)) || linkFor(site, walk) === null))
+  )
     return 'null';
   return rng.pick(solid);
 }
