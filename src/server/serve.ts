@@ -28,7 +28,7 @@ import { takeConnections } from './cluster/handoff.js';
 import { apiBaseUrl } from './rest/catalog.js';
 import { API_ROOT_HEADER } from './rest/document.js';
 import type { SecurityMode } from './rest/security.js';
-import { Upstream, type UpstreamSettings } from '../simulator/upstream/upstream.js';
+import type { Upstream, UpstreamSettings } from '../simulator/upstream/upstream.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
 
@@ -154,8 +154,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       throw new ApiPortError(
         '--api-port cannot be served with --workers above 1: the workers listen on no port of their own',
       );
-    if (options.upstream)
+    if (options.upstream) {
+      // Loaded only with --upstream: forwarding, its log and the base-URL matcher are most servers' dead weight.
+      const { Upstream } = await import('../simulator/upstream/upstream.js');
       upstream = new Upstream({ ...options.upstream, documents: (apiId) => store.apiDocument(apiId) });
+    }
     if (options.cache !== undefined)
       cache = await openResponseCache(options.cache, options.cacheMode, {
         maxEntryBytes: options.cacheMaxEntryBytes,
