@@ -10,7 +10,7 @@ export interface RewardContext {
   /** G_dep of the served library, undefined when none was built (L2 and L3 are then not scored). */
   graph(): SubgraphSource | undefined;
   /** The judge for a request: the one it names, the server's (`serve --judge`), or none (`"judge": false`). */
-  judge(requested: ParsedRewardRequest['judge']): AnswerJudge | undefined;
+  judge(requested: ParsedRewardRequest['judge']): Promise<AnswerJudge | undefined>;
 }
 
 /**
@@ -29,7 +29,7 @@ export async function episodeRewards(
   if (!episode || !trajectory) throw unknownEpisode(id, episodes.ttlMs);
   const outcome = await answerOutcome(trajectory, {
     verdicts: request.verdicts,
-    judge: context.judge(request.judge),
+    judge: await context.judge(request.judge),
     memo: episode.judged,
   });
   return scoreTrajectory(trajectory, outcome, context.graph());

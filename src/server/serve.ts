@@ -12,7 +12,6 @@ import { PROBLEM_CONTENT_TYPE, problem, type Problem } from '../simulator/proble
 import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
 import type { EpisodeTask } from '../wire/episodes.js';
-import { createAnswerJudge } from '../rl/judge.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { keyCheck } from './auth.js';
 import type { CoercionMode } from '../simulator/lax.js';
@@ -190,6 +189,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
     });
+    // Loaded only with --judge, as the judges requests name are.
+    const judge =
+      options.judge === undefined
+        ? undefined
+        : (await import('../rl/judge.js')).createAnswerJudge(options.judge, { apiKey: options.judgeApiKey });
     const { app, listener, openenv } = nodeListener({
       store,
       simulator,
@@ -199,8 +203,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       idPrefix: prefix,
       openenvTasks: options.openenvTasks,
       seed: options.seed ?? 0,
-      judge:
-        options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey }),
+      judge,
       metrics: {
         toPrometheus: () =>
           [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])]
