@@ -22,8 +22,9 @@ register('data:text/javascript,' + encodeURIComponent(\`
   }\`));
 const load = Module._load;
 Module._load = function (request, parent, isMain) {
+  const loaded = load.apply(this, arguments);
   appendFileSync(file, Module._resolveFilename(request, parent, isMain) + '\\n');
-  return load.apply(this, arguments);
+  return loaded;
 };
 `;
 
