@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
 import type { RewardContext } from '../episodes/rewards.js';
-import { answerOutcome, scoreTrajectory } from '../rl/rewards.js';
 import { problemResponse } from '../http/problem-response.js';
 import { json, PROBLEMS, type Operations } from '../server/openapi-parts.js';
 
@@ -61,6 +60,7 @@ function runApp(root: string | undefined, rewards: RewardContext): Hono {
       });
     // A training run keeps only the reward totals per rollout: the breakdown is scored again, by the server's own
     // functions, without a judge (R_ans then comes from the task's expected answer or is flagged).
+    const { answerOutcome, scoreTrajectory } = await import('../rl/rewards.js');
     const scored =
       saved.rewards ?? scoreTrajectory(saved.trajectory, await answerOutcome(saved.trajectory, {}), rewards.graph());
     return c.json({ ...saved, rewards: scored, rescored: saved.rewards === undefined });

@@ -36,6 +36,7 @@ const LAZY = [
   '/node_modules/ajv/',
   '/node_modules/ajv-formats/',
   '/dist/src/rl/judge.js',
+  '/dist/src/rl/rewards.js',
   '/dist/src/simulator/upstream/upstream.js',
   '/dist/src/protocol/session.js',
   '/dist/src/chat/session.js',
