@@ -2,49 +2,45 @@ import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import { ReportedFailure } from '../terminal/errors.js';
 import { describeFailure } from './failure.js';
-import { registerLibrary } from './library/index.js';
-import { registerBench } from './bench.js';
-import { registerGraph } from './graph/index.js';
-import { registerSearch } from './search/index.js';
-import { registerCall } from './call.js';
-import { registerCache } from './cache/index.js';
-import { registerServe } from './serve.js';
-import { registerModel } from './model.js';
-import { registerEval } from './eval.js';
-import { registerReward } from './reward.js';
-import { registerExport } from './export.js';
-import { registerTasks } from './tasks/index.js';
-import { registerTrain } from './train.js';
-import { registerSft } from './sft.js';
-import { registerFidelity } from './fidelity.js';
-import { registerConformance } from './conformance.js';
 
 /**
- * Every command is declared up front, so each register file imports only what declaring needs (commander, output.ts,
- * tiny constant modules); its action loads the implementation with `await import()`. A heavy static import in any
- * of them is paid by every command, `--version` and `serve` included.
+ * Each command's declaration, in the order help lists them. Each register file imports only what declaring needs
+ * (commander, output.ts, tiny constant modules); its action loads the implementation with `await import()`. A heavy
+ * static import in any of them is paid by every command, `--version` and `serve` included.
  */
-export function buildProgram(): Command {
+const COMMANDS: Record<string, () => Promise<(program: Command) => void>> = {
+  library: async () => (await import('./library/index.js')).registerLibrary,
+  bench: async () => (await import('./bench.js')).registerBench,
+  graph: async () => (await import('./graph/index.js')).registerGraph,
+  search: async () => (await import('./search/index.js')).registerSearch,
+  call: async () => (await import('./call.js')).registerCall,
+  cache: async () => (await import('./cache/index.js')).registerCache,
+  serve: async () => (await import('./serve.js')).registerServe,
+  model: async () => (await import('./model.js')).registerModel,
+  eval: async () => (await import('./eval.js')).registerEval,
+  reward: async () => (await import('./reward.js')).registerReward,
+  export: async () => (await import('./export.js')).registerExport,
+  tasks: async () => (await import('./tasks/index.js')).registerTasks,
+  train: async () => (await import('./train.js')).registerTrain,
+  sft: async () => (await import('./sft.js')).registerSft,
+  fidelity: async () => (await import('./fidelity.js')).registerFidelity,
+  conformance: async () => (await import('./conformance.js')).registerConformance,
+};
+
+/**
+ * The program for a command line (`process.argv`). One that names its command declares only that one: the others'
+ * declarations, and the modules they import, are no part of its start (a fifth of `serve`'s). Anything else (help,
+ * `--version`, an unknown command) declares them all, so help and commander's suggestions are unchanged.
+ */
+export async function buildProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('toolenv')
     .description('ToolEnv: a tool-environment simulator for agent RL (50,011 real tool interfaces, simulated)')
     .version(packageVersion())
     .showHelpAfterError(false);
-  registerLibrary(program);
-  registerBench(program);
-  registerGraph(program);
-  registerSearch(program);
-  registerCall(program);
-  registerCache(program);
-  registerServe(program);
-  registerModel(program);
-  registerEval(program);
-  registerReward(program);
-  registerExport(program);
-  registerTasks(program);
-  registerTrain(program);
-  registerSft(program);
-  registerFidelity(program);
-  registerConformance(program);
+  const named = argv[2];
+  const declared = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+  // Loaded together, so that their file reads overlap; declared in order.
+  for (const register of await Promise.all(declared.map((name) => COMMANDS[name]!()))) register(program);
   configure(program);
   return program;
 }
@@ -86,7 +82,7 @@ function commandPath(command: Command): string {
 
 /** Runs the CLI; resolves to the process exit code (0 ok, 1 failure, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv);
     return 0;

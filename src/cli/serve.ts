@@ -260,19 +260,13 @@ export function registerServe(program: Command): void {
 
       const start = async (): Promise<Serving> => {
         // Loaded together, so that their file reads overlap.
-        const [
-          { startServer, ApiPortError },
-          { examplesResponder },
-          { threadedSynthResponder },
-          { runRoutes },
-          { synthesizedTasks },
-        ] = await Promise.all([
-          import('../server/serve.js'),
-          import('../simulator/examples.js'),
-          import('../simulator/synth/threaded.js'),
-          import('../studio/routes.js'),
-          import('../tasks/synth/default-tasks.js'),
-        ]);
+        const [{ startServer, ApiPortError }, { examplesResponder }, { threadedSynthResponder }, { runRoutes }] =
+          await Promise.all([
+            import('../server/serve.js'),
+            import('../simulator/examples.js'),
+            import('../simulator/synth/threaded.js'),
+            import('../studio/routes.js'),
+          ]);
         // Synthesis runs on a thread of its own: fresh calls cost the event loop little more than cached ones.
         const synth = threadedSynthResponder(flags.library);
         const responders = await respondersFromFlags(flags.responder, flags, { example: examplesResponder, synth });
@@ -304,7 +298,7 @@ export function registerServe(program: Command): void {
           judge: flags.judge,
           judgeApiKey: flags.judgeApiKey,
           // Without --openenv-tasks, a reset without a task plays ones synthesized from the library when first needed.
-          openenvTasks: openenvTasks ?? synthesizedTasks(flags.library),
+          openenvTasks: openenvTasks ?? defaultTasks(flags.library),
           retrieval,
           host: flags.host,
           allowedHosts,
@@ -464,6 +458,20 @@ function runsDir(dir: string): string {
   if (!existsSync(absolute) || !statSync(absolute).isDirectory())
     throw new UsageError(`--runs: ${dir} is not a directory`);
   return absolute;
+}
+
+/**
+ * The tasks synthesized from the library for OpenEnv resets without one (tasks/synth/default-tasks.ts), its module
+ * loaded by the first such reset rather than at start.
+ */
+function defaultTasks(library: string): () => Promise<readonly EpisodeTask[]> {
+  let synthesized: (() => Promise<readonly EpisodeTask[]>) | undefined;
+  return async () => {
+    const { synthesizedTasks } = await import('../tasks/synth/default-tasks.js');
+    // Made once: the function synthesizes on its first call and keeps the tasks.
+    synthesized ??= synthesizedTasks(library);
+    return synthesized();
+  };
 }
 
 /** `--openenv-tasks`: a task file in the own format, as the episode's task (id, query, references, answer). */

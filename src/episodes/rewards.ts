@@ -1,6 +1,6 @@
 import type { AnswerJudge } from '../rl/judge.js';
 import type { SubgraphSource } from '../rl/phase.js';
-import { answerOutcome, scoreTrajectory, type Rewards } from '../rl/rewards.js';
+import type { Rewards } from '../rl/rewards.js';
 import { unknownEpisode } from './errors.js';
 import type { EpisodeStore } from './store.js';
 import type { ParsedRewardRequest } from '../wire/episodes.js';
@@ -10,8 +10,15 @@ export interface RewardContext {
   /** G_dep of the served library, undefined when none was built (L2 and L3 are then not scored). */
   graph(): SubgraphSource | undefined;
   /** The judge for a request: the one it names, the server's (`serve --judge`), or none (`"judge": false`). */
-  judge(requested: ParsedRewardRequest['judge']): AnswerJudge | undefined;
+  judge(requested: ParsedRewardRequest['judge']): Promise<AnswerJudge | undefined>;
 }
+
+/**
+ * The scoring functions, loaded by the first rewards asked for: they (and the rendering they measure with) are no
+ * part of a start.
+ */
+let loaded: Promise<typeof import('../rl/rewards.js')> | undefined;
+const scoring = () => (loaded ??= import('../rl/rewards.js'));
 
 /**
  * An episode's rewards (`GET|POST /v1/episodes/{id}/rewards`), live or finished, from what the server recorded of
@@ -27,9 +34,10 @@ export async function episodeRewards(
   const episode = episodes.episode(id);
   const trajectory = episodes.get(id);
   if (!episode || !trajectory) throw unknownEpisode(id, episodes.ttlMs);
+  const { answerOutcome, scoreTrajectory } = await scoring();
   const outcome = await answerOutcome(trajectory, {
     verdicts: request.verdicts,
-    judge: context.judge(request.judge),
+    judge: await context.judge(request.judge),
     memo: episode.judged,
   });
   return scoreTrajectory(trajectory, outcome, context.graph());

@@ -7,9 +7,9 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../simulator/problem.js';
 import type { CallControls, CallResult } from '../simulator/types.js';
 import { untouchedBodyText, withStoredBody } from '../simulator/stored-result.js';
 import { STOP_SEQUENCES, systemPrompt } from '../protocol/prompts.js';
-import { ProtocolSession, type SessionTurn } from '../protocol/session.js';
+import type { ProtocolSession, SessionTurn } from '../protocol/session.js';
 import { chatSystemPrompt } from '../chat/prompt.js';
-import { ChatSession } from '../chat/session.js';
+import type { ChatSession } from '../chat/session.js';
 import { callableFunctions } from '../chat/functions.js';
 import { runStateView } from '../protocol/state.js';
 import { Episode } from './episode.js';
@@ -41,6 +41,16 @@ import {
 } from '../wire/episodes.js';
 import { parseConfig, parseStep, parseTurn } from './validate.js';
 import type { WorldEffect } from './world.js';
+
+/**
+ * The text-turn sessions (the protocols' parsers and checks, chat's tool-call parsers), loaded by the first turn: a
+ * server starts without them, and episodes that take JSON steps never need them.
+ */
+let sessions: Promise<{ ProtocolSession: typeof ProtocolSession; ChatSession: typeof ChatSession }> | undefined;
+const textSessions = () =>
+  (sessions ??= Promise.all([import('../protocol/session.js'), import('../chat/session.js')]).then(
+    ([protocol, chat]) => ({ ProtocolSession: protocol.ProtocolSession, ChatSession: chat.ChatSession }),
+  ));
 
 /** What episodes need of the simulator: calls with their own injection stream, and the server's seed and error rate. */
 export type EpisodeSimulator = Pick<ToolSimulator, 'call' | 'errorStream' | 'errors'>;
@@ -215,6 +225,7 @@ export class EpisodeStore {
    */
   async turn(id: string, body: unknown): Promise<TurnResult> {
     const request = parseTurn(body);
+    const { ProtocolSession, ChatSession } = await textSessions();
     const episode = this.live(id);
     if (!episode.session && episode.stepsTaken > 0) throw mixedError(episode, 'took JSON steps', 'text turns');
     const common = {

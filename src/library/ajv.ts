@@ -1,7 +1,12 @@
 import type { Options } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type * as Ajv from 'ajv/dist/2020.js';
+import type AjvFormats from 'ajv-formats';
+import { lazyRequire } from '../lazy-require.js';
 import { SafePattern } from './safe-pattern.js';
+
+// Loaded by the first createAjv: a server starts without them, validators compiling on a tool's first call.
+const ajvPackage = lazyRequire<typeof Ajv>('ajv/dist/2020.js');
+const formatsPackage = lazyRequire<typeof AjvFormats>('ajv-formats');
 
 /** OpenAPI's float and binary formats: annotations that constrain nothing a JSON value can break. */
 const OPENAPI_FORMATS = ['float', 'double', 'byte', 'binary', 'password'] as const;
@@ -27,8 +32,8 @@ const safeRegExp = Object.assign((pattern: string) => new SafePattern(pattern), 
  * keywords and formats tolerated because real documents are full of vendor extensions. `extra`: ajv's `verbose`
  * (errors carry their schema and data, for messages that say what was expected) and `discriminator`.
  */
-export function createAjv(extra: Pick<Options, 'verbose' | 'discriminator'> = {}): Ajv2020 {
-  const ajv = new Ajv2020({
+export function createAjv(extra: Pick<Options, 'verbose' | 'discriminator'> = {}): Ajv.Ajv2020 {
+  const ajv = new (ajvPackage().Ajv2020)({
     ...extra,
     allErrors: true,
     strict: false,
@@ -36,7 +41,7 @@ export function createAjv(extra: Pick<Options, 'verbose' | 'discriminator'> = {}
     logger: false,
     code: { regExp: safeRegExp },
   });
-  addFormats.default(ajv);
+  formatsPackage().default(ajv);
   for (const format of OPENAPI_FORMATS) ajv.addFormat(format, true);
   for (const [format, [min, max]] of Object.entries(INTEGER_FORMAT_RANGES))
     ajv.addFormat(format, { type: 'number', validate: (n: number) => n >= min && n <= max });

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatMessage } from '../simulator/model-responder.js';
 import { OpenAIGenerator } from '../simulator/openai.js';
 import { BoundedQueue, ResponderBusyError } from '../simulator/queue.js';
+import { JudgeError } from './judge-error.js';
 import { JUDGE_PROMPT_V1, type JudgePromptResult } from './judge-prompt.v1.js';
 import { VERDICTS, verdictOf, type Verdict, type Verdicts } from '../wire/rewards.js';
 import type { JudgeOutcome } from '../wire/schema-types.js';
@@ -21,10 +22,7 @@ export interface JudgeInput {
   results: { tool: string; status: number; body: unknown }[];
 }
 
-/** A judge that failed after its retries: the reward is flagged, not scored. */
-export class JudgeError extends Error {
-  override readonly name = 'JudgeError';
-}
+export { JudgeError };
 
 export interface AnswerJudge {
   /** `openai:MODEL@URL`, for messages and logs. */

@@ -2,7 +2,7 @@ import { renderCall } from '../protocol/render.js';
 import { MAX_NATIVE_TOOLS, type Observation, type Trajectory, type TurnRecord } from '../wire/episodes.js';
 import { type AnswerReward, answerReward, NO_ANSWER_REWARD, pattern, ruleVerdicts } from './answer.js';
 import type { AnswerJudge, JudgeInput, JudgeOutcome } from './judge.js';
-import { JudgeError } from './judge.js';
+import { JudgeError } from './judge-error.js';
 import { phaseScores, type SubgraphSource } from './phase.js';
 import { stepReward } from './step.js';
 import { DEFAULT_COEFFICIENTS, type RewardCoefficients, type Verdicts } from '../wire/rewards.js';

@@ -6,7 +6,7 @@ import type { RewardContext } from '../episodes/rewards.js';
 import type { EpisodeStore } from '../episodes/store.js';
 import { GRAPH_FILE, GraphError, openGraph, type Graph } from '../graph/store.js';
 import { httpProblem } from '../http/problem-response.js';
-import { createAnswerJudge, type AnswerJudge } from '../rl/judge.js';
+import type { AnswerJudge } from '../rl/judge.js';
 import type { LibraryStore } from '../library/store.js';
 import type { IndexMissingError, SearchError, ToolSearch, ToolSearchOptions } from '../retrieval/searcher.js';
 import { LexicalBuild } from './index-build.js';
@@ -81,9 +81,12 @@ const MAX_REQUEST_JUDGES = 16;
  */
 export function judgeChooser(serverJudge: AnswerJudge | undefined): RewardContext['judge'] {
   const named = new Map<string, AnswerJudge>();
-  return (requested) => {
+  return async (requested) => {
     if (requested === false) return undefined;
     if (requested === undefined) return serverJudge;
+    // Loaded by the first request naming a judge (its client and prompts are no part of a start); awaited before the
+    // lookup, so that two requests naming one spec share one judge.
+    const { createAnswerJudge } = await import('../rl/judge.js');
     let judge = named.get(requested);
     if (!judge) {
       try {

@@ -12,7 +12,6 @@ import { PROBLEM_CONTENT_TYPE, problem, type Problem } from '../simulator/proble
 import type { Responder } from '../simulator/types.js';
 import { EpisodeStore } from '../episodes/store.js';
 import type { EpisodeTask } from '../wire/episodes.js';
-import { createAnswerJudge } from '../rl/judge.js';
 import type { McpSessionOptions } from '../mcp/limits.js';
 import { keyCheck } from './auth.js';
 import type { CoercionMode } from '../simulator/lax.js';
@@ -28,7 +27,7 @@ import { takeConnections } from './cluster/handoff.js';
 import { apiBaseUrl } from './rest/catalog.js';
 import { API_ROOT_HEADER } from './rest/document.js';
 import type { SecurityMode } from './rest/security.js';
-import { Upstream, type UpstreamSettings } from '../simulator/upstream/upstream.js';
+import type { Upstream, UpstreamSettings } from '../simulator/upstream/upstream.js';
 
 export { DEFAULT_HOST, DEFAULT_PORT };
 
@@ -154,8 +153,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       throw new ApiPortError(
         '--api-port cannot be served with --workers above 1: the workers listen on no port of their own',
       );
-    if (options.upstream)
+    if (options.upstream) {
+      // Loaded only with --upstream: forwarding, its log and the base-URL matcher are most servers' dead weight.
+      const { Upstream } = await import('../simulator/upstream/upstream.js');
       upstream = new Upstream({ ...options.upstream, documents: (apiId) => store.apiDocument(apiId) });
+    }
     if (options.cache !== undefined)
       cache = await openResponseCache(options.cache, options.cacheMode, {
         maxEntryBytes: options.cacheMaxEntryBytes,
@@ -187,6 +189,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
     });
+    // Loaded only with --judge, as the judges requests name are.
+    const judge =
+      options.judge === undefined
+        ? undefined
+        : (await import('../rl/judge.js')).createAnswerJudge(options.judge, { apiKey: options.judgeApiKey });
     const { app, listener, openenv } = nodeListener({
       store,
       simulator,
@@ -196,8 +203,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       idPrefix: prefix,
       openenvTasks: options.openenvTasks,
       seed: options.seed ?? 0,
-      judge:
-        options.judge === undefined ? undefined : createAnswerJudge(options.judge, { apiKey: options.judgeApiKey }),
+      judge,
       metrics: {
         toPrometheus: () =>
           [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])]

@@ -58,7 +58,8 @@ interface Compiled {
  */
 export class Rules {
   private readonly store: ToolSource;
-  private readonly ajv = createAjv();
+  // Made on the first compile: a server starts without loading ajv.
+  private madeAjv: ReturnType<typeof createAjv> | undefined;
   private readonly validators: LRUCache<string, Compiled>;
   private readonly onCompileFailure: ((toolId: string, error: Error) => void) | undefined;
   readonly unknownArguments: UnknownArgumentsMode;
@@ -74,9 +75,13 @@ export class Rules {
     this.validators = new LRUCache<string, Compiled>({
       max: options.maxValidators ?? 2048,
       dispose: (compiled) => {
-        if (typeof compiled.schema === 'object') this.ajv.removeSchema(compiled.schema);
+        if (typeof compiled.schema === 'object') this.ajv().removeSchema(compiled.schema);
       },
     });
+  }
+
+  private ajv(): ReturnType<typeof createAjv> {
+    return (this.madeAjv ??= createAjv());
   }
 
   /** Validators currently compiled. */
@@ -177,11 +182,11 @@ export class Rules {
     const schema = tool.parameters as object | boolean;
     let compiled: Compiled;
     try {
-      compiled = { schema, validate: this.ajv.compile(schema) };
+      compiled = { schema, validate: this.ajv().compile(schema) };
     } catch (error) {
       // A schema ajv rejects (invalid keywords, unresolvable $ref…) leaves the tool callable: only `required` is
       // enforced.
-      if (typeof schema === 'object') this.ajv.removeSchema(schema);
+      if (typeof schema === 'object') this.ajv().removeSchema(schema);
       compiled = { schema, validate: undefined };
       this.onCompileFailure?.(tool.id, error instanceof Error ? error : new Error(String(error)));
     }

@@ -1,7 +1,5 @@
 import { Hono } from 'hono';
 import type { RewardContext } from '../episodes/rewards.js';
-import { answerOutcome, scoreTrajectory } from '../rl/rewards.js';
-import { listRuns, readRun, runDir, runEpisode, runEpisodes } from './runs.js';
 import { problemResponse } from '../http/problem-response.js';
 import { json, PROBLEMS, type Operations } from '../server/openapi-parts.js';
 
@@ -18,6 +16,9 @@ export function runRoutes(root: string | undefined): {
   return { routes: ({ rewards }) => runApp(root, rewards), operations: runOperations };
 }
 
+/** The run files' readers, loaded by the first request for a run: a server starts without them. */
+const runFiles = () => import('./runs.js');
+
 function runApp(root: string | undefined, rewards: RewardContext): Hono {
   const app = new Hono();
   const unknown = (name: string) =>
@@ -29,27 +30,28 @@ function runApp(root: string | undefined, rewards: RewardContext): Hono {
       { title: 'Unknown run' },
     );
 
-  app.get('/v1/runs', (c) =>
+  app.get('/v1/runs', async (c) =>
     c.json(
       root === undefined
         ? { runs: [], detail: 'this server shows no runs: start it with --runs DIR' }
-        : { runs: listRuns(root) },
+        : { runs: (await runFiles()).listRuns(root) },
     ),
   );
 
-  app.get('/v1/runs/:name', (c) => {
-    const run = root === undefined ? undefined : readRun(root, c.req.param('name'));
+  app.get('/v1/runs/:name', async (c) => {
+    const run = root === undefined ? undefined : (await runFiles()).readRun(root, c.req.param('name'));
     return run ? c.json(run) : unknown(c.req.param('name'));
   });
 
-  app.get('/v1/runs/:name/episodes', (c) => {
-    const episodes = root === undefined ? undefined : runEpisodes(root, c.req.param('name'));
+  app.get('/v1/runs/:name/episodes', async (c) => {
+    const episodes = root === undefined ? undefined : (await runFiles()).runEpisodes(root, c.req.param('name'));
     return episodes ? c.json({ episodes }) : unknown(c.req.param('name'));
   });
 
   app.get('/v1/runs/:name/episodes/:episode', async (c) => {
     const name = c.req.param('name');
     const id = c.req.param('episode');
+    const { runDir, runEpisode } = await runFiles();
     if (root === undefined || !runDir(root, name)) return unknown(name);
     const saved = runEpisode(root, name, id);
     if (!saved)
@@ -58,6 +60,7 @@ function runApp(root: string | undefined, rewards: RewardContext): Hono {
       });
     // A training run keeps only the reward totals per rollout: the breakdown is scored again, by the server's own
     // functions, without a judge (R_ans then comes from the task's expected answer or is flagged).
+    const { answerOutcome, scoreTrajectory } = await import('../rl/rewards.js');
     const scored =
       saved.rewards ?? scoreTrajectory(saved.trajectory, await answerOutcome(saved.trajectory, {}), rewards.graph());
     return c.json({ ...saved, rewards: scored, rescored: saved.rewards === undefined });

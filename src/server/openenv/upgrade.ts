@@ -1,10 +1,13 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type * as Ws from 'ws';
 import { KEY_HEADER, type KeyCheck } from '../auth.js';
 import { routedPath } from '../cluster/owner.js';
 import type { OpenEnv } from './env.js';
 import { OpenEnvSession } from './session.js';
+import { lazyRequire } from '../../lazy-require.js';
+
+const wsPackage = lazyRequire<typeof Ws>('ws');
 
 /** Where OpenEnv's client opens its session: `<base_url>/ws`, base_url being the server's `/openenv`. */
 export const OPENENV_WS_PATH = '/openenv/ws';
@@ -39,7 +42,8 @@ export interface OpenEnvSockets {
  * a server may ignore (RFC 9110 §7.8), so that the server answers it as usual, body and keep-alive included.
  */
 export function openEnvSockets(server: Server, env: OpenEnv, options: OpenEnvSocketOptions): OpenEnvSockets {
-  const sessions = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
+  // Made on the first session: a server nobody opens one on never loads ws.
+  let sessions: Ws.WebSocketServer | undefined;
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const session =
       (options.admits?.(request) ?? true) &&
@@ -54,13 +58,15 @@ export function openEnvSockets(server: Server, env: OpenEnv, options: OpenEnvSoc
       server.emit('connection', socket);
       return;
     }
+    sessions ??= new (wsPackage().WebSocketServer)({ noServer: true, maxPayload: options.maxPayload });
     sessions.handleUpgrade(request, socket, head, (ws) => new OpenEnvSession(env, ws, options.log));
   });
   return {
     close(graceMs) {
-      for (const ws of sessions.clients) ws.close(GOING_AWAY, 'server closing');
+      const open = sessions?.clients ?? new Set<Ws.WebSocket>();
+      for (const ws of open) ws.close(GOING_AWAY, 'server closing');
       setTimeout(() => {
-        for (const ws of sessions.clients) ws.terminate();
+        for (const ws of open) ws.terminate();
       }, graceMs).unref();
     },
   };

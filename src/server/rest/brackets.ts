@@ -1,10 +1,13 @@
-import qs from 'qs';
+import type Qs from 'qs';
+import { lazyRequire } from '../../lazy-require.js';
 import type { JsonSchema } from '../../library/tool.js';
 import { isPlainObject, MAX_JSON_DEPTH } from '../json-body.js';
 import { arrayItems, coerceValues, propertySchema } from './coerce.js';
 
 /** Indices past this spell an object with numeric keys, not a sparse array of that length. */
 const ARRAY_LIMIT = 1000;
+
+const qs = lazyRequire<typeof Qs>('qs');
 
 /**
  * The value that bracket-encoded keys under `name` spell — `metadata[order_id]=6735`, `items[0][price]=p`,
@@ -16,7 +19,7 @@ export function bracketed(pairs: Iterable<[string, string]>, name: string, schem
   const picked = new URLSearchParams();
   for (const [key, value] of pairs) if (key.startsWith(prefix)) picked.append(key, value);
   if (picked.size === 0) return undefined;
-  const parsed = qs.parse(picked.toString(), {
+  const parsed = qs().parse(picked.toString(), {
     depth: MAX_JSON_DEPTH,
     arrayLimit: ARRAY_LIMIT,
     parameterLimit: Infinity,

@@ -3,12 +3,15 @@
  * CSV, XML, YAML and text synthesized from the JSON body, binary types as bytes. The body itself is the pipeline's
  * (cached as JSON); only its writing changes.
  */
-import { stringify as yamlText } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazyRequire } from '../../lazy-require.js';
 import type { CallAnswer } from '../call-response.js';
 import { binaryBody } from './binary.js';
 import { toCsv } from './csv.js';
 import { baseType, mediaKind } from './negotiate.js';
 import { toXml } from './xml.js';
+
+const yaml = lazyRequire<typeof Yaml>('yaml');
 
 export interface MediaTarget {
   /** The concrete media type to answer in. */
@@ -45,7 +48,7 @@ function written(kind: 'csv' | 'xml' | 'yaml' | 'text', body: unknown, target: M
         ? body
         : toXml(body, target.schema, target.document);
     case 'yaml':
-      return typeof body === 'string' ? body : yamlText(body);
+      return typeof body === 'string' ? body : yaml().stringify(body);
     case 'text':
       return typeof body === 'string' ? body : JSON.stringify(body);
   }

@@ -3,12 +3,14 @@ import { LRUCache } from 'lru-cache';
 import type { JsonSchema } from '../../library/tool.js';
 import { createAjv } from '../../library/ajv.js';
 
-const ajv = createAjv();
+// Made on the first check, so that loading this module does not load ajv.
+let made: ReturnType<typeof createAjv> | undefined;
+const ajv = () => (made ??= createAjv());
 
 // ajv keeps every schema it compiled in its own cache, so evicting ours must evict ajv's too or memory only grows.
 const validators = new LRUCache<object, { validate: ValidateFunction | undefined }>({
   max: 4096,
-  dispose: (_entry, schema) => ajv.removeSchema(schema),
+  dispose: (_entry, schema) => ajv().removeSchema(schema),
 });
 
 /**
@@ -35,7 +37,7 @@ function compiled(schema: object): ValidateFunction | undefined {
   if (!entry) {
     let validate: ValidateFunction | undefined;
     try {
-      validate = ajv.compile(schema);
+      validate = ajv().compile(schema);
     } catch {
       validate = undefined;
     }
