@@ -146,13 +146,14 @@ describe('write task synthesis', () => {
         assert: 'exists',
         api: 'notes.test',
         collection: '/notes',
-        where: { title: chain.meta.calls[0]!.arguments.title },
+        // The required title and one optional member: what the query states.
+        where: chain.meta.calls[0]!.arguments,
       });
       // The comment's collection is under the note the first call created.
       assert.match(comment!.collection, /^\/notes\/[^/]+\/comments$/);
       assert.match(
         chain.query,
-        /^1\. Create a note with title "[^"]+"\. 2\. Comment on a note, using the id from that result as noteId with text "[^"]+"\.$/,
+        /^1\. Create a note with title "[^"]+"( and tag "(work|home)")?\. 2\. Comment on a note, using the id from that result as noteId with text "[^"]+"\.$/,
       );
     } finally {
       close();
@@ -187,13 +188,26 @@ describe('write task synthesis', () => {
     }
   });
 
-  it('drops what its checks refuse, by reason: an update stating nothing already holds after the create', async () => {
+  it('an update states the change it makes and is checked on the resource the chain created', async () => {
     const { report, close } = await synth({ count: 20, minTools: 2, maxTools: 2 });
     try {
-      // createNote → updateNote states no member of the update (none is required): its `exists` by id held before.
-      assert.ok(report.dropped.holds_before > 0, JSON.stringify(report.dropped));
-      assert.ok(!report.tasks.some((t) => t.reference_tools.includes('notes_test__updateNote')));
-      assert.equal(report.dropped.state_not_held, 0);
+      const update = report.tasks.find((t) => t.reference_tools.includes('notes_test__updateNote'));
+      assert.ok(update, JSON.stringify(report.dropped));
+      const [create, change] = update.meta.calls;
+      assert.deepEqual(change!.arguments.noteId, { $ref: 'c1.body.id' });
+      const { noteId: _, ...changed } = change!.arguments;
+      assert.equal(Object.keys(changed).length, 1, 'one optional member set');
+      // The create is checked by the members the update leaves; the update by the one it sets, on that id.
+      const left = Object.fromEntries(Object.entries(create!.arguments).filter(([k]) => !(k in changed)));
+      const checks = update.expect!;
+      if (Object.keys(left).length > 0)
+        assert.deepEqual(checks[0], { assert: 'exists', api: 'notes.test', collection: '/notes', where: left });
+      const last = checks.at(-1) as { assert: string; where: unknown; id: unknown };
+      assert.equal(checks.length, Object.keys(left).length > 0 ? 2 : 1);
+      assert.equal(last.assert, 'exists');
+      assert.deepEqual(last.where, changed);
+      assert.equal(typeof last.id, 'string');
+      assert.equal(report.dropped.state_not_held + report.dropped.holds_before, 0, JSON.stringify(report.dropped));
     } finally {
       close();
     }

@@ -15,9 +15,10 @@ const isPrimitive = (value: unknown): value is string | number | boolean =>
  * What a write chain's calls leave in the world, as `expect` assertions keyed the way the world keys collections
  * (from the calls' arguments as they ran, links bound): a create → a resource `exists` in its collection with the
  * members the query states; an update → the resource with that id `exists` with them; a delete → that id is
- * `deleted`; a create whose resource a later call deletes is checked by that delete alone. Only stated values are checked, so the query says every value an assertion reads; a link's value
+ * `deleted`; a create whose resource a later call deletes is checked by that delete alone, and one it updates by the
+ * members the update leaves. Only stated values are checked, so the query says every value an assertion reads; a link's value
  * (a created id) shows only in the collection or id, which the reference calls fixed. Undefined when a call changes
- * nothing the world keeps (a read, a list, a non-REST tool) or a create states no member to find its resource by.
+ * nothing the world keeps (a read, a list, a non-REST tool) or a create or update states no member to check.
  */
 export function plannedState(
   calls: readonly StatedCall[],
@@ -29,22 +30,27 @@ export function plannedState(
   for (const [i, call] of calls.entries()) {
     const op = ops[i];
     if (!op || op.kind === 'read' || op.kind === 'list') return undefined;
-    // In a chain the delete of an item of this collection is of the resource just created (its id fed the delete).
-    const deletedLater = ops.slice(i + 1).some((o) => o?.kind === 'delete' && o.collection.key === op.collection.key);
-    if (op.kind === 'create' && deletedLater) continue;
+    // In a chain a later delete or update of an item of this collection is of the resource just created (its id
+    // fed the call): deleted, the create leaves nothing to check; updated, the members the update sets are its.
+    const later = ops.slice(i + 1).filter((o) => o?.collection.key === op.collection.key);
+    if (op.kind === 'create' && later.some((o) => o?.kind === 'delete')) continue;
+    const overwritten = new Set(
+      op.kind === 'create' ? later.flatMap((o) => (o?.kind === 'update' ? Object.keys(o.body) : [])) : [],
+    );
     const collection = op.collection.key.slice(op.collection.api.length + 1);
     // The API's root as a collection has no path an assertion can name.
     if (!collection.startsWith('/')) return undefined;
     const target = { api: op.collection.api, collection };
     const where = Object.fromEntries(
-      Object.entries(wireFields(call.tool, call.given).body).filter(([, value]) => isPrimitive(value)),
+      Object.entries(wireFields(call.tool, call.given).body).filter(
+        ([member, value]) => isPrimitive(value) && !overwritten.has(member),
+      ),
     );
     const stated = Object.keys(where).length > 0 ? { where } : {};
-    if (op.kind === 'create') {
-      if (!stated.where) return undefined;
-      expect.push({ assert: 'exists', ...target, ...stated });
-    } else if (op.kind === 'update') expect.push({ assert: 'exists', ...target, id: op.id, ...stated });
-    else expect.push({ assert: 'deleted', ...target, id: op.id });
+    if (op.kind === 'delete') expect.push({ assert: 'deleted', ...target, id: op.id });
+    else if (!stated.where) return undefined;
+    else if (op.kind === 'create') expect.push({ assert: 'exists', ...target, ...stated });
+    else expect.push({ assert: 'exists', ...target, id: op.id, ...stated });
     by.push(i);
   }
   return { expect, by };

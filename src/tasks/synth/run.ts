@@ -6,6 +6,8 @@ import type { ToolCallObservation } from '../../wire/episodes.js';
 import type { StateAssertion } from '../../wire/schema-types.js';
 import type { Graph } from '../../graph/store.js';
 import type { LibraryStore } from '../../library/store.js';
+import type { Tool } from '../../library/tool.js';
+import { resourceKind } from '../../episodes/resource-op.js';
 import { canonicalJson } from '../../simulator/canonical.js';
 import type { ToolSimulator } from '../../simulator/pipeline.js';
 import { Rng } from '../../simulator/synth/random.js';
@@ -155,7 +157,7 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
         const kind = balance.next();
         if (kind === undefined) break;
         const seed = rng.int(0, 2 ** 31 - 1);
-        const built = await build(episodes, pool, kind, n, seed, rng);
+        const built = await build(episodes, pool, kind, n, seed, rng, goal);
         if (typeof built === 'string') {
           dropped[built]++;
           balance.failed(kind);
@@ -292,8 +294,11 @@ async function build(
   n: number,
   seed: number,
   rng: Rng,
+  goal: TaskGoal,
 ): Promise<{ calls: Built[]; args: Record<string, unknown>[]; results: ToolCallObservation[] } | DropReason> {
   const episode = episodes.create({ seed, error_rate: 0, max_steps: 1000 });
+  // A write task's create or update sets one optional member too, so that the change it asks for is stated.
+  const changes = (tool: Tool) => (goal !== 'read' && resourceKind(tool) !== 'delete' ? 1 : 0);
   const calls: Built[] = [];
   const args: Record<string, unknown>[] = [];
   const results: ToolCallObservation[] = [];
@@ -310,7 +315,7 @@ async function build(
     if (chainLength > 0) {
       const start = pool.chainStart(rng);
       if (!start) return 'no_candidate';
-      const given = synthArguments(start, new Set(), seed);
+      const given = synthArguments(start, new Set(), seed, changes(start));
       if (!given) return 'arguments';
       const failed = await run({ tool: start, given });
       if (failed) return failed;
@@ -325,7 +330,7 @@ async function build(
           rng,
         )) {
           if (++tried > MAX_SUCCESSORS) break;
-          const args = synthArguments(link.tool, new Set([link.param]), seed + calls.length);
+          const args = synthArguments(link.tool, new Set([link.param]), seed + calls.length, changes(link.tool));
           if (!args) {
             reason = 'arguments';
             continue;
@@ -354,7 +359,7 @@ async function build(
               rng,
             );
       if (!tool) return 'no_candidate';
-      const given = synthArguments(tool, new Set(), seed + calls.length);
+      const given = synthArguments(tool, new Set(), seed + calls.length, changes(tool));
       if (!given) return 'arguments';
       const failed = await run({ tool, given });
       if (failed) return failed;
