@@ -266,6 +266,29 @@ describe('write task synthesis', () => {
     const loaded = spawnSync(process.execPath, [BIN, 'tasks', 'stats', out, '--json'], { encoding: 'utf8' });
     assert.equal(loaded.status, 0, `the task file loads: ${loaded.stderr}`);
 
+    // The heuristic over them through `eval`: the server read each task's assertions off its episode's world.
+    const evaluated = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        'eval',
+        '--library',
+        dir,
+        '--cache',
+        join(tempDir(), 'cache.db'),
+        '--tasks',
+        out,
+        '--error-rate',
+        '0',
+        '--json',
+      ],
+      { encoding: 'utf8', env: { ...process.env, TOOLENV_DEBUG: '' } },
+    );
+    assert.equal(evaluated.status, 0, evaluated.stderr);
+    const report = JSON.parse(evaluated.stdout.trim().split('\n').at(-1)!).agents[0];
+    assert.equal(report.scored.r_state, 4, JSON.stringify(report));
+    assert.equal(typeof report.state_success, 'number');
+
     const bad = spawnSync(process.execPath, [BIN, 'tasks', 'synth', '--library', dir, '--kind', 'delete'], {
       encoding: 'utf8',
     });
