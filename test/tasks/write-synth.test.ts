@@ -111,7 +111,7 @@ async function scoreReference(
 }
 
 describe('write task synthesis', () => {
-  it('makes creates, updates, deletes and chains whose created id feeds the next call, each with its assertions', async () => {
+  it('makes creates, updates, deletes and chains whose created id feeds the next call, with assertions', async () => {
     const { report, close } = await synth({ count: 12 });
     try {
       assert.equal(report.tasks.length, 12, JSON.stringify(report.dropped));
@@ -153,14 +153,17 @@ describe('write task synthesis', () => {
       assert.match(comment!.collection, /^\/notes\/[^/]+\/comments$/);
       assert.match(
         chain.query,
-        /^1\. Create a note with title "[^"]+"( and tag "(work|home)")?\. 2\. Comment on a note, using the id from that result as noteId with text "[^"]+"\.$/,
+        new RegExp(
+          '^1\\. Create a note with title "[^"]+"( and tag "(work|home)")?\\. ' +
+            '2\\. Comment on a note, using the id from that result as noteId with text "[^"]+"\\.$',
+        ),
       );
     } finally {
       close();
     }
   });
 
-  it('verifies each task at synthesis: its assertions fail on a fresh world and hold after the reference calls', async () => {
+  it('verifies each task at synthesis: assertions fail on a fresh world, hold after the reference calls', async () => {
     const parts = await synth({ count: 12 });
     try {
       for (const task of parts.report.tasks) {
@@ -227,7 +230,7 @@ describe('write task synthesis', () => {
     }
   });
 
-  it('`toolenv tasks synth --kind write` writes the tasks and reports the drops; a bad kind is a one-line error', async () => {
+  it('`tasks synth --kind write` writes the tasks and reports the drops; a bad kind is a one-line error', async () => {
     const dir = await writeLibrary();
     const out = join(tempDir(), 'write.jsonl');
     const run = spawnSync(

@@ -108,7 +108,8 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
         .map((r) => `${r} ${report.dropped[r]}`)
         .join(', ');
       throw new UsageError(
-        `no ${goal === 'read' ? '' : `${goal} `}task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ` +
+        `no ${goal === 'read' ? '' : `${goal} `}task could be made` +
+          `${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ` +
           `${options.minTools}-${options.maxTools} tools (dropped: ${dropped})`,
       );
     }

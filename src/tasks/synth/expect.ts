@@ -15,10 +15,10 @@ const isPrimitive = (value: unknown): value is string | number | boolean =>
  * What a write chain's calls leave in the world, as `expect` assertions keyed the way the world keys collections
  * (from the calls' arguments as they ran, links bound): a create → a resource `exists` in its collection with the
  * members the query states; an update → the resource with that id `exists` with them; a delete → that id is
- * `deleted`; a create whose resource a later call deletes is checked by that delete alone, and one it updates by the
- * members the update leaves. Only stated values are checked, so the query says every value an assertion reads; a link's value
- * (a created id) shows only in the collection or id, which the reference calls fixed. Undefined when a call changes
- * nothing the world keeps (a read, a list, a non-REST tool) or a create or update states no member to check.
+ * `deleted`; a create whose resource a later call deletes is checked by that delete alone, and one it updates by
+ * the members the update leaves. Only stated values are checked, so the query says every value an assertion reads;
+ * a link's value (a created id) shows only in the collection or id, which the reference calls fixed. Undefined when
+ * a call changes nothing the world keeps (a read, a list, a non-REST tool) or a create or update states no member.
  */
 export function plannedState(
   calls: readonly StatedCall[],
