@@ -13,7 +13,8 @@ import { synthResponder } from '../../src/simulator/synth/responder.js';
 import { synthesizeTasks, type SynthOptions, type SynthTask } from '../../src/tasks/synth/run.js';
 import { bindRefs } from '../../src/protocol/references.js';
 import type { ToolCallObservation } from '../../src/wire/episodes.js';
-import { episodeLibrary, episodeTools } from '../episodes/fixture.js';
+import { plannedState } from '../../src/tasks/synth/expect.js';
+import { episodeLibrary, episodeTools, notesTools } from '../episodes/fixture.js';
 import { tempDir } from '../fixtures/tools.js';
 
 const BIN = join(packageRoot, 'bin', 'toolenv');
@@ -109,6 +110,43 @@ async function scoreReference(
     episodes.close();
   }
 }
+
+const notes = (id: string) => notesTools.find((t) => t.id === `notes_test__${id}`)!;
+
+describe('write task assertions (plannedState)', () => {
+  it('a create is checked by its stated members, an update by its id and change, a delete by its id', () => {
+    const create = { tool: notes('createNote'), given: { title: 'Groceries', tag: 'home' } };
+    const update = { tool: notes('updateNote'), given: { done: true } };
+    const planned = plannedState([create, update], [create.given, { noteId: 'n-1', done: true }]);
+    assert.deepEqual(planned, {
+      expect: [
+        { assert: 'exists', api: 'notes.test', collection: '/notes', where: { title: 'Groceries', tag: 'home' } },
+        { assert: 'exists', api: 'notes.test', collection: '/notes', id: 'n-1', where: { done: true } },
+      ],
+      by: [0, 1],
+    });
+    const remove = { tool: notes('deleteNote'), given: {} };
+    assert.deepEqual(plannedState([remove], [{ noteId: 'n-2' }])!.expect, [
+      { assert: 'deleted', api: 'notes.test', collection: '/notes', id: 'n-2' },
+    ]);
+  });
+
+  it('what the chain deletes or overwrites later is not checked on the create; nothing stated is no task', () => {
+    const create = { tool: notes('createNote'), given: { title: 'Groceries' } };
+    const removed = plannedState([create, { tool: notes('deleteNote'), given: {} }], [create.given, { noteId: 'n-1' }]);
+    assert.deepEqual(removed, {
+      expect: [{ assert: 'deleted', api: 'notes.test', collection: '/notes', id: 'n-1' }],
+      by: [1],
+    });
+    const retitled = plannedState(
+      [create, { tool: notes('updateNote'), given: { title: 'Errands' } }],
+      [create.given, { noteId: 'n-1', title: 'Errands' }],
+    );
+    assert.deepEqual(retitled!.by, [1], 'the create stated only the title the update replaced');
+    assert.equal(plannedState([{ tool: notes('updateNote'), given: {} }], [{ noteId: 'n-1' }]), undefined);
+    assert.equal(plannedState([{ tool: notes('getNote'), given: {} }], [{ noteId: 'n-1' }]), undefined);
+  });
+});
 
 describe('write task synthesis', () => {
   it('makes creates, updates, deletes and chains whose created id feeds the next call, with assertions', async () => {
