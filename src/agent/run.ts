@@ -1,4 +1,4 @@
-import type { EpisodeConfig, TurnResult, Trajectory } from '../wire/episodes.js';
+import { episodeTask, type EpisodeConfig, type TurnResult, type Trajectory } from '../wire/episodes.js';
 import type { Tool } from '../library/tool.js';
 import type { Rewards } from '../rl/rewards.js';
 import { EpisodeClient, ServerError } from './episode-client.js';
@@ -47,12 +47,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentRun> {
   const janitor = new EpisodeClient(options.server, options.apiKey);
 
   const config: EpisodeConfig = {
-    task: {
-      id: task.id,
-      query: task.query,
-      ...(task.reference_tools ? { reference_tools: task.reference_tools } : {}),
-      ...(task.answer !== undefined ? { answer: task.answer } : {}),
-    },
+    // The task as the episode scores it: its `expect` too, else the server cannot read r_state off the world.
+    task: episodeTask(task),
     protocol: agent,
     k,
     max_calls_per_turn: maxCallsPerTurn,

@@ -69,6 +69,25 @@ export function resourceOp(tool: Tool, args: Arguments): ResourceOp | undefined 
 }
 
 /**
+ * What a tool's calls do to the world whatever their arguments (`resourceOp` with every path parameter given):
+ * what task synthesis picks write tools by.
+ */
+export function resourceKind(tool: Tool): ResourceOp['kind'] | undefined {
+  const shape = shapeOf(tool);
+  if (!shape) return undefined;
+  if (shape.itemParam === undefined)
+    return shape.method === 'post' ? 'create' : shape.method === 'get' ? 'list' : undefined;
+  const kinds: Record<string, ResourceOp['kind']> = {
+    get: 'read',
+    delete: 'delete',
+    put: 'update',
+    patch: 'update',
+    post: 'update',
+  };
+  return kinds[shape.method];
+}
+
+/**
  * What a tool's REST shape says once, whatever the arguments: read per call, it was most of a cached step's world-state
  * cost.
  */

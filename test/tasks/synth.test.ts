@@ -53,7 +53,7 @@ describe('task synthesis', () => {
       for (const task of report.tasks) {
         assert.equal(task.meta.tools, task.meta.calls.length);
         assert.equal(
-          task.answer.length,
+          task.answer!.length,
           task.meta.kind === 'parallel' ? task.meta.tools : task.meta.kind === 'mix' ? 2 : 1,
         );
         for (const id of task.reference_tools)
@@ -103,8 +103,8 @@ describe('task synthesis', () => {
       // The chain's last call reads, through world state, the resource its first call created:
       // the answer comes from it.
       assert.match(chain.meta.answer_fields[0]!, /^c2\.body\./);
-      assert.ok(chain.answer[0]!.length >= 4);
-      assert.ok(!chain.query.includes(chain.answer[0]!));
+      assert.ok(chain.answer![0]!.length >= 4);
+      assert.ok(!chain.query.includes(chain.answer![0]!));
     },
   );
 

@@ -6,6 +6,7 @@ import { UsageError } from '../../terminal/errors.js';
 interface SynthFlags {
   count: string;
   seed: string;
+  kind: string;
   tools: string;
   category?: string;
   hard?: boolean;
@@ -22,10 +23,15 @@ export function registerTasksSynth(tasks: Command): void {
     .command('synth')
     .description(
       'synthesize verifiable tasks from the library and its dependency graph: reference chains run through the ' +
-        'simulator, answers read off their results',
+        'simulator, answers read off their results, or world-state assertions that fail before them and hold after',
     )
     .option('--count <n>', 'tasks to make', '100')
     .option('--seed <n>', 'seed of the draws and the argument values', '0')
+    .option(
+      '--kind <kind>',
+      'read: questions answered from the results; write: changes checked by `expect` on the world; mixed: both',
+      'read',
+    )
     .option('--tools <range>', 'tools per task: N or MIN-MAX (1 to 4)', '1-4')
     .option('--category <name>', 'only tools of this category')
     .option(
@@ -47,11 +53,16 @@ export function registerTasksSynth(tasks: Command): void {
       const seed = intFlag('--seed', flags.seed);
       const serverSeed = intFlag('--server-seed', flags.serverSeed);
       const [minTools, maxTools] = toolsRange(flags.tools);
+      const { TASK_GOALS } = await import('../../tasks/synth/candidates.js');
+      const goal = TASK_GOALS.find((g) => g === flags.kind);
+      if (goal === undefined)
+        throw new UsageError(`--kind must be one of ${TASK_GOALS.join(', ')}, got ${JSON.stringify(flags.kind)}`);
       if (flags.phrase !== undefined) await openaiSpecFlag('--phrase', flags.phrase);
       const { synthCommand } = await import('../../tasks/synth/command.js');
       const summary = await synthCommand({
         count,
         seed,
+        goal,
         serverSeed,
         minTools,
         maxTools,
@@ -71,7 +82,7 @@ export function registerTasksSynth(tasks: Command): void {
           .map(([r, c]) => `${r} ${c}`)
           .join(', ') || 'none';
       const line =
-        `made ${summary.tasks} tasks from ${summary.candidates} candidates in ` +
+        `made ${summary.tasks} ${goal === 'read' ? '' : `${goal} `}tasks from ${summary.candidates} candidates in ` +
         `${(summary.duration_ms / 1000).toFixed(1)} s (by tools: ${strata}; ` +
         `${(summary.executed_share * 100).toFixed(1)}% of the finished chains ran again alike; dropped: ` +
         `${dropped})${summary.out ? ` → ${summary.out}` : ''}`;

@@ -13,14 +13,21 @@ export const MAX_VALUE_CHARS = 60;
  * Concrete values for a tool's required parameters (all but `skip`, the ones an upstream result fills), made by
  * the synthesizer's value layer from each parameter's schema, name and format, so they are plausible and valid:
  * the same tool and seed always give the same values. Undefined when a value is not a short scalar a query can
- * state (an object, an array, a paragraph) or there are too many to state.
+ * state (an object, an array, a paragraph) or there are too many to state. `optional` adds that many of the
+ * optional body members with a scalar type: what a write task sets beside the required ones (an update's change).
  */
 export function synthArguments(
   tool: Tool,
   skip: ReadonlySet<string>,
   seed: number,
+  optional = 0,
 ): Record<string, Scalar> | undefined {
-  const names = (tool.parameters.required ?? []).filter((name) => !skip.has(name));
+  const required = tool.parameters.required ?? [];
+  const extra = Object.entries(tool.parameters.properties)
+    .filter(([name, schema]) => !required.includes(name) && isScalarSchema(schema) && inBody(tool, name))
+    .slice(0, optional)
+    .map(([name]) => name);
+  const names = [...required, ...extra].filter((name) => !skip.has(name));
   if (names.length > MAX_GIVEN_ARGUMENTS) return undefined;
   if (names.length === 0) return {};
   const schema: JsonSchemaObject = {
@@ -55,4 +62,16 @@ function isStatable(value: unknown): value is Scalar {
     value.length <= MAX_VALUE_CHARS &&
     !/[\n\r"]|\{\{|\}\}/.test(value)
   );
+}
+
+function isScalarSchema(schema: unknown): boolean {
+  const type = typeof schema === 'object' && schema !== null ? (schema as { type?: unknown }).type : undefined;
+  return ['string', 'integer', 'number', 'boolean'].includes(String(type));
+}
+
+/** Sent in the request body (bound there, or unbound and not a path parameter). */
+function inBody(tool: Tool, name: string): boolean {
+  const binding = tool.bindings?.[name];
+  if (binding) return binding.in === 'body' && binding.name !== '';
+  return tool.origin.format === 'openapi' && !tool.origin.path.includes(`{${name}}`);
 }

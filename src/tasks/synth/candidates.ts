@@ -1,4 +1,5 @@
 import { linkPath } from '../../agent/heuristic/links.js';
+import { resourceKind } from '../../episodes/resource-op.js';
 import type { Graph } from '../../graph/store.js';
 import type { LibraryStore } from '../../library/store.js';
 import type { Tool } from '../../library/tool.js';
@@ -11,6 +12,13 @@ import { MAX_GIVEN_ARGUMENTS } from './arguments.js';
  */
 export const TASK_KINDS = ['single', 'chain', 'parallel', 'mix'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
+
+/**
+ * What a task asks for: an answer read off the results (`read`), a change of the episode's world checked by its
+ * `expect` assertions (`write`), or both (`mixed`).
+ */
+export const TASK_GOALS = ['read', 'write', 'mixed'] as const;
+export type TaskGoal = (typeof TASK_GOALS)[number];
 
 /**
  * A consumer of a producer's result: the tool, the required parameter the result fills, and where in it (`body.id`).
@@ -28,7 +36,8 @@ const WALK_ATTEMPTS = 50;
  * The tools reference chains are drawn from, and G_dep's hard edges between them. A tool takes part when a task can be
  * stated for it: a REST tool with a response schema, a 2xx answer with a body, and few enough required parameters.
  * Tools are checked as they are drawn (parsing all 50,011 records up front would cost more than making a thousand
- * tasks).
+ * tasks). For write tasks a tool takes part when its calls create, update or delete a resource (a 204 counts), and
+ * chains start at a create.
  */
 export class CandidatePool {
   private readonly usable = new Map<string, Tool | null>();
@@ -40,6 +49,7 @@ export class CandidatePool {
     private readonly store: LibraryStore,
     private readonly graph: Graph,
     category?: string,
+    private readonly goal: TaskGoal = 'read',
   ) {
     this.ids = category === undefined ? store.ids() : categoryIds(store, category);
     const inCategory = category === undefined ? undefined : new Set(this.ids);
@@ -59,7 +69,7 @@ export class CandidatePool {
     if (this.hard.length === 0) return undefined;
     for (let attempt = 0; attempt < WALK_ATTEMPTS; attempt++) {
       const tool = this.tool(rng.pick(this.hard).src);
-      if (tool) return tool;
+      if (tool && (this.goal === 'read' || resourceKind(tool) === 'create')) return tool;
     }
     return undefined;
   }
@@ -110,7 +120,7 @@ export class CandidatePool {
     if (known === undefined) {
       const tool = this.store.get(id);
       // The category needs no check here: ids and edges were both drawn from it.
-      known = tool && isStatable(tool) ? tool : null;
+      known = tool && (this.goal === 'read' ? isStatable(tool) : isWritable(tool)) ? tool : null;
       this.usable.set(id, known);
     }
     return known ?? undefined;
@@ -137,6 +147,18 @@ function isStatable(tool: Tool): boolean {
     status >= 200 &&
     status < 300 &&
     status !== 204 &&
+    (tool.parameters.required ?? []).length <= MAX_GIVEN_ARGUMENTS + 1
+  );
+}
+
+/** A REST tool that creates, updates or deletes a resource, with few enough required parameters to state. */
+function isWritable(tool: Tool): boolean {
+  const status = tool.response_status ?? 200;
+  const kind = resourceKind(tool);
+  return (
+    (kind === 'create' || kind === 'update' || kind === 'delete') &&
+    status >= 200 &&
+    status < 300 &&
     (tool.parameters.required ?? []).length <= MAX_GIVEN_ARGUMENTS + 1
   );
 }

@@ -11,11 +11,14 @@ import { parseJudgeSpec } from '../../rl/judge.js';
 import { OpenAIGenerator } from '../../simulator/openai.js';
 import { createSimulator } from '../../simulator/pipeline.js';
 import { synthResponder } from '../../simulator/synth/responder.js';
+import type { TaskGoal } from './candidates.js';
 import { DROP_REASONS, synthesizeTasks, type DropReason } from './run.js';
 
 export interface SynthCommandOptions {
   count: number;
   seed: number;
+  /** Questions by default. */
+  goal?: TaskGoal;
   serverSeed: number;
   minTools: number;
   maxTools: number;
@@ -28,6 +31,7 @@ export interface SynthCommandOptions {
 }
 
 export interface SynthSummary {
+  goal: TaskGoal;
   tasks: number;
   candidates: number;
   strata: Record<string, number>;
@@ -53,6 +57,7 @@ const PHRASE_PROMPT =
  */
 export async function synthCommand(options: SynthCommandOptions): Promise<SynthSummary> {
   const started = performance.now();
+  const goal = options.goal ?? 'read';
   if (!LibraryStore.exists(options.library)) throw missingLibrary(options.library, `${options.library}/tools.db`);
   const store = LibraryStore.open(options.library);
   let graph;
@@ -89,6 +94,7 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
       simulator,
       count: options.count,
       seed: options.seed,
+      goal,
       minTools: options.minTools,
       maxTools: options.maxTools,
       category: options.category,
@@ -102,7 +108,8 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
         .map((r) => `${r} ${report.dropped[r]}`)
         .join(', ');
       throw new UsageError(
-        `no task could be made${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ` +
+        `no ${goal === 'read' ? '' : `${goal} `}task could be made` +
+          `${options.category ? ` in category ${JSON.stringify(options.category)}` : ''} with ` +
           `${options.minTools}-${options.maxTools} tools (dropped: ${dropped})`,
       );
     }
@@ -112,6 +119,7 @@ export async function synthCommand(options: SynthCommandOptions): Promise<SynthS
       await finished(out);
     } else process.stdout.write(text);
     return {
+      goal,
       tasks: report.tasks.length,
       candidates: report.candidates,
       strata: report.strata,

@@ -12,8 +12,8 @@ export interface StatedCall {
 
 /**
  * The task's query, by template from the tools' own summaries: what to do, in order, with every value it needs,
- * which result feeds which parameter, and which fields the answer must report. It names no tool id: the agent
- * has to find the tools by searching.
+ * which result feeds which parameter, and which fields the answer must report (none for a write task: its calls'
+ * effect is the goal). It names no tool id: the agent has to find the tools by searching.
  */
 export function templateQuery(
   kind: TaskKind,
@@ -30,11 +30,12 @@ export function templateQuery(
   const from = (call: number) =>
     calls.length === 1 ? 'in the result' : kind === 'parallel' ? `from (${call + 1})` : `from step ${call + 1}`;
   const report = answers.map(({ call, field }) => `the "${field.key}" ${from(call)}`);
-  if (kind === 'single') return `${capital(steps[0]!)}. Tell me ${report[0]}.`;
+  const tell = report.length === 0 ? '' : ` Tell me ${list(report)}.`;
+  if (kind === 'single') return `${capital(steps[0]!)}.${tell}`;
   if (kind === 'parallel')
-    return `Do these independently: ${steps.map((s, i) => `(${i + 1}) ${s}`).join('; ')}. Tell me ${list(report)}.`;
+    return `Do these independently: ${steps.map((s, i) => `(${i + 1}) ${s}`).join('; ')}.${tell}`;
   const numbered = steps.map((s, i) => `${i + 1}. ${capital(s)}.`).join(' ');
-  return `${numbered} Tell me ${list(report)}.`;
+  return `${numbered}${tell}`;
 }
 
 /**

@@ -3,14 +3,18 @@ import { bindRefs, RefError, type CallOutput } from '../../protocol/references.j
 import { renderCall } from '../../protocol/render.js';
 import { EpisodeStore } from '../../episodes/store.js';
 import type { ToolCallObservation } from '../../wire/episodes.js';
+import type { StateAssertion } from '../../wire/schema-types.js';
 import type { Graph } from '../../graph/store.js';
 import type { LibraryStore } from '../../library/store.js';
+import type { Tool } from '../../library/tool.js';
+import { resourceKind } from '../../episodes/resource-op.js';
 import { canonicalJson } from '../../simulator/canonical.js';
 import type { ToolSimulator } from '../../simulator/pipeline.js';
 import { Rng } from '../../simulator/synth/random.js';
 import { synthArguments } from './arguments.js';
 import { chooseAnswer, type AnswerField } from './answer.js';
-import { CandidatePool, type TaskKind } from './candidates.js';
+import { CandidatePool, type TaskGoal, type TaskKind } from './candidates.js';
+import { plannedState, type PlannedState } from './expect.js';
 import { templateQuery, type StatedCall } from './phrase.js';
 
 /** One synthesized task, in the project's task format (schemas/task.schema.json). */
@@ -18,11 +22,15 @@ export interface SynthTask {
   id: string;
   query: string;
   reference_tools: string[];
-  answer: string[];
+  /** What the final answer must contain: read and mixed tasks. */
+  answer?: string[];
+  /** What the reference calls leave in the world, which fails before them: write and mixed tasks. */
+  expect?: StateAssertion[];
   /** The episode seed the task was made under. */
   seed: number;
   meta: {
     source: 'synth';
+    goal: TaskGoal;
     kind: TaskKind;
     /** Tools the reference chain calls: the stratum. */
     tools: number;
@@ -45,6 +53,9 @@ export const DROP_REASONS = [
   'not_reproducible',
   'value_missing',
   'leaks_tool_id',
+  'no_state',
+  'holds_before',
+  'state_not_held',
 ] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
@@ -55,6 +66,8 @@ export interface SynthOptions {
   simulator: ToolSimulator;
   count: number;
   seed: number;
+  /** Questions (the default), changes of the world, or both at once. */
+  goal?: TaskGoal;
   /** Tools per task, inclusive. */
   minTools: number;
   maxTools: number;
@@ -109,7 +122,8 @@ export interface Built extends StatedCall {
  */
 export async function synthesizeTasks(options: SynthOptions): Promise<SynthReport> {
   const rng = new Rng(options.seed);
-  const pool = new CandidatePool(options.store, options.graph, options.category);
+  const goal = options.goal ?? 'read';
+  const pool = new CandidatePool(options.store, options.graph, options.category, goal);
   const episodes = new EpisodeStore({
     simulator: options.simulator,
     library: options.store,
@@ -128,15 +142,22 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
   try {
     for (const [n, target] of stratumTargets(options)) {
       let made = 0;
+      // A write task is one change or a chain of them, each feeding the next its created id.
       const balance = new KindBalance(
-        n === 1 ? ['single'] : n >= 3 ? ['chain', 'parallel', 'mix'] : ['chain', 'parallel'],
+        n === 1
+          ? ['single']
+          : goal !== 'read'
+            ? ['chain']
+            : n >= 3
+              ? ['chain', 'parallel', 'mix']
+              : ['chain', 'parallel'],
       );
       for (let draws = 0; made < target && draws < target * MAX_DRAWS_PER_TASK; draws++) {
         candidates++;
         const kind = balance.next();
         if (kind === undefined) break;
         const seed = rng.int(0, 2 ** 31 - 1);
-        const built = await build(episodes, pool, kind, n, seed, rng);
+        const built = await build(episodes, pool, kind, n, seed, rng, goal);
         if (typeof built === 'string') {
           dropped[built]++;
           balance.failed(kind);
@@ -147,9 +168,14 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
           dropped.duplicate++;
           continue;
         }
+        let planned: PlannedState | undefined;
+        if (goal !== 'read' && (planned = plannedState(built.calls, built.args)) === undefined) {
+          dropped.no_state++;
+          continue;
+        }
         // Values the query states: an answer must not be one of them (short ones would rule out too much).
         const values = built.calls.flatMap((c) => Object.values(c.given).map(String)).filter((v) => v.length >= 4);
-        const answers = answerCalls(kind, n).map((call) => ({
+        const answers = (goal === 'write' ? [] : answerCalls(kind, n)).map((call) => ({
           call,
           field: chooseAnswer(built.results[call]!, values, built.results.slice(0, call)),
         }));
@@ -168,6 +194,11 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
           continue;
         }
         reproduced++;
+        const stateDrop = planned && (await stateProblem(episodes, built.calls, seed, planned));
+        if (stateDrop) {
+          dropped[stateDrop]++;
+          continue;
+        }
         let query = templateQuery(kind, built.calls, fields);
         const problem = queryProblem(query, built.calls, fields);
         if (problem) {
@@ -186,7 +217,7 @@ export async function synthesizeTasks(options: SynthOptions): Promise<SynthRepor
           } else if (rewrite !== undefined) rephrase.rejected++;
         }
         keys.add(key);
-        tasks.push(toTask(kind, built.calls, fields, query, seed, options));
+        tasks.push(toTask(goal, kind, built.calls, fields, planned, query, seed, options));
         made++;
         balance.made(kind);
         strata[String(n)] = (strata[String(n)] ?? 0) + 1;
@@ -263,15 +294,20 @@ async function build(
   n: number,
   seed: number,
   rng: Rng,
-): Promise<{ calls: Built[]; results: ToolCallObservation[] } | DropReason> {
+  goal: TaskGoal,
+): Promise<{ calls: Built[]; args: Record<string, unknown>[]; results: ToolCallObservation[] } | DropReason> {
   const episode = episodes.create({ seed, error_rate: 0, max_steps: 1000 });
+  // A write task's create or update sets one optional member too, so that the change it asks for is stated.
+  const changes = (tool: Tool) => (goal !== 'read' && resourceKind(tool) !== 'delete' ? 1 : 0);
   const calls: Built[] = [];
+  const args: Record<string, unknown>[] = [];
   const results: ToolCallObservation[] = [];
   const run = async (call: Built): Promise<DropReason | undefined> => {
     const outcome = await runCall(episodes, episode.id, calls.length, call, results);
     if (typeof outcome === 'string') return outcome;
     calls.push(call);
-    results.push(outcome);
+    args.push(outcome.args);
+    results.push(outcome.observation);
     return undefined;
   };
   try {
@@ -279,7 +315,7 @@ async function build(
     if (chainLength > 0) {
       const start = pool.chainStart(rng);
       if (!start) return 'no_candidate';
-      const given = synthArguments(start, new Set(), seed);
+      const given = synthArguments(start, new Set(), seed, changes(start));
       if (!given) return 'arguments';
       const failed = await run({ tool: start, given });
       if (failed) return failed;
@@ -294,7 +330,7 @@ async function build(
           rng,
         )) {
           if (++tried > MAX_SUCCESSORS) break;
-          const args = synthArguments(link.tool, new Set([link.param]), seed + calls.length);
+          const args = synthArguments(link.tool, new Set([link.param]), seed + calls.length, changes(link.tool));
           if (!args) {
             reason = 'arguments';
             continue;
@@ -323,12 +359,12 @@ async function build(
               rng,
             );
       if (!tool) return 'no_candidate';
-      const given = synthArguments(tool, new Set(), seed + calls.length);
+      const given = synthArguments(tool, new Set(), seed + calls.length, changes(tool));
       if (!given) return 'arguments';
       const failed = await run({ tool, given });
       if (failed) return failed;
     }
-    return { calls, results };
+    return { calls, args, results };
   } finally {
     episodes.delete(episode.id);
   }
@@ -344,7 +380,8 @@ function referenceArguments(call: Built): Record<string, unknown> {
 }
 
 /**
- * One call run as a step of the episode, its link bound to the producer's result; the observation, or why it failed.
+ * One call run as a step of the episode, its link bound to the producer's result; the observation and the arguments
+ * as sent, or why it failed.
  */
 async function runCall(
   episodes: EpisodeStore,
@@ -352,7 +389,7 @@ async function runCall(
   index: number,
   call: Built,
   results: readonly ToolCallObservation[],
-): Promise<ToolCallObservation | DropReason> {
+): Promise<{ observation: ToolCallObservation; args: Record<string, unknown> } | DropReason> {
   let args: Record<string, unknown>;
   try {
     args = bindRefs(referenceArguments(call), (id) => output(results[Number(id.slice(1)) - 1])) as Record<
@@ -367,7 +404,7 @@ async function runCall(
     actions: [{ type: 'tool_call', id: `c${index + 1}`, tool: call.tool.id, arguments: args }],
   });
   const observation = step.observations[0] as ToolCallObservation;
-  return observation.status >= 200 && observation.status < 300 ? observation : 'not_2xx';
+  return observation.status >= 200 && observation.status < 300 ? { observation, args } : 'not_2xx';
 }
 
 /**
@@ -384,9 +421,43 @@ async function replay(
     for (const [i, call] of calls.entries()) {
       const outcome = await runCall(episodes, episode.id, i, call, results);
       if (typeof outcome === 'string') return outcome;
-      results.push(outcome);
+      results.push(outcome.observation);
     }
     return results;
+  } finally {
+    episodes.delete(episode.id);
+  }
+}
+
+/**
+ * A write task's assertions read off a fresh episode's world as its reference calls run, the way the server scores
+ * them: each must fail before the call it checks runs (all of them on the fresh world), else that call is not what
+ * makes it hold, and all must hold after the last. Undefined when they do; else why not.
+ */
+async function stateProblem(
+  episodes: EpisodeStore,
+  calls: readonly Built[],
+  seed: number,
+  planned: PlannedState,
+): Promise<DropReason | undefined> {
+  const episode = episodes.create({
+    seed,
+    error_rate: 0,
+    max_steps: calls.length,
+    task: { id: 'synth', query: 'synthesis', expect: planned.expect },
+  });
+  const checks = () => episodes.summary(episode.id)?.state_checks ?? [];
+  try {
+    const results: ToolCallObservation[] = [];
+    for (const [i, call] of calls.entries()) {
+      const before = checks();
+      if (planned.by.some((by, j) => by >= i && before[j]?.held)) return 'holds_before';
+      const outcome = await runCall(episodes, episode.id, i, call, results);
+      if (typeof outcome === 'string') return 'not_reproducible';
+      results.push(outcome.observation);
+    }
+    const after = checks();
+    return after.length === planned.expect.length && after.every((c) => c.held) ? undefined : 'state_not_held';
   } finally {
     episodes.delete(episode.id);
   }
@@ -446,23 +517,31 @@ export function queryProblem(
 }
 
 function toTask(
+  goal: TaskGoal,
   kind: TaskKind,
   built: readonly Built[],
   answers: readonly { call: number; field: AnswerField }[],
+  planned: PlannedState | undefined,
   query: string,
   seed: number,
   options: SynthOptions,
 ): SynthTask {
   const calls = built.map((call) => ({ tool: call.tool.id, arguments: referenceArguments(call) }));
   return {
-    // The calls' hash: unique across files made with other flags, stable for the same task.
-    id: `synth-${createHash('sha256').update(canonicalJson(calls)).digest('hex').slice(0, 12)}`,
+    // The calls' hash (and the goal, but for questions): unique across files made with other flags, stable for the
+    // same task.
+    id: `synth-${createHash('sha256')
+      .update(canonicalJson(goal === 'read' ? calls : [goal, calls]))
+      .digest('hex')
+      .slice(0, 12)}`,
     query,
     reference_tools: [...new Set(built.map((c) => c.tool.id))],
-    answer: answers.map((a) => a.field.value),
+    ...(answers.length > 0 ? { answer: answers.map((a) => a.field.value) } : {}),
+    ...(planned ? { expect: planned.expect } : {}),
     seed,
     meta: {
       source: 'synth',
+      goal,
       kind,
       tools: built.length,
       category: built[0]!.tool.category,
