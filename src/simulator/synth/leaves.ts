@@ -211,12 +211,12 @@ function plainFallback(min: number, max: number, ok: (value: string) => boolean)
 }
 
 /**
- * A path from the API's base fits a string declared a `uri`: vendors that name a link a URI serve it relative (Twilio's
- * `next_page_uri`) while their documents declare the absolute form.
+ * A page link where the path from the API's base does not fit: the same link on the API's server. Twilio answers its
+ * `next_page_uri` relative, but its document declares `format: uri`, and answers are held to the document.
  */
-function referenceFits(value: string, flat: Flat): boolean {
-  if (!value.startsWith('/') || !flat.formats.includes('uri')) return false;
-  return stringFits(value, { ...flat, formats: flat.formats.filter((format) => format !== 'uri') });
+function onServer(value: string, walk: Walk): string | undefined {
+  const server = walk.echo.page?.server;
+  return value.startsWith('/') && server ? `${server}${value}` : undefined;
 }
 
 export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
@@ -234,7 +234,9 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     const sample = example(flat);
     if (ok(sample)) return sample;
     const described = describedString(flat.description, site, walk);
-    if (described !== undefined && (stringFits(described, flat) || referenceFits(described, flat))) return described;
+    if (described !== undefined && stringFits(described, flat)) return described;
+    const absolute = described === undefined ? undefined : onServer(described, walk);
+    if (absolute !== undefined && stringFits(absolute, flat)) return absolute;
     named = namedString(context);
     const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
     const documented = entry && priorString(entry, site.key, named, ok);
