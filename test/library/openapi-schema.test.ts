@@ -236,6 +236,39 @@ test('a schema too wide for the budget even at depth 1 is cut, and the cut count
   compile(schema);
 });
 
+test('a union cut inside its members keeps them apart by their enums and only widens: oneOf becomes anyOf', () => {
+  // OpenAI's Responses `tools`: members told apart by `type` alone, in a request schema too big to keep whole.
+  const member = (type: string, required: string[]) => ({
+    type: 'object',
+    required: ['type', ...required],
+    properties: {
+      type: { type: 'string', enum: [type] },
+      ...Object.fromEntries(required.map((name) => [name, { type: 'object', properties: { x: { type: 'string' } } }])),
+    },
+  });
+  const union = { oneOf: [member('function', ['name']), member('file_search', []), member('computer', [])] };
+  const stats = conversionStats();
+  const schema = convertSchema(union, opts('request', { stats, limits: { maxDepth: 1, maxNodes: 300 } }));
+  assert.ok(stats.depth_cuts > 0);
+  const members = (schema as { anyOf: { properties: { type: unknown } }[] }).anyOf;
+  assert.equal((schema as { oneOf?: unknown }).oneOf, undefined);
+  assert.deepEqual(
+    members.map((m) => m.properties.type),
+    ['function', 'file_search', 'computer'].map((type) => ({ type: 'string', enum: [type] })),
+  );
+  const validate = compile(schema);
+  // The cut `name` object admits anything; only the function member takes a `function`, only the computer one a
+  // `computer`, and an unknown type none.
+  assert.equal(validate({ type: 'function', name: { x: 'f' } }), true);
+  assert.equal(validate({ type: 'computer' }), true);
+  assert.equal(validate({ type: 'shell' }), false);
+});
+
+test('a union no cut reached stays oneOf', () => {
+  const union = { oneOf: [{ type: 'string', enum: ['a'] }, { type: 'integer' }] };
+  assert.deepEqual(convertSchema(union, opts('request')), union);
+});
+
 test('array without items gets items {}; a tuple items list becomes prefixItems', () => {
   assert.deepEqual(convertSchema({ type: 'array' }, opts('request')), { type: 'array', items: {} });
   assert.deepEqual(convertSchema({ type: 'array', nullable: true }, opts('request')), {

@@ -182,7 +182,16 @@ const ANNOTATIONS = new Set([
 ]);
 
 /** Keywords a placeholder keeps (or that only annotate): a schema of these alone loses nothing to a cut. */
-const KEPT_BY_PLACEHOLDER = new Set(['type', 'description', 'nullable', 'title', 'example', 'examples']);
+const KEPT_BY_PLACEHOLDER = new Set([
+  'type',
+  'description',
+  'nullable',
+  'title',
+  'example',
+  'examples',
+  'enum',
+  'const',
+]);
 
 const patternValidity = new Map<string, boolean>();
 
@@ -227,6 +236,8 @@ class Conversion {
   private readonly markCuts: boolean;
   private readonly stack = new Set<string>();
   private nodes = 0;
+  /** Placeholders that lost a constraint: each admits more than the schema it stands for. */
+  private lossyCuts = 0;
 
   constructor(
     options: ConvertOptions,
@@ -318,11 +329,21 @@ class Conversion {
     const out: JsonObject = {};
     if (types.length > 0) out.type = types.length === 1 ? types[0] : types;
     if (types.includes('array')) out.items = {};
+    // Values, not sub-schemas: they cost no budget, and a union's members are often told apart by them alone
+    // (`type: {enum: [function]}` beside `type: {enum: [file_search]}`).
+    if (Array.isArray(target.enum)) {
+      const values: unknown[] = [...target.enum];
+      if (this.dialect === '3.0' && target.nullable === true && !values.includes(null)) values.push(null);
+      out.enum = values;
+    }
+    if ('const' in target) out.const = target.const;
     if (typeof target.description === 'string' && target.description.trim())
       out.description = capped(target.description);
-    // Marked only where the placeholder lost something: a bare `{type: string}` needs no expanding.
-    if (this.markCuts && at !== undefined && !Object.keys(target).every((key) => KEPT_BY_PLACEHOLDER.has(key)))
-      out[CUT_KEYWORD] = at;
+    if (!Object.keys(target).every((key) => KEPT_BY_PLACEHOLDER.has(key))) {
+      this.lossyCuts++;
+      // Marked only where the placeholder lost something: a bare `{type: string}` needs no expanding.
+      if (this.markCuts && at !== undefined) out[CUT_KEYWORD] = at;
+    }
     return out;
   }
 
@@ -331,6 +352,7 @@ class Conversion {
     const child = (value: unknown, ...path: (string | number)[]) =>
       this.node(value, depth + 1, at === undefined ? undefined : path.reduce<string>(pointerBelow, at));
     const drop = () => this.stats.dropped_keywords++;
+    let oneOfCut = false;
     for (const [key, value] of Object.entries(node)) {
       if (SCHEMA_MAPS.has(key)) {
         if (key !== 'properties') {
@@ -341,8 +363,10 @@ class Conversion {
         if (typeof value === 'boolean' || isObject(value)) out[key] = child(value, key);
         else drop();
       } else if (SCHEMA_LISTS.has(key)) {
+        const cutsBefore = this.lossyCuts;
         if (Array.isArray(value) && value.length > 0) out[key] = value.map((v, i) => child(v, key, i));
         else drop();
+        if (key === 'oneOf' && this.lossyCuts > cutsBefore) oneOfCut = true;
       } else if (NUMBERS.has(key)) {
         const n = toNumber(value);
         if (n === undefined) drop();
@@ -365,6 +389,7 @@ class Conversion {
     }
     if (isObject(node.properties)) this.properties(node.properties, out, (v, name) => child(v, 'properties', name));
     else if (node.properties !== undefined) drop();
+    if (oneOfCut) anyOfInstead(out);
     this.openapiSemantics(node, out);
     return out;
   }
@@ -516,6 +541,17 @@ class Conversion {
     const types = Array.isArray(out.type) ? out.type : [out.type];
     if (types.includes('array') && out.items === undefined && out.prefixItems === undefined) out.items = {};
   }
+}
+
+/**
+ * A cut member admits more than it stood for, so a value of another member may match it too and "exactly one" would
+ * refuse what the document allows: the union becomes `anyOf`, so that a cut only ever widens what validates.
+ */
+function anyOfInstead(out: JsonObject): void {
+  const members = out.oneOf as JsonSchema[];
+  delete out.oneOf;
+  if (out.anyOf === undefined) out.anyOf = members;
+  else out.allOf = [...((out.allOf as JsonSchema[] | undefined) ?? []), { anyOf: members }];
 }
 
 /**
