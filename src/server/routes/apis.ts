@@ -19,7 +19,7 @@ import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.j
 import { missingBody, notAcceptable, PROBLEM_ACCEPTED, restAnswer } from '../rest/answer.js';
 import { quoteLongIntegers } from '../rest/big-integers.js';
 import { negotiate } from '../rest/negotiate.js';
-import { documentedTypes, NO_FACTS } from '../rest/operation-facts.js';
+import { documentedTypes, NO_FACTS, type OperationFacts } from '../rest/operation-facts.js';
 import { episodeCallResult } from '../episode-call.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Operations } from '../openapi-parts.js';
 
@@ -225,7 +225,7 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
           query: (name) => url.searchParams.get(name) ?? undefined,
           cookie: (name) => getCookie(c, name),
         });
-        if (refused) return reply(await restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed));
+        if (refused) return reply(await restError(c, tool, unauthenticated(refused, facts), {}, controls, ctx.seed));
       }
       const success = documentedTypes(facts, tool.response_status ?? 200);
       // Accept admitting none of the documented types: a 406 where the operation allows one; elsewhere the header is
@@ -276,15 +276,19 @@ async function restError(
   return vendorError(tool, result, args, controls, seed);
 }
 
-/** The Rule layer's 401 for credentials the operation's security wants. */
-function unauthenticated(refusal: Refusal): CallResult {
+/**
+ * The Rule layer's refusal of credentials the operation's security wants: 401, or 403 where the operation declares
+ * that and no 401 (nor `4XX`, `default`), so the refusal takes a status its document lists.
+ */
+function unauthenticated(refusal: Refusal, facts: OperationFacts): CallResult {
+  const status = documentedTypes(facts, 401) === undefined && facts.responses.has('403') ? 403 : 401;
   const headers: Record<string, string> = {
     'content-type': PROBLEM_CONTENT_TYPE,
     ...(refusal.challenge !== undefined ? { 'www-authenticate': refusal.challenge } : {}),
   };
   return {
-    status: 401,
-    body: problem(401, MISSING_CREDENTIALS, `${refusal.detail} (serve --security enforce)`),
+    status,
+    body: problem(status, MISSING_CREDENTIALS, `${refusal.detail} (serve --security enforce)`),
     source: 'rule',
     headers,
   };
