@@ -12,6 +12,7 @@ import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { apiBaseUrl } from '../rest/catalog.js';
 import { API_ROOT_HEADER } from '../rest/document.js';
 import { matchRoute } from '../rest/matcher.js';
+import { missingBodyMembers } from '../rest/body-requirements.js';
 import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
@@ -160,6 +161,11 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   const form = /^application\/x-www-form-urlencoded\b/i.test(contentType)
     ? new URLSearchParams(await bodyText(c))
     : undefined;
+  // Read before routing only to tell apart variants that differ by their bodies (hono keeps the text for readBody).
+  const jsonText =
+    form === undefined && (contentType === '' || /json/i.test(contentType)) ? await bodyText(c) : undefined;
+  let jsonBody: { value: unknown } | undefined;
+  const bodyValue = () => (jsonBody ??= { value: parseOrUndefined(jsonText) }).value;
   const path = `/${rest.join('/')}${trailingSlash && rest.length > 0 ? '/' : ''}`;
   const has = (name: string, value?: string) => {
     const values = [...url.searchParams.getAll(name), ...(form?.getAll(name) ?? [])];
@@ -172,11 +178,12 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
     segments: rest,
     trailingSlash,
     has,
-    missingRequired: (id) =>
-      missingRequired(
-        ctx.store.get(id),
-        (name) => has(name) || hasBracketed(url.searchParams, name) || (form !== undefined && hasBracketed(form, name)),
-      ),
+    missingRequired: (id) => {
+      const tool = ctx.store.get(id);
+      const carries = (name: string) =>
+        has(name) || hasBracketed(url.searchParams, name) || (form !== undefined && hasBracketed(form, name));
+      return missingRequired(tool, carries) + (tool ? missingBodyMembers(tool, bodyValue()) : 0);
+    },
   });
   switch (match.kind) {
     case 'no-path':
@@ -294,10 +301,7 @@ function unauthenticated(refusal: Refusal, facts: OperationFacts): CallResult {
   };
 }
 
-/**
- * Required query and header parameters of a tool that the request does not carry (path ones matched already; bodies are
- * not read to route).
- */
+/** Required query and header parameters of a tool that the request does not carry (path ones matched already). */
 function missingRequired(tool: Tool | undefined, carries: (name: string) => boolean): number {
   if (!tool) return 0;
   let missing = 0;
@@ -306,6 +310,16 @@ function missingRequired(tool: Tool | undefined, carries: (name: string) => bool
     if ((binding?.in === 'query' || binding?.in === 'header') && !carries(binding.name)) missing++;
   }
   return missing;
+}
+
+/** A JSON body's value for routing; undefined when there is none or it is malformed (readBody refuses that later). */
+function parseOrUndefined(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `name[member]=…`: a deepObject or bracket-encoded object parameter. */
