@@ -55,7 +55,17 @@ const MAX_ACCEPTED_TYPES = 3;
 /** A media type no document lists. */
 const UNLISTED_TYPE = 'application/x-toolenv-unlisted';
 /** Headers an HTTP client sets itself whatever the arguments say: leaving one out of the arguments leaves it sent. */
-const CLIENT_HEADERS = new Set(['content-type', 'accept', 'content-length', 'host', 'user-agent', 'accept-encoding']);
+const CLIENT_HEADERS = new Set([
+  'content-type',
+  'accept',
+  'content-length',
+  'host',
+  'user-agent',
+  'accept-encoding',
+  // fetch sends `accept-language: *` and `sec-fetch-mode` of its own.
+  'accept-language',
+  'sec-fetch-mode',
+]);
 
 export function requestCases(tool: Tool, rules: Rules, seed: number, context: CaseContext): RequestCase[] {
   const { bodyRequired, variant, successTypes, credentials } = context;
@@ -97,7 +107,8 @@ export function requestCases(tool: Tool, rules: Rules, seed: number, context: Ca
       binding !== undefined &&
       binding.in !== 'path' &&
       !fixed.has(binding.name.toLowerCase()) &&
-      !(binding.in === 'header' && CLIENT_HEADERS.has(binding.name.toLowerCase()))
+      !(binding.in === 'header' && CLIENT_HEADERS.has(binding.name.toLowerCase())) &&
+      !sentAsCredential(binding, credentials)
     );
   });
   // Left out where a sibling operation at the same path takes the request without it (variants told apart by what
@@ -115,6 +126,16 @@ export function requestCases(tool: Tool, rules: Rules, seed: number, context: Ca
   if (bodyRequired && Object.values(bindings).some((binding) => binding.in === 'body'))
     add('missing-body', args, false);
   return cases;
+}
+
+/** A parameter the credentials send anyway (VTEX's `X-VTEX-API-AppKey` is both): leaving it out leaves it sent. */
+function sentAsCredential(
+  binding: { in: string; name: string },
+  credentials: OperationCredentials | undefined,
+): boolean {
+  if (credentials === undefined) return false;
+  if (binding.in === 'header') return Object.hasOwn(credentials.names.headers, binding.name.toLowerCase());
+  return binding.in === 'query' && Object.hasOwn(credentials.names.query, binding.name);
 }
 
 /** Names the path key itself sends (`/#X-Amz-Target=…`, `/?Action=…`): left out of the arguments, still sent. */

@@ -95,7 +95,7 @@ describe('toolenv conformance, with and without --security enforce', () => {
   it('meets the bar in both modes, with no server error', () => {
     for (const report of Object.values(reports)) {
       const { overall } = report;
-      assert.equal(overall.operations, 10);
+      assert.equal(overall.operations, 11);
       assert.equal(overall.server_errors, 0);
       for (const [measure, bar] of Object.entries(BAR)) {
         const p = overall[measure as keyof typeof BAR];
@@ -107,12 +107,12 @@ describe('toolenv conformance, with and without --security enforce', () => {
 
   it('under enforce, every secured operation is sent without credentials and with malformed ones, refused', () => {
     const enforced = reports.enforce!.overall;
-    // Eight operations need credentials; /health and /ping declare `security: []`.
+    // Nine operations need credentials; /health and /ping declare `security: []`.
     assert.deepEqual(
       enforced.refused_by_case['missing-credentials'],
       reports.enforce!.overall.refused_by_case['wrong-credentials'],
     );
-    assert.equal(enforced.refused_by_case['missing-credentials']!.n, 8);
+    assert.equal(enforced.refused_by_case['missing-credentials']!.n, 9);
     assert.equal(enforced.refused_by_case['missing-credentials']!.rate, 1);
     assert.equal(reports.ignore!.overall.refused_by_case['missing-credentials'], undefined);
     // /audits declares a 400 and no 401 nor 403: its credential refusals are counted apart, undeclared.
