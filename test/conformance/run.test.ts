@@ -95,7 +95,7 @@ describe('toolenv conformance, with and without --security enforce', () => {
   it('meets the bar in both modes, with no server error', () => {
     for (const report of Object.values(reports)) {
       const { overall } = report;
-      assert.equal(overall.operations, 11);
+      assert.equal(overall.operations, 12);
       assert.equal(overall.server_errors, 0);
       for (const [measure, bar] of Object.entries(BAR)) {
         const p = overall[measure as keyof typeof BAR];
@@ -107,7 +107,7 @@ describe('toolenv conformance, with and without --security enforce', () => {
 
   it('under enforce, every secured operation is sent without credentials and with malformed ones, refused', () => {
     const enforced = reports.enforce!.overall;
-    // Nine operations need credentials; /health and /ping declare `security: []`.
+    // Nine operations need credentials; /health, /ping and /pages declare `security: []`.
     assert.deepEqual(
       enforced.refused_by_case['missing-credentials'],
       reports.enforce!.overall.refused_by_case['wrong-credentials'],
