@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { defaultLibraryDir } from '../paths.js';
 import { UsageError } from '../terminal/errors.js';
-import { intFlag, printJson, printLine } from './output.js';
+import { SECURITY_MODES } from '../server/rest/security.js';
+import { choiceFlag, intFlag, printJson, printLine } from './output.js';
 
 interface ConformanceFlags {
   library: string;
   sample: string;
   seed: string;
   operations: string;
+  security: string;
   json?: boolean;
 }
 
@@ -23,11 +25,18 @@ export function registerConformance(program: Command): void {
     .option('--sample <n>', 'APIs drawn (OpenAPI APIs with a REST surface)', '40')
     .option('--seed <n>', 'seed of the sample, the requests and the simulator', '1')
     .option('--operations <n>', 'operations drawn per API at most', '20')
+    .option(
+      '--security <mode>',
+      `the server's check of declared security: ${SECURITY_MODES.join(' or ')} (under enforce, requests carry ` +
+        'credentials that meet it, and the same request without them or with malformed ones must be refused)',
+      'ignore',
+    )
     .option('--json', 'print the report as one JSON object (last stdout line)')
     .action(async (flags: ConformanceFlags) => {
       const sample = intFlag('--sample', flags.sample, { min: 1, max: 100_000 });
       const seed = intFlag('--seed', flags.seed, { min: 0, max: 0xffffffff });
       const operations = intFlag('--operations', flags.operations, { min: 1, max: 100_000 });
+      const security = choiceFlag('--security', flags.security, SECURITY_MODES);
       const [{ LibraryStore }, { runConformance }, { conformanceLines }, { stagedProgress }] = await Promise.all([
         import('../library/store.js'),
         import('../conformance/run.js'),
@@ -43,6 +52,7 @@ export function registerConformance(program: Command): void {
           sample,
           seed,
           operations,
+          security,
           progress: (done, total) => progress.update('checking', done, total),
         });
         progress.stop();

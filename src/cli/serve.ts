@@ -115,7 +115,7 @@ export function registerServe(program: Command): void {
     .option(
       '--security <mode>',
       `the security each operation declares, on the REST surface: ${SECURITY_MODES.join(' or ')} (a request without ` +
-        "the credentials it names, or with malformed ones, gets the API's own 401)",
+        "the credentials it names, or with malformed ones, gets the API's own 401, or its 403 where it declares only that)",
       'ignore',
     )
     .option(

@@ -3,7 +3,9 @@
  * synthesizer's value layer, as fidelity's are), and invalid ones a mock must refuse: a required parameter left out,
  * a number given as a word, an integer past int64, the required body left out. A parameter the request sends
  * anyway (fixed by the path key, or a header the client sets) is never the one left out. Where the success answer
- * documents media types, the valid request again with `Accept` naming each, and once naming none of them.
+ * documents media types, the valid request again with `Accept` naming each, and once naming none of them. Where the
+ * operation's security is enforced, every request carries credentials that meet it, and two more must be refused:
+ * the valid request without credentials, and with malformed ones.
  */
 import { toHttpRequest, type HttpRequestShape } from '../library/http-request.js';
 import type { JsonSchema, Tool } from '../library/tool.js';
@@ -11,6 +13,7 @@ import { validRequest } from '../fidelity/request.js';
 import type { Arguments } from '../simulator/types.js';
 import type { Rules } from '../simulator/validate.js';
 import { baseType } from '../server/rest/negotiate.js';
+import { type OperationCredentials, withCredentials } from './credentials.js';
 
 export type CaseKind =
   | 'valid'
@@ -19,6 +22,8 @@ export type CaseKind =
   | 'wrong-type'
   | 'past-int64'
   | 'missing-body'
+  | 'missing-credentials'
+  | 'wrong-credentials'
   | 'unacceptable';
 
 /** What the served document says of the operation, beyond its tool record. */
@@ -28,6 +33,8 @@ export interface CaseContext {
   variant: boolean;
   /** The media types documented for the success answer. */
   successTypes: readonly string[];
+  /** Under `--security enforce`, where the operation needs credentials. */
+  credentials?: OperationCredentials;
 }
 
 export interface RequestCase {
@@ -48,10 +55,20 @@ const MAX_ACCEPTED_TYPES = 3;
 /** A media type no document lists. */
 const UNLISTED_TYPE = 'application/x-toolenv-unlisted';
 /** Headers an HTTP client sets itself whatever the arguments say: leaving one out of the arguments leaves it sent. */
-const CLIENT_HEADERS = new Set(['content-type', 'accept', 'content-length', 'host', 'user-agent', 'accept-encoding']);
+const CLIENT_HEADERS = new Set([
+  'content-type',
+  'accept',
+  'content-length',
+  'host',
+  'user-agent',
+  'accept-encoding',
+  // fetch sends `accept-language: *` and `sec-fetch-mode` of its own.
+  'accept-language',
+  'sec-fetch-mode',
+]);
 
 export function requestCases(tool: Tool, rules: Rules, seed: number, context: CaseContext): RequestCase[] {
-  const { bodyRequired, variant, successTypes } = context;
+  const { bodyRequired, variant, successTypes, credentials } = context;
   const args = validRequest(tool, rules, seed);
   if (args === undefined) return [];
   const cases: RequestCase[] = [];
@@ -61,9 +78,21 @@ export function requestCases(tool: Tool, rules: Rules, seed: number, context: Ca
     // A required body whose members are all optional: `{}` is that body.
     if (request && withBody && kind !== 'missing-required' && bodyRequired && request.body === undefined)
       request.body = {};
-    if (request) cases.push(asCase(kind, request, withBody));
+    if (!request) return;
+    const made = asCase(kind, request, withBody);
+    const set =
+      kind === 'missing-credentials'
+        ? undefined
+        : kind === 'wrong-credentials'
+          ? credentials?.wrong
+          : credentials?.valid;
+    cases.push(credentials ? { ...made, ...withCredentials(made.url, made.headers, set, credentials.names) } : made);
   };
   add('valid', args);
+  if (credentials !== undefined) {
+    add('missing-credentials', args);
+    if (credentials.wrong !== undefined) add('wrong-credentials', args);
+  }
   // Each concrete documented type asked for by Accept, and one nobody documents (a 406).
   for (const type of successTypes.filter((t) => !t.includes('*')).slice(0, MAX_ACCEPTED_TYPES))
     add('accept', args, true, { accept: type });
@@ -78,7 +107,8 @@ export function requestCases(tool: Tool, rules: Rules, seed: number, context: Ca
       binding !== undefined &&
       binding.in !== 'path' &&
       !fixed.has(binding.name.toLowerCase()) &&
-      !(binding.in === 'header' && CLIENT_HEADERS.has(binding.name.toLowerCase()))
+      !(binding.in === 'header' && CLIENT_HEADERS.has(binding.name.toLowerCase())) &&
+      !sentAsCredential(binding, credentials)
     );
   });
   // Left out where a sibling operation at the same path takes the request without it (variants told apart by what
@@ -96,6 +126,16 @@ export function requestCases(tool: Tool, rules: Rules, seed: number, context: Ca
   if (bodyRequired && Object.values(bindings).some((binding) => binding.in === 'body'))
     add('missing-body', args, false);
   return cases;
+}
+
+/** A parameter the credentials send anyway (VTEX's `X-VTEX-API-AppKey` is both): leaving it out leaves it sent. */
+function sentAsCredential(
+  binding: { in: string; name: string },
+  credentials: OperationCredentials | undefined,
+): boolean {
+  if (credentials === undefined) return false;
+  if (binding.in === 'header') return Object.hasOwn(credentials.names.headers, binding.name.toLowerCase());
+  return binding.in === 'query' && Object.hasOwn(credentials.names.query, binding.name);
 }
 
 /** Names the path key itself sends (`/#X-Amz-Target=…`, `/?Action=…`): left out of the arguments, still sent. */

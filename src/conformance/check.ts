@@ -8,7 +8,13 @@ import { createAjv } from '../library/ajv.js';
 import { deref, isObject } from '../library/openapi/refs.js';
 import { convertSchema, dialectOf } from '../library/openapi/schema.js';
 import { baseType, mediaKind } from '../server/rest/negotiate.js';
-import { declaresClientError, documentedTypes, operationFacts } from '../server/rest/operation-facts.js';
+import {
+  declaresClientError,
+  documentedTypes,
+  type OperationFacts,
+  operationFacts,
+} from '../server/rest/operation-facts.js';
+import { NOT_REFUSALS } from '../simulator/vendor-error.js';
 
 /**
  * Wide limits: the served document's schema whole, as a client generated from it reads it; only recursion stops
@@ -19,8 +25,13 @@ const CHECK_LIMITS = { maxDepth: 64, maxNodes: 100_000 };
 export interface AnswerCheck {
   /** The status is one the operation declares (its code, its class, or `default`). */
   declared: boolean;
-  /** The operation declares no 4xx (nor `default`): its refusals cannot be declared. */
+  /** The operation declares no 4xx (nor `default`). */
   noClientErrors: boolean;
+  /**
+   * The operation declares no 4xx this answer's kind can take: a refusal of credentials (401, 403) where it declares
+   * neither, a refusal of arguments where its only 4xx are statuses no such refusal takes (401, 403, 407, 408, 429).
+   */
+  unfit: boolean;
   /** The content type is one documented for the status; undefined when the answer has no body or none is documented. */
   mediaDocumented: boolean | undefined;
   /** The JSON body satisfies the documented schema; undefined when there is no JSON body or no schema to hold it to. */
@@ -42,6 +53,7 @@ export class DocumentChecker {
     const result: AnswerCheck = {
       declared: documented !== undefined,
       noClientErrors,
+      unfit: !declaresFitting(facts, status),
       mediaDocumented: undefined,
       valid: undefined,
     };
@@ -96,6 +108,19 @@ export class DocumentChecker {
     const entry = content[media];
     return isObject(entry) ? entry.schema : undefined;
   }
+}
+
+/** Whether the operation declares a 4xx (or `4XX`, `default`) that an answer of `status` can take. */
+function declaresFitting(facts: OperationFacts, status: number): boolean {
+  if (status < 400 || status >= 500) return declaresClientError(facts);
+  const credentials = status === 401 || status === 403;
+  for (const key of facts.responses.keys()) {
+    if (key === '4XX' || key === 'default') return true;
+    const code = Number(key);
+    if (code >= 400 && code < 500 && (credentials ? code === 401 || code === 403 : !NOT_REFUSALS.has(code)))
+      return true;
+  }
+  return false;
 }
 
 /** Whether a documented media type (maybe a range such as `image/*`) covers the answer's content type. */

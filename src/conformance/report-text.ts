@@ -6,8 +6,9 @@ const MEASURES = [
   ['valid_answers', 'answers valid against the served document'],
   ['valid_accepted', 'valid requests accepted'],
   ['invalid_refused', 'invalid requests refused'],
-  ['statuses_declared', 'statuses declared (operations declaring a 4xx)'],
-  ['statuses_declared_no_4xx', 'statuses declared (operations declaring no 4xx, apart)'],
+  ['statuses_declared', "statuses declared (operations declaring a 4xx of the answer's kind)"],
+  ['statuses_declared_apart', 'statuses declared (operations declaring no 4xx of that kind, apart)'],
+  ['statuses_declared_any_4xx', 'statuses declared (operations declaring any 4xx)'],
   ['media_documented', 'media types documented'],
   ['accept_honoured', 'Accept naming a documented type honoured'],
   ['unacceptable_answered', 'Accept naming none: 406 where declared, else a documented type'],
@@ -17,7 +18,7 @@ export function conformanceLines(report: ConformanceReport, wallSeconds: number)
   const { overall } = report;
   const lines = [
     `conformance: ${report.sample} APIs, ${overall.operations} operations, ${overall.requests} requests ` +
-      `(seed ${report.seed}, ${wallSeconds} s)`,
+      `(seed ${report.seed}, --security ${report.security}, ${wallSeconds} s)`,
     `server errors: ${overall.server_errors}`,
   ];
   for (const [key, label] of MEASURES) lines.push(`${label}: ${share(overall[key])}`);

@@ -108,7 +108,7 @@ function reasonOf(
   if (result.error)
     return reason(result.status, INJECTED_KINDS[result.error], kindCode(INJECTED_KINDS[result.error], result.status));
   if (result.source === 'state') return reason(404, 'not_found', 'resource_missing');
-  if (problem.type === UNAUTHENTICATED) return reason(401, 'auth', 'unauthorized');
+  if (problem.type === UNAUTHENTICATED) return reason(result.status, 'auth', 'unauthorized');
   if (problem.type === UNACCEPTABLE) return reason(406, 'other', kindCode('other', 406));
   if (problem.type === INVALID || problem.type === UNKNOWN) {
     const fields = wrongFields(tool, problem);
@@ -168,7 +168,8 @@ function refusalStatus(declared: ErrorResponses): number {
   return declaredStatuses(declared).find((status) => status > 400 && status < 500 && !NOT_REFUSALS.has(status)) ?? 400;
 }
 
-const NOT_REFUSALS = new Set([401, 403, 407, 408, 429]);
+/** Statuses a client reads as something other than a refusal of its arguments. */
+export const NOT_REFUSALS: ReadonlySet<number> = new Set([401, 403, 407, 408, 429]);
 
 const isSchema = (schema: JsonSchema | null | undefined): schema is JsonSchema =>
   schema !== undefined && schema !== null;

@@ -17,6 +17,13 @@ const routes = compileRoutes([
   { id: 'history', method: 'get', path: '/fax/history?date_from={date_from}&date_to={date_to}' },
   { id: 'headOnly', method: 'head', path: '/probe' },
   { id: 'root', method: 'get', path: '/' },
+  {
+    id: 'page',
+    method: 'get',
+    path: '/pages/{pageName}{mediaTypeExtension}',
+    values: { mediaTypeExtension: ['.json'] },
+  },
+  { id: 'raw', method: 'get', path: '/raw/{name}{suffix}' },
 ]);
 
 function request(method: string, path: string, has: Record<string, string> = {}): RouteRequest {
@@ -34,6 +41,20 @@ function request(method: string, path: string, has: Record<string, string> = {})
 }
 
 describe('REST route matching', () => {
+  it('splits touching parameters so the later one takes one of its enum values', () => {
+    assert.deepEqual(matchRoute(routes, request('GET', '/pages/about.json')), {
+      kind: 'operation',
+      id: 'page',
+      params: { pageName: 'about', mediaTypeExtension: '.json' },
+    });
+    // Without an enum the earlier parameter takes all it can, as before.
+    assert.deepEqual(matchRoute(routes, request('GET', '/raw/about.json')), {
+      kind: 'operation',
+      id: 'raw',
+      params: { name: 'about.jso', suffix: 'n' },
+    });
+  });
+
   it('matches templates and extracts parameters', () => {
     assert.deepEqual(matchRoute(routes, request('GET', '/pets/12')), {
       kind: 'operation',

@@ -29,6 +29,7 @@ const shopDocument = {
     },
     '/cart': { get: { operationId: 'cart', security: [{ key: [], session: [] }], responses: { '200': ok } } },
     '/search': { get: { operationId: 'search', security: [{ token: [] }, {}], responses: { '200': ok } } },
+    '/vault': { get: { operationId: 'vault', responses: { '200': ok, '403': failure, '404': failure } } },
   },
   components: {
     securitySchemes: {
@@ -110,6 +111,18 @@ describe('REST surface: declared security', () => {
     assert.equal(noPair.status, 401);
     const emptyBearer = await fetch(`${shop(enforced)}/admin`, { headers: { authorization: 'Bearer' } });
     assert.equal(emptyBearer.status, 401);
+  });
+
+  it('an operation that declares 403 and no 401 refuses credentials with its 403, in its declared shape', async () => {
+    const refused = await fetch(`${shop(enforced)}/vault`);
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('x-toolenv-undeclared-status'), null);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'unauthorized');
+    assert.match(body.error.message, /X-API-Key/);
+    assert.equal((await fetch(`${shop(enforced)}/vault`, { headers: { 'x-api-key': 'k1' } })).status, 200);
+    // Where 401 is declared (here by `default`) it stays the refusal's status.
+    assert.equal((await fetch(`${shop(enforced)}/orders`)).status, 401);
   });
 
   it('every scheme of one alternative is needed: a header key and a cookie together', async () => {

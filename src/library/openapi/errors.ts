@@ -5,7 +5,6 @@
 import type { ErrorResponses, JsonSchema } from '../tool.js';
 import { convert, pickJsonMediaType, type DocumentContext } from './context.js';
 import { deref, isObject, type JsonObject } from './refs.js';
-import { successCode } from './responses.js';
 
 /** Error schemas are filled in, never shown to an agent: shallower and smaller than a tool's own schemas. */
 const ERROR_SCHEMA_LIMITS = { maxDepth: 6, maxNodes: 80 };
@@ -18,17 +17,17 @@ const ANNOTATIONS = new Set(['description', 'title', 'examples', '$comment', 'de
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas', '$defs']);
 
 /**
- * Per declared error response key (`404`, `4XX`, `5XX`, `default` when it is not the success response): the JSON
- * schema of its JSON body, or null when it has none (or one too large to keep). Undefined when nothing is declared.
+ * Per declared error response key (`404`, `4XX`, `5XX`, `default`): the JSON schema of its JSON body, or null when it
+ * has none (or one too large to keep). Undefined when nothing is declared.
  */
 export function errorResponses(context: DocumentContext, operation: JsonObject): ErrorResponses | undefined {
   const responses = operation.responses;
   if (!isObject(responses)) return undefined;
-  const success = successCode(responses);
   const declared: ErrorResponses = {};
   for (const [key, raw] of Object.entries(responses)) {
     const code = /^[45]xx$/i.test(key) ? key.toUpperCase() : key.toLowerCase();
-    if (!/^[45](\d\d|XX)$/.test(code) && !(code === 'default' && success !== key)) continue;
+    // `default` describes every answer not declared by code: errors too, even where it is also the success response.
+    if (!/^[45](\d\d|XX)$/.test(code) && code !== 'default') continue;
     const response = deref(context.document, raw);
     const content = isObject(response) ? response.content : undefined;
     const mediaType = pickJsonMediaType(content);

@@ -3,7 +3,7 @@ import type { LibraryStore } from '../../library/store.js';
 import { isPlainObject } from '../json-body.js';
 import { servedDocument } from './document.js';
 import { apiFacts, type ApiFacts } from './operation-facts.js';
-import { compileRoutes, type ApiRoutes } from './matcher.js';
+import { compileRoutes, type ApiRoutes, type Operation } from './matcher.js';
 import { apiSecurity, type ApiSecurity } from './security.js';
 
 /** Longest api_id tried, in path segments (`amazonaws.com/acm` has two). */
@@ -39,9 +39,22 @@ export class RestCatalog {
 
   routes(apiId: string): ApiRoutes {
     let routes = this.compiled.get(apiId);
-    if (!routes) this.compiled.set(apiId, (routes = compileRoutes(this.store.apiOperations(apiId))));
+    if (!routes) this.compiled.set(apiId, (routes = compileRoutes(this.store.apiOperations(apiId).map(this.limited))));
     return routes;
   }
+
+  /** An operation whose path has touching parameters (`{name}{ext}`), with the enums of its path parameters. */
+  private readonly limited = (op: { id: string; method: string; path: string }): Operation => {
+    if (!op.path.includes('}{')) return op;
+    const tool = this.store.get(op.id);
+    const values: Record<string, string[]> = {};
+    for (const [property, binding] of Object.entries(tool?.bindings ?? {})) {
+      const schema = tool!.parameters.properties[property];
+      if (binding.in === 'path' && isPlainObject(schema) && Array.isArray(schema.enum))
+        values[binding.name] = schema.enum.filter((value): value is string => typeof value === 'string');
+    }
+    return { ...op, values };
+  };
 
   /** Each operation's declared security (`serve --security enforce` checks it). */
   security(apiId: string): ApiSecurity {

@@ -7,6 +7,11 @@ export interface Operation {
    * The OpenAPI path key: `/pets/{petId}`, possibly with a disambiguating suffix (`/#X-Amz-Target=…`, `/jobs?op=LIST`).
    */
   path: string;
+  /**
+   * The values a path parameter is limited to (its enum), by name: read where two parameters touch (`{name}{ext}`),
+   * so the split gives the later one a value it takes (`report.json` → `report` and `.json`).
+   */
+  values?: Record<string, readonly string[]>;
 }
 
 /**
@@ -20,7 +25,7 @@ interface Condition {
 }
 
 /** A templated segment: `parts` are the literal texts around the parameters (`{a}.{b}` → '', '.', ''). */
-type Segment = { literal: string } | { parts: string[]; names: string[] };
+type Segment = { literal: string } | { parts: string[]; names: string[]; values: (readonly string[] | undefined)[] };
 
 interface CompiledOperation {
   id: string;
@@ -133,7 +138,7 @@ function compileOperation(op: Operation, order: number): CompiledOperation {
   const parts = base.split('/').slice(1);
   const trailingSlash = parts.length > 1 && parts[parts.length - 1] === '';
   if (parts[parts.length - 1] === '') parts.pop();
-  const segments = parts.map(compileSegment);
+  const segments = parts.map((part) => compileSegment(part, op.values ?? {}));
   return {
     id: op.id,
     method: op.method.toUpperCase(),
@@ -147,7 +152,7 @@ function compileOperation(op: Operation, order: number): CompiledOperation {
   };
 }
 
-function compileSegment(text: string): Segment {
+function compileSegment(text: string, limited: Record<string, readonly string[]>): Segment {
   if (!/\{[^}]+\}/.test(text)) return { literal: text };
   const names: string[] = [];
   const parts: string[] = [];
@@ -158,7 +163,7 @@ function compileSegment(text: string): Segment {
     last = match.index + match[0].length;
   }
   parts.push(text.slice(last));
-  return { parts, names };
+  return { parts, names, values: names.map((name) => limited[name]) };
 }
 
 /**
@@ -166,8 +171,13 @@ function compileSegment(text: string): Segment {
  * earlier ones as many as they can (`{name}.{ext}` splits report.final.pdf at the last dot), as a greedy regular
  * expression would — but placing each literal at its rightmost possible position, from the right, in linear
  * time: a regular expression of several `(.+)` backtracks polynomially on a long segment that almost matches.
+ * Where a parameter touches the one before it (`{name}{ext}`), it takes the longest of its enum values the text
+ * ends with, if it has an enum.
  */
-function matchSegment(segment: { parts: string[]; names: string[] }, text: string): string[] | undefined {
+function matchSegment(
+  segment: { parts: string[]; names: string[]; values: (readonly string[] | undefined)[] },
+  text: string,
+): string[] | undefined {
   const { parts } = segment;
   const n = segment.names.length;
   const prefix = parts[0]!;
@@ -177,6 +187,12 @@ function matchSegment(segment: { parts: string[]; names: string[] }, text: strin
   let end = text.length - suffix.length;
   for (let k = n - 1; k >= 1; k--) {
     const literal = parts[k]!;
+    const fixed = literal === '' ? longestEnding(text, prefix.length + 1, end, segment.values[k]) : undefined;
+    if (fixed !== undefined) {
+      values[k] = fixed;
+      end -= fixed.length;
+      continue;
+    }
     const from = end - 1 - literal.length;
     if (from < prefix.length + 1) return undefined;
     const at = text.lastIndexOf(literal, from);
@@ -187,6 +203,15 @@ function matchSegment(segment: { parts: string[]; names: string[] }, text: strin
   if (end <= prefix.length) return undefined;
   values[0] = text.slice(prefix.length, end);
   return values;
+}
+
+/** The longest of `choices` that `text` ends with at `end`, leaving at least `start` characters before it. */
+function longestEnding(text: string, start: number, end: number, choices: readonly string[] | undefined) {
+  let best: string | undefined;
+  for (const choice of choices ?? [])
+    if (choice !== '' && end - choice.length >= start && text.startsWith(choice, end - choice.length))
+      if (best === undefined || choice.length > best.length) best = choice;
+  return best;
 }
 
 /** `a=1&b` after `#` or `?`; a templated value (`date_from={date_from}`) is a presence condition on its key. */

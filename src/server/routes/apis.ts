@@ -12,6 +12,7 @@ import { buildArguments, type RestBody } from '../rest/arguments.js';
 import { apiBaseUrl } from '../rest/catalog.js';
 import { API_ROOT_HEADER } from '../rest/document.js';
 import { matchRoute } from '../rest/matcher.js';
+import { missingBodyMembers } from '../rest/body-requirements.js';
 import { unmetSecurity, type Refusal } from '../rest/security.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import type { Arguments, CallControls, CallResult } from '../../simulator/types.js';
@@ -19,7 +20,7 @@ import { MISSING_CREDENTIALS, vendorError } from '../../simulator/vendor-error.j
 import { missingBody, notAcceptable, PROBLEM_ACCEPTED, restAnswer } from '../rest/answer.js';
 import { quoteLongIntegers } from '../rest/big-integers.js';
 import { negotiate } from '../rest/negotiate.js';
-import { documentedTypes, NO_FACTS } from '../rest/operation-facts.js';
+import { documentedTypes, NO_FACTS, type OperationFacts } from '../rest/operation-facts.js';
 import { episodeCallResult } from '../episode-call.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Operations } from '../openapi-parts.js';
 
@@ -160,6 +161,11 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
   const form = /^application\/x-www-form-urlencoded\b/i.test(contentType)
     ? new URLSearchParams(await bodyText(c))
     : undefined;
+  // Read before routing only to tell apart variants that differ by their bodies (hono keeps the text for readBody).
+  const jsonText =
+    form === undefined && (contentType === '' || /json/i.test(contentType)) ? await bodyText(c) : undefined;
+  let jsonBody: { value: unknown } | undefined;
+  const bodyValue = () => (jsonBody ??= { value: parseOrUndefined(jsonText) }).value;
   const path = `/${rest.join('/')}${trailingSlash && rest.length > 0 ? '/' : ''}`;
   const has = (name: string, value?: string) => {
     const values = [...url.searchParams.getAll(name), ...(form?.getAll(name) ?? [])];
@@ -172,11 +178,12 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
     segments: rest,
     trailingSlash,
     has,
-    missingRequired: (id) =>
-      missingRequired(
-        ctx.store.get(id),
-        (name) => has(name) || hasBracketed(url.searchParams, name) || (form !== undefined && hasBracketed(form, name)),
-      ),
+    missingRequired: (id) => {
+      const tool = ctx.store.get(id);
+      const carries = (name: string) =>
+        has(name) || hasBracketed(url.searchParams, name) || (form !== undefined && hasBracketed(form, name));
+      return missingRequired(tool, carries) + (tool ? missingBodyMembers(tool, bodyValue()) : 0);
+    },
   });
   switch (match.kind) {
     case 'no-path':
@@ -225,7 +232,7 @@ async function restCall(ctx: AppContext, c: Context): Promise<Response> {
           query: (name) => url.searchParams.get(name) ?? undefined,
           cookie: (name) => getCookie(c, name),
         });
-        if (refused) return reply(await restError(c, tool, unauthenticated(refused), {}, controls, ctx.seed));
+        if (refused) return reply(await restError(c, tool, unauthenticated(refused, facts), {}, controls, ctx.seed));
       }
       const success = documentedTypes(facts, tool.response_status ?? 200);
       // Accept admitting none of the documented types: a 406 where the operation allows one; elsewhere the header is
@@ -276,24 +283,25 @@ async function restError(
   return vendorError(tool, result, args, controls, seed);
 }
 
-/** The Rule layer's 401 for credentials the operation's security wants. */
-function unauthenticated(refusal: Refusal): CallResult {
+/**
+ * The Rule layer's refusal of credentials the operation's security wants: 401, or 403 where the operation declares
+ * that and no 401 (nor `4XX`, `default`), so the refusal takes a status its document lists.
+ */
+function unauthenticated(refusal: Refusal, facts: OperationFacts): CallResult {
+  const status = documentedTypes(facts, 401) === undefined && facts.responses.has('403') ? 403 : 401;
   const headers: Record<string, string> = {
     'content-type': PROBLEM_CONTENT_TYPE,
     ...(refusal.challenge !== undefined ? { 'www-authenticate': refusal.challenge } : {}),
   };
   return {
-    status: 401,
-    body: problem(401, MISSING_CREDENTIALS, `${refusal.detail} (serve --security enforce)`),
+    status,
+    body: problem(status, MISSING_CREDENTIALS, `${refusal.detail} (serve --security enforce)`),
     source: 'rule',
     headers,
   };
 }
 
-/**
- * Required query and header parameters of a tool that the request does not carry (path ones matched already; bodies are
- * not read to route).
- */
+/** Required query and header parameters of a tool that the request does not carry (path ones matched already). */
 function missingRequired(tool: Tool | undefined, carries: (name: string) => boolean): number {
   if (!tool) return 0;
   let missing = 0;
@@ -302,6 +310,16 @@ function missingRequired(tool: Tool | undefined, carries: (name: string) => bool
     if ((binding?.in === 'query' || binding?.in === 'header') && !carries(binding.name)) missing++;
   }
   return missing;
+}
+
+/** A JSON body's value for routing; undefined when there is none or it is malformed (readBody refuses that later). */
+function parseOrUndefined(text: string | undefined): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `name[member]=…`: a deepObject or bracket-encoded object parameter. */
