@@ -1,8 +1,9 @@
 """ToolEnv's own /openapi.json held to the server: Schemathesis with every check on a real server.
 
 Every operation gets a bounded number of generated requests (valid and invalid ones, then stateful sequences along
-the links it infers); any failed check fails the test. fixtures/schemathesis.toml lists the few operations whose
-acceptance rules no schema can state, each with why. The seed is fixed, so a failure replays.
+the links it infers); any failed check fails the test. fixtures/schemathesis.toml says what no schema can (the
+body limit in bytes, a few operations' acceptance rules), each with why, and gives the fixture library's names.
+The seed is fixed, so a failure replays.
 """
 
 from __future__ import annotations
