@@ -42,6 +42,7 @@ export function invalidRequest(what: string, errors: FieldError[], status: 400 |
     status,
     `invalid ${what}: ${listed}${errors.length > 3 ? ` (and ${errors.length - 3} more)` : ''}`,
     errors,
+    status === 404 ? 'Unknown tool' : undefined,
   );
 }
 

@@ -23,7 +23,7 @@ export interface ListQuery {
   /** Case-insensitive substring of id, name or description. */
   q?: string;
   limit?: number;
-  /** Opaque: the `next_cursor` of the previous page. */
+  /** The `next_cursor` of the previous page (decodeCursor). */
   cursor?: string;
 }
 
@@ -422,13 +422,14 @@ function toolRow(tool: Tool) {
 }
 
 function encodeCursor(seq: number): string {
-  return Buffer.from(String(seq)).toString('base64url');
+  return String(seq);
 }
 
-function decodeCursor(cursor: string): number {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const seq = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(seq))
-    throw new LibraryError(`invalid cursor ${JSON.stringify(cursor)}`);
-  return seq;
+/**
+ * A page cursor's number: a library-order page's is the last seq it held, a ranked page's its end in the ranking.
+ * Any such number reads as some page, so the document can say what a cursor is (up to 15 digits, a safe integer).
+ */
+export function decodeCursor(cursor: string): number {
+  if (!/^\d{1,15}$/.test(cursor)) throw new LibraryError(`invalid cursor ${JSON.stringify(cursor)}`);
+  return Number(cursor);
 }

@@ -66,7 +66,8 @@ export interface IndexReport {
 export class SearchError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 404 = 400,
+    /** 404: a category the library lacks; 409: a retriever this server cannot run as configured or built. */
+    readonly status: 400 | 404 | 409 = 400,
   ) {
     super(message);
   }
@@ -295,6 +296,7 @@ export class ToolSearch {
         throw new SearchError(
           'the dense retriever needs a local ONNX model directory (--embed-model DIR); ' +
             '`use` runs the shipped Universal Sentence Encoder',
+          409,
         );
       }
       const stage = `${kind} model`;
@@ -336,6 +338,7 @@ export class ToolSearch {
       throw new SearchError(
         `the ${kind} vectors hold ${vectors.count} tools, the library ${catalog.size}; rebuild them with \`toolenv ` +
           `search index --retriever ${kind} --force\``,
+        409,
       );
     }
     return { embedder, vectors };

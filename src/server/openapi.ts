@@ -114,7 +114,7 @@ export function serverOpenApi(
           description:
             'Runs the call inside this episode: its injection stream and world state, recorded as a one-action step ' +
             '(404, 409, 403 as for a step).',
-          schema: { type: 'string' },
+          schema: { type: 'string', minLength: 1 },
         },
       },
       responses: {
@@ -125,7 +125,7 @@ export function serverOpenApi(
           ...problemDoc('Missing or wrong API key.'),
           headers: { 'WWW-Authenticate': { schema: { type: 'string' } } },
         },
-        NotFound: problemDoc('Unknown route, tool, API or operation.'),
+        NotFound: problemDoc('Unknown route, tool, named example, API or operation.'),
         MethodNotAllowed: {
           ...problemDoc('The path exists but not with this method.'),
           headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } },

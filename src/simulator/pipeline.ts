@@ -508,8 +508,9 @@ function namedExample(tool: Tool, name: string): CallResult {
     names.length > 0
       ? `; its examples: ${names.map((n) => JSON.stringify(n)).join(', ')}`
       : '; it has no named examples';
+  // 404 as Prism answers an example key it lacks: the request is well formed and names what the tool does not have.
   return problemResult(
-    problem(400, 'Unknown example', `${tool.id} has no example named ${JSON.stringify(name)}${known}`, {
+    problem(404, 'Unknown example', `${tool.id} has no example named ${JSON.stringify(name)}${known}`, {
       tool: tool.id,
       examples: names,
     }),

@@ -922,7 +922,7 @@ export interface VerdictsInput {
 export interface RewardRequest {
   verdicts?: VerdictsInput;
   /**
-   * A judge for this request (`openai:MODEL@URL`), or false to call none.
+   * A judge for this request (`openai:MODEL@URL`, the URL's host a name, an IPv4 address or [::1]), or false to call none.
    */
   judge?: string | false;
 }

@@ -53,11 +53,35 @@ function convertedComponents(): Record<string, JsonSchema> {
   const { $defs, $schema: _s, $id: _i, title: _t, ...tool } = schemaFile('tool') as SchemaFile & JsonSchema;
   const merged: Record<string, unknown> = { Tool: tool, ...$defs };
   for (const file of SHAPE_FILES) Object.assign(merged, schemaFile(file).$defs);
-  return JSON.parse(
+  const converted = JSON.parse(
     JSON.stringify(merged)
       .replaceAll(`"${schemaFile('tool').$id}"`, '"#/components/schemas/Tool"')
       .replace(/"(?:https:\/\/toolenv\.dev\/schemas\/[a-z-]+\.schema\.json)?#\/\$defs\//g, '"#/components/schemas/'),
   ) as Record<string, JsonSchema>;
+  for (const schema of Object.values(converted)) mapDiscriminator(schema, converted);
+  return converted;
+}
+
+/**
+ * A discriminator's mapping, from the `const` each `oneOf` member gives its property. Without one an OpenAPI reader
+ * takes the members' component names for the values (Schemathesis flags `"assert": "exists"`); schemas/ cannot state
+ * it, as Ajv's discriminator keyword refuses a mapping.
+ */
+function mapDiscriminator(schema: JsonSchema, components: Record<string, JsonSchema>): void {
+  const discriminator = schema.discriminator as { propertyName: string; mapping?: Record<string, string> } | undefined;
+  if (!discriminator || !Array.isArray(schema.oneOf)) return;
+  const mapping: Record<string, string> = {};
+  for (const member of schema.oneOf as { $ref?: string }[]) {
+    const ref = member.$ref ?? '';
+    const properties = components[ref.slice('#/components/schemas/'.length)]?.properties as
+      | Record<string, { const?: unknown }>
+      | undefined;
+    const value = properties?.[discriminator.propertyName]?.const;
+    if (typeof value !== 'string')
+      throw new Error(`discriminator member ${ref} has no const ${discriminator.propertyName}`);
+    mapping[value] = ref;
+  }
+  discriminator.mapping = mapping;
 }
 
 /**

@@ -263,7 +263,7 @@ describe('forward', () => {
       outgoing.end('{}');
     });
     const reply = await send(port, { headers: { 'content-type': 'application/json' }, body: 'a'.repeat(limit + 1) });
-    const expected = bodyTooLarge(limit);
+    const expected = bodyTooLarge(limit, true);
     assert.equal(reply.status, 413);
     assert.equal(reply.body, await expected.text());
     assert.equal(reply.headers['content-type'], expected.headers.get('content-type'));

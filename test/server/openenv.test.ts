@@ -191,9 +191,15 @@ describe('OpenEnv over HTTP', () => {
       (missing.errors as Json[]).map((e) => e.path),
       ['/episode_id'],
     );
+    // The body and the query naming two episodes: the one the server lacks is a 404, two live ones conflict.
     await expectProblem(
       await post(`${url}/openenv/step?episode_id=other`, { episode_id: id, action: { text: EXPLORE } }),
-      422,
+      404,
+    );
+    const other = (await json(await post(`${url}/openenv/reset`, { task: TASK }))).observation.episode_id as string;
+    await expectProblem(
+      await post(`${url}/openenv/step?episode_id=${other}`, { episode_id: id, action: { text: EXPLORE } }),
+      409,
     );
     await expectProblem(await post(`${url}/openenv/step`, { episode_id: 'nope', action: { text: EXPLORE } }), 404);
     await expectProblem(await fetch(`${url}/openenv/state?episode_id=nope`), 404);

@@ -125,15 +125,16 @@ describe('server routes', () => {
     assert.equal(viaQuery.headers.get('x-toolenv-error'), 'rate_limit');
   });
 
-  it('Prefer: example=NAME and dynamic=true reach the simulator; bad values are 400', async () => {
+  it('Prefer: example=NAME and dynamic=true reach the simulator; an unknown example is 404, bad values 400', async () => {
     const unknown = await expectProblem(
       await postJson(
         `${server.url}/v1/tools/petstore_test__getPetById/call`,
         { arguments: { petId: 7 } },
         { prefer: 'example=nope' },
       ),
-      400,
+      404,
     );
+    assert.equal(unknown.title, 'Unknown example');
     assert.match(String(unknown.detail), /nope/);
     const url = `${server.url}/v1/tools/petstore_test__getPetById/call`;
     await postJson(url, { arguments: { petId: 8 } });

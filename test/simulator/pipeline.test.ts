@@ -205,7 +205,8 @@ test('Prefer: code forces a status; example picks a named example; dynamic synth
   const named = await quiet.call('shop_getOrder', { orderId: 'o-9' }, { controls: { example: 'missing' } });
   assert.deepEqual(summary(named), { status: 404, source: 'example', error: undefined });
   const unknownName = await quiet.call('shop_getOrder', { orderId: 'o-9' }, { controls: { example: 'refunded' } });
-  assert.equal(unknownName.status, 400);
+  assert.equal(unknownName.status, 404);
+  assert.equal((unknownName.body as { title: string }).title, 'Unknown example');
   assert.deepEqual((unknownName.body as { examples: string[] }).examples, ['paid', 'missing']);
 
   const dynamic = await quiet.call('shop_getOrder', { orderId: 'o-1' }, { controls: { dynamic: true } });

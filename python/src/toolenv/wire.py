@@ -628,7 +628,7 @@ class RewardRequest(TypedDict, closed=True):
     verdicts: NotRequired[VerdictsInput]
     judge: NotRequired[str | Literal[False]]
     """
-    A judge for this request (`openai:MODEL@URL`), or false to call none.
+    A judge for this request (`openai:MODEL@URL`, the URL's host a name, an IPv4 address or [::1]), or false to call none.
     """
 
 

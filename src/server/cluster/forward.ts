@@ -9,6 +9,7 @@ import {
 import { pipeline } from 'node:stream';
 import { PROBLEM_CONTENT_TYPE, problem } from '../../simulator/problem.js';
 import { bodyTooLarge } from '../body-limit.js';
+import { drainBody } from '../drain.js';
 
 /** Headers that describe one connection, not the message: each hop sets its own. */
 const HOP_BY_HOP = new Set([
@@ -47,7 +48,7 @@ export function forward(incoming: IncomingMessage, outgoing: ServerResponse, tar
     incoming.headers['transfer-encoding'] === undefined &&
     Number(declared) > target.bodyLimit
   ) {
-    void send(outgoing, bodyTooLarge(target.bodyLimit));
+    void drainBody(incoming).then((drained) => send(outgoing, bodyTooLarge(target.bodyLimit, drained)));
     return;
   }
   const upstream = request({
@@ -100,7 +101,7 @@ export function forward(incoming: IncomingMessage, outgoing: ServerResponse, tar
     if (received > target.bodyLimit) {
       stop();
       if (outgoing.headersSent) outgoing.destroy();
-      else void send(outgoing, bodyTooLarge(target.bodyLimit));
+      else void drainBody(incoming).then((drained) => send(outgoing, bodyTooLarge(target.bodyLimit, drained)));
       return;
     }
     if (!upstream.write(chunk)) incoming.pause();

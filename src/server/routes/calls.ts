@@ -7,6 +7,7 @@ import { isPlainObject, readJsonBody } from '../json-body.js';
 import { requestControls } from '../prefer.js';
 import { requestHeader } from '../request-header.js';
 import { httpProblem } from '../../http/problem-response.js';
+import { unknownEpisode } from '../../episodes/errors.js';
 import { MAX_ACTIONS } from '../../episodes/limits.js';
 import { EPISODE_HEADER } from '../../episodes/header.js';
 import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, type Operations } from '../openapi-parts.js';
@@ -67,8 +68,8 @@ export function callOperations(maxBatch: number): Operations {
         summary: `Up to ${maxBatch} calls, run concurrently; results in request order`,
         description:
           'Prefer controls (header or query) apply to every call of the batch. With `x-toolenv-episode` the batch is ' +
-          'one step of that episode (world state and its error stream apply); ' +
-          'the answer then also carries `step` and `done`.',
+          'one step of that episode (world state and its error stream apply) and holds at most ' +
+          `${MAX_ACTIONS} calls, as a step does; the answer then also carries \`step\` and \`done\`.`,
         parameters: [...CONTROLS, EPISODE_HEADER_PARAM],
         requestBody: { required: true, content: { 'application/json': { schema: ref('BatchRequest') } } },
         responses: { '200': json('One result per call, in order.', ref('BatchResponse')), ...PROBLEMS },
@@ -89,6 +90,8 @@ async function episodeBatch(
   controls: CallControls,
 ) {
   if (!ctx.episodes) throw httpProblem(404, 'this server keeps no episodes', { title: 'Unknown episode' });
+  // The episode before the bound: a batch naming none is a 404 at any size, as the document's maxItems admits it.
+  if (!ctx.episodes.isLive(episode)) throw unknownEpisode(episode, ctx.episodes.ttlMs);
   if (calls.length > MAX_ACTIONS)
     throw invalid(
       `a batch inside an episode is one step and holds at most ${MAX_ACTIONS} calls, got ${calls.length}; split it`,

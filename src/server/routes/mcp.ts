@@ -69,6 +69,25 @@ export function mcpRoutes(ctx: AppContext, episodes: EpisodeStore, options?: Mcp
 }
 
 /** The operations of mcpRoutes. */
+/** A request or notification (`method`), or a response to the server's request (`id` with `result` or `error`). */
+const JSON_RPC_MESSAGE = {
+  type: 'object',
+  required: ['jsonrpc'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer'] },
+    method: { type: 'string', minLength: 1 },
+    params: { type: 'object' },
+    result: { type: 'object' },
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'integer' }, message: { type: 'string' } },
+    },
+  },
+  oneOf: [{ required: ['method'] }, { required: ['id', 'result'] }, { required: ['id', 'error'] }],
+};
+
 export const mcpOperations: Operations = {
   '/mcp': {
     post: {
@@ -164,11 +183,8 @@ export const mcpOperations: Operations = {
         content: {
           'application/json': {
             schema: {
-              description: 'A JSON-RPC 2.0 message (an object), or a batch of them (2025-03-26 and earlier).',
-              type: ['object', 'array'],
-              required: ['jsonrpc'],
-              properties: { jsonrpc: { const: '2.0' } },
-              items: { type: 'object', required: ['jsonrpc'], properties: { jsonrpc: { const: '2.0' } } },
+              description: 'A JSON-RPC 2.0 message, or a batch of them (2025-03-26 and earlier).',
+              oneOf: [JSON_RPC_MESSAGE, { type: 'array', minItems: 1, items: JSON_RPC_MESSAGE }],
             },
           },
         },

@@ -51,7 +51,9 @@ export function openEnvRoutes(ctx: AppContext, env: OpenEnv): Hono {
     const body = await readJsonBody(c);
     return c.json(
       await unprocessable(() => {
-        const { id, action } = stepRequest(body, c.req.query('episode_id'));
+        const queried = c.req.query('episode_id');
+        const { id, action } = stepRequest(body, queried);
+        if (queried !== undefined && id !== queried) twoEpisodes(env, id, queried);
         return env.step(id, action, '/action');
       }),
     );
@@ -144,6 +146,7 @@ export const openEnvOperations = (needsTask: boolean): Operations => ({
         '200': json("The first observation: the system prompt and the task's query.", ref('OpenEnvResult')),
         '400': PROBLEMS['400'],
         '401': PROBLEMS['401'],
+        '404': { $ref: '#/components/responses/UnknownTools' },
         '413': PROBLEMS['413'],
         '422': problemDoc('An invalid reset (with `errors`).'),
         '429': { $ref: '#/components/responses/TooManyEpisodes' },
@@ -175,7 +178,9 @@ export const openEnvOperations = (needsTask: boolean): Operations => ({
         '400': PROBLEMS['400'],
         '401': PROBLEMS['401'],
         '404': { $ref: '#/components/responses/UnknownEpisode' },
-        '409': problemDoc('The episode is done, or it took JSON steps.'),
+        '409': problemDoc(
+          'The episode is done, or it took JSON steps, or the body and `?episode_id=` name two live episodes.',
+        ),
         '413': PROBLEMS['413'],
         '422': problemDoc(
           'An invalid step: no `episode_id`, or an action other than `{"text": string}` (with `errors`).',
@@ -235,13 +240,25 @@ function stepRequest(body: unknown, queried: string | undefined): { id: string; 
   const given = body.episode_id;
   if (given !== undefined && typeof given !== 'string')
     check.add('/episode_id', 'must be a string: the episode POST /openenv/reset started');
-  else if (given !== undefined && queried !== undefined && given !== queried)
-    check.add('/episode_id', `names another episode than ?episode_id= (${JSON.stringify(queried)})`);
   else if (given === undefined && queried === undefined)
     check.add('/episode_id', 'is required: the episode POST /openenv/reset started');
   if (body.action === undefined) check.add('/action', 'is required: {"text": "<the model message>"}');
   if (check.errors.length > 0) throw invalidRequest('step', check.errors);
   return { id: (given as string | undefined) ?? queried!, action: body.action };
+}
+
+/**
+ * The body and `?episode_id=` name two episodes: 404 for one the server does not hold, else 409, as the request is
+ * well formed and only the episodes it names disagree.
+ */
+function twoEpisodes(env: OpenEnv, named: string, queried: string): never {
+  env.state(named);
+  env.state(queried);
+  throw httpProblem(
+    409,
+    `the body names episode ${JSON.stringify(named)} and ?episode_id= ${JSON.stringify(queried)}: name one`,
+    { title: 'Conflicting episodes' },
+  );
 }
 
 /** OpenEnv's servers (FastAPI) answer a request that fails validation 422, where ToolEnv's own routes say 400. */

@@ -33,10 +33,11 @@ export function searchRoutes(ctx: AppContext): Hono {
       return c.json({ results: queries.map((query, i) => ({ query, results: described[i] })) });
     } catch (error) {
       if (error instanceof IndexMissingError) throw indexMissing(error, lexicalBuild, ctx.log);
-      if (error instanceof SearchError)
-        throw error.status === 404
-          ? httpProblem(404, error.message, { title: 'Unknown category' })
-          : invalid(error.message);
+      if (error instanceof SearchError) {
+        if (error.status === 404) throw httpProblem(404, error.message, { title: 'Unknown category' });
+        if (error.status === 409) throw httpProblem(409, error.message, { title: 'Retriever unavailable' });
+        throw invalid(error.message);
+      }
       throw error;
     }
   });
@@ -60,7 +61,8 @@ export const searchOperations: Operations = {
         '404': problemDoc('A `category` the library does not have (the detail lists those it has).'),
         '409': problemDoc(
           'The dense or hybrid index is not built: the server does not embed the library itself (`command` names ' +
-            'the line that does).',
+            'the line that does); or the server cannot run the retriever (`dense` without `--embed-model`, vectors ' +
+            'of another library).',
         ),
         '503': {
           ...problemDoc('The bm25 index is being built (on first use); retry after `Retry-After` seconds.'),

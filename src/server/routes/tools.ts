@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { LibraryError, type LibraryStore, type ToolSummary } from '../../library/store.js';
+import { decodeCursor, LibraryError, type LibraryStore, type ToolSummary } from '../../library/store.js';
 import { rankSubstringMatches } from '../../retrieval/substring-rank.js';
 import { callResponse } from '../call-response.js';
 import type { AppContext } from '../context.js';
@@ -12,9 +12,6 @@ import { CONTROLS, EPISODE_HEADER_PARAM, json, PROBLEMS, ref, SIMULATED, type Op
 
 export const MAX_PAGE = 1000;
 
-/** Ranked pages continue at an offset into the ranking (which is recomputed: it is deterministic for a library). */
-const RANKED_CURSOR = /^r(\d+)$/;
-
 /**
  * A page of the tools whose id, name or description contains `q`, best matches first (rankSubstringMatches): the
  * whole match set is read and ranked, then cut at the cursor's offset.
@@ -24,15 +21,8 @@ function rankedPage(
   query: { q: string; category?: string; cursor?: string; limit?: number },
 ): { tools: ToolSummary[]; next_cursor: string | null } {
   const limit = query.limit ?? 50;
-  let offset = 0;
-  if (query.cursor !== undefined) {
-    const match = RANKED_CURSOR.exec(Buffer.from(query.cursor, 'base64url').toString('utf8'));
-    if (!match)
-      throw new LibraryError(
-        `invalid cursor ${JSON.stringify(query.cursor)}: pass the next_cursor of a page with the same q`,
-      );
-    offset = Number(match[1]);
-  }
+  // Ranked pages continue at an offset into the ranking (which is recomputed: it is deterministic for a library).
+  const offset = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
   const matches: ToolSummary[] = [];
   let after: string | undefined;
   do {
@@ -42,7 +32,7 @@ function rankedPage(
   } while (after !== undefined);
   const tools = rankSubstringMatches(matches, query.q).slice(offset, offset + limit);
   const end = offset + tools.length;
-  return { tools, next_cursor: end < matches.length ? Buffer.from(`r${end}`).toString('base64url') : null };
+  return { tools, next_cursor: end < matches.length ? String(end) : null };
 }
 
 /** The library (`GET /v1/tools`, `GET /v1/tools/{id}`) and single calls (`POST /v1/tools/{id}/call`). */
@@ -125,8 +115,10 @@ export const toolOperations: Operations = {
         {
           name: 'cursor',
           in: 'query',
-          description: 'The `next_cursor` of the previous page; absent or empty: the first page.',
-          schema: { type: 'string' },
+          description:
+            'The `next_cursor` of the previous page with the same `q` and `category`; absent or empty: the first ' +
+            "page. Another listing's cursor reads as a page of this one.",
+          schema: { type: 'string', pattern: '^[0-9]{0,15}$' },
         },
       ],
       responses: { '200': json('A page.', ref('ToolPage')), '400': PROBLEMS['400'], '401': PROBLEMS['401'] },
