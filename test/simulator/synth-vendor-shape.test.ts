@@ -1,0 +1,58 @@
+/**
+ * Answers shaped as the vendors' documented examples are (issue #49): small hand-made schemas and priors, every body
+ * checked against its schema.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createAjv } from '../../src/library/ajv.js';
+import type { JsonSchema, Tool } from '../../src/library/tool.js';
+import { contextKeys, PRIOR_VERSION, type PriorEntry, type ValuePrior } from '../../src/simulator/prior/prior.js';
+import { synthesize } from '../../src/simulator/synth/index.js';
+
+const ajv = createAjv();
+const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
+
+const toolOf = (response_schema: JsonSchema | undefined, extra: Partial<Tool> = {}): Tool => ({
+  id: 'shop_example__get_order',
+  name: 'Get an order',
+  description: 'Retrieve an order',
+  category: 'ecommerce',
+  parameters: { type: 'object', properties: {} },
+  ...(response_schema === undefined ? {} : { response_schema }),
+  examples: [],
+  origin: { format: 'openapi', api_id: 'shop.example', method: 'get', path: '/order', operation_id: null, server: null },
+  ...extra,
+});
+
+/** A prior holding `entries` under the field's anywhere-context (`k…`), as if many APIs documented it. */
+function priorOf(entries: Record<string, PriorEntry>): ValuePrior {
+  const fields: Record<string, PriorEntry> = {};
+  for (const [key, entry] of Object.entries(entries))
+    fields[contextKeys({ api: '', category: '', parent: '', key }).at(-1)!] = entry;
+  return { version: PRIOR_VERSION, left_out: [], apis: 2, values: 0, fields };
+}
+
+function bodies(tool: Tool, prior?: ValuePrior): unknown[] {
+  const validate = ajv.compile(tool.response_schema as Exclude<JsonSchema, boolean>);
+  return SEEDS.map((seed) => {
+    const { body } = synthesize(tool, {}, seed, prior);
+    assert.ok(validate(body), `${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`);
+    return body;
+  });
+}
+
+test('a nullable body is never null; a nullable object is not nulled by a prior that counts only its nulls', () => {
+  const tool = toolOf({
+    type: ['object', 'null'],
+    required: ['shipping'],
+    properties: {
+      shipping: { type: ['object', 'null'], required: ['city'], properties: { city: { type: 'string' } } },
+    },
+  });
+  // Documented ten times as an object (not counted: the prior counts scalars) and twice as null.
+  const prior = priorOf({ shipping: { n: 2, classes: { null: 2 }, samples: {} } });
+  const answers = bodies(tool, prior) as ({ shipping: object | null } | null)[];
+  assert.ok(answers.every((body) => body !== null));
+  const nulled = answers.filter((body) => body!.shipping === null).length;
+  assert.ok(nulled <= 10, `${nulled} of ${answers.length} shipping objects null`);
+});
