@@ -20,7 +20,14 @@ const toolOf = (response_schema: JsonSchema | undefined, extra: Partial<Tool> = 
   parameters: { type: 'object', properties: {} },
   ...(response_schema === undefined ? {} : { response_schema }),
   examples: [],
-  origin: { format: 'openapi', api_id: 'shop.example', method: 'get', path: '/order', operation_id: null, server: null },
+  origin: {
+    format: 'openapi',
+    api_id: 'shop.example',
+    method: 'get',
+    path: '/order',
+    operation_id: null,
+    server: null,
+  },
   ...extra,
 });
 
