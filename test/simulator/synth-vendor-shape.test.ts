@@ -63,3 +63,19 @@ test('a nullable body is never null; a nullable object is not nulled by a prior 
   const nulled = answers.filter((body) => body!.shipping === null).length;
   assert.ok(nulled <= 10, `${nulled} of ${answers.length} shipping objects null`);
 });
+
+test('declared optional fields all come in a body of ordinary size; past its first values, most of them', () => {
+  const names = ['number', 'status', 'placed_at', 'note', 'total', 'currency', 'gift', 'channel'];
+  const record = {
+    type: 'object',
+    properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+  } as const;
+  for (const body of bodies(toolOf(record)) as Record<string, unknown>[]) assert.deepEqual(Object.keys(body), names);
+  // Forty records of eight fields: the first few whole, the later ones at the usual chances.
+  const list = toolOf({ type: 'array', minItems: 40, maxItems: 40, items: record });
+  const counts = (bodies(list) as Record<string, unknown>[][]).flatMap((items) =>
+    items.map((item) => Object.keys(item).length),
+  );
+  assert.ok(counts.slice(0, 3).every((n) => n === names.length));
+  assert.ok(counts.some((n) => n < names.length));
+});
