@@ -79,3 +79,21 @@ test('declared optional fields all come in a body of ordinary size; past its fir
   assert.ok(counts.slice(0, 3).every((n) => n === names.length));
   assert.ok(counts.some((n) => n < names.length));
 });
+
+test("a named value stands only where it is of the vendors' usual class, value by value", () => {
+  // Titles are one to three words: under vendors whose names are mostly single words, only the one-word titles
+  // stand; under vendors whose names are mostly phrases, only the longer ones.
+  const tool = toolOf({ type: 'object', required: ['name'], properties: { name: { type: 'string' } } });
+  for (const [usual, other, spaced] of [
+    ['word', 'phrase', false],
+    ['phrase', 'word', true],
+  ] as const) {
+    const samples = { word: ['Burglary', 'sfbackend'], phrase: ['Referral Judge', 'Big One'] };
+    const prior = priorOf({ name: { n: 40, classes: { [usual]: 30, [other]: 10 }, samples } });
+    const names = (bodies(tool, prior) as { name: string }[]).map((body) => body.name);
+    assert.ok(
+      names.every((name) => name.includes(' ') === spaced),
+      names.join(', '),
+    );
+  }
+});

@@ -109,24 +109,11 @@ function drawClass(entry: PriorEntry, mode: boolean): string | undefined {
   return undefined;
 }
 
-const agreements = new WeakMap<PriorEntry, Map<string, boolean>>();
-
-/**
- * Whether the synthesizer's values for this name are of the class: decided on its first value and kept, since a
- * name rule makes one kind of value and classifying every string would cost as much as making it.
- */
-function namedAgrees(entry: PriorEntry, key: string, named: string, cls: string): boolean {
-  let byKey = agreements.get(entry);
-  if (!byKey) agreements.set(entry, (byKey = new Map()));
-  let agrees = byKey.get(key);
-  if (agrees === undefined) byKey.set(key, (agrees = valueClass(named, key) === cls));
-  return agrees;
-}
-
 /**
  * A string of the class the vendors' examples show for this field. Where the synthesizer has a value of its own for
- * the name (`named`: an email agreeing with the person, a country code), it stands unless most vendors' values are of
- * another class; otherwise a class is drawn. A value of that class is made from the samples: the same shape with new
+ * the name (`named`: an email agreeing with the person, a country code), it stands where it is of the class most
+ * vendors' values there are (checked value by value: a name rule that makes titles of one to three words makes words
+ * and phrases both); otherwise a class is drawn. A value of that class is made from the samples: the same shape with new
  * characters for ids and numbers, repeated for words and text. Undefined when `ok` refuses it.
  */
 export function priorString(
@@ -137,7 +124,7 @@ export function priorString(
 ): string | undefined {
   const cls = drawClass(entry, named !== undefined);
   if (cls === undefined) return undefined;
-  if (named !== undefined && namedAgrees(entry, key, named, cls) && ok(named)) return named;
+  if (named !== undefined && valueClass(named, key) === cls && ok(named)) return named;
   const value = made(cls, entry.samples[cls], key);
   return value !== undefined && ok(value) ? value : undefined;
 }
