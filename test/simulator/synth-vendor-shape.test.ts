@@ -97,3 +97,12 @@ test("a named value stands only where it is of the vendors' usual class, value b
     );
   }
 });
+
+test('an id of a fixed length longer than the usual ids is one token of that length, not an id and words', () => {
+  const tool = toolOf({
+    type: 'object',
+    required: ['judgeTypeId'],
+    properties: { judgeTypeId: { type: 'string', minLength: 18, maxLength: 18 } },
+  });
+  for (const body of bodies(tool) as { judgeTypeId: string }[]) assert.match(body.judgeTypeId, /^[A-Za-z0-9]{18}$/);
+});

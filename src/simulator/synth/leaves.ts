@@ -165,7 +165,13 @@ function sliceCodePoints(value: string, length: number): string {
   return lengthOf(value) === value.length ? value.slice(0, length) : Array.from(value).slice(0, length).join('');
 }
 
-/** Cuts a string down to `max` code points or pads it with words up to `min`. */
+/** A token of letters and digits (an id, a code): padded in kind, since words after it would make it a phrase. */
+const TOKEN = /^[A-Za-z0-9]+$/;
+
+/**
+ * Cuts a string down to `max` code points or pads it up to `min`: a token with characters like its own (a fixed-length
+ * id stays one id), anything else with words.
+ */
 function fitLength(value: string, min: number, max: number): string {
   let out = value;
   if (lengthOf(out) > max) {
@@ -173,11 +179,18 @@ function fitLength(value: string, min: number, max: number): string {
     const trimmed = out.trimEnd();
     if (lengthOf(trimmed) >= min) out = trimmed;
   }
+  if (lengthOf(out) < min && TOKEN.test(out)) {
+    const alphabet = /^\d+$/.test(out) ? '0123456789' : out === out.toLowerCase() ? LOWER_TOKEN : MIXED_TOKEN;
+    out += faker.string.fromCharacters(alphabet, min - out.length);
+  }
   for (let words = 0; lengthOf(out) < min; words++) {
     out += words < 64 ? `${out ? ' ' : ''}${faker.word.sample()}` : 'x'.repeat(min - lengthOf(out));
   }
   return lengthOf(out) > max ? sliceCodePoints(out, max) : out;
 }
+
+const LOWER_TOKEN = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const MIXED_TOKEN = `ABCDEFGHIJKLMNOPQRSTUVWXYZ${LOWER_TOKEN}`;
 
 /** A value in `format` that also passes `ok` (its length, its pattern), trying the format's other spellings. */
 function fromFormat(format: string, key: string, ok: (value: string) => boolean): string | undefined {
