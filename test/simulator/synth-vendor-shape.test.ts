@@ -106,3 +106,19 @@ test('an id of a fixed length longer than the usual ids is one token of that len
   });
   for (const body of bodies(tool) as { judgeTypeId: string }[]) assert.match(body.judgeTypeId, /^[A-Za-z0-9]{18}$/);
 });
+
+test('a number is whole unless its format or its name says fractional', () => {
+  const tool = toolOf({
+    type: 'object',
+    required: ['quota', 'ratio', 'price'],
+    properties: {
+      quota: { type: 'number' },
+      ratio: { type: 'number', format: 'double' },
+      price: { type: 'number' },
+    },
+  });
+  const answers = bodies(tool) as { quota: number; ratio: number; price: number }[];
+  assert.ok(answers.every((body) => Number.isInteger(body.quota)));
+  assert.ok(answers.some((body) => !Number.isInteger(body.ratio)));
+  assert.ok(answers.some((body) => !Number.isInteger(body.price)));
+});

@@ -27,6 +27,7 @@ const DEFAULT_INTEGER: NumberHint = { min: 1, max: 1000, decimals: 0 };
 const DEFAULT_NUMBER: NumberHint = { min: 0, max: 1000, decimals: 2 };
 const LOOSE_INTEGER: NumberHint = { min: -1000, max: 1000, decimals: 0 };
 const LOOSE_NUMBER: NumberHint = { min: -1000, max: 1000, decimals: 3 };
+const FRACTIONAL = /^(?:float|double|decimal)$/i;
 const DATE_LIKE = /(?:^|_)(?:at|date|time|timestamp|datetime|created|updated|modified)$/;
 const BOOLEAN_LIKE = /^(?:is|has|can|should|allow|allows|enable|include|includes|use|show|was|did|does)_/;
 
@@ -76,7 +77,8 @@ export function numberFor(flat: Flat, integer: boolean, site: Site, walk: Walk):
     const sane = (n: number) => numberFits(n, flat, integer) && (!named || (n >= named.min && n <= named.max));
     const documented = entry && priorNumber(entry, integer, sane);
     if (documented !== undefined) return documented;
-    hint = named ?? (integer ? DEFAULT_INTEGER : DEFAULT_NUMBER);
+    // A `number` whose format does not say fractional is mostly whole in the vendors' examples (four in five).
+    hint = named ?? (integer || !flat.formats.some((f) => FRACTIONAL.test(f)) ? DEFAULT_INTEGER : DEFAULT_NUMBER);
   }
   const value = drawNumber(flat, integer, hint);
   // Bounds that cross (minimum above maximum) admit nothing; a required number still comes, at the minimum.
