@@ -122,3 +122,13 @@ test('a number is whole unless its format or its name says fractional', () => {
   assert.ok(answers.some((body) => !Number.isInteger(body.ratio)));
   assert.ok(answers.some((body) => !Number.isInteger(body.price)));
 });
+
+test('a string field whose name counts or measures holds digits', () => {
+  const tool = toolOf({
+    type: 'object',
+    required: ['UncompressedSize', 'frame_width'],
+    properties: { UncompressedSize: { type: 'string' }, frame_width: { type: 'string' } },
+  });
+  for (const body of bodies(tool) as Record<string, string>[])
+    for (const value of Object.values(body)) assert.match(value, /^\d+$/);
+});

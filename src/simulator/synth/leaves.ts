@@ -234,6 +234,15 @@ function onServer(value: string, walk: Walk): string | undefined {
   return value.startsWith('/') && server ? `${server}${value}` : undefined;
 }
 
+/**
+ * Digits for a string field whose name counts or measures (`UncompressedSize`, `frame_width`): vendors send such
+ * numbers as strings too. Undefined for names of times, which have their own string rules.
+ */
+function countString(key: string): string | undefined {
+  const hint = DATE_LIKE.test(key) ? undefined : namedNumber(key);
+  return hint && String(Math.round(hint.min + rng.next() * (hint.max - hint.min)));
+}
+
 export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
   const ok = (value: unknown): value is string => typeof value === 'string' && stringFits(value, flat);
   const context = fieldContext(site);
@@ -282,7 +291,7 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     return ok(value) ? value : bestEffort(walk, value);
   }
   const hinted = flat.formats.length ? formatHintString(flat.formats[0]!, context) : undefined;
-  const value = fitLength(hinted ?? named ?? plainString(), min, max);
+  const value = fitLength(hinted ?? named ?? countString(site.key) ?? plainString(), min, max);
   if (ok(value)) return value;
   const plain = fitLength(plainString(), min, max);
   return ok(plain) ? plain : bestEffort(walk, plain);
