@@ -104,10 +104,10 @@ function optionalChance(site: Site, walk: Walk): number {
 /**
  * Values in a body before which every declared field comes: the vendors' examples show three in four of the optional
  * fields their schemas declare (real answers serialize whole records), and a field left out at random is a key the
- * caller looks for in vain. Past it, optional fields keep the usual chances: large schemas filled in to the last
- * optional branch would cost several times the synthesis time.
+ * caller looks for in vain. Past it, optional fields keep the usual chances: at 300 values the dev split's key
+ * coverage rose two points more, for a fifth more synthesis time.
  */
-const WHOLE_NODES = 300;
+const WHOLE_NODES = 100;
 
 /**
  * An object: its required keys (with those they depend on), most optional ones, extra keys up to minProperties (from
