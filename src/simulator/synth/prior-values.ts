@@ -130,8 +130,9 @@ function namedAgrees(entry: PriorEntry, key: string, named: string, cls: string)
 /**
  * A string of the class the vendors' examples show for this field. Where the synthesizer has a value of its own for
  * the name (`named`: an email agreeing with the person, a country code), it stands where it is of the class most
- * vendors' values there are (namedAgrees); otherwise a class is drawn. A value of that class is made from the samples: the same shape with new
- * characters for ids and numbers, repeated for words and text. Undefined when `ok` refuses it.
+ * vendors' values there are (namedAgrees); otherwise a class is drawn. A value of that class is made from the
+ * samples: the same shape with new characters for ids and numbers, repeated for words and text. Undefined when `ok`
+ * refuses it.
  */
 export function priorString(
   entry: PriorEntry,
