@@ -161,7 +161,7 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
     { examplesResponder },
     { synthResponderWith },
     { heldOutApis, readApiList, writeApiList },
-    { runExamplesFidelity },
+    { runExamplesFidelity, withheldExpander },
     { examplesReportLines },
     { stagedProgress },
   ] = await Promise.all([
@@ -202,7 +202,11 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
     // The examples responder is skipped (dynamic): listed or not, nothing is answered from an example.
     responders = await respondersFromFlags(flags.responder, flags, {
       example: examplesResponder,
-      synth: synthResponderWith(prior?.prior),
+      // Cut schemas expanded from the API's document as `serve` expands them, its examples withheld there too.
+      synth: synthResponderWith(
+        prior?.prior,
+        withheldExpander((api) => store.apiDocument(api)),
+      ),
     });
     startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
     const started = performance.now();

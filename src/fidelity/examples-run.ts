@@ -1,6 +1,7 @@
 import type { LibraryStore } from '../library/store.js';
 import type { JsonSchema, Tool } from '../library/tool.js';
 import { VALUE_CLASSES, type ValueClass } from '../library/value-class.js';
+import { cutExpander, type CutExpander } from '../simulator/cut-schemas.js';
 import { successExample } from '../simulator/examples.js';
 import { createSimulator } from '../simulator/pipeline.js';
 import type { Responder } from '../simulator/types.js';
@@ -281,6 +282,22 @@ function withheldView(store: LibraryStore): { get(id: string): Tool | undefined;
       seen.set(id, stripped);
       return stripped;
     },
+  };
+}
+
+/**
+ * The cut expander of the answering pipeline (simulator/cut-schemas.ts) over the APIs' documents, each expansion
+ * without its `examples`: a cut below the response schema would otherwise bring back what the view withholds.
+ */
+export function withheldExpander(documentOf: (apiId: string) => unknown): CutExpander {
+  const expand = cutExpander(documentOf);
+  const stripped = new WeakMap<object, JsonSchema>();
+  return (apiId, pointer) => {
+    const schema = expand(apiId, pointer);
+    if (schema === undefined || typeof schema !== 'object') return schema;
+    let out = stripped.get(schema);
+    if (!out) stripped.set(schema, (out = withoutExamples(schema)));
+    return out;
   };
 }
 

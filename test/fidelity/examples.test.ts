@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { compareToExample, sameMagnitude } from '../../src/fidelity/compare-example.js';
-import { runExamplesFidelity } from '../../src/fidelity/examples-run.js';
+import { runExamplesFidelity, withheldExpander } from '../../src/fidelity/examples-run.js';
 import { proportion } from '../../src/fidelity/interval.js';
 import { heldOutApis } from '../../src/fidelity/split.js';
 import { LibraryStore } from '../../src/library/store.js';
@@ -261,3 +261,28 @@ test(
     }
   },
 );
+
+test('a cut schema expands from the document as serve expands it, without the examples the view withholds', () => {
+  const documented = {
+    components: {
+      schemas: {
+        Customer: {
+          type: 'object',
+          example: { id: 'cus_9s6XKzkNRiz8i3' },
+          properties: { id: { type: 'string', example: 'cus_9s6XKzkNRiz8i3' }, plan: { type: 'string' } },
+        },
+      },
+    },
+  };
+  const reads: string[] = [];
+  const expand = withheldExpander((apiId) => {
+    reads.push(apiId);
+    return documented;
+  });
+  const schema = expand('pay.a', '#/components/schemas/Customer');
+  assert.deepEqual(Object.keys((schema as { properties: object }).properties), ['id', 'plan']);
+  assert.doesNotMatch(JSON.stringify(schema), /cus_9s6/);
+  assert.equal(expand('pay.a', '#/components/schemas/Customer'), schema, 'expanded once, stripped once');
+  assert.equal(expand('pay.a', '#/components/schemas/Missing'), undefined);
+  assert.deepEqual(reads, ['pay.a']);
+});

@@ -27,6 +27,7 @@ const DEFAULT_INTEGER: NumberHint = { min: 1, max: 1000, decimals: 0 };
 const DEFAULT_NUMBER: NumberHint = { min: 0, max: 1000, decimals: 2 };
 const LOOSE_INTEGER: NumberHint = { min: -1000, max: 1000, decimals: 0 };
 const LOOSE_NUMBER: NumberHint = { min: -1000, max: 1000, decimals: 3 };
+const FRACTIONAL = /^(?:float|double|decimal)$/i;
 const DATE_LIKE = /(?:^|_)(?:at|date|time|timestamp|datetime|created|updated|modified)$/;
 const BOOLEAN_LIKE = /^(?:is|has|can|should|allow|allows|enable|include|includes|use|show|was|did|does)_/;
 
@@ -76,7 +77,8 @@ export function numberFor(flat: Flat, integer: boolean, site: Site, walk: Walk):
     const sane = (n: number) => numberFits(n, flat, integer) && (!named || (n >= named.min && n <= named.max));
     const documented = entry && priorNumber(entry, integer, sane);
     if (documented !== undefined) return documented;
-    hint = named ?? (integer ? DEFAULT_INTEGER : DEFAULT_NUMBER);
+    // A `number` whose format does not say fractional is mostly whole in the vendors' examples (four in five).
+    hint = named ?? (integer || !flat.formats.some((f) => FRACTIONAL.test(f)) ? DEFAULT_INTEGER : DEFAULT_NUMBER);
   }
   const value = drawNumber(flat, integer, hint);
   // Bounds that cross (minimum above maximum) admit nothing; a required number still comes, at the minimum.
@@ -165,7 +167,13 @@ function sliceCodePoints(value: string, length: number): string {
   return lengthOf(value) === value.length ? value.slice(0, length) : Array.from(value).slice(0, length).join('');
 }
 
-/** Cuts a string down to `max` code points or pads it with words up to `min`. */
+/** A token of letters and digits (an id, a code): padded in kind, since words after it would make it a phrase. */
+const TOKEN = /^[A-Za-z0-9]+$/;
+
+/**
+ * Cuts a string down to `max` code points or pads it up to `min`: a token with characters like its own (a fixed-length
+ * id stays one id), anything else with words.
+ */
 function fitLength(value: string, min: number, max: number): string {
   let out = value;
   if (lengthOf(out) > max) {
@@ -173,11 +181,18 @@ function fitLength(value: string, min: number, max: number): string {
     const trimmed = out.trimEnd();
     if (lengthOf(trimmed) >= min) out = trimmed;
   }
+  if (lengthOf(out) < min && TOKEN.test(out)) {
+    const alphabet = /^\d+$/.test(out) ? '0123456789' : out === out.toLowerCase() ? LOWER_TOKEN : MIXED_TOKEN;
+    out += faker.string.fromCharacters(alphabet, min - out.length);
+  }
   for (let words = 0; lengthOf(out) < min; words++) {
     out += words < 64 ? `${out ? ' ' : ''}${faker.word.sample()}` : 'x'.repeat(min - lengthOf(out));
   }
   return lengthOf(out) > max ? sliceCodePoints(out, max) : out;
 }
+
+const LOWER_TOKEN = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const MIXED_TOKEN = `ABCDEFGHIJKLMNOPQRSTUVWXYZ${LOWER_TOKEN}`;
 
 /** A value in `format` that also passes `ok` (its length, its pattern), trying the format's other spellings. */
 function fromFormat(format: string, key: string, ok: (value: string) => boolean): string | undefined {
@@ -217,6 +232,15 @@ function plainFallback(min: number, max: number, ok: (value: string) => boolean)
 function onServer(value: string, walk: Walk): string | undefined {
   const server = walk.echo.page?.server;
   return value.startsWith('/') && server ? `${server}${value}` : undefined;
+}
+
+/**
+ * Digits for a string field whose name counts or measures (`UncompressedSize`, `frame_width`): vendors send such
+ * numbers as strings too. Undefined for names of times, which have their own string rules.
+ */
+function countString(key: string): string | undefined {
+  const hint = DATE_LIKE.test(key) ? undefined : namedNumber(key);
+  return hint && String(Math.round(hint.min + rng.next() * (hint.max - hint.min)));
 }
 
 export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
@@ -267,7 +291,7 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     return ok(value) ? value : bestEffort(walk, value);
   }
   const hinted = flat.formats.length ? formatHintString(flat.formats[0]!, context) : undefined;
-  const value = fitLength(hinted ?? named ?? plainString(), min, max);
+  const value = fitLength(hinted ?? named ?? countString(site.key) ?? plainString(), min, max);
   if (ok(value)) return value;
   const plain = fitLength(plainString(), min, max);
   return ok(plain) ? plain : bestEffort(walk, plain);

@@ -16,8 +16,6 @@ export interface PriorView {
 
 /** Values a context needs before it speaks for a field outside its own API (one API's one example is its own word). */
 const MIN_SHARED = 2;
-/** How often a field the vendors document is there: most fields a document shows in its examples come back. */
-export const DOCUMENTED_CHANCE = 0.97;
 /** Counts are raised to this power before a class is drawn: the usual class, with the others now and then. */
 const SHARPEN = 3;
 const UNIX_2000 = 946_684_800;
@@ -49,30 +47,14 @@ export function priorView(prior: ValuePrior, api: string, category: string): Pri
   return { prior, api, category, found };
 }
 
-/** A prior's contexts as a Map, and the field names documented anywhere: made once per prior, on first use. */
-interface Indexed {
-  fields: Map<string, PriorEntry>;
-  keys: Set<string>;
-}
-const indexes = new WeakMap<ValuePrior, Indexed>();
+/** A prior's contexts as a Map: made once per prior, on first use. */
+const indexes = new WeakMap<ValuePrior, Map<string, PriorEntry>>();
 
 // A Map: looking keys up in an object of 200,000 properties parsed from JSON costs microseconds each.
-function indexed(prior: ValuePrior): Indexed {
+function indexed(prior: ValuePrior): Map<string, PriorEntry> {
   let index = indexes.get(prior);
-  if (!index) {
-    index = { fields: new Map(Object.entries(prior.fields)), keys: new Set() };
-    for (const context of index.fields.keys()) if (context.startsWith('k\u0000')) index.keys.add(context.slice(2));
-    indexes.set(prior, index);
-  }
+  if (!index) indexes.set(prior, (index = new Map(Object.entries(prior.fields))));
   return index;
-}
-
-/**
- * Whether any vendor documents a field of this name (in two values or more): what decides an optional field's
- * presence. One set lookup, since it is asked for every declared field of every object, most never generated.
- */
-export function documentedKey(view: PriorView, key: string): boolean {
-  return indexed(view.prior).keys.has(key);
 }
 
 /** The most specific context of the field with enough values, if any. */
@@ -89,7 +71,7 @@ export function priorEntry(view: PriorView, parent: string, key: string): PriorE
 }
 
 function lookup(view: PriorView, parent: string, key: string): PriorEntry | undefined {
-  const { fields } = indexed(view.prior);
+  const fields = indexed(view.prior);
   const contexts = contextKeys({ api: view.api, category: view.category, parent, key });
   for (const [i, context] of contexts.entries()) {
     const entry = fields.get(context);
@@ -130,22 +112,27 @@ function drawClass(entry: PriorEntry, mode: boolean): string | undefined {
 const agreements = new WeakMap<PriorEntry, Map<string, boolean>>();
 
 /**
- * Whether the synthesizer's values for this name are of the class: decided on its first value and kept, since a
- * name rule makes one kind of value and classifying every string would cost as much as making it.
+ * Whether a named value is of the class: decided on the first value of its name with as many words and kept, since
+ * classifying every string costs a sixth of the synthesis time. The words count because one name rule makes words and
+ * phrases both (titles of one to three words); otherwise a rule makes one kind of value.
  */
 function namedAgrees(entry: PriorEntry, key: string, named: string, cls: string): boolean {
-  let byKey = agreements.get(entry);
-  if (!byKey) agreements.set(entry, (byKey = new Map()));
-  let agrees = byKey.get(key);
-  if (agrees === undefined) byKey.set(key, (agrees = valueClass(named, key) === cls));
+  let byShape = agreements.get(entry);
+  if (!byShape) agreements.set(entry, (byShape = new Map()));
+  let words = 1;
+  for (let at = named.indexOf(' '); at >= 0 && words < 6; at = named.indexOf(' ', at + 1)) words++;
+  const shape = `${words}\u0000${key}`;
+  let agrees = byShape.get(shape);
+  if (agrees === undefined) byShape.set(shape, (agrees = valueClass(named, key) === cls));
   return agrees;
 }
 
 /**
  * A string of the class the vendors' examples show for this field. Where the synthesizer has a value of its own for
- * the name (`named`: an email agreeing with the person, a country code), it stands unless most vendors' values are of
- * another class; otherwise a class is drawn. A value of that class is made from the samples: the same shape with new
- * characters for ids and numbers, repeated for words and text. Undefined when `ok` refuses it.
+ * the name (`named`: an email agreeing with the person, a country code), it stands where it is of the class most
+ * vendors' values there are (namedAgrees); otherwise a class is drawn. A value of that class is made from the
+ * samples: the same shape with new characters for ids and numbers, repeated for words and text. Undefined when `ok`
+ * refuses it.
  */
 export function priorString(
   entry: PriorEntry,

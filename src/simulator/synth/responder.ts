@@ -11,12 +11,15 @@ import type { Responder } from '../types.js';
  */
 let synthesizer: Promise<typeof import('./index.js')> | undefined;
 
-/** The synthesizer drawing from a value prior; without one, from its own rules alone. */
-export function synthResponderWith(prior: ValuePrior | undefined): Responder {
+/**
+ * The synthesizer drawing from a value prior; without one, from its own rules alone. With `expand`, cut response
+ * schemas are expanded from the API's document, as `librarySynthResponder` does.
+ */
+export function synthResponderWith(prior: ValuePrior | undefined, expand?: CutExpander): Responder {
   return {
     name: 'synth',
     respond: async (tool, args, ctx) =>
-      (await (synthesizer ??= import('./index.js'))).synthesize(tool, args, ctx.seed, prior),
+      (await (synthesizer ??= import('./index.js'))).synthesize(tool, args, ctx.seed, prior, expand),
   };
 }
 

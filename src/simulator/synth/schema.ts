@@ -164,9 +164,19 @@ function excludedTypes(flat: Flat): Set<string> {
   return out;
 }
 
-function nullChance(site: Site, walk: Walk): number {
+const isContainer = (type: JsonType) => type === 'object' || type === 'array';
+
+/** How often a nullable field is null when nothing else decides: the vendors' share where the prior has one. */
+const NULL_CHANCE = 0.08;
+
+/**
+ * The prior counts scalars only: for an object or a list its null share is of the nulls alone (an object documented
+ * ten times and null once reads 100%), so those keep the usual chance.
+ */
+function nullChance(site: Site, walk: Walk, solid: readonly JsonType[]): number {
+  if (solid.every(isContainer)) return NULL_CHANCE;
   const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
-  return entry ? (entry.classes.null ?? 0) / entry.n : 0.08;
+  return entry ? (entry.classes.null ?? 0) / entry.n : NULL_CHANCE;
 }
 
 function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
@@ -185,13 +195,15 @@ function chooseType(flat: Flat, site: Site, walk: Walk): JsonType | undefined {
     return type === 'integer' && !types.includes('integer') ? 'number' : type;
   }
   const solid = types.filter((type) => type !== 'null');
-  // Nullable fields are null now and then (as often as the vendors' examples show them null), ids never: a record
-  // without its id looks broken. A link to a page there is not (before the first) is null.
+  // Nullable fields are null now and then (as often as the vendors' examples show them null), ids and bodies that
+  // may be a record never: a record without its id looks broken, a 200 answering null lost its record. A link to a
+  // page there is not (before the first) is null.
   if (
     solid.length === 0 ||
     (solid.length < types.length &&
+      (site.depth > 0 || !solid.some(isContainer)) &&
       !ID_KEYS.has(site.key) &&
-      (rng.chance(nullChance(site, walk)) || linkFor(site, walk) === null))
+      (rng.chance(nullChance(site, walk, solid)) || linkFor(site, walk) === null))
   )
     return 'null';
   return rng.pick(solid);

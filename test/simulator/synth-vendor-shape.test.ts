@@ -1,0 +1,134 @@
+/**
+ * Answers shaped as the vendors' documented examples are (issue #49): small hand-made schemas and priors, every body
+ * checked against its schema.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createAjv } from '../../src/library/ajv.js';
+import type { JsonSchema, Tool } from '../../src/library/tool.js';
+import { contextKeys, PRIOR_VERSION, type PriorEntry, type ValuePrior } from '../../src/simulator/prior/prior.js';
+import { synthesize } from '../../src/simulator/synth/index.js';
+
+const ajv = createAjv();
+const SEEDS = Array.from({ length: 40 }, (_, i) => i + 1);
+
+const toolOf = (response_schema: JsonSchema | undefined, extra: Partial<Tool> = {}): Tool => ({
+  id: 'shop_example__get_order',
+  name: 'Get an order',
+  description: 'Retrieve an order',
+  category: 'ecommerce',
+  parameters: { type: 'object', properties: {} },
+  ...(response_schema === undefined ? {} : { response_schema }),
+  examples: [],
+  origin: {
+    format: 'openapi',
+    api_id: 'shop.example',
+    method: 'get',
+    path: '/order',
+    operation_id: null,
+    server: null,
+  },
+  ...extra,
+});
+
+/** A prior holding `entries` under the field's anywhere-context (`k…`), as if many APIs documented it. */
+function priorOf(entries: Record<string, PriorEntry>): ValuePrior {
+  const fields: Record<string, PriorEntry> = {};
+  for (const [key, entry] of Object.entries(entries))
+    fields[contextKeys({ api: '', category: '', parent: '', key }).at(-1)!] = entry;
+  return { version: PRIOR_VERSION, left_out: [], apis: 2, values: 0, fields };
+}
+
+function bodies(tool: Tool, prior?: ValuePrior): unknown[] {
+  const validate = ajv.compile(tool.response_schema as Exclude<JsonSchema, boolean>);
+  return SEEDS.map((seed) => {
+    const { body } = synthesize(tool, {}, seed, prior);
+    assert.ok(validate(body), `${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`);
+    return body;
+  });
+}
+
+test('a nullable body is never null; a nullable object is not nulled by a prior that counts only its nulls', () => {
+  const tool = toolOf({
+    type: ['object', 'null'],
+    required: ['shipping'],
+    properties: {
+      shipping: { type: ['object', 'null'], required: ['city'], properties: { city: { type: 'string' } } },
+    },
+  });
+  // Documented ten times as an object (not counted: the prior counts scalars) and twice as null.
+  const prior = priorOf({ shipping: { n: 2, classes: { null: 2 }, samples: {} } });
+  const answers = bodies(tool, prior) as ({ shipping: object | null } | null)[];
+  assert.ok(answers.every((body) => body !== null));
+  const nulled = answers.filter((body) => body!.shipping === null).length;
+  assert.ok(nulled <= 10, `${nulled} of ${answers.length} shipping objects null`);
+});
+
+test('declared optional fields all come in a body of ordinary size; past its first values, most of them', () => {
+  const names = ['number', 'status', 'placed_at', 'note', 'total', 'currency', 'gift', 'channel'];
+  const record = {
+    type: 'object',
+    properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+  } as const;
+  for (const body of bodies(toolOf(record)) as Record<string, unknown>[]) assert.deepEqual(Object.keys(body), names);
+  // Forty records of eight fields: the first few whole, the later ones at the usual chances.
+  const list = toolOf({ type: 'array', minItems: 40, maxItems: 40, items: record });
+  const counts = (bodies(list) as Record<string, unknown>[][]).flatMap((items) =>
+    items.map((item) => Object.keys(item).length),
+  );
+  assert.ok(counts.slice(0, 3).every((n) => n === names.length));
+  assert.ok(counts.some((n) => n < names.length));
+});
+
+test("a named value stands only where it is of the vendors' usual class, value by value", () => {
+  // Titles are one to three words: under vendors whose names are mostly single words, only the one-word titles
+  // stand; under vendors whose names are mostly phrases, only the longer ones.
+  const tool = toolOf({ type: 'object', required: ['name'], properties: { name: { type: 'string' } } });
+  for (const [usual, other, spaced] of [
+    ['word', 'phrase', false],
+    ['phrase', 'word', true],
+  ] as const) {
+    const samples = { word: ['Burglary', 'sfbackend'], phrase: ['Referral Judge', 'Big One'] };
+    const prior = priorOf({ name: { n: 40, classes: { [usual]: 30, [other]: 10 }, samples } });
+    const names = (bodies(tool, prior) as { name: string }[]).map((body) => body.name);
+    assert.ok(
+      names.every((name) => name.includes(' ') === spaced),
+      names.join(', '),
+    );
+  }
+});
+
+test('an id of a fixed length longer than the usual ids is one token of that length, not an id and words', () => {
+  const tool = toolOf({
+    type: 'object',
+    required: ['judgeTypeId'],
+    properties: { judgeTypeId: { type: 'string', minLength: 18, maxLength: 18 } },
+  });
+  for (const body of bodies(tool) as { judgeTypeId: string }[]) assert.match(body.judgeTypeId, /^[A-Za-z0-9]{18}$/);
+});
+
+test('a number is whole unless its format or its name says fractional', () => {
+  const tool = toolOf({
+    type: 'object',
+    required: ['quota', 'ratio', 'price'],
+    properties: {
+      quota: { type: 'number' },
+      ratio: { type: 'number', format: 'double' },
+      price: { type: 'number' },
+    },
+  });
+  const answers = bodies(tool) as { quota: number; ratio: number; price: number }[];
+  assert.ok(answers.every((body) => Number.isInteger(body.quota)));
+  assert.ok(answers.some((body) => !Number.isInteger(body.ratio)));
+  assert.ok(answers.some((body) => !Number.isInteger(body.price)));
+});
+
+test('a string field whose name counts or measures holds digits', () => {
+  const tool = toolOf({
+    type: 'object',
+    required: ['UncompressedSize', 'frame_width'],
+    properties: { UncompressedSize: { type: 'string' }, frame_width: { type: 'string' } },
+  });
+  for (const body of bodies(tool) as Record<string, string>[])
+    for (const value of Object.values(body)) assert.match(value, /^\d+$/);
+});
