@@ -50,7 +50,7 @@ describe('Prefer controls', () => {
 });
 
 describe('Prefer parsing cost', () => {
-  it('is linear in the header: 100 KB of hostile input parse in milliseconds', () => {
+  it('is linear in the header: 100 KB of hostile input parse in well under the seconds a rescan takes', () => {
     // Each shape made the former regular expression rescan the rest of the header from every position.
     for (const hostile of [
       ' '.repeat(100_000),
@@ -62,7 +62,8 @@ describe('Prefer parsing cost', () => {
       const started = performance.now();
       parsePrefer(hostile);
       const elapsed = performance.now() - started;
-      assert.ok(elapsed < 200, `${JSON.stringify(hostile.slice(0, 8))}…: ${elapsed} ms`);
+      // A rescan from every position is ~10^10 steps here (tens of seconds); the bound leaves room for a loaded CI.
+      assert.ok(elapsed < 2_000, `${JSON.stringify(hostile.slice(0, 8))}…: ${elapsed} ms`);
     }
     assert.deepEqual(parsePrefer('  code=503 ,, x; p, example="a\\"b"; p=1'), [
       ['code', '503'],
