@@ -3,7 +3,7 @@ import type { Tool } from '../library/tool.js';
 import { Bm25Builder, DEFAULT_BM25_PARAMS, type Bm25Index, type Bm25Params } from './bm25.js';
 import { CatalogBuilder, type Catalog } from './catalog.js';
 import { toolFields, toolPassage } from './documents.js';
-import type { Embedder } from './embedder.js';
+import { PASSAGE_BATCH, type Embedder } from './embedder.js';
 import { VectorIndex } from './vectors.js';
 
 export type Progress = (done: number, total: number) => void;
@@ -85,10 +85,20 @@ export async function buildVectors(
   store: LibraryStore,
   embedder: Embedder,
   onProgress?: Progress,
-  batchSize = 32,
+  batchSize = PASSAGE_BATCH,
 ): Promise<VectorIndex> {
   const passage = passageOf(store);
   const passages = Array.from(tools(store), passage);
+  return new VectorIndex(await embedLongestFirst(passages, embedder, onProgress, batchSize), embedder.dim);
+}
+
+/** The passages' vectors, one row each in the order given, embedded longest first in batches of similar length. */
+export async function embedLongestFirst(
+  passages: readonly string[],
+  embedder: Embedder,
+  onProgress?: Progress,
+  batchSize = PASSAGE_BATCH,
+): Promise<Float32Array> {
   const order = passages.map((_, i) => i).sort((a, b) => passages[b]!.length - passages[a]!.length);
   const data = new Float32Array(passages.length * embedder.dim);
   onProgress?.(0, passages.length);
@@ -98,5 +108,5 @@ export async function buildVectors(
     vectors.forEach((v, i) => data.set(v, rows[i]! * embedder.dim));
     onProgress?.(start + rows.length, passages.length);
   }
-  return new VectorIndex(data, embedder.dim);
+  return data;
 }

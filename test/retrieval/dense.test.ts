@@ -63,7 +63,7 @@ test(
   },
 );
 
-test('texts are cut at maxTokens, and int8 weights are chosen by dtype and keep vectors of their own', async () => {
+test('texts are cut at maxTokens; int8 weights are the default where present, with vectors of their own', async () => {
   const dir = tinyModelDir();
   // Cut at 4 tokens, both are [CLS] rain tomorrow remove: what follows does not move the vector.
   const texts = ['rain tomorrow remove my dog', 'rain tomorrow remove the forecast'];
@@ -86,9 +86,12 @@ test('texts are cut at maxTokens, and int8 weights are chosen by dtype and keep 
   assert.equal(onnxWeights(dir).dtype, 'fp32');
   assert.throws(() => onnxWeights(dir, 'q8'), /expected onnx\/model_quantized.onnx/);
   copyFileSync(join(dir, 'onnx', 'model.onnx'), join(dir, 'onnx', 'model_quantized.onnx'));
-  const q8 = await loadOnnxEmbedder(dir, { dtype: 'q8' });
+  // With both, int8 is the default (as good on the held-out benchmarks at half the CPU); fp32 when asked for.
+  assert.equal(onnxWeights(dir).dtype, 'q8');
+  const q8 = await loadOnnxEmbedder(dir);
   assert.equal(q8.key, 'onnx-tiny-bert-q8');
   await q8.close();
+  assert.equal(onnxWeights(dir, 'fp32').file, join(dir, 'onnx', 'model.onnx'));
   rmSync(join(dir, 'onnx', 'model.onnx'));
   assert.deepEqual(onnxWeights(dir), { file: join(dir, 'onnx', 'model_quantized.onnx'), dtype: 'q8' });
 });
