@@ -1,6 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { LibraryStore } from '../library/store.js';
-import { embedLongestFirst, passageOf } from './build.js';
+import { embedByLength, passageOf } from './build.js';
 import { loadOnnxEmbedder, type OnnxEmbedderOptions } from './onnx-embedder.js';
 
 export interface EmbedBenchmark {
@@ -8,7 +8,7 @@ export interface EmbedBenchmark {
   model: string;
   /** Tools in the library. */
   tools: number;
-  /** Passages embedded: every `step`-th tool in library order, as the index build embeds them (longest first). */
+  /** Passages embedded: every `step`-th tool in library order, as the index build embeds them. */
   passages: number;
   step: number;
   /** CPU time of every thread of the process per passage: what the other load on the machine moves least. */
@@ -54,11 +54,11 @@ export async function measureEmbedding(
   const embedder = await loadOnnxEmbedder(modelDir, options);
   try {
     // A first run allocates the session's buffers: warm it up so that the sample measures steady state.
-    await embedLongestFirst(passages.slice(0, 32), embedder);
+    await embedByLength(passages.slice(0, 32), embedder);
     const loadAtStart = load();
     const cpu = cpuMs();
     const wall = performance.now();
-    await embedLongestFirst(passages, embedder);
+    await embedByLength(passages, embedder);
     const cpuPer = (cpuMs() - cpu) / passages.length;
     const wallPer = (performance.now() - wall) / passages.length;
     const cores = options.threads ?? availableParallelism();
