@@ -1,19 +1,20 @@
 import { LibraryStore } from '../library/store.js';
 import { makeBenchmark } from './eval.js';
 import { bm25File, catalogFile } from './index-paths.js';
-import { ToolSearch } from './searcher.js';
+import { ToolSearch, type ToolSearchOptions } from './searcher.js';
 import { statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 
 export interface SearchBenchmark {
   tools: number;
-  retriever: 'bm25';
+  retriever: 'bm25' | 'dense' | 'hybrid';
   k: number;
   queries: number;
-  /** Building the index files now (null when they were current). */
+  /** Building the BM25 index files now (null when they were current; vectors are never built here). */
   index_build_s: number | null;
+  /** The index files the retriever reads: catalog and BM25, and the encoder's vectors for dense and hybrid. */
   index_mb: number;
-  /** Opening the library's index files and answering a first query. */
+  /** Opening the library's index files (and the encoder) and answering a first query. */
   load_ms: number;
   search_p50_ms: number;
   search_p95_ms: number;
@@ -26,6 +27,8 @@ export interface SearchBenchmark {
   loadavg_1m: number;
 }
 
+export type BenchedRetriever = SearchBenchmark['retriever'];
+
 const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -34,12 +37,21 @@ const quantile = (values: number[], q: number) => {
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
 /**
- * Latency of the default retriever at k=3 over a library, with queries written from the library itself
- * (the evaluation's paraphrases). Builds the index files first if they are missing or stale.
+ * Latency of a retriever (BM25 by default) at k=3 over a library, with queries written from the library itself
+ * (the evaluation's paraphrases). Builds the BM25 index files first if they are missing or stale; dense and hybrid
+ * need the encoder (options.embedModel) and its vectors built by `toolenv search index`.
  */
 export async function measureSearch(
   libraryDir: string,
-  { queries: count = 400, seed = 7 } = {},
+  {
+    queries: count = 400,
+    seed = 7,
+    retriever = 'bm25',
+    ...embed
+  }: { queries?: number; seed?: number; retriever?: BenchedRetriever } & Omit<
+    ToolSearchOptions,
+    'autoBuild' | 'onProgress'
+  > = {},
 ): Promise<SearchBenchmark> {
   const indexing = ToolSearch.open(libraryDir);
   const [report] = await indexing.index('bm25');
@@ -52,36 +64,46 @@ export async function measureSearch(
   store.close();
 
   const loadStarted = process.hrtime.bigint();
-  const search = ToolSearch.open(libraryDir, { autoBuild: false });
-  search.searchBm25([queries[0]!], { k: 3 });
-  const load_ms = ms(loadStarted);
-  const rss_mb = Math.round(process.memoryUsage().rss / 1e6);
+  const search = ToolSearch.open(libraryDir, { ...embed, autoBuild: false });
+  const run = async (batch: string[]) =>
+    retriever === 'bm25' ? search.searchBm25(batch, { k: 3 }) : await search.search(batch, { k: 3, retriever });
+  try {
+    await run([queries[0]!]);
+    const load_ms = ms(loadStarted);
+    const rss_mb = Math.round(process.memoryUsage().rss / 1e6);
+    const vectors = retriever === 'bm25' ? [] : [await search.vectorFile()];
 
-  for (const q of queries.slice(0, 50)) search.searchBm25([q], { k: 3 });
-  const single = queries.map((q) => {
-    const started = process.hrtime.bigint();
-    search.searchBm25([q], { k: 3 });
-    return ms(started);
-  });
-  const batches: number[] = [];
-  for (let i = 0; i + 8 <= queries.length; i += 8) {
-    const started = process.hrtime.bigint();
-    search.searchBm25(queries.slice(i, i + 8), { k: 3 });
-    batches.push(ms(started));
+    for (const q of queries.slice(0, 50)) await run([q]);
+    const single: number[] = [];
+    for (const q of queries) {
+      const started = process.hrtime.bigint();
+      await run([q]);
+      single.push(ms(started));
+    }
+    const batches: number[] = [];
+    for (let i = 0; i + 8 <= queries.length; i += 8) {
+      const started = process.hrtime.bigint();
+      await run(queries.slice(i, i + 8));
+      batches.push(ms(started));
+    }
+    return {
+      tools: report!.tools,
+      retriever,
+      k: 3,
+      queries: queries.length,
+      index_build_s: report!.built ? report!.seconds : null,
+      index_mb: round(megabytes([catalogFile(libraryDir), bm25File(libraryDir), ...vectors])),
+      load_ms: round(load_ms),
+      search_p50_ms: round(quantile(single, 0.5)),
+      search_p95_ms: round(quantile(single, 0.95)),
+      batch8_ms: round(quantile(batches, 0.95)),
+      batch8_p50_ms: round(quantile(batches, 0.5)),
+      rss_mb,
+      loadavg_1m: Math.round(loadavg()[0]! * 100) / 100,
+    };
+  } finally {
+    await search.close();
   }
-  return {
-    tools: report!.tools,
-    retriever: 'bm25',
-    k: 3,
-    queries: queries.length,
-    index_build_s: report!.built ? report!.seconds : null,
-    index_mb: Math.round((statSync(bm25File(libraryDir)).size + statSync(catalogFile(libraryDir)).size) / 1e5) / 10,
-    load_ms: round(load_ms),
-    search_p50_ms: round(quantile(single, 0.5)),
-    search_p95_ms: round(quantile(single, 0.95)),
-    batch8_ms: round(quantile(batches, 0.95)),
-    batch8_p50_ms: round(quantile(batches, 0.5)),
-    rss_mb,
-    loadavg_1m: Math.round(loadavg()[0]! * 100) / 100,
-  };
 }
+
+const megabytes = (files: string[]) => files.reduce((sum, file) => sum + statSync(file).size, 0) / 1e6;

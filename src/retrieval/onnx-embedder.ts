@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Embedder } from './embedder.js';
+import { PASSAGE_BATCH, type Embedder } from './embedder.js';
 import { slugKey } from './index-paths.js';
 
 export type Pooling = 'mean' | 'cls';
@@ -15,7 +15,7 @@ export interface OnnxEmbedderOptions {
   pooling?: Pooling;
   /** Text put before each query, e.g. bge's "Represent this sentence for searching relevant passages: ". */
   queryPrefix?: string;
-  /** The weights to run (default: fp32 where onnx/model.onnx exists, else q8). */
+  /** The weights to run (default: q8 where onnx/model_quantized.onnx exists, else fp32). */
   dtype?: OnnxDtype;
   /** Tokens a text is cut to (default: max_seq_length of sentence_bert_config.json, as sentence-transformers). */
   maxTokens?: number;
@@ -25,19 +25,20 @@ export interface OnnxEmbedderOptions {
 
 export class ModelDirError extends Error {}
 
-/** Texts per model run, as many as the index build hands over at once. */
-const RUN_BATCH = 32;
+/** Texts per model run: as many as the index build hands over at once. */
+const RUN_BATCH = PASSAGE_BATCH;
 
 /**
- * The weights file of a model directory in transformers.js layout and its dtype (the one asked for, else fp32 where
- * both exist); ModelDirError naming what is missing otherwise.
+ * The weights file of a model directory in transformers.js layout and its dtype (the one asked for, else q8 where
+ * both exist: per-column int8 weights rank as well as fp32 on the held-out benchmarks at about half the CPU time);
+ * ModelDirError naming what is missing otherwise.
  */
 export function onnxWeights(modelDir: string, dtype?: OnnxDtype): { file: string; dtype: OnnxDtype } {
   const dir = resolve(modelDir);
   for (const file of ['config.json', 'tokenizer.json']) {
     if (!existsSync(join(dir, file))) throw new ModelDirError(`${dir} is not a model directory: ${file} is missing`);
   }
-  const found = (dtype ? [dtype] : (['fp32', 'q8'] as const)).find((d) => existsSync(join(dir, 'onnx', WEIGHTS[d])));
+  const found = (dtype ? [dtype] : (['q8', 'fp32'] as const)).find((d) => existsSync(join(dir, 'onnx', WEIGHTS[d])));
   if (!found) {
     const expected = dtype ? `onnx/${WEIGHTS[dtype]}` : 'onnx/model.onnx or onnx/model_quantized.onnx';
     throw new ModelDirError(`${dir} has no ONNX weights: expected ${expected}`);
@@ -65,7 +66,13 @@ export async function loadOnnxEmbedder(modelDir: string, options: OnnxEmbedderOp
   const encoder = await AutoModel.from_pretrained(basename(dir), {
     dtype,
     device: 'cpu',
-    session_options: { intraOpNumThreads: options.threads ?? availableParallelism(), interOpNumThreads: 1 },
+    session_options: {
+      intraOpNumThreads: options.threads ?? availableParallelism(),
+      interOpNumThreads: 1,
+      // Idle intra-op threads spin by default, burning a third more CPU per passage on cores that other processes
+      // share (docs/retrieval.md, Speed and size); sleeping ones cost nothing and wake in microseconds.
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
+    },
   });
 
   // The feature-extraction pipeline, with the length cap it does not take: texts padded to the longest in the batch,

@@ -40,7 +40,7 @@ export interface SearchResult {
 export interface ToolSearchOptions {
   /** Local ONNX model directory for the `dense` retriever, and for `hybrid` in place of the shipped USE model. */
   embedModel?: string;
-  /** Which weights of the embedModel directory (default: fp32 where onnx/model.onnx exists). */
+  /** Which weights of the embedModel directory (default: q8 where onnx/model_quantized.onnx exists, else fp32). */
   embedDtype?: OnnxDtype;
   pooling?: Pooling;
   queryPrefix?: string;
@@ -57,6 +57,8 @@ export interface IndexReport {
   built: boolean;
   tools: number;
   seconds: number;
+  /** CPU time of the whole process while building (every thread), which the machine's other load moves less. */
+  cpu_seconds: number;
   bytes: number;
   /** Growth of the process's resident memory while building. */
   rss_mb: number;
@@ -157,22 +159,20 @@ export class ToolSearch {
   }
 
   private indexLexical(force: boolean): IndexReport {
-    const started = process.hrtime.bigint();
-    const rss = process.memoryUsage().rss;
+    const started = mark();
     const build = force || !this.lexicalCurrent();
     if (build) this.lexical = this.buildLexical();
-    return report('bm25', bm25File(this.libraryDir), build, this.lexicalIndex().catalog.size, started, rss);
+    return report('bm25', bm25File(this.libraryDir), build, this.lexicalIndex().catalog.size, started);
   }
 
   private async indexVectors(kind: 'use' | 'dense', force: boolean): Promise<IndexReport> {
     const embedder = await this.embedder(kind);
     const file = vectorFile(this.libraryDir, embedder.key);
-    const started = process.hrtime.bigint();
-    const rss = process.memoryUsage().rss;
+    const started = mark();
     const build = force || !vectorsCurrent(this.libraryDir, this.version(), embedder);
     if (build) this.vectorIndexes.set(kind, this.buildVectors(embedder, true));
     const vectors = await this.vectorIndex(kind, embedder);
-    return report(kind, file, build, vectors.count, started, rss);
+    return report(kind, file, build, vectors.count, started);
   }
 
   async close(): Promise<void> {
@@ -194,6 +194,11 @@ export class ToolSearch {
       return vectorsCurrent(this.libraryDir, this.version(), await this.embedder('dense')) ? 'hybrid' : 'bm25';
     })();
     return this.defaultValue;
+  }
+
+  /** The vector file that dense and hybrid searches read: the embedModel's, else the USE model's. */
+  async vectorFile(): Promise<string> {
+    return vectorFile(this.libraryDir, (await this.embedder(this.hybridPartner())).key);
   }
 
   private hybridPartner(): 'use' | 'dense' {
@@ -366,21 +371,27 @@ export class ToolSearch {
   }
 }
 
+/** Where a build started: wall clock, CPU time and resident memory. */
+function mark() {
+  return { wall: process.hrtime.bigint(), cpu: process.cpuUsage(), rss: process.memoryUsage().rss };
+}
+
 function report(
   retriever: IndexReport['retriever'],
   file: string,
   built: boolean,
   tools: number,
-  started: bigint,
-  rss: number,
+  started: ReturnType<typeof mark>,
 ): IndexReport {
+  const cpu = process.cpuUsage(started.cpu);
   return {
     retriever,
     file,
     built,
     tools,
-    seconds: Math.round(Number(process.hrtime.bigint() - started) / 1e6) / 1e3,
+    seconds: Math.round(Number(process.hrtime.bigint() - started.wall) / 1e6) / 1e3,
+    cpu_seconds: Math.round((cpu.user + cpu.system) / 1e3) / 1e3,
     bytes: statSync(file).size,
-    rss_mb: Math.round((process.memoryUsage().rss - rss) / 1e5) / 10,
+    rss_mb: Math.round((process.memoryUsage().rss - started.rss) / 1e5) / 10,
   };
 }

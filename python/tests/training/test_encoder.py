@@ -56,5 +56,11 @@ def test_export_writes_an_int8_copy_whose_outputs_follow_the_fp32_graph(tmp_path
         ort.InferenceSession(str(onnx_dir / f)).run(None, feed)[0] for f in ["model.onnx", "model_quantized.onnx"]
     )
     assert q8.shape == fp32.shape == (2, 4, 16)
+    # One scale per output column of each weight matrix, not one per matrix.
+    import onnx
+
+    graph = onnx.load(str(onnx_dir / "model_quantized.onnx")).graph
+    scales = [i for i in graph.initializer if i.name.endswith("_scale") and "MatMul" in i.name]
+    assert scales and all(list(s.dims) in ([16], [32]) for s in scales), [(s.name, list(s.dims)) for s in scales]
     cosine = (fp32 * q8).sum(-1) / (np.linalg.norm(fp32, axis=-1) * np.linalg.norm(q8, axis=-1))
     assert cosine.min() > 0.9

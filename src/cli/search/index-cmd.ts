@@ -29,7 +29,8 @@ export function registerIndex(search: Command): void {
           for (const r of reports)
             printLine(
               `${r.retriever}: ${r.built ? 'built' : 'current'} ${r.file} (${r.tools} tools, ` +
-                `${(r.bytes / 1e6).toFixed(1)} MB${r.built ? `, ${r.seconds}s, +${r.rss_mb} MB RSS` : ''})`,
+                `${(r.bytes / 1e6).toFixed(1)} MB` +
+                (r.built ? `, ${r.seconds}s, ${r.cpu_seconds} CPU-s, +${r.rss_mb} MB RSS)` : ')'),
             );
       } finally {
         progress.stop();

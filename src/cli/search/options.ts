@@ -58,7 +58,7 @@ export function embedFlagOptions(command: Command): Command {
     .option(
       '--embed-dtype <fp32|q8>',
       'weights of the --embed-model: onnx/model.onnx (fp32) or onnx/model_quantized.onnx (int8, made by ' +
-        '`npm run setup:encoder`; default: fp32 where both exist)',
+        '`npm run setup:encoder`; default: q8 where both exist)',
     )
     .option(
       '--pooling <mean|cls>',
