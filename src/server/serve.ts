@@ -18,6 +18,7 @@ import type { CoercionMode } from '../simulator/lax.js';
 import type { UnknownArgumentsMode } from '../simulator/unknown-arguments.js';
 import { defaultAllowedHosts, guardedListener, requestRefusal, type AllowedHosts } from './host-check.js';
 import { nodeListener } from './node-listener.js';
+import { episodeMetrics } from './episode-metrics.js';
 import { openEnvSockets } from './openenv/upgrade.js';
 import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
 import { retrievalLoader, type RetrievalOptions } from './context.js';
@@ -189,6 +190,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
     });
+    const liveEpisodes = episodeMetrics(episodes);
     // Loaded only with --judge, as the judges requests name are.
     const judge =
       options.judge === undefined
@@ -206,7 +208,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       judge,
       metrics: {
         toPrometheus: () =>
-          [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])]
+          [simulator.metrics, liveEpisodes, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])]
             .map((m) => m.toPrometheus())
             .join(''),
       },
