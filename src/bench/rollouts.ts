@@ -80,6 +80,8 @@ export interface RolloutScale {
   connections: number;
   /** Actions per second of every round, per workload (the best is reported). */
   rounds_actions_per_s: Record<Workload, number[]>;
+  /** Median step latency of every round, per workload, ms: fresh over cached per round, not only of best rounds. */
+  rounds_step_p50_ms: Record<Workload, number[]>;
   /**
    * The expiry sweeps the server ran while this scale was measured (every round and workload; the interval is the
    * TTL within 1–60 s, so a short scale may see none): how many, their mean time, and the one that visited the most
@@ -177,9 +179,11 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
       }
       const workloads = {} as Record<Workload, WorkloadResult>;
       const perRound = {} as Record<Workload, number[]>;
+      const p50PerRound = {} as Record<Workload, number[]>;
       for (const workload of WORKLOADS) {
         workloads[workload] = rounds[workload].reduce((a, b) => (b.actions_per_s > a.actions_per_s ? b : a));
         perRound[workload] = rounds[workload].map((r) => r.actions_per_s);
+        p50PerRound[workload] = rounds[workload].map((r) => r.step_p50_ms);
       }
       const call = workloads.call.actions_per_s;
       const rssLive = Math.max(...WORKLOADS.map((w) => workloads[w].rss_mb ?? 0));
@@ -195,6 +199,7 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
         heap_live_mb: Math.max(...WORKLOADS.map((w) => workloads[w].heap_mb ?? 0)),
         connections: Math.min(episodes, options.connections),
         rounds_actions_per_s: perRound,
+        rounds_step_p50_ms: p50PerRound,
         sweeps: sweepsOf(WORKLOADS.flatMap((w) => rounds[w])),
       });
       log(
