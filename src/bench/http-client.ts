@@ -45,7 +45,7 @@ export class HttpConnection {
 
   /** Sends one request and resolves with its answer; rejects when the connection fails. */
   request(method: string, path: string, body?: string): Promise<HttpAnswer> {
-    if (this.failure) return Promise.reject(this.failure);
+    if (this.failure) return Promise.reject(new Error(`${method} ${path}: ${this.failure.message}`));
     if (this.waiting) return Promise.reject(new Error('a request is already in flight on this connection'));
     const head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`;
     this.socket.write(
@@ -53,7 +53,12 @@ export class HttpConnection {
         ? `${head}\r\n`
         : `${head}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
-    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
+    return new Promise((resolve, reject) => {
+      this.waiting = {
+        resolve,
+        reject: (error) => reject(new Error(`${method} ${path}: ${error.message}`, { cause: error })),
+      };
+    });
   }
 
   close(): void {

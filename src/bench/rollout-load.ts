@@ -72,21 +72,31 @@ export interface RolloutLoadResult {
   heap_mb?: number;
   /** Share of the window the server spent in garbage-collection pauses (`nodejs_gc_seconds_total`). */
   gc_share?: number;
+  /** Expiry sweeps the server ran from this run's start to its end (the window and the steps after it). */
+  sweeps: number;
+  /** Their time together, seconds. */
+  sweep_seconds: number;
+  /** The server's last sweep by the run's end: its time, and the live episodes it visited. */
+  sweep_last: { ms: number; visited: number };
 }
 
 /**
- * A gauge or counter of the server's /metrics, over a connection of its own (one kept idle through the window would be
- * closed by the server's keep-alive timeout).
+ * Gauges and counters of the server's /metrics (NaN for one it lacks), over a connection of its own (one kept idle
+ * through the window would be closed by the server's keep-alive timeout).
  */
-async function serverMetric(url: string, name: string): Promise<number> {
+async function serverMetrics<Name extends string>(url: string, names: readonly Name[]): Promise<Record<Name, number>> {
   const connection = await HttpConnection.open(url);
   try {
     const { body } = await connection.request('GET', '/metrics');
-    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1] ?? Number.NaN);
+    const values = {} as Record<Name, number>;
+    for (const name of names) values[name] = Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(body)?.[1] ?? Number.NaN);
+    return values;
   } finally {
     connection.close();
   }
 }
+
+const SWEEPS = ['toolenv_episode_sweeps_total', 'toolenv_episode_sweep_seconds_total'] as const;
 
 const SOURCE_HEADER = /\r\nx-toolenv-source:\s*([a-z]+)/i;
 
@@ -106,6 +116,9 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
     window_s: config.durationSeconds,
     generator_us_per_request: 0,
     live_episodes: 0,
+    sweeps: 0,
+    sweep_seconds: 0,
+    sweep_last: { ms: 0, visited: 0 },
   };
   let fresh = config.freshOffset;
   const argumentsOf = () => (config.fresh ? freshArguments(config.args, ++fresh) : config.args);
@@ -115,7 +128,8 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   const cpuStart = process.cpuUsage();
   const serverStart = config.serverPid === undefined ? 0 : cpuMicros(config.serverPid);
   const loopStart = config.serverPid === undefined ? 0 : cpuMicros(config.serverPid, config.serverPid);
-  const gcStart = await serverMetric(config.url, 'nodejs_gc_seconds_total');
+  const atStart = await serverMetrics(config.url, ['nodejs_gc_seconds_total', ...SWEEPS]);
+  const gcStart = atStart.nodejs_gc_seconds_total;
   let gcAtDeadline: Promise<number> | undefined;
   let cpuAtDeadline: NodeJS.CpuUsage | undefined;
   let serverAtDeadline = 0;
@@ -124,7 +138,7 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
     if (performance.now() < deadline) return true;
     if (!cpuAtDeadline) {
       cpuAtDeadline = process.cpuUsage(cpuStart);
-      gcAtDeadline = serverMetric(config.url, 'nodejs_gc_seconds_total');
+      gcAtDeadline = serverMetrics(config.url, ['nodejs_gc_seconds_total']).then((m) => m.nodejs_gc_seconds_total);
       if (config.serverPid !== undefined) {
         serverAtDeadline = cpuMicros(config.serverPid) - serverStart;
         loopAtDeadline = cpuMicros(config.serverPid, config.serverPid) - loopStart;
@@ -264,10 +278,22 @@ async function main(config: RolloutLoadConfig): Promise<RolloutLoadResult> {
   result.live_episodes = live.length;
   if (gcAtDeadline)
     result.gc_share = Math.round((((await gcAtDeadline) - gcStart) / config.durationSeconds) * 1000) / 1000;
+  const atEnd = await serverMetrics(config.url, [
+    'nodejs_heap_used_bytes',
+    'toolenv_episode_sweep_last_seconds',
+    'toolenv_episode_sweep_last_visited',
+    ...SWEEPS,
+  ]);
   if (config.serverPid !== undefined && config.rss) {
     result.rss_mb = rssMb(config.serverPid);
-    result.heap_mb = Math.round((await serverMetric(config.url, 'nodejs_heap_used_bytes')) / 2 ** 20);
+    result.heap_mb = Math.round(atEnd.nodejs_heap_used_bytes / 2 ** 20);
   }
+  result.sweeps = atEnd.toolenv_episode_sweeps_total - atStart.toolenv_episode_sweeps_total;
+  result.sweep_seconds = atEnd.toolenv_episode_sweep_seconds_total - atStart.toolenv_episode_sweep_seconds_total;
+  result.sweep_last = {
+    ms: Math.round(atEnd.toolenv_episode_sweep_last_seconds * 1e5) / 100,
+    visited: atEnd.toolenv_episode_sweep_last_visited,
+  };
   // Every live episode deleted over new connections: the server may have closed ones idle past its keep-alive
   // timeout while the others finished.
   for (const connection of connections) connection.close();

@@ -54,6 +54,9 @@ export interface WorkloadResult {
   heap_mb?: number;
   /** Share of the window the server spent in garbage-collection pauses. */
   gc_share?: number;
+  sweeps: number;
+  sweep_seconds: number;
+  sweep_last: { ms: number; visited: number };
 }
 
 export interface RolloutScale {
@@ -77,6 +80,14 @@ export interface RolloutScale {
   connections: number;
   /** Actions per second of every round, per workload (the best is reported). */
   rounds_actions_per_s: Record<Workload, number[]>;
+  /** Median step latency of every round, per workload, ms: fresh over cached per round, not only of best rounds. */
+  rounds_step_p50_ms: Record<Workload, number[]>;
+  /**
+   * The expiry sweeps the server ran while this scale was measured (every round and workload; the interval is the
+   * TTL within 1–60 s, so a short scale may see none): how many, their mean time, and the one that visited the most
+   * live episodes.
+   */
+  sweeps: { count: number; mean_ms: number; largest: { ms: number; visited: number } };
 }
 
 export interface RolloutReport {
@@ -168,9 +179,11 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
       }
       const workloads = {} as Record<Workload, WorkloadResult>;
       const perRound = {} as Record<Workload, number[]>;
+      const p50PerRound = {} as Record<Workload, number[]>;
       for (const workload of WORKLOADS) {
         workloads[workload] = rounds[workload].reduce((a, b) => (b.actions_per_s > a.actions_per_s ? b : a));
         perRound[workload] = rounds[workload].map((r) => r.actions_per_s);
+        p50PerRound[workload] = rounds[workload].map((r) => r.step_p50_ms);
       }
       const call = workloads.call.actions_per_s;
       const rssLive = Math.max(...WORKLOADS.map((w) => workloads[w].rss_mb ?? 0));
@@ -186,6 +199,8 @@ export async function runRolloutBench(options: RolloutBenchOptions): Promise<Rol
         heap_live_mb: Math.max(...WORKLOADS.map((w) => workloads[w].heap_mb ?? 0)),
         connections: Math.min(episodes, options.connections),
         rounds_actions_per_s: perRound,
+        rounds_step_p50_ms: p50PerRound,
+        sweeps: sweepsOf(WORKLOADS.flatMap((w) => rounds[w])),
       });
       log(
         `${episodes} episodes: RSS ${rssLive} MB live (${scales.at(-1)!.rss_per_episode_kib} KiB an episode), ` +
@@ -312,7 +327,20 @@ function summarize(result: RolloutLoadResult): WorkloadResult {
     ...(result.rss_mb === undefined ? {} : { rss_mb: result.rss_mb }),
     ...(result.heap_mb === undefined ? {} : { heap_mb: result.heap_mb }),
     ...(result.gc_share === undefined ? {} : { gc_share: result.gc_share }),
+    sweeps: result.sweeps,
+    sweep_seconds: result.sweep_seconds,
+    sweep_last: result.sweep_last,
   };
+}
+
+function sweepsOf(results: readonly WorkloadResult[]): RolloutScale['sweeps'] {
+  const count = results.reduce((n, r) => n + r.sweeps, 0);
+  const seconds = results.reduce((n, r) => n + r.sweep_seconds, 0);
+  const largest = results.reduce((a, r) => (r.sweep_last.visited > a.visited ? r.sweep_last : a), {
+    ms: 0,
+    visited: 0,
+  });
+  return { count, mean_ms: count > 0 ? Math.round((seconds / count) * 1e5) / 100 : 0, largest };
 }
 
 const ratio = (a: number, b: number) => (b > 0 ? Math.round((a / b) * 100) / 100 : 0);

@@ -316,7 +316,9 @@ async function rollouts(opts: BenchFlags): Promise<void> {
       `${scale.episodes} concurrent episodes over ${scale.connections} connections: steps ${scale.step_vs_call} × ` +
         `the plain call, turns ${scale.turns_vs_call} ×; fresh/cached step latency ${scale.fresh_step_vs_cached} ` +
         `(steps), ${scale.fresh_turn_vs_cached} (turns); RSS ${scale.rss_live_mb} MB live ` +
-        `(${scale.rss_per_episode_kib} KiB an episode), heap ${scale.heap_live_mb} MB`,
+        `(${scale.rss_per_episode_kib} KiB an episode), heap ${scale.heap_live_mb} MB; ${scale.sweeps.count} ` +
+        `expiry sweeps, ${scale.sweeps.mean_ms} ms each (${scale.sweeps.largest.ms} ms over ` +
+        `${scale.sweeps.largest.visited} live episodes)`,
     );
     printLine(
       `${'workload'.padEnd(14)}${'actions/s'.padStart(11)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(10)}` +

@@ -81,6 +81,16 @@ export interface EpisodeStoreOptions {
   idPrefix?: string;
 }
 
+/** Expiry sweeps so far: how many, their time (wall clock, seconds), the last one's, and the episodes they dropped. */
+export interface SweepStats {
+  count: number;
+  seconds: number;
+  lastSeconds: number;
+  /** Live episodes the last sweep visited. */
+  lastVisited: number;
+  expired: number;
+}
+
 /** `call`'s answer: the call's result as the episode saw it, what world state did, and the step it was recorded as. */
 export type EpisodeCallResult = CallResult & { state?: WorldEffect; step: number; done: boolean };
 
@@ -121,6 +131,8 @@ export class EpisodeStore {
   private readonly timer: NodeJS.Timeout;
   /** Episodes created so far: numbers the derived seeds. */
   private created = 0;
+  /** What the expiry sweeps cost so far: every live episode is visited each time, so it grows with the live count. */
+  private readonly sweeps: SweepStats = { count: 0, seconds: 0, lastSeconds: 0, lastVisited: 0, expired: 0 };
   /** The library's ids as a set, rebuilt when `library.ids()` answers a new list. */
   private known: { ids: readonly string[]; set: ReadonlySet<string> } | undefined;
 
@@ -392,6 +404,8 @@ export class EpisodeStore {
 
   /** Drops episodes idle past the TTL (not while a step runs); the timer calls it too. Returns how many went. */
   sweep(): number {
+    const started = performance.now();
+    const visited = this.episodes.size;
     const now = this.now();
     let dropped = 0;
     for (const episode of this.episodes.values()) {
@@ -400,7 +414,18 @@ export class EpisodeStore {
         dropped++;
       }
     }
+    const seconds = (performance.now() - started) / 1000;
+    this.sweeps.count++;
+    this.sweeps.seconds += seconds;
+    this.sweeps.lastSeconds = seconds;
+    this.sweeps.lastVisited = visited;
+    this.sweeps.expired += dropped;
     return dropped;
+  }
+
+  /** The sweeps' cost so far (a copy), for /metrics. */
+  get sweepStats(): SweepStats {
+    return { ...this.sweeps };
   }
 
   /** Stops the sweep timer and drops every episode. */

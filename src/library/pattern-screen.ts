@@ -1,7 +1,11 @@
-import ret, { types, type Token } from 'ret';
+import type ret from 'ret';
+import type { Token } from 'ret';
+import { lazyRequire } from '../lazy-require.js';
 
-// ret is CommonJS whose module.exports is the tokenizer; its types describe it as the `default` of an ES module.
-const tokenize = ret as unknown as typeof ret.default;
+// ret is CommonJS whose module.exports is the tokenizer (its token types a member of it); its types describe it as
+// the `default` of an ES module. Loaded with the first pattern screened: a server start need not read its 23 files.
+const loadRet = lazyRequire<typeof ret.default & { types: typeof ret.types }>('ret');
+type Types = typeof ret.types;
 
 /** A repetition bounded by at most this many is a bounded choice; a larger bound counts as unbounded (`{1,1024}`). */
 const SMALL_REPEAT = 16;
@@ -24,6 +28,8 @@ interface Cost {
  * and is cubic (seconds on 3,000 characters). Patterns this refuses run on the linear-time engine.
  */
 export function linearNatively(source: string): boolean {
+  const tokenize = loadRet();
+  const { types } = tokenize;
   let root: ReturnType<typeof tokenize>;
   try {
     root = tokenize(source);
@@ -33,15 +39,15 @@ export function linearNatively(source: string): boolean {
   if (root.type !== types.ROOT || root.options || !root.stack) return false;
   const first = root.stack[0];
   if (first?.type !== types.POSITION || first.value !== '^') return false;
-  const cost = sequenceCost(root.stack);
+  const cost = sequenceCost(root.stack, types);
   return cost !== undefined && cost.unbounded <= 1 && cost.branching <= MAX_BRANCHING;
 }
 
-function sequenceCost(tokens: readonly Token[]): Cost | undefined {
+function sequenceCost(tokens: readonly Token[], types: Types): Cost | undefined {
   let branching = 1;
   let unbounded = 0;
   for (const token of tokens) {
-    const cost = tokenCost(token);
+    const cost = tokenCost(token, types);
     if (cost === undefined) return undefined;
     branching *= cost.branching;
     unbounded += cost.unbounded;
@@ -49,7 +55,7 @@ function sequenceCost(tokens: readonly Token[]): Cost | undefined {
   return { branching, unbounded };
 }
 
-function tokenCost(token: Token): Cost | undefined {
+function tokenCost(token: Token, types: Types): Cost | undefined {
   switch (token.type) {
     case types.CHAR:
     case types.SET:
@@ -59,12 +65,12 @@ function tokenCost(token: Token): Cost | undefined {
       return undefined;
     case types.GROUP: {
       if (token.followedBy || token.notFollowedBy || token.lookBehind) return undefined;
-      if (!token.options) return sequenceCost(token.stack ?? []);
+      if (!token.options) return sequenceCost(token.stack ?? [], types);
       // Alternatives are tried one after another: their work adds up.
       let branching = 0;
       let unbounded = 0;
       for (const option of token.options) {
-        const cost = sequenceCost(option);
+        const cost = sequenceCost(option, types);
         if (cost === undefined) return undefined;
         branching += cost.branching;
         unbounded = Math.max(unbounded, cost.unbounded);
@@ -78,7 +84,7 @@ function tokenCost(token: Token): Cost | undefined {
         if (!single) return undefined;
         return { branching: 1, unbounded: min === max ? 0 : 1 };
       }
-      const inner = tokenCost(value);
+      const inner = tokenCost(value, types);
       if (inner === undefined) return undefined;
       // An unbounded repetition repeated (`(\w+\.){3}`) is a polynomial of that degree.
       if (inner.unbounded > 0 && max > 1) return undefined;

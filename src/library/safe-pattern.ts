@@ -1,5 +1,9 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { lazyRequire } from '../lazy-require.js';
 import { linearNatively } from './pattern-screen.js';
+
+/** RE2JS (260 KB of code), loaded with the first pattern the native engine cannot be trusted with. */
+const loadRe2 = lazyRequire<typeof import('re2js')>('re2js');
 
 /**
  * Upper bounds above this are read as unbounded on the linear engine (`{1,1024}` as `{1,}`): RE2JS's automaton grows
@@ -71,6 +75,7 @@ function re2(source: string): RE2JS | undefined {
     .replace(BOUNDED_REPEAT, (repeat, min: string, max: string) => (Number(max) > MAX_BOUND ? `{${min},}` : repeat))
     // A property JavaScript knows and RE2 does not.
     .replaceAll('\\p{ASCII}', '[\\x00-\\x7F]');
+  const { RE2JS } = loadRe2();
   try {
     return RE2JS.compile(RE2JS.translateRegExp(translated));
   } catch {

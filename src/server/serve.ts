@@ -18,8 +18,9 @@ import type { CoercionMode } from '../simulator/lax.js';
 import type { UnknownArgumentsMode } from '../simulator/unknown-arguments.js';
 import { defaultAllowedHosts, guardedListener, requestRefusal, type AllowedHosts } from './host-check.js';
 import { nodeListener } from './node-listener.js';
+import { episodeMetrics } from './episode-metrics.js';
 import { openEnvSockets } from './openenv/upgrade.js';
-import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT } from './defaults.js';
+import { CLOSE_GRACE_MS, DEFAULT_BODY_LIMIT, DEFAULT_HOST, DEFAULT_PORT, KEEP_ALIVE_TIMEOUT_MS } from './defaults.js';
 import { retrievalLoader, type RetrievalOptions } from './context.js';
 import { clusterListeners, type ClusterListeners } from './cluster/listeners.js';
 import { idPrefix, injectionSeed, socketPath, type WorkerPlacement } from './cluster/placement.js';
@@ -189,6 +190,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       ttlMs: options.episodeTtlMs,
       maxBytes: options.episodeMaxBytes,
     });
+    const liveEpisodes = episodeMetrics(episodes);
     // Loaded only with --judge, as the judges requests name are.
     const judge =
       options.judge === undefined
@@ -206,7 +208,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       judge,
       metrics: {
         toPrometheus: () =>
-          [simulator.metrics, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])]
+          [simulator.metrics, liveEpisodes, ...(options.metrics ?? []), ...(cluster ? [cluster.metrics] : [])]
             .map((m) => m.toPrometheus())
             .join(''),
       },
@@ -225,8 +227,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     const host = options.host ?? DEFAULT_HOST;
     const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(host);
-    // Host is checked by the guard, which answers its absence with a problem rather than node's bare 400.
-    server = createServer({ requireHostHeader: false }, guardedListener(allowedHosts, cluster?.front ?? listener));
+    server = createServer(SERVER_OPTIONS, guardedListener(allowedHosts, cluster?.front ?? listener));
     server.on('clientError', answerClientError);
     server.on('connect', refuseConnect);
     // OpenEnv's sessions live on the connection the primary handed to this worker, with their episodes.
@@ -244,10 +245,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const apiUrls: Record<string, string> = {};
     for (const { apiId, port: apiPort } of options.apiPorts ?? []) {
       const root = apiBaseUrl('', apiId);
-      const apiServer = createServer(
-        { requireHostHeader: false },
-        guardedListener(allowedHosts, apiRootListener(root, listener)),
-      );
+      const apiServer = createServer(SERVER_OPTIONS, guardedListener(allowedHosts, apiRootListener(root, listener)));
       apiServer.on('clientError', answerClientError);
       apiServer.on('connect', refuseConnect);
       apiServers.push(apiServer);
@@ -371,6 +369,12 @@ function listenSocket(server: Server, path: string): Promise<void> {
 function admitted(refusal: ReturnType<typeof requestRefusal>): (request: IncomingMessage) => boolean {
   return (request) => refusal(request.headers) === undefined;
 }
+
+/**
+ * Host is checked by the guard, which answers its absence with a problem rather than node's bare 400; idle
+ * connections are kept past what clients keep them for (KEEP_ALIVE_TIMEOUT_MS).
+ */
+const SERVER_OPTIONS = { requireHostHeader: false, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS };
 
 /**
  * Requests node's parser rejects (oversized headers, garbage) still get a problem+json answer before the socket closes.

@@ -63,6 +63,23 @@ describe('EpisodeStore in process', () => {
     },
   );
 
+  it('counts its sweeps: how many, their time, the episodes the last one visited and those they dropped', (t) => {
+    let now = 0;
+    const store = storeWith({ now: () => now, ttlMs: 1000 });
+    t.after(() => store.close());
+    assert.deepEqual(store.sweepStats, { count: 0, seconds: 0, lastSeconds: 0, lastVisited: 0, expired: 0 });
+    for (let i = 0; i < 3; i++) store.create({});
+    assert.equal(store.sweep(), 0);
+    now = 1500;
+    store.create({});
+    assert.equal(store.sweep(), 3);
+    const stats = store.sweepStats;
+    assert.equal(stats.count, 2);
+    assert.equal(stats.lastVisited, 4);
+    assert.equal(stats.expired, 3);
+    assert.ok(stats.lastSeconds > 0 && stats.seconds >= stats.lastSeconds, JSON.stringify(stats));
+  });
+
   it('call() runs one call inside the episode, recorded as a one-action step', async (t) => {
     const store = storeWith();
     t.after(() => store.close());

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { LibraryStore } from '../../src/library/store.js';
 import { createApp } from '../../src/server/app.js';
 import type { RunningServer } from '../../src/server/serve.js';
+import { HttpConnection } from '../../src/bench/http-client.js';
 import { writeFixtureLibrary } from '../fixtures/tools.js';
 import { expectProblem, postJson, rawRequest, rawSocket, startTestServer } from './helpers.js';
 
@@ -27,6 +28,18 @@ describe('robustness', () => {
     server = await startTestServer();
   });
   after(() => server.close());
+
+  it('keeps an idle connection past what clients keep theirs for (httpx: 5 s, node: 5 s before)', async () => {
+    // A trainer's client reuses a connection after the model's turn; a server closing it first resets that request.
+    const connection = await HttpConnection.open(server.url);
+    try {
+      assert.equal((await connection.request('GET', '/healthz')).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 6000));
+      assert.equal((await connection.request('GET', '/healthz')).status, 200);
+    } finally {
+      connection.close();
+    }
+  });
 
   it('413 for a body over the limit, with or without Content-Length', async () => {
     const big = JSON.stringify({ arguments: { city: 'x'.repeat(1024 * 1024) } });

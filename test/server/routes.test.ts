@@ -204,8 +204,20 @@ describe('server routes', () => {
     assert.match(text, /^toolenv_http_requests_total\{method="GET",route="\/v1\/tools\/:id",status="404"\} [1-9]\d*$/m);
     assert.match(text, /^toolenv_http_request_duration_seconds_count\{route="\/v1\/tools\/:id\/call"\} [1-9]\d*$/m);
     assert.match(text, /^process_resident_memory_bytes \d+$/m);
+    assert.match(text, /^toolenv_episode_sweeps_total \d+$/m);
+    assert.match(text, /^toolenv_episode_sweep_seconds_total [0-9.e-]+$/m);
     for (const line of text.split('\n'))
       if (line && !line.startsWith('#')) assert.match(line, /^[a-z_]+(\{[^}]*\})? [-+0-9.e]+$/, line);
+  });
+
+  it('GET /metrics counts the live episodes', async () => {
+    const live = async () =>
+      Number(/^toolenv_episodes_live (\d+)$/m.exec(await (await fetch(`${server.url}/metrics`)).text())![1]);
+    const before = await live();
+    const created = (await (await postJson(`${server.url}/v1/episodes`, {})).json()) as { id: string };
+    assert.equal(await live(), before + 1);
+    await fetch(`${server.url}/v1/episodes/${created.id}`, { method: 'DELETE' });
+    assert.equal(await live(), before);
   });
 
   it('GET /apis lists the APIs', async () => {

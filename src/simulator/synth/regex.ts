@@ -1,10 +1,11 @@
-import { createRequire } from 'node:module';
 import type randexp from 'randexp';
 import { faker, rng } from './faker.js';
 import { SafePattern } from '../../library/safe-pattern.js';
+import { lazyRequire } from '../../lazy-require.js';
 
-// randexp is CommonJS exporting the class itself, while its typings describe an ES module's default export.
-const RandExp = createRequire(import.meta.url)('randexp') as typeof randexp.default;
+// randexp is CommonJS exporting the class itself, while its typings describe an ES module's default export. Loaded
+// with the first pattern drawn (it and its parser are 25 files a server start need not read).
+const loadRandExp = lazyRequire<typeof randexp.default>('randexp');
 type RandExp = randexp.default;
 
 interface Compiled {
@@ -60,7 +61,7 @@ function compile(pattern: string): Compiled {
   }
   let gen: RandExp | undefined;
   try {
-    gen = new RandExp(generationSource(pattern));
+    gen = new (loadRandExp())(generationSource(pattern));
     gen.randInt = (min: number, max: number) => rng.int(min, max);
     // randexp rebuilds a character class's ranges for every character it draws; the parsed tokens never change.
     const expand = gen._expand.bind(gen);
