@@ -1,0 +1,82 @@
+import type { JsonSchema } from '../../library/tool.js';
+import type { Flat } from './flat.js';
+import { nameKey } from './names.js';
+import type { Site, Walk } from './site.js';
+
+/** Request fields holding the things a call works on, one answer each (an embedding per input). */
+const INPUT_KEYS = new Set(['input', 'inputs', 'texts', 'text', 'sentences']);
+/** Request fields asking for a vector's length (OpenAI's `dimensions`, Gemini's `output_dimensionality`). */
+const DIMENSION_KEYS = new Set(['dimensions', 'dimension', 'output_dimensionality', 'embedding_dimensions']);
+/** At most this many items follow the request's inputs: a bulk request's answer stays a reasonable size. */
+const MAX_INPUTS = 100;
+/** At most this long a vector the request sizes. */
+const MAX_DIMENSIONS = 4096;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** How many inputs the request sends: a list's length, or 1 for one text. */
+function inputCount(tree: Record<string, unknown> | undefined): number | undefined {
+  for (const name in tree) {
+    if (!INPUT_KEYS.has(nameKey(name))) continue;
+    const value = tree[name];
+    if (typeof value === 'string') return 1;
+    if (Array.isArray(value) && value.length > 0) return Math.min(value.length, MAX_INPUTS);
+  }
+  return undefined;
+}
+
+function dimensions(tree: Record<string, unknown> | undefined): number | undefined {
+  for (const name in tree) {
+    const value = tree[name];
+    if (DIMENSION_KEYS.has(nameKey(name)) && Number.isInteger(value) && (value as number) > 0)
+      return Math.min(value as number, MAX_DIMENSIONS);
+  }
+  return undefined;
+}
+
+const itemSchemas = (flat: Flat) => flat.arrays.flatMap((part) => (part.items === undefined ? [] : [part.items]));
+
+/** Whether a schema declares a property `key` (its own or an allOf/anyOf/oneOf member's). */
+function declares(schema: JsonSchema, key: string): boolean {
+  if (typeof schema !== 'object') return false;
+  if (isObject(schema.properties) && Object.hasOwn(schema.properties, key)) return true;
+  return [schema.allOf, schema.anyOf, schema.oneOf].some(
+    (parts) => Array.isArray(parts) && parts.some((part) => declares(part as JsonSchema, key)),
+  );
+}
+
+function numeric(schema: JsonSchema): boolean {
+  if (typeof schema !== 'object') return false;
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return types.length > 0 && types.every((type) => type === 'number' || type === 'integer');
+}
+
+/** Lengths of the number lists drawn so far in a body, by the field holding them. */
+const vectors = new WeakMap<Walk, Map<string, number>>();
+
+/**
+ * The length a list takes from its request, or undefined where the request says nothing of it:
+ * - a list near the top whose items carry an `index` has one item per input (an embedding per text);
+ * - a list of numbers has the length the request's `dimensions` asks for, and else the length its namesakes in the
+ *   body already have, so that the vectors of one answer share one length.
+ */
+export function requestedLength(flat: Flat, site: Site, walk: Walk): number | undefined {
+  const items = itemSchemas(flat);
+  if (items.length === 0) return undefined;
+  if (site.depth <= 1 && items.some((schema) => declares(schema, 'index'))) return inputCount(walk.echo.tree);
+  if (!items.every(numeric)) return undefined;
+  const asked = dimensions(walk.echo.tree);
+  if (asked !== undefined) return asked;
+  return vectors.get(walk)?.get(`${site.parent}.${site.key}`);
+}
+
+/** Records a list of numbers' length, for its namesakes to share. */
+export function drawnLength(flat: Flat, site: Site, walk: Walk, length: number): void {
+  const items = itemSchemas(flat);
+  if (items.length === 0 || !items.every(numeric)) return;
+  let drawn = vectors.get(walk);
+  if (!drawn) vectors.set(walk, (drawn = new Map()));
+  const key = `${site.parent}.${site.key}`;
+  if (!drawn.has(key)) drawn.set(key, length);
+}

@@ -1,0 +1,22 @@
+import { nameKey } from './names.js';
+import type { Site, Walk } from './site.js';
+
+/**
+ * A record repeats the request's value of a field it holds (`model` of a completion is the model asked for), where
+ * the value its schema's drawn branch gave differs: an anyOf of a free string and a list of known names may have
+ * drawn a name from the list. `replace` keeps the request's value only where the field's schema takes it.
+ */
+export function repeatRequest(
+  out: Record<string, unknown>,
+  site: Site,
+  walk: Walk,
+  replace: (key: string, want: unknown) => boolean,
+): void {
+  if (!site.record || site.inList || walk.echo.byKey.size === 0) return;
+  for (const key in out) {
+    const value = out[key];
+    if (value === null || typeof value === 'object') continue;
+    const sent = walk.echo.byKey.get(nameKey(key));
+    if (typeof sent === 'string' && typeof value === 'string' && sent !== value) replace(key, sent);
+  }
+}
