@@ -58,8 +58,8 @@ const vectors = new WeakMap<Walk, Map<string, number>>();
 /**
  * The length a list takes from its request, or undefined where the request says nothing of it:
  * - a list near the top whose items carry an `index` has one item per input (an embedding per text);
- * - a list of numbers has the length the request's `dimensions` asks for, and else the length its namesakes in the
- *   body already have, so that the vectors of one answer share one length.
+ * - a list of numbers has the length the request's `dimensions` asks for, and else, in the items of a list, the length
+ *   its namesakes there already have, so that the vectors of one answer share one length.
  */
 export function requestedLength(flat: Flat, site: Site, walk: Walk): number | undefined {
   const items = itemSchemas(flat);
@@ -68,13 +68,19 @@ export function requestedLength(flat: Flat, site: Site, walk: Walk): number | un
   if (!items.every(numeric)) return undefined;
   const asked = dimensions(walk.echo.tree);
   if (asked !== undefined) return asked;
-  return vectors.get(walk)?.get(`${site.parent}.${site.key}`);
+  return shared(flat, site) ? vectors.get(walk)?.get(`${site.parent}.${site.key}`) : undefined;
 }
+
+/**
+ * Whether a list of numbers shares its length with its namesakes: in the items of a list, unless a `contains` counts
+ * its items (a length that failed it once would fail every retry).
+ */
+const shared = (flat: Flat, site: Site) => site.inList && flat.contains === undefined;
 
 /** Records a list of numbers' length, for its namesakes to share. */
 export function drawnLength(flat: Flat, site: Site, walk: Walk, length: number): void {
   const items = itemSchemas(flat);
-  if (items.length === 0 || !items.every(numeric)) return;
+  if (items.length === 0 || !items.every(numeric) || !shared(flat, site)) return;
   let drawn = vectors.get(walk);
   if (!drawn) vectors.set(walk, (drawn = new Map()));
   const key = `${site.parent}.${site.key}`;
