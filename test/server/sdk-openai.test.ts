@@ -131,6 +131,16 @@ describe('openai-node against OpenAI’s current document', { skip: documentSkip
     assert.ok(calls > 0, 'no tool calls in three completions');
   });
 
+  it('chat.completions.create without tools: no tool calls', async () => {
+    for (const content of PROMPTS) {
+      const completion = await openai.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content }],
+      });
+      for (const choice of completion.choices) assert.deepEqual(choice.message.tool_calls ?? [], []);
+    }
+  });
+
   it('responses.create with a function tool: a response whose output items and text the SDK reads', async () => {
     const items: ResponseOutputItem[] = [];
     for (const input of PROMPTS) {

@@ -7,23 +7,23 @@ import { synthesize } from '../../src/simulator/synth/index.js';
 const ajv = createAjv();
 const SEEDS = Array.from({ length: 30 }, (_, seed) => seed);
 
-function toolWith(response_schema: JsonSchema): Tool {
+function toolWith(response_schema: JsonSchema, parameters: JsonSchema = { type: 'object', properties: {} }): Tool {
   return {
     id: 'consistent_test',
     name: 'consistent test',
     description: 'a test tool',
     category: 'test',
-    parameters: { type: 'object', properties: {} },
+    parameters: parameters as Tool['parameters'],
     response_schema,
     examples: [],
     origin: { format: 'openai', name: 'consistent_test' },
   };
 }
 
-function answers(schema: JsonSchema, args: Record<string, unknown>): unknown[] {
+function answers(schema: JsonSchema, args: Record<string, unknown>, parameters?: JsonSchema): unknown[] {
   const valid = ajv.compile(schema);
   return SEEDS.map((seed) => {
-    const { body } = synthesize(toolWith(schema), args, seed);
+    const { body } = synthesize(toolWith(schema, parameters), args, seed);
     assert.ok(valid(body), `seed ${seed}: ${JSON.stringify(valid.errors)} in ${JSON.stringify(body)}`);
     return body;
   });
@@ -109,6 +109,19 @@ test('a call names a function the request offered, with a JSON object string val
     }
   }
   assert.ok(calls >= 10, `${calls} calls in ${SEEDS.length} answers`);
+});
+
+test('an operation that takes tools answers no calls to a request that offers none', () => {
+  const parameters = { type: 'object', properties: { messages: { type: 'array' }, tools: { type: 'array' } } };
+  const messages = [{ role: 'user', content: 'hi' }];
+  let choices = 0;
+  for (const body of answers(CHAT, { messages }, parameters)) {
+    for (const choice of (body as { choices: { message: { tool_calls?: unknown[] } }[] }).choices) {
+      assert.deepEqual(choice.message.tool_calls ?? [], []);
+      choices++;
+    }
+  }
+  assert.ok(choices >= 30);
 });
 
 test('a call with object arguments (Anthropic’s tool_use) gets an object valid for the offered input_schema', () => {

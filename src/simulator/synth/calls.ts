@@ -88,11 +88,15 @@ function offeredKind(type: unknown, offered: readonly Offered[]): boolean {
   return types.length === 0 || types.some((kind) => type === kind || type.startsWith(`${kind}_`));
 }
 
-/** Whether a list item is no call, or a call of a kind the request offered (a `custom` call answers no function). */
+/**
+ * Whether a list item is no call, or a call of a kind the request offered (a `custom` call answers no function). Where
+ * the operation takes callables and the request sent none, there is nothing to call.
+ */
 export function callOfOffered(item: unknown, walk: Walk): boolean {
   if (!isCall(item)) return true;
   const offered = offeredOf(walk.echo.tree);
-  return offered.length === 0 || offeredKind((item as { type?: unknown }).type, offered);
+  if (offered.length === 0) return !walk.echo.takesCallables;
+  return offeredKind((item as { type?: unknown }).type, offered);
 }
 
 /**

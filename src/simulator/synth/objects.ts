@@ -251,6 +251,7 @@ const EMPTY_ECHO: Echo = {
   listing: false,
   typeName: undefined,
   page: undefined,
+  takesCallables: false,
 };
 
 function rootlessSite(): Site {
