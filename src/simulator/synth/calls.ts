@@ -93,10 +93,10 @@ function offeredKind(type: unknown, offered: readonly Offered[]): boolean {
  * the operation takes callables and the request sent none, there is nothing to call.
  */
 export function callOfOffered(item: unknown, walk: Walk): boolean {
-  if (!isCall(item)) return true;
   const offered = offeredOf(walk.echo.tree);
-  if (offered.length === 0) return !walk.echo.takesCallables;
-  return offeredKind((item as { type?: unknown }).type, offered);
+  if (offered.length === 0 && !walk.echo.takesCallables) return true;
+  if (!isCall(item)) return true;
+  return offered.length > 0 && offeredKind((item as { type?: unknown }).type, offered);
 }
 
 /**

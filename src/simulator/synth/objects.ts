@@ -202,10 +202,11 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   relate(out, site, walk, (key, want) => {
     const schemas = propertySchemas(flat, key);
     if (!schemas) return NOTHING;
-    // A value the field's schemas take as it is needs no draw (a drawn anyOf branch may not hold it).
-    if (schemas.every((schema) => satisfies(schema, want) === true)) return want;
     const child = { ...childSite(site, key, personaOf, walk), want };
-    return generate(schemas, child, walk);
+    const value = generate(schemas, child, walk);
+    // A drawn anyOf branch may not hold the value asked for: it stands as it is where the field's schemas take it.
+    if (value !== want && schemas.every((schema) => satisfies(schema, want) === true)) return want;
+    return value;
   });
   return out;
 }

@@ -1,4 +1,4 @@
-import { nameKey } from './names.js';
+import { ID_KEYS, nameKey } from './names.js';
 import type { Site, Walk } from './site.js';
 
 /**
@@ -16,7 +16,10 @@ export function repeatRequest(
   for (const key in out) {
     const value = out[key];
     if (value === null || typeof value === 'object') continue;
-    const sent = walk.echo.byKey.get(nameKey(key));
+    const name = nameKey(key);
+    // A record's id is the addressed resource's (`echoFor`), not whatever else the request called `id`.
+    if (ID_KEYS.has(name)) continue;
+    const sent = walk.echo.byKey.get(name);
     if (typeof sent === 'string' && typeof value === 'string' && sent !== value) replace(key, sent);
   }
 }
