@@ -35,6 +35,17 @@ function dimensions(tree: Record<string, unknown> | undefined): number | undefin
   return undefined;
 }
 
+const asks = new WeakMap<object, { inputs: number | undefined; asked: number | undefined }>();
+const NOTHING_ASKED = { inputs: undefined, asked: undefined };
+
+/** What the request says of its answer's lists, read once per request. */
+function askedOf(tree: Record<string, unknown> | undefined) {
+  if (!tree) return NOTHING_ASKED;
+  let found = asks.get(tree);
+  if (!found) asks.set(tree, (found = { inputs: inputCount(tree), asked: dimensions(tree) }));
+  return found;
+}
+
 const itemSchemas = (flat: Flat) => flat.arrays.flatMap((part) => (part.items === undefined ? [] : [part.items]));
 
 /** Whether a schema declares a property `key` (its own or an allOf/anyOf/oneOf member's). */
@@ -62,11 +73,13 @@ const vectors = new WeakMap<Walk, Map<string, number>>();
  *   its namesakes there already have, so that the vectors of one answer share one length.
  */
 export function requestedLength(flat: Flat, site: Site, walk: Walk): number | undefined {
+  const { inputs, asked } = askedOf(walk.echo.tree);
+  // Most lists are none of these: they are told apart before their item schemas are read.
+  if (asked === undefined && !shared(flat, site) && (inputs === undefined || site.depth > 1)) return undefined;
   const items = itemSchemas(flat);
   if (items.length === 0) return undefined;
-  if (site.depth <= 1 && items.some((schema) => declares(schema, 'index'))) return inputCount(walk.echo.tree);
+  if (inputs !== undefined && site.depth <= 1 && items.some((schema) => declares(schema, 'index'))) return inputs;
   if (!items.every(numeric)) return undefined;
-  const asked = dimensions(walk.echo.tree);
   if (asked !== undefined) return asked;
   return shared(flat, site) ? vectors.get(walk)?.get(`${site.parent}.${site.key}`) : undefined;
 }
@@ -75,12 +88,15 @@ export function requestedLength(flat: Flat, site: Site, walk: Walk): number | un
  * Whether a list of numbers shares its length with its namesakes: in the items of a list, unless a `contains` counts
  * its items (a length that failed it once would fail every retry).
  */
-const shared = (flat: Flat, site: Site) => site.inList && flat.contains === undefined;
+function shared(flat: Flat, site: Site): boolean {
+  return site.inList && flat.contains === undefined;
+}
 
 /** Records a list of numbers' length, for its namesakes to share. */
 export function drawnLength(flat: Flat, site: Site, walk: Walk, length: number): void {
+  if (!shared(flat, site)) return;
   const items = itemSchemas(flat);
-  if (items.length === 0 || !items.every(numeric) || !shared(flat, site)) return;
+  if (items.length === 0 || !items.every(numeric)) return;
   let drawn = vectors.get(walk);
   if (!drawn) vectors.set(walk, (drawn = new Map()));
   const key = `${site.parent}.${site.key}`;
