@@ -78,6 +78,12 @@ const OUTPUT_ITEM_TYPES: Record<ResponseOutputItem['type'], true> = {
 const PROMPTS = ['What is the weather in Paris?', 'And in Rome?', 'Name three rivers.'];
 const WEATHER = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
 
+/** Arguments the `get_weather` tool's parameters take: a JSON object with a city. */
+function assertWeather(text: string): void {
+  const args = JSON.parse(text) as { city?: unknown };
+  assert.equal(typeof args.city, 'string', text);
+}
+
 describe('openai-node against OpenAI’s current document', { skip: documentSkip() }, () => {
   let server: RunningServer;
   let openai: OpenAI;
@@ -94,7 +100,8 @@ describe('openai-node against OpenAI’s current document', { skip: documentSkip
   });
   after(() => server.close());
 
-  it('chat.completions.create with tools: finish reasons, tool calls, token sums as the SDK types them', async () => {
+  it('chat.completions.create with tools: finish reasons, calls of the offered tool, token sums', async () => {
+    let calls = 0;
     for (const content of PROMPTS) {
       const completion = await openai.chat.completions.create({
         model: 'gpt-4o',
@@ -111,18 +118,26 @@ describe('openai-node against OpenAI’s current document', { skip: documentSkip
         assert.ok(choice.message.content === null || typeof choice.message.content === 'string');
         for (const call of choice.message.tool_calls ?? []) {
           assert.equal(typeof call.id, 'string');
-          if (call.type === 'function') {
-            assert.equal(typeof call.function.name, 'string');
-            assert.equal(typeof call.function.arguments, 'string');
-          } else {
-            assert.equal(call.type, 'custom');
-            assert.equal(typeof call.custom.name, 'string');
-            assert.equal(typeof call.custom.input, 'string');
-          }
+          // Only a function tool was offered: every call is of it, with arguments its parameters take.
+          assert.equal(call.type, 'function', JSON.stringify(call));
+          assert.equal(call.function.name, 'get_weather');
+          assertWeather(call.function.arguments);
+          calls++;
         }
       });
       const usage = completion.usage!;
       assert.equal(usage.total_tokens, usage.prompt_tokens + usage.completion_tokens, JSON.stringify(usage));
+    }
+    assert.ok(calls > 0, 'no tool calls in three completions');
+  });
+
+  it('chat.completions.create without tools: no tool calls', async () => {
+    for (const content of PROMPTS) {
+      const completion = await openai.chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content }],
+      });
+      for (const choice of completion.choices) assert.deepEqual(choice.message.tool_calls ?? [], []);
     }
   });
 
@@ -136,6 +151,7 @@ describe('openai-node against OpenAI’s current document', { skip: documentSkip
         tools: [{ type: 'function', name: 'get_weather', parameters: WEATHER, strict: true }],
       });
       assert.equal(response.object, 'response');
+      assert.equal(response.model, 'gpt-4o');
       assert.equal(typeof response.id, 'string');
       assert.ok(response.status === undefined || response.status in RESPONSE_STATUSES, response.status);
       items.push(...response.output);
@@ -152,14 +168,17 @@ describe('openai-node against OpenAI’s current document', { skip: documentSkip
         assert.equal(item.role, 'assistant');
         for (const part of item.content) assert.ok(part.type === 'output_text' || part.type === 'refusal', part.type);
       }
+      // Calls of tools the request did not offer (a web search, a shell) are left out.
+      assert.ok(!/_call$/.test(item.type) || item.type === 'function_call', item.type);
       if (item.type === 'function_call') {
         assert.equal(typeof item.call_id, 'string');
-        assert.equal(typeof item.arguments, 'string');
+        assert.equal(item.name, 'get_weather');
+        assertWeather(item.arguments);
       }
     }
   });
 
-  it('embeddings.create with encoding_format float: one list of numbers per item, indexed in order', async () => {
+  it('embeddings.create with encoding_format float: one vector per input, of one length, indexed in order', async () => {
     // openai-node asks for base64 unless told otherwise and decodes what it gets as base64; the document declares
     // only the list of floats, which is what ToolEnv answers.
     const embeddings = await openai.embeddings.create({
@@ -169,13 +188,23 @@ describe('openai-node against OpenAI’s current document', { skip: documentSkip
     });
     assert.equal(embeddings.object, 'list');
     assert.equal(embeddings.model, 'text-embedding-3-small');
-    assert.ok(embeddings.data.length > 0);
+    assert.equal(embeddings.data.length, 2);
     embeddings.data.forEach((item, index) => {
       assert.equal(item.object, 'embedding');
       assert.equal(item.index, index);
       assert.ok(Array.isArray(item.embedding) && item.embedding.every(Number.isFinite), JSON.stringify(item));
     });
-    assert.ok(Number.isInteger(embeddings.usage.prompt_tokens) && Number.isInteger(embeddings.usage.total_tokens));
+    assert.equal(embeddings.data[0]!.embedding.length, embeddings.data[1]!.embedding.length);
+    assert.ok(Number.isInteger(embeddings.usage.prompt_tokens));
+    assert.equal(embeddings.usage.total_tokens, embeddings.usage.prompt_tokens);
+    const sized = await openai.embeddings.create({
+      model: 'text-embedding-3-small',
+      input: 'one text',
+      dimensions: 8,
+      encoding_format: 'float',
+    });
+    assert.equal(sized.data.length, 1);
+    assert.equal(sized.data[0]!.embedding.length, 8);
   });
 
   it('models.list iterates its page and models.retrieve answers the model asked for', async () => {

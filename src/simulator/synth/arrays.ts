@@ -4,6 +4,8 @@ import { satisfies } from './check.js';
 import { rng } from './faker.js';
 import type { Flat } from './flat.js';
 import { singular } from './names.js';
+import { callOfOffered } from './calls.js';
+import { drawnLength, requestedLength } from './lengths.js';
 import { generate, generateRequired } from './schema.js';
 import { exhausted, NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
@@ -19,12 +21,15 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
   if (min > max) return NOTHING;
   const sent = Array.isArray(site.mirror) && site.mirror.length > 0 ? site.mirror : undefined;
   let length: number;
+  const requested = requestedLength(flat, site, walk);
   if (exhausted(site, walk)) length = min;
   else if (sent) length = sent.length;
+  else if (requested !== undefined) length = requested;
   else if ((site.record || site.listRecord) && !site.inList && walk.echo.listSize !== undefined)
     length = walk.echo.listSize;
   else length = site.depth < 3 ? rng.int(1, 5) : rng.int(1, 2);
   length = Math.max(min, Math.min(max, length));
+  drawnLength(flat, site, walk, length);
   const containing =
     flat.contains === undefined ? new Set<number>() : pickIndices(length, flat.minContains ?? 1, min, max);
   if (containing.size > length) length = containing.size;
@@ -68,6 +73,8 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
       if (out.length >= min && !containing.has(index)) break;
       if (value === NOTHING) return NOTHING;
     }
+    // A call of a kind the request did not offer (a `custom` call where only functions were) is left out.
+    if (!required && !callOfOffered(value, walk)) continue;
     seen?.add(canonicalJson(value));
     // An item's `index` is its place in the list (OpenAI's choices and embeddings count from 0), where its schema
     // takes that number.

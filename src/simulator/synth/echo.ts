@@ -40,6 +40,8 @@ export interface Echo {
   typeName: string | undefined;
   /** Where the request went, for a listing's links to itself and its pages; undefined for other calls. */
   page: PageLink | undefined;
+  /** The operation takes a list of callables (`tools`, `functions`): its answer calls only those the request sent. */
+  takesCallables: boolean;
 }
 
 /** A listing request as sent: its path with the parameters filled in, its query, the API's server. */
@@ -75,6 +77,18 @@ interface Plan {
   reads: boolean;
   listing: boolean;
   typeName: string | undefined;
+  takesCallables: boolean;
+}
+
+/** Parameters offering callables to a model (OpenAI's and Anthropic's `tools`, the older `functions`). */
+const CALLABLE_LISTS = new Set(['tools', 'functions']);
+
+/** Whether a tool takes a list of callables: a parameter named for them whose schema is a list. */
+function takesCallables(tool: Tool): boolean {
+  return Object.entries(tool.parameters.properties ?? {}).some(([name, schema]) => {
+    if (!CALLABLE_LISTS.has(nameKey(name)) || typeof schema !== 'object') return false;
+    return schema.type === 'array' || schema.items !== undefined;
+  });
 }
 
 /** Keys whose value is the record itself (or a list of them) in an envelope: `{"data": {...}}`, `{"items": [...]}`. */
@@ -364,6 +378,7 @@ function planOf(tool: Tool): Plan {
     reads: method === 'get' && id !== undefined,
     listing: method === 'get' && tool.origin.format === 'openapi' && id === undefined,
     typeName: tool.origin.format === 'openapi' ? typeNameOf(tool.origin.path) : undefined,
+    takesCallables: takesCallables(tool),
   };
   plans.set(tool, plan);
   return plan;
@@ -455,6 +470,7 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
     listing: plan.listing,
     typeName: plan.typeName,
     page: plan.listing ? pageLink(tool, args) : undefined,
+    takesCallables: plan.takesCallables,
   };
 }
 

@@ -191,7 +191,10 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
     const schemas = propertySchemas(flat, key);
     if (!schemas) return NOTHING;
     const child = { ...childSite(site, key, personaOf, walk), want };
-    return generate(schemas, child, walk);
+    const value = generate(schemas, child, walk);
+    // A drawn anyOf branch may not hold the value asked for: it stands as it is where the field's schemas take it.
+    if (value !== want && schemas.every((schema) => satisfies(schema, want) === true)) return want;
+    return value;
   });
   return out;
 }
@@ -237,6 +240,7 @@ const EMPTY_ECHO: Echo = {
   listing: false,
   typeName: undefined,
   page: undefined,
+  takesCallables: false,
 };
 
 function rootlessSite(): Site {

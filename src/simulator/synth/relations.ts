@@ -1,4 +1,6 @@
+import { callOffered } from './calls.js';
 import { rng } from './faker.js';
+import { repeatRequest } from './repeats.js';
 import { nameKey } from './names.js';
 import { NOTHING, type Site, type Walk } from './site.js';
 
@@ -110,10 +112,12 @@ const NOT_A_PART =
   /(?:^|_)(?:discount|discounts|refund|refunded|credit|max|min|avg|average|limit|remaining|total)(?:_|$)/;
 
 /**
- * The sum of `total_X`'s parts: the number siblings named `…_X` (`prompt_tokens` and `completion_tokens` of
- * `total_tokens`), when there are two or more.
+ * What `total_X` must be, from its parts, the number siblings named `…_X` (`prompt_tokens` and `completion_tokens` of
+ * `total_tokens`): their sum when there are two or more; the one part itself where the object holds no other number
+ * (an embedding's usage: `prompt_tokens` and `total_tokens`); else at least that part (a `total_amount` beside a
+ * `tax_amount` has parts its object does not show).
  */
-function sumOfParts(out: Record<string, unknown>, total: string, unit: string): number | undefined {
+function totalOfParts(out: Record<string, unknown>, total: string, unit: string): number | undefined {
   let sum = 0;
   let parts = 0;
   for (const other in out) {
@@ -124,7 +128,11 @@ function sumOfParts(out: Record<string, unknown>, total: string, unit: string): 
     sum += value;
     parts++;
   }
-  return parts >= 2 ? sum : undefined;
+  if (parts >= 2) return sum;
+  if (parts === 0) return undefined;
+  const numbers = Object.values(out).filter((value) => typeof value === 'number').length;
+  const current = out[total] as number;
+  return numbers === 2 || current < sum ? sum : current;
 }
 
 /**
@@ -146,6 +154,8 @@ export function relate(
     out[key] = value;
     return true;
   };
+  repeatRequest(out, site, walk, replace);
+  callOffered(out, walk, replace);
   // A repository's `full_name` is its owner's login and its name (GitHub, Gitea): an org's listing shows the org.
   const owner = out.owner as { login?: unknown } | undefined;
   if (typeof out.full_name === 'string' && typeof out.name === 'string' && typeof owner?.login === 'string') {
@@ -156,7 +166,7 @@ export function relate(
   for (const name in out) {
     const summed = typeof out[name] === 'number' ? /^total_(.+)$/.exec(nameKey(name))?.[1] : undefined;
     if (summed !== undefined) {
-      const sum = sumOfParts(out, name, summed);
+      const sum = totalOfParts(out, name, summed);
       if (sum !== undefined && sum !== out[name]) replace(name, sum);
     }
     const role = roleOf(nameKey(name));
