@@ -26,8 +26,8 @@ export class VectorIndex {
 
   /**
    * Exact search, the k best rows for each query: every dot product of the batch in one onnxruntime MatMul, which
-   * reads the rows once per batch (50k × 384 floats: 8 ms of CPU for one query, 31 ms of CPU for a
-   * JavaScript loop over them; docs/retrieval.md, Speed and size).
+   * reads the rows once per batch (50k × 384 floats: ~8 ms of CPU for one query, 25–28 ms for a JavaScript loop
+   * over them; docs/retrieval.md, Speed and size).
    */
   async search(queries: readonly Float32Array[], k: number, accept?: (doc: number) => boolean): Promise<Scored[][]> {
     const { dim, count } = this;
