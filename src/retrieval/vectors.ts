@@ -59,7 +59,8 @@ export class VectorIndex {
   }
 
   private loadScorer(): Promise<Scorer> {
-    this.scorer ??= (async () => {
+    if (this.scorer) return this.scorer;
+    const scorer = (async () => {
       const { InferenceSession, Tensor } = await import('onnxruntime-node');
       // One thread: the scan is bound by memory bandwidth, and a server's other cores serve other requests.
       const session = await InferenceSession.create(matmulModel(this.dim), {
@@ -68,7 +69,12 @@ export class VectorIndex {
       });
       return { session, vectors: new Tensor('float32', this.data, [this.count, this.dim]), Tensor };
     })();
-    return this.scorer;
+    // A failed start is not kept: the next search tries again.
+    scorer.catch(() => {
+      if (this.scorer === scorer) this.scorer = undefined;
+    });
+    this.scorer = scorer;
+    return scorer;
   }
 }
 
