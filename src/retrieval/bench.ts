@@ -18,9 +18,14 @@ export interface SearchBenchmark {
   load_ms: number;
   search_p50_ms: number;
   search_p95_ms: number;
+  /** CPU time of the whole process (every thread) per query over the timed single queries: a busy machine's waits
+   * inflate wall latencies, not this. */
+  search_cpu_ms: number;
   /** One call with 8 queries: the p95 over repeated batches. */
   batch8_ms: number;
   batch8_p50_ms: number;
+  /** CPU time per batch of 8, as search_cpu_ms. */
+  batch8_cpu_ms: number;
   /** Resident memory of the process after loading the index. */
   rss_mb: number;
   /** The machine's 1-minute load average while measuring: latencies on a busy machine are not the code's. */
@@ -33,6 +38,10 @@ const ms = (from: bigint) => Number(process.hrtime.bigint() - from) / 1e6;
 const quantile = (values: number[], q: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+};
+const cpuMs = (from: NodeJS.CpuUsage) => {
+  const { user, system } = process.cpuUsage(from);
+  return (user + system) / 1000;
 };
 const round = (n: number) => Math.round(n * 1000) / 1000;
 
@@ -75,17 +84,21 @@ export async function measureSearch(
 
     for (const q of queries.slice(0, 50)) await run([q]);
     const single: number[] = [];
+    const singleCpu = process.cpuUsage();
     for (const q of queries) {
       const started = process.hrtime.bigint();
       await run([q]);
       single.push(ms(started));
     }
+    const search_cpu_ms = cpuMs(singleCpu) / queries.length;
     const batches: number[] = [];
+    const batchCpu = process.cpuUsage();
     for (let i = 0; i + 8 <= queries.length; i += 8) {
       const started = process.hrtime.bigint();
       await run(queries.slice(i, i + 8));
       batches.push(ms(started));
     }
+    const batch8_cpu_ms = cpuMs(batchCpu) / Math.max(1, batches.length);
     return {
       tools: report!.tools,
       retriever,
@@ -96,8 +109,10 @@ export async function measureSearch(
       load_ms: round(load_ms),
       search_p50_ms: round(quantile(single, 0.5)),
       search_p95_ms: round(quantile(single, 0.95)),
+      search_cpu_ms: round(search_cpu_ms),
       batch8_ms: round(quantile(batches, 0.95)),
       batch8_p50_ms: round(quantile(batches, 0.5)),
+      batch8_cpu_ms: round(batch8_cpu_ms),
       rss_mb,
       loadavg_1m: Math.round(loadavg()[0]! * 100) / 100,
     };

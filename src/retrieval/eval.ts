@@ -214,9 +214,10 @@ async function rank(
   for (let i = 0; i < queries.length; i += 64) {
     const batch = queries.slice(i, i + 64);
     const vectors = await model.embedder.embedQueries(batch.map((q) => q.query));
+    const dense = await model.vectors.search(vectors, fusion ? FUSION_DEPTH : DEPTH);
     batch.forEach((q, j) => {
-      if (!fusion) return out.push(model.vectors.search(vectors[j]!, DEPTH));
-      const lists = [lexical(q, FUSION_DEPTH), model.vectors.search(vectors[j]!, FUSION_DEPTH)] as const;
+      if (!fusion) return out.push(dense[j]!);
+      const lists = [lexical(q, FUSION_DEPTH), dense[j]!] as const;
       out.push(
         fusion === 'rrf' ? reciprocalRankFusion(lists, DEPTH) : fuseHybrid(lists[0], lists[1], DEPTH, denseWeight),
       );

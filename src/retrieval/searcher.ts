@@ -133,15 +133,14 @@ export class ToolSearch {
     const { catalog, bm25 } = this.lexicalIndex();
     const { embedder, vectors } = await this.denseIndex(retriever === 'hybrid' ? this.hybridPartner() : retriever);
     const queryVectors = await embedder.embedQueries([...queries]);
-    return queries.map((q, i) => {
-      if (retriever !== 'hybrid') return this.results(vectors.search(queryVectors[i]!, k, accept), catalog);
-      const depth = Math.max(FUSION_DEPTH, k);
-      const lists = [bm25.search(queryTerms(q), depth, accept), vectors.search(queryVectors[i]!, depth, accept)];
-      return this.results(
-        fuseHybrid(lists[0]!, lists[1]!, k, this.options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[this.hybridPartner()]),
-        catalog,
-      );
-    });
+    if (retriever !== 'hybrid')
+      return (await vectors.search(queryVectors, k, accept)).map((r) => this.results(r, catalog));
+    const depth = Math.max(FUSION_DEPTH, k);
+    const dense = await vectors.search(queryVectors, depth, accept);
+    const weight = this.options.denseWeight ?? DEFAULT_DENSE_WEIGHTS[this.hybridPartner()];
+    return queries.map((q, i) =>
+      this.results(fuseHybrid(bm25.search(queryTerms(q), depth, accept), dense[i]!, k, weight), catalog),
+    );
   }
 
   /** Loads, or builds when missing or stale, the index a retriever needs: for servers, before the first request. */

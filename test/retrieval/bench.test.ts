@@ -63,6 +63,9 @@ test('search bench --retriever hybrid times the fused search, and reads the vect
   assert.equal(hybrid.retriever, 'hybrid');
   assert.equal(hybrid.queries, bm25.queries, 'the same queries as BM25');
   assert.ok((hybrid.search_p95_ms as number) >= (hybrid.search_p50_ms as number));
+  // Embedding a query and scanning the vectors cost CPU that BM25's lookup does not.
+  assert.ok((hybrid.search_cpu_ms as number) > (bm25.search_cpu_ms as number), JSON.stringify([hybrid, bm25]));
+  assert.ok((hybrid.batch8_cpu_ms as number) > 0);
 });
 
 test('search bench: bad input is one line and exit 2', () => {

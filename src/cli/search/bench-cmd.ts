@@ -14,8 +14,8 @@ export function registerSearchBench(search: Command): void {
   search
     .command('bench')
     .description(
-      'latency of a retriever (--retriever, BM25 by default; k=3): p50/p95 of one query, p95 of a batch of 8, ' +
-        'index size, load time and memory; with --embed-sample, what the dense index build costs per tool',
+      'latency of a retriever (--retriever, BM25 by default; k=3): p50/p95 of one query, p95 of a batch of 8, CPU per query ' +
+        'and per batch, index size, load time and memory; with --embed-sample, what the dense index build costs per tool',
     )
     .option('--count <n>', 'queries to time', '400')
     .option(
