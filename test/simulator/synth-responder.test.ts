@@ -5,9 +5,14 @@ import { test } from 'node:test';
 import { synthResponder } from '../../src/simulator/synth/responder.js';
 import { petstoreTools } from '../fixtures/tools.js';
 
-/** randexp is CommonJS, so the shared require cache tells whether the synthesizer's modules have been loaded. */
+/**
+ * ajv-formats' format table is CommonJS and read by the synthesizer's formats, so the shared require cache tells
+ * whether the synthesizer's modules have been loaded (randexp no longer says it: it loads with the first pattern).
+ */
 const synthesizerLoaded = () =>
-  Object.keys(createRequire(import.meta.url).cache).some((file) => file.includes(`${sep}randexp${sep}`));
+  Object.keys(createRequire(import.meta.url).cache).some((file) =>
+    file.endsWith(`${sep}ajv-formats${sep}dist${sep}formats.js`),
+  );
 
 test('the synth responder loads the synthesizer on its first answer and answers as synthesize does', async () => {
   const tool = petstoreTools.find((candidate) => candidate.id === 'petstore_test__getPetById')!;
