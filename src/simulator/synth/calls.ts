@@ -1,8 +1,7 @@
 import type { JsonSchema } from '../../library/tool.js';
 import { rng } from './faker.js';
 import { generate } from './schema.js';
-import { NOTHING, type Site, type Walk } from './site.js';
-import { newPersona } from './values.js';
+import { NOTHING, rootlessSite, type Walk } from './site.js';
 
 /**
  * A callable the request offers: an item of one of its lists holding a `name` and a schema for its arguments
@@ -123,20 +122,5 @@ export function callOffered(
 
 /** Arguments for a callable's schema, drawn as the tool's own fields would be (a `city` is a city). */
 function argumentsFor(schema: JsonSchema, walk: Walk): unknown {
-  const site: Site = {
-    key: '',
-    parent: '',
-    depth: 1,
-    inList: false,
-    record: false,
-    inRecord: false,
-    persona: newPersona,
-    taken: undefined,
-    mirror: undefined,
-    dotted: undefined,
-    listRecord: false,
-    search: undefined,
-    want: undefined,
-  };
-  return generate([schema], site, walk);
+  return generate([schema], rootlessSite(1), walk);
 }

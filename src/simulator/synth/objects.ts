@@ -7,7 +7,7 @@ import { ID_KEYS, nameKey } from './names.js';
 import { fromPattern, matches } from './regex.js';
 import { generate, generateRequired } from './schema.js';
 import { relate } from './relations.js';
-import { bestEffort, exhausted, NOTHING, type Site, type Walk } from './site.js';
+import { bestEffort, exhausted, NOTHING, rootlessSite, type Site, type Walk } from './site.js';
 import { namesPerson, newPersona, type Persona } from './values.js';
 
 /** Field names a free-form object (`{type: object}`, often a cut recursion) is given. */
@@ -242,21 +242,3 @@ const EMPTY_ECHO: Echo = {
   page: undefined,
   takesCallables: false,
 };
-
-function rootlessSite(): Site {
-  return {
-    key: '',
-    parent: '',
-    depth: 0,
-    inList: false,
-    record: false,
-    inRecord: false,
-    persona: newPersona,
-    taken: undefined,
-    mirror: undefined,
-    dotted: undefined,
-    listRecord: false,
-    search: undefined,
-    want: undefined,
-  };
-}

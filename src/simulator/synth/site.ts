@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../../library/tool.js';
 import type { Echo } from './echo.js';
 import type { PriorView } from './prior-values.js';
-import type { FieldContext, Persona } from './values.js';
+import { type FieldContext, newPersona, type Persona } from './values.js';
 
 /** What a schema that admits no value generates; the holder leaves the field out (or, at the root, answers null). */
 export const NOTHING: unique symbol = Symbol('nothing');
@@ -99,4 +99,23 @@ export function echoFor(site: Site, walk: Walk): unknown {
 
 export function fieldContext(site: Site): FieldContext {
   return { key: site.key, parent: site.parent, persona: site.persona };
+}
+
+/** A site outside any body (a property name, a callable's arguments), `depth` levels down. */
+export function rootlessSite(depth = 0): Site {
+  return {
+    key: '',
+    parent: '',
+    depth,
+    inList: false,
+    record: false,
+    inRecord: false,
+    persona: newPersona,
+    taken: undefined,
+    mirror: undefined,
+    dotted: undefined,
+    listRecord: false,
+    search: undefined,
+    want: undefined,
+  };
 }
