@@ -199,14 +199,12 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
         `the value prior ${prior!.file} read the examples of ${seen.length} held-out APIs (${seen[0]}…): mine ` +
           'it with toolenv library prior --leave-out FILE (fidelity --write-holdout FILE), or pass --no-prior',
       );
+    // Cut schemas expanded from the API's document as `serve` expands them, its examples withheld there too.
+    const expand = withheldExpander((api) => store.apiDocument(api));
     // The examples responder is skipped (dynamic): listed or not, nothing is answered from an example.
     responders = await respondersFromFlags(flags.responder, flags, {
       example: examplesResponder,
-      // Cut schemas expanded from the API's document as `serve` expands them, its examples withheld there too.
-      synth: synthResponderWith(
-        prior?.prior,
-        withheldExpander((api) => store.apiDocument(api)),
-      ),
+      synth: synthResponderWith(prior?.prior, expand),
     });
     startModels(responders, undefined, (line) => process.stderr.write(`${line}\n`));
     const started = performance.now();
@@ -217,6 +215,8 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
       side: flags.side as (typeof SIDES)[number],
       sample,
       seed,
+      prior: prior?.prior,
+      expand,
       onProgress: (done, total) => progress.update('comparing', done, total),
     });
     progress.stop();

@@ -1,13 +1,24 @@
 import type { LibraryStore } from '../library/store.js';
 import type { JsonSchema, Tool } from '../library/tool.js';
-import { VALUE_CLASSES, type ValueClass } from '../library/value-class.js';
+import { idPrefix, VALUE_CLASSES, type ValueClass } from '../library/value-class.js';
 import { cutExpander, type CutExpander } from '../simulator/cut-schemas.js';
 import { successExample } from '../simulator/examples.js';
 import { createSimulator } from '../simulator/pipeline.js';
+import type { ValuePrior } from '../simulator/prior/prior.js';
 import type { Responder } from '../simulator/types.js';
 import { compareToExample, prefixAgrees, sameMagnitude, type LeafComparison } from './compare-example.js';
 import { exampleRequest } from './example-request.js';
 import { proportion, type Proportion } from './interval.js';
+import {
+  declaredKeys,
+  documentPrefixes,
+  modalClass,
+  prefixesIn,
+  priorEntryAt,
+  priorPrefixes,
+  requestText,
+  siteOf,
+} from './reach.js';
 import { sampleIds } from './sample.js';
 
 /** Operations the worst-case list shows, and the mismatches it shows of each. */
@@ -27,6 +38,10 @@ export interface ExamplesOptions {
   /** Operations measured. */
   sample: number;
   seed: number;
+  /** The value prior the answers draw on, if any: the reach figures read it as the synthesizer does. */
+  prior?: ValuePrior | undefined;
+  /** Cut placeholders expanded from the API's document, its examples withheld (withheldExpander). */
+  expand: CutExpander;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -39,6 +54,24 @@ export interface ClassFigures {
   agreement: Proportion;
   /** The classes the answer gave where the example's was this one, most frequent first (at most three). */
   answered_as: { class: string; leaves: number }[];
+}
+
+/**
+ * What the held-out rule leaves within reach (reach.ts), beside which the answer's figures read: keys the operation's
+ * response schema declares at their place, vendor ids whose prefix the request, the API's document outside its
+ * examples or the prior holds, and the class the prior most often saw for a field, where it has the field.
+ */
+export interface ReachFigures {
+  keys_declared: Proportion;
+  id_prefix_findable: Proportion;
+  prior_mode: {
+    /** Share of the leaves present in the answer that the prior has an entry for. */
+    covered: Proportion;
+    /** Of those, the share whose class is the prior's most frequent one there. */
+    agreement: Proportion;
+    /** The answers' class agreement on the same leaves. */
+    answers: Proportion;
+  };
 }
 
 export interface WorstCase {
@@ -82,6 +115,7 @@ export interface ExamplesReport {
   magnitude: Proportion;
   /** Numbers answered whole where the example's is whole, fractional where it is fractional. */
   integer_float: Proportion;
+  reach: ReachFigures;
   /** Means over operations (each counts once, however large its example): leaves of one answer are not independent. */
   per_operation: { value_class: number | null; key_coverage: number | null };
   by_class: Record<ValueClass, ClassFigures>;
@@ -124,6 +158,8 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
     VALUE_CLASSES.map((c) => [c, { leaves: 0, present: 0, matched: 0, answeredAs: new Map() }]),
   );
   const totals = { prefix: [0, 0], magnitude: [0, 0], integer: [0, 0], keys: [0, 0] };
+  const reach = { declared: [0, 0], findable: [0, 0], covered: [0, 0], mode: [0, 0], answers: [0, 0] };
+  const prefixesOf = new Map<string, Set<string>>();
   const counts = { documented_requests: 0, documented_values: 0, no_valid_request: 0, unanswered: 0 };
   const operations: OperationFigures[] = [];
   const measuredApis = new Set<string>();
@@ -152,6 +188,12 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
     measuredApis.add(api);
 
     const { leaves, keys } = compareToExample(example.body, result.body);
+    const declared = declaredKeys(example.body, withheld.get(id)!.response_schema, (at) => options.expand(api, at));
+    for (const known of declared) add(reach.declared, known);
+    let documented = prefixesOf.get(api);
+    if (!documented) prefixesOf.set(api, (documented = documentPrefixes(document.value)));
+    const sent = new Set<string>();
+    prefixesIn(requestText(request.args), sent);
     const present = leaves.filter((leaf) => leaf.present);
     const matched = present.filter(sameClass);
     for (const leaf of leaves) {
@@ -162,8 +204,20 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
       if (sameClass(leaf)) tally.matched++;
       const got = leaf.gotClass!;
       tally.answeredAs.set(got, (tally.answeredAs.get(got) ?? 0) + 1);
+      const context = { api, category: tool.category, ...siteOf(leaf.path) };
       const prefix = prefixAgrees(leaf);
-      if (prefix !== undefined) add(totals.prefix, prefix);
+      if (prefix !== undefined) {
+        add(totals.prefix, prefix);
+        const wanted = idPrefix(leaf.expected)!;
+        const learnt = options.prior ? priorPrefixes(options.prior, context) : undefined;
+        add(reach.findable, sent.has(wanted) || documented.has(wanted) || !!learnt?.has(wanted));
+      }
+      const entry = options.prior && priorEntryAt(options.prior, context);
+      add(reach.covered, entry !== undefined);
+      if (entry) {
+        add(reach.mode, modalClass(entry) === leaf.expectedClass);
+        add(reach.answers, sameClass(leaf));
+      }
       if (typeof leaf.expected === 'number' && typeof leaf.got === 'number') {
         add(totals.magnitude, sameMagnitude(leaf.expected, leaf.got));
         add(totals.integer, Number.isInteger(leaf.expected) === Number.isInteger(leaf.got));
@@ -223,6 +277,15 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
     id_prefix: proportion(totals.prefix[0]!, totals.prefix[1]!),
     magnitude: proportion(totals.magnitude[0]!, totals.magnitude[1]!),
     integer_float: proportion(totals.integer[0]!, totals.integer[1]!),
+    reach: {
+      keys_declared: proportion(reach.declared[0]!, reach.declared[1]!),
+      id_prefix_findable: proportion(reach.findable[0]!, reach.findable[1]!),
+      prior_mode: {
+        covered: proportion(reach.covered[0]!, reach.covered[1]!),
+        agreement: proportion(reach.mode[0]!, reach.mode[1]!),
+        answers: proportion(reach.answers[0]!, reach.answers[1]!),
+      },
+    },
     per_operation: {
       value_class: mean(operations.flatMap((o) => (o.class_agreement === null ? [] : [o.class_agreement]))),
       key_coverage: mean(operations.filter((o) => o.keys > 0).map((o) => o.key_coverage)),

@@ -27,6 +27,17 @@ export function examplesReportLines(report: ExamplesReport, wallSeconds: number)
     `| per operation: value class / key coverage | ${pct(report.per_operation.value_class)} / ` +
       `${pct(report.per_operation.key_coverage)} |`,
     '',
+    'within reach of what the held-out rule leaves (the schema, the request, the document without its examples, ' +
+      'the prior):',
+    '',
+    '| reach | share [95% Wilson] (n) |',
+    '|---|---:|',
+    `| keys the response schema declares at their place | ${proportionCell(report.reach.keys_declared)} |`,
+    `| vendor id prefixes the request, document or prior holds | ${proportionCell(report.reach.id_prefix_findable)} |`,
+    `| leaves present the prior has the field of | ${proportionCell(report.reach.prior_mode.covered)} |`,
+    `| of those, the prior's usual class is the example's | ${proportionCell(report.reach.prior_mode.agreement)} |`,
+    `| of those, the answer's class is the example's | ${proportionCell(report.reach.prior_mode.answers)} |`,
+    '',
     '| example class | leaves | present | agreement | answered as |',
     '|---|---:|---:|---:|---|',
   ];

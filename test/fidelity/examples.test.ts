@@ -8,9 +8,11 @@ import { promisify } from 'node:util';
 import { compareToExample, sameMagnitude } from '../../src/fidelity/compare-example.js';
 import { runExamplesFidelity, withheldExpander } from '../../src/fidelity/examples-run.js';
 import { proportion } from '../../src/fidelity/interval.js';
+import { declaredKeys, documentPrefixes, prefixesIn, requestText, siteOf } from '../../src/fidelity/reach.js';
+import { CUT_KEYWORD } from '../../src/library/openapi/schema.js';
 import { heldOutApis } from '../../src/fidelity/split.js';
 import { LibraryStore } from '../../src/library/store.js';
-import type { ApiRecord, Tool } from '../../src/library/tool.js';
+import type { ApiRecord, JsonSchema, Tool } from '../../src/library/tool.js';
 import { valueClass } from '../../src/library/value-class.js';
 import { packageRoot } from '../../src/paths.js';
 import { examplesResponder } from '../../src/simulator/examples.js';
@@ -46,7 +48,16 @@ const document = {
         requestBody: {
           content: { 'application/json': { example: { email: 'jenny@example.com' } } },
         },
-        responses: { '200': { description: 'ok' } },
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': {
+                schema: { type: 'object', properties: { id: { type: 'string', description: 'Begins `cus_`.' } } },
+              },
+            },
+          },
+        },
       },
     },
   },
@@ -172,6 +183,7 @@ test(
         side: 'held-out',
         sample: 10,
         seed: 3,
+        expand: withheldExpander((id) => store.apiDocument(id)),
       });
       // The examples responder never answered (dynamic), and the synthesizer saw no example of the operation.
       assert.equal(seen.length, 1);
@@ -202,6 +214,10 @@ test(
       assert.deepEqual(report.by_class.integer.answered_as, [{ class: 'float', leaves: 1 }]);
       assert.equal(report.by_class.word.present.rate, 0);
       assert.equal(report.worst[0]!.tool, 'pay_a__create');
+      // Within reach: the schema declares `id` and `amount` of the 7 keys; `cus_` is in the document's description.
+      assert.deepEqual([report.reach.keys_declared.hits, report.reach.keys_declared.n], [2, 7]);
+      assert.deepEqual([report.reach.id_prefix_findable.hits, report.reach.id_prefix_findable.n], [1, 1]);
+      assert.deepEqual([report.reach.prior_mode.covered.hits, report.reach.prior_mode.covered.n], [0, 4]);
 
       const kept = await runExamplesFidelity({
         store,
@@ -210,6 +226,7 @@ test(
         side: 'kept',
         sample: 10,
         seed: 3,
+        expand: withheldExpander((id) => store.apiDocument(id)),
       });
       assert.equal(seen.at(-1)!.tool.id, 'pay_b__create');
       assert.equal(kept.sample.operations, 1);
@@ -285,4 +302,31 @@ test('a cut schema expands from the document as serve expands it, without the ex
   assert.equal(expand('pay.a', '#/components/schemas/Customer'), schema, 'expanded once, stripped once');
   assert.equal(expand('pay.a', '#/components/schemas/Missing'), undefined);
   assert.deepEqual(reads, ['pay.a']);
+});
+
+test('within reach: declared keys through branches and cuts, prefixes outside examples, places as the prior names them', () => {
+  const schema = {
+    allOf: [{ type: 'object', properties: { a: { type: 'integer' } } }, { [CUT_KEYWORD]: '#/components/schemas/B' }],
+  } as JsonSchema;
+  const expanded = { properties: { b: { type: 'array', items: { properties: { c: { type: 'integer' } } } } } };
+  const expand = (at: string) => (at === '#/components/schemas/B' ? (expanded as JsonSchema) : undefined);
+  const body = { a: 1, b: [{ c: 1, d: 2 }], e: { f: 3 } };
+  assert.deepEqual(declaredKeys(body, schema, expand), [true, true, true, false, false, false]);
+  // The same keys, in the same order, as the comparison lists them.
+  assert.equal(declaredKeys(body, schema, expand).length, compareToExample(body, {}).keys.length);
+
+  const prefixes = documentPrefixes({
+    description: 'Ids of payments begin with pi_.',
+    example: { id: 'acct_1032D82eZvKYlo2C' },
+    properties: { charge: { pattern: '^ch_[A-Za-z0-9]+$', examples: ['py_3MtwBwLkdIwHu7ix'] } },
+    'x-links': 'see evt_1NG8Du2eZvKYlo2CUI79vXWy',
+  });
+  assert.deepEqual([...prefixes].sort(), ['ch_', 'evt_', 'pi_']);
+  const sent = new Set<string>();
+  prefixesIn(requestText({ customer: 'cus_NffrFeUfNV2Hib', note: 'in progress' }), sent);
+  assert.deepEqual([...sent], ['cus_']);
+
+  assert.deepEqual(siteOf('/data/0/customer_id'), { key: 'customer_id', parent: 'data' });
+  assert.deepEqual(siteOf('/items/1'), { key: 'item', parent: '' });
+  assert.deepEqual(siteOf('/owner/~1login'), { key: 'login', parent: 'owner' });
 });
