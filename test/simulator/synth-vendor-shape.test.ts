@@ -71,13 +71,46 @@ test('declared optional fields all come in a body of ordinary size; past its fir
     properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
   } as const;
   for (const body of bodies(toolOf(record)) as Record<string, unknown>[]) assert.deepEqual(Object.keys(body), names);
-  // Forty records of eight fields: the first few whole, the later ones at the usual chances.
-  const list = toolOf({ type: 'array', minItems: 40, maxItems: 40, items: record });
-  const counts = (bodies(list) as Record<string, unknown>[][]).flatMap((items) =>
-    items.map((item) => Object.keys(item).length),
+  // Twenty records of eight fields side by side: those that begin in the first hundred values whole, the later ones
+  // at the usual chances.
+  const parts = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`part_${i}`, record]));
+  const wide = toolOf({ type: 'object', required: Object.keys(parts), properties: parts });
+  const sizes = (bodies(wide) as Record<string, Record<string, unknown>>[]).map((body) =>
+    Object.values(body).map((part) => Object.keys(part).length),
   );
-  assert.ok(counts.slice(0, 3).every((n) => n === names.length));
-  assert.ok(counts.some((n) => n < names.length));
+  assert.ok(sizes.every((each) => each.slice(0, 10).every((n) => n === names.length)));
+  assert.ok(sizes.some((each) => each.some((n) => n < names.length)));
+});
+
+test("a list's items show the keys its first item shows, as one serializer writes a page", () => {
+  const names = ['number', 'status', 'placed_at', 'note', 'total', 'currency', 'gift', 'channel'];
+  const record = {
+    type: 'object',
+    properties: {
+      ...Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+      lines: {
+        type: 'array',
+        items: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer' } } },
+      },
+    },
+  } as const;
+  // Past the first hundred values (the padding), the first order takes some of its fields; the others take the same.
+  const page = {
+    type: 'object',
+    required: ['padding', 'orders'],
+    properties: {
+      padding: { type: 'array', minItems: 120, maxItems: 120, items: { type: 'integer' } },
+      orders: { type: 'array', minItems: 6, maxItems: 6, items: record },
+    },
+  } as const;
+  const answers = bodies(toolOf(page)) as { orders: Record<string, unknown>[] }[];
+  const shapeOf = (item: Record<string, unknown>) => Object.keys(item).join(',');
+  for (const { orders } of answers) {
+    assert.equal(new Set(orders.map(shapeOf)).size, 1, orders.map(shapeOf).join(' | '));
+    const lines = orders.flatMap((order) => (order.lines as Record<string, unknown>[] | undefined) ?? []);
+    assert.ok(new Set(lines.map(shapeOf)).size <= 1, 'nested lists share one shape too');
+  }
+  assert.ok(answers.some(({ orders }) => Object.keys(orders[0]!).length < names.length + 1));
 });
 
 test("a named value stands only where it is of the vendors' usual class, value by value", () => {

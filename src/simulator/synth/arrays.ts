@@ -48,6 +48,9 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     listRecord: false,
     search: undefined,
     want: undefined,
+    // Items share one shape store, lists in items too (`[]` marks the place of an item below an outer one).
+    shapes: site.shapes ?? new Map(),
+    shapeAt: site.shapes ? `${site.shapeAt}/${site.key}[]` : '',
   };
   const out: unknown[] = [];
   for (let index = 0; index < length; index++) {

@@ -60,6 +60,8 @@ export function synthesizeChecked(
     listRecord: false,
     search: undefined,
     want: undefined,
+    shapes: undefined,
+    shapeAt: '',
   };
   const api = tool.origin.format === 'openapi' ? tool.origin.api_id : '';
   const walk: Walk = {

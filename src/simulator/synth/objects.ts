@@ -24,7 +24,7 @@ const FREE_FORM_KEYS = [
   'url',
 ];
 
-function childSite(site: Site, key: string, persona: () => Persona, walk: Walk): Site {
+function childSite(site: Site, key: string, persona: () => Persona, walk: Walk, place: string): Site {
   const name = nameKey(key);
   const record = site.record && (WRAPPERS.has(name) || walk.echo.resources.has(name));
   // Every site has every field, in one order: V8 keeps one shape for them all.
@@ -43,8 +43,12 @@ function childSite(site: Site, key: string, persona: () => Persona, walk: Walk):
     listRecord: site.record && !record && walk.echo.collections.has(name),
     search: undefined,
     want: undefined,
+    shapes: site.shapes,
+    shapeAt: place,
   };
 }
+
+const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((k) => b.has(k));
 
 /**
  * The schemas a property's value must satisfy: its declarations, the patterns its name matches, or each part's
@@ -142,12 +146,16 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   // A listed result of a search shows the search in its name or title (else its text).
   const searched = walk.echo.search !== undefined && site.inList && site.record ? searchedField(declared) : undefined;
   const whole = walk.nodes < WHOLE_NODES;
+  // A later item of a list takes the keys its first item took at this place (where it is of the same schema).
+  const place = site.shapes ? `${site.shapeAt}/${site.key}` : '';
+  const first = site.shapes?.get(place);
+  const like = first !== undefined && sameSet(first.declared, declared) ? first.keys : undefined;
   for (const key of declared) {
     // An `id` (`sid`…) is always there: records without one look broken, and echoes of the requested id land on it.
     // One draw either way, so that the values after it do not depend on whether it was needed.
     const roll = rng.next();
-    const wanted =
-      whole || ID_KEYS.has(nameKey(key)) || key === searched || sent?.has(nameKey(key)) ? chance > 0 : roll < chance;
+    const always = ID_KEYS.has(nameKey(key)) || key === searched || sent?.has(nameKey(key));
+    const wanted = like ? (always || like.has(key)) && chance > 0 : whole || always ? chance > 0 : roll < chance;
     if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
   }
   // An object with declared fields never comes back empty by chance.
@@ -166,6 +174,8 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
     }
   }
 
+  if (site.shapes && first === undefined) site.shapes.set(place, { declared, keys: new Set(keys) });
+
   // A nested object describes the same person as its holder (`name: {first, last}` beside `email`) unless its key
   // names another one (`owner`, `author`).
   let persona: Persona | undefined;
@@ -182,7 +192,7 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
         part.properties && Object.hasOwn(part.properties, key) ? [part.properties[key]!] : [],
       );
     }
-    const child = childSite(site, key, personaOf, walk);
+    const child = childSite(site, key, personaOf, walk, place);
     if (key === searched) child.search = walk.echo.search;
     const value = flat.required.has(key) ? generateRequired(schemas, child, walk) : generate(schemas, child, walk);
     if (value !== NOTHING) out[key] = value;
@@ -190,7 +200,7 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   relate(out, site, walk, (key, want) => {
     const schemas = propertySchemas(flat, key);
     if (!schemas) return NOTHING;
-    const child = { ...childSite(site, key, personaOf, walk), want };
+    const child = { ...childSite(site, key, personaOf, walk, place), want };
     const value = generate(schemas, child, walk);
     // A drawn anyOf branch may not hold the value asked for: it stands as it is where the field's schemas take it.
     if (value !== want && schemas.every((schema) => satisfies(schema, want) === true)) return want;

@@ -35,6 +35,19 @@ export interface Site {
   listRecord: boolean;
   /** A value its siblings ask for (a count equal to its list's length): taken first when it fits. */
   want: unknown;
+  /**
+   * Inside a list's items: the keys the first item's objects took, by their place below the item, so that later items
+   * show the same ones, as one serializer writes every record of a page. A place is the holder's (`shapeAt`, made once
+   * per object) and the key.
+   */
+  shapes: Map<string, ChosenKeys> | undefined;
+  shapeAt: string;
+}
+
+/** The declared keys of an object in a list's first item, and those it took. */
+export interface ChosenKeys {
+  declared: ReadonlySet<string>;
+  keys: ReadonlySet<string>;
 }
 
 export interface Walk {
@@ -117,5 +130,7 @@ export function rootlessSite(depth = 0): Site {
     listRecord: false,
     search: undefined,
     want: undefined,
+    shapes: undefined,
+    shapeAt: '',
   };
 }
