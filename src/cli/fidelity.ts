@@ -11,6 +11,7 @@ import {
   startModels,
   type ModelFlags,
 } from './model.js';
+import { SPLIT_BY } from './library/prior.js';
 import { intFlag, numberFlag, printJson, printLine } from './output.js';
 import { UsageError } from '../terminal/errors.js';
 
@@ -27,6 +28,7 @@ interface FidelityFlags extends ModelFlags {
   holdout?: string;
   writeHoldout?: string;
   side: string;
+  splitBy: string;
   /** A prior file, false for none (`--no-prior`), undefined for the library's own. */
   prior?: string | false;
 }
@@ -61,13 +63,19 @@ export function registerFidelity(program: Command): void {
       "compare answers with the vendors' documented 2xx examples (withheld from the answering library), on one " +
         `side of a seeded API-level split (default --sample ${EXAMPLES_SAMPLE})`,
     )
-    .option('--split-seed <n>', 'with --examples: seed of the API-level split', '1')
-    .option('--holdout-share <x>', 'with --examples: share of the APIs held out', '0.2')
+    .option('--split-seed <n>', 'with --examples: seed of the split', '1')
+    .option('--holdout-share <x>', 'with --examples: share of the APIs (or operations) held out', '0.2')
+    .option(
+      '--split-by <what>',
+      'with --examples: hold out apis (never read by the prior) or operations (their APIs read, their own examples ' +
+        'and what their responses refer to not)',
+      'apis',
+    )
     .option(
       '--holdout <file>',
-      'with --examples: the held-out API ids, one a line (instead of --split-seed and --holdout-share)',
+      'with --examples: the held-out ids, one a line (instead of --split-seed and --holdout-share)',
     )
-    .option('--write-holdout <file>', 'with --examples: write the held-out API ids there, one a line')
+    .option('--write-holdout <file>', 'with --examples: write the held-out ids there, one a line')
     .option('--side <side>', `with --examples: the side measured, ${SIDES.join(' or ')} (tune on kept)`, 'held-out')
     .option('--prior <file>', "the value prior the synthesizer draws from (default the library's prior.json, if any)")
     .option('--no-prior', 'synthesize without a value prior')
@@ -154,13 +162,16 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
   if (flags.recorded !== undefined) throw new UsageError('--recorded does not go with --examples');
   if (!(SIDES as readonly string[]).includes(flags.side))
     throw new UsageError(`--side must be ${SIDES.join(' or ')}, got ${JSON.stringify(flags.side)}`);
+  if (!(SPLIT_BY as readonly string[]).includes(flags.splitBy))
+    throw new UsageError(`--split-by must be ${SPLIT_BY.join(' or ')}, got ${JSON.stringify(flags.splitBy)}`);
+  const by = flags.splitBy as (typeof SPLIT_BY)[number];
   const splitSeed = intFlag('--split-seed', flags.splitSeed, { min: 0, max: 0xffffffff });
   const share = numberFlag('--holdout-share', flags.holdoutShare, { min: 0, max: 1 });
   const [
     { LibraryStore },
     { examplesResponder },
     { synthResponderWith },
-    { heldOutApis, readApiList, writeApiList },
+    { heldOutIds, readIdList, writeIdList },
     { runExamplesFidelity, withheldExpander },
     { examplesReportLines },
     { stagedProgress },
@@ -176,7 +187,7 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
   if (!LibraryStore.exists(flags.library)) throw new UsageError(`no library at ${flags.library}`);
   let heldOut: Set<string>;
   try {
-    heldOut = flags.holdout !== undefined ? readApiList(flags.holdout) : new Set();
+    heldOut = flags.holdout !== undefined ? readIdList(flags.holdout) : new Set();
   } catch (error) {
     throw new UsageError(`--holdout: ${(error as Error).message}`);
   }
@@ -184,20 +195,25 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
   let responders: Responder[] = [];
   const progress = stagedProgress('operations');
   try {
-    if (flags.holdout === undefined)
-      heldOut = heldOutApis(
-        store.apis().map((a) => a.api_id),
-        splitSeed,
-        share,
-      );
-    if (flags.writeHoldout !== undefined) writeApiList(flags.writeHoldout, heldOut);
+    if (flags.holdout === undefined) {
+      const ids = by === 'apis' ? store.apis().map((a) => a.api_id) : store.exampleTools().map((row) => row.id);
+      heldOut = heldOutIds(ids, splitSeed, share);
+    }
+    if (flags.writeHoldout !== undefined) writeIdList(flags.writeHoldout, heldOut);
     const prior = await priorFromFlags(flags);
-    // A prior that read a held-out API's examples would be measured on what it learnt: the figures would flatter.
-    const seen = prior && flags.side === 'held-out' ? [...heldOut].filter((api) => !prior.leftOut.has(api)) : [];
+    // A prior that read a held-out API's (or operation's) examples would be measured on what it learnt: the figures
+    // would flatter.
+    const apiOf = new Map(by === 'apis' ? [] : store.exampleTools().map((row) => [row.id, row.api_id]));
+    const unread = (id: string) =>
+      by === 'apis'
+        ? prior!.leftOut.has(id)
+        : prior!.leftOutOperations.has(id) || prior!.leftOut.has(apiOf.get(id) ?? '');
+    const seen = prior && flags.side === 'held-out' ? [...heldOut].filter((id) => !unread(id)) : [];
     if (seen.length > 0)
       throw new UsageError(
-        `the value prior ${prior!.file} read the examples of ${seen.length} held-out APIs (${seen[0]}…): mine ` +
-          'it with toolenv library prior --leave-out FILE (fidelity --write-holdout FILE), or pass --no-prior',
+        `the value prior ${prior!.file} read the examples of ${seen.length} held-out ${by} (${seen[0]}…): mine ` +
+          `it with toolenv library prior --split-by ${by} --leave-out FILE (fidelity --write-holdout FILE), or ` +
+          'pass --no-prior',
       );
     // Cut schemas expanded from the API's document as `serve` expands them, its examples withheld there too.
     const expand = withheldExpander((api) => store.apiDocument(api));
@@ -213,6 +229,7 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
       responders,
       heldOut,
       side: flags.side as (typeof SIDES)[number],
+      by,
       sample,
       seed,
       prior: prior?.prior,
@@ -221,7 +238,14 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
     });
     progress.stop();
     const wallSeconds = (performance.now() - started) / 1000;
-    const priorField = prior ? { file: prior.file, apis: prior.prior.apis, left_out: prior.leftOut.size } : null;
+    const priorField = prior
+      ? {
+          file: prior.file,
+          apis: prior.prior.apis,
+          left_out: prior.leftOut.size,
+          left_out_operations: prior.leftOutOperations.size,
+        }
+      : null;
     if (flags.json)
       return printJson({
         library: flags.library,
@@ -231,7 +255,8 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
       });
     printLine(
       priorField
-        ? `value prior: ${priorField.file} (${priorField.apis} APIs read, ${priorField.left_out} left out)`
+        ? `value prior: ${priorField.file} (${priorField.apis} APIs read, ${priorField.left_out} left out, ` +
+            `${priorField.left_out_operations} operations left out)`
         : 'value prior: none',
     );
     for (const line of examplesReportLines(report, wallSeconds)) printLine(line);
@@ -245,7 +270,7 @@ async function examplesCommand(flags: FidelityFlags, sample: number, seed: numbe
 /** The value prior of `--prior FILE`, else the library's prior.json; none with `--no-prior` or when there is none. */
 async function priorFromFlags(
   flags: FidelityFlags,
-): Promise<{ file: string; prior: ValuePrior; leftOut: Set<string> } | undefined> {
+): Promise<{ file: string; prior: ValuePrior; leftOut: Set<string>; leftOutOperations: Set<string> } | undefined> {
   if (flags.prior === false) return undefined;
   const { readPrior, PRIOR_FILE } = await import('../simulator/prior/prior.js');
   const { join } = await import('node:path');
@@ -257,5 +282,12 @@ async function priorFromFlags(
     throw new UsageError(`--prior: ${(error as Error).message}`);
   }
   if (prior === undefined && flags.prior !== undefined) throw new UsageError(`--prior: no file ${flags.prior}`);
-  return prior && { file, prior, leftOut: new Set(prior.left_out) };
+  return (
+    prior && {
+      file,
+      prior,
+      leftOut: new Set(prior.left_out),
+      leftOutOperations: new Set(prior.left_out_operations),
+    }
+  );
 }

@@ -248,7 +248,9 @@ export function registerServe(program: Command): void {
         process.stderr.write(`toolenv: built the BM25 index in ${(indexMs / 1000).toFixed(1)} s\n`);
         // As `library build` does: the synthesizer draws from the vendors' documented values.
         const { minePriorInto, priorLine } = await import('./library/prior.js');
-        process.stderr.write(`toolenv: ${priorLine(await minePriorInto(flags.library, () => new Set()))}\n`);
+        process.stderr.write(
+          `toolenv: ${priorLine(await minePriorInto(flags.library, () => ({ apis: new Set(), operations: new Set() })))}\n`,
+        );
       }
       if (placement === undefined && workers > 1) {
         // Checked here, once, rather than by every worker; the primary itself loads none of the serving code.

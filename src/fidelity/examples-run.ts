@@ -4,7 +4,8 @@ import { idPrefix, VALUE_CLASSES, type ValueClass } from '../library/value-class
 import { cutExpander, type CutExpander } from '../simulator/cut-schemas.js';
 import { successExample } from '../simulator/examples.js';
 import { createSimulator } from '../simulator/pipeline.js';
-import type { ValuePrior } from '../simulator/prior/prior.js';
+import { modalClass, type ValuePrior } from '../simulator/prior/prior.js';
+import { pathNoun } from '../simulator/synth/names.js';
 import type { Responder } from '../simulator/types.js';
 import { compareToExample, prefixAgrees, sameMagnitude, type LeafComparison } from './compare-example.js';
 import { exampleRequest } from './example-request.js';
@@ -12,7 +13,6 @@ import { proportion, type Proportion } from './interval.js';
 import {
   declaredKeys,
   documentPrefixes,
-  modalClass,
   prefixesIn,
   priorEntryAt,
   priorPrefixes,
@@ -35,6 +35,8 @@ export interface ExamplesOptions {
   heldOut: ReadonlySet<string>;
   /** Which side of the split is measured: the held-out APIs (the figures to report) or the others (to tune on). */
   side: Side;
+  /** What `heldOut` holds: API ids (default), or operations' tool ids (their APIs' other examples read by the prior). */
+  by?: 'apis' | 'operations';
   /** Operations measured. */
   sample: number;
   seed: number;
@@ -88,7 +90,8 @@ export interface ExamplesReport {
   seed: number;
   side: Side;
   responders: string[];
-  split: { apis: number; held_out: number };
+  /** What the split holds out, how many APIs the library has, and how many of them (or of its operations) it holds. */
+  split: { by: 'apis' | 'operations'; apis: number; held_out: number };
   sample: {
     /** Operations of that side with a documented 2xx example, before sampling. */
     candidates: number;
@@ -145,8 +148,10 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
   const withheld = withheldView(store);
   const simulator = createSimulator({ store: withheld, responders: options.responders, seed, errorRate: 0 });
   const apis = store.apis();
-  const onSide = (api: string) => heldOut.has(api) === (side === 'held-out');
-  const candidates = store.exampleTools().filter((row) => onSide(row.api_id));
+  const by = options.by ?? 'apis';
+  const onSide = (row: { id: string; api_id: string }) =>
+    heldOut.has(by === 'apis' ? row.api_id : row.id) === (side === 'held-out');
+  const candidates = store.exampleTools().filter(onSide);
   const apiOf = new Map(candidates.map((row) => [row.id, row.api_id]));
   const order = sampleIds(
     candidates.map((row) => row.id),
@@ -192,6 +197,7 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
     for (const known of declared) add(reach.declared, known);
     let documented = prefixesOf.get(api);
     if (!documented) prefixesOf.set(api, (documented = documentPrefixes(document.value)));
+    const noun = tool.origin.format === 'openapi' ? (pathNoun(tool.origin.path) ?? '') : '';
     const sent = new Set<string>();
     prefixesIn(requestText(request.args), sent);
     const present = leaves.filter((leaf) => leaf.present);
@@ -204,7 +210,7 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
       if (sameClass(leaf)) tally.matched++;
       const got = leaf.gotClass!;
       tally.answeredAs.set(got, (tally.answeredAs.get(got) ?? 0) + 1);
-      const context = { api, category: tool.category, ...siteOf(leaf.path) };
+      const context = { api, category: tool.category, ...siteOf(leaf.path, noun) };
       const prefix = prefixAgrees(leaf);
       if (prefix !== undefined) {
         add(totals.prefix, prefix);
@@ -256,7 +262,11 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
     seed,
     side,
     responders: options.responders.map((r) => r.name),
-    split: { apis: apis.length, held_out: apis.filter((a) => heldOut.has(a.api_id)).length },
+    split: {
+      by,
+      apis: apis.length,
+      held_out: by === 'apis' ? apis.filter((a) => heldOut.has(a.api_id)).length : heldOut.size,
+    },
     sample: {
       candidates: candidates.length,
       operations: operations.length,

@@ -11,7 +11,7 @@ export function examplesReportLines(report: ExamplesReport, wallSeconds: number)
   const s = report.sample;
   const lines = [
     `fidelity --examples: ${s.operations} operations of ${s.apis} APIs on the ${report.side} side ` +
-      `(${report.split.held_out} of ${report.split.apis} APIs held out; ${s.candidates} candidates), seed ` +
+      `(${heldOutText(report)}; ${s.candidates} candidates), seed ` +
       `${report.seed}, responders ${report.responders.join(',')}; ${s.leaves} leaves, ${s.keys} keys; ` +
       `${s.documented_requests} requests with ${s.documented_values} documented values; ${s.no_valid_request} ` +
       `without a valid request, ${s.unanswered} not answered 2xx; ${wallSeconds.toFixed(1)} s`,
@@ -54,6 +54,11 @@ export function examplesReportLines(report: ExamplesReport, wallSeconds: number)
   }
   return lines;
 }
+
+const heldOutText = ({ split }: ExamplesReport) =>
+  split.by === 'apis'
+    ? `${split.held_out} of ${split.apis} APIs held out`
+    : `${split.held_out} operations held out, the other examples of their APIs read`;
 
 function clip(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);

@@ -7,7 +7,7 @@
  */
 import { CUT_KEYWORD } from '../library/openapi/schema.js';
 import type { JsonSchema } from '../library/tool.js';
-import { idPrefix, type ValueClass } from '../library/value-class.js';
+import { idPrefix } from '../library/value-class.js';
 import { contextKeys, type PriorEntry, type ValuePrior } from '../simulator/prior/prior.js';
 import { nameKey, singular } from '../simulator/synth/names.js';
 import { MAX_ITEMS } from './compare-example.js';
@@ -126,10 +126,13 @@ export function requestText(args: unknown): string {
   return parts.join(' ');
 }
 
-/** A JSON Pointer's place named as the synthesizer and the prior name it: the field's name key and its holder's. */
-export function siteOf(pointer: string): { key: string; parent: string } {
+/**
+ * A JSON Pointer's place named as the synthesizer and the prior name it: the field's name key and its holder's; `root`
+ * holds the body's own fields (the noun of the operation's path).
+ */
+export function siteOf(pointer: string, root = ''): { key: string; parent: string } {
   let key = '';
-  let parent = '';
+  let parent = root;
   for (const raw of pointer.split('/').slice(1)) {
     const token = raw.replace(/~1/g, '/').replace(/~0/g, '~');
     if (/^\d+$/.test(token)) key = key ? singular(key) : '';
@@ -155,14 +158,6 @@ export function priorEntryAt(
     if (entry && entry.n >= (i < 2 ? 1 : MIN_SHARED)) return entry;
   }
   return undefined;
-}
-
-/** The class the prior most often saw in a context (ties by name, for a stable figure). */
-export function modalClass(entry: PriorEntry): ValueClass {
-  let best: [string, number] = ['', -1];
-  for (const [cls, count] of Object.entries(entry.classes))
-    if (count > best[1] || (count === best[1] && cls < best[0])) best = [cls, count];
-  return best[0] as ValueClass;
 }
 
 /** The prefixes the prior's samples show for a field, in every context it is looked up in. */

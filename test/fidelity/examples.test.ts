@@ -1,7 +1,7 @@
 /** `toolenv fidelity --examples`: answers against documented examples, on a hand-made case whose figures are known. */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
@@ -10,7 +10,7 @@ import { runExamplesFidelity, withheldExpander } from '../../src/fidelity/exampl
 import { proportion } from '../../src/fidelity/interval.js';
 import { declaredKeys, documentPrefixes, prefixesIn, requestText, siteOf } from '../../src/fidelity/reach.js';
 import { CUT_KEYWORD } from '../../src/library/openapi/schema.js';
-import { heldOutApis } from '../../src/fidelity/split.js';
+import { heldOutIds } from '../../src/fidelity/split.js';
 import { LibraryStore } from '../../src/library/store.js';
 import type { ApiRecord, JsonSchema, Tool } from '../../src/library/tool.js';
 import { valueClass } from '../../src/library/value-class.js';
@@ -203,7 +203,7 @@ test(
         no_valid_request: 0,
         unanswered: 0,
       });
-      assert.deepEqual(report.split, { apis: 2, held_out: 1 });
+      assert.deepEqual(report.split, { by: 'apis', apis: 2, held_out: 1 });
       assert.deepEqual([report.value_class.hits, report.value_class.n], [2, 4]);
       assert.deepEqual([report.value_class_all_leaves.hits, report.value_class_all_leaves.n], [2, 7]);
       assert.deepEqual([report.key_coverage.hits, report.key_coverage.n], [5, 7]);
@@ -241,9 +241,9 @@ test(
     'refuses bad flags',
   async () => {
     const ids = Array.from({ length: 1000 }, (_, i) => `api${i}.example.com`);
-    const held = heldOutApis(ids, 7, 0.2);
+    const held = heldOutIds(ids, 7, 0.2);
     assert.ok(held.size > 150 && held.size < 250);
-    assert.deepEqual(heldOutApis(ids.slice(0, 500), 7, 0.2), new Set([...held].filter((id) => ids.indexOf(id) < 500)));
+    assert.deepEqual(heldOutIds(ids.slice(0, 500), 7, 0.2), new Set([...held].filter((id) => ids.indexOf(id) < 500)));
 
     const dir = writeFixtureLibrary(
       [tool('pay_a__create', 'pay.a'), tool('pay_b__create', 'pay.b')],
@@ -254,7 +254,7 @@ test(
     const { stdout } = await run(BIN, [...args, '--write-holdout', list, '--json']);
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
     const written = readFileSync(list, 'utf8').trim().split('\n').filter(Boolean);
-    assert.deepEqual(written, [...heldOutApis(['pay.a', 'pay.b'], 1, 0.5)].sort());
+    assert.deepEqual(written, [...heldOutIds(['pay.a', 'pay.b'], 1, 0.5)].sort());
     assert.equal(report.sample.operations, written.length);
     assert.deepEqual(report.responders, ['example', 'synth']);
     assert.equal(report.prior, null, 'the fixture library has no prior.json');
@@ -268,6 +268,7 @@ test(
       ['--side', 'both'],
       ['--holdout-share', '2'],
       ['--holdout', join(dir, 'missing.txt')],
+      ['--split-by', 'tools'],
     ]) {
       const failed = await run(BIN, [...args, ...bad]).then(
         () => assert.fail(`${bad.join(' ')} was accepted`),
@@ -278,6 +279,31 @@ test(
     }
   },
 );
+
+test('operations held out: a prior that left out their examples, their APIs read; one that read them is refused', async () => {
+  const dir = writeFixtureLibrary(
+    [tool('pay_a__create', 'pay.a'), tool('pay_b__create', 'pay.b')],
+    [api('pay.a'), api('pay.b')],
+  );
+  const list = join(tempDir(), 'operations.txt');
+  writeFileSync(list, 'pay_a__create\n');
+  const mined = await run(BIN, ['library', 'prior', '--library', dir, '--split-by', 'operations', '--leave-out', list]);
+  assert.match(mined.stdout, /2 APIs \(0 left out, and 1 operations\)/);
+  const args = ['fidelity', '--examples', '--library', dir, '--split-by', 'operations', '--json'];
+  const { stdout } = await run(BIN, [...args, '--holdout', list]);
+  const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
+  assert.deepEqual(report.split, { by: 'operations', apis: 2, held_out: 1 });
+  assert.deepEqual([report.sample.operations, report.worst[0].tool], [1, 'pay_a__create']);
+  assert.deepEqual(report.prior.left_out_operations, 1);
+  // The other operation's examples were read: measuring it is refused.
+  writeFileSync(list, 'pay_b__create\n');
+  const failed = await run(BIN, [...args, '--holdout', list]).then(
+    () => assert.fail('a prior that read a held-out operation was accepted'),
+    (error: { code: number; stderr: string }) => error,
+  );
+  assert.equal(failed.code, 2);
+  assert.match(failed.stderr, /read the examples of 1 held-out operations \(pay_b__create/);
+});
 
 test('a cut schema expands from the document as serve expands it, without the examples the view withholds', () => {
   const documented = {

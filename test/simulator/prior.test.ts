@@ -96,7 +96,7 @@ test('the prior: every documented example counted under its field, a left-out AP
   const store = LibraryStore.open(dir);
   try {
     const { prior, summary } = minePrior(store, new Set(['secret.bank']));
-    assert.deepEqual(summary, { apis: 2, left_out: 1, values: 16, contexts: summary.contexts });
+    assert.deepEqual(summary, { apis: 2, left_out: 1, left_out_operations: 0, values: 16, contexts: summary.contexts });
     assert.deepEqual(prior.left_out, ['secret.bank']);
     assert.ok(!Object.keys(prior.fields).some((context) => context.includes('secret.bank')));
     // The ids of the body example (under `account`) and of the schema (under `account`, the component's name).
@@ -161,3 +161,85 @@ test(
     await run(BIN, [...fidelity, '--holdout', list, '--no-prior']);
   },
 );
+
+test("an operation left out: its own examples and all its responses refer to go unread, its API's others are read", () => {
+  const document = {
+    openapi: '3.0.3',
+    info: { title: 'cards', version: '1' },
+    paths: {
+      '/accounts/{account_id}': {
+        get: {
+          parameters: [{ name: 'account_id', in: 'path', example: 'account_in71c4amph0vgo2qllky' }],
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Account' } } },
+            },
+          },
+        },
+      },
+      '/cards': {
+        get: {
+          responses: {
+            '200': {
+              description: 'ok',
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/Card' },
+                  example: { id: 'card_1MzVhq2eZvKYlo2C' },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        Account: {
+          properties: {
+            id: { type: 'string', example: 'account_x4pl2m7bb0de' },
+            owner: { $ref: '#/components/schemas/Owner' },
+          },
+        },
+        Owner: { properties: { id: { type: 'string', example: 'owner_7Hd92kLq0a' } } },
+        Card: { properties: { id: { type: 'string', example: 'card_9s6XKzkNRiz8i3' } } },
+      },
+    },
+  };
+  const api: ApiRecord = {
+    api_id: 'cards.example',
+    title: 'cards',
+    provider: 'cards',
+    category: 'financial',
+    format: 'openapi',
+    document,
+  };
+  const operation = (id: string, path: string): Tool => ({
+    ...account,
+    id,
+    origin: { format: 'openapi', api_id: 'cards.example', method: 'get', path, operation_id: null, server: null },
+  });
+  const dir = writeFixtureLibrary(
+    [operation('cards__account', '/accounts/{account_id}'), operation('cards__cards', '/cards')],
+    [api],
+  );
+  const store = LibraryStore.open(dir);
+  try {
+    const { prior, summary } = minePrior(store, new Set(), new Set(['cards__account']));
+    assert.equal(summary.left_out_operations, 1);
+    assert.deepEqual(prior.left_out_operations, ['cards__account']);
+    const samples = Object.values(prior.fields).flatMap((entry) => entry.samples.vendor_id ?? []);
+    assert.deepEqual([...new Set(samples)].sort(), ['card_1MzVhq2eZvKYlo2C', 'card_9s6XKzkNRiz8i3']);
+    // A body's own fields are held by its path's noun, as the synthesizer names their holder.
+    const held = prior.fields[contextKeys({ api: 'cards.example', category: '', parent: 'cards', key: 'id' })[0]!];
+    assert.deepEqual(held?.samples.vendor_id, ['card_1MzVhq2eZvKYlo2C']);
+    // Nothing left out: all four places are read.
+    const all = minePrior(store, new Set()).prior;
+    const every = new Set(Object.values(all.fields).flatMap((entry) => entry.samples.vendor_id ?? []));
+    assert.equal(every.size, 5);
+    assert.equal(all.left_out_operations, undefined);
+  } finally {
+    store.close();
+  }
+});

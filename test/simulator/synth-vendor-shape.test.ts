@@ -165,3 +165,126 @@ test('a string field whose name counts or measures holds digits', () => {
   for (const body of bodies(tool) as Record<string, string>[])
     for (const value of Object.values(body)) assert.match(value, /^\d+$/);
 });
+
+test("the API's own documented values: hashes stay hexadecimal, numbers leave the name's range, ids name the record", () => {
+  const own = (key: string, entry: PriorEntry, parent = ''): ValuePrior => ({
+    version: PRIOR_VERSION,
+    left_out: [],
+    apis: 1,
+    values: entry.n,
+    fields: { [contextKeys({ api: 'shop.example', category: '', parent, key })[parent ? 0 : 1]!]: entry },
+  });
+  const string = toolOf({ type: 'object', required: ['commit'], properties: { commit: { type: 'string' } } });
+  const sha = own('commit', {
+    n: 2,
+    classes: { hash: 2 },
+    samples: { hash: ['d6fde92930d4715a2b49857d24b940956b26d2d3'] },
+  });
+  for (const body of bodies(string, sha) as { commit: string }[]) assert.match(body.commit, /^[0-9a-f]{40}$/);
+
+  const numbers = toolOf({
+    type: 'object',
+    required: ['created_time', 'latitude'],
+    properties: { created_time: { type: 'integer' }, latitude: { type: 'number' } },
+  });
+  const entry = (samples: string[]): PriorEntry => ({
+    n: samples.length,
+    classes: { integer: samples.length },
+    samples: { integer: samples },
+    lo: Math.min(...samples.map(Number)),
+    hi: Math.max(...samples.map(Number)),
+    ints: samples.length,
+  });
+  const counted = { ...own('created_time', entry(['0', '12', '40'])) };
+  counted.fields = { ...counted.fields, ...own('latitude', entry(['4000'])).fields };
+  for (const body of bodies(numbers, counted) as { created_time: number; latitude: number }[]) {
+    assert.ok(body.created_time <= 60, `the API's own values, not a time: ${body.created_time}`);
+    assert.ok(Math.abs(body.latitude) <= 90, `a latitude stays one: ${body.latitude}`);
+  }
+  // Other APIs' values are held to what the name implies.
+  const elsewhere = priorOf({ created_time: entry(['0', '12', '40']) });
+  for (const body of bodies(numbers, elsewhere) as { created_time: number }[]) assert.ok(body.created_time > 1e9);
+
+  const ids = toolOf({ type: 'object', required: ['id'], properties: { id: { type: 'string' } } });
+  const kinds = ['cus_a1b2c3d4e5', 'order_x9y8z7w6v5', 'pi_1q2w3e4r5t', 'ch_9o8i7u6y5t'];
+  const mixed = own('id', { n: 4, classes: { vendor_id: 4 }, samples: { vendor_id: kinds } }, 'order');
+  for (const body of bodies(ids, mixed) as { id: string }[]) assert.match(body.id, /^order_[a-z0-9]{10}$/);
+});
+
+test("an API whose records' ids are their paths answers the path the request addressed, and below a listing's", () => {
+  const paths = [
+    '/subscriptions/s1/resourceGroups/rg1/watchers/w1',
+    '/subscriptions/s2/resourceGroups/rg2/watchers/w2',
+  ];
+  const entry: PriorEntry = { n: 2, classes: { path: 2 }, samples: { path: paths } };
+  const prior: ValuePrior = {
+    version: PRIOR_VERSION,
+    left_out: [],
+    apis: 1,
+    values: 4,
+    fields: {
+      [contextKeys({ api: 'shop.example', category: '', parent: 'watchers', key: 'id' })[0]!]: entry,
+      [contextKeys({ api: 'shop.example', category: '', parent: 'value', key: 'id' })[0]!]: entry,
+    },
+  };
+  const params = {
+    type: 'object',
+    required: ['subscriptionId', 'watcherName'],
+    properties: { subscriptionId: { type: 'string' }, watcherName: { type: 'string' } },
+  } as const;
+  const record = {
+    type: 'object',
+    required: ['id', 'name'],
+    properties: { id: { type: 'string' }, name: { type: 'string' } },
+  };
+  const origin = (path: string) => ({ ...toolOf(undefined).origin, path }) as Tool['origin'];
+  const read = toolOf(record as JsonSchema, {
+    parameters: params as JsonSchema as Tool['parameters'],
+    bindings: {
+      subscriptionId: { in: 'path', name: 'subscriptionId' },
+      watcherName: { in: 'path', name: 'watcherName' },
+    },
+    origin: origin('/subscriptions/{subscriptionId}/watchers/{watcherName}'),
+  });
+  const args = { subscriptionId: 'sub-9', watcherName: 'nightly' };
+  const body = synthesize(read, args, 1, prior).body as { id: string; name: string };
+  assert.equal(body.id, '/subscriptions/sub-9/watchers/nightly');
+  const list = toolOf(
+    { type: 'object', required: ['value'], properties: { value: { type: 'array', items: record } } } as JsonSchema,
+    {
+      parameters: { type: 'object', required: ['subscriptionId'], properties: { subscriptionId: { type: 'string' } } },
+      bindings: { subscriptionId: { in: 'path', name: 'subscriptionId' } },
+      origin: origin('/subscriptions/{subscriptionId}/watchers'),
+    },
+  );
+  const listed = synthesize(list, { subscriptionId: 'sub-9' }, 1, prior).body as { value: { id: string }[] };
+  assert.ok(listed.value.length > 0);
+  for (const item of listed.value) assert.match(item.id, /^\/subscriptions\/sub-9\/watchers\/[a-z]+\d$/);
+  // Without the API's own path ids, the id is the one the request named.
+  assert.equal((synthesize(read, args, 1).body as { id: string }).id, 'nightly');
+});
+
+test('a number drawn near the documented ones keeps their kinds in proportion (zeros documented 43 times in 48)', () => {
+  const tool = toolOf({
+    type: 'object',
+    required: ['created_time'],
+    properties: { created_time: { type: 'integer' } },
+  });
+  const entry: PriorEntry = {
+    n: 48,
+    classes: { integer: 43, unix_timestamp: 5 },
+    samples: { integer: ['0'], unix_timestamp: ['1646164351'] },
+    lo: 0,
+    hi: 1_646_164_351,
+    ints: 48,
+  };
+  const prior: ValuePrior = {
+    version: PRIOR_VERSION,
+    left_out: [],
+    apis: 1,
+    values: 48,
+    fields: { [contextKeys({ api: 'shop.example', category: '', parent: '', key: 'created_time' })[1]!]: entry },
+  };
+  const zeros = (bodies(tool, prior) as { created_time: number }[]).filter((body) => body.created_time === 0).length;
+  assert.ok(zeros >= 36, `${zeros} of ${SEEDS.length}`);
+});

@@ -8,6 +8,7 @@ export interface LeaveOutFlags {
   leaveOut?: string;
   splitSeed?: string;
   holdoutShare?: string;
+  splitBy?: string;
 }
 
 export interface PriorSummary extends MineSummary {
@@ -16,40 +17,64 @@ export interface PriorSummary extends MineSummary {
   ms: number;
 }
 
-/** The flags naming the APIs a prior must not read: a file, or the split `fidelity --examples` draws. */
+/** What a prior leaves unread: whole APIs, and operations (tool ids) of the APIs it reads. */
+export interface LeaveOut {
+  apis: Set<string>;
+  operations: Set<string>;
+}
+
+/** The library's API ids, and (read only when asked) the ids of its operations that keep an example. */
+export type LeaveOutRule = (apiIds: string[], operationIds: () => string[]) => LeaveOut;
+
+export const SPLIT_BY = ['apis', 'operations'] as const;
+
+/** The flags naming what a prior must not read: a file, or the split `fidelity --examples` draws. */
 export function addLeaveOutOptions(command: Command): Command {
   return command
     .option(
       '--leave-out <file>',
-      'API ids whose examples the value prior must not read, one a line (fidelity --write-holdout writes one)',
+      'ids whose examples the value prior must not read, one a line (fidelity --write-holdout writes one)',
     )
-    .option('--split-seed <n>', 'leave out the held-out APIs of this fidelity --examples split (with --holdout-share)')
-    .option('--holdout-share <x>', 'the share of APIs that split holds out');
+    .option('--split-seed <n>', 'leave out the held-out side of this fidelity --examples split (with --holdout-share)')
+    .option('--holdout-share <x>', 'the share that split holds out')
+    .option(
+      '--split-by <what>',
+      `what --leave-out lists and the split holds out: ${SPLIT_BY.join(' or ')} (operations: an operation's ` +
+        'examples and all its responses refer to)',
+      'apis',
+    );
 }
 
-/** The APIs to leave out, as a function of the library's API ids; bad flags are refused here, before any work. */
-export async function leaveOutRule(flags: LeaveOutFlags): Promise<(apiIds: string[]) => Set<string>> {
-  const { heldOutApis, readApiList } = await import('../../fidelity/split.js');
+/** What to leave out, as a function of the library's ids; bad flags are refused here, before any work. */
+export async function leaveOutRule(flags: LeaveOutFlags): Promise<LeaveOutRule> {
+  const { heldOutIds, readIdList } = await import('../../fidelity/split.js');
+  const by = flags.splitBy ?? 'apis';
+  if (!(SPLIT_BY as readonly string[]).includes(by))
+    throw new UsageError(`--split-by must be ${SPLIT_BY.join(' or ')}, got ${JSON.stringify(by)}`);
+  const rule = (pick: (ids: string[]) => Set<string>): LeaveOutRule =>
+    by === 'apis'
+      ? (apiIds) => ({ apis: pick(apiIds), operations: new Set() })
+      : (_apiIds, operationIds) => ({ apis: new Set(), operations: pick(operationIds()) });
   if ((flags.splitSeed === undefined) !== (flags.holdoutShare === undefined))
     throw new UsageError('--split-seed and --holdout-share go together');
   if (flags.leaveOut !== undefined && flags.splitSeed !== undefined)
     throw new UsageError('--leave-out or --split-seed with --holdout-share, not both');
   if (flags.leaveOut !== undefined) {
     try {
-      const listed = readApiList(flags.leaveOut);
-      return () => listed;
+      const listed = readIdList(flags.leaveOut);
+      return rule(() => listed);
     } catch (error) {
       throw new UsageError(`--leave-out: ${(error as Error).message}`);
     }
   }
-  if (flags.splitSeed === undefined) return () => new Set();
+  if (flags.splitSeed === undefined) return rule(() => new Set());
   const seed = intFlag('--split-seed', flags.splitSeed, { min: 0, max: 0xffffffff });
   const share = numberFlag('--holdout-share', flags.holdoutShare!, { min: 0, max: 1 });
-  return (apiIds) => heldOutApis(apiIds, seed, share);
+  return rule((ids) => heldOutIds(ids, seed, share));
 }
 
 /** Mines the value prior of the library in `dir` and writes prior.json beside its tools.db. */
-export async function minePriorInto(dir: string, leaveOut: (apiIds: string[]) => Set<string>): Promise<PriorSummary> {
+export async function minePriorInto(dir: string, leaveOut: LeaveOutRule): Promise<PriorSummary> {
   const [{ LibraryStore }, { minePrior }, { writePrior }, { statSync }] = await Promise.all([
     import('../../library/store.js'),
     import('../../simulator/prior/mine.js'),
@@ -60,7 +85,11 @@ export async function minePriorInto(dir: string, leaveOut: (apiIds: string[]) =>
   const started = performance.now();
   const store = LibraryStore.open(dir);
   try {
-    const { prior, summary } = minePrior(store, leaveOut(store.apis().map((a) => a.api_id)));
+    const unread = leaveOut(
+      store.apis().map((a) => a.api_id),
+      () => store.exampleTools().map((row) => row.id),
+    );
+    const { prior, summary } = minePrior(store, unread.apis, unread.operations);
     const file = writePrior(dir, prior);
     return {
       ...summary,
@@ -75,7 +104,8 @@ export async function minePriorInto(dir: string, leaveOut: (apiIds: string[]) =>
 
 export const priorLine = (p: PriorSummary) =>
   `value prior  ${p.file} (${p.file_mb} MB): ${p.values} documented values of ${p.apis} APIs (${p.left_out} ` +
-  `left out) in ${p.contexts} contexts, ${(p.ms / 1000).toFixed(1)} s`;
+  `left out${p.left_out_operations ? `, and ${p.left_out_operations} operations` : ''}) in ${p.contexts} contexts, ` +
+  `${(p.ms / 1000).toFixed(1)} s`;
 
 export function registerPrior(library: Command): void {
   const command = library

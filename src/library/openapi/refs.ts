@@ -11,6 +11,17 @@ export function refOf(value: unknown): string | undefined {
   return isObject(value) && typeof value.$ref === 'string' ? value.$ref : undefined;
 }
 
+/** A `$ref` token as the key it names: URI-decoded where it decodes, then `~1` and `~0` unescaped. */
+export function refToken(raw: string): string {
+  let token: string;
+  try {
+    token = decodeURIComponent(raw);
+  } catch {
+    token = raw;
+  }
+  return token.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
 /**
  * What a local ref (`#/components/schemas/Pet`) points at, or undefined when it is external (`other.yaml#/…`),
  * malformed or dangling. Pointer tokens are URI-decoded and then JSON-pointer-unescaped (~1 → /, ~0 → ~).
@@ -21,13 +32,7 @@ export function resolvePointer(document: unknown, ref: string): unknown {
   if (!ref.startsWith('#/')) return undefined;
   let node = document;
   for (const raw of ref.slice(2).split('/')) {
-    let token: string;
-    try {
-      token = decodeURIComponent(raw);
-    } catch {
-      token = raw;
-    }
-    token = token.replace(/~1/g, '/').replace(/~0/g, '~');
+    const token = refToken(raw);
     if (Array.isArray(node)) node = node[Number(token)];
     else if (isObject(node) && Object.hasOwn(node, token)) node = node[token];
     else return undefined;

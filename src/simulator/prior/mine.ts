@@ -1,11 +1,17 @@
+import { refToken, resolvePointer } from '../../library/openapi/refs.js';
 import type { LibraryStore } from '../../library/store.js';
-import { valueClass } from '../../library/value-class.js';
-import { nameKey, singular } from '../synth/names.js';
+import { idPrefix, valueClass } from '../../library/value-class.js';
+import { nameKey, pathNoun, singular } from '../synth/names.js';
 import { contextKeys, PRIOR_VERSION, type PriorEntry, type ValuePrior } from './prior.js';
 
 /** Distinct sample strings kept per class and context, and the longest kept: enough to draw from, small on disk. */
 const SAMPLES = 5;
+/** Vendor ids keep one sample more for each new prefix, up to this many: one API's `id` holds every resource's. */
+const PREFIXED_SAMPLES = 40;
 const SAMPLE_CHARS = 80;
+/** Paths and URLs run longer: an Azure resource's id is its path, of 150 characters or so. */
+const LONG_SAMPLE_CHARS = 240;
+const LONG_CLASSES = new Set(['path', 'url']);
 /** Items of a documented list read: a list of 500 records says little more than its first few. */
 const ITEMS = 10;
 const MAX_DEPTH = 16;
@@ -17,18 +23,22 @@ const PLACEHOLDER = /^(?:string|\{\{.*\}\}|<[^>]*>)$/i;
 export interface MineSummary {
   apis: number;
   left_out: number;
+  left_out_operations: number;
   values: number;
   contexts: number;
 }
 
 /**
  * The value prior of a library: every example its API documents hold (responses', request bodies', parameters' and
- * schemas' `example` and `examples`, wherever they sit), but those of the `leaveOut` APIs, each scalar counted under
- * its contexts (prior.ts). Deterministic: the APIs in id order, each document in its own order.
+ * schemas' `example` and `examples`, wherever they sit), but those of the `leaveOut` APIs and of the `leaveOutOperations`
+ * (tool ids: the operation and all its responses refer to, so that an answer measured against the operation's example
+ * draws on nothing of it), each scalar counted under its contexts (prior.ts). Deterministic: the APIs in id order,
+ * each document in its own order.
  */
 export function minePrior(
   store: LibraryStore,
   leaveOut: ReadonlySet<string>,
+  leaveOutOperations: ReadonlySet<string> = new Set(),
 ): { prior: ValuePrior; summary: MineSummary } {
   const fields = new Map<string, PriorEntry>();
   let values = 0;
@@ -49,13 +59,35 @@ export function minePrior(
         addValue(entry, cls, value);
       }
     };
-    findExamples(document, [], (value, key, parent) => walkValue(value, key, parent, 0, count));
+    const unread =
+      leaveOutOperations.size > 0
+        ? unreadPlaces(
+            document,
+            store.apiOperations(api.api_id).filter((op) => leaveOutOperations.has(op.id)),
+          )
+        : undefined;
+    findExamples(document, [], (value, key, parent) => walkValue(value, key, parent, 0, count), unread);
   }
   const kept: Record<string, PriorEntry> = {};
   for (const [context, entry] of fields)
     if (context.startsWith('a\u0000') || entry.n >= MIN_SHARED) kept[context] = entry;
-  const prior: ValuePrior = { version: PRIOR_VERSION, left_out: [...leaveOut].sort(), apis, values, fields: kept };
-  return { prior, summary: { apis, left_out: leaveOut.size, values, contexts: Object.keys(kept).length } };
+  const operations = [...leaveOutOperations].sort();
+  const prior: ValuePrior = {
+    version: PRIOR_VERSION,
+    left_out: [...leaveOut].sort(),
+    ...(operations.length > 0 ? { left_out_operations: operations } : {}),
+    apis,
+    values,
+    fields: kept,
+  };
+  const summary = {
+    apis,
+    left_out: leaveOut.size,
+    left_out_operations: operations.length,
+    values,
+    contexts: Object.keys(kept).length,
+  };
+  return { prior, summary };
 }
 
 function addValue(entry: PriorEntry, cls: string, value: unknown): void {
@@ -69,9 +101,14 @@ function addValue(entry: PriorEntry, cls: string, value: unknown): void {
   }
   // Numbers keep samples too (as text): a draw near one of them keeps the magnitude the range alone loses.
   const text = typeof value === 'number' ? String(value) : value;
-  if (typeof text === 'string' && text.length <= SAMPLE_CHARS) {
+  if (typeof text === 'string' && text.length <= (LONG_CLASSES.has(cls) ? LONG_SAMPLE_CHARS : SAMPLE_CHARS)) {
     const samples = (entry.samples[cls] ??= []);
-    if (samples.length < SAMPLES && !samples.includes(text)) samples.push(text);
+    if (samples.includes(text)) return;
+    if (samples.length < SAMPLES) samples.push(text);
+    else if (cls === 'vendor_id' && samples.length < PREFIXED_SAMPLES) {
+      const prefix = idPrefix(text);
+      if (!samples.some((sample) => idPrefix(sample) === prefix)) samples.push(text);
+    }
   }
 }
 
@@ -90,14 +127,46 @@ function walkValue(value: unknown, key: string, parent: string, depth: number, c
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const pointerOf = (path: string[]) =>
+  path.map((token) => `/${token.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+
+/**
+ * The places of a document a prior leaves unread for these operations, as JSON pointers: each operation, and every
+ * node its responses refer to, transitively (a shared component too: its examples are the operation's as well).
+ */
+export function unreadPlaces(document: unknown, operations: { method: string; path: string }[]): Set<string> {
+  const out = new Set<string>();
+  const pending: unknown[] = [];
+  const follow = (node: unknown): void => {
+    if (Array.isArray(node)) for (const item of node) follow(item);
+    else if (isObject(node))
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) {
+          const target = pointerOf(value.slice(2).split('/').map(refToken));
+          if (!out.has(target)) {
+            out.add(target);
+            pending.push(resolvePointer(document, value));
+          }
+        } else follow(value);
+      }
+  };
+  for (const { method, path } of operations) {
+    out.add(pointerOf(['paths', path, method]));
+    follow(resolvePointer(document, `#${pointerOf(['paths', path, method, 'responses'])}`));
+  }
+  while (pending.length > 0) follow(pending.pop());
+  return out;
+}
+
 /**
  * Every `example` and `examples` of a document, with the name of the field it documents: a parameter's name, a
  * schema property's (a list's items: its singular), a component schema's, or none for a whole body (the keys of
- * the value name its fields). `path` is the way down, as keys.
+ * the value name its fields). `path` is the way down, as keys; places in `unread` are skipped, with all below them.
  */
-function findExamples(node: unknown, path: string[], emit: Emit): void {
+function findExamples(node: unknown, path: string[], emit: Emit, unread?: ReadonlySet<string>): void {
+  if (unread?.has(pointerOf(path))) return;
   if (Array.isArray(node)) {
-    node.forEach((item, i) => findExamples(item, [...path, String(i)], emit));
+    node.forEach((item, i) => findExamples(item, [...path, String(i)], emit, unread));
     return;
   }
   if (!isObject(node)) return;
@@ -112,10 +181,13 @@ function findExamples(node: unknown, path: string[], emit: Emit): void {
         if (isObject(example) && example.value !== undefined) emit(example.value, key, parent);
   }
   for (const [name, child] of Object.entries(node))
-    if (named || (name !== 'example' && name !== 'examples')) findExamples(child, [...path, name], emit);
+    if (named || (name !== 'example' && name !== 'examples')) findExamples(child, [...path, name], emit, unread);
 }
 
-/** The field a node documents and its holder, as name keys; a body (a media type, a response) has none. */
+/**
+ * The field a node documents and its holder, as name keys. A body (a media type, a response) names no field; an
+ * operation's is held by the noun of its path, as the synthesizer names the holder of a body's fields.
+ */
 function fieldOf(node: Record<string, unknown>, path: string[]): [string, string] {
   if (typeof node.name === 'string' && typeof node.in === 'string') return [nameKey(node.name), ''];
   const names: string[] = [];
@@ -125,5 +197,6 @@ function fieldOf(node: Record<string, unknown>, path: string[]): [string, string
     else if (path[i] === 'items' && names.length > 0) names[names.length - 1] = singular(names.at(-1)!);
     else if (path[i] === 'content' || path[i] === 'responses' || path[i] === 'requestBody') names.length = 0;
   }
+  if (names.length === 0 && path[0] === 'paths' && path.length > 2) return ['', pathNoun(path[1]!) ?? ''];
   return [names.at(-1) ?? '', names.at(-2) ?? ''];
 }

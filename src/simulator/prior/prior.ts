@@ -28,6 +28,8 @@ export interface ValuePrior {
   version: number;
   /** The APIs whose documents were not read (a split's held-out side): a measurement on them must find them here. */
   left_out: string[];
+  /** Operations (tool ids) of the APIs read whose examples, and all their responses refer to, were not read. */
+  left_out_operations?: string[];
   apis: number;
   values: number;
   fields: Record<string, PriorEntry>;
@@ -55,6 +57,14 @@ export function contextKeys({ api, category, parent, key }: PriorContext): strin
     `c\u0000${category}\u0000${key}`,
     `k\u0000${key}`,
   ];
+}
+
+/** The class the prior most often saw in a context (ties by name, so that it is stable). */
+export function modalClass(entry: PriorEntry): string {
+  let best: [string, number] = ['', -1];
+  for (const [cls, count] of Object.entries(entry.classes))
+    if (count > best[1] || (count === best[1] && cls < best[0])) best = [cls, count];
+  return best[0];
 }
 
 /** A prior file (a library's is `join(dir, PRIOR_FILE)`); undefined when there is none. */

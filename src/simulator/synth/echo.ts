@@ -1,6 +1,6 @@
 import type { Tool } from '../../library/tool.js';
 import type { Arguments } from '../types.js';
-import { lastWord, nameKey, segmentKey, singular } from './names.js';
+import { lastWord, nameKey, pathNoun, segmentKey, singular } from './names.js';
 
 /**
  * What a response repeats from its request: asking for pet 42 returns pet 42, filtering by status returns that status.
@@ -40,6 +40,8 @@ export interface Echo {
   typeName: string | undefined;
   /** Where the request went, for a listing's links to itself and its pages; undefined for other calls. */
   page: PageLink | undefined;
+  /** The request's path with its parameters filled in (`/subscriptions/s1/…/watchers/w1`), for REST tools. */
+  path: string | undefined;
   /** The operation takes a list of callables (`tools`, `functions`): its answer calls only those the request sent. */
   takesCallables: boolean;
 }
@@ -303,9 +305,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** The nouns a tool is about: its path's last literal segment for REST tools, else its name less the verbs. */
 function resourceNouns(tool: Tool): string[] {
   if (tool.origin.format === 'openapi') {
-    const segments = tool.origin.path.split('/').filter((segment) => segment && !segment.startsWith('{'));
-    const noun = segments[segments.length - 1];
-    if (noun) return [segmentKey(noun)];
+    const noun = pathNoun(tool.origin.path);
+    if (noun) return [noun];
   }
   const words = nameKey(tool.id.split('__').pop() ?? tool.name)
     .split('_')
@@ -470,15 +471,28 @@ export function echoFrom(tool: Tool, args: Arguments): Echo {
     listing: plan.listing,
     typeName: plan.typeName,
     page: plan.listing ? pageLink(tool, args) : undefined,
+    path: filledPath(tool, args),
     takesCallables: plan.takesCallables,
   };
 }
 
 const PAGE_PARAMS = new Set(['page', 'page_number', 'page_index', 'pageno', 'page_no']);
 
-function pageLink(tool: Tool, args: Arguments): PageLink | undefined {
+/** The tool's path with each path parameter's value in place; undefined where one is missing. */
+function filledPath(tool: Tool, args: Arguments): string | undefined {
   if (tool.origin.format !== 'openapi') return undefined;
   let path = tool.origin.path;
+  for (const [property, binding] of Object.entries(tool.bindings ?? {})) {
+    const value = args[property];
+    if (binding.in === 'path' && isPrimitive(value) && value !== null)
+      path = path.replace(`{${binding.name}}`, encodeURIComponent(String(value)));
+  }
+  return path.includes('{') ? undefined : path;
+}
+
+function pageLink(tool: Tool, args: Arguments): PageLink | undefined {
+  const path = filledPath(tool, args);
+  if (path === undefined || tool.origin.format !== 'openapi') return undefined;
   const query: [string, string][] = [];
   let pageParam: string | undefined;
   let firstPage = 1;
@@ -491,10 +505,8 @@ function pageLink(tool: Tool, args: Arguments): PageLink | undefined {
       if (typeof first === 'number' && Number.isInteger(first) && first >= 0) firstPage = first;
     }
     if (value === undefined || value === null || typeof value === 'object') continue;
-    if (binding.in === 'path') path = path.replace(`{${binding.name}}`, encodeURIComponent(String(value)));
-    else if (binding.in === 'query') query.push([binding.name, String(value)]);
+    if (binding.in === 'query') query.push([binding.name, String(value)]);
   }
-  if (path.includes('{')) return undefined;
   const sent = pageParam === undefined ? undefined : Number(query.find(([name]) => name === pageParam)?.[1]);
   const current = sent !== undefined && Number.isInteger(sent) ? sent : firstPage;
   return { path, query, pageParam, firstPage, current, server: (tool.origin.server ?? '').replace(/\/+$/, '') };

@@ -7,7 +7,9 @@ import { fromPattern } from './regex.js';
 import { bestEffort, echoFor, fieldContext, NOTHING, type Site, type Walk } from './site.js';
 import { withTerms } from './echo.js';
 import { outOfUse } from './flags.js';
-import { priorEntry, priorNumber, priorString } from './prior-values.js';
+import { singular } from './names.js';
+import { modalClass } from '../prior/prior.js';
+import { ownEntry, priorEntry, priorNumber, priorString } from './prior-values.js';
 import {
   formatHintString,
   namedNumber,
@@ -74,7 +76,10 @@ export function numberFor(flat: Flat, integer: boolean, site: Site, walk: Walk):
     if (ok(sample)) return sample;
     const named = namedNumber(site.key);
     const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
-    const sane = (n: number) => numberFits(n, flat, integer) && (!named || (n >= named.min && n <= named.max));
+    // Other APIs' values are held to the range the name implies (documents carry placeholders); the API's own, to a
+    // firm range only (its `created_time` may be 0, its `total_watch_time` a count).
+    const bounded = named && (named.firm || !entry || !ownEntry(entry));
+    const sane = (n: number) => numberFits(n, flat, integer) && (!bounded || (n >= named.min && n <= named.max));
     const documented = entry && priorNumber(entry, integer, sane);
     if (documented !== undefined) return documented;
     // A `number` whose format does not say fractional is mostly whole in the vendors' examples (four in five).
@@ -243,11 +248,34 @@ function countString(key: string): string | undefined {
   return hint && String(Math.round(hint.min + rng.next() * (hint.max - hint.min)));
 }
 
+/**
+ * The id of a record of an API whose records' ids are their paths, as its own examples show them (Azure's
+ * `/subscriptions/…/watchers/w1`): the path the request addressed, or for a listed record the listing's path and a
+ * name below it. Undefined elsewhere.
+ */
+function pathId(site: Site, walk: Walk): string | undefined {
+  const { path, resourceId, listing } = walk.echo;
+  if (site.key !== 'id' || !site.inRecord || walk.prior === undefined || path === undefined) return undefined;
+  if (site.inList ? !listing : resourceId === undefined) return undefined;
+  const entry = priorEntry(walk.prior, site.parent, site.key);
+  if (!entry || !ownEntry(entry) || modalClass(entry) !== 'path') return undefined;
+  return site.inList ? `${path}/${faker.word.noun()}${rng.int(1, 9)}` : path;
+}
+
+/** Whether a word names the record a field is in: its holder, or a noun of the request's path. */
+const nounOf = (word: string, site: Site, walk: Walk) =>
+  word === site.parent ||
+  word === singular(site.parent) ||
+  walk.echo.resources.has(word) ||
+  walk.echo.collections.has(word);
+
 export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof NOTHING {
   const ok = (value: unknown): value is string => typeof value === 'string' && stringFits(value, flat);
   const context = fieldContext(site);
   let named: string | undefined;
   if (!walk.loose) {
+    const path = pathId(site, walk);
+    if (path !== undefined && ok(path)) return path;
     const echoed = echoFor(site, walk);
     const echoString = typeof echoed === 'number' ? String(echoed) : echoed;
     if (ok(echoString)) return echoString;
@@ -263,7 +291,7 @@ export function stringFor(flat: Flat, site: Site, walk: Walk): string | typeof N
     if (absolute !== undefined && stringFits(absolute, flat)) return absolute;
     named = namedString(context);
     const entry = walk.prior && priorEntry(walk.prior, site.parent, site.key);
-    const documented = entry && priorString(entry, site.key, named, ok);
+    const documented = entry && priorString(entry, site.key, named, ok, (word) => nounOf(word, site, walk));
     if (documented !== undefined) return documented;
     if (named !== undefined && ok(named)) return named;
     // A name that does not fit (a country's name where two letters are asked for) may fit in another spelling.

@@ -26,6 +26,13 @@ export function segmentKey(segment: string): string {
   return nameKey(segment.replace(/\.(?:json|xml|csv|yaml)$/i, ''));
 }
 
+/** The name key of a path's last literal segment (`pets` of `/pets/{petId}`): the noun its operation is about. */
+export function pathNoun(path: string): string | undefined {
+  const segments = path.split('/').filter((segment) => segment && !segment.startsWith('{'));
+  const noun = segments[segments.length - 1];
+  return noun ? segmentKey(noun) : undefined;
+}
+
 /** The singular of a plural field name, for naming the items of an array (`categories` → `category`). */
 export function singular(key: string): string {
   if (/ies$/.test(key)) return `${key.slice(0, -3)}y`;

@@ -250,5 +250,6 @@ const EMPTY_ECHO: Echo = {
   listing: false,
   typeName: undefined,
   page: undefined,
+  path: undefined,
   takesCallables: false,
 };

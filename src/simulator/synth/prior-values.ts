@@ -2,6 +2,7 @@ import { idPrefix, valueClass } from '../../library/value-class.js';
 import { contextKeys, type PriorEntry, type ValuePrior } from '../prior/prior.js';
 import { faker, rng } from './faker.js';
 import { dateFor, dateString, dateTimeString } from './formats.js';
+import { nameKey } from './names.js';
 
 /** Found entries (or null) by holder and field name, for one API and category. */
 type Found = Map<string, Map<string, PriorEntry | null>>;
@@ -70,12 +71,24 @@ export function priorEntry(view: PriorView, parent: string, key: string): PriorE
   return entry ?? undefined;
 }
 
+/**
+ * Entries of an API's own contexts: what the vendor documented for this very API. Their context names carry the API,
+ * so an entry is its API's own for every lookup that finds it.
+ */
+const owned = new WeakSet<PriorEntry>();
+
+/** Whether an entry holds the API's own documented values, not other APIs'. */
+export const ownEntry = (entry: PriorEntry): boolean => owned.has(entry);
+
 function lookup(view: PriorView, parent: string, key: string): PriorEntry | undefined {
   const fields = indexed(view.prior);
   const contexts = contextKeys({ api: view.api, category: view.category, parent, key });
   for (const [i, context] of contexts.entries()) {
     const entry = fields.get(context);
-    if (entry && entry.n >= (i < 2 ? 1 : MIN_SHARED)) return entry;
+    if (entry && entry.n >= (i < 2 ? 1 : MIN_SHARED)) {
+      if (i < 2) owned.add(entry);
+      return entry;
+    }
   }
   return undefined;
 }
@@ -131,23 +144,40 @@ function namedAgrees(entry: PriorEntry, key: string, named: string, cls: string)
  * A string of the class the vendors' examples show for this field. Where the synthesizer has a value of its own for
  * the name (`named`: an email agreeing with the person, a country code), it stands where it is of the class most
  * vendors' values there are (namedAgrees); otherwise a class is drawn. A value of that class is made from the
- * samples: the same shape with new characters for ids and numbers, repeated for words and text. Undefined when `ok`
- * refuses it.
+ * samples: the same shape with new characters for ids and numbers (a vendor id of the `record`'s kind where the
+ * samples hold one), repeated for words and text. Undefined when `ok` refuses it.
  */
 export function priorString(
   entry: PriorEntry,
   key: string,
   named: string | undefined,
   ok: (value: string) => boolean,
+  record?: RecordNouns,
 ): string | undefined {
   const cls = drawClass(entry, named !== undefined);
   if (cls === undefined) return undefined;
   if (named !== undefined && namedAgrees(entry, key, named, cls) && ok(named)) return named;
-  const value = made(cls, entry.samples[cls], key);
+  const value = made(cls, entry.samples[cls], key, record);
   return value !== undefined && ok(value) ? value : undefined;
 }
 
-function made(cls: string, samples: string[] | undefined, key: string): string | undefined {
+/** Whether a word (a name key) names the record a field is in: its holder, a noun of the request's path. */
+export type RecordNouns = (word: string) => boolean;
+
+/**
+ * The samples to draw from: for a vendor id, those whose prefix names the record (`ach_transfer_…` for an ACH
+ * transfer) where any does, since one API's `id` holds the ids of all its resources.
+ */
+function candidates(cls: string, samples: string[], record: RecordNouns | undefined): string[] {
+  if (cls !== 'vendor_id' || record === undefined) return samples;
+  const named = samples.filter((sample) => {
+    const prefix = idPrefix(sample);
+    return prefix !== undefined && record(nameKey(prefix.slice(0, -1)));
+  });
+  return named.length > 0 ? named : samples;
+}
+
+function made(cls: string, samples: string[] | undefined, key: string, record?: RecordNouns): string | undefined {
   switch (cls) {
     case 'empty':
       return '';
@@ -159,24 +189,44 @@ function made(cls: string, samples: string[] | undefined, key: string): string |
       return dateString(dateFor(key));
   }
   if (!samples?.length) return undefined;
-  const sample = rng.pick(samples);
+  const sample = rng.pick(candidates(cls, samples, record));
   if (cls === 'ip' && /^\d+\.\d+\.\d+\.\d+$/.test(sample))
     return [rng.int(1, 223), rng.int(0, 255), rng.int(0, 255), rng.int(1, 254)].join('.');
   return RESHAPED.has(cls) ? reshaped(sample, cls) : sample;
 }
 
-/** The sample with its letters and digits redrawn in kind and case; a vendor id keeps its prefix, a time its era. */
+/**
+ * The sample with its letters and digits redrawn in kind and case (a hash's letters among a–f, so that it stays
+ * hexadecimal); a vendor id keeps its prefix, a time its era.
+ */
 function reshaped(sample: string, cls: string): string {
   const kept = cls === 'vendor_id' ? (idPrefix(sample)?.length ?? 0) : cls === 'unix_timestamp' ? 3 : 0;
+  const letters = cls === 'hash' ? 6 : 26;
   let out = sample.slice(0, kept);
   for (let i = kept; i < sample.length; i++) {
     const c = sample[i]!;
     if (c >= '0' && c <= '9') out += String(i === 0 && c !== '0' ? rng.int(1, 9) : rng.int(0, 9));
-    else if (c >= 'a' && c <= 'z') out += String.fromCharCode(97 + rng.int(0, 25));
-    else if (c >= 'A' && c <= 'Z') out += String.fromCharCode(65 + rng.int(0, 25));
+    else if (c >= 'a' && c <= 'z') out += String.fromCharCode(97 + rng.int(0, letters - 1));
+    else if (c >= 'A' && c <= 'Z') out += String.fromCharCode(65 + rng.int(0, letters - 1));
     else out += c;
   }
   return out;
+}
+
+const NUMBER_CLASSES = ['integer', 'float', 'unix_timestamp'] as const;
+
+/**
+ * Which kind of documented number to draw near, in proportion to the sharpened counts (a `created_time` documented
+ * 43 times as 0 and 5 times as a time is mostly 0): samples keep distinct values only, so their counts are lost.
+ */
+function numberClass(entry: PriorEntry): string {
+  const weights = NUMBER_CLASSES.map((cls): [string, number] => [
+    cls,
+    entry.samples[cls]?.length ? (entry.classes[cls] ?? 0) ** SHARPEN : 0,
+  ]);
+  let roll = rng.next() * weights.reduce((n, [, w]) => n + w, 0);
+  for (const [cls, weight] of weights) if ((roll -= weight) < 0) return cls;
+  return 'integer';
 }
 
 /**
@@ -190,13 +240,7 @@ export function priorNumber(entry: PriorEntry, integer: boolean, fits: (n: numbe
   const floats = entry.floats ?? 0;
   if (ints + floats === 0 || entry.lo === undefined || entry.hi === undefined) return undefined;
   const whole = integer || ints >= floats;
-  const samples = [
-    ...(entry.samples.integer ?? []),
-    ...(entry.samples.float ?? []),
-    ...(entry.samples.unix_timestamp ?? []),
-  ]
-    .map(Number)
-    .filter(Number.isFinite);
+  const samples = (entry.samples[numberClass(entry)] ?? []).map(Number).filter(Number.isFinite);
   const near = samples.length > 0 ? rng.pick(samples) : undefined;
   // Times in seconds or milliseconds since 1970 move by days, not years.
   const spread = near !== undefined && Math.abs(near) >= UNIX_2000 ? 0.02 : 0.5;

@@ -31,6 +31,8 @@ export interface NumberHint {
   min: number;
   max: number;
   decimals: number;
+  /** A range no value can leave (a latitude's): the API's own documented values are held to it too. */
+  firm?: true;
 }
 
 const any = (...words: string[]) => new RegExp(`(?:^|_)(?:${words.join('|')})(?:_|$)`);
@@ -593,8 +595,8 @@ type NumberRule = [RegExp, NumberHint];
 
 /** Field name → typical range; the first match wins. */
 const NUMBER_RULES: NumberRule[] = [
-  [any('lat', 'latitude'), hint(-90, 90, 6)],
-  [LONGITUDE, hint(-180, 180, 6)],
+  [any('lat', 'latitude'), { ...hint(-90, 90, 6), firm: true }],
+  [LONGITUDE, { ...hint(-180, 180, 6), firm: true }],
   [
     any('ms', 'millis', 'milliseconds', 'timestamp_ms', 'time_ms'),
     hint((SECONDS_NOW - 3 * 365 * 86_400) * 1000, SECONDS_NOW * 1000),
