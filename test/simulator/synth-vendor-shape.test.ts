@@ -288,3 +288,21 @@ test('a number drawn near the documented ones keeps their kinds in proportion (z
   const zeros = (bodies(tool, prior) as { created_time: number }[]).filter((body) => body.created_time === 0).length;
   assert.ok(zeros >= 36, `${zeros} of ${SEEDS.length}`);
 });
+
+test("past a body's first values, the fields the API's own examples show are there, the others at the usual chances", () => {
+  const names = ['number', 'status', 'placed_at', 'note', 'total', 'currency', 'gift', 'channel'];
+  const record = { type: 'object', properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])) };
+  const parts = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`part_${i}`, record]));
+  const wide = toolOf({ type: 'object', required: Object.keys(parts), properties: parts } as JsonSchema);
+  const fields: Record<string, PriorEntry> = {};
+  for (let i = 0; i < 20; i++)
+    fields[contextKeys({ api: 'shop.example', category: '', parent: `part_${i}`, key: 'gift' })[0]!] = {
+      n: 1,
+      classes: { word: 1 },
+      samples: { word: ['wrapped'] },
+    };
+  const prior: ValuePrior = { version: PRIOR_VERSION, left_out: [], apis: 1, values: 20, fields };
+  const answers = bodies(wide, prior) as Record<string, Record<string, unknown>>[];
+  for (const body of answers) for (const part of Object.values(body)) assert.ok('gift' in part, JSON.stringify(part));
+  assert.ok(answers.some((body) => Object.values(body).some((part) => !('note' in part))));
+});

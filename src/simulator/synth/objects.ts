@@ -6,6 +6,7 @@ import type { Flat } from './flat.js';
 import { ID_KEYS, nameKey } from './names.js';
 import { fromPattern, matches } from './regex.js';
 import { generate, generateRequired } from './schema.js';
+import { ownEntry, priorEntry } from './prior-values.js';
 import { relate } from './relations.js';
 import { bestEffort, exhausted, NOTHING, rootlessSite, type Site, type Walk } from './site.js';
 import { namesPerson, newPersona, type Persona } from './values.js';
@@ -46,6 +47,12 @@ function childSite(site: Site, key: string, persona: () => Persona, walk: Walk, 
     shapes: site.shapes,
     shapeAt: place,
   };
+}
+
+/** Whether the API's own documented examples show this field under this holder. */
+function shown(holder: string, key: string, walk: Walk): boolean {
+  const entry = walk.prior && priorEntry(walk.prior, holder, key);
+  return entry !== undefined && ownEntry(entry);
 }
 
 const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((k) => b.has(k));
@@ -150,11 +157,14 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   const place = site.shapes ? `${site.shapeAt}/${site.key}` : '';
   const first = site.shapes?.get(place);
   const like = first !== undefined && sameSet(first.declared, declared) ? first.keys : undefined;
+  const holder = site.key || site.parent;
   for (const key of declared) {
     // An `id` (`sid`…) is always there: records without one look broken, and echoes of the requested id land on it.
-    // One draw either way, so that the values after it do not depend on whether it was needed.
+    // Past the first values, a field the API's own examples show is there too. One draw either way, so that the
+    // values after it do not depend on whether it was needed.
     const roll = rng.next();
-    const always = ID_KEYS.has(nameKey(key)) || key === searched || sent?.has(nameKey(key));
+    const name = nameKey(key);
+    const always = ID_KEYS.has(name) || key === searched || sent?.has(name) || (!whole && shown(holder, name, walk));
     const wanted = like ? (always || like.has(key)) && chance > 0 : whole || always ? chance > 0 : roll < chance;
     if (!chosen.has(key) && !flat.forbidden.has(key) && wanted && keyAllowed(flat, key, declared)) add(key, false);
   }
