@@ -48,8 +48,9 @@ export function arrayFor(flat: Flat, site: Site, walk: Walk): unknown {
     listRecord: false,
     search: undefined,
     want: undefined,
-    // Items share one shape store, lists in items too (`[]` marks the place of an item below an outer one).
-    shapes: site.shapes ?? new Map(),
+    // A page's items (a list at the top or in its envelope) share one shape store, lists in its items too (`[]`
+    // marks the place of an item below an outer one); deeper lists keep to the usual chances, for cost.
+    shapes: site.shapes ?? (site.depth <= 1 ? new Map() : undefined),
     shapeAt: site.shapes ? `${site.shapeAt}/${site.key}[]` : '',
   };
   const out: unknown[] = [];

@@ -62,6 +62,19 @@ const TOTALS = new Set([
 
 const roles = new Map<string, Role | null>();
 
+/** A field's role, and what a `total_X` sums, by the field's name as written: every object of every body asks. */
+const relations = new Map<string, { role: Role; summed: string | undefined }>();
+
+function relationOf(name: string): { role: Role; summed: string | undefined } {
+  let relation = relations.get(name);
+  if (relation === undefined) {
+    const key = nameKey(name);
+    relation = { role: roleOf(key), summed: /^total_(.+)$/.exec(key)?.[1] };
+    if (relations.size < 50_000) relations.set(name, relation);
+  }
+  return relation;
+}
+
 function roleOf(key: string): Role {
   const known = roles.get(key);
   if (known !== undefined) return known ?? undefined;
@@ -164,12 +177,11 @@ export function relate(
   }
   let lists: [string, unknown[]][] | undefined;
   for (const name in out) {
-    const summed = typeof out[name] === 'number' ? /^total_(.+)$/.exec(nameKey(name))?.[1] : undefined;
-    if (summed !== undefined) {
+    const { role, summed } = relationOf(name);
+    if (summed !== undefined && typeof out[name] === 'number') {
       const sum = totalOfParts(out, name, summed);
       if (sum !== undefined && sum !== out[name]) replace(name, sum);
     }
-    const role = roleOf(nameKey(name));
     if (role === undefined) continue;
     if (role.kind === 'count') {
       const current = countOf(out[name]);
@@ -187,7 +199,7 @@ export function relate(
       replace(name, typeof out[name] === 'string' ? String(wanted) : wanted);
     } else if (role.kind === 'earlier') {
       for (const other in out) {
-        const partner = roleOf(nameKey(other));
+        const partner = relationOf(other).role;
         if (partner?.kind !== 'later' || partner.pair !== role.pair) continue;
         const [a, b] = [out[name], out[other]];
         const [ta, tb] = [instant(a), instant(b)];
