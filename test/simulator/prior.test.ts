@@ -13,6 +13,7 @@ import type { ApiRecord, Tool } from '../../src/library/tool.js';
 import { packageRoot } from '../../src/paths.js';
 import { minePrior } from '../../src/simulator/prior/mine.js';
 import { contextKeys, PRIOR_FILE, readPrior } from '../../src/simulator/prior/prior.js';
+import { shapeKey } from '../../src/simulator/prior/shapes.js';
 import { synthesize } from '../../src/simulator/synth/index.js';
 import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 
@@ -234,6 +235,9 @@ test("an operation left out: its own examples and all its responses refer to go 
     // A body's own fields are held by its path's noun, as the synthesizer names their holder.
     const held = prior.fields[contextKeys({ api: 'cards.example', category: '', parent: 'cards', key: 'id' })[0]!];
     assert.deepEqual(held?.samples.vendor_id, ['card_1MzVhq2eZvKYlo2C']);
+    // One documented body read: the shape of its noun's operations, none yet for the API.
+    assert.deepEqual(Object.keys(prior.shapes ?? {}), [shapeKey('cards.example', 'cards')]);
+    assert.deepEqual(Object.keys(prior.shapes![shapeKey('cards.example', 'cards')]!.keys!), ['id']);
     // Nothing left out: all four places are read.
     const all = minePrior(store, new Set()).prior;
     const every = new Set(Object.values(all.fields).flatMap((entry) => entry.samples.vendor_id ?? []));

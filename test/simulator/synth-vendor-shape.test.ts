@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { createAjv } from '../../src/library/ajv.js';
 import type { JsonSchema, Tool } from '../../src/library/tool.js';
 import { contextKeys, PRIOR_VERSION, type PriorEntry, type ValuePrior } from '../../src/simulator/prior/prior.js';
+import { addShape, prunedShape, type ShapeNode, shapeKey } from '../../src/simulator/prior/shapes.js';
 import { synthesize } from '../../src/simulator/synth/index.js';
 
 const ajv = createAjv();
@@ -305,4 +306,35 @@ test("past a body's first values, the fields the API's own examples show are the
   const answers = bodies(wide, prior) as Record<string, Record<string, unknown>>[];
   for (const body of answers) for (const part of Object.values(body)) assert.ok('gift' in part, JSON.stringify(part));
   assert.ok(answers.some((body) => Object.values(body).some((part) => !('note' in part))));
+});
+
+test("an operation without a response schema answers in the shape its API's documented bodies show", () => {
+  const api: ShapeNode = { n: 0, types: {} };
+  for (const data of [{ id: 1, to: '+61411111111' }, [{ template_id: 25 }], { url: 'https://x.example/f.csv' }])
+    addShape(api, { http_code: 200, response_code: 'SUCCESS', response_msg: 'Done.', data });
+  const noun: ShapeNode = { n: 0, types: {} };
+  addShape(noun, { http_code: 200, response_code: 'SUCCESS', data: { id: 7, status: 'queued', to: '+61422222222' } });
+  const prior: ValuePrior = {
+    version: PRIOR_VERSION,
+    left_out: [],
+    apis: 1,
+    values: 0,
+    fields: {},
+    shapes: { 'shop.example': prunedShape(api), [shapeKey('shop.example', 'sms')]: prunedShape(noun) },
+  };
+  // The API's shape: the keys most bodies hold, each of its usual type; `data` an object (two of three).
+  const elsewhere = synthesize(toolOf(undefined), {}, 1, prior).body as Record<string, unknown>;
+  assert.deepEqual(Object.keys(elsewhere).sort(), ['data', 'http_code', 'response_code', 'response_msg']);
+  assert.ok(Number.isInteger(elsewhere.http_code) && typeof elsewhere.response_msg === 'string');
+  assert.ok(typeof elsewhere.data === 'object' && !Array.isArray(elsewhere.data));
+  // Under a noun whose operations document a body, theirs; a schema that says only "an object" takes it too.
+  const sms = toolOf({ type: 'object', description: 'The result' } as JsonSchema, {
+    origin: { ...toolOf(undefined).origin, path: '/sms' } as Tool['origin'],
+  });
+  const sent = synthesize(sms, {}, 1, prior).body as { data: Record<string, unknown> };
+  assert.deepEqual(Object.keys(sent.data).sort(), ['id', 'status', 'to']);
+  // A schema that says what the body holds keeps to it; without the prior, the shape comes from the tool's name.
+  const declared = toolOf({ type: 'object', required: ['ok'], properties: { ok: { type: 'boolean' } } });
+  assert.deepEqual(Object.keys(synthesize(declared, {}, 1, prior).body as object), ['ok']);
+  assert.ok(!('http_code' in (synthesize(toolOf(undefined), {}, 1).body as object)));
 });

@@ -3,6 +3,7 @@ import type { LibraryStore } from '../../library/store.js';
 import { idPrefix, valueClass } from '../../library/value-class.js';
 import { nameKey, pathNoun, singular } from '../synth/names.js';
 import { contextKeys, PRIOR_VERSION, type PriorEntry, type ValuePrior } from './prior.js';
+import { addShape, MIN_BODIES, prunedShape, type ShapeNode, shapeKey } from './shapes.js';
 
 /** Distinct sample strings kept per class and context, and the longest kept: enough to draw from, small on disk. */
 const SAMPLES = 5;
@@ -41,6 +42,7 @@ export function minePrior(
   leaveOutOperations: ReadonlySet<string> = new Set(),
 ): { prior: ValuePrior; summary: MineSummary } {
   const fields = new Map<string, PriorEntry>();
+  const shapes: Record<string, ShapeNode> = {};
   let values = 0;
   let apis = 0;
   for (const api of store.apis()) {
@@ -66,7 +68,25 @@ export function minePrior(
             store.apiOperations(api.api_id).filter((op) => leaveOutOperations.has(op.id)),
           )
         : undefined;
-    findExamples(document, [], (value, key, parent) => walkValue(value, key, parent, 0, count), unread);
+    // The API's bodies, and those of each noun of its paths (the same resource's operations answer alike).
+    const shape: ShapeNode = { n: 0, types: {} };
+    const byNoun = new Map<string, ShapeNode>();
+    findExamples(
+      document,
+      [],
+      (value, key, parent, path) => {
+        if (key === '' && SUCCESS_BODY(path)) {
+          addShape(shape, value);
+          let noun = byNoun.get(parent);
+          if (!noun) byNoun.set(parent, (noun = { n: 0, types: {} }));
+          addShape(noun, value);
+        }
+        walkValue(value, key, parent, 0, count);
+      },
+      unread,
+    );
+    if (shape.n >= MIN_BODIES) shapes[api.api_id] = prunedShape(shape);
+    for (const [noun, node] of byNoun) if (noun) shapes[shapeKey(api.api_id, noun)] = prunedShape(node);
   }
   const kept: Record<string, PriorEntry> = {};
   for (const [context, entry] of fields)
@@ -79,6 +99,7 @@ export function minePrior(
     apis,
     values,
     fields: kept,
+    shapes,
   };
   const summary = {
     apis,
@@ -112,10 +133,19 @@ function addValue(entry: PriorEntry, cls: string, value: unknown): void {
   }
 }
 
-type Emit = (value: unknown, key: string, parent: string) => void;
+type Emit = (value: unknown, key: string, parent: string, path: string[]) => void;
+
+/** Where an operation's 2xx response documents a body: `paths › path › method › responses › 2xx › …`. */
+const SUCCESS_BODY = (path: string[]) => path[0] === 'paths' && path[3] === 'responses' && /^2/.test(path[4] ?? '');
 
 /** A documented value walked to its scalars, each named as the synthesizer names its place (objects.ts, arrays.ts). */
-function walkValue(value: unknown, key: string, parent: string, depth: number, count: Emit): void {
+function walkValue(
+  value: unknown,
+  key: string,
+  parent: string,
+  depth: number,
+  count: (value: unknown, key: string, parent: string) => void,
+): void {
   if (depth > MAX_DEPTH) return;
   if (Array.isArray(value)) {
     for (const item of value.slice(0, ITEMS)) walkValue(item, key ? singular(key) : '', parent, depth + 1, count);
@@ -174,11 +204,11 @@ function findExamples(node: unknown, path: string[], emit: Emit, unread?: Readon
   const named = path.at(-1) === 'properties' || path.at(-1) === 'schemas';
   if (!named) {
     const [key, parent] = fieldOf(node, path);
-    if (node.example !== undefined) emit(node.example, key, parent);
-    if (Array.isArray(node.examples)) for (const value of node.examples) emit(value, key, parent);
+    if (node.example !== undefined) emit(node.example, key, parent, path);
+    if (Array.isArray(node.examples)) for (const value of node.examples) emit(value, key, parent, path);
     else if (isObject(node.examples))
       for (const example of Object.values(node.examples))
-        if (isObject(example) && example.value !== undefined) emit(example.value, key, parent);
+        if (isObject(example) && example.value !== undefined) emit(example.value, key, parent, path);
   }
   for (const [name, child] of Object.entries(node))
     if (named || (name !== 'example' && name !== 'examples')) findExamples(child, [...path, name], emit, unread);

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ShapeNode } from './shapes.js';
 
 export const PRIOR_FILE = 'prior.json';
 export const PRIOR_VERSION = 1;
@@ -33,6 +34,11 @@ export interface ValuePrior {
   apis: number;
   values: number;
   fields: Record<string, PriorEntry>;
+  /**
+   * The shape documented 2xx bodies show (shapes.ts): per API with two bodies or more, and per noun of an API's paths
+   * (`shapeKey`) with one or more.
+   */
+  shapes?: Record<string, ShapeNode>;
 }
 
 /** Where a value sits: its API and category, its field's name key and its holder's (as the synthesizer names them). */

@@ -1,9 +1,11 @@
+import { CUT_KEYWORD } from '../../library/openapi/schema.js';
 import type { Tool } from '../../library/tool.js';
 import type { Arguments, Responded } from '../types.js';
 import { echoFrom } from './echo.js';
 import { reseed } from './faker.js';
 import { callSeed } from './random.js';
 import { generateRequired } from './schema.js';
+import { documentedShape } from '../prior/shapes.js';
 import { shapeSchema } from './shape.js';
 import { NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
@@ -73,6 +75,37 @@ export function synthesizeChecked(
     prior: prior && priorView(prior, api, tool.category),
     expand: expand && api ? (pointer) => expand(api, pointer) : undefined,
   };
-  const body = generateRequired([tool.response_schema ?? shapeSchema(tool, args)], root, walk);
+  // Without a response schema, or with one that says only "an object", the shape the API's own documented bodies show;
+  // else, without one, a shape read from the tool's name.
+  const shape = freeForm(tool.response_schema) ? documentedShape(prior?.shapes, api, root.parent) : undefined;
+  const documented =
+    tool.response_schema === undefined || (shape as { type?: unknown } | undefined)?.type === 'object'
+      ? shape
+      : undefined;
+  const schema = documented ?? tool.response_schema ?? shapeSchema(tool, args);
+  const body = generateRequired([schema], root, walk);
   return { status, body: body === NOTHING ? null : body, satisfied: walk.faults === 0 && body !== NOTHING };
+}
+
+/** Keywords that only annotate: a schema of these alone (and `type: object`) says nothing of what a body holds. */
+const ANNOTATIONS = new Set([
+  'type',
+  'title',
+  'description',
+  'nullable',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  'examples',
+]);
+
+/** No response schema, or one that takes any object (`{type: object}`, `{}`): nothing says what the body holds. */
+function freeForm(schema: Tool['response_schema']): boolean {
+  if (schema === undefined) return true;
+  if (typeof schema !== 'object') return false;
+  const { type } = schema as { type?: unknown };
+  return (
+    (type === undefined || type === 'object') &&
+    Object.keys(schema).every((key) => ANNOTATIONS.has(key) || (key.startsWith('x-') && key !== CUT_KEYWORD))
+  );
 }
