@@ -55,7 +55,11 @@ function shown(holder: string, key: string, walk: Walk): boolean {
   return entry !== undefined && ownEntry(entry);
 }
 
-const sameSet = (a: ReadonlySet<string>, b: ReadonlySet<string>) => a.size === b.size && [...a].every((k) => b.has(k));
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const key of a) if (!b.has(key)) return false;
+  return true;
+}
 
 /**
  * The schemas a property's value must satisfy: its declarations, the patterns its name matches, or each part's
@@ -156,7 +160,8 @@ export function objectFor(flat: Flat, site: Site, walk: Walk): unknown {
   // A later item of a list takes the keys its first item took at this place (where it is of the same schema).
   const place = site.shapes ? `${site.shapeAt}/${site.key}` : '';
   const first = site.shapes?.get(place);
-  const like = first !== undefined && sameSet(first.declared, declared) ? first.keys : undefined;
+  // Within the first values every declared field comes anyway: the first item's keys matter past them only.
+  const like = !whole && first !== undefined && sameSet(first.declared, declared) ? first.keys : undefined;
   const holder = site.key || site.parent;
   for (const key of declared) {
     // An `id` (`sid`…) is always there: records without one look broken, and echoes of the requested id land on it.
