@@ -11,9 +11,9 @@ import { promisify } from 'node:util';
 import { LibraryStore } from '../../src/library/store.js';
 import type { ApiRecord, Tool } from '../../src/library/tool.js';
 import { packageRoot } from '../../src/paths.js';
-import { minePrior } from '../../src/simulator/prior/mine.js';
+import { minePrior, unreadPlaces } from '../../src/simulator/prior/mine.js';
 import { contextKeys, PRIOR_FILE, readPrior } from '../../src/simulator/prior/prior.js';
-import { shapeKey } from '../../src/simulator/prior/shapes.js';
+import { addShape, type ShapeNode, shapeKey } from '../../src/simulator/prior/shapes.js';
 import { synthesize } from '../../src/simulator/synth/index.js';
 import { tempDir, writeFixtureLibrary } from '../fixtures/tools.js';
 
@@ -190,6 +190,7 @@ test("an operation left out: its own examples and all its responses refer to go 
                   example: { id: 'card_1MzVhq2eZvKYlo2C' },
                 },
               },
+              headers: { 'X-Rate-Limit': { schema: { type: 'integer' }, example: 100 } },
             },
           },
         },
@@ -237,7 +238,9 @@ test("an operation left out: its own examples and all its responses refer to go 
     assert.deepEqual(held?.samples.vendor_id, ['card_1MzVhq2eZvKYlo2C']);
     // One documented body read: the shape of its noun's operations, none yet for the API.
     assert.deepEqual(Object.keys(prior.shapes ?? {}), [shapeKey('cards.example', 'cards')]);
-    assert.deepEqual(Object.keys(prior.shapes![shapeKey('cards.example', 'cards')]!.keys!), ['id']);
+    const cards = prior.shapes![shapeKey('cards.example', 'cards')]!;
+    // The body once (its media type's example, not its schema's as well), not the header's.
+    assert.deepEqual([cards.n, Object.keys(cards.keys!)], [1, ['id']]);
     // Nothing left out: all four places are read.
     const all = minePrior(store, new Set()).prior;
     const every = new Set(Object.values(all.fields).flatMap((entry) => entry.samples.vendor_id ?? []));
@@ -246,4 +249,26 @@ test("an operation left out: its own examples and all its responses refer to go 
   } finally {
     store.close();
   }
+});
+
+test('unread places follow a path item by reference; shapes count one JSON body per operation, any key name', () => {
+  const document = {
+    openapi: '3.1.0',
+    paths: { '/a': { $ref: '#/components/pathItems/A' } },
+    components: {
+      pathItems: {
+        A: { get: { responses: { '200': { description: 'ok', $ref: '#/components/responses/Ok' } } } },
+      },
+      responses: { Ok: { description: 'ok' } },
+    },
+  };
+  assert.deepEqual([...unreadPlaces(document, [{ method: 'get', path: '/a' }])].sort(), [
+    '/components/pathItems/A/get',
+    '/components/responses/Ok',
+  ]);
+
+  const node: ShapeNode = { n: 0, types: {} };
+  addShape(node, JSON.parse('{"constructor": {"a": 1}, "__proto__": {"b": 2}, "toString": "x"}'));
+  assert.deepEqual(Object.keys(node.keys!).sort(), ['__proto__', 'constructor', 'toString']);
+  assert.equal(({} as { n?: number }).n, undefined, 'nothing written on Object.prototype');
 });

@@ -61,21 +61,20 @@ export function minePrior(
         addValue(entry, cls, value);
       }
     };
-    const unread =
-      leaveOutOperations.size > 0
-        ? unreadPlaces(
-            document,
-            store.apiOperations(api.api_id).filter((op) => leaveOutOperations.has(op.id)),
-          )
-        : undefined;
-    // The API's bodies, and those of each noun of its paths (the same resource's operations answer alike).
+    const held =
+      leaveOutOperations.size > 0 ? store.apiOperations(api.api_id).filter((op) => leaveOutOperations.has(op.id)) : [];
+    const unread = held.length > 0 ? unreadPlaces(document, held) : undefined;
+    // The API's bodies, one per operation, and those of each noun of its paths (one resource's operations answer
+    // alike).
     const shape: ShapeNode = { n: 0, types: {} };
     const byNoun = new Map<string, ShapeNode>();
+    const shaped = new Set<string>();
     findExamples(
       document,
       [],
       (value, key, parent, path) => {
-        if (key === '' && SUCCESS_BODY(path)) {
+        if (key === '' && successBody(path) && !shaped.has(`${path[1]}\u0000${path[2]}`)) {
+          shaped.add(`${path[1]}\u0000${path[2]}`);
           addShape(shape, value);
           let noun = byNoun.get(parent);
           if (!noun) byNoun.set(parent, (noun = { n: 0, types: {} }));
@@ -135,8 +134,16 @@ function addValue(entry: PriorEntry, cls: string, value: unknown): void {
 
 type Emit = (value: unknown, key: string, parent: string, path: string[]) => void;
 
-/** Where an operation's 2xx response documents a body: `paths › path › method › responses › 2xx › …`. */
-const SUCCESS_BODY = (path: string[]) => path[0] === 'paths' && path[3] === 'responses' && /^2/.test(path[4] ?? '');
+/**
+ * Where an operation's 2xx response documents a whole JSON body: its media type's example
+ * (`paths › path › method › responses › 2xx › content › application/json`), or its schema's (`… › schema`); not a
+ * header's, an item's or a member's.
+ */
+function successBody(path: string[]): boolean {
+  if (path[0] !== 'paths' || path[3] !== 'responses' || !/^2/.test(path[4] ?? '') || path[5] !== 'content')
+    return false;
+  return /json/i.test(path[6] ?? '') && (path.length === 7 || (path.length === 8 && path[7] === 'schema'));
+}
 
 /** A documented value walked to its scalars, each named as the synthesizer names its place (objects.ts, arrays.ts). */
 function walkValue(
@@ -157,8 +164,8 @@ function walkValue(
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const pointerOf = (path: string[]) =>
-  path.map((token) => `/${token.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+const escaped = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerOf = (path: string[]) => path.map((token) => `/${escaped(token)}`).join('');
 
 /**
  * The places of a document a prior leaves unread for these operations, as JSON pointers: each operation, and every
@@ -181,8 +188,19 @@ export function unreadPlaces(document: unknown, operations: { method: string; pa
       }
   };
   for (const { method, path } of operations) {
-    out.add(pointerOf(['paths', path, method]));
-    follow(resolvePointer(document, `#${pointerOf(['paths', path, method, 'responses'])}`));
+    // A path item may be a `$ref` (to `components/pathItems`, to another path): its operations live there.
+    let at = ['paths', path];
+    let item = resolvePointer(document, `#${pointerOf(at)}`);
+    for (
+      let hops = 0;
+      hops < 8 && isObject(item) && typeof item.$ref === 'string' && item.$ref.startsWith('#/');
+      hops++
+    ) {
+      at = item.$ref.slice(2).split('/').map(refToken);
+      item = resolvePointer(document, item.$ref);
+    }
+    out.add(pointerOf([...at, method]));
+    follow(resolvePointer(document, `#${pointerOf([...at, method, 'responses'])}`));
   }
   while (pending.length > 0) follow(pending.pop());
   return out;
@@ -193,10 +211,12 @@ export function unreadPlaces(document: unknown, operations: { method: string; pa
  * schema property's (a list's items: its singular), a component schema's, or none for a whole body (the keys of
  * the value name its fields). `path` is the way down, as keys; places in `unread` are skipped, with all below them.
  */
-function findExamples(node: unknown, path: string[], emit: Emit, unread?: ReadonlySet<string>): void {
-  if (unread?.has(pointerOf(path))) return;
+function findExamples(node: unknown, path: string[], emit: Emit, unread?: ReadonlySet<string>, at = ''): void {
+  if (unread?.has(at)) return;
+  // The place as a pointer (`at`), one token longer each step, is only kept where places are left unread.
+  const below = (token: string) => (unread ? `${at}/${escaped(token)}` : '');
   if (Array.isArray(node)) {
-    node.forEach((item, i) => findExamples(item, [...path, String(i)], emit, unread));
+    node.forEach((item, i) => findExamples(item, [...path, String(i)], emit, unread, below(String(i))));
     return;
   }
   if (!isObject(node)) return;
@@ -211,7 +231,8 @@ function findExamples(node: unknown, path: string[], emit: Emit, unread?: Readon
         if (isObject(example) && example.value !== undefined) emit(example.value, key, parent, path);
   }
   for (const [name, child] of Object.entries(node))
-    if (named || (name !== 'example' && name !== 'examples')) findExamples(child, [...path, name], emit, unread);
+    if (named || (name !== 'example' && name !== 'examples'))
+      findExamples(child, [...path, name], emit, unread, below(name));
 }
 
 /**

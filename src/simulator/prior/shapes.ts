@@ -46,7 +46,8 @@ export function addShape(node: ShapeNode, value: unknown, depth = 0): void {
     for (const item of value.slice(0, ITEMS)) addShape((node.items ??= { n: 0, types: {} }), item, depth + 1);
   else if (type === 'object')
     for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
-      node.keys ??= {};
+      // No prototype: a documented `constructor` or `__proto__` is a key like any other.
+      node.keys ??= Object.create(null) as Record<string, ShapeNode>;
       addShape((node.keys[key] ??= { n: 0, types: {} }), child, depth + 1);
     }
 }

@@ -6,6 +6,7 @@ import { reseed } from './faker.js';
 import { callSeed } from './random.js';
 import { generateRequired } from './schema.js';
 import { documentedShape } from '../prior/shapes.js';
+import { pathNoun } from './names.js';
 import { shapeSchema } from './shape.js';
 import { NOTHING, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
@@ -77,7 +78,8 @@ export function synthesizeChecked(
   };
   // Without a response schema, or with one that says only "an object", the shape the API's own documented bodies show;
   // else, without one, a shape read from the tool's name.
-  const shape = freeForm(tool.response_schema) ? documentedShape(prior?.shapes, api, root.parent) : undefined;
+  const noun = tool.origin.format === 'openapi' ? (pathNoun(tool.origin.path) ?? '') : '';
+  const shape = freeForm(tool.response_schema) ? documentedShape(prior?.shapes, api, noun) : undefined;
   const documented =
     tool.response_schema === undefined || (shape as { type?: unknown } | undefined)?.type === 'object'
       ? shape
