@@ -197,10 +197,28 @@ test("the API's own documented values: hashes stay hexadecimal, numbers leave th
     ints: samples.length,
   });
   const counted = { ...own('created_time', entry(['0', '12', '40'])) };
-  counted.fields = { ...counted.fields, ...own('latitude', entry(['4000'])).fields };
-  for (const body of bodies(numbers, counted) as { created_time: number; latitude: number }[]) {
+  counted.fields = {
+    ...counted.fields,
+    ...own('latitude', entry(['4000'])).fields,
+    ...own('discount_percent', entry(['4235'])).fields,
+  };
+  const withPercent = toolOf({
+    ...(numbers.response_schema as object),
+    required: ['created_time', 'latitude', 'discount_percent'],
+    properties: {
+      created_time: { type: 'integer' },
+      latitude: { type: 'number' },
+      discount_percent: { type: 'number' },
+    },
+  } as JsonSchema);
+  for (const body of bodies(withPercent, counted) as {
+    created_time: number;
+    latitude: number;
+    discount_percent: number;
+  }[]) {
     assert.ok(body.created_time <= 60, `the API's own values, not a time: ${body.created_time}`);
     assert.ok(Math.abs(body.latitude) <= 90, `a latitude stays one: ${body.latitude}`);
+    assert.ok(body.discount_percent >= 0 && body.discount_percent <= 100, `a percentage: ${body.discount_percent}`);
   }
   // Other APIs' values are held to what the name implies.
   const elsewhere = priorOf({ created_time: entry(['0', '12', '40']) });

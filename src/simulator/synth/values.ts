@@ -31,7 +31,7 @@ export interface NumberHint {
   min: number;
   max: number;
   decimals: number;
-  /** A range no value can leave (a latitude's): the API's own documented values are held to it too. */
+  /** A range no value can leave (a latitude's, a percentage's): the API's own documented values are held to it too. */
   firm?: true;
 }
 
@@ -589,14 +589,16 @@ export function formatHintString(format: string, ctx: FieldContext): string | un
 }
 
 const hint = (min: number, max: number, decimals = 0): NumberHint => ({ min, max, decimals });
+/** A range no value can leave (a latitude, a percentage, an hour of the day). */
+const firm = (min: number, max: number, decimals = 0): NumberHint => ({ min, max, decimals, firm: true });
 const SECONDS_NOW = Math.floor(Date.parse('2025-06-01T12:00:00Z') / 1000);
 
 type NumberRule = [RegExp, NumberHint];
 
 /** Field name → typical range; the first match wins. */
 const NUMBER_RULES: NumberRule[] = [
-  [any('lat', 'latitude'), { ...hint(-90, 90, 6), firm: true }],
-  [LONGITUDE, { ...hint(-180, 180, 6), firm: true }],
+  [any('lat', 'latitude'), firm(-90, 90, 6)],
+  [LONGITUDE, firm(-180, 180, 6)],
   [
     any('ms', 'millis', 'milliseconds', 'timestamp_ms', 'time_ms'),
     hint((SECONDS_NOW - 3 * 365 * 86_400) * 1000, SECONDS_NOW * 1000),
@@ -636,11 +638,11 @@ const NUMBER_RULES: NumberRule[] = [
   ],
   [any('exp_year', 'expiry_year', 'expiration_year', 'expires_year'), hint(2026, 2032)],
   [any('year', 'yr', 'years'), hint(1990, 2025)],
-  [any('month', 'months'), hint(1, 12)],
+  [any('month', 'months'), firm(1, 12)],
   [any('day', 'days', 'weekday'), hint(1, 28)],
-  [any('hour', 'hours'), hint(0, 23)],
-  [any('minute', 'minutes', 'mins'), hint(0, 59)],
-  [any('second'), hint(0, 59)],
+  [any('hour', 'hours'), firm(0, 23)],
+  [any('minute', 'minutes', 'mins'), firm(0, 59)],
+  [any('second'), firm(0, 59)],
   [any('age'), hint(18, 85)],
   [any('total_pages', 'page_count', 'pages'), hint(1, 20)],
   [any('page', 'page_number', 'current_page', 'page_index'), hint(1, 10)],
@@ -662,9 +664,9 @@ const NUMBER_RULES: NumberRule[] = [
       'battery',
       'battery_level',
     ),
-    hint(0, 100, 1),
+    firm(0, 100, 1),
   ],
-  [any('ratio', 'probability', 'confidence', 'share', 'fraction', 'similarity', 'weight_ratio'), hint(0, 1, 3)],
+  [any('ratio', 'probability', 'confidence', 'share', 'fraction', 'similarity', 'weight_ratio'), firm(0, 1, 3)],
   [any('pressure'), hint(980, 1040)],
   [any('wind', 'wind_speed', 'gust', 'speed'), hint(0, 30, 1)],
   [any('visibility'), hint(1, 10, 1)],
