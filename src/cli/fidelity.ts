@@ -61,7 +61,7 @@ export function registerFidelity(program: Command): void {
     .option(
       '--examples',
       "compare answers with the vendors' documented 2xx examples (withheld from the answering library), on one " +
-        `side of a seeded API-level split (default --sample ${EXAMPLES_SAMPLE})`,
+        `side of a seeded split of APIs or operations (default --sample ${EXAMPLES_SAMPLE})`,
     )
     .option('--split-seed <n>', 'with --examples: seed of the split', '1')
     .option('--holdout-share <x>', 'with --examples: share of the APIs (or operations) held out', '0.2')
