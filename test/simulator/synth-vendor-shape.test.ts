@@ -356,3 +356,11 @@ test("an operation without a response schema answers in the shape its API's docu
   assert.deepEqual(Object.keys(synthesize(declared, {}, 1, prior).body as object), ['ok']);
   assert.ok(!('http_code' in (synthesize(toolOf(undefined), {}, 1).body as object)));
 });
+
+test('a short code documented as a word and digits keeps its word and takes new digits', () => {
+  const tool = toolOf({ type: 'object', required: ['username'], properties: { username: { type: 'string' } } });
+  const entry: PriorEntry = { n: 3, classes: { alphanumeric: 3 }, samples: { alphanumeric: ['john1234'] } };
+  const names = (bodies(tool, priorOf({ username: entry })) as { username: string }[]).map((body) => body.username);
+  for (const name of names) assert.match(name, /^john\d{4}$/);
+  assert.ok(new Set(names).size > 1, 'new digits each time');
+});

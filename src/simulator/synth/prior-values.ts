@@ -197,19 +197,32 @@ function made(cls: string, samples: string[] | undefined, key: string, record?: 
 
 /**
  * The sample with its letters and digits redrawn in kind and case (a hash's letters among a–f, so that it stays
- * hexadecimal); a vendor id keeps its prefix, a time its era.
+ * hexadecimal, a short code's word kept); a vendor id keeps its prefix, a time its era.
  */
 function reshaped(sample: string, cls: string): string {
   const kept = cls === 'vendor_id' ? (idPrefix(sample)?.length ?? 0) : cls === 'unix_timestamp' ? 3 : 0;
   const letters = cls === 'hash' ? 6 : 26;
+  const words = cls === 'alphanumeric' ? wordLetters(sample) : undefined;
   let out = sample.slice(0, kept);
   for (let i = kept; i < sample.length; i++) {
     const c = sample[i]!;
-    if (c >= '0' && c <= '9') out += String(i === 0 && c !== '0' ? rng.int(1, 9) : rng.int(0, 9));
+    if (words?.has(i)) out += c;
+    else if (c >= '0' && c <= '9') out += String(i === 0 && c !== '0' ? rng.int(1, 9) : rng.int(0, 9));
     else if (c >= 'a' && c <= 'z') out += String.fromCharCode(97 + rng.int(0, letters - 1));
     else if (c >= 'A' && c <= 'Z') out += String.fromCharCode(65 + rng.int(0, letters - 1));
     else out += c;
   }
+  return out;
+}
+
+/**
+ * Places of the letters in a short code that spell a word (`john` of `john1234`, `Room` of `Room12`: three letters or
+ * more with a vowel): a username or a label keeps its word and takes new digits, where redrawn letters read as noise.
+ */
+function wordLetters(sample: string): Set<number> {
+  const out = new Set<number>();
+  for (const run of sample.matchAll(/[A-Za-z]{3,}/g))
+    if (/[aeiouy]/i.test(run[0])) for (let i = 0; i < run[0].length; i++) out.add(run.index + i);
   return out;
 }
 
