@@ -160,6 +160,27 @@ test(
     }
     // Without the prior, the same measurement runs.
     await run(BIN, [...fidelity, '--holdout', list, '--no-prior']);
+
+    // A split's prior written apart: the library's own prior.json stays as it was.
+    const own = readPrior(join(dir, PRIOR_FILE))!;
+    const apart = join(tempDir(), 'held-out-prior.json');
+    await run(BIN, ['library', 'prior', '--library', dir, '--leave-out', list, '--out', apart]);
+    assert.deepEqual(readPrior(apart)!.left_out, ['a.bank']);
+    assert.deepEqual(readPrior(join(dir, PRIOR_FILE)), own);
+    await run(BIN, [...fidelity, '--holdout', list, '--prior', apart]);
+    const failed = await run(BIN, [
+      'library',
+      'prior',
+      '--library',
+      dir,
+      '--out',
+      join(dir, 'no', 'such', 'p.json'),
+    ]).then(
+      () => assert.fail('an --out in no folder was accepted'),
+      (error: { code: number; stderr: string }) => error,
+    );
+    assert.equal(failed.code, 2);
+    assert.match(failed.stderr, /^toolenv: --out: no folder/);
   },
 );
 

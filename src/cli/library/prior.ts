@@ -73,8 +73,8 @@ export async function leaveOutRule(flags: LeaveOutFlags): Promise<LeaveOutRule> 
   return rule((ids) => heldOutIds(ids, seed, share));
 }
 
-/** Mines the value prior of the library in `dir` and writes prior.json beside its tools.db. */
-export async function minePriorInto(dir: string, leaveOut: LeaveOutRule): Promise<PriorSummary> {
+/** Mines the value prior of the library in `dir` and writes it to `out`, else prior.json beside its tools.db. */
+export async function minePriorInto(dir: string, leaveOut: LeaveOutRule, out?: string): Promise<PriorSummary> {
   const [{ LibraryStore }, { minePrior }, { writePrior }, { statSync }] = await Promise.all([
     import('../../library/store.js'),
     import('../../simulator/prior/mine.js'),
@@ -90,7 +90,7 @@ export async function minePriorInto(dir: string, leaveOut: LeaveOutRule): Promis
       () => store.exampleTools().map((row) => row.id),
     );
     const { prior, summary } = minePrior(store, unread.apis, unread.operations);
-    const file = writePrior(dir, prior);
+    const file = writePrior(dir, prior, out);
     return {
       ...summary,
       file,
@@ -115,10 +115,27 @@ export function registerPrior(library: Command): void {
         'prior.json beside its tools.db',
     )
     .option('--library <dir>', 'library directory', defaultLibraryDir())
+    .option(
+      '--out <file>',
+      "write the prior there instead of the library's prior.json (a held-out split's prior, for fidelity --prior), " +
+        'leaving the one serve reads as it is',
+    )
     .option('--json', 'print one JSON summary line');
-  addLeaveOutOptions(command).action(async (flags: LeaveOutFlags & { library: string; json?: boolean }) => {
-    const summary = await minePriorInto(flags.library, await leaveOutRule(flags));
-    if (flags.json) return printJson(summary);
-    printLine(priorLine(summary));
-  });
+  addLeaveOutOptions(command).action(
+    async (flags: LeaveOutFlags & { library: string; out?: string; json?: boolean }) => {
+      const rule = await leaveOutRule(flags);
+      if (flags.out !== undefined) {
+        const [{ existsSync, statSync }, { dirname, resolve }] = await Promise.all([
+          import('node:fs'),
+          import('node:path'),
+        ]);
+        const folder = dirname(resolve(flags.out));
+        if (!existsSync(folder) || !statSync(folder).isDirectory())
+          throw new UsageError(`--out: no folder ${folder} to write ${flags.out} in`);
+      }
+      const summary = await minePriorInto(flags.library, rule, flags.out);
+      if (flags.json) return printJson(summary);
+      printLine(priorLine(summary));
+    },
+  );
 }

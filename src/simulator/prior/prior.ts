@@ -81,9 +81,10 @@ export function readPrior(file: string): ValuePrior | undefined {
   return prior;
 }
 
-/** Written beside the library under a temporary name, then renamed: a reader never sees half a file. */
-export function writePrior(dir: string, prior: ValuePrior): string {
-  const file = join(dir, PRIOR_FILE);
+/**
+ * Written beside the library (or to `file`) under a temporary name, then renamed: a reader never sees half a file.
+ */
+export function writePrior(dir: string, prior: ValuePrior, file = join(dir, PRIOR_FILE)): string {
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, JSON.stringify(prior));
   renameSync(temporary, file);
