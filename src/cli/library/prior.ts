@@ -103,7 +103,7 @@ export async function minePriorInto(dir: string, leaveOut: LeaveOutRule, out?: s
 }
 
 export const priorLine = (p: PriorSummary) =>
-  `value prior  ${p.file} (${p.file_mb} MB): ${p.values} documented values of ${p.apis} APIs (${p.left_out} ` +
+  `value prior  ${p.file} (${p.file_mb.toFixed(1)} MB): ${p.values} documented values of ${p.apis} APIs (${p.left_out} ` +
   `left out${p.left_out_operations ? `, and ${p.left_out_operations} operations` : ''}) in ${p.contexts} contexts, ` +
   `${(p.ms / 1000).toFixed(1)} s`;
 
