@@ -6,19 +6,12 @@ import { successExample } from '../simulator/examples.js';
 import { createSimulator } from '../simulator/pipeline.js';
 import { modalClass, type ValuePrior } from '../simulator/prior/prior.js';
 import { pathNoun } from '../simulator/synth/names.js';
+import { priorEntry, priorView } from '../simulator/synth/prior-values.js';
 import type { Responder } from '../simulator/types.js';
 import { compareToExample, prefixAgrees, sameMagnitude, type LeafComparison } from './compare-example.js';
 import { exampleRequest } from './example-request.js';
 import { proportion, type Proportion } from './interval.js';
-import {
-  declaredKeys,
-  documentPrefixes,
-  prefixesIn,
-  priorEntryAt,
-  priorPrefixes,
-  requestText,
-  siteOf,
-} from './reach.js';
+import { declaredKeys, documentPrefixes, prefixesIn, priorPrefixes, requestText, siteOf } from './reach.js';
 import { sampleIds } from './sample.js';
 
 /** Operations the worst-case list shows, and the mismatches it shows of each. */
@@ -218,7 +211,8 @@ export async function runExamplesFidelity(options: ExamplesOptions): Promise<Exa
         const learnt = options.prior ? priorPrefixes(options.prior, context) : undefined;
         add(reach.findable, sent.has(wanted) || documented.has(wanted) || !!learnt?.has(wanted));
       }
-      const entry = options.prior && priorEntryAt(options.prior, context);
+      const entry =
+        options.prior && priorEntry(priorView(options.prior, api, tool.category), context.parent, context.key);
       add(reach.covered, entry !== undefined);
       if (entry) {
         add(reach.mode, modalClass(entry) === leaf.expectedClass);

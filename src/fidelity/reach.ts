@@ -8,7 +8,7 @@
 import { CUT_KEYWORD } from '../library/openapi/schema.js';
 import type { JsonSchema } from '../library/tool.js';
 import { idPrefix } from '../library/value-class.js';
-import { contextKeys, type PriorEntry, type ValuePrior } from '../simulator/prior/prior.js';
+import { contextKeys, type ValuePrior } from '../simulator/prior/prior.js';
 import { nameKey, singular } from '../simulator/synth/names.js';
 import { MAX_ITEMS } from './compare-example.js';
 import { isRecord } from './fields.js';
@@ -142,22 +142,6 @@ export function siteOf(pointer: string, root = ''): { key: string; parent: strin
     }
   }
   return { key, parent };
-}
-
-/** Values a context needs before it speaks for a field outside its own API (as the synthesizer reads the prior). */
-const MIN_SHARED = 2;
-
-/** The prior's entry for a field, as the synthesizer finds it (synth/prior-values.ts): the most specific with enough. */
-export function priorEntryAt(
-  prior: ValuePrior,
-  context: { api: string; category: string; parent: string; key: string },
-): PriorEntry | undefined {
-  const contexts = contextKeys(context);
-  for (const [i, name] of contexts.entries()) {
-    const entry = prior.fields[name];
-    if (entry && entry.n >= (i < 2 ? 1 : MIN_SHARED)) return entry;
-  }
-  return undefined;
 }
 
 /** The prefixes the prior's samples show for a field, in every context it is looked up in. */

@@ -18,6 +18,6 @@ export function readIdList(file: string): Set<string> {
   return new Set(lines.map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#')));
 }
 
-export function writeIdList(file: string, apis: Iterable<string>): void {
-  writeFileSync(file, `${[...apis].sort().join('\n')}\n`);
+export function writeIdList(file: string, ids: Iterable<string>): void {
+  writeFileSync(file, `${[...ids].sort().join('\n')}\n`);
 }

@@ -1,4 +1,5 @@
 import { refToken, resolvePointer } from '../../library/openapi/refs.js';
+import { pointerBelow } from '../../library/openapi/schema.js';
 import type { LibraryStore } from '../../library/store.js';
 import { idPrefix, valueClass } from '../../library/value-class.js';
 import { nameKey, pathNoun, singular } from '../synth/names.js';
@@ -164,8 +165,7 @@ function walkValue(
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const escaped = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
-const pointerOf = (path: string[]) => path.map((token) => `/${escaped(token)}`).join('');
+const pointerOf = (path: string[]) => path.reduce(pointerBelow, '');
 
 /**
  * The places of a document a prior leaves unread for these operations, as JSON pointers: each operation, and every
@@ -214,7 +214,7 @@ export function unreadPlaces(document: unknown, operations: { method: string; pa
 function findExamples(node: unknown, path: string[], emit: Emit, unread?: ReadonlySet<string>, at = ''): void {
   if (unread?.has(at)) return;
   // The place as a pointer (`at`), one token longer each step, is only kept where places are left unread.
-  const below = (token: string) => (unread ? `${at}/${escaped(token)}` : '');
+  const below = (token: string) => (unread ? pointerBelow(at, token) : '');
   if (Array.isArray(node)) {
     node.forEach((item, i) => findExamples(item, [...path, String(i)], emit, unread, below(String(i))));
     return;

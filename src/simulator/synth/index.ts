@@ -8,7 +8,7 @@ import { generateRequired } from './schema.js';
 import { documentedShape } from '../prior/shapes.js';
 import { pathNoun } from './names.js';
 import { shapeSchema } from './shape.js';
-import { NOTHING, type Site, type Walk } from './site.js';
+import { NOTHING, rootlessSite, type Site, type Walk } from './site.js';
 import { newPersona, type Persona } from './values.js';
 import type { ValuePrior } from '../prior/prior.js';
 import { priorView } from './prior-values.js';
@@ -49,22 +49,13 @@ export function synthesizeChecked(
   reseed(callSeed(tool.id, args, seed));
   const echo = echoFrom(tool, args);
   let persona: Persona | undefined;
+  // The body: a record of the tool's resource, repeating the request.
   const root: Site = {
-    key: '',
+    ...rootlessSite(),
     parent: [...echo.resources][0] ?? '',
-    depth: 0,
-    inList: false,
     record: true,
-    inRecord: false,
     persona: () => (persona ??= newPersona()),
-    taken: undefined,
     mirror: echo.tree,
-    dotted: undefined,
-    listRecord: false,
-    search: undefined,
-    want: undefined,
-    shapes: undefined,
-    shapeAt: '',
   };
   const api = tool.origin.format === 'openapi' ? tool.origin.api_id : '';
   const walk: Walk = {
